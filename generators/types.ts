@@ -1,0 +1,50 @@
+/**
+ * The one interface every framework generator implements. A generator is a pure function of
+ * (routes, variant): the same inputs give the same bytes.
+ */
+
+export const VARIANTS = ['validated', 'plain'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+export const MIN_ROUTES = 1;
+export const MAX_ROUTES = 100_000;
+
+export interface GenerateInput {
+  /** number of routes, an integer from MIN_ROUTES to MAX_ROUTES */
+  routes: number;
+  variant: Variant;
+}
+
+/**
+ * What the runner sends to route i and what it expects back. The default (contract.ts) is
+ * `POST /route-<i>` with `{"name": …}`; an RPC-style framework overrides the bodies.
+ */
+export interface Contract {
+  /** the JSON body of a valid request to route i carrying `name` */
+  validBody(i: number, name: string): unknown;
+  /** a JSON body that a validating framework must reject with 4xx (the name is missing) */
+  invalidBody(i: number): unknown;
+}
+
+export interface FrameworkGenerator {
+  /** the name in file names, tables and `--frameworks`: lowercase letters, digits and dashes */
+  name: string;
+  /** one line: what this row is */
+  description: string;
+  /**
+   * npm packages the generated file loads at runtime. The first one's installed version is the
+   * framework version shown in reports; all must resolve or the framework is skipped.
+   */
+  packages: string[];
+  /** what `validated` means for this framework, in a few words (README and reports) */
+  validation: string;
+  /**
+   * Set when the framework cannot run without validation, so `plain` is the same code as
+   * `validated` (mion validates from the types, always). Reports say so instead of pretending.
+   */
+  alwaysValidates?: boolean;
+  /** request shape, when not the default `{"name": …}` */
+  contract?: Partial<Contract>;
+  /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */
+  generate(input: GenerateInput): string | Promise<string>;
+}

@@ -1,0 +1,77 @@
+/** One line of samples.jsonl: one run of one generated file. */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { parseCell, type Cell } from './cell.ts';
+
+/** Metrics on the sample's timeline: milliseconds since the runner's spawn call. */
+export const METRICS = ['processStart', 'start', 'imported', 'startup', 'listen', 'firstResponse'] as const;
+export type Metric = (typeof METRICS)[number];
+/** The three the tables lead with. */
+export const HEADLINE_METRICS = ['startup', 'listen', 'firstResponse'] as const satisfies readonly Metric[];
+
+export type Marks = Record<Metric, number>;
+
+export interface InvalidBodyCheck {
+  ok: boolean;
+  status?: number;
+  reason?: string;
+}
+
+export interface SampleRecord {
+  cell: Cell;
+  /** warm-up runs are written too (for diagnosis) but never aggregated */
+  phase: 'warmup' | 'sample';
+  /** 1-based sample number within the cell (warm-ups count separately) */
+  index: number;
+  ok: boolean;
+  /** why the sample failed, one line */
+  error?: string;
+  /** the last lines the child wrote on stderr, for failed samples */
+  stderrTail?: string;
+  marks?: Marks;
+  rss?: number;
+  heapUsed?: number;
+  /** `node v20.20.2` as the child reported it */
+  runtimeVersion?: string;
+  /** wall time from spawn until the child and its group were gone */
+  durationMs: number;
+  /** ISO time the sample started */
+  at: string;
+  /** the once-per-cell check that an invalid body gets 4xx, on the run that did it */
+  invalidBody?: InvalidBodyCheck;
+}
+
+export function appendSample(file: string, sample: SampleRecord): void {
+  appendFileSync(file, JSON.stringify(sample) + '\n');
+}
+
+export class SamplesFileError extends Error {}
+
+/** Read samples.jsonl; a line that is not a sample is an error naming the line. */
+export function readSamples(file: string): SampleRecord[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new SamplesFileError(`cannot read ${file}`);
+  }
+  const samples: SampleRecord[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, n) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // a run killed mid-write leaves at most a torn last line: ignore only that one
+      if (n === lines.length - 1 || (n === lines.length - 2 && lines[lines.length - 1] === '')) return;
+      throw new SamplesFileError(`${file}:${n + 1} is not JSON`);
+    }
+    const record = value as Partial<SampleRecord>;
+    const cell = parseCell(record.cell);
+    if (!cell || typeof record.ok !== 'boolean' || (record.phase !== 'sample' && record.phase !== 'warmup')) {
+      throw new SamplesFileError(`${file}:${n + 1} is not a sample record`);
+    }
+    samples.push({ ...(record as SampleRecord), cell });
+  });
+  return samples;
+}
