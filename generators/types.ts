@@ -43,6 +43,8 @@ export interface FrameworkGenerator {
    * `validated` (mion validates from the types, always). Reports say so instead of pretending.
    */
   alwaysValidates?: boolean;
+  /** how to install the packages when they are missing (default: `npm install <packages>`) */
+  installHint?: string;
   /** request shape, when not the default `{"name": …}` */
   contract?: Partial<Contract>;
   /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */

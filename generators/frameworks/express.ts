@@ -1,0 +1,44 @@
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { eachRoute, fileHeader } from '../probe.ts';
+
+/**
+ * express 5 as its users write it: `express.json()` for the body and one `app.post` per route; in
+ * `validated` each route gets a small body-validation middleware around its own Zod schema, built
+ * at startup, that answers 400 when `safeParse` fails.
+ */
+function route(i: number, validated: boolean): string {
+  const handler = `function route${i}(req, res) { res.json({ hello: req.body.name, route: ${i} }); }`;
+  if (!validated) return `app.post('/route-${i}', ${handler});`;
+  return `app.post('/route-${i}', validateBody(z.object({ name: z.string() })), ${handler});`;
+}
+
+const VALIDATE_BODY = `function validateBody(schema) {
+  return function validate(req, res, next) {
+    const result = schema.safeParse(req.body);
+    if (!result.success) return res.status(400).json({ error: 'invalid body', issues: result.error.issues });
+    req.body = result.data;
+    next();
+  };
+}`;
+
+const express: FrameworkGenerator = {
+  name: 'express',
+  description: 'express 5 with its own router and express.json()',
+  packages: ['express', 'zod'],
+  validation: 'Zod schema per route (z.object, built at startup), safeParse in a middleware, 400 on failure',
+  generate({ routes, variant }: GenerateInput): string {
+    const validated = variant === 'validated';
+    return `${fileHeader('express', variant, routes)}
+const express = require('express');${validated ? `\nconst { z } = require('zod');` : ''}
+__csMark('imported');
+const app = express();
+app.use(express.json());${validated ? `\n${VALIDATE_BODY}` : ''}
+${eachRoute(routes, (i) => route(i, validated))}
+__csMark('startup');
+const server = app.listen(__csPort, __csHost, (error) => (error ? __csFail(error) : __csReady(server)));
+server.on('error', __csFail);
+`;
+  },
+};
+
+export default express;

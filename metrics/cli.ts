@@ -1,0 +1,135 @@
+/**
+ * coldstart's command line (commander). npm scripts and the Makefile are thin doors into it:
+ *   run (npm run metrics), generate, report DIR, clean.
+ * Every user mistake is one line on stderr and exit 2; never a stack trace.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { loadGenerators } from '../generators/registry.ts';
+import { GENERATED_DIR, writeGenerated } from '../generators/write.ts';
+import { EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from './errors.ts';
+import { DEFAULT_ROUTES, parseChoice, parseInteger, parseRoutes, parseSeconds, parseVariants, selectFrameworks } from './options.ts';
+import { ORDERS } from './plan.ts';
+import { writeReport } from './report.ts';
+import { runMetrics } from './run.ts';
+import { registerExtraCommands } from './commands.ts';
+
+/** A path as the user would type it: relative under the current folder, absolute elsewhere. */
+export function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative === '' ? '.' : relative.startsWith('..') ? file : relative;
+}
+
+export function commandLine(argv: string[]): string {
+  return ['npm run metrics --', ...argv.slice(3)].join(' ').replace(/ --$/, '');
+}
+
+/** Options shared by every command that picks frameworks, route counts and variants. */
+export function addSelectionOptions(command: Command): Command {
+  return command
+    .option('-f, --frameworks <list>', 'comma-separated frameworks, or all (those whose packages are installed)', 'all')
+    .option('-r, --routes <list>', 'comma-separated route counts, each 1–100000', DEFAULT_ROUTES.join(','))
+    .option('--variant <variant>', 'validated, plain or all', 'validated');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('coldstart')
+    .description('Cold-start metrics for Node.js HTTP frameworks as the number of routes grows')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined });
+
+  addSelectionOptions(
+    program
+      .command('run')
+      .description('generate, run every file as fresh processes, verify the answers, write the report'),
+  )
+    .option('-s, --samples <n>', 'timed samples per cell', parseInteger('--samples', 1, 10_000), 5)
+    .option('-w, --warmup <n>', 'unrecorded warm-up runs per cell', parseInteger('--warmup', 0, 100), 1)
+    .option('-t, --timeout <seconds>', 'per-sample limit from spawn to a verified answer', parseSeconds('--timeout'), 120)
+    .addOption(new Option('--order <order>', 'interleaved (sample 1 of every cell, then 2 …), sequential or random').default('interleaved').argParser(parseChoice('--order', ORDERS)))
+    .option('--seed <text>', 'seed for --order random', 'coldstart')
+    .option('--node <path>', 'the node binary to measure', process.execPath)
+    .option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)')
+    .action(async (opts: Record<string, unknown>) => {
+      const result = await runMetrics({
+        frameworks: opts.frameworks as string,
+        routes: parseRoutes(opts.routes as string),
+        variants: parseVariants(opts.variant as string),
+        samples: opts.samples as number,
+        warmup: opts.warmup as number,
+        timeoutMs: (opts.timeout as number) * 1000,
+        order: opts.order as (typeof ORDERS)[number],
+        seed: opts.seed as string,
+        node: opts.node as string,
+        out: opts.out as string | undefined,
+        command: commandLine(process.argv),
+      });
+      const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
+      process.stdout.write(`${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)${failed ? `; ${failed} failed samples` : ''}\n`);
+      if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+    });
+
+  addSelectionOptions(program.command('generate').description('write the generated files only')).action(async (opts: Record<string, unknown>) => {
+    const { selected, skipped } = selectFrameworks(opts.frameworks as string, await loadGenerators());
+    for (const [name, reason] of skipped) process.stderr.write(`${name}: skipped (${reason})\n`);
+    let count = 0;
+    for (const generator of selected) {
+      for (const variant of parseVariants(opts.variant as string)) {
+        for (const routes of parseRoutes(opts.routes as string)) {
+          await writeGenerated(generator, routes, variant);
+          count++;
+        }
+      }
+    }
+    process.stdout.write(`${count} files in ${displayPath(GENERATED_DIR)}\n`);
+  });
+
+  program
+    .command('report')
+    .description('rebuild every artefact of a run folder from its samples.jsonl (and meta.json)')
+    .argument('<dir>', 'a run folder, e.g. results/latest')
+    .action((dir: string) => {
+      const written = writeReport(path.resolve(dir));
+      process.stdout.write(`wrote ${written.join(', ')} in ${dir}\n`);
+    });
+
+  program
+    .command('clean')
+    .description('remove the generated files (runs in results/ are kept)')
+    .action(() => {
+      for (const entry of readdirSync(GENERATED_DIR)) {
+        if (entry === '.gitkeep' || entry === 'package.json') continue;
+        rmSync(path.join(GENERATED_DIR, entry), { recursive: true, force: true });
+      }
+      process.stdout.write('generated/ is clean\n');
+    });
+
+  registerExtraCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      process.stderr.write(`coldstart: ${error.message.replace(/^error: /, '')}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`coldstart: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`coldstart: internal error: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli.ts'))) {
+  process.exitCode = await main(process.argv);
+}

@@ -1,0 +1,67 @@
+/** meta.json: what a run was, on what machine, with which versions, and what the children did not get. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface FrameworkMeta {
+  version: string;
+  packages: Record<string, string>;
+  validation: string;
+  alwaysValidates: boolean;
+}
+
+export interface RunMeta {
+  tool: string;
+  toolVersion: string;
+  startedAt: string;
+  finishedAt?: string;
+  /** wall time of the whole run, generation included */
+  durationMs?: number;
+  /** the sum of every run's own duration (warm-ups included) */
+  samplesDurationMs?: number;
+  interrupted?: boolean;
+  command: string;
+  options: Record<string, unknown>;
+  machine: { os: string; cpu: string; cores: number; memoryGB: number };
+  runner: { node: string };
+  /** runtime name → exact version the children ran */
+  runtimes: Record<string, string>;
+  frameworks: Record<string, FrameworkMeta>;
+  skipped: Record<string, string>;
+  environment: { passed: string[]; dropped: string[] };
+}
+
+export function machine(): RunMeta['machine'] {
+  const cpus = os.cpus();
+  return {
+    os: `${os.platform()} ${os.arch()} ${os.release()}`,
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: os.availableParallelism?.() ?? cpus.length,
+    memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+  };
+}
+
+/** The version a runtime binary reports (`node --version`), or undefined when it does not run. */
+export function binaryVersion(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return execFileSync(command, ['--version'], { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export const META_FILE = 'meta.json';
+
+export function writeMeta(dir: string, meta: RunMeta): void {
+  writeFileSync(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
+}
+
+/** meta.json of a run folder, or undefined when absent or unreadable (reports then say less). */
+export function readMeta(dir: string): RunMeta | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, META_FILE), 'utf8')) as RunMeta;
+  } catch {
+    return undefined;
+  }
+}

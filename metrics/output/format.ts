@@ -1,0 +1,34 @@
+/** Small formatting helpers shared by the output formats. */
+
+/** Milliseconds for a table: whole ms from 100 up, one decimal below. */
+export function ms(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return Math.abs(value) >= 100 ? Math.round(value).toString() : value.toFixed(1);
+}
+
+/** Round for CSV: microsecond resolution is all a ms timeline carries. */
+export function round3(value: number | undefined): number | '' {
+  return value === undefined || !Number.isFinite(value) ? '' : Math.round(value * 1000) / 1000;
+}
+
+export function megabytes(bytes: number | undefined): string {
+  return bytes === undefined ? '–' : (bytes / 2 ** 20).toFixed(1);
+}
+
+export function duration(msTotal: number | undefined): string {
+  if (msTotal === undefined) return '–';
+  const s = Math.round(msTotal / 1000);
+  if (s < 60) return `${(msTotal / 1000).toFixed(1)} s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h} h ${m} min` : `${m} min ${s % 60} s`;
+}
+
+export type Align = 'left' | 'right' | 'center';
+
+/** A GitHub markdown table; cells are escaped so a `|` in text cannot break it. */
+export function markdownTable(headers: string[], rows: string[][], align: Align[] = []): string {
+  const escape = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const rule = headers.map((_, i) => ({ left: ':--', right: '--:', center: ':-:' })[align[i] ?? 'left']);
+  return [headers, rule, ...rows].map((row, r) => `| ${(r === 1 ? row : row.map(escape)).join(' | ')} |`).join('\n');
+}

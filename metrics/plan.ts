@@ -1,0 +1,60 @@
+/** The order of a run: warm-ups first, then samples interleaved across cells (or as asked). */
+import seedrandom from 'seedrandom';
+import type { Cell } from './cell.ts';
+import type { SampleRecord } from './samples.ts';
+
+export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
+export type Order = (typeof ORDERS)[number];
+
+export interface PlannedRun {
+  cell: Cell;
+  phase: SampleRecord['phase'];
+  index: number;
+  /** this run also checks that an invalid body is rejected (the cell's first run) */
+  checkInvalidBody: boolean;
+}
+
+export interface PlanOptions {
+  samples: number;
+  warmup: number;
+  order: Order;
+  /** seed for `random` order, so a plan can be repeated */
+  seed: string;
+  /** does this cell's server validate (so an invalid body must get 4xx)? */
+  validates: (cell: Cell) => boolean;
+}
+
+export function buildPlan(cells: Cell[], options: PlanOptions): PlannedRun[] {
+  const warmups: PlannedRun[] = [];
+  for (const cell of cells) {
+    for (let w = 1; w <= options.warmup; w++) warmups.push({ cell, phase: 'warmup', index: w, checkInvalidBody: false });
+  }
+  const samples: PlannedRun[] = [];
+  if (options.order === 'sequential') {
+    for (const cell of cells) {
+      for (let s = 1; s <= options.samples; s++) samples.push({ cell, phase: 'sample', index: s, checkInvalidBody: false });
+    }
+  } else {
+    for (let s = 1; s <= options.samples; s++) {
+      for (const cell of cells) samples.push({ cell, phase: 'sample', index: s, checkInvalidBody: false });
+    }
+    if (options.order === 'random') shuffle(samples, seedrandom(options.seed));
+  }
+  const plan = [...warmups, ...samples];
+  // the invalid-body check rides on each validating cell's first run, after its timed answer
+  const checked = new Set<Cell>();
+  for (const run of plan) {
+    if (!checked.has(run.cell) && options.validates(run.cell)) {
+      run.checkInvalidBody = true;
+      checked.add(run.cell);
+    }
+  }
+  return plan;
+}
+
+function shuffle<T>(items: T[], random: () => number): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Progress of a run on stderr: a cli-progress bar with done/total and an ETA on a terminal; one
+ * plain line per finished cell (and per failed sample) otherwise, so logs stay readable.
+ */
+import cliProgress from 'cli-progress';
+import { median } from 'simple-statistics';
+import { cellKey, cellLabel, type Cell } from './cell.ts';
+import { duration, ms } from './output/format.ts';
+import type { PlannedRun } from './plan.ts';
+import type { SampleRecord } from './samples.ts';
+
+export class Progress {
+  private readonly bar: cliProgress.SingleBar | undefined;
+  private readonly remainingByCell = new Map<string, number>();
+  private readonly lastDuration = new Map<string, number>();
+  private readonly firstResponses = new Map<string, number[]>();
+  private readonly failures = new Map<string, number>();
+  private done = 0;
+  private payload = { etaText: 'estimating', label: '' };
+
+  constructor(
+    private readonly plan: PlannedRun[],
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+    tty = Boolean(stream.isTTY),
+  ) {
+    for (const run of plan) this.remainingByCell.set(cellKey(run.cell), (this.remainingByCell.get(cellKey(run.cell)) ?? 0) + 1);
+    if (tty) {
+      this.bar = new cliProgress.SingleBar(
+        { stream, format: ' {bar} {value}/{total} runs | ETA {etaText} | {label}', hideCursor: true, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      );
+      this.bar.start(plan.length, 0, this.payload);
+    }
+  }
+
+  /** ETA from each cell's last observed duration (cells differ by orders of magnitude, so a plain average misleads). */
+  private eta(): number | undefined {
+    if (this.lastDuration.size === 0) return undefined;
+    const known = [...this.lastDuration.values()];
+    const fallback = known.reduce((a, b) => a + b, 0) / known.length;
+    let total = 0;
+    for (const run of this.plan.slice(this.done)) total += this.lastDuration.get(cellKey(run.cell)) ?? fallback;
+    return total;
+  }
+
+  starting(run: PlannedRun): void {
+    this.payload.label = `${cellLabel(run.cell)} ${run.phase} ${run.index}`;
+    this.bar?.update(this.done, this.payload);
+  }
+
+  finished(sample: SampleRecord): void {
+    const key = cellKey(sample.cell);
+    this.done++;
+    this.lastDuration.set(key, sample.durationMs);
+    if (sample.phase === 'sample' && sample.ok && sample.marks) {
+      this.firstResponses.set(key, [...(this.firstResponses.get(key) ?? []), sample.marks.firstResponse]);
+    }
+    if (!sample.ok) {
+      if (sample.phase === 'sample') this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
+      this.line(`FAILED ${cellLabel(sample.cell)} ${sample.phase} ${sample.index}: ${sample.error}`);
+    }
+    if (sample.invalidBody && !sample.invalidBody.ok) this.line(`FAILED ${cellLabel(sample.cell)}: ${sample.invalidBody.reason}`);
+    const left = (this.remainingByCell.get(key) ?? 1) - 1;
+    this.remainingByCell.set(key, left);
+    if (left === 0) this.cellDone(sample.cell);
+    const eta = this.eta();
+    this.payload.etaText = eta === undefined ? 'estimating' : duration(eta);
+    this.bar?.update(this.done, this.payload);
+  }
+
+  private cellDone(cell: Cell): void {
+    if (this.bar) return;
+    const key = cellKey(cell);
+    const values = this.firstResponses.get(key) ?? [];
+    this.line(
+      `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, median firstResponse ${ms(values.length ? median(values) : undefined)} ms` +
+        ` [${this.done}/${this.plan.length}]`,
+    );
+  }
+
+  line(text: string): void {
+    if (this.bar) {
+      this.bar.stop();
+      this.stream.write(text + '\n');
+      this.bar.start(this.plan.length, this.done, this.payload);
+    } else {
+      this.stream.write(text + '\n');
+    }
+  }
+
+  stop(): void {
+    this.bar?.stop();
+  }
+}

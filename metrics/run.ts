@@ -1,0 +1,208 @@
+/**
+ * A whole run: select, generate, plan, run every sample as a fresh process, append each to
+ * samples.jsonl the moment it finishes, then write the report. Ctrl-C kills the live children,
+ * keeps every finished sample, writes the report of what there is and exits 130.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { contractOf } from '../generators/contract.ts';
+import { frameworkVersion, installedVersion, loadGenerators, PROJECT_ROOT } from '../generators/registry.ts';
+import type { FrameworkGenerator, Variant } from '../generators/types.ts';
+import { writeGenerated } from '../generators/write.ts';
+import type { CellSummary } from './aggregate.ts';
+import { cellFilePath, makeCell, type Cell } from './cell.ts';
+import { killAll, liveChildren } from './children.ts';
+import { childEnvironment, PASSED_ENV, CHILD_NODE_ENV } from './environment.ts';
+import { UsageError } from './errors.ts';
+import { binaryVersion, machine, writeMeta, type RunMeta } from './meta.ts';
+import { selectFrameworks } from './options.ts';
+import { buildPlan, type Order } from './plan.ts';
+import { Progress } from './progress.ts';
+import { loadRun, SAMPLES_FILE, writeReport } from './report.ts';
+import { runSample, type Launch } from './runner.ts';
+import { appendSample } from './samples.ts';
+
+export const RESULTS_DIR = path.join(PROJECT_ROOT, 'results');
+
+export interface RunOptions {
+  frameworks: string;
+  routes: number[];
+  variants: Variant[];
+  samples: number;
+  warmup: number;
+  timeoutMs: number;
+  order: Order;
+  seed: string;
+  node: string;
+  out: string | undefined;
+  /** the command line, for meta.json */
+  command: string;
+  /** where progress goes (stderr by default) */
+  progressStream?: NodeJS.WriteStream;
+}
+
+export interface RunResult {
+  dir: string;
+  summaries: CellSummary[];
+  interrupted: boolean;
+}
+
+function timestampName(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+}
+
+/** A new run folder; an existing folder that already holds samples is never reused. */
+function prepareOutDir(out: string | undefined, startedAt: Date): string {
+  const dir = path.resolve(out ?? path.join(RESULTS_DIR, timestampName(startedAt)));
+  if (existsSync(path.join(dir, SAMPLES_FILE))) {
+    throw new UsageError(`${dir} already holds a run (${SAMPLES_FILE}): choose another --out`);
+  }
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !out) throw new UsageError(`${dir} exists and is not empty`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** results/latest names the newest run, when the run lives in results/. */
+function pointLatest(dir: string): void {
+  if (path.dirname(dir) !== RESULTS_DIR) return;
+  const link = path.join(RESULTS_DIR, 'latest');
+  try {
+    unlinkSync(link);
+  } catch {
+    // no previous link
+  }
+  symlinkSync(path.basename(dir), link);
+}
+
+export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frameworks'] {
+  return Object.fromEntries(
+    generators.map((g) => [
+      g.name,
+      {
+        version: frameworkVersion(g),
+        packages: Object.fromEntries(g.packages.map((pkg) => [pkg, installedVersion(pkg) ?? 'not installed'])),
+        validation: g.validation,
+        alwaysValidates: Boolean(g.alwaysValidates),
+      },
+    ]),
+  );
+}
+
+export async function runMetrics(options: RunOptions): Promise<RunResult> {
+  const progressStream = options.progressStream ?? process.stderr;
+  const generators = await loadGenerators();
+  const { selected, skipped } = selectFrameworks(options.frameworks, generators);
+  for (const [name, reason] of skipped) progressStream.write(`${name}: skipped (${reason})\n`);
+
+  const environment = childEnvironment();
+  const nodeVersion = binaryVersion(options.node, environment.env);
+  if (!nodeVersion) throw new UsageError(`--node: "${options.node}" does not run (${'--version'} failed)`);
+
+  const byName = new Map(selected.map((g) => [g.name, g]));
+  const cells: Cell[] = [];
+  for (const generator of selected) {
+    for (const variant of options.variants) {
+      for (const routes of options.routes) cells.push(makeCell({ framework: generator.name, variant, routes }));
+    }
+  }
+  progressStream.write(`generating ${cells.length} files…\n`);
+  for (const cell of cells) await writeGenerated(byName.get(cell.framework)!, cell.routes, cell.variant);
+
+  const startedAt = new Date();
+  const dir = prepareOutDir(options.out, startedAt);
+  const samplesFile = path.join(dir, SAMPLES_FILE);
+  const meta: RunMeta = {
+    tool: 'coldstart',
+    toolVersion: '0.1.0',
+    startedAt: startedAt.toISOString(),
+    command: options.command,
+    options: {
+      frameworks: selected.map((g) => g.name),
+      routes: options.routes,
+      variants: options.variants,
+      samples: options.samples,
+      warmup: options.warmup,
+      timeoutMs: options.timeoutMs,
+      order: options.order,
+      seed: options.seed,
+    },
+    machine: machine(),
+    runner: { node: process.version },
+    runtimes: { node: nodeVersion },
+    frameworks: frameworksMeta(selected),
+    skipped: Object.fromEntries(skipped),
+    environment: { passed: [...PASSED_ENV, `NODE_ENV=${CHILD_NODE_ENV}`], dropped: environment.dropped },
+  };
+  writeMeta(dir, meta);
+
+  const plan = buildPlan(cells, {
+    samples: options.samples,
+    warmup: options.warmup,
+    order: options.order,
+    seed: options.seed,
+    validates: (cell) => cell.variant === 'validated' || Boolean(byName.get(cell.framework)!.alwaysValidates),
+  });
+  // children run in a scratch folder: some frameworks write files (var/, caches) into their cwd
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
+  const launchFor = (cell: Cell): Launch => ({
+    command: options.node,
+    args: [cellFilePath(cell)],
+    cwd: scratch,
+    env: environment.env,
+  });
+
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    killAll();
+  };
+  const onExit = () => killAll();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', onExit);
+
+  const progress = new Progress(plan, progressStream);
+  let samplesDurationMs = 0;
+  try {
+    for (const run of plan) {
+      if (interrupted) break;
+      progress.starting(run);
+      const sample = await runSample({
+        cell: run.cell,
+        launch: launchFor(run.cell),
+        contract: contractOf(byName.get(run.cell.framework)!),
+        phase: run.phase,
+        index: run.index,
+        timeoutMs: options.timeoutMs,
+        checkInvalidBody: run.checkInvalidBody,
+      });
+      // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
+      if (interrupted) break;
+      appendSample(samplesFile, sample);
+      samplesDurationMs += sample.durationMs;
+      progress.finished(sample);
+    }
+  } finally {
+    progress.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', onExit);
+    if (liveChildren() > 0) killAll();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+
+  const finishedAt = new Date();
+  Object.assign(meta, {
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    samplesDurationMs,
+    interrupted,
+  });
+  writeMeta(dir, meta);
+  if (existsSync(samplesFile)) {
+    writeReport(dir);
+    pointLatest(dir);
+  }
+  return { dir, summaries: existsSync(samplesFile) ? loadRun(dir).summaries : [], interrupted };
+}
