@@ -9,7 +9,7 @@ import { cellLabel } from './cell.ts';
 import { UsageError } from './errors.ts';
 import { readMeta, type RunMeta } from './meta.ts';
 import { summaryCsv } from './output/csv.ts';
-import { summaryMarkdown, type MarkdownSection } from './output/markdown.ts';
+import { summaryMarkdown, type ExtraColumn, type MarkdownSection } from './output/markdown.ts';
 import { readSamples, SamplesFileError, type SampleRecord } from './samples.ts';
 
 export const SAMPLES_FILE = 'samples.jsonl';
@@ -26,6 +26,8 @@ export interface Output {
   render(context: ReportContext): string;
   /** a section this output adds to summary.md (for example a link or a table) */
   section?(context: ReportContext): MarkdownSection | undefined;
+  /** columns this output adds to summary.md's results table */
+  columns?(context: ReportContext): ExtraColumn[];
 }
 
 export const OUTPUTS: Output[] = [
@@ -51,13 +53,15 @@ export function writeReport(dir: string): string[] {
   const context = loadRun(dir);
   const written: string[] = [];
   const sections: MarkdownSection[] = [];
+  const columns: ExtraColumn[] = [];
   for (const output of OUTPUTS) {
     writeFileSync(path.join(dir, output.file), output.render(context));
     written.push(output.file);
     const section = output.section?.(context);
     if (section) sections.push(section);
+    columns.push(...(output.columns?.(context) ?? []));
   }
-  writeFileSync(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections));
+  writeFileSync(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns));
   written.push('summary.md');
   return written;
 }

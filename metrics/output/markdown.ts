@@ -4,7 +4,7 @@ import type { CellSummary } from '../aggregate.ts';
 import { notableDropped } from '../environment.ts';
 import type { RunMeta } from '../meta.ts';
 import { invalidBodyText } from './csv.ts';
-import { duration, markdownTable, ms } from './format.ts';
+import { duration, markdownTable, ms, type Align } from './format.ts';
 
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';
@@ -36,23 +36,28 @@ export const DEFINITIONS = [
   '- **firstResponse:** the runner has received the first valid answer from the LAST route. Frameworks that build their router or compile validators on the first request look fast at `listen`; this is the honest cold start.',
 ].join('\n');
 
-function resultsTable(summaries: CellSummary[]): string {
+/** A column another output adds to the results table (for example hyperfine's process time). */
+export interface ExtraColumn {
+  header: string;
+  value(summary: CellSummary): string;
+  align?: Align;
+}
+
+function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): string {
   const rows = summaries.map((s) => [
     cellLabel(s.cell),
     ms(s.metrics.startup?.median),
     ms(s.metrics.listen?.median),
     ms(s.metrics.firstResponse?.median),
+    ...extraColumns.map((c) => c.value(s)),
     `${s.ok}/${s.ok + s.failed}`,
     invalidBodyText(s),
   ]);
-  return markdownTable(['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', 'ok/samples', 'invalid body'], rows, [
-    'left',
-    'right',
-    'right',
-    'right',
-    'right',
-    'left',
-  ]);
+  return markdownTable(
+    ['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
+    rows,
+    ['left', 'right', 'right', 'right', ...extraColumns.map((c) => c.align ?? 'right'), 'right', 'left'],
+  );
 }
 
 /** Rows: route counts; columns: frameworks; values: median firstResponse. One table per other-dimension group. */
@@ -93,9 +98,14 @@ export interface MarkdownSection {
   body: string;
 }
 
-export function summaryMarkdown(summaries: CellSummary[], meta: RunMeta | undefined, extra: MarkdownSection[] = []): string {
+export function summaryMarkdown(
+  summaries: CellSummary[],
+  meta: RunMeta | undefined,
+  extra: MarkdownSection[] = [],
+  extraColumns: ExtraColumn[] = [],
+): string {
   const sections: MarkdownSection[] = [
-    { title: 'Results table', body: `${DEFINITIONS}\n\n${resultsTable(summaries)}` },
+    { title: 'Results table', body: `${DEFINITIONS}\n\n${resultsTable(summaries, extraColumns)}` },
     { title: 'firstResponse by route count (median ms)', body: pivotTables(summaries) },
     ...extra,
     { title: 'Failures', body: failures(summaries) },
