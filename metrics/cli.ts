@@ -118,14 +118,14 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      process.stderr.write(`coldstart: ${error.message.replace(/^error: /, '')}\n`);
+      process.stderr.write(`coldstart: ${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof UsageError) {
       process.stderr.write(`coldstart: ${error.message}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`coldstart: internal error: ${(error as Error).message}\n`);
+    process.stderr.write(`coldstart: internal error: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}\n`);
     return 1;
   }
 }

@@ -13,7 +13,7 @@ import { writeGenerated } from '../generators/write.ts';
 import type { CellSummary } from './aggregate.ts';
 import { cellFilePath, makeCell, type Cell } from './cell.ts';
 import { killAll, liveChildren } from './children.ts';
-import { childEnvironment, PASSED_ENV, CHILD_NODE_ENV } from './environment.ts';
+import { childEnvironment, PASSED_ENV, CHILD_NODE_ENV, type ChildEnvironment } from './environment.ts';
 import { UsageError } from './errors.ts';
 import { binaryVersion, machine, writeMeta, type RunMeta } from './meta.ts';
 import { selectFrameworks } from './options.ts';
@@ -48,7 +48,7 @@ export interface RunResult {
   interrupted: boolean;
 }
 
-function timestampName(date: Date): string {
+export function timestampName(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
 }
 
@@ -89,13 +89,41 @@ export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frame
   );
 }
 
-export async function runMetrics(options: RunOptions): Promise<RunResult> {
-  const progressStream = options.progressStream ?? process.stderr;
+/** What every command that measures cells is asked for. */
+export interface SelectionOptions {
+  frameworks: string;
+  routes: number[];
+  variants: Variant[];
+  node: string;
+}
+
+export interface PreparedCells {
+  selected: FrameworkGenerator[];
+  /** frameworks left out of `all`: name → reason */
+  skipped: Map<string, string>;
+  byName: Map<string, FrameworkGenerator>;
+  /** every selected framework × variant × route count, each with its file generated */
+  cells: Cell[];
+  /** the clean environment the measured children get */
+  environment: ChildEnvironment;
+  /** what `--node --version` printed */
+  nodeVersion: string;
+}
+
+/**
+ * Select the frameworks, check the node binary and generate every cell's file: the start shared by
+ * `run` and `hyperfine`. `extraEnv` joins the children's clean environment (e.g. COLDSTART_EXIT).
+ */
+export async function prepareCells(
+  options: SelectionOptions,
+  progressStream: NodeJS.WritableStream,
+  extraEnv: Record<string, string> = {},
+): Promise<PreparedCells> {
   const generators = await loadGenerators();
   const { selected, skipped } = selectFrameworks(options.frameworks, generators);
   for (const [name, reason] of skipped) progressStream.write(`${name}: skipped (${reason})\n`);
 
-  const environment = childEnvironment();
+  const environment = childEnvironment(process.env, extraEnv);
   const nodeVersion = binaryVersion(options.node, environment.env);
   if (!nodeVersion) throw new UsageError(`--node: "${options.node}" does not run (${'--version'} failed)`);
 
@@ -108,6 +136,17 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   }
   progressStream.write(`generating ${cells.length} files…\n`);
   for (const cell of cells) await writeGenerated(byName.get(cell.framework)!, cell.routes, cell.variant);
+  return { selected, skipped, byName, cells, environment, nodeVersion };
+}
+
+/** How a cell's file is started: the node binary on the generated file, in `cwd`, with `env`. */
+export function cellLaunch(cell: Cell, node: string, cwd: string, env: NodeJS.ProcessEnv): Launch {
+  return { command: node, args: [cellFilePath(cell)], cwd, env };
+}
+
+export async function runMetrics(options: RunOptions): Promise<RunResult> {
+  const progressStream = options.progressStream ?? process.stderr;
+  const { selected, skipped, byName, cells, environment, nodeVersion } = await prepareCells(options, progressStream);
 
   const startedAt = new Date();
   const dir = prepareOutDir(options.out, startedAt);
@@ -145,12 +184,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   });
   // children run in a scratch folder: some frameworks write files (var/, caches) into their cwd
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
-  const launchFor = (cell: Cell): Launch => ({
-    command: options.node,
-    args: [cellFilePath(cell)],
-    cwd: scratch,
-    env: environment.env,
-  });
+  const launchFor = (cell: Cell): Launch => cellLaunch(cell, options.node, scratch, environment.env);
 
   let interrupted = false;
   const onSignal = () => {

@@ -113,6 +113,12 @@ function postJson(port: number, path: string, body: unknown, timeoutMs: number):
   });
 }
 
+/** The most telling line of a crashed child's stderr: its error line, not node's closing version line. */
+export function telling(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^Node\.js v\d/.test(l));
+  return lines.findLast((l) => /\b\w*(Error|Exception)\b/.test(l)) ?? lines.at(-1) ?? '';
+}
+
 function oneLine(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max) + '…' : flat;
@@ -164,7 +170,7 @@ function waitReady(child: ChildProcess, deadlineMs: number, stderrTail: () => st
     child.once('exit', (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = stderrTail();
-      settle(new SampleFailure(`${how} before it was ready${tail ? `: ${oneLine(tail.split('\n').filter(Boolean).pop() ?? '')}` : ''}`));
+      settle(new SampleFailure(`${how} before it was ready${tail.trim() ? `: ${oneLine(telling(tail))}` : ''}`));
     });
   });
 }

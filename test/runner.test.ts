@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseReadyLine } from '../metrics/runner.ts';
+import { childEnvironment } from '../metrics/environment.ts';
+import { fixture, processesWith, runFile, waitFor } from './helpers.ts';
+
+describe('runner: a server that misbehaves fails its sample with a reason', () => {
+  it('a crash before ready: fails with the exit code and the stderr tail', async () => {
+    const sample = await runFile(fixture('crash.js'));
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /exited with code 1 before it was ready: Error: fixture crashed on purpose/);
+    assert.match(sample.stderrTail!, /fixture crashed on purpose/);
+    assert.equal(sample.marks, undefined);
+  });
+
+  it('a hang: fails at the timeout and the process is killed', async () => {
+    const sample = await runFile(fixture('hang.js'), { timeoutMs: 700 });
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /no ready line within \d+ ms/);
+    assert.deepEqual(processesWith(fixture('hang.js')), []);
+  });
+
+  it('a garbage protocol line: fails as malformed, banners before it are tolerated', async () => {
+    const sample = await runFile(fixture('garbage.js'));
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /malformed COLDSTART line/);
+    assert.deepEqual(processesWith(fixture('garbage.js')), []);
+  });
+
+  it('a wrong answer: fails with the status and body it got', async () => {
+    const sample = await runFile(fixture('wrong-answer.js'));
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /wrong answer from POST \/route-0: 200 .*12345/);
+    assert.equal(sample.marks, undefined, 'a wrong answer records no time');
+  });
+
+  it('a grandchild that ignores SIGTERM does not outlive the sample', async () => {
+    const marker = `coldstart-test-grandchild-${process.pid}`;
+    const sample = await runFile(fixture('grandchild.js'), { timeoutMs: 800, args: [marker] });
+    assert.equal(sample.ok, false);
+    assert.ok(await waitFor(() => processesWith(marker).length === 0, 3000), `left behind: ${processesWith(marker).join(', ')}`);
+  });
+
+  it('a command that cannot be spawned: fails, does not throw', async () => {
+    const sample = await runFile(fixture('does-not-exist.js'));
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /exited with code 1/);
+  });
+});
+
+describe('runner: the child environment', () => {
+  it('passes PATH, HOME and NODE_ENV=production only, never NODE_EXTRA_CA_CERTS or NODE_OPTIONS', async () => {
+    const parent = { PATH: '/usr/bin:/bin', HOME: '/root', NODE_EXTRA_CA_CERTS: '/x.pem', NODE_OPTIONS: '--inspect', SECRET: 's' };
+    const { env, dropped } = childEnvironment(parent);
+    assert.deepEqual(env, { NODE_ENV: 'production', PATH: '/usr/bin:/bin', HOME: '/root' });
+    assert.deepEqual(dropped, ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'SECRET']);
+  });
+
+  it('what the spawned child really sees', async () => {
+    const sample = await runFile(fixture('env-echo.js'));
+    const line = sample.stderrTail!.split('\n').find((l) => l.startsWith('ENV '))!;
+    const seen = JSON.parse(line.slice(4)) as Record<string, string>;
+    assert.equal(seen.NODE_ENV, 'production');
+    assert.equal(seen.NODE_EXTRA_CA_CERTS, undefined);
+    assert.equal(seen.NODE_OPTIONS, undefined);
+    assert.ok(seen.PATH);
+  });
+});
+
+describe('runner: the ready line', () => {
+  const good = { v: 1, timeOrigin: 1e12, marks: { start: 1, imported: 2, startup: 3, listen: 4 }, port: 8080, rss: 1, heapUsed: 1, runtime: 'node v20' };
+  it('accepts a well-formed line', () => {
+    assert.equal(parseReadyLine(JSON.stringify(good)).port, 8080);
+  });
+  for (const [what, broken, message] of [
+    ['no JSON', '{', /malformed/],
+    ['another protocol version', JSON.stringify({ ...good, v: 2 }), /not protocol v1/],
+    ['a missing mark', JSON.stringify({ ...good, marks: { start: 1, imported: 2, listen: 4 } }), /no "startup" mark/],
+    ['marks out of order', JSON.stringify({ ...good, marks: { start: 5, imported: 2, startup: 3, listen: 4 } }), /out of order/],
+    ['no port', JSON.stringify({ ...good, port: 0 }), /no valid port/],
+  ] as const) {
+    it(`rejects ${what}`, () => assert.throws(() => parseReadyLine(broken), message));
+  }
+});
