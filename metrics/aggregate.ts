@@ -2,6 +2,7 @@
 import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from './cell.ts';
 import { METRICS, type InvalidBodyCheck, type Metric, type SampleRecord } from './samples.ts';
+import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
 export interface Stats {
   n: number;
@@ -11,7 +12,14 @@ export interface Stats {
   stddev: number | undefined;
   min: number;
   max: number;
+  /** in sample order; every metric of a cell lists the same samples in the same order */
   values: number[];
+  /** 95 % bootstrap CI of the median (seeded, percentile method); undefined with one value */
+  ci95: Interval | undefined;
+  /** values flagged by the MAD test (|0.6745·(x − median)/MAD| > 3.5) */
+  outliers: number[];
+  /** max/min > 1.5: too noisy to read the median as a fact */
+  wide: boolean;
 }
 
 export interface CellSummary {
@@ -27,18 +35,26 @@ export interface CellSummary {
   /** the once-per-cell invalid body check; undefined when the cell does not validate or it never ran */
   invalidBody: InvalidBodyCheck | undefined;
   runtimeVersion: string | undefined;
+  /** set when the cell cannot be measured on its runtime (e.g. compile cache on Node 20): why; never a failure */
+  unsupported?: string;
 }
 
-export function describe(values: number[]): Stats | undefined {
+/** `seed` makes the bootstrap reproducible: aggregate passes the cell key and the metric. */
+export function describe(values: number[], seed = ''): Stats | undefined {
   if (values.length === 0) return undefined;
+  const lowest = min(values);
+  const highest = max(values);
   return {
     n: values.length,
     median: median(values),
     mean: mean(values),
     stddev: values.length > 1 ? sampleStandardDeviation(values) : undefined,
-    min: min(values),
-    max: max(values),
+    min: lowest,
+    max: highest,
     values,
+    ci95: bootstrapMedianCI(values, `coldstart|${seed}`),
+    outliers: madOutliers(values),
+    wide: isWideSpread(lowest, highest),
   };
 }
 
@@ -51,15 +67,16 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
     else groups.set(key, [sample]);
   }
   const summaries: CellSummary[] = [];
-  for (const group of groups.values()) {
+  for (const [key, group] of groups) {
     const measured = group.filter((s) => s.phase === 'sample');
     const good = measured.filter((s) => s.ok && s.marks);
-    const bad = measured.filter((s) => !s.ok);
+    const bad = measured.filter((s) => !s.ok && !s.unsupported);
+    const unsupported = measured.find((s) => s.unsupported)?.unsupported;
     const reasons = new Map<string, number>();
     for (const s of bad) reasons.set(s.error ?? 'unknown', (reasons.get(s.error ?? 'unknown') ?? 0) + 1);
     const metrics: Partial<Record<Metric, Stats>> = {};
     for (const metric of METRICS) {
-      const stats = describe(good.map((s) => s.marks![metric]));
+      const stats = describe(good.map((s) => s.marks![metric]), `${key}|${metric}`);
       if (stats) metrics[metric] = stats;
     }
     const checks = group.filter((s) => s.invalidBody);
@@ -74,6 +91,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       // any failed check fails the cell's check
       invalidBody: checks.find((s) => !s.invalidBody!.ok)?.invalidBody ?? checks[0]?.invalidBody,
       runtimeVersion: good[0]?.runtimeVersion ?? group.find((s) => s.runtimeVersion)?.runtimeVersion,
+      ...(unsupported !== undefined ? { unsupported } : {}),
     });
   }
   return summaries.sort((a, b) => compareCells(a.cell, b.cell));

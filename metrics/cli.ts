@@ -8,10 +8,15 @@ import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadGenerators } from '../generators/registry.ts';
 import { GENERATED_DIR, writeGenerated } from '../generators/write.ts';
+import { addCostOptions, archOption, costOptionsOf, memoryOption, priceOption } from './cost.ts';
 import { EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from './errors.ts';
+import { buildOption, compileCacheOption, leverListsOf, runtimeOption } from './levers.ts';
 import { DEFAULT_ROUTES, parseChoice, parseInteger, parseRoutes, parseSeconds, parseVariants, selectFrameworks } from './options.ts';
 import { ORDERS } from './plan.ts';
-import { writeReport } from './report.ts';
+import type { CellSummary } from './aggregate.ts';
+import { DEFAULT_EXPORT_METRIC, writeHyperfineExport } from './output/hyperfine-json.ts';
+import { loadRun, writeReport } from './report.ts';
+import { METRICS, type Metric } from './samples.ts';
 import { runMetrics } from './run.ts';
 import { registerExtraCommands } from './commands.ts';
 
@@ -33,6 +38,27 @@ export function addSelectionOptions(command: Command): Command {
     .option('--variant <variant>', 'validated, plain or all', 'validated');
 }
 
+/** `--export-json FILE`: the run's results in hyperfine's JSON shape (metrics/output/hyperfine-json.ts). */
+function exportJsonOption(): Option {
+  return new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE");
+}
+
+function exportMetricOption(): Option {
+  return new Option('--export-metric <metric>', 'the metric --export-json writes as times')
+    .default(DEFAULT_EXPORT_METRIC)
+    .argParser(parseChoice('--export-metric', METRICS));
+}
+
+function exportJson(opts: Record<string, unknown>, summaries: CellSummary[]): void {
+  if (typeof opts.exportJson !== 'string') return;
+  const file = path.resolve(opts.exportJson);
+  try {
+    writeHyperfineExport(file, summaries, opts.exportMetric as Metric);
+  } catch (error) {
+    throw new UsageError(`--export-json: cannot write ${file}: ${(error as Error).message}`);
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('coldstart')
     .description('Cold-start metrics for Node.js HTTP frameworks as the number of routes grows')
@@ -51,7 +77,15 @@ export function buildProgram(): Command {
     .addOption(new Option('--order <order>', 'interleaved (sample 1 of every cell, then 2 …), sequential or random').default('interleaved').argParser(parseChoice('--order', ORDERS)))
     .option('--seed <text>', 'seed for --order random', 'coldstart')
     .option('--node <path>', 'the node binary to measure', process.execPath)
+    .addOption(runtimeOption())
+    .addOption(buildOption())
+    .addOption(compileCacheOption())
+    .addOption(memoryOption())
+    .addOption(archOption())
+    .addOption(priceOption())
     .option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)')
+    .addOption(exportJsonOption())
+    .addOption(exportMetricOption())
     .action(async (opts: Record<string, unknown>) => {
       const result = await runMetrics({
         frameworks: opts.frameworks as string,
@@ -65,7 +99,10 @@ export function buildProgram(): Command {
         node: opts.node as string,
         out: opts.out as string | undefined,
         command: commandLine(process.argv),
+        cost: costOptionsOf(opts),
+        levers: leverListsOf(opts),
       });
+      exportJson(opts, result.summaries);
       const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
       process.stdout.write(`${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)${failed ? `; ${failed} failed samples` : ''}\n`);
       if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
@@ -86,12 +123,19 @@ export function buildProgram(): Command {
     process.stdout.write(`${count} files in ${displayPath(GENERATED_DIR)}\n`);
   });
 
-  program
-    .command('report')
+  addCostOptions(program.command('report'))
     .description('rebuild every artefact of a run folder from its samples.jsonl (and meta.json)')
     .argument('<dir>', 'a run folder, e.g. results/latest')
-    .action((dir: string) => {
-      const written = writeReport(path.resolve(dir));
+    .addOption(exportJsonOption())
+    .addOption(exportMetricOption())
+    .option('--phases-at <N>', 'the route count of chart-phases.svg (default 1000, or the largest measured N below it)', parseInteger('--phases-at', 1))
+    .action(async (dir: string, opts: Record<string, unknown>) => {
+      const written = await writeReport(path.resolve(dir), {
+        cost: costOptionsOf(opts),
+        phasesAt: opts.phasesAt as number | undefined,
+        warn: (line) => process.stderr.write(`warning: ${line}\n`),
+      });
+      exportJson(opts, loadRun(path.resolve(dir)).summaries);
       process.stdout.write(`wrote ${written.join(', ')} in ${dir}\n`);
     });
 

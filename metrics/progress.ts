@@ -15,6 +15,7 @@ export class Progress {
   private readonly lastDuration = new Map<string, number>();
   private readonly firstResponses = new Map<string, number[]>();
   private readonly failures = new Map<string, number>();
+  private readonly unsupported = new Set<string>();
   private done = 0;
   private payload = { etaText: 'estimating', label: '' };
 
@@ -55,7 +56,9 @@ export class Progress {
     if (sample.phase === 'sample' && sample.ok && sample.marks) {
       this.firstResponses.set(key, [...(this.firstResponses.get(key) ?? []), sample.marks.firstResponse]);
     }
-    if (!sample.ok) {
+    // an unsupported cell (said once when the run starts) is not a failure
+    if (sample.unsupported) this.unsupported.add(key);
+    else if (!sample.ok) {
       if (sample.phase === 'sample') this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
       this.line(`FAILED ${cellLabel(sample.cell)} ${sample.phase} ${sample.index}: ${sample.error}`);
     }
@@ -72,6 +75,7 @@ export class Progress {
     if (this.bar) return;
     const key = cellKey(cell);
     const values = this.firstResponses.get(key) ?? [];
+    if (this.unsupported.has(key)) return this.line(`done ${cellLabel(cell)}: unsupported [${this.done}/${this.plan.length}]`);
     this.line(
       `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, median firstResponse ${ms(values.length ? median(values) : undefined)} ms` +
         ` [${this.done}/${this.plan.length}]`,

@@ -13,8 +13,10 @@ import { writeGenerated } from '../generators/write.ts';
 import type { CellSummary } from './aggregate.ts';
 import { cellFilePath, makeCell, type Cell } from './cell.ts';
 import { killAll, liveChildren } from './children.ts';
+import { costMetaOptions, type CostOptions } from './cost.ts';
 import { childEnvironment, PASSED_ENV, CHILD_NODE_ENV, type ChildEnvironment } from './environment.ts';
 import { UsageError } from './errors.ts';
+import { COMPILE_CACHE_ENV, DEFAULT_LEVERS, LeverSession, prepareLevers, runtimeSources, runtimeVersions, type LeverLists } from './levers.ts';
 import { binaryVersion, machine, writeMeta, type RunMeta } from './meta.ts';
 import { selectFrameworks } from './options.ts';
 import { buildPlan, type Order } from './plan.ts';
@@ -40,6 +42,10 @@ export interface RunOptions {
   command: string;
   /** where progress goes (stderr by default) */
   progressStream?: NodeJS.WriteStream;
+  /** the cost model (--memory, --arch, --price), kept in meta.json for the report */
+  cost?: CostOptions;
+  /** --runtime, --build, --compile-cache: every cell runs once per combination (default node, plain, off) */
+  levers?: LeverLists;
 }
 
 export interface RunResult {
@@ -146,7 +152,15 @@ export function cellLaunch(cell: Cell, node: string, cwd: string, env: NodeJS.Pr
 
 export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const progressStream = options.progressStream ?? process.stderr;
-  const { selected, skipped, byName, cells, environment, nodeVersion } = await prepareCells(options, progressStream);
+  const { selected, skipped, byName, cells: baseCells, environment } = await prepareCells(options, progressStream);
+  // the levers multiply the cells: runtimes installed on demand, bundles built, unsupported cells known
+  const levers = await prepareLevers(baseCells, options.levers ?? DEFAULT_LEVERS, {
+    node: options.node,
+    env: environment.env,
+    log: (line) => progressStream.write(`${line}\n`),
+  });
+  const cells = levers.cells;
+  const compileCached = cells.some((c) => c.compileCache !== 'off');
 
   const startedAt = new Date();
   const dir = prepareOutDir(options.out, startedAt);
@@ -165,13 +179,21 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       timeoutMs: options.timeoutMs,
       order: options.order,
       seed: options.seed,
+      ...costMetaOptions(options.cost),
+      runtimes: levers.lists.runtimes,
+      builds: levers.lists.builds,
+      compileCaches: levers.lists.compileCaches,
+      runtimeSources: runtimeSources(levers),
     },
     machine: machine(),
     runner: { node: process.version },
-    runtimes: { node: nodeVersion },
+    runtimes: runtimeVersions(levers),
     frameworks: frameworksMeta(selected),
     skipped: Object.fromEntries(skipped),
-    environment: { passed: [...PASSED_ENV, `NODE_ENV=${CHILD_NODE_ENV}`], dropped: environment.dropped },
+    environment: {
+      passed: [...PASSED_ENV, `NODE_ENV=${CHILD_NODE_ENV}`, ...(compileCached ? [`${COMPILE_CACHE_ENV} (compile-cache cold/warm cells only)`] : [])],
+      dropped: environment.dropped,
+    },
   };
   writeMeta(dir, meta);
 
@@ -184,7 +206,8 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   });
   // children run in a scratch folder: some frameworks write files (var/, caches) into their cwd
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
-  const launchFor = (cell: Cell): Launch => cellLaunch(cell, options.node, scratch, environment.env);
+  // each cell's runtime, file (plain or bundle) and compile-cache directory (under scratch)
+  const leverSession = new LeverSession(levers, scratch, environment.env, () => interrupted);
 
   let interrupted = false;
   const onSignal = () => {
@@ -202,15 +225,17 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     for (const run of plan) {
       if (interrupted) break;
       progress.starting(run);
-      const sample = await runSample({
-        cell: run.cell,
-        launch: launchFor(run.cell),
-        contract: contractOf(byName.get(run.cell.framework)!),
-        phase: run.phase,
-        index: run.index,
-        timeoutMs: options.timeoutMs,
-        checkInvalidBody: run.checkInvalidBody,
-      });
+      const sample = await leverSession.sample(run, (launch, checkInvalidBody) =>
+        runSample({
+          cell: run.cell,
+          launch,
+          contract: contractOf(byName.get(run.cell.framework)!),
+          phase: run.phase,
+          index: run.index,
+          timeoutMs: options.timeoutMs,
+          checkInvalidBody,
+        }),
+      );
       // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
       if (interrupted) break;
       appendSample(samplesFile, sample);
@@ -223,6 +248,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     process.off('SIGTERM', onSignal);
     process.off('exit', onExit);
     if (liveChildren() > 0) killAll();
+    leverSession.cleanup();
     rmSync(scratch, { recursive: true, force: true });
   }
 
@@ -235,7 +261,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   });
   writeMeta(dir, meta);
   if (existsSync(samplesFile)) {
-    writeReport(dir);
+    await writeReport(dir, { warn: (line) => progressStream.write(`warning: ${line}\n`) });
     pointLatest(dir);
   }
   return { dir, summaries: existsSync(samplesFile) ? loadRun(dir).summaries : [], interrupted };

@@ -25,6 +25,11 @@ export interface SampleRecord {
   ok: boolean;
   /** why the sample failed, one line */
   error?: string;
+  /**
+   * set (with ok false) when the cell cannot be measured on its runtime (e.g. the compile cache on
+   * Node 20): a property of the runtime, not a failure of the framework; never counted as failed
+   */
+  unsupported?: string;
   /** the last lines the child wrote on stderr, for failed samples */
   stderrTail?: string;
   marks?: Marks;

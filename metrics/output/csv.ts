@@ -1,40 +1,64 @@
 /** summary.csv: one row per cell with every headline statistic, written with csv-stringify. */
 import { stringify } from 'csv-stringify/sync';
 import { CELL_DIMENSIONS } from '../cell.ts';
-import type { CellSummary } from '../aggregate.ts';
+import type { CellSummary, Stats } from '../aggregate.ts';
 import { HEADLINE_METRICS } from '../samples.ts';
 import { round3 } from './format.ts';
 
 const STATS = ['median', 'mean', 'stddev', 'min', 'max'] as const;
+
+/** Per headline metric: the five statistics, the 95 % CI of the median and the MAD outlier count. */
+function metricColumns(metric: string): string[] {
+  return [...STATS.map((stat) => `${metric}_${stat}_ms`), `${metric}_ci95_low_ms`, `${metric}_ci95_high_ms`, `${metric}_outliers`];
+}
+
+function metricValues(stats: Stats | undefined): (number | '')[] {
+  return [...STATS.map((stat) => round3(stats?.[stat])), round3(stats?.ci95?.low), round3(stats?.ci95?.high), stats ? stats.outliers.length : ''];
+}
 
 export const SUMMARY_CSV_COLUMNS = [
   ...CELL_DIMENSIONS,
   'file',
   'samples',
   'failures',
-  ...HEADLINE_METRICS.flatMap((metric) => STATS.map((stat) => `${metric}_${stat}_ms`)),
+  ...HEADLINE_METRICS.flatMap(metricColumns),
   'rss_median_bytes',
   'heap_used_median_bytes',
   'invalid_body',
   'runtime_version',
+  'status',
 ];
+
+/** measured (some sample answered), failed (none did) or unsupported (the runtime cannot run that cell: no figures, no failure). */
+export function cellStatus(summary: CellSummary): 'measured' | 'failed' | 'unsupported' {
+  if (summary.unsupported) return 'unsupported';
+  return summary.ok > 0 ? 'measured' : 'failed';
+}
 
 export function invalidBodyText(summary: CellSummary): string {
   if (!summary.invalidBody) return 'not checked';
   return summary.invalidBody.ok ? `rejected ${summary.invalidBody.status}` : `FAILED: ${summary.invalidBody.reason}`;
 }
 
-export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string): string {
+/** A column another output adds at the end of summary.csv (for example hyperfine's process time). */
+export interface CsvColumn {
+  header: string;
+  value(summary: CellSummary): string | number;
+}
+
+export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string, extra: CsvColumn[] = []): string {
   const rows = summaries.map((s) => [
     ...CELL_DIMENSIONS.map((d) => s.cell[d]),
     fileOf(s),
     s.ok,
     s.failed,
-    ...HEADLINE_METRICS.flatMap((metric) => STATS.map((stat) => round3(s.metrics[metric]?.[stat]))),
+    ...HEADLINE_METRICS.flatMap((metric) => metricValues(s.metrics[metric])),
     s.rssMedian ?? '',
     s.heapUsedMedian ?? '',
     invalidBodyText(s),
     s.runtimeVersion ?? '',
+    cellStatus(s),
+    ...extra.map((c) => c.value(s)),
   ]);
-  return stringify(rows, { header: true, columns: SUMMARY_CSV_COLUMNS });
+  return stringify(rows, { header: true, columns: [...SUMMARY_CSV_COLUMNS, ...extra.map((c) => c.header)] });
 }

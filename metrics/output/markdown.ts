@@ -1,6 +1,6 @@
 /** summary.md: the environment, the seeds' table extended with firstResponse, and a pivot by routes. */
 import { cellLabel } from '../cell.ts';
-import type { CellSummary } from '../aggregate.ts';
+import type { CellSummary, Stats } from '../aggregate.ts';
 import { notableDropped } from '../environment.ts';
 import type { RunMeta } from '../meta.ts';
 import { invalidBodyText } from './csv.ts';
@@ -34,7 +34,24 @@ export const DEFINITIONS = [
   '- **startup:** the app and all its routes are created (framework imported, routes registered).',
   '- **listen:** the server is bound and accepting connections (the framework\'s own ready signal).',
   '- **firstResponse:** the runner has received the first valid answer from the LAST route. Frameworks that build their router or compile validators on the first request look fast at `listen`; this is the honest cold start.',
+  '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): where the median would likely land on a rerun.',
 ].join('\n');
+
+/** A median for a table, with ⚠ when the cell's spread is wide (max/min > 1.5). */
+export function medianText(stats: Stats | undefined): string {
+  if (!stats) return '–';
+  return stats.wide ? `${ms(stats.median)} ⚠` : ms(stats.median);
+}
+
+export function ciText(stats: Stats | undefined): string {
+  return stats?.ci95 ? `${ms(stats.ci95.low)}–${ms(stats.ci95.high)}` : '–';
+}
+
+export const WIDE_LEGEND = '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). Read that median as noisy, not as a fact.';
+
+function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[]): boolean {
+  return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide));
+}
 
 /** A column another output adds to the results table (for example hyperfine's process time). */
 export interface ExtraColumn {
@@ -44,24 +61,31 @@ export interface ExtraColumn {
 }
 
 function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): string {
+  // an unsupported cell (e.g. the compile cache on Node 20) has no figures and no failures
+  const or = (s: CellSummary, text: string) => (s.unsupported ? 'unsupported' : text);
   const rows = summaries.map((s) => [
     cellLabel(s.cell),
-    ms(s.metrics.startup?.median),
-    ms(s.metrics.listen?.median),
-    ms(s.metrics.firstResponse?.median),
+    or(s, medianText(s.metrics.startup)),
+    or(s, medianText(s.metrics.listen)),
+    or(s, medianText(s.metrics.firstResponse)),
+    ciText(s.metrics.firstResponse),
     ...extraColumns.map((c) => c.value(s)),
-    `${s.ok}/${s.ok + s.failed}`,
+    or(s, `${s.ok}/${s.ok + s.failed}`),
     invalidBodyText(s),
   ]);
   return markdownTable(
-    ['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
+    ['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', 'firstResponse 95% CI', ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
     rows,
-    ['left', 'right', 'right', 'right', ...extraColumns.map((c) => c.align ?? 'right'), 'right', 'left'],
+    ['left', 'right', 'right', 'right', 'right', ...extraColumns.map((c) => c.align ?? 'right'), 'right', 'left'],
   );
 }
 
 /** Rows: route counts; columns: frameworks; values: median firstResponse. One table per other-dimension group. */
-export function pivotTables(summaries: CellSummary[], metric: 'firstResponse' | 'listen' = 'firstResponse'): string {
+export function pivotTables(
+  summaries: CellSummary[],
+  metric: 'firstResponse' | 'listen' = 'firstResponse',
+  text: (s: CellSummary) => string = (s) => (s.unsupported ? 'unsupported' : medianText(s.metrics[metric])),
+): string {
   const groups = new Map<string, CellSummary[]>();
   for (const s of summaries) {
     const { framework: _f, routes: _r, ...rest } = s.cell;
@@ -76,7 +100,10 @@ export function pivotTables(summaries: CellSummary[], metric: 'firstResponse' | 
     const routes = [...new Set(group.map((s) => s.cell.routes))].sort((a, b) => a - b);
     const rows = routes.map((n) => [
       String(n),
-      ...frameworks.map((f) => ms(group.find((s) => s.cell.framework === f && s.cell.routes === n)?.metrics[metric]?.median)),
+      ...frameworks.map((f) => {
+        const cell = group.find((s) => s.cell.framework === f && s.cell.routes === n);
+        return cell ? text(cell) : '–';
+      }),
     ]);
     if (groups.size > 1) parts.push(`### ${key}`);
     parts.push(markdownTable(['routes', ...frameworks], rows, ['right', ...frameworks.map(() => 'right' as const)]));
@@ -93,6 +120,12 @@ function failures(summaries: CellSummary[]): string {
   return lines.length ? lines.join('\n') : 'None: every sample answered its last route correctly.';
 }
 
+/** Cells the runtime cannot run (not failures): listed with the reason, only when there are any. */
+function unsupportedSection(summaries: CellSummary[]): MarkdownSection[] {
+  const lines = summaries.filter((s) => s.unsupported).map((s) => `- \`${cellLabel(s.cell)}\`: ${s.unsupported}`);
+  return lines.length ? [{ title: 'Unsupported', body: `Not measured and not failed: the runtime cannot do what the cell asks.\n\n${lines.join('\n')}` }] : [];
+}
+
 export interface MarkdownSection {
   title: string;
   body: string;
@@ -103,12 +136,16 @@ export function summaryMarkdown(
   meta: RunMeta | undefined,
   extra: MarkdownSection[] = [],
   extraColumns: ExtraColumn[] = [],
+  warnings: string[] = [],
 ): string {
+  const legend = (wide: boolean) => (wide ? `\n\n${WIDE_LEGEND}` : '');
   const sections: MarkdownSection[] = [
-    { title: 'Results table', body: `${DEFINITIONS}\n\n${resultsTable(summaries, extraColumns)}` },
-    { title: 'firstResponse by route count (median ms)', body: pivotTables(summaries) },
+    ...(warnings.length ? [{ title: 'Warnings', body: warnings.map((w) => `- ⚠ ${w}`).join('\n') }] : []),
+    { title: 'Results table', body: `${DEFINITIONS}\n\n${resultsTable(summaries, extraColumns)}${legend(anyWide(summaries, ['startup', 'listen', 'firstResponse']))}` },
+    { title: 'firstResponse by route count (median ms)', body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}` },
     ...extra,
     { title: 'Failures', body: failures(summaries) },
+    ...unsupportedSection(summaries),
   ];
   return [
     '# Cold start by route count',

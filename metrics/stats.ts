@@ -1,0 +1,176 @@
+/**
+ * The statistics behind every figure beyond the plain median: a seeded bootstrap CI of the median,
+ * MAD outliers, the wide-spread mark and the Mann-Whitney U test that `compare` uses.
+ * Everything here is deterministic: the same values and seed give the same numbers.
+ */
+import seedrandom from 'seedrandom';
+import { median, medianAbsoluteDeviation, quantileSorted } from 'simple-statistics';
+
+export const BOOTSTRAP_RESAMPLES = 2000;
+export const CI_LEVEL = 0.95;
+/** Iglewicz and Hoaglin's cut-off for the modified z-score. */
+export const OUTLIER_Z = 3.5;
+/** Below this many values the MAD is too crude to call anything an outlier (with 3, any uneven gap would be one). */
+export const MIN_OUTLIER_SAMPLES = 5;
+/** max/min above this: the cell is too noisy to read its median as a fact. */
+export const WIDE_SPREAD = 1.5;
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/**
+ * Percentile bootstrap CI of the median: `resamples` resamples with replacement drawn with
+ * seedrandom(seed), the median of each, and their 2.5 % and 97.5 % quantiles. Undefined below two
+ * values (a resample of one value says nothing about spread).
+ */
+export function bootstrapMedianCI(values: readonly number[], seed: string, resamples = BOOTSTRAP_RESAMPLES, level = CI_LEVEL): Interval | undefined {
+  const n = values.length;
+  if (n < 2) return undefined;
+  const random = seedrandom(seed);
+  const buffer = new Float64Array(n);
+  const medians = new Float64Array(resamples);
+  const mid = n >> 1;
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < n; i++) buffer[i] = values[Math.floor(random() * n)]!;
+    buffer.sort();
+    medians[r] = n % 2 ? buffer[mid]! : (buffer[mid - 1]! + buffer[mid]!) / 2;
+  }
+  medians.sort();
+  const sorted = Array.from(medians);
+  const tail = (1 - level) / 2;
+  return { low: quantileSorted(sorted, tail), high: quantileSorted(sorted, 1 - tail) };
+}
+
+/**
+ * Modified z-scores 0.6745·(x − median)/MAD (Iglewicz and Hoaglin). Like hyperfine, a MAD of 0
+ * is replaced by the smallest positive double, so any value off the median then stands out.
+ */
+export function modifiedZScores(values: readonly number[]): number[] {
+  if (values.length === 0) return [];
+  const list = [...values];
+  const center = median(list);
+  const mad = medianAbsoluteDeviation(list) || Number.EPSILON;
+  return values.map((x) => (0.6745 * (x - center)) / mad);
+}
+
+/** The values whose |modified z-score| exceeds 3.5, in their original order; none below 5 values. */
+export function madOutliers(values: readonly number[], threshold = OUTLIER_Z): number[] {
+  if (values.length < MIN_OUTLIER_SAMPLES) return [];
+  const scores = modifiedZScores(values);
+  return values.filter((_, i) => Math.abs(scores[i]!) > threshold);
+}
+
+/** max/min > 1.5 (any non-positive minimum counts as wide: a ratio cannot be trusted). */
+export function isWideSpread(min: number, max: number, limit = WIDE_SPREAD): boolean {
+  return min <= 0 ? max > min : max / min > limit;
+}
+
+/** Complementary error function, Numerical Recipes' erfcc: fractional error below 1.2e-7 everywhere. */
+export function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? r : 2 - r;
+}
+
+/** Standard normal CDF. */
+export function normalCdf(z: number): number {
+  return 0.5 * erfc(-z / Math.SQRT2);
+}
+
+/** Average ranks (1-based) of the values, ties sharing the mean of their positions. */
+export function ranks(values: readonly number[]): number[] {
+  const order = values.map((value, index) => ({ value, index })).sort((a, b) => a.value - b.value);
+  const result = new Array<number>(values.length);
+  for (let i = 0; i < order.length; ) {
+    let j = i;
+    while (j + 1 < order.length && order[j + 1]!.value === order[i]!.value) j++;
+    const rank = (i + j + 2) / 2;
+    for (let k = i; k <= j; k++) result[order[k]!.index] = rank;
+    i = j + 1;
+  }
+  return result;
+}
+
+/**
+ * P(U ≤ u) for the Mann-Whitney U of samples of sizes m and n without ties, from the recursion
+ * p(u; m, n) = m/(m+n)·p(u − n; m − 1, n) + n/(m+n)·p(u; m, n − 1) (all terms positive: stable).
+ */
+export function exactUCdf(u: number, m: number, n: number): number {
+  const size = m * n + 1;
+  // prev[j] is the distribution for (i − 1, j); cur[j] for (i, j)
+  let prev: Float64Array[] = Array.from({ length: n + 1 }, () => {
+    const p = new Float64Array(size);
+    p[0] = 1;
+    return p;
+  });
+  for (let i = 1; i <= m; i++) {
+    const cur: Float64Array[] = [];
+    const first = new Float64Array(size);
+    first[0] = 1;
+    cur.push(first);
+    for (let j = 1; j <= n; j++) {
+      const p = new Float64Array(size);
+      const a = i / (i + j);
+      const b = j / (i + j);
+      const left = prev[j]!;
+      const down = cur[j - 1]!;
+      for (let k = 0; k <= i * j; k++) p[k] = (k >= j ? a * left[k - j]! : 0) + b * down[k]!;
+      cur.push(p);
+    }
+    prev = cur;
+  }
+  const dist = prev[n]!;
+  let cdf = 0;
+  for (let k = 0; k <= Math.min(Math.floor(u), m * n); k++) cdf += dist[k]!;
+  return Math.min(1, cdf);
+}
+
+export interface MannWhitneyResult {
+  /** U of the first sample: pairs where it is larger, ties counting half (R's W) */
+  u: number;
+  /** two-sided p-value */
+  p: number;
+  method: 'exact' | 'normal';
+}
+
+/** Both samples below this size and no ties: exact p-value (as R's wilcox.test). */
+export const EXACT_BELOW = 50;
+
+/**
+ * Two-sided Mann-Whitney U test (Wilcoxon rank-sum), as R's wilcox.test(x, y) computes it: exact
+ * when both samples have fewer than 50 values and there are no ties, otherwise the normal
+ * approximation with tie correction and continuity correction.
+ */
+export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWhitneyResult {
+  const m = x.length;
+  const n = y.length;
+  if (m === 0 || n === 0) throw new RangeError('mannWhitneyU needs two non-empty samples');
+  const all = [...x, ...y];
+  const r = ranks(all);
+  let rankSum = 0;
+  for (let i = 0; i < m; i++) rankSum += r[i]!;
+  const u = rankSum - (m * (m + 1)) / 2;
+  const counts = new Map<number, number>();
+  for (const v of all) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const tieTerm = [...counts.values()].reduce((sum, t) => sum + (t * t * t - t), 0);
+  if (m < EXACT_BELOW && n < EXACT_BELOW && tieTerm === 0) {
+    const p = u > (m * n) / 2 ? 1 - exactUCdf(u - 1, m, n) : exactUCdf(u, m, n);
+    return { u, p: Math.min(1, 2 * p), method: 'exact' };
+  }
+  const total = m + n;
+  const sigma = Math.sqrt(((m * n) / 12) * (total + 1 - tieTerm / (total * (total - 1))));
+  if (!(sigma > 0)) return { u, p: 1, method: 'normal' };
+  const d = u - (m * n) / 2;
+  const z = (d - Math.sign(d) * 0.5) / sigma;
+  // two-sided: 2·Φ(−|z|) = erfc(|z|/√2), which keeps its precision far into the tail
+  return { u, p: Math.min(1, erfc(Math.abs(z) / Math.SQRT2)), method: 'normal' };
+}
