@@ -20,6 +20,10 @@ export function bundlePath(relative: string, target: string): string {
 
 export type BundleOutcome = { ok: true; file: string; built: boolean } | { ok: false; error: string };
 
+/**
+ * `target` is a node line (`node22`: esbuild's target) or `bun`: no lowering, and Bun's export
+ * condition, so the bundle holds the same package entries an unbundled file gets on Bun.
+ */
 function bundleOptions(input: string, output: string, target: string): BuildOptions {
   return {
     entryPoints: [input],
@@ -27,7 +31,7 @@ function bundleOptions(input: string, output: string, target: string): BuildOpti
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target,
+    ...(target === 'bun' ? { target: 'esnext', conditions: ['bun'] } : { target }),
     minify: false,
     sourcemap: false,
     write: true,

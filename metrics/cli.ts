@@ -4,7 +4,7 @@
  * Every user mistake is one line on stderr and exit 2; never a stack trace.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadGenerators } from '../generators/registry.ts';
 import { GENERATED_DIR, writeGenerated } from '../generators/write.ts';
@@ -40,7 +40,11 @@ export function addSelectionOptions(command: Command): Command {
 
 /** `--export-json FILE`: the run's results in hyperfine's JSON shape (metrics/output/hyperfine-json.ts). */
 function exportJsonOption(): Option {
-  return new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE");
+  return new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser((file: string) => {
+    // checked before a long run, not after it
+    if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
+    return file;
+  });
 }
 
 function exportMetricOption(): Option {

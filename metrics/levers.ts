@@ -124,8 +124,7 @@ export async function prepareLevers(
   }
 
   const bundles = new Map<string, { label: string; outcome: Promise<BundleOutcome> }>();
-  const bundled = cells.filter((c) => c.build === 'bundle');
-  if (bundled.length > 0) options.log(`bundling with esbuild (cached in generated/bundle/)…`);
+  if (cells.some((c) => c.build === 'bundle')) options.log('bundling with esbuild (cached in generated/bundle/)…');
   for (const cell of cells) {
     const key = cellKey(cell);
     const runtime = runtimes.get(cell.runtime)!;

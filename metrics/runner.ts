@@ -113,10 +113,10 @@ function postJson(port: number, path: string, body: unknown, timeoutMs: number):
   });
 }
 
-/** The most telling line of a crashed child's stderr: its error line, not node's closing version line. */
+/** The most telling line of a crashed child's stderr: its error line, not node's (or Bun's) closing version line. */
 export function telling(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^Node\.js v\d/.test(l));
-  return lines.findLast((l) => /\b\w*(Error|Exception)\b/.test(l)) ?? lines.at(-1) ?? '';
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Node\.js|Bun) v\d/.test(l));
+  return lines.findLast((l) => /\b\w*(Error|Exception)\b|^error:/.test(l)) ?? lines.at(-1) ?? '';
 }
 
 function oneLine(text: string, max = 200): string {

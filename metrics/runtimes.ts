@@ -107,7 +107,7 @@ export interface ResolvedRuntime {
   version: string;
   /** where it came from: the running node, --node, or package@version */
   source: string;
-  /** esbuild's target for this runtime's bundles */
+  /** the target of this runtime's bundles: its node line (`node22`) or `bun` */
   bundleTarget: string;
   /** why Node's compile cache cannot be measured on it; undefined when it can */
   compileCacheUnsupported: string | undefined;
@@ -128,10 +128,11 @@ export function compileCacheUnsupported(kind: RuntimeKind, version: string): str
   return `NODE_COMPILE_CACHE needs Node >= 22.1; this is node ${version}`;
 }
 
-/** esbuild's target: the runtime's node line (`node22`), or `esnext` for Bun. */
+/** A bundle's target: the runtime's node line (`node22`, esbuild's target), or `bun` (see bundle.ts). */
 export function bundleTarget(kind: RuntimeKind, version: string): string {
   const v = parseVersion(version);
-  return kind === 'node' && v ? `node${v[0]}` : 'esnext';
+  if (kind === 'bun') return 'bun';
+  return v ? `node${v[0]}` : 'esnext';
 }
 
 function describeRuntime(name: string, kind: RuntimeKind, command: string, version: string, source: string): ResolvedRuntime {

@@ -222,6 +222,10 @@ describe("our results in hyperfine's JSON shape", () => {
     const bad = cli(['report', dir, '--export-json', file, '--export-metric', 'boot']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--export-metric: "boot" is not one of .*firstResponse/);
+    // a run is told before it starts, not after it
+    const nowhere = cli(['run', '--frameworks', 'node-http', '--routes', '1', '--out', tmp(), '--export-json', '/nonexistent-folder/x.json']);
+    assert.equal(nowhere.status, 2);
+    assert.match(nowhere.stderr, /--export-json: the folder of \/nonexistent-folder\/x\.json does not exist/);
   });
 });
 

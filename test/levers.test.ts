@@ -35,8 +35,9 @@ import type { RunMeta } from '../metrics/meta.ts';
 import { summaryCsv } from '../metrics/output/csv.ts';
 import { largestDropSentences, leverTable, leverValues, leversFile, varyingLevers } from '../metrics/output/levers.ts';
 import { summaryMarkdown } from '../metrics/output/markdown.ts';
-import { runSample, type Launch } from '../metrics/runner.ts';
+import { runSample, telling, type Launch } from '../metrics/runner.ts';
 import {
+  bundleTarget,
   bunPackageName,
   compileCacheUnsupported,
   ensureRuntime,
@@ -180,6 +181,17 @@ describe('runtimes: one pinned table, the right package for the platform', () =>
     assert.equal(compileCacheUnsupported('node', 'v22.1.0'), undefined);
     assert.equal(compileCacheUnsupported('node', 'v24.21.0'), undefined);
     assert.match(compileCacheUnsupported('bun', '1.4.5')!, /bun 1\.4\.5 has no Node module compile cache/);
+  });
+
+  it("bundles target the runtime's node line, or Bun", () => {
+    assert.equal(bundleTarget('node', 'v22.23.3'), 'node22');
+    assert.equal(bundleTarget('node', process.version), `node${process.versions.node.split('.')[0]}`);
+    assert.equal(bundleTarget('bun', '1.4.5'), 'bun');
+  });
+
+  it("a crash on Bun is reported by its error line, not Bun's closing version line", () => {
+    const stderr = "17 |   var sw = process.binding('stream_wrap')\n                        ^\nerror: process.binding(\"stream_wrap\") is not implemented in Bun\n      at /x/node_modules/dtrace.js:17:22\n\nBun v1.4.5 (Linux x64)\n";
+    assert.equal(telling(stderr), 'error: process.binding("stream_wrap") is not implemented in Bun');
   });
 
   it('`node` is the running node (or --node), with its own version', () => {

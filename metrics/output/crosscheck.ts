@@ -75,7 +75,7 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
   const info = file.coldstart;
   const when = info?.startedAt && context.meta?.startedAt ? ` The runner started at ${context.meta.startedAt}, hyperfine at ${info.startedAt}.` : '';
   const how = info?.tool === 'coldstart'
-    ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} warm-up runs (\`${info.command ?? 'hyperfine'}\`), with \`COLDSTART_EXIT=1\` (the server exits right after its ready line), no shell, the runner's clean environment and a scratch cwd.${when}`
+    ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} warm-up run${info.warmup === 1 ? '' : 's'} (\`${info.command ?? 'hyperfine'}\`), with \`COLDSTART_EXIT=1\` (the server exits right after its ready line), no shell, the runner's clean environment and a scratch cwd.${when}`
     : `${HYPERFINE_FILE} was not written by \`npm run metrics:hyperfine\`; its results are matched to cells by their parameters or command names.`;
   const definitions = [
     how,

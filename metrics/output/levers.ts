@@ -127,7 +127,7 @@ export function leverEffects(framework: string, summaries: CellSummary[], meta?:
 
 function where(cell: Cell, dimension: LeverDimension, summaries: CellSummary[]): string {
   const others = varyingLevers(summaries).filter((d) => d !== dimension);
-  return [`${cell.routes} routes`, ...others.map((d) => `${d}=${cell[d]}`)].join(', ');
+  return [`${cell.routes} route${cell.routes === 1 ? '' : 's'}`, ...others.map((d) => `${d}=${cell[d]}`)].join(', ');
 }
 
 /** One sentence per framework naming the lever with the largest (median relative) drop in firstResponse. */
