@@ -14,17 +14,19 @@ describe('runner: a server that misbehaves fails its sample with a reason', () =
   });
 
   it('a hang: fails at the timeout and the process is killed', async () => {
-    const sample = await runFile(fixture('hang.js'), { timeoutMs: 700 });
+    const marker = `coldstart-test-hang-${process.pid}`;
+    const sample = await runFile(fixture('hang.js'), { timeoutMs: 700, args: [marker] });
     assert.equal(sample.ok, false);
     assert.match(sample.error!, /no ready line within \d+ ms/);
-    assert.deepEqual(processesWith(fixture('hang.js')), []);
+    assert.deepEqual(processesWith(marker), []);
   });
 
   it('a garbage protocol line: fails as malformed, banners before it are tolerated', async () => {
-    const sample = await runFile(fixture('garbage.js'));
+    const marker = `coldstart-test-garbage-${process.pid}`;
+    const sample = await runFile(fixture('garbage.js'), { args: [marker] });
     assert.equal(sample.ok, false);
     assert.match(sample.error!, /malformed COLDSTART line/);
-    assert.deepEqual(processesWith(fixture('garbage.js')), []);
+    assert.deepEqual(processesWith(marker), []);
   });
 
   it('a wrong answer: fails with the status and body it got', async () => {
