@@ -6,18 +6,18 @@
 import { Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { loadGenerators } from '../generators/registry.ts';
-import { GENERATED_DIR, writeGenerated } from '../generators/write.ts';
+import { GENERATED_DIR } from '../generators/write.ts';
+import { COMPILED_CACHE_DIR } from '../generators/typescript.ts';
 import { addCostOptions, archOption, costOptionsOf, memoryOption, priceOption } from './cost.ts';
 import { EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from './errors.ts';
 import { buildOption, compileCacheOption, leverListsOf, runtimeOption } from './levers.ts';
-import { DEFAULT_ROUTES, parseChoice, parseInteger, parseRoutes, parseSeconds, parseVariants, selectFrameworks } from './options.ts';
+import { DEFAULT_ROUTES, parseChoice, parseInteger, parseRoutes, parseSeconds, parseVariants } from './options.ts';
 import { ORDERS } from './plan.ts';
 import type { CellSummary } from './aggregate.ts';
 import { DEFAULT_EXPORT_METRIC, writeHyperfineExport } from './output/hyperfine-json.ts';
 import { loadRun, writeReport } from './report.ts';
 import { METRICS, type Metric } from './samples.ts';
-import { runMetrics } from './run.ts';
+import { prepareCells, runMetrics } from './run.ts';
 import { registerExtraCommands } from './commands.ts';
 
 /** A path as the user would type it: relative under the current folder, absolute elsewhere. */
@@ -113,18 +113,15 @@ export function buildProgram(): Command {
     });
 
   addSelectionOptions(program.command('generate').description('write the generated files only')).action(async (opts: Record<string, unknown>) => {
-    const { selected, skipped } = selectFrameworks(opts.frameworks as string, await loadGenerators());
-    for (const [name, reason] of skipped) process.stderr.write(`${name}: skipped (${reason})\n`);
-    let count = 0;
-    for (const generator of selected) {
-      for (const variant of parseVariants(opts.variant as string)) {
-        for (const routes of parseRoutes(opts.routes as string)) {
-          await writeGenerated(generator, routes, variant);
-          count++;
-        }
-      }
-    }
-    process.stdout.write(`${count} files in ${displayPath(GENERATED_DIR)}\n`);
+    // every option is checked before anything is selected, printed or written
+    const selection = {
+      frameworks: opts.frameworks as string,
+      routes: parseRoutes(opts.routes as string),
+      variants: parseVariants(opts.variant as string),
+      node: process.execPath,
+    };
+    const { cells } = await prepareCells(selection, process.stderr);
+    process.stdout.write(`${cells.length} files in ${displayPath(GENERATED_DIR)}\n`);
   });
 
   addCostOptions(program.command('report'))
@@ -145,13 +142,14 @@ export function buildProgram(): Command {
 
   program
     .command('clean')
-    .description('remove the generated files (runs in results/ are kept)')
+    .description('remove the generated files, bundles and compiled TypeScript cache (runs in results/ are kept)')
     .action(() => {
       for (const entry of readdirSync(GENERATED_DIR)) {
         if (entry === '.gitkeep' || entry === 'package.json') continue;
         rmSync(path.join(GENERATED_DIR, entry), { recursive: true, force: true });
       }
-      process.stdout.write('generated/ is clean\n');
+      rmSync(COMPILED_CACHE_DIR, { recursive: true, force: true });
+      process.stdout.write('generated/ and the compile cache are clean\n');
     });
 
   registerExtraCommands(program);
