@@ -90,7 +90,8 @@ export function curveSpec(summaries: CellSummary[], metric: ScalingMetric): TopL
   const yScale = { type: 'log' as const, domain: [yTicks[0]!, yTicks[yTicks.length - 1]!], nice: false };
   // ticks at the measured N, and 1-2-5 ms ticks over the data: every gridline labelled
   const x = { field: 'routes', type: 'quantitative', title: 'routes (N, log scale)', scale: { type: 'log' }, axis: { format: ',', values: routes } } as const;
-  const color = { field: 'series', type: 'nominal', title: 'framework', scale: { domain: labels } } as const;
+  // ten colours repeat past ten series (two frameworks in one colour): take twenty then
+  const color = { field: 'series', type: 'nominal', title: 'framework', scale: { domain: labels, scheme: labels.length > 10 ? 'tableau20' : 'tableau10' } } as const;
   // the band's colour has no legend of its own: the legend shows the lines
   const bandColor = { ...color, legend: null } as const;
   return {
