@@ -61,3 +61,35 @@ export async function stopGroup(child: ChildProcess, graceMs = 2000): Promise<vo
 export function killAll(): void {
   for (const child of live) signalGroup(child, 'SIGKILL');
 }
+
+export interface InterruptGuard {
+  /** true once SIGINT or SIGTERM arrived */
+  readonly interrupted: boolean;
+  /** stop catching the signals (call it in a finally) */
+  dispose(): void;
+}
+
+/**
+ * While a run measures: SIGINT or SIGTERM kills every live group at once and marks the run
+ * interrupted (the caller stops after the sample in flight); an exit of the runner kills them too.
+ */
+export function catchInterrupts(): InterruptGuard {
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    killAll();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', killAll);
+  return {
+    get interrupted() {
+      return interrupted;
+    },
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.off('exit', killAll);
+    },
+  };
+}

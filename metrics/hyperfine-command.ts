@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { cellLabel } from './cell.ts';
-import { killAll, stopGroup, track } from './children.ts';
+import { catchInterrupts, killAll, stopGroup, track } from './children.ts';
 import { addSelectionOptions, displayPath } from './cli.ts';
 import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV, type ChildEnvironment } from './environment.ts';
 import { EXIT_INTERRUPTED, UsageError } from './errors.ts';
@@ -197,18 +197,10 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
   // children run in a scratch folder: some frameworks write files (var/, caches) into their cwd
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
   const exports = mkdtempSync(path.join(os.tmpdir(), 'coldstart-hyperfine-'));
-  let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
-    killAll();
-  };
-  const onExit = () => killAll();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('exit', onExit);
+  const guard = catchInterrupts();
   try {
     for (const [i, cell] of cells.entries()) {
-      if (interrupted) break;
+      if (guard.interrupted) break;
       const label = cellLabel(cell);
       const launch = cellLaunch(cell, options.node, scratch, environment.env);
       stream.write(`hyperfine ${i + 1}/${cells.length}: ${label}\n`);
@@ -223,7 +215,7 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
         },
         { cwd: launch.cwd, env: launch.env, timeoutMs: options.timeoutMs * (options.samples + options.warmup) + 10_000, output: stream },
       );
-      if (interrupted) break;
+      if (guard.interrupted) break;
       if (outcome.result) results.push(outcome.result);
       else {
         info.failed.push({ command: label, reason: outcome.error ?? 'unknown' });
@@ -231,20 +223,18 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
       }
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', onExit);
+    guard.dispose();
     killAll();
     rmSync(scratch, { recursive: true, force: true });
     rmSync(exports, { recursive: true, force: true });
   }
   info.finishedAt = new Date().toISOString();
-  if (interrupted) info.interrupted = true;
+  if (guard.interrupted) info.interrupted = true;
   const file = path.join(dir, HYPERFINE_FILE);
   writeFileSync(file, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
   const merged = existsSync(path.join(dir, SAMPLES_FILE));
   if (merged) await writeReport(dir, { warn: (line) => stream.write(`warning: ${line}\n`) });
-  return { dir, file, measured: results.length, failed: info.failed, merged, interrupted };
+  return { dir, file, measured: results.length, failed: info.failed, merged, interrupted: guard.interrupted };
 }
 
 export function registerHyperfineCommand(program: Command): void {

@@ -12,7 +12,7 @@ import type { FrameworkGenerator, Variant } from '../generators/types.ts';
 import { writeGenerated } from '../generators/write.ts';
 import type { CellSummary } from './aggregate.ts';
 import { cellFilePath, makeCell, type Cell } from './cell.ts';
-import { killAll, liveChildren } from './children.ts';
+import { catchInterrupts, killAll, liveChildren } from './children.ts';
 import { costMetaOptions, type CostOptions } from './cost.ts';
 import { childEnvironment, PASSED_ENV, CHILD_NODE_ENV, type ChildEnvironment } from './environment.ts';
 import { UsageError } from './errors.ts';
@@ -206,24 +206,15 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   });
   // children run in a scratch folder: some frameworks write files (var/, caches) into their cwd
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
+  const guard = catchInterrupts();
   // each cell's runtime, file (plain or bundle) and compile-cache directory (under scratch)
-  const leverSession = new LeverSession(levers, scratch, environment.env, () => interrupted);
-
-  let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
-    killAll();
-  };
-  const onExit = () => killAll();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('exit', onExit);
+  const leverSession = new LeverSession(levers, scratch, environment.env, () => guard.interrupted);
 
   const progress = new Progress(plan, progressStream);
   let samplesDurationMs = 0;
   try {
     for (const run of plan) {
-      if (interrupted) break;
+      if (guard.interrupted) break;
       progress.starting(run);
       const sample = await leverSession.sample(run, (launch, checkInvalidBody) =>
         runSample({
@@ -237,16 +228,14 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
         }),
       );
       // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
-      if (interrupted) break;
+      if (guard.interrupted) break;
       appendSample(samplesFile, sample);
       samplesDurationMs += sample.durationMs;
       progress.finished(sample);
     }
   } finally {
     progress.stop();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', onExit);
+    guard.dispose();
     if (liveChildren() > 0) killAll();
     leverSession.cleanup();
     rmSync(scratch, { recursive: true, force: true });
@@ -257,12 +246,12 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     samplesDurationMs,
-    interrupted,
+    interrupted: guard.interrupted,
   });
   writeMeta(dir, meta);
   if (existsSync(samplesFile)) {
     await writeReport(dir, { warn: (line) => progressStream.write(`warning: ${line}\n`) });
     pointLatest(dir);
   }
-  return { dir, summaries: existsSync(samplesFile) ? loadRun(dir).summaries : [], interrupted };
+  return { dir, summaries: existsSync(samplesFile) ? loadRun(dir).summaries : [], interrupted: guard.interrupted };
 }
