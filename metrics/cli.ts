@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import type { Variant } from '../generators/types.ts';
 import { GENERATED_DIR } from '../generators/write.ts';
 import { COMPILED_CACHE_DIR } from '../generators/typescript.ts';
 import { addCostOptions, archOption, costOptionsOf, memoryOption, priceOption } from './cost.ts';
@@ -26,8 +27,17 @@ export function displayPath(file: string): string {
   return relative === '' ? '.' : relative.startsWith('..') ? file : relative;
 }
 
-export function commandLine(argv: string[]): string {
-  return ['npm run metrics --', ...argv.slice(3)].join(' ').replace(/ --$/, '');
+export function commandLine(argv: string[], script = 'metrics'): string {
+  return [`npm run ${script} --`, ...argv.slice(3)].join(' ').replace(/ --$/, '');
+}
+
+/** The parsed selection options, checked before a command selects, prints or writes anything. */
+export function selectionOf(opts: Record<string, unknown>): { frameworks: string; routes: number[]; variants: Variant[] } {
+  return {
+    frameworks: opts.frameworks as string,
+    routes: parseRoutes(opts.routes as string),
+    variants: parseVariants(opts.variant as string),
+  };
 }
 
 /** Options shared by every command that picks frameworks, route counts and variants. */
@@ -92,9 +102,7 @@ export function buildProgram(): Command {
     .addOption(exportMetricOption())
     .action(async (opts: Record<string, unknown>) => {
       const result = await runMetrics({
-        frameworks: opts.frameworks as string,
-        routes: parseRoutes(opts.routes as string),
-        variants: parseVariants(opts.variant as string),
+        ...selectionOf(opts),
         samples: opts.samples as number,
         warmup: opts.warmup as number,
         timeoutMs: (opts.timeout as number) * 1000,
@@ -113,14 +121,7 @@ export function buildProgram(): Command {
     });
 
   addSelectionOptions(program.command('generate').description('write the generated files only')).action(async (opts: Record<string, unknown>) => {
-    // every option is checked before anything is selected, printed or written
-    const selection = {
-      frameworks: opts.frameworks as string,
-      routes: parseRoutes(opts.routes as string),
-      variants: parseVariants(opts.variant as string),
-      node: process.execPath,
-    };
-    const { cells } = await prepareCells(selection, process.stderr);
+    const { cells } = await prepareCells({ ...selectionOf(opts), node: process.execPath }, process.stderr);
     process.stdout.write(`${cells.length} files in ${displayPath(GENERATED_DIR)}\n`);
   });
 

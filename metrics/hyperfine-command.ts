@@ -13,11 +13,11 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { cellLabel } from './cell.ts';
 import { catchInterrupts, killAll, stopGroup, track } from './children.ts';
-import { addSelectionOptions, displayPath } from './cli.ts';
+import { addSelectionOptions, commandLine, displayPath, selectionOf } from './cli.ts';
 import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV, type ChildEnvironment } from './environment.ts';
 import { EXIT_INTERRUPTED, UsageError } from './errors.ts';
 import { HYPERFINE_FILE, parseHyperfineJson, type HyperfineRunInfo } from './hyperfine.ts';
-import { parseInteger, parseRoutes, parseSeconds, parseVariants } from './options.ts';
+import { parseInteger, parseSeconds } from './options.ts';
 import { cellParameters } from './output/hyperfine-json.ts';
 import { SAMPLES_FILE, writeReport } from './report.ts';
 import { cellLaunch, prepareCells, RESULTS_DIR, timestampName, type SelectionOptions } from './run.ts';
@@ -250,15 +250,13 @@ export function registerHyperfineCommand(program: Command): void {
     .option('-o, --out <dir>', 'a run folder to add hyperfine.json to (its report then merges both), or a new folder (default results/<timestamp>/)')
     .action(async (opts: Record<string, unknown>) => {
       const result = await runHyperfine({
-        frameworks: opts.frameworks as string,
-        routes: parseRoutes(opts.routes as string),
-        variants: parseVariants(opts.variant as string),
+        ...selectionOf(opts),
         samples: opts.samples as number,
         warmup: opts.warmup as number,
         timeoutMs: (opts.timeout as number) * 1000,
         node: opts.node as string,
         out: opts.out as string | undefined,
-        command: ['npm run metrics:hyperfine --', ...process.argv.slice(3)].join(' ').replace(/ --$/, ''),
+        command: commandLine(process.argv, 'metrics:hyperfine'),
       });
       const failed = result.failed.length ? `; ${result.failed.length} cells failed` : '';
       const where = displayPath(result.file);

@@ -3,7 +3,7 @@
  * but routes fixed) a least-squares fit `time = fixed + perRoute × N` on the cell medians, a check
  * for growth faster than linear, and the phase breakdown of every cell.
  */
-import { linearRegression, linearRegressionLine, median, rSquared } from 'simple-statistics';
+import { linearRegression, linearRegressionLine, mean, median, rSquared } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
 import { CELL_DIMENSIONS } from './cell.ts';
 import type { Metric } from './samples.ts';
@@ -92,7 +92,7 @@ export function fitLinear(points: [number, number][]): LinearFit {
   const { m, b } = linearRegression(points);
   const r2 = rSquared(points, linearRegressionLine({ m, b }));
   const n = points.length;
-  const meanX = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const meanX = mean(points.map(([x]) => x));
   const sxx = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
   const sse = sumSquares(points, (x) => b + m * x);
   const se = n > 2 && sxx > 0 ? Math.sqrt(sse / (n - 2) / sxx) : NaN;

@@ -4,6 +4,7 @@
  * varying dimensions) and one column per lever value: the median firstResponse and its ratio to the
  * first value. Then, per framework, the lever that gave the largest drop.
  */
+import { median } from 'simple-statistics';
 import type { CellSummary } from '../aggregate.ts';
 import { DIMENSION_DEFAULTS, type Cell } from '../cell.ts';
 import type { RunMeta } from '../meta.ts';
@@ -29,12 +30,6 @@ export function leverValues(dimension: LeverDimension, summaries: CellSummary[],
 
 export function varyingLevers(summaries: CellSummary[]): LeverDimension[] {
   return LEVER_DIMENSIONS.filter((d) => new Set(summaries.map((s) => s.cell[d])).size > 1);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export function ratioText(ratio: number): string {
