@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { aggregate, describe as describeValues } from '../metrics/aggregate.ts';
-import { cellLabel, makeCell } from '../metrics/cell.ts';
-import { SUMMARY_CSV_COLUMNS, summaryCsv } from '../metrics/output/csv.ts';
-import { summaryMarkdown } from '../metrics/output/markdown.ts';
-import { buildPlan } from '../metrics/plan.ts';
-import type { Marks, SampleRecord } from '../metrics/samples.ts';
+import { aggregate, describe as describeValues } from '../metrics/analyse/aggregate.ts';
+import { cellLabel, makeCell } from '../metrics/core/cell.ts';
+import { SUMMARY_CSV_COLUMNS, summaryCsv } from '../metrics/report/csv.ts';
+import { summaryMarkdown } from '../metrics/report/markdown.ts';
+import { buildPlan } from '../metrics/plan/order.ts';
+import type { Marks, SampleRecord } from '../metrics/core/samples.ts';
 
 const fastify100 = makeCell({ framework: 'fastify', variant: 'validated', routes: 100 });
 const fastify10 = makeCell({ framework: 'fastify', variant: 'validated', routes: 10 });

@@ -3,10 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { aggregate } from '../metrics/aggregate.ts';
-import { curveChart, logTicks, phasesChart } from '../metrics/output/charts.ts';
-import { writeReport } from '../metrics/report.ts';
-import type { SampleRecord } from '../metrics/samples.ts';
+import { aggregate } from '../metrics/analyse/aggregate.ts';
+import { curveChart, logTicks, phasesChart } from '../metrics/report/charts.ts';
+import { writeReport } from '../metrics/report/write.ts';
+import type { SampleRecord } from '../metrics/core/samples.ts';
 import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
 
 interface XmlNode {

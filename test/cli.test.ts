@@ -6,10 +6,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { median } from 'simple-statistics';
-import { readSamples } from '../metrics/samples.ts';
+import { readSamples } from '../metrics/core/samples.ts';
 import { processesWith, ROOT, waitFor } from './helpers.ts';
 
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-'));
 
 function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {

@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { minimumP, runCompare } from '../metrics/compare.ts';
-import { UsageError } from '../metrics/errors.ts';
+import { minimumP, runCompare } from '../metrics/analyse/compare.ts';
+import { UsageError } from '../metrics/core/errors.ts';
 import { ROOT } from './helpers.ts';
 import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
 
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
 
 function cli(args: string[]) {
   const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });

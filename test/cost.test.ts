@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { costMetaOptions, costPerMillion, parseMemory, parsePrice, PRICE_PER_GB_SECOND, resolveCost, storedCost } from '../metrics/cost.ts';
-import { UsageError } from '../metrics/errors.ts';
-import { writeReport } from '../metrics/report.ts';
+import { costMetaOptions, costPerMillion, parseMemory, parsePrice, PRICE_PER_GB_SECOND, resolveCost, storedCost } from '../metrics/analyse/cost.ts';
+import { UsageError } from '../metrics/core/errors.ts';
+import { writeReport } from '../metrics/report/write.ts';
 import { cell, samplesOf, tempDir, writeRun } from './synthetic.ts';
 
 const close = (actual: number, expected: number, tolerance: number) => assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} vs ${expected}`);

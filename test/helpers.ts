@@ -3,10 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contractOf } from '../generators/contract.ts';
 import type { FrameworkGenerator, Variant } from '../generators/types.ts';
-import { makeCell, type Cell } from '../metrics/cell.ts';
-import { childEnvironment } from '../metrics/environment.ts';
-import { runSample } from '../metrics/runner.ts';
-import type { SampleRecord } from '../metrics/samples.ts';
+import { makeCell, type Cell } from '../metrics/core/cell.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
+import { runSample } from '../metrics/measure/sample.ts';
+import type { SampleRecord } from '../metrics/core/samples.ts';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export const ROOT = path.resolve(import.meta.dirname, '..');

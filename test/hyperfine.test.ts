@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { aggregate } from '../metrics/aggregate.ts';
-import { CELL_DIMENSIONS, cellKey, cellLabel, makeCell, type Cell } from '../metrics/cell.ts';
-import { benchmark, hyperfineArgs, hyperfineEnvironment, hyperfineVersion, shellWord } from '../metrics/hyperfine-command.ts';
+import { aggregate } from '../metrics/analyse/aggregate.ts';
+import { CELL_DIMENSIONS, cellKey, cellLabel, makeCell, type Cell } from '../metrics/core/cell.ts';
+import { benchmark, hyperfineArgs, hyperfineEnvironment, hyperfineVersion, shellWord } from '../metrics/measure/hyperfine.ts';
 import {
   cellOfResult,
   crossCheck,
@@ -16,13 +16,13 @@ import {
   matchResults,
   parseHyperfineJson,
   verdictOf,
-} from '../metrics/hyperfine.ts';
-import { hyperfineExport } from '../metrics/output/hyperfine-json.ts';
-import { writeReport } from '../metrics/report.ts';
-import { appendSample, type Marks, type SampleRecord } from '../metrics/samples.ts';
+} from '../metrics/analyse/crosscheck.ts';
+import { hyperfineExport } from '../metrics/report/hyperfine-json.ts';
+import { writeReport } from '../metrics/report/write.ts';
+import { appendSample, type Marks, type SampleRecord } from '../metrics/core/samples.ts';
 import { fixture, processesWith, ROOT } from './helpers.ts';
 
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-'));
 const FIXTURE = fixture('hyperfine.json');
 const fixtureText = () => readFileSync(FIXTURE, 'utf8');

@@ -15,11 +15,11 @@ import { parse } from 'csv-parse/sync';
 import { contractOf } from '../generators/contract.ts';
 import { loadGenerators } from '../generators/registry.ts';
 import { GENERATED_DIR, writeGenerated } from '../generators/write.ts';
-import { aggregate } from '../metrics/aggregate.ts';
-import { bundleFile, bundleErrorLine } from '../metrics/bundle.ts';
-import { cellKey, makeCell, type Cell } from '../metrics/cell.ts';
-import { childEnvironment } from '../metrics/environment.ts';
-import { UsageError } from '../metrics/errors.ts';
+import { aggregate } from '../metrics/analyse/aggregate.ts';
+import { bundleFile, bundleErrorLine } from '../metrics/plan/bundle.ts';
+import { cellKey, makeCell, type Cell } from '../metrics/core/cell.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
+import { UsageError } from '../metrics/core/errors.ts';
 import {
   blockedRecord,
   COMPILE_CACHE_ENV,
@@ -30,12 +30,12 @@ import {
   parseRuntimes,
   prepareLevers,
   type PreparedLevers,
-} from '../metrics/levers.ts';
-import type { RunMeta } from '../metrics/meta.ts';
-import { summaryCsv } from '../metrics/output/csv.ts';
-import { largestDropSentences, leverTable, leverValues, leversFile, varyingLevers } from '../metrics/output/levers.ts';
-import { summaryMarkdown } from '../metrics/output/markdown.ts';
-import { runSample, telling, type Launch } from '../metrics/runner.ts';
+} from '../metrics/plan/levers.ts';
+import type { RunMeta } from '../metrics/core/meta.ts';
+import { summaryCsv } from '../metrics/report/csv.ts';
+import { largestDropSentences, leverTable, leverValues, leversFile, varyingLevers } from '../metrics/report/levers.ts';
+import { summaryMarkdown } from '../metrics/report/markdown.ts';
+import { runSample, telling, type Launch } from '../metrics/measure/sample.ts';
 import {
   bundleTarget,
   bunPackageName,
@@ -50,8 +50,8 @@ import {
   runtimePackage,
   type Host,
   type ResolvedRuntime,
-} from '../metrics/runtimes.ts';
-import type { Marks, SampleRecord } from '../metrics/samples.ts';
+} from '../metrics/plan/runtimes.ts';
+import type { Marks, SampleRecord } from '../metrics/core/samples.ts';
 import { fixture, ROOT } from './helpers.ts';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-levers-'));
@@ -482,7 +482,7 @@ describe('lever options', () => {
     assert.throws(() => parseCompileCaches(''), /--compile-cache needs at least one of off, cold, warm/);
   });
 
-  const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+  const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
   const cases: [string, string[], RegExp][] = [
     ['unknown runtime', ['run', '--runtime', 'node,deno'], /--runtime: "deno" is not one of node, node22, node24, bun/],
     ['unknown build', ['run', '--build', 'plain,zip'], /--build: "zip" is not one of plain, bundle/],
@@ -518,7 +518,7 @@ describe('lever options', () => {
 describe('a real run with levers', () => {
   const dir = path.join(tmp(), 'run');
   mkdirSync(path.dirname(dir), { recursive: true });
-  const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+  const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
   const args = ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', '1', '--warmup', '0', '--build', 'plain,bundle', '--compile-cache', 'off,cold', '--out', dir];
   const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
 

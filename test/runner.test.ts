@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseReadyLine } from '../metrics/runner.ts';
-import { childEnvironment } from '../metrics/environment.ts';
+import { parseReadyLine } from '../metrics/measure/sample.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
 import { fixture, processesWith, runFile, waitFor } from './helpers.ts';
 
 describe('runner: a server that misbehaves fails its sample with a reason', () => {

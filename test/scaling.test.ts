@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { aggregate } from '../metrics/aggregate.ts';
-import { fitSentence } from '../metrics/output/scaling-md.ts';
-import { checkGrowth, fitLinear, fitQuadratic, fitSeries, phaseBreakdown, pickPhaseRoutes, scalingFits, seriesOf } from '../metrics/scaling.ts';
-import type { SampleRecord } from '../metrics/samples.ts';
+import { aggregate } from '../metrics/analyse/aggregate.ts';
+import { fitSentence } from '../metrics/report/scaling-md.ts';
+import { checkGrowth, fitLinear, fitQuadratic, fitSeries, phaseBreakdown, pickPhaseRoutes, scalingFits, seriesOf } from '../metrics/analyse/scaling.ts';
+import type { SampleRecord } from '../metrics/core/samples.ts';
 import { cell, sampleOf, samplesOf } from './synthetic.ts';
 
 const N = [1, 10, 100, 500, 1000, 2000];

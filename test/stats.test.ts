@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { aggregate, describe as describeValues } from '../metrics/aggregate.ts';
-import { outlierWarnings } from '../metrics/report.ts';
-import { bootstrapMedianCI, exactUCdf, isWideSpread, madOutliers, mannWhitneyU, modifiedZScores, normalCdf, ranks } from '../metrics/stats.ts';
+import { aggregate, describe as describeValues } from '../metrics/analyse/aggregate.ts';
+import { outlierWarnings } from '../metrics/report/write.ts';
+import { bootstrapMedianCI, exactUCdf, isWideSpread, madOutliers, mannWhitneyU, modifiedZScores, normalCdf, ranks } from '../metrics/analyse/stats.ts';
 import { cell, samplesOf } from './synthetic.ts';
 
 const close = (actual: number, expected: number, tolerance: number, what = '') =>

@@ -2,8 +2,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeCell, type Cell } from '../metrics/cell.ts';
-import { appendSample, type SampleRecord } from '../metrics/samples.ts';
+import { makeCell, type Cell } from '../metrics/core/cell.ts';
+import { appendSample, type SampleRecord } from '../metrics/core/samples.ts';
 
 export function cell(framework: string, routes: number, extra: Partial<Cell> = {}): Cell {
   return makeCell({ framework, variant: 'validated', routes, ...extra });

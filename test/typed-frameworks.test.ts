@@ -16,7 +16,7 @@ import { PROTOCOL_PREFIX } from '../generators/probe.ts';
 import { loadGenerators, missingPackage, PROJECT_ROOT } from '../generators/registry.ts';
 import { compileKey, compileWithTypes, DEEPKIT_COMPILER, MION_COMPILER } from '../generators/typescript.ts';
 import { writeGenerated } from '../generators/write.ts';
-import { childEnvironment } from '../metrics/environment.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
 import { ROOT } from './helpers.ts';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-typed-'));
@@ -109,7 +109,7 @@ describe('typed frameworks bind 127.0.0.1 only', () => {
 });
 
 const mionMissing = missingPackage(byName('mion'));
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
 const cli = (args: string[]) => spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
 
 describe('when mion is not installed (it is not on this registry)', { skip: mionMissing ? false : 'mion is installed: its skip messages are not tested' }, () => {

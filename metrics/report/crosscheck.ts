@@ -4,8 +4,8 @@
  * the runner's `listen` beside hyperfine's process time per cell and flags the cells where they
  * cannot both be right.
  */
-import type { CellSummary } from '../aggregate.ts';
-import { cellKey } from '../cell.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { cellKey } from '../core/cell.ts';
 import {
   crossCheck,
   FAR_BELOW_RATIO,
@@ -16,10 +16,10 @@ import {
   typicalGap,
   type CrossCheck,
   type Spread,
-} from '../hyperfine.ts';
-import type { ReportContext } from '../report.ts';
+} from '../analyse/crosscheck.ts';
+import type { ReportContext } from './write.ts';
 import type { CsvColumn } from './csv.ts';
-import { markdownTable, ms, round3 } from './format.ts';
+import { markdownTable, ms, round3 } from '../core/format.ts';
 import type { ExtraColumn, MarkdownSection } from './markdown.ts';
 
 type Loaded = { check: CrossCheck } | { error: string } | undefined;

@@ -8,11 +8,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { CellSummary, Stats } from './aggregate.ts';
-import { cellKey, cellLabel, compareCells, type Cell } from './cell.ts';
-import { UsageError } from './errors.ts';
-import { markdownTable, ms } from './output/format.ts';
-import { loadRun, type ReportContext } from './report.ts';
-import { HEADLINE_METRICS, type Metric } from './samples.ts';
+import { cellKey, cellLabel, compareCells, type Cell } from '../core/cell.ts';
+import { UsageError } from '../core/errors.ts';
+import { markdownTable, ms } from '../core/format.ts';
+import { loadRun, type ReportContext } from '../report/write.ts';
+import { HEADLINE_METRICS, type Metric } from '../core/samples.ts';
 import { mannWhitneyU } from './stats.ts';
 
 export const ALPHA = 0.05;

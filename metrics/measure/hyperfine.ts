@@ -11,16 +11,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { cellLabel } from './cell.ts';
+import { cellLabel } from '../core/cell.ts';
 import { catchInterrupts, killAll, stopGroup, track } from './children.ts';
-import { addSelectionOptions, commandLine, displayPath, selectionOf } from './cli.ts';
+import { addSelectionOptions, commandLine, displayPath, selectionOf } from '../cli/main.ts';
 import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV, type ChildEnvironment } from './environment.ts';
-import { EXIT_INTERRUPTED, UsageError } from './errors.ts';
-import { HYPERFINE_FILE, parseHyperfineJson, type HyperfineRunInfo } from './hyperfine.ts';
-import { parseInteger, parseSeconds } from './options.ts';
-import { cellParameters } from './output/hyperfine-json.ts';
-import { SAMPLES_FILE, writeReport } from './report.ts';
-import { cellLaunch, prepareCells, RESULTS_DIR, timestampName, type SelectionOptions } from './run.ts';
+import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { HYPERFINE_FILE, parseHyperfineJson, type HyperfineRunInfo } from '../analyse/crosscheck.ts';
+import { parseInteger, parseSeconds } from '../plan/selection.ts';
+import { cellParameters } from '../report/hyperfine-json.ts';
+import { SAMPLES_FILE, writeReport } from '../report/write.ts';
+import { cellLaunch, prepareCells, RESULTS_DIR, timestampName, type SelectionOptions } from '../cli/run.ts';
 
 export const INSTALL_HINT =
   'hyperfine is not installed (it is a system tool, not an npm package): install it with `apt-get install hyperfine` (Debian/Ubuntu) and run again';

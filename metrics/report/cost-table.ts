@@ -1,6 +1,6 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
-import { costExplanation, costPerMillion, dollars } from '../cost.ts';
-import type { ReportContext } from '../report.ts';
+import { costExplanation, costPerMillion, dollars } from '../analyse/cost.ts';
+import type { ReportContext } from './write.ts';
 import type { MarkdownSection } from './markdown.ts';
 import { pivotTables } from './markdown.ts';
 

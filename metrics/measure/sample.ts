@@ -6,12 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION } from '../generators/probe.ts';
-import { isExpectedAnswer, PROBE_NAME, routePath } from '../generators/contract.ts';
-import type { Contract } from '../generators/types.ts';
-import type { Cell } from './cell.ts';
+import { CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION } from '../../generators/probe.ts';
+import { isExpectedAnswer, PROBE_NAME, routePath } from '../../generators/contract.ts';
+import type { Contract } from '../../generators/types.ts';
+import type { Cell } from '../core/cell.ts';
 import { stopGroup, track } from './children.ts';
-import type { InvalidBodyCheck, Marks, SampleRecord } from './samples.ts';
+import type { InvalidBodyCheck, Marks, SampleRecord } from '../core/samples.ts';
 
 export interface Launch {
   command: string;

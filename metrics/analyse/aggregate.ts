@@ -1,7 +1,7 @@
 /** From samples to one summary per cell. Only phase 'sample' counts; failures are counted, never dropped. */
 import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
-import { cellKey, compareCells, type Cell } from './cell.ts';
-import { METRICS, type InvalidBodyCheck, type Metric, type SampleRecord } from './samples.ts';
+import { cellKey, compareCells, type Cell } from '../core/cell.ts';
+import { METRICS, type InvalidBodyCheck, type Metric, type SampleRecord } from '../core/samples.ts';
 import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
 export interface Stats {

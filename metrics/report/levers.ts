@@ -5,10 +5,10 @@
  * first value. Then, per framework, the lever that gave the largest drop.
  */
 import { median } from 'simple-statistics';
-import type { CellSummary } from '../aggregate.ts';
-import { DIMENSION_DEFAULTS, type Cell } from '../cell.ts';
-import type { RunMeta } from '../meta.ts';
-import { markdownTable, ms, type Align } from './format.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { DIMENSION_DEFAULTS, type Cell } from '../core/cell.ts';
+import type { RunMeta } from '../core/meta.ts';
+import { markdownTable, ms, type Align } from '../core/format.ts';
 
 /** The dimensions a user pulls as levers, in the order the tables come. */
 export const LEVER_DIMENSIONS = ['runtime', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];

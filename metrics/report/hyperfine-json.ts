@@ -11,9 +11,9 @@
  * one metric of every successful sample (firstResponse by default), on the runner's spawn timeline.
  */
 import { writeFileSync } from 'node:fs';
-import type { CellSummary } from '../aggregate.ts';
-import { CELL_DIMENSIONS, cellLabel, type Cell } from '../cell.ts';
-import type { Metric } from '../samples.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { CELL_DIMENSIONS, cellLabel, type Cell } from '../core/cell.ts';
+import type { Metric } from '../core/samples.ts';
 
 /** One benchmarked command, as hyperfine writes it (user, system and exit_codes only in hyperfine's own). */
 export interface HyperfineResult {

@@ -6,9 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../generators/registry.ts';
-import { UsageError } from './errors.ts';
-import { binaryVersion } from './meta.ts';
+import { PROJECT_ROOT } from '../../generators/registry.ts';
+import { UsageError } from '../core/errors.ts';
+import { binaryVersion } from '../core/meta.ts';
 
 export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];

@@ -3,8 +3,8 @@
  * output) carries the same record; its dimensions are listed once, here.
  */
 import path from 'node:path';
-import { generatedRelativePath, GENERATED_DIR } from '../generators/write.ts';
-import type { Variant } from '../generators/types.ts';
+import { generatedRelativePath, GENERATED_DIR } from '../../generators/write.ts';
+import type { Variant } from '../../generators/types.ts';
 
 export interface Cell {
   framework: string;

@@ -1,10 +1,10 @@
 /** summary.md: the environment, the seeds' table extended with firstResponse, and a pivot by routes. */
-import { cellLabel } from '../cell.ts';
-import type { CellSummary, Stats } from '../aggregate.ts';
-import { notableDropped } from '../environment.ts';
-import type { RunMeta } from '../meta.ts';
+import { cellLabel } from '../core/cell.ts';
+import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { notableDropped } from '../measure/environment.ts';
+import type { RunMeta } from '../core/meta.ts';
 import { invalidBodyText } from './csv.ts';
-import { duration, markdownTable, ms, type Align } from './format.ts';
+import { duration, markdownTable, ms, type Align } from '../core/format.ts';
 
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';

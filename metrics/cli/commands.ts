@@ -1,7 +1,7 @@
 /** Commands beyond run/generate/report/clean, one module each; each registers itself on the program. */
 import type { Command } from 'commander';
-import { registerCompareCommand } from './compare.ts';
-import { registerHyperfineCommand } from './hyperfine-command.ts';
+import { registerCompareCommand } from '../analyse/compare.ts';
+import { registerHyperfineCommand } from '../measure/hyperfine.ts';
 
 type Register = (program: Command) => void;
 

@@ -5,8 +5,8 @@
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import type { CellSummary } from '../aggregate.ts';
-import { PHASES, phaseBreakdown, seriesOf, type ScalingMetric } from '../scaling.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { PHASES, phaseBreakdown, seriesOf, type ScalingMetric } from '../analyse/scaling.ts';
 
 const WIDTH = 640;
 const HEIGHT = 400;

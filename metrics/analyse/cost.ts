@@ -4,8 +4,8 @@
  * Local timings are not Lambda timings; this is a scale for comparing frameworks, not a bill.
  */
 import { Option, type Command } from 'commander';
-import { UsageError } from './errors.ts';
-import { parseChoice } from './options.ts';
+import { UsageError } from '../core/errors.ts';
+import { parseChoice } from '../plan/selection.ts';
 
 export const ARCHES = ['x86', 'arm64'] as const;
 export type Arch = (typeof ARCHES)[number];

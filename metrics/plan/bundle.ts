@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message } from 'esbuild';
-import { PROJECT_ROOT } from '../generators/registry.ts';
-import { GENERATED_DIR } from '../generators/write.ts';
+import { PROJECT_ROOT } from '../../generators/registry.ts';
+import { GENERATED_DIR } from '../../generators/write.ts';
 
 export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 

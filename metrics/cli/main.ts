@@ -6,18 +6,18 @@
 import { Command, CommanderError, Option } from 'commander';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { Variant } from '../generators/types.ts';
-import { GENERATED_DIR } from '../generators/write.ts';
-import { COMPILED_CACHE_DIR } from '../generators/typescript.ts';
-import { addCostOptions, archOption, costOptionsOf, memoryOption, priceOption } from './cost.ts';
-import { EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from './errors.ts';
-import { buildOption, compileCacheOption, leverListsOf, runtimeOption } from './levers.ts';
-import { DEFAULT_ROUTES, parseChoice, parseInteger, parseRoutes, parseSeconds, parseVariants } from './options.ts';
-import { ORDERS } from './plan.ts';
-import type { CellSummary } from './aggregate.ts';
-import { DEFAULT_EXPORT_METRIC, writeHyperfineExport } from './output/hyperfine-json.ts';
-import { loadRun, writeReport } from './report.ts';
-import { METRICS, type Metric } from './samples.ts';
+import type { Variant } from '../../generators/types.ts';
+import { GENERATED_DIR } from '../../generators/write.ts';
+import { COMPILED_CACHE_DIR } from '../../generators/typescript.ts';
+import { addCostOptions, archOption, costOptionsOf, memoryOption, priceOption } from '../analyse/cost.ts';
+import { EXIT_INTERRUPTED, EXIT_USAGE, UsageError } from '../core/errors.ts';
+import { buildOption, compileCacheOption, leverListsOf, runtimeOption } from '../plan/levers.ts';
+import { DEFAULT_ROUTES, parseChoice, parseInteger, parseRoutes, parseSeconds, parseVariants } from '../plan/selection.ts';
+import { ORDERS } from '../plan/order.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { DEFAULT_EXPORT_METRIC, writeHyperfineExport } from '../report/hyperfine-json.ts';
+import { loadRun, writeReport } from '../report/write.ts';
+import { METRICS, type Metric } from '../core/samples.ts';
 import { prepareCells, runMetrics } from './run.ts';
 import { registerExtraCommands } from './commands.ts';
 
@@ -177,6 +177,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli.ts'))) {
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli', 'main.ts'))) {
   process.exitCode = await main(process.argv);
 }

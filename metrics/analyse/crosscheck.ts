@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { median } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
-import { cellKey, cellLabel, compareCells, parseCell, type Cell } from './cell.ts';
-import type { HyperfineFile, HyperfineResult } from './output/hyperfine-json.ts';
+import { cellKey, cellLabel, compareCells, parseCell, type Cell } from '../core/cell.ts';
+import type { HyperfineFile, HyperfineResult } from '../report/hyperfine-json.ts';
 
 export const HYPERFINE_FILE = 'hyperfine.json';
 

@@ -1,9 +1,9 @@
 /** scaling.md: the linear fits per series, growth faster than linear in words, and the phase breakdown. */
-import type { CellSummary } from '../aggregate.ts';
-import { cellLabel } from '../cell.ts';
-import type { ReportContext } from '../report.ts';
-import { MIN_FIT_POINTS, PHASES, phaseBreakdown, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../scaling.ts';
-import { markdownTable, ms } from './format.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { cellLabel } from '../core/cell.ts';
+import type { ReportContext } from './write.ts';
+import { MIN_FIT_POINTS, PHASES, phaseBreakdown, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../analyse/scaling.ts';
+import { markdownTable, ms } from '../core/format.ts';
 import type { MarkdownSection } from './markdown.ts';
 
 export function growthText(f: ScalingFit): string {

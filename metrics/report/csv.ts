@@ -1,9 +1,9 @@
 /** summary.csv: one row per cell with every headline statistic, written with csv-stringify. */
 import { stringify } from 'csv-stringify/sync';
-import { CELL_DIMENSIONS } from '../cell.ts';
-import type { CellSummary, Stats } from '../aggregate.ts';
-import { HEADLINE_METRICS } from '../samples.ts';
-import { round3 } from './format.ts';
+import { CELL_DIMENSIONS } from '../core/cell.ts';
+import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { HEADLINE_METRICS } from '../core/samples.ts';
+import { round3 } from '../core/format.ts';
 
 const STATS = ['median', 'mean', 'stddev', 'min', 'max'] as const;
 

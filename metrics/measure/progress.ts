@@ -4,10 +4,10 @@
  */
 import cliProgress from 'cli-progress';
 import { median } from 'simple-statistics';
-import { cellKey, cellLabel, type Cell } from './cell.ts';
-import { duration, ms } from './output/format.ts';
-import type { PlannedRun } from './plan.ts';
-import type { SampleRecord } from './samples.ts';
+import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
+import { duration, ms } from '../core/format.ts';
+import type { PlannedRun } from '../plan/order.ts';
+import type { SampleRecord } from '../core/samples.ts';
 
 export class Progress {
   private readonly bar: cliProgress.SingleBar | undefined;

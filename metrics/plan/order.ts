@@ -1,7 +1,7 @@
 /** The order of a run: warm-ups first, then samples interleaved across cells (or as asked). */
 import seedrandom from 'seedrandom';
-import type { Cell } from './cell.ts';
-import type { SampleRecord } from './samples.ts';
+import type { Cell } from '../core/cell.ts';
+import type { SampleRecord } from '../core/samples.ts';
 
 export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
 export type Order = (typeof ORDERS)[number];

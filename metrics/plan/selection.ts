@@ -1,7 +1,7 @@
 /** Parsing and checking what the user asked for. Every problem is a UsageError with the valid choices. */
-import { missingPackage } from '../generators/registry.ts';
-import { MAX_ROUTES, MIN_ROUTES, VARIANTS, type FrameworkGenerator, type Variant } from '../generators/types.ts';
-import { UsageError } from './errors.ts';
+import { missingPackage } from '../../generators/registry.ts';
+import { MAX_ROUTES, MIN_ROUTES, VARIANTS, type FrameworkGenerator, type Variant } from '../../generators/types.ts';
+import { UsageError } from '../core/errors.ts';
 
 export const DEFAULT_ROUTES = [1, 10, 100, 500, 1000, 2000, 3000, 5000];
 

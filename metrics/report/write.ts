@@ -4,21 +4,21 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { aggregate, type CellSummary } from './aggregate.ts';
-import { cellLabel } from './cell.ts';
-import { resolveCost, storedCost, type CostOptions, type CostSettings } from './cost.ts';
-import { UsageError } from './errors.ts';
-import { readMeta, type RunMeta } from './meta.ts';
-import { crossCheckSection, processColumns, processCsvColumns } from './output/crosscheck.ts';
-import { curveChart, phasesChart } from './output/charts.ts';
-import { costSection } from './output/cost-table.ts';
-import { summaryCsv } from './output/csv.ts';
-import { LEVERS_FILE, leversFile, leversSection } from './output/levers.ts';
-import { summaryMarkdown, type ExtraColumn, type MarkdownSection } from './output/markdown.ts';
-import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './output/scaling-md.ts';
-import { HEADLINE_METRICS, readSamples, SamplesFileError, type SampleRecord } from './samples.ts';
-import { pickPhaseRoutes } from './scaling.ts';
-import { ms } from './output/format.ts';
+import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
+import { cellLabel } from '../core/cell.ts';
+import { resolveCost, storedCost, type CostOptions, type CostSettings } from '../analyse/cost.ts';
+import { UsageError } from '../core/errors.ts';
+import { readMeta, type RunMeta } from '../core/meta.ts';
+import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
+import { curveChart, phasesChart } from './charts.ts';
+import { costSection } from './cost-table.ts';
+import { summaryCsv } from './csv.ts';
+import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
+import { summaryMarkdown, type ExtraColumn, type MarkdownSection } from './markdown.ts';
+import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
+import { HEADLINE_METRICS, readSamples, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { pickPhaseRoutes } from '../analyse/scaling.ts';
+import { ms } from '../core/format.ts';
 
 export const SAMPLES_FILE = 'samples.jsonl';
 

@@ -5,8 +5,8 @@
  */
 import { linearRegression, linearRegressionLine, mean, median, rSquared } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
-import { CELL_DIMENSIONS } from './cell.ts';
-import type { Metric } from './samples.ts';
+import { CELL_DIMENSIONS } from '../core/cell.ts';
+import type { Metric } from '../core/samples.ts';
 
 /** The metrics the fits are made on. */
 export const SCALING_METRICS = ['listen', 'firstResponse'] as const satisfies readonly Metric[];
