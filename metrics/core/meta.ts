@@ -1,8 +1,8 @@
 /** meta.json: what a run was, on what machine, with which versions, and what the children did not get. */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../generators/registry.ts';
 
 export interface FrameworkMeta {
   version: string;
@@ -42,16 +42,16 @@ export function machine(): RunMeta['machine'] {
   };
 }
 
-/** The version a runtime binary reports (`node --version`), or undefined when it does not run. */
-export function binaryVersion(command: string, env: NodeJS.ProcessEnv): string | undefined {
+export const META_FILE = 'meta.json';
+
+/** The tool's own version, from its package.json. */
+export function toolVersion(): string {
   try {
-    return execFileSync(command, ['--version'], { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
   } catch {
-    return undefined;
+    return 'unknown';
   }
 }
-
-export const META_FILE = 'meta.json';
 
 export function writeMeta(dir: string, meta: RunMeta): void {
   writeFileSync(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
@@ -64,4 +64,9 @@ export function readMeta(dir: string): RunMeta | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The dropped names worth a line in a report: the ones that change how node starts. */
+export function notableDropped(dropped: string[]): string[] {
+  return dropped.filter((name) => /^(NODE_|UV_|BUN_)/.test(name) || name === 'TZ');
 }

@@ -2,6 +2,9 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { parseCell, type Cell } from './cell.ts';
 
+/** The file of a run folder that holds every sample, one JSON record per line. */
+export const SAMPLES_FILE = 'samples.jsonl';
+
 /** Metrics on the sample's timeline: milliseconds since the runner's spawn call. */
 export const METRICS = ['processStart', 'start', 'imported', 'startup', 'listen', 'firstResponse'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -9,6 +12,8 @@ export type Metric = (typeof METRICS)[number];
 export const HEADLINE_METRICS = ['startup', 'listen', 'firstResponse'] as const satisfies readonly Metric[];
 
 export type Marks = Record<Metric, number>;
+/** The child's CPU time (user + system, ms since it started) at the marks it could report. */
+export type CpuMarks = Partial<Record<Metric, number>>;
 
 export interface InvalidBodyCheck {
   ok: boolean;

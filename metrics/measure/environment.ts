@@ -24,8 +24,3 @@ export function childEnvironment(parent: NodeJS.ProcessEnv = process.env, extra:
     .sort();
   return { env, dropped };
 }
-
-/** The dropped names worth a line in a report: the ones that change how node starts. */
-export function notableDropped(dropped: string[]): string[] {
-  return dropped.filter((name) => /^(NODE_|UV_|BUN_)/.test(name) || name === 'TZ');
-}

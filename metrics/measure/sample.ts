@@ -1,24 +1,19 @@
 /**
- * One sample: spawn a fresh process, read its COLDSTART line, ask its LAST route for an answer,
- * verify it, stop the process group. Every failure (spawn error, crash, hang, bad line, wrong
- * answer) becomes a failed sample with a one-line reason; nothing here throws for a bad server.
+ * One sample: spawn a fresh process, let its target say when it is ready and ask it for its first
+ * answer, stop the process group. Every failure (spawn error, crash, hang, bad line, wrong answer)
+ * becomes a failed sample with a one-line reason; nothing here throws for a bad child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION } from '../../generators/probe.ts';
-import { isExpectedAnswer, PROBE_NAME, routePath } from '../../generators/contract.ts';
+import { PROTOCOL_PREFIX } from '../../generators/probe.ts';
 import type { Contract } from '../../generators/types.ts';
 import type { Cell } from '../core/cell.ts';
+import type { SampleRecord } from '../core/samples.ts';
+import type { Launch } from '../plan/launch.ts';
 import { stopGroup, track } from './children.ts';
-import type { InvalidBodyCheck, Marks, SampleRecord } from '../core/samples.ts';
-
-export interface Launch {
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
+import { SampleFailure, type SampleIO, type Target } from './targets/target.ts';
+import { serverTarget } from './targets/server.ts';
+import { oneLine, telling } from './text.ts';
 
 export interface SampleRequest {
   cell: Cell;
@@ -30,6 +25,8 @@ export interface SampleRequest {
   timeoutMs: number;
   /** also send an invalid body after the timed answer and expect 4xx */
   checkInvalidBody: boolean;
+  /** how the child runs and is asked (default: the HTTP server target) */
+  target?: Target;
 }
 
 /** How many bytes of stderr a failed sample keeps. */
@@ -37,212 +34,171 @@ const STDERR_TAIL = 2000;
 /** Non-protocol stdout a child may print (banners) before it counts as garbage. */
 const STDOUT_LIMIT = 1 << 20;
 
-class SampleFailure extends Error {}
+/**
+ * The child's stdout as protocol lines: lines with the prefix are queued for the target, other
+ * output is tolerated up to STDOUT_LIMIT. Waiting fails when the child exits, cannot start, prints
+ * too much or the deadline passes.
+ */
+class ProtocolReader {
+  private readonly lines: string[] = [];
+  private waiting: { resolve: (line: string | undefined) => void; reject: (error: Error) => void } | undefined;
+  private failure: SampleFailure | undefined;
+  private buffered = '';
+  private otherBytes = 0;
+  private lastOther = '';
+  private delivered = 0;
 
-interface Ready {
-  timeOrigin: number;
-  marks: Record<(typeof CHILD_MARKS)[number], number>;
-  port: number;
-  rss: number;
-  heapUsed: number;
-  runtime: string;
-}
-
-/** Validate a COLDSTART line's JSON; throws SampleFailure with what is wrong. */
-export function parseReadyLine(text: string): Ready {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new SampleFailure(`malformed ${PROTOCOL_PREFIX.trim()} line: ${text.slice(0, 120)}`);
-  }
-  const v = value as Partial<Ready> & { v?: unknown };
-  if (v === null || typeof v !== 'object' || v.v !== PROTOCOL_VERSION) {
-    throw new SampleFailure(`${PROTOCOL_PREFIX.trim()} line is not protocol v${PROTOCOL_VERSION}: ${text.slice(0, 120)}`);
-  }
-  if (typeof v.timeOrigin !== 'number' || !Number.isFinite(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
-  const marks = v.marks as Record<string, unknown> | undefined;
-  let previous = 0;
-  for (const name of CHILD_MARKS) {
-    const mark = marks?.[name];
-    if (typeof mark !== 'number' || !Number.isFinite(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
-    if (mark < previous) throw new SampleFailure(`ready line marks are out of order at "${name}"`);
-    previous = mark;
-  }
-  if (typeof v.port !== 'number' || !Number.isInteger(v.port) || v.port < 1 || v.port > 65535) {
-    throw new SampleFailure(`ready line has no valid port: ${String(v.port)}`);
-  }
-  if (typeof v.rss !== 'number' || typeof v.heapUsed !== 'number' || typeof v.runtime !== 'string') {
-    throw new SampleFailure('ready line lacks rss, heapUsed or runtime');
-  }
-  return v as Ready;
-}
-
-interface Answer {
-  status: number;
-  body: string;
-  /** runner clock (performance.now) when the whole answer had arrived */
-  at: number;
-}
-
-function postJson(port: number, path: string, body: unknown, timeoutMs: number): Promise<Answer> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), connection: 'close' },
-        timeout: Math.max(1, timeoutMs),
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }),
-        );
-        response.on('error', (error) => reject(new SampleFailure(`POST ${path}: ${error.message}`)));
-      },
-    );
-    request.on('timeout', () => request.destroy(new SampleFailure(`POST ${path}: no answer in time`)));
-    request.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`POST ${path}: ${error.message}`)));
-    request.end(payload);
-  });
-}
-
-/** The most telling line of a crashed child's stderr: its error line, not node's (or Bun's) closing version line. */
-export function telling(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Node\.js|Bun) v\d/.test(l));
-  return lines.findLast((l) => /\b\w*(Error|Exception)\b|^error:/.test(l)) ?? lines.at(-1) ?? '';
-}
-
-function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? flat.slice(0, max) + '…' : flat;
-}
-
-/** Resolve with the ready line, or reject on exit, spawn error, bad line or deadline. */
-function waitReady(child: ChildProcess, deadlineMs: number, stderrTail: () => string): Promise<Ready> {
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    let otherBytes = 0;
-    let lastOther = '';
-    let settled = false;
-    const settle = (error?: Error, ready?: Ready) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      if (error) reject(error);
-      else resolve(ready!);
-    };
-    const timer = setTimeout(() => {
-      const seen = lastOther ? `; last stdout line: ${oneLine(lastOther, 120)}` : '';
-      settle(new SampleFailure(`no ready line within ${Math.round(deadlineMs)} ms (hung or too slow)${seen}`));
-    }, deadlineMs);
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline).replace(/\r$/, '');
-        buffered = buffered.slice(newline + 1);
-        if (line.startsWith(PROTOCOL_PREFIX)) {
-          try {
-            settle(undefined, parseReadyLine(line.slice(PROTOCOL_PREFIX.length)));
-          } catch (error) {
-            settle(error as Error);
-          }
-          return;
-        }
-        otherBytes += line.length + 1;
-        if (line.trim()) lastOther = line;
-        if (otherBytes > STDOUT_LIMIT) {
-          settle(new SampleFailure(`printed over ${STDOUT_LIMIT} bytes of stdout without a ready line`));
-          return;
-        }
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('error', (error) => settle(new SampleFailure(`could not start: ${error.message}`)));
+  constructor(
+    child: ChildProcess,
+    stderrTail: () => string,
+    private readonly deadline: number,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => this.onData(chunk));
+    child.once('error', (error) => this.fail(new SampleFailure(`could not start: ${error.message}`)));
     child.once('exit', (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = stderrTail();
-      settle(new SampleFailure(`${how} before it was ready${tail.trim() ? `: ${oneLine(telling(tail))}` : ''}`));
+      const when = this.delivered === 0 ? 'before it was ready' : 'before it answered';
+      this.fail(new SampleFailure(`${how} ${when}${tail.trim() ? `: ${oneLine(telling(tail))}` : ''}`), true);
     });
-  });
-}
+  }
 
-async function checkInvalid(port: number, cell: Cell, contract: Contract, timeoutMs: number): Promise<InvalidBodyCheck> {
-  const last = cell.routes - 1;
-  try {
-    const answer = await postJson(port, routePath(last), contract.invalidBody(last), timeoutMs);
-    if (answer.status >= 400 && answer.status < 500) return { ok: true, status: answer.status };
-    return { ok: false, status: answer.status, reason: `an invalid body got ${answer.status}, expected 4xx` };
-  } catch (error) {
-    return { ok: false, reason: `invalid body check: ${(error as Error).message}` };
+  private onData(chunk: Buffer): void {
+    this.buffered += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = this.buffered.indexOf('\n')) >= 0) {
+      const line = this.buffered.slice(0, newline).replace(/\r$/, '');
+      this.buffered = this.buffered.slice(newline + 1);
+      if (line.startsWith(PROTOCOL_PREFIX)) {
+        this.lines.push(line.slice(PROTOCOL_PREFIX.length));
+        this.deliver();
+        continue;
+      }
+      this.otherBytes += line.length + 1;
+      if (line.trim()) this.lastOther = line;
+      if (this.otherBytes > STDOUT_LIMIT) this.fail(new SampleFailure(`printed over ${STDOUT_LIMIT} bytes of stdout without a protocol line`));
+    }
+  }
+
+  private deliver(): void {
+    if (!this.waiting) return;
+    const line = this.lines.shift();
+    if (line !== undefined) {
+      const { resolve } = this.waiting;
+      this.waiting = undefined;
+      this.delivered++;
+      resolve(line);
+    } else if (this.failure) {
+      const { reject } = this.waiting;
+      this.waiting = undefined;
+      reject(this.failure);
+    }
+  }
+
+  /** `exited`: the child is gone, so lines it printed before still count but no more will come. */
+  private fail(failure: SampleFailure, exited = false): void {
+    this.failure ??= failure;
+    if (!exited) this.lines.length = 0;
+    this.deliver();
+  }
+
+  next(what: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const wait = Math.max(1, this.deadline - performance.now());
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        const seen = this.lastOther ? `; last stdout line: ${oneLine(this.lastOther, 120)}` : '';
+        reject(new SampleFailure(`no ${what} within ${Math.round(wait)} ms (hung or too slow)${seen}`));
+      }, wait);
+      this.waiting = {
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line!);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.deliver();
+    });
+  }
+
+  optional(ms: number): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        resolve(undefined);
+      }, ms);
+      const done = (line: string | undefined) => {
+        clearTimeout(timer);
+        resolve(line);
+      };
+      this.waiting = { resolve: done, reject: () => done(undefined) };
+      this.deliver();
+    });
   }
 }
 
-export async function runSample(request: SampleRequest): Promise<SampleRecord> {
-  const { cell, launch, contract } = request;
-  const at = new Date().toISOString();
-  const spawnAt = performance.now();
-  const spawnAbs = performance.timeOrigin + spawnAt;
-  const deadline = spawnAt + request.timeoutMs;
-  const remaining = () => Math.max(1, deadline - performance.now());
+export interface SampleHooks {
+  /** extra variables for this child (on top of launch.env) */
+  env?: Record<string, string>;
+  /** wraps the launch (e.g. to start the child inside a cgroup) */
+  wrap?: (launch: Launch) => Launch;
+  /** called when the target says INIT is over, before the first request */
+  endOfInit?: () => Promise<void>;
+}
 
+export async function runSample(request: SampleRequest, hooks: SampleHooks = {}): Promise<SampleRecord> {
+  const { cell } = request;
+  const target = request.target ?? serverTarget;
+  const at = new Date().toISOString();
+  const record: SampleRecord = { cell, phase: request.phase, index: request.index, ok: false, durationMs: 0, at };
+  const targetSample = await target.open();
   let stderr = '';
-  const child = spawn(launch.command, launch.args, {
-    cwd: launch.cwd,
-    env: launch.env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const spawnAt = performance.now();
+  const deadline = spawnAt + request.timeoutMs;
+  const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env } };
+  const launch = hooks.wrap ? hooks.wrap(base) : base;
+  const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
   });
-  child.stdout?.resume();
-
-  const record: SampleRecord = { cell, phase: request.phase, index: request.index, ok: false, durationMs: 0, at };
+  const reader = new ProtocolReader(child, () => stderr, deadline);
+  const io: SampleIO = {
+    cell,
+    contract: request.contract,
+    checkInvalidBody: request.checkInvalidBody,
+    spawnAt,
+    pid: child.pid,
+    remaining: () => Math.max(1, deadline - performance.now()),
+    protocolLine: (what) => reader.next(what),
+    optionalProtocolLine: (ms) => reader.optional(ms),
+    endOfInit: hooks.endOfInit ?? (() => Promise.resolve()),
+  };
   try {
-    const ready = await waitReady(child, remaining(), () => stderr);
-    const onTimeline = (childMs: number) => ready.timeOrigin + childMs - spawnAbs;
-    const last = cell.routes - 1;
-    const answer = await postJson(ready.port, routePath(last), contract.validBody(last, PROBE_NAME), remaining());
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(answer.body);
-    } catch {
-      parsed = undefined;
-    }
-    if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
-      throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
-    }
-    const marks: Marks = {
-      processStart: onTimeline(0),
-      start: onTimeline(ready.marks.start),
-      imported: onTimeline(ready.marks.imported),
-      startup: onTimeline(ready.marks.startup),
-      listen: onTimeline(ready.marks.listen),
-      firstResponse: answer.at - spawnAt,
-    };
-    // the child's clock and ours must agree to within a few ms, or every mark is suspect
-    if (marks.processStart < -5 || marks.listen > marks.firstResponse + 5) {
-      throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${marks.processStart.toFixed(1)} ms)`);
-    }
-    Object.assign(record, { ok: true, marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime });
-    if (request.checkInvalidBody) record.invalidBody = await checkInvalid(ready.port, cell, contract, remaining());
+    const measured = await targetSample.measure(io);
+    Object.assign(record, { ok: true }, measured);
   } catch (error) {
     record.ok = false;
     record.error = error instanceof SampleFailure ? error.message : `runner error: ${(error as Error).message}`;
   } finally {
     await stopGroup(child);
+    await targetSample.close();
     record.durationMs = performance.now() - spawnAt;
   }
   if (!record.ok && stderr.trim()) record.stderrTail = stderr.trim().slice(-STDERR_TAIL);
+  return record;
+}
+
+/** The record of a planned run whose cell is blocked: nothing was spawned. */
+export function blockedRecord(
+  run: { cell: Cell; phase: SampleRecord['phase']; index: number },
+  blocked: { kind: 'failed' | 'unsupported'; reason: string },
+): SampleRecord {
+  const record: SampleRecord = { cell: run.cell, phase: run.phase, index: run.index, ok: false, durationMs: 0, at: new Date().toISOString() };
+  if (blocked.kind === 'unsupported') record.unsupported = blocked.reason;
+  else record.error = blocked.reason;
   return record;
 }

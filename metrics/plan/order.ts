@@ -2,12 +2,15 @@
 import seedrandom from 'seedrandom';
 import type { Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
+import type { PlannedCell } from './cells.ts';
 
 export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
 export type Order = (typeof ORDERS)[number];
 
 export interface PlannedRun {
   cell: Cell;
+  /** the cell's launch, contract and blocked state */
+  planned: PlannedCell;
   phase: SampleRecord['phase'];
   index: number;
   /** this run also checks that an invalid body is rejected (the cell's first run) */
@@ -20,33 +23,31 @@ export interface PlanOptions {
   order: Order;
   /** seed for `random` order, so a plan can be repeated */
   seed: string;
-  /** does this cell's server validate (so an invalid body must get 4xx)? */
-  validates: (cell: Cell) => boolean;
 }
 
-export function buildPlan(cells: Cell[], options: PlanOptions): PlannedRun[] {
+export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRun[] {
   const warmups: PlannedRun[] = [];
   for (const cell of cells) {
-    for (let w = 1; w <= options.warmup; w++) warmups.push({ cell, phase: 'warmup', index: w, checkInvalidBody: false });
+    for (let w = 1; w <= options.warmup; w++) warmups.push({ cell: cell.cell, planned: cell, phase: 'warmup', index: w, checkInvalidBody: false });
   }
   const samples: PlannedRun[] = [];
   if (options.order === 'sequential') {
     for (const cell of cells) {
-      for (let s = 1; s <= options.samples; s++) samples.push({ cell, phase: 'sample', index: s, checkInvalidBody: false });
+      for (let s = 1; s <= options.samples; s++) samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
     }
   } else {
     for (let s = 1; s <= options.samples; s++) {
-      for (const cell of cells) samples.push({ cell, phase: 'sample', index: s, checkInvalidBody: false });
+      for (const cell of cells) samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
     }
     if (options.order === 'random') shuffle(samples, seedrandom(options.seed));
   }
   const plan = [...warmups, ...samples];
   // the invalid-body check rides on each validating cell's first run, after its timed answer
-  const checked = new Set<Cell>();
+  const checked = new Set<PlannedCell>();
   for (const run of plan) {
-    if (!checked.has(run.cell) && options.validates(run.cell)) {
+    if (!checked.has(run.planned) && run.planned.validates) {
       run.checkInvalidBody = true;
-      checked.add(run.cell);
+      checked.add(run.planned);
     }
   }
   return plan;

@@ -3,12 +3,11 @@
  * downloads from the npm registry (Node's own platform packages, Bun's), installed on demand into
  * the project's .runtimes/<name>/ (git-ignored), never system-wide, and reused once present.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
-import { binaryVersion } from '../core/meta.ts';
 
 export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
@@ -113,7 +112,16 @@ export interface ResolvedRuntime {
   compileCacheUnsupported: string | undefined;
 }
 
-/** Major and minor of `v22.1.0` / `22.1.0`; undefined when it is not a version. */
+/** The version a runtime binary reports (`node --version`), or undefined when it does not run. */
+export function binaryVersion(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return execFileSync(command, ['--version'], { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Major, minor and patch of `v22.1.0` / `22.1.0`; undefined when it is not a version. */
 export function parseVersion(text: string): [number, number, number] | undefined {
   const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());
   return match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;

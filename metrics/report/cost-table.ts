@@ -1,7 +1,6 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
-import { costExplanation, costPerMillion, dollars } from '../analyse/cost.ts';
-import type { ReportContext } from './write.ts';
-import type { MarkdownSection } from './markdown.ts';
+import { costPerMillion, type CostSettings } from '../analyse/cost.ts';
+import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
 
 export function costSection(context: ReportContext): MarkdownSection {
@@ -15,4 +14,20 @@ export function costSection(context: ReportContext): MarkdownSection {
     title: `Cost: $ per million cold starts (AWS Lambda, ${what})`,
     body: `${table}\n\n${costExplanation(cost)}`,
   };
+}
+
+export function dollars(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`;
+}
+
+/** The lines the report prints under the cost table: settings, formula, caveats. */
+export function costExplanation(settings: CostSettings): string {
+  const gb = settings.memoryMB / 1024;
+  return [
+    `$ per million cold starts = firstResponse median (ms) / 1000 × ${settings.memoryMB} MB / 1024 (= ${gb} GB) × $${settings.pricePerGBs} per GB-s × 10^6` +
+      ` (AWS Lambda on-demand, ${settings.customPrice ? 'price given with --price' : `${settings.arch} price`}; since 1 Aug 2025 Lambda bills the INIT phase of on-demand functions).`,
+    '',
+    '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory (one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. Read this as the relative cost of the frameworks\' cold starts, not as a bill._',
+  ].join('\n');
 }

@@ -6,21 +6,10 @@
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellKey } from '../core/cell.ts';
-import {
-  crossCheck,
-  FAR_BELOW_RATIO,
-  HYPERFINE_FILE,
-  HyperfineFileError,
-  isFlagged,
-  readHyperfine,
-  typicalGap,
-  type CrossCheck,
-  type Spread,
-} from '../analyse/crosscheck.ts';
-import type { ReportContext } from './write.ts';
-import type { CsvColumn } from './csv.ts';
+import { crossCheck, FAR_BELOW_RATIO, isFlagged, typicalGap, type CrossCheck, type Spread } from '../analyse/crosscheck.ts';
+import { HYPERFINE_FILE, HyperfineFileError, readHyperfine } from '../core/hyperfine-file.ts';
+import type { CsvColumn, ExtraColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { markdownTable, ms, round3 } from '../core/format.ts';
-import type { ExtraColumn, MarkdownSection } from './markdown.ts';
 
 type Loaded = { check: CrossCheck } | { error: string } | undefined;
 const loaded = new WeakMap<ReportContext, Loaded>();

@@ -4,6 +4,7 @@ import { CELL_DIMENSIONS } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
+import type { CsvColumn } from './contract.ts';
 
 const STATS = ['median', 'mean', 'stddev', 'min', 'max'] as const;
 
@@ -38,12 +39,6 @@ export function cellStatus(summary: CellSummary): 'measured' | 'failed' | 'unsup
 export function invalidBodyText(summary: CellSummary): string {
   if (!summary.invalidBody) return 'not checked';
   return summary.invalidBody.ok ? `rejected ${summary.invalidBody.status}` : `FAILED: ${summary.invalidBody.reason}`;
-}
-
-/** A column another output adds at the end of summary.csv (for example hyperfine's process time). */
-export interface CsvColumn {
-  header: string;
-  value(summary: CellSummary): string | number;
 }
 
 export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string, extra: CsvColumn[] = []): string {

@@ -13,24 +13,8 @@
 import { writeFileSync } from 'node:fs';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { CELL_DIMENSIONS, cellLabel, type Cell } from '../core/cell.ts';
+import type { HyperfineFile, HyperfineResult } from '../core/hyperfine-file.ts';
 import type { Metric } from '../core/samples.ts';
-
-/** One benchmarked command, as hyperfine writes it (user, system and exit_codes only in hyperfine's own). */
-export interface HyperfineResult {
-  command: string;
-  mean: number;
-  /** null with a single run, as hyperfine writes it */
-  stddev: number | null;
-  median: number;
-  min: number;
-  max: number;
-  times: number[];
-  user?: number;
-  system?: number;
-  exit_codes?: (number | null)[];
-  /** hyperfine's --parameter-list values: strings */
-  parameters?: Record<string, string>;
-}
 
 /** Where a file came from; hyperfine's readers look at `results` only. */
 export interface ExportInfo {
@@ -40,11 +24,6 @@ export interface ExportInfo {
   unit: 'seconds';
   /** what the times are measured from */
   origin: 'the runner spawning the process';
-}
-
-export interface HyperfineFile<Info = unknown> {
-  results: HyperfineResult[];
-  coldstart?: Info;
 }
 
 export const DEFAULT_EXPORT_METRIC: Metric = 'firstResponse';

@@ -1,8 +1,8 @@
 /** summary.md: the environment, the seeds' table extended with firstResponse, and a pivot by routes. */
 import { cellLabel } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
-import { notableDropped } from '../measure/environment.ts';
-import type { RunMeta } from '../core/meta.ts';
+import { notableDropped, type RunMeta } from '../core/meta.ts';
+import type { ExtraColumn, MarkdownSection } from './contract.ts';
 import { invalidBodyText } from './csv.ts';
 import { duration, markdownTable, ms, type Align } from '../core/format.ts';
 
@@ -51,13 +51,6 @@ export const WIDE_LEGEND = '⚠ wide spread: the slowest sample of that cell too
 
 function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[]): boolean {
   return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide));
-}
-
-/** A column another output adds to the results table (for example hyperfine's process time). */
-export interface ExtraColumn {
-  header: string;
-  value(summary: CellSummary): string;
-  align?: Align;
 }
 
 function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): string {
@@ -124,11 +117,6 @@ function failures(summaries: CellSummary[]): string {
 function unsupportedSection(summaries: CellSummary[]): MarkdownSection[] {
   const lines = summaries.filter((s) => s.unsupported).map((s) => `- \`${cellLabel(s.cell)}\`: ${s.unsupported}`);
   return lines.length ? [{ title: 'Unsupported', body: `Not measured and not failed: the runtime cannot do what the cell asks.\n\n${lines.join('\n')}` }] : [];
-}
-
-export interface MarkdownSection {
-  title: string;
-  body: string;
 }
 
 export function summaryMarkdown(

@@ -1,10 +1,9 @@
 /** scaling.md: the linear fits per series, growth faster than linear in words, and the phase breakdown. */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel } from '../core/cell.ts';
-import type { ReportContext } from './write.ts';
+import type { MarkdownSection, ReportContext } from './contract.ts';
 import { MIN_FIT_POINTS, PHASES, phaseBreakdown, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../analyse/scaling.ts';
 import { markdownTable, ms } from '../core/format.ts';
-import type { MarkdownSection } from './markdown.ts';
 
 export function growthText(f: ScalingFit): string {
   if (!f.fit || !f.growth) return `needs ≥ ${MIN_FIT_POINTS} N`;

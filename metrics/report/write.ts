@@ -5,62 +5,27 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
+import { resolveCost, storedCost } from '../analyse/cost.ts';
+import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
-import { resolveCost, storedCost, type CostOptions, type CostSettings } from '../analyse/cost.ts';
 import { UsageError } from '../core/errors.ts';
-import { readMeta, type RunMeta } from '../core/meta.ts';
-import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
+import { ms } from '../core/format.ts';
+import { readMeta } from '../core/meta.ts';
+import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import { curveChart, phasesChart } from './charts.ts';
+import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
 import { costSection } from './cost-table.ts';
+import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
-import { summaryMarkdown, type ExtraColumn, type MarkdownSection } from './markdown.ts';
+import { summaryMarkdown } from './markdown.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
-import { HEADLINE_METRICS, readSamples, SamplesFileError, type SampleRecord } from '../core/samples.ts';
-import { pickPhaseRoutes } from '../analyse/scaling.ts';
-import { ms } from '../core/format.ts';
-
-export const SAMPLES_FILE = 'samples.jsonl';
-
-export interface ReportContext {
-  dir: string;
-  samples: SampleRecord[];
-  summaries: CellSummary[];
-  meta: RunMeta | undefined;
-  /** the cost model: the report's flags over meta.json's options over the defaults */
-  cost: CostSettings;
-  /** the route count the phase chart shows; undefined when the run has no cell */
-  phasesAt: number | undefined;
-  /** one line per cell with MAD outliers; summary.md lists them, run and report print them on stderr */
-  warnings: string[];
-}
-
-/** What `report` (and `run`) can ask of a report beyond the run folder. */
-export interface ReportSettings {
-  /** cost flags given now; they override what the run stored in meta.json */
-  cost?: CostOptions;
-  /** the route count of chart-phases.svg (--phases-at); must be one the run measured */
-  phasesAt?: number;
-  /** where the warnings go besides summary.md */
-  warn?: (line: string) => void;
-}
-
-export interface Output {
-  /** the file this output writes into the run folder; an output may only add a section or columns */
-  file?: string;
-  render?(context: ReportContext): string | Promise<string>;
-  /** a section this output adds to summary.md (for example a link or a table) */
-  section?(context: ReportContext): MarkdownSection | undefined;
-  /** columns this output adds to summary.md's results table */
-  columns?(context: ReportContext): ExtraColumn[];
-}
 
 export const OUTPUTS: Output[] = [
-  { file: 'summary.csv', render: (context) => summaryCsv(context.summaries, (s) => cellLabel(s.cell), processCsvColumns(context)) },
   // runtime / build / compile cache / variant: a table per lever that varies, and the best lever per framework
   { file: LEVERS_FILE, render: ({ summaries, meta }) => leversFile(summaries, meta), section: ({ summaries, meta }) => leversSection(summaries, meta) },
   // hyperfine.json, when the folder has one: the process column and the cross-check section
-  { section: crossCheckSection, columns: processColumns },
+  { section: crossCheckSection, columns: processColumns, csvColumns: processCsvColumns },
   { file: 'chart-firstresponse.svg', render: (context) => curveChart(context.summaries, 'firstResponse'), section: chartsSection },
   { file: 'chart-listen.svg', render: (context) => curveChart(context.summaries, 'listen') },
   { file: 'scaling.md', render: scalingMarkdown, section: scalingSection },
@@ -112,7 +77,9 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
 /** Write every output and summary.md; returns the files written. Charts render asynchronously (vega). */
 export async function writeReport(dir: string, settings: ReportSettings = {}): Promise<string[]> {
   const context = loadRun(dir, settings);
-  const written: string[] = [];
+  const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
+  writeFileSync(path.join(dir, 'summary.csv'), summaryCsv(context.summaries, (s) => cellLabel(s.cell), csvColumns));
+  const written: string[] = ['summary.csv'];
   const sections: MarkdownSection[] = [];
   const columns: ExtraColumn[] = [];
   for (const output of OUTPUTS) {

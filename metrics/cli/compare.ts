@@ -1,0 +1,56 @@
+/**
+ * `compare RUN_A RUN_B`: the comparison of two run folders as markdown on stdout (and --out FILE).
+ * `--fail-above R` exits 1 when a cell got slower by more than R and significantly (for CI).
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { compareSummaries, type Comparison } from '../analyse/compare.ts';
+import { UsageError } from '../core/errors.ts';
+import { compareMarkdown } from '../report/compare-md.ts';
+import { loadRun } from '../report/write.ts';
+import { parseRatio } from './parse.ts';
+
+export interface CompareOptions {
+  a: string;
+  b: string;
+  failAbove?: number;
+  out?: string;
+}
+
+export interface CompareResult {
+  comparison: Comparison;
+  markdown: string;
+  /** 1 when --fail-above tripped, else 0 */
+  exitCode: number;
+}
+
+export function runCompare(options: CompareOptions): CompareResult {
+  const a = loadRun(path.resolve(options.a));
+  const b = loadRun(path.resolve(options.b));
+  const comparison = compareSummaries(a.summaries, b.summaries, options.failAbove);
+  const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
+  if (options.out) {
+    try {
+      writeFileSync(options.out, markdown);
+    } catch (error) {
+      throw new UsageError(`--out: cannot write ${options.out}: ${(error as Error).message}`);
+    }
+  }
+  return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0 };
+}
+
+export function registerCompareCommand(program: Command): void {
+  program
+    .command('compare')
+    .description('compare two run folders: ratio of medians B/A per cell with a Mann-Whitney U p-value; markdown on stdout')
+    .argument('<runA>', 'the baseline run folder')
+    .argument('<runB>', 'the run folder to compare with it')
+    .option('--fail-above <ratio>', 'exit 1 when a cell is slower in B by more than this ratio (e.g. 1.10) and significantly (p < 0.05)', parseRatio)
+    .option('--out <file>', 'also write the markdown to FILE')
+    .action((runA: string, runB: string, opts: Record<string, unknown>) => {
+      const result = runCompare({ a: runA, b: runB, failAbove: opts.failAbove as number | undefined, out: opts.out as string | undefined });
+      process.stdout.write(result.markdown);
+      if (result.exitCode) process.exitCode = result.exitCode;
+    });
+}

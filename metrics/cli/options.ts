@@ -1,0 +1,137 @@
+/**
+ * The options commands share, as commander Options: selection, levers, cost, exports. Each command
+ * file adds the ones it takes; `optionsOf` helpers read them back into typed values.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { VARIANTS, type Variant } from '../../generators/types.ts';
+import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
+import { UsageError } from '../core/errors.ts';
+import { METRICS, type Metric } from '../core/samples.ts';
+import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
+import { RUNTIME_NAMES } from '../plan/runtimes.ts';
+import { DEFAULT_ROUTES } from '../plan/selection.ts';
+import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
+import {
+  parseChoice,
+  parseChoiceList,
+  parseFrameworks,
+  parseInteger,
+  parseMemory,
+  parsePrice,
+  parseRoutes,
+  parseSeconds,
+  parseVariants,
+} from './parse.ts';
+
+/** `--frameworks`, `--routes`, `--variant`: every command that picks cells. */
+export function addSelectionOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('-f, --frameworks <list>', 'comma-separated frameworks, or all (those whose packages are installed)')
+        .default('all')
+        .argParser(parseFrameworks),
+    )
+    .addOption(
+      new Option('-r, --routes <list>', 'comma-separated route counts, each 1–100000').default(DEFAULT_ROUTES, DEFAULT_ROUTES.join(',')).argParser(parseRoutes),
+    )
+    .addOption(new Option('--variant <variant>', `${VARIANTS.join(', ')} or all (comma list)`).default(['validated'], 'validated').argParser(parseVariants));
+}
+
+export interface Selection {
+  frameworks: string[] | 'all';
+  routes: number[];
+  variants: Variant[];
+}
+
+export function selectionOf(opts: Record<string, unknown>): Selection {
+  return {
+    frameworks: opts.frameworks as string[] | 'all',
+    routes: opts.routes as number[],
+    variants: opts.variant as Variant[],
+  };
+}
+
+/** `--samples`, `--warmup`, `--timeout`, `--node`: every command that measures. */
+export function addMeasureOptions(command: Command, what: { samples: string; timeout: string }): Command {
+  return command
+    .option('-s, --samples <n>', what.samples, parseInteger('--samples', 1, 10_000), 5)
+    .option('-w, --warmup <n>', 'unrecorded warm-up runs per cell', parseInteger('--warmup', 0, 100), 1)
+    .option('-t, --timeout <seconds>', what.timeout, parseSeconds('--timeout'), 120)
+    .option('--node <path>', 'the node binary to measure', process.execPath);
+}
+
+/** `--runtime`, `--build`, `--compile-cache`: the levers, each a comma list. */
+export function addLeverOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--runtime <list>',
+        `comma list of runtimes: ${RUNTIME_NAMES.join(', ')} (node = the node running coldstart, or --node; the others are installed on demand into .runtimes/)`,
+      )
+        .default(DEFAULT_LEVERS.runtimes, DEFAULT_LEVERS.runtimes.join(','))
+        .argParser(parseChoiceList('--runtime', RUNTIME_NAMES)),
+    )
+    .addOption(
+      new Option('--build <list>', `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild)`)
+        .default(DEFAULT_LEVERS.builds, DEFAULT_LEVERS.builds.join(','))
+        .argParser(parseChoiceList('--build', BUILDS)),
+    )
+    .addOption(
+      new Option(
+        '--compile-cache <list>',
+        `comma list of ${COMPILE_CACHES.join(', ')}: Node's module compile cache (NODE_COMPILE_CACHE, Node >= 22.1); ` +
+          'cold = a fresh empty cache per sample, warm = one filled by an unrecorded run first',
+      )
+        .default(DEFAULT_LEVERS.compileCaches, DEFAULT_LEVERS.compileCaches.join(','))
+        .argParser(parseChoiceList('--compile-cache', COMPILE_CACHES)),
+    );
+}
+
+export function leverListsOf(opts: Record<string, unknown>): LeverLists {
+  return {
+    runtimes: (opts.runtime as string[] | undefined) ?? DEFAULT_LEVERS.runtimes,
+    builds: (opts.build as string[] | undefined) ?? DEFAULT_LEVERS.builds,
+    compileCaches: (opts.compileCache as string[] | undefined) ?? DEFAULT_LEVERS.compileCaches,
+  };
+}
+
+/** `--memory`, `--arch`, `--price`: on `run` (kept in meta.json) and on `report` (overriding it). */
+export function addCostOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--memory <MB>', `Lambda memory for the cost table, in MB (default ${DEFAULT_MEMORY_MB})`).argParser(parseMemory('--memory')))
+    .addOption(
+      new Option('--arch <arch>', `Lambda architecture whose price the cost table uses: ${ARCHES.join(' or ')} (default ${DEFAULT_ARCH})`).argParser(
+        parseChoice('--arch', ARCHES),
+      ),
+    )
+    .addOption(new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice));
+}
+
+export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
+  return {
+    ...(typeof opts.memory === 'number' ? { memoryMB: opts.memory } : {}),
+    ...(typeof opts.arch === 'string' ? { arch: opts.arch as Arch } : {}),
+    ...(typeof opts.price === 'number' ? { pricePerGBs: opts.price } : {}),
+  };
+}
+
+/** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
+export function addExportOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser((file: string) => {
+        // checked before a long run, not after it
+        if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
+        return file;
+      }),
+    )
+    .addOption(
+      new Option('--export-metric <metric>', 'the metric --export-json writes as times').default(DEFAULT_EXPORT_METRIC).argParser(parseChoice('--export-metric', METRICS)),
+    );
+}
+
+export function exportOf(opts: Record<string, unknown>): { file: string; metric: Metric } | undefined {
+  return typeof opts.exportJson === 'string' ? { file: opts.exportJson, metric: opts.exportMetric as Metric } : undefined;
+}

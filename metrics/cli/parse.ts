@@ -1,0 +1,89 @@
+/** Parsers of option values. Every problem is a UsageError naming the option and the valid choices. */
+import { MAX_ROUTES, MIN_ROUTES, VARIANTS, type Variant } from '../../generators/types.ts';
+import { UsageError } from '../core/errors.ts';
+
+/** A comma list; an empty item (`1,,2`, a trailing comma) is an error, not something to skip. */
+export function parseList(option: string, text: string): string[] {
+  const items = text.split(',').map((item) => item.trim());
+  if (items.length === 1 && items[0] === '') throw new UsageError(`${option} needs at least one value`);
+  if (items.some((item) => item === '')) throw new UsageError(`${option}: "${text}" has an empty item`);
+  return items;
+}
+
+export function parseRoutes(text: string): number[] {
+  const counts = parseList('--routes', text).map((item) => {
+    const n = /^\d+$/.test(item) ? Number(item) : NaN;
+    if (!Number.isInteger(n) || n < MIN_ROUTES || n > MAX_ROUTES) {
+      throw new UsageError(`--routes: "${item}" is not a route count (an integer from ${MIN_ROUTES} to ${MAX_ROUTES})`);
+    }
+    return n;
+  });
+  return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+export function parseInteger(option: string, min: number, max = Number.MAX_SAFE_INTEGER): (text: string) => number {
+  return (text: string) => {
+    const n = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new UsageError(`${option}: "${text}" is not an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}`);
+    }
+    return n;
+  };
+}
+
+export function parseSeconds(option: string): (text: string) => number {
+  return (text: string) => {
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0)) throw new UsageError(`${option}: "${text}" is not a positive number of seconds`);
+    return n;
+  };
+}
+
+export function parseChoice<T extends string>(option: string, choices: readonly T[]): (text: string) => T {
+  return (text: string) => {
+    if (!(choices as readonly string[]).includes(text)) throw new UsageError(`${option}: "${text}" is not one of ${choices.join(', ')}`);
+    return text as T;
+  };
+}
+
+/** A comma list of choices, deduplicated in the order given (the first is what the others are compared to). */
+export function parseChoiceList<T extends string>(option: string, choices: readonly T[]): (text: string) => T[] {
+  const one = parseChoice(option, choices);
+  return (text: string) => [...new Set(parseList(option, text).map(one))];
+}
+
+export function parseVariants(text: string): Variant[] {
+  const items = parseChoiceList('--variant', [...VARIANTS, 'all'] as const)(text);
+  return [...new Set(items.flatMap((v) => (v === 'all' ? [...VARIANTS] : [v])))];
+}
+
+/** `--frameworks`: `all`, or names (checked against the registry when the frameworks are selected). */
+export function parseFrameworks(text: string): string[] | 'all' {
+  if (text.trim() === 'all') return 'all';
+  return [...new Set(parseList('--frameworks', text))];
+}
+
+/** Lambda accepts 128 MB to 10240 MB. */
+export function parseMemory(option: string): (text: string) => number {
+  return (text: string) => {
+    const n = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+    if (!Number.isInteger(n) || n < 128 || n > 10_240) throw new UsageError(`${option}: "${text}" is not a memory size in MB from 128 to 10240`);
+    return n;
+  };
+}
+
+export function parsePrice(text: string): number {
+  const n = Number(text);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(text.trim()) || !(n > 0) || n >= 1) {
+    throw new UsageError(`--price: "${text}" is not a price in $ per GB-second (e.g. 0.0000166667)`);
+  }
+  return n;
+}
+
+export function parseRatio(text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n >= 1)) {
+    throw new UsageError(`--fail-above: "${text}" is not a ratio of at least 1 (e.g. 1.10 for 10 % slower)`);
+  }
+  return n;
+}

@@ -1,0 +1,136 @@
+/**
+ * The server target: the generated file is a long-running HTTP server. It is ready when it prints
+ * its COLDSTART line (bound and accepting); the first request is a POST to its LAST route on
+ * 127.0.0.1, and a validating server must then reject an invalid body with 4xx.
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
+import { CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION } from '../../../generators/probe.ts';
+import type { Contract } from '../../../generators/types.ts';
+import type { Cell } from '../../core/cell.ts';
+import type { InvalidBodyCheck, Marks } from '../../core/samples.ts';
+import { oneLine } from '../text.ts';
+import { SampleFailure, type Measured, type SampleIO, type Target } from './target.ts';
+
+interface Ready {
+  timeOrigin: number;
+  marks: Record<(typeof CHILD_MARKS)[number], number>;
+  port: number;
+  rss: number;
+  heapUsed: number;
+  runtime: string;
+}
+
+/** Validate a COLDSTART line's JSON; throws SampleFailure with what is wrong. */
+export function parseReadyLine(text: string): Ready {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new SampleFailure(`malformed ${PROTOCOL_PREFIX.trim()} line: ${text.slice(0, 120)}`);
+  }
+  const v = value as Partial<Ready> & { v?: unknown };
+  if (v === null || typeof v !== 'object' || v.v !== PROTOCOL_VERSION) {
+    throw new SampleFailure(`${PROTOCOL_PREFIX.trim()} line is not protocol v${PROTOCOL_VERSION}: ${text.slice(0, 120)}`);
+  }
+  if (typeof v.timeOrigin !== 'number' || !Number.isFinite(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
+  const marks = v.marks as Record<string, unknown> | undefined;
+  let previous = 0;
+  for (const name of CHILD_MARKS) {
+    const mark = marks?.[name];
+    if (typeof mark !== 'number' || !Number.isFinite(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
+    if (mark < previous) throw new SampleFailure(`ready line marks are out of order at "${name}"`);
+    previous = mark;
+  }
+  if (typeof v.port !== 'number' || !Number.isInteger(v.port) || v.port < 1 || v.port > 65535) {
+    throw new SampleFailure(`ready line has no valid port: ${String(v.port)}`);
+  }
+  if (typeof v.rss !== 'number' || typeof v.heapUsed !== 'number' || typeof v.runtime !== 'string') {
+    throw new SampleFailure('ready line lacks rss, heapUsed or runtime');
+  }
+  return v as Ready;
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  /** runner clock (performance.now) when the whole answer had arrived */
+  at: number;
+}
+
+function postJson(port: number, path: string, body: unknown, timeoutMs: number): Promise<Answer> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), connection: 'close' },
+        timeout: Math.max(1, timeoutMs),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }));
+        response.on('error', (error) => reject(new SampleFailure(`POST ${path}: ${error.message}`)));
+      },
+    );
+    request.on('timeout', () => request.destroy(new SampleFailure(`POST ${path}: no answer in time`)));
+    request.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`POST ${path}: ${error.message}`)));
+    request.end(payload);
+  });
+}
+
+async function checkInvalid(port: number, cell: Cell, contract: Contract, timeoutMs: number): Promise<InvalidBodyCheck> {
+  const last = cell.routes - 1;
+  try {
+    const answer = await postJson(port, routePath(last), contract.invalidBody(last), timeoutMs);
+    if (answer.status >= 400 && answer.status < 500) return { ok: true, status: answer.status };
+    return { ok: false, status: answer.status, reason: `an invalid body got ${answer.status}, expected 4xx` };
+  } catch (error) {
+    return { ok: false, reason: `invalid body check: ${(error as Error).message}` };
+  }
+}
+
+async function measure(io: SampleIO): Promise<Measured> {
+  const { cell, contract } = io;
+  const ready = parseReadyLine(await io.protocolLine('ready line'));
+  const spawnAbs = performance.timeOrigin + io.spawnAt;
+  const onTimeline = (childMs: number) => ready.timeOrigin + childMs - spawnAbs;
+  await io.endOfInit();
+  const last = cell.routes - 1;
+  const answer = await postJson(ready.port, routePath(last), contract.validBody(last, PROBE_NAME), io.remaining());
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    parsed = undefined;
+  }
+  if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
+    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
+  }
+  const marks: Marks = {
+    processStart: onTimeline(0),
+    start: onTimeline(ready.marks.start),
+    imported: onTimeline(ready.marks.imported),
+    startup: onTimeline(ready.marks.startup),
+    listen: onTimeline(ready.marks.listen),
+    firstResponse: answer.at - io.spawnAt,
+  };
+  // the child's clock and ours must agree to within a few ms, or every mark is suspect
+  if (marks.processStart < -5 || marks.listen > marks.firstResponse + 5) {
+    throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${marks.processStart.toFixed(1)} ms)`);
+  }
+  const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
+  if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(ready.port, cell, contract, io.remaining());
+  return measured;
+}
+
+export const serverTarget: Target = {
+  name: 'server',
+  open: () => Promise.resolve({ env: {}, measure, close: () => Promise.resolve() }),
+};

@@ -1,0 +1,63 @@
+/**
+ * A target is how a cell runs and is asked for its first answer: a long-running HTTP server today
+ * (server.ts), a handler under a Runtime API next. The sample runner (../sample.ts) spawns the child,
+ * watches it and stops it; a target says when the child is ready, sends the first request, checks the
+ * answer and returns the sample's marks. Targets throw SampleFailure for anything the child did wrong.
+ */
+import type { Contract } from '../../../generators/types.ts';
+import type { Cell } from '../../core/cell.ts';
+import type { CpuMarks, InvalidBodyCheck, Marks } from '../../core/samples.ts';
+
+/** A failure of the measured child (not of the runner): becomes the sample's one-line reason. */
+export class SampleFailure extends Error {}
+
+/** What the sample runner gives a target while a child runs. */
+export interface SampleIO {
+  cell: Cell;
+  contract: Contract;
+  /** also send an invalid body after the timed answer and expect 4xx */
+  checkInvalidBody: boolean;
+  /** the runner's clock (performance.now()) at the spawn call: the origin of every mark */
+  spawnAt: number;
+  /** the child's pid */
+  pid: number | undefined;
+  /** ms left until the sample's deadline (at least 1) */
+  remaining(): number;
+  /**
+   * The next line the child prints with the protocol prefix, without the prefix. Rejects with a
+   * SampleFailure when the child exits, cannot start, prints too much without one, or the deadline
+   * passes (`no <what> within … ms`).
+   */
+  protocolLine(what: string): Promise<string>;
+  /** The same, but resolves undefined after `ms` (or when the child is gone) instead of failing. */
+  optionalProtocolLine(ms: number): Promise<string | undefined>;
+  /**
+   * The target calls this once, when the child has finished its initialisation and before the first
+   * request: where a CPU limit switches from the INIT share to the memory size's share.
+   */
+  endOfInit(): Promise<void>;
+}
+
+/** What a target measured in one sample. */
+export interface Measured {
+  marks: Marks;
+  cpu?: CpuMarks;
+  rss?: number;
+  heapUsed?: number;
+  runtimeVersion?: string;
+  invalidBody?: InvalidBodyCheck;
+}
+
+/** One sample's resources on the target side (a Runtime API server, for instance). */
+export interface TargetSample {
+  /** variables the child needs on top of its clean environment */
+  env: Record<string, string>;
+  measure(io: SampleIO): Promise<Measured>;
+  /** release what open() made; called after the child is gone */
+  close(): Promise<void>;
+}
+
+export interface Target {
+  name: string;
+  open(): Promise<TargetSample>;
+}

@@ -1,0 +1,40 @@
+/**
+ * How a cell starts: the one launch builder every command uses. A cell's resolved launch (which
+ * binary, which file, which compile cache) is known when the plan is made; the measuring side adds
+ * the working folder, the environment and, for a compile-cache cell, the cache directory.
+ */
+import type { CompileCache } from './levers.ts';
+
+/** Node's module compile cache directory variable (Node >= 22.1). */
+export const COMPILE_CACHE_ENV = 'NODE_COMPILE_CACHE';
+
+/** What a cell runs, resolved from its dimensions. */
+export interface CellLaunch {
+  /** the runtime binary */
+  command: string;
+  /** the file it runs: the generated file or its bundle */
+  file: string;
+  compileCache: CompileCache;
+}
+
+/** A process to start. */
+export interface Launch {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The process of one run of a cell: NODE_COMPILE_CACHE only when the cell uses the cache (never the
+ * parent's), pointing at `cacheDir`, which a cold or warm cell must be given.
+ */
+export function launchOf(cell: CellLaunch, cwd: string, env: NodeJS.ProcessEnv, cacheDir?: string): Launch {
+  const childEnv: NodeJS.ProcessEnv = { ...env };
+  delete childEnv[COMPILE_CACHE_ENV];
+  if (cell.compileCache !== 'off') {
+    if (!cacheDir) throw new Error(`a ${cell.compileCache} compile cache cell needs a cache directory`);
+    childEnv[COMPILE_CACHE_ENV] = cacheDir;
+  }
+  return { command: cell.command, args: [cell.file], cwd, env: childEnv };
+}

@@ -1,0 +1,63 @@
+/** The markdown `compare` prints: both runs, a row per cell and metric, the verdicts and their count. */
+import type { CompareRow, Comparison, Verdict } from '../analyse/compare.ts';
+import { cellLabel } from '../core/cell.ts';
+import { markdownTable, ms } from '../core/format.ts';
+import type { ReportContext } from './contract.ts';
+
+export function formatP(p: number | undefined): string {
+  if (p === undefined) return '–';
+  return p < 0.0001 ? '< 0.0001' : p < 0.01 ? p.toFixed(4) : p.toFixed(3);
+}
+
+function verdictText(row: CompareRow): string {
+  if (row.verdict === 'not comparable') return `not comparable: no successful sample in ${row.a ? 'B' : row.b ? 'A' : 'A and B'}`;
+  if (row.verdict === 'regression') return row.fails ? '**regression** ✗ (above --fail-above)' : '**regression**';
+  if (row.verdict === 'improvement') return '**improvement**';
+  return row.tooFew ? 'no significant change (too few samples for p < 0.05)' : 'no significant change';
+}
+
+function runLine(name: string, context: ReportContext): string {
+  const meta = context.meta;
+  return `- **${name}:** \`${context.dir}\`${meta ? ` (${meta.startedAt}; ${meta.machine.cpu}, ${meta.machine.cores} vCPUs; node ${meta.runtimes.node ?? meta.runner.node})` : ' (no meta.json)'}`;
+}
+
+export function compareMarkdown(comparison: Comparison, a: ReportContext, b: ReportContext): string {
+  const rows = comparison.rows.map((r) => [
+    cellLabel(r.cell),
+    r.metric,
+    ms(r.a?.median),
+    ms(r.b?.median),
+    r.ratio === undefined ? '–' : r.ratio.toFixed(3),
+    formatP(r.p),
+    `${r.a?.n ?? 0}/${r.b?.n ?? 0}`,
+    verdictText(r),
+  ]);
+  const count = (v: Verdict) => comparison.rows.filter((r) => r.verdict === v).length;
+  const failing = comparison.rows.filter((r) => r.fails).length;
+  const lines = [
+    '# Comparison of two runs',
+    '',
+    runLine('A', a),
+    runLine('B', b),
+    '',
+    'Per cell and metric: the medians of A and B (ms from spawn), their ratio B/A (above 1: B is slower) and the two-sided Mann-Whitney U p-value of the samples (exact below 50 samples a side without ties, otherwise the normal approximation with tie and continuity correction). A change is marked only when p < 0.05; across many cells about 1 unchanged cell and metric in 20 still reaches that by chance, so weigh a lone mark by its ratio.',
+    '',
+  ];
+  const machineA = a.meta && `${a.meta.machine.cpu}|${a.meta.runtimes.node}`;
+  const machineB = b.meta && `${b.meta.machine.cpu}|${b.meta.runtimes.node}`;
+  if (machineA && machineB && machineA !== machineB) lines.push('⚠ A and B ran on a different CPU or node version: part of any difference is the machine, not the code.', '');
+  lines.push(
+    rows.length
+      ? markdownTable(['cell', 'metric', 'A median', 'B median', 'B/A', 'p', 'n A/B', 'verdict'], rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'])
+      : '_No cell is in both runs._',
+    '',
+    `${count('regression')} significant regression(s), ${count('improvement')} significant improvement(s), ${count('no significant change')} without significant change, ${count('not comparable')} not comparable.` +
+      (comparison.failAbove !== undefined ? ` --fail-above ${comparison.failAbove}: ${failing ? `${failing} regression(s) above it: FAIL` : 'none above it: pass'}.` : ''),
+  );
+  if (comparison.onlyA.length || comparison.onlyB.length) {
+    lines.push('', '## Cells in one run only', '');
+    for (const cell of comparison.onlyA) lines.push(`- only in A: \`${cellLabel(cell)}\``);
+    for (const cell of comparison.onlyB) lines.push(`- only in B: \`${cellLabel(cell)}\``);
+  }
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,65 @@
+/**
+ * The report contract: what every output receives (the run's context) and what it may give back
+ * (a file, a section of summary.md, columns of its results table or of summary.csv). The
+ * orchestrator (write.ts) and every output import this module; it imports none of them.
+ */
+import type { CellSummary } from '../analyse/aggregate.ts';
+import type { CostOptions, CostSettings } from '../analyse/cost.ts';
+import type { Align } from '../core/format.ts';
+import type { RunMeta } from '../core/meta.ts';
+import type { SampleRecord } from '../core/samples.ts';
+
+export interface ReportContext {
+  dir: string;
+  samples: SampleRecord[];
+  summaries: CellSummary[];
+  meta: RunMeta | undefined;
+  /** the cost model: the report's flags over meta.json's options over the defaults */
+  cost: CostSettings;
+  /** the route count the phase chart shows; undefined when the run has no cell */
+  phasesAt: number | undefined;
+  /** one line per cell with MAD outliers; summary.md lists them, run and report print a few on stderr */
+  warnings: string[];
+}
+
+/** What `report` (and `run`) can ask of a report beyond the run folder. */
+export interface ReportSettings {
+  /** cost flags given now; they override what the run stored in meta.json */
+  cost?: CostOptions;
+  /** the route count of chart-phases.svg (--phases-at); must be one the run measured */
+  phasesAt?: number;
+  /** where the warnings go besides summary.md */
+  warn?: (line: string) => void;
+}
+
+/** A section of summary.md. */
+export interface MarkdownSection {
+  title: string;
+  body: string;
+}
+
+/** A column an output adds to summary.md's results table (for example hyperfine's process time). */
+export interface ExtraColumn {
+  header: string;
+  value(summary: CellSummary): string;
+  align?: Align;
+}
+
+/** A column an output adds at the end of summary.csv. */
+export interface CsvColumn {
+  header: string;
+  value(summary: CellSummary): string | number;
+}
+
+/** One output of a report; it may write a file, add a section, add columns, or several of these. */
+export interface Output {
+  /** the file this output writes into the run folder */
+  file?: string;
+  render?(context: ReportContext): string | Promise<string>;
+  /** a section this output adds to summary.md (for example a link or a table) */
+  section?(context: ReportContext): MarkdownSection | undefined;
+  /** columns this output adds to summary.md's results table */
+  columns?(context: ReportContext): ExtraColumn[];
+  /** columns this output adds to summary.csv */
+  csvColumns?(context: ReportContext): CsvColumn[];
+}
