@@ -123,7 +123,7 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
   const file = path.join(session.dir, HYPERFINE_FILE);
   writeFileSync(file, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
   const merged = existsSync(path.join(session.dir, SAMPLES_FILE));
-  if (merged) await writeReport(session.dir, { warn: log });
+  if (merged) await writeReport(session.dir, { warn: (line) => log(`warning: ${line}`) });
   return { dir: session.dir, file, measured: results.length, failed: info.failed, merged, interrupted: session.interrupted };
 }
 

@@ -4,7 +4,6 @@
  * Ctrl-C kills the live children, keeps every finished sample, writes the report of what there is
  * and exits 130.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
@@ -142,6 +141,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     );
   };
   let samplesDurationMs = 0;
+  let recorded = 0;
   try {
     await session.each(plan, async (run) => {
       progress.starting(run);
@@ -150,6 +150,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       if (session.interrupted) return;
       appendSample(samplesFile, sample);
       samplesDurationMs += sample.durationMs;
+      if (sample.phase === 'sample') recorded++;
       progress.finished(sample);
     });
   } finally {
@@ -166,11 +167,11 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     interrupted: session.interrupted,
   });
   writeMeta(dir, meta);
-  if (existsSync(samplesFile)) {
-    await writeReport(dir, { warn: log });
-    pointLatest(dir);
-  }
-  return { dir, summaries: existsSync(samplesFile) ? loadRun(dir).summaries : [], interrupted: session.interrupted };
+  // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
+  if (recorded === 0) return { dir, summaries: [], interrupted: session.interrupted };
+  await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
+  pointLatest(dir);
+  return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted };
 }
 
 export function registerRunCommand(program: Command): void {

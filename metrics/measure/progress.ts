@@ -1,6 +1,8 @@
 /**
  * Progress of a run on stderr: a cli-progress bar with done/total and an ETA on a terminal; one
- * plain line per finished cell (and per failed sample) otherwise, so logs stay readable.
+ * plain line per finished cell (and per failed sample) otherwise, so logs stay readable, plus a
+ * heartbeat line whenever nothing was printed for HEARTBEAT_MS (interleaved runs finish no cell
+ * before their last round).
  */
 import cliProgress from 'cli-progress';
 import { median } from 'simple-statistics';
@@ -8,6 +10,9 @@ import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { duration, ms } from '../core/format.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { SampleRecord } from '../core/samples.ts';
+
+/** Without a terminal, a line at least this often. */
+export const HEARTBEAT_MS = 30_000;
 
 export class Progress {
   private readonly bar: cliProgress.SingleBar | undefined;
@@ -18,11 +23,14 @@ export class Progress {
   private readonly unsupported = new Set<string>();
   private done = 0;
   private payload = { etaText: 'estimating', label: '' };
+  private lastLineAt = Date.now();
+  private readonly heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly plan: PlannedRun[],
     private readonly stream: NodeJS.WriteStream = process.stderr,
     tty = Boolean(stream.isTTY),
+    private readonly heartbeatMs = HEARTBEAT_MS,
   ) {
     for (const run of plan) this.remainingByCell.set(cellKey(run.cell), (this.remainingByCell.get(cellKey(run.cell)) ?? 0) + 1);
     if (tty) {
@@ -31,7 +39,16 @@ export class Progress {
         cliProgress.Presets.shades_classic,
       );
       this.bar.start(plan.length, 0, this.payload);
+    } else {
+      this.heartbeat = setInterval(() => this.beat(), Math.min(heartbeatMs, 5_000));
+      this.heartbeat.unref();
     }
+  }
+
+  /** The heartbeat: done/total, the ETA and the run in flight, when nothing was printed for a while. */
+  private beat(now = Date.now()): void {
+    if (now - this.lastLineAt < this.heartbeatMs) return;
+    this.line(`progress: ${this.done}/${this.plan.length} runs, ETA ${this.payload.etaText}, running ${this.payload.label || '…'}`);
   }
 
   /** ETA from each cell's last observed duration (cells differ by orders of magnitude, so a plain average misleads). */
@@ -83,6 +100,7 @@ export class Progress {
   }
 
   line(text: string): void {
+    this.lastLineAt = Date.now();
     if (this.bar) {
       this.bar.stop();
       this.stream.write(text + '\n');
@@ -93,6 +111,7 @@ export class Progress {
   }
 
   stop(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
     this.bar?.stop();
   }
 }

@@ -1,6 +1,7 @@
 /** summary.md: the environment, the seeds' table extended with firstResponse, and a pivot by routes. */
 import { cellLabel } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { pastEndOfLife } from '../core/end-of-life.ts';
 import { notableDropped, type RunMeta } from '../core/meta.ts';
 import type { ExtraColumn, MarkdownSection } from './contract.ts';
 import { invalidBodyText } from './csv.ts';
@@ -26,6 +27,10 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Children's environment:** ${meta.environment.passed.join(', ')}; not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];
   for (const [name, reason] of Object.entries(meta.skipped)) lines.push(`- **Skipped:** ${name} (${reason})`);
+  for (const [name, version] of Object.entries(meta.runtimes)) {
+    const eol = pastEndOfLife(version, new Date(meta.startedAt));
+    if (eol) lines.push(`- ⚠ **End of life:** ${name} \`${version}\` was past its end of life (${eol}) when this ran: measure a supported line too.`);
+  }
   return lines.join('\n');
 }
 
@@ -119,6 +124,11 @@ function unsupportedSection(summaries: CellSummary[]): MarkdownSection[] {
   return lines.length ? [{ title: 'Unsupported', body: `Not measured and not failed: the runtime cannot do what the cell asks.\n\n${lines.join('\n')}` }] : [];
 }
 
+/** The one line summary.md and the console give instead of every outlier warning. */
+export function warningsHeadline(count: number, cells: number): string {
+  return `Outliers (MAD test) in ${count} of ${cells} cells: see [Warnings](#warnings) at the end.`;
+}
+
 export function summaryMarkdown(
   summaries: CellSummary[],
   meta: RunMeta | undefined,
@@ -127,19 +137,22 @@ export function summaryMarkdown(
   warnings: string[] = [],
 ): string {
   const legend = (wide: boolean) => (wide ? `\n\n${WIDE_LEGEND}` : '');
+  const measured = summaries.filter((s) => !s.unsupported).length;
   const sections: MarkdownSection[] = [
-    ...(warnings.length ? [{ title: 'Warnings', body: warnings.map((w) => `- ⚠ ${w}`).join('\n') }] : []),
     { title: 'Results table', body: `${DEFINITIONS}\n\n${resultsTable(summaries, extraColumns)}${legend(anyWide(summaries, ['startup', 'listen', 'firstResponse']))}` },
     { title: 'firstResponse by route count (median ms)', body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}` },
     ...extra,
     { title: 'Failures', body: failures(summaries) },
     ...unsupportedSection(summaries),
+    ...(warnings.length ? [{ title: 'Warnings', body: warnings.map((w) => `- ⚠ ${w}`).join('\n') }] : []),
   ];
+  const headline = warnings.length ? [`⚠ ${warningsHeadline(warnings.length, measured)}`, ''] : [];
   return [
     '# Cold start by route count',
     '',
     environmentBlock(meta),
     '',
+    ...headline,
     ...sections.flatMap((s) => [`## ${s.title}`, '', s.body, '']),
   ].join('\n');
 }

@@ -21,6 +21,9 @@ import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
 
+/** How many outlier warnings a run or report prints on the console. */
+export const WARNINGS_SHOWN = 3;
+
 export const OUTPUTS: Output[] = [
   // runtime / build / compile cache / variant: a table per lever that varies, and the best lever per framework
   { file: LEVERS_FILE, render: ({ summaries, meta }) => leversFile(summaries, meta), section: ({ summaries, meta }) => leversSection(summaries, meta) },
@@ -57,6 +60,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     if (error instanceof SamplesFileError) throw new UsageError(error.message);
     throw error;
   }
+  if (!samples.some((s) => s.phase === 'sample')) throw new UsageError(`${file} holds no sample: nothing to report`);
   const summaries = aggregate(samples);
   const meta = readMeta(dir);
   const routes = [...new Set(summaries.map((s) => s.cell.routes))].sort((a, b) => a - b);
@@ -93,6 +97,10 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   }
   writeFileSync(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
-  for (const line of context.warnings) settings.warn?.(line);
+  // the console gets a few; summary.md has them all
+  for (const line of context.warnings.slice(0, WARNINGS_SHOWN)) settings.warn?.(line);
+  if (context.warnings.length > WARNINGS_SHOWN) {
+    settings.warn?.(`… and ${context.warnings.length - WARNINGS_SHOWN} more cells with outliers: see Warnings in ${path.join(dir, 'summary.md')}`);
+  }
   return written;
 }
