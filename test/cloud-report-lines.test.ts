@@ -103,8 +103,8 @@ describe('a plain-text log file', () => {
   it('reads the REPORT lines, ignores the others, and names every malformed one', () => {
     const parsed = readReportFile(TEXT);
     assert.equal(parsed.format, 'text');
-    // INIT_START, START, END and one line of function output
-    assert.equal(parsed.ignored, 4);
+    // INIT_START, START, END, one line of function output, and the XRAY line Lambda writes after a REPORT
+    assert.equal(parsed.ignored, 5);
     assert.deepEqual(
       parsed.reports.map((r) => [r.source.line, r.initMs ?? null]),
       [
@@ -114,6 +114,7 @@ describe('a plain-text log file', () => {
         [11, 190.75],
         [12, 249.5],
         [14, 222.81],
+        [16, 301.2],
       ],
     );
     assert.deepEqual(
@@ -125,12 +126,14 @@ describe('a plain-text log file', () => {
         'F:15: missing Duration, Billed Duration, Memory Size, Max Memory Used',
       ],
     );
-    const [first, , xray, copied, timedOut] = parsed.reports;
+    const [first, , xray, copied, timedOut, , outOfMemory] = parsed.reports;
     assert.equal(first!.timestamp, '2025-08-01T10:00:00.320Z');
     assert.equal(xray!.timestamp, '2025-08-01T10:05:00.000Z');
     assert.equal(xray!.billedMs, 219);
     assert.equal(copied!.timestamp, undefined);
     assert.equal(timedOut!.status, 'timeout');
+    assert.equal(outOfMemory!.status, 'error');
+    assert.equal(outOfMemory!.errorType, 'Runtime.OutOfMemory');
   });
 
   it('reads CRLF line endings', () => {
@@ -190,6 +193,16 @@ describe('a Logs Insights export', () => {
     );
   });
 
+  it('an @message whose XRAY part is on a line of its own, as Lambda writes it', () => {
+    const message =
+      `REPORT RequestId: ${ID}\tDuration: 2.00 ms\tBilled Duration: 99 ms\tMemory Size: 128 MB\tMax Memory Used: 60 MB\t` +
+      'Init Duration: 96.10 ms\t\nXRAY TraceId: 1-5e1b4151-43a0913a12345678901234567\tSegmentId: 6f1a2b3c4d5e6f70\tSampled: true\t\n';
+    const parsed = parseInsightsJson(JSON.stringify([{ '@message': message }]), 'f.json');
+    assert.equal(parsed.issues.length, 0);
+    assert.equal(parsed.reports[0]!.initMs, 96.1);
+    assert.equal(parsed.reports[0]!.maxMemoryUsedMB, 60);
+  });
+
   it('JSON from aws logs get-query-results', () => {
     const parsed = readReportFile(QUERY);
     assert.equal(parsed.reports.length, 1);
@@ -226,9 +239,9 @@ describe('importing files', () => {
 
   it('turns cold starts into records per cell, counts warm ones, and names every report it could not use', () => {
     const result = importReports([TEXT, CSV, MESSAGES, QUERY, UNNAMED], { importedAt: '2026-01-01T00:00:00.000Z' });
-    assert.equal(result.coldStarts, 8);
+    assert.equal(result.coldStarts, 9);
     assert.equal(result.warmStarts, 2);
-    assert.equal(result.ignored, 5);
+    assert.equal(result.ignored, 6);
     assert.deepEqual(
       result.records.map((r) => [r.lambda.functionName, r.cell.memory, r.index, r.ok, r.lambda.source]),
       [
@@ -237,6 +250,7 @@ describe('importing files', () => {
         ['coldstart-fastify-100-validated', 1024, 2, true, 'coldstart-fastify-100-validated.txt:6'],
         ['coldstart-fastify-100-validated', 1024, 3, true, 'coldstart-fastify-100-validated.txt:11'],
         ['coldstart-fastify-100-validated', 1024, 4, false, 'coldstart-fastify-100-validated.txt:12'],
+        ['coldstart-fastify-100-validated', 1024, 5, false, 'coldstart-fastify-100-validated.txt:16'],
         // Insights lists newest first; samples are numbered in the order they happened
         ['coldstart-hono-1000-plain', 512, 1, true, 'insights-report-fields.csv:4'],
         ['coldstart-hono-1000-plain', 512, 2, true, 'insights-report-fields.csv:3'],
@@ -253,7 +267,7 @@ describe('importing files', () => {
     assert.ok(issues.includes('insights-report-fields.csv:5 function my-api is not named coldstart-<framework>-<routes>-<variant>'));
     assert.ok(issues.some((i) => i.startsWith('unnamed.txt:1 no function name')));
     const summary = describeImport(result, 3);
-    assert.match(summary[0]!, /^10 REPORT lines read: 8 cold starts \(8 samples with target aws-lambda in 4 cells\), 2 warm invocations/);
+    assert.match(summary[0]!, /^11 REPORT lines read: 9 cold starts \(9 samples with target aws-lambda in 4 cells\), 2 warm invocations/);
     assert.match(summary[0]!, /12 not imported$/);
     assert.equal(summary.length, 5);
     assert.equal(summary[4], '  … and 9 more');

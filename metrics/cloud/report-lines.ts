@@ -5,9 +5,12 @@
  *   Max Memory Used: 18 MB\tInit Duration: 123.45 ms
  *
  * `Init Duration` is there only on the first invocation of an execution environment (a cold start).
- * Traced invocations add `XRAY TraceId`, `SegmentId` and `Sampled`; failed ones add `Status` (e.g.
- * `timeout`, `error`) and `Error Type`. Fields are tab-separated as Lambda writes them; copies from
- * a console often turn tabs into spaces, so fields are found by their names, not by tabs.
+ * Failed invocations add `Status` (`timeout`, `error`) and, for errors, `Error Type` (e.g.
+ * `Runtime.OutOfMemory`). Traced ones add `XRAY TraceId`, `SegmentId` and `Sampled`, usually on a
+ * second line of the same log event: inside an Insights `@message` they are read as fields, in a
+ * plain-text file that second line is one of the ignored lines. Fields are tab-separated as Lambda
+ * writes them; copies from a console often turn tabs into spaces, so fields are found by their names.
+ * `INIT_REPORT` lines (an INIT that failed or timed out) are not REPORT lines and are ignored.
  *
  * This module reads one message (parseReportMessage) and plain-text files of log lines
  * (parseReportText): what `aws logs tail` prints, an S3 export of a log group, a console copy. A line
