@@ -1,0 +1,77 @@
+/**
+ * The AWS Lambda function name of a cell, and its inverse. Packaging names each deployed function
+ * with functionName(); importing CloudWatch REPORT lines finds the cell again with
+ * parseFunctionName(). Both directions live here so they cannot drift apart.
+ *
+ * The name is `coldstart-<framework>-<routes>-<variant>`, e.g. `coldstart-deepkit-http-1000-plain`.
+ * Framework names may contain dashes; the route count (digits) and the variant (a fixed word) end the
+ * name, so parsing from the right is unambiguous. The memory size is not in the name: every REPORT
+ * line states it.
+ */
+import { VARIANTS, type Variant } from '../../generators/types.ts';
+
+export const FUNCTION_PREFIX = 'coldstart';
+
+/** Lambda's own limit on a function name (letters, digits, dashes and underscores, up to 64). */
+export const MAX_FUNCTION_NAME = 64;
+
+const FRAMEWORK = /^[a-z][a-z0-9-]*$/;
+
+export interface FunctionCell {
+  framework: string;
+  variant: Variant;
+  routes: number;
+}
+
+export class FunctionNameError extends Error {}
+
+/** The function name of a cell; throws FunctionNameError when the cell cannot be named within Lambda's rules. */
+export function functionName(cell: FunctionCell): string {
+  if (!FRAMEWORK.test(cell.framework) || cell.framework.endsWith('-') || cell.framework.includes('--')) {
+    throw new FunctionNameError(`framework ${JSON.stringify(cell.framework)} cannot be part of a Lambda function name`);
+  }
+  if (!Number.isInteger(cell.routes) || cell.routes < 1)
+    throw new FunctionNameError(`route count ${String(cell.routes)} is not a positive integer`);
+  if (!VARIANTS.includes(cell.variant))
+    throw new FunctionNameError(`variant ${JSON.stringify(cell.variant)} is not one of ${VARIANTS.join(', ')}`);
+  const name = `${FUNCTION_PREFIX}-${cell.framework}-${cell.routes}-${cell.variant}`;
+  if (name.length > MAX_FUNCTION_NAME) {
+    throw new FunctionNameError(`function name ${name} is longer than Lambda's ${MAX_FUNCTION_NAME} characters`);
+  }
+  return name;
+}
+
+const NAME = new RegExp(`^${FUNCTION_PREFIX}-([a-z][a-z0-9-]*?)-([1-9][0-9]*)-(${VARIANTS.join('|')})$`);
+
+/** The cell a function name stands for; undefined when the name was not made by functionName(). */
+export function parseFunctionName(name: string): FunctionCell | undefined {
+  const match = NAME.exec(name);
+  if (!match) return undefined;
+  const cell = { framework: match[1]!, routes: Number(match[2]), variant: match[3] as Variant };
+  // accept exactly the names functionName() produces, so the two stay each other's inverse
+  try {
+    return functionName(cell) === name ? cell : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The function a CloudWatch log group belongs to: Lambda logs to `/aws/lambda/<name>`, and Logs
+ * Insights' `@log` field prefixes the group with the account id (`123456789012:/aws/lambda/<name>`).
+ */
+export function functionOfLogGroup(logGroup: string): string | undefined {
+  const match = /(?:^|:)\/aws\/lambda\/([A-Za-z0-9_-]+)$/.exec(logGroup.trim());
+  return match?.[1];
+}
+
+const EMBEDDED = new RegExp(`${FUNCTION_PREFIX}-[a-z][a-z0-9-]*?-[1-9][0-9]*-(?:${VARIANTS.join('|')})(?![A-Za-z0-9])`);
+
+/**
+ * A function name inside a file name, e.g. `coldstart-fastify-100-validated.log` or
+ * `2025-08-01-coldstart-hono-1000-plain.csv`; undefined when there is none.
+ */
+export function functionInFileName(fileName: string): string | undefined {
+  const match = EMBEDDED.exec(fileName);
+  return match && parseFunctionName(match[0]) ? match[0] : undefined;
+}

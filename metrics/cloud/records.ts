@@ -1,0 +1,112 @@
+/**
+ * REPORT lines from AWS as samples.jsonl records, beside the ones measured locally. Only cold starts
+ * (REPORT lines with an Init Duration) become samples: that is what every sample of this tool is.
+ * The mapping is this one function, so the record's field names are decided in one place.
+ *
+ * A real cold start has no `listen` or `startup` of its own; its marks are Lambda's own figures:
+ * `init` is Init Duration (Lambda's INIT phase) and `firstResponse` is Init Duration + Duration
+ * (INIT, then the first invocation). Lambda's time before INIT (placing the environment, fetching
+ * the code) is in neither figure, as Lambda does not report it.
+ */
+import path from 'node:path';
+import { makeCell, type Cell } from '../cell.ts';
+import type { SampleRecord } from '../samples.ts';
+import type { FunctionCell } from './function-name.ts';
+import type { Architecture } from './platform.ts';
+import { formatSource, type SourcedReport } from './report-lines.ts';
+
+export const AWS_LAMBDA_TARGET = 'aws-lambda';
+
+/** A cell measured on AWS Lambda: a bundle on Node, at one memory size. */
+export interface AwsLambdaCell extends Cell {
+  target: typeof AWS_LAMBDA_TARGET;
+  /** the function's memory size in MB (Lambda scales CPU with it) */
+  memory: number;
+}
+
+/** Lambda's figures for one invocation, as its REPORT line gave them. */
+export interface LambdaFigures {
+  functionName: string;
+  requestId: string;
+  /** absent on a warm invocation */
+  initMs?: number;
+  durationMs: number;
+  billedMs: number;
+  memorySizeMB: number;
+  maxMemoryUsedMB: number;
+  /** when the user said which architecture the function ran on (REPORT lines do not say) */
+  architecture?: Architecture;
+  /** Lambda's Status and Error Type, on a failed invocation */
+  status?: string;
+  errorType?: string;
+  /** the file (its name only) and line or record the figures were read from */
+  source: string;
+}
+
+/** Marks of a cold start on Lambda, in ms from the start of INIT. */
+export interface LambdaMarks {
+  init: number;
+  firstResponse: number;
+}
+
+export interface AwsLambdaSampleRecord extends Omit<SampleRecord, 'cell' | 'marks'> {
+  cell: AwsLambdaCell;
+  marks?: LambdaMarks;
+  lambda: LambdaFigures;
+}
+
+export function awsLambdaCell(cell: FunctionCell, memoryMB: number): AwsLambdaCell {
+  return {
+    ...makeCell({
+      framework: cell.framework,
+      variant: cell.variant,
+      routes: cell.routes,
+      runtime: 'node',
+      build: 'bundle',
+      compileCache: 'off',
+    }),
+    target: AWS_LAMBDA_TARGET,
+    memory: memoryMB,
+  };
+}
+
+export interface RecordContext {
+  functionName: string;
+  /** 1-based, within the cell */
+  index: number;
+  /** used as `at` when the report has no timestamp */
+  importedAt: string;
+  architecture?: Architecture;
+}
+
+/** One cold start's REPORT line as a sample record. */
+export function lambdaSampleRecord(report: SourcedReport, cell: FunctionCell, context: RecordContext): AwsLambdaSampleRecord {
+  if (report.initMs === undefined) throw new Error(`${formatSource(report.source)} is a warm invocation, not a cold start`);
+  const failed = report.status !== undefined && report.status !== 'success';
+  // rounded to the microsecond, so that float addition does not print 235.15000000000001
+  const total = Math.round((report.initMs + report.durationMs) * 1000) / 1000;
+  const lambda: LambdaFigures = {
+    functionName: context.functionName,
+    requestId: report.requestId,
+    initMs: report.initMs,
+    durationMs: report.durationMs,
+    billedMs: report.billedMs,
+    memorySizeMB: report.memorySizeMB,
+    maxMemoryUsedMB: report.maxMemoryUsedMB,
+    ...(context.architecture ? { architecture: context.architecture } : {}),
+    ...(report.status !== undefined ? { status: report.status } : {}),
+    ...(report.errorType !== undefined ? { errorType: report.errorType } : {}),
+    source: formatSource({ ...report.source, file: path.basename(report.source.file) }),
+  };
+  return {
+    cell: awsLambdaCell(cell, report.memorySizeMB),
+    phase: 'sample',
+    index: context.index,
+    ok: !failed,
+    ...(failed ? { error: `Lambda reported Status: ${report.status}${report.errorType ? ` (${report.errorType})` : ''}` } : {}),
+    ...(failed ? {} : { marks: { init: report.initMs, firstResponse: total } }),
+    lambda,
+    durationMs: total,
+    at: report.timestamp ?? context.importedAt,
+  };
+}
