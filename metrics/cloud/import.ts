@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { functionInFileName, parseFunctionName, type FunctionCell } from './function-name.ts';
 import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from './insights.ts';
 import type { Architecture } from './platform.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { zipSync } from 'fflate';
 import { contractOf, PROBE_NAME, routePath } from '../../generators/contract.ts';
 import type { Contract } from '../../generators/types.ts';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { functionName, FunctionNameError, type FunctionCell } from './function-name.ts';
 import { packageReadme } from './package-readme.ts';
 import { isArchitecture, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from './platform.ts';

@@ -9,8 +9,8 @@
  * the code) is in neither figure, as Lambda does not report it.
  */
 import path from 'node:path';
-import { makeCell, type Cell } from '../cell.ts';
-import type { SampleRecord } from '../samples.ts';
+import { makeCell, type Cell } from '../core/cell.ts';
+import type { SampleRecord } from '../core/samples.ts';
 import type { FunctionCell } from './function-name.ts';
 import type { Architecture } from './platform.ts';
 import { formatSource, type SourcedReport } from './report-lines.ts';
