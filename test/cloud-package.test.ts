@@ -8,7 +8,7 @@ import { unzipSync } from 'fflate';
 import { parse } from 'yaml';
 import { parseFunctionName } from '../metrics/cloud/function-name.ts';
 import { writeLambdaPackage, zipHandler, type PackageCell } from '../metrics/cloud/package.ts';
-import { UsageError } from '../metrics/errors.ts';
+import { UsageError } from '../metrics/core/errors.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));

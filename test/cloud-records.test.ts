@@ -3,10 +3,10 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cellKey } from '../metrics/cell.ts';
+import { cellKey } from '../metrics/core/cell.ts';
 import { lambdaSampleRecord } from '../metrics/cloud/records.ts';
 import type { SourcedReport } from '../metrics/cloud/report-lines.ts';
-import { readSamples } from '../metrics/samples.ts';
+import { readSamples } from '../metrics/core/samples.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { UsageError } from '../metrics/errors.ts';
+import { UsageError } from '../metrics/core/errors.ts';
 import { detectFormat, describeImport, importReports, readReportFile } from '../metrics/cloud/import.ts';
 import { parseInsightsCsv, parseInsightsJson } from '../metrics/cloud/insights.ts';
 import { formatIssue, parseReportMessage, parseReportText, parseTimestamp } from '../metrics/cloud/report-lines.ts';
