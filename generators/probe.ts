@@ -1,38 +1,55 @@
 /**
  * The probe: the few lines every generated file starts with, the same text for every framework.
- * It loads no module. It records performance.now() marks, and once the server is bound it prints
- * one line on stdout that the runner reads:
+ * It loads no module. At every mark it records performance.now() and the CPU time the process has
+ * used so far (process.cpuUsage(), user + system, in ms since the process started). Once the server
+ * is bound it prints one line on stdout that the runner reads:
  *
- *   COLDSTART {"v":1,"timeOrigin":…,"marks":{"start":…,"imported":…,"startup":…,"listen":…},
+ *   COLDSTART {"v":2,"timeOrigin":…,"marks":{"start":…,"imported":…,"startup":…,"listen":…},
+ *              "cpu":{"start":…,"imported":…,"startup":…,"listen":…},
  *              "port":…,"rss":…,"heapUsed":…,"runtime":"node v20.20.2","pid":…}
+ *
+ * and once its first answer is written (the response's 'finish'), one more:
+ *
+ *   COLDSTART {"v":2,"after":"firstResponse","cpu":…,"rss":…}
  *
  * Marks are milliseconds since the child's own performance.timeOrigin; the runner moves them onto
  * its spawn timeline. A failed listen/ready prints the error on stderr and exits 1: never a time.
  */
 
 export const PROTOCOL_PREFIX = 'COLDSTART ';
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+/** The older version the runner still reads: the same line without `cpu` (and no second line). */
+export const PROTOCOL_VERSIONS = [1, PROTOCOL_VERSION] as const;
+/** The `after` value of the line the child prints once its first answer is written. */
+export const AFTER_FIRST_RESPONSE = 'firstResponse';
 
 /** Marks the generated file records, in the order they happen. */
 export const CHILD_MARKS = ['start', 'imported', 'startup', 'listen'] as const;
 export type ChildMark = (typeof CHILD_MARKS)[number];
 
 export const PROBE = `/* coldstart probe v${PROTOCOL_VERSION}: the same text in every generated file */
+function __csCpuMs() { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
 const __cs = { start: performance.now() };
+const __csCpu = { start: __csCpuMs() };
 const __csHost = '127.0.0.1';
 const __csPort = Number(process.env.PORT || 0);
-function __csMark(name) { __cs[name] = performance.now(); }
+function __csMark(name) { __cs[name] = performance.now(); __csCpu[name] = __csCpuMs(); }
+function __csLine(value) { return ${JSON.stringify(PROTOCOL_PREFIX)} + JSON.stringify(value) + '\\n'; }
 function __csReady(server) {
   __csMark('listen');
   const address = server.address();
   const memory = process.memoryUsage();
-  const line = ${JSON.stringify(PROTOCOL_PREFIX)} + JSON.stringify({
-    v: ${PROTOCOL_VERSION}, timeOrigin: performance.timeOrigin, marks: __cs,
+  const line = __csLine({
+    v: ${PROTOCOL_VERSION}, timeOrigin: performance.timeOrigin, marks: __cs, cpu: __csCpu,
     port: address && typeof address === 'object' ? address.port : null,
     rss: memory.rss, heapUsed: memory.heapUsed,
     runtime: process.versions.bun ? 'bun ' + process.versions.bun : 'node ' + process.version,
     pid: process.pid,
-  }) + '\\n';
+  });
+  server.once('request', (request, response) => response.once('finish', () => {
+    const after = ${JSON.stringify(AFTER_FIRST_RESPONSE)};
+    process.stdout.write(__csLine({ v: ${PROTOCOL_VERSION}, after, cpu: __csCpuMs(), rss: process.memoryUsage().rss }));
+  }));
   process.stdout.write(line, () => { if (process.env.COLDSTART_EXIT === '1') process.exit(0); });
 }
 function __csFail(error) {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { aggregate, describe as describeValues } from '../metrics/analyse/aggregate.ts';
 import { cellLabel, makeCell } from '../metrics/core/cell.ts';
-import { SUMMARY_CSV_COLUMNS, summaryCsv } from '../metrics/report/csv.ts';
+import { CPU_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, summaryCsv } from '../metrics/report/csv.ts';
 import { summaryMarkdown } from '../metrics/report/markdown.ts';
 import { buildPlan } from '../metrics/plan/order.ts';
 import type { Marks, SampleRecord } from '../metrics/core/samples.ts';
@@ -64,7 +64,7 @@ describe('aggregate', () => {
   it('summary.csv has the columns and the numbers the samples imply', () => {
     const csv = summaryCsv(summaries, (s) => cellLabel(s.cell));
     const rows = parse(csv, { columns: true }) as Record<string, string>[];
-    assert.deepEqual(Object.keys(rows[0]!), SUMMARY_CSV_COLUMNS);
+    assert.deepEqual(Object.keys(rows[0]!), [...SUMMARY_CSV_COLUMNS, ...CPU_CSV_COLUMNS]);
     const row = rows.find((r) => r.routes === '100')!;
     assert.equal(row.samples, '3');
     assert.equal(row.failures, '1');

@@ -11,6 +11,7 @@ import { loadGenerators, missingPackage } from '../generators/registry.ts';
 import { VARIANTS } from '../generators/types.ts';
 import { checkRouteCount, generatedRelativePath, writeGenerated } from '../generators/write.ts';
 import { PROBE } from '../generators/probe.ts';
+import { CPU_METRICS } from '../metrics/core/samples.ts';
 import { cellFor, runFile } from './helpers.ts';
 
 const generators = await loadGenerators();
@@ -63,6 +64,11 @@ for (const generator of generators) {
           assert.equal(sample.ok, true, `${sample.error}\n${sample.stderrTail ?? ''}`);
           const m = sample.marks!;
           assert.ok(m.start <= m.imported && m.imported <= m.startup && m.startup <= m.listen && m.listen <= m.firstResponse);
+          // the child's CPU time at every mark, the after-answer one included (the probe's second line)
+          const cpu = sample.cpu ?? {};
+          assert.ok(CPU_METRICS.every((name) => typeof cpu[name] === 'number'), `CPU times: ${JSON.stringify(cpu)}`);
+          const ordered = CPU_METRICS.every((name, i) => i === 0 || cpu[CPU_METRICS[i - 1]!]! <= cpu[name]!);
+          assert.ok(ordered, `CPU times in order: ${JSON.stringify(cpu)}`);
           if (validates) assert.equal(sample.invalidBody?.ok, true, sample.invalidBody?.reason);
           else assert.ok(sample.invalidBody?.status !== undefined && sample.invalidBody.status < 400, `plain does not validate: got ${sample.invalidBody?.status}`);
         });

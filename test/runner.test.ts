@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseReadyLine } from '../metrics/measure/sample.ts';
+import { parseAfterLine, parseReadyLine } from '../metrics/measure/targets/server.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { fixture, processesWith, runFile, waitFor } from './helpers.ts';
 
@@ -69,14 +69,62 @@ describe('runner: the child environment', () => {
   });
 });
 
+describe('runner: the after-answer line', () => {
+  it('parses a valid line and ignores anything else without throwing', () => {
+    assert.deepEqual(parseAfterLine(JSON.stringify({ v: 2, after: 'firstResponse', cpu: 12.5, rss: 3 })), { cpu: 12.5, rss: 3 });
+    assert.deepEqual(parseAfterLine(JSON.stringify({ v: 2, after: 'firstResponse', cpu: 12.5 })), { cpu: 12.5, rss: undefined });
+    const bad = [
+      '{',
+      'null',
+      '[]',
+      '{"v":1,"after":"firstResponse","cpu":1}',
+      '{"v":2,"after":"x","cpu":1}',
+      '{"v":2,"after":"firstResponse","cpu":-1}',
+      '{"v":2,"after":"firstResponse"}',
+    ];
+    for (const line of bad) {
+      assert.equal(parseAfterLine(line), undefined, line);
+    }
+  });
+
+  it('a valid line gives cpu.firstResponse, at least the CPU time at listen', async () => {
+    const sample = await runFile(fixture('after-line.js'), { args: ['good'] });
+    assert.equal(sample.ok, true, sample.error);
+    const cpu = sample.cpu!;
+    assert.ok(cpu.start! <= cpu.imported! && cpu.imported! <= cpu.startup! && cpu.startup! <= cpu.listen!, JSON.stringify(cpu));
+    assert.ok(cpu.firstResponse! >= cpu.listen!, JSON.stringify(cpu));
+  });
+
+  for (const mode of ['none', 'garbage', 'backwards']) {
+    it(`${mode === 'none' ? 'no line' : `a ${mode} line`}: the sample still counts, without cpu.firstResponse`, async () => {
+      const sample = await runFile(fixture('after-line.js'), { args: [mode] });
+      assert.equal(sample.ok, true, sample.error);
+      assert.equal(sample.cpu?.firstResponse, undefined);
+      assert.equal(typeof sample.cpu?.listen, 'number');
+      assert.ok(sample.durationMs < 10_000);
+    });
+  }
+});
+
 describe('runner: the ready line', () => {
+  const v2 = (cpu: unknown) => JSON.stringify({ ...good, v: 2, cpu });
   const good = { v: 1, timeOrigin: 1e12, marks: { start: 1, imported: 2, startup: 3, listen: 4 }, port: 8080, rss: 1, heapUsed: 1, runtime: 'node v20' };
   it('accepts a well-formed line', () => {
     assert.equal(parseReadyLine(JSON.stringify(good)).port, 8080);
   });
+  it('v1 has no CPU times; v2 carries them, each optional (a target without listen leaves it out)', () => {
+    assert.deepEqual(parseReadyLine(JSON.stringify(good)).cpu, {});
+    const cpu = { start: 30, imported: 60, startup: 70, listen: 71 };
+    assert.deepEqual(parseReadyLine(JSON.stringify({ ...good, v: 2, cpu })).cpu, cpu);
+    assert.deepEqual(parseReadyLine(JSON.stringify({ ...good, v: 2, cpu: { start: 30, startup: 70 } })).cpu, { start: 30, startup: 70 });
+  });
   for (const [what, broken, message] of [
     ['no JSON', '{', /malformed/],
-    ['another protocol version', JSON.stringify({ ...good, v: 2 }), /not protocol v1/],
+    ['another protocol version', JSON.stringify({ ...good, v: 3 }), /not protocol v1 or v2/],
+    ['a CPU time that is not a number', v2({ start: 'x' }), /bad CPU time at "start"/],
+    ['a CPU time that is not finite', v2({ start: 1, listen: 7 }).replace(':7', ':1e999'), /bad CPU time at "listen"/],
+    ['CPU times out of order', v2({ start: 5, imported: 9, startup: 8 }), /CPU times are out of order at "startup"/],
+    ['a cpu that is not an object', v2(12), /"cpu" that is not an object/],
     ['a missing mark', JSON.stringify({ ...good, marks: { start: 1, imported: 2, listen: 4 } }), /no "startup" mark/],
     ['marks out of order', JSON.stringify({ ...good, marks: { start: 5, imported: 2, startup: 3, listen: 4 } }), /out of order/],
     ['no port', JSON.stringify({ ...good, port: 0 }), /no valid port/],

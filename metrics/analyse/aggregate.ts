@@ -1,7 +1,7 @@
 /** From samples to one summary per cell. Only phase 'sample' counts; failures are counted, never dropped. */
 import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from '../core/cell.ts';
-import { METRICS, type InvalidBodyCheck, type Metric, type SampleRecord } from '../core/samples.ts';
+import { CPU_METRICS, METRICS, type CpuMetric, type InvalidBodyCheck, type Metric, type SampleRecord } from '../core/samples.ts';
 import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
 export interface Stats {
@@ -30,6 +30,12 @@ export interface CellSummary {
   /** distinct failure reasons with their counts */
   errors: { reason: string; count: number }[];
   metrics: Partial<Record<Metric, Stats>>;
+  /**
+   * The child's CPU time (user + system, ms since its process started) at each mark, with the same
+   * statistics as wall time, over the successful samples that reported it (runs recorded before the
+   * child reported CPU have none; `values` can then be fewer than the wall metrics')
+   */
+  cpu?: Partial<Record<CpuMetric, Stats>>;
   rssMedian: number | undefined;
   heapUsedMedian: number | undefined;
   /** the once-per-cell invalid body check; undefined when the cell does not validate or it never ran */
@@ -79,6 +85,11 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       const stats = describe(good.map((s) => s.marks![metric]), `${key}|${metric}`);
       if (stats) metrics[metric] = stats;
     }
+    const cpu: Partial<Record<CpuMetric, Stats>> = {};
+    for (const metric of CPU_METRICS) {
+      const stats = describe(good.flatMap((s) => (s.cpu?.[metric] === undefined ? [] : [s.cpu[metric]])), `${key}|cpu.${metric}`);
+      if (stats) cpu[metric] = stats;
+    }
     const checks = group.filter((s) => s.invalidBody);
     summaries.push({
       cell: group[0]!.cell,
@@ -86,6 +97,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       failed: bad.length,
       errors: [...reasons].map(([reason, count]) => ({ reason, count })),
       metrics,
+      ...(Object.keys(cpu).length ? { cpu } : {}),
       rssMedian: describe(good.flatMap((s) => (s.rss === undefined ? [] : [s.rss])))?.median,
       heapUsedMedian: describe(good.flatMap((s) => (s.heapUsed === undefined ? [] : [s.heapUsed])))?.median,
       // any failed check fails the cell's check

@@ -12,8 +12,16 @@ export type Metric = (typeof METRICS)[number];
 export const HEADLINE_METRICS = ['startup', 'listen', 'firstResponse'] as const satisfies readonly Metric[];
 
 export type Marks = Record<Metric, number>;
-/** The child's CPU time (user + system, ms since it started) at the marks it could report. */
-export type CpuMarks = Partial<Record<Metric, number>>;
+
+/**
+ * CPU time (user + system) the child had used at each mark, in ms since its process started, as
+ * process.cpuUsage() reports it in the child. Every one is optional: runs recorded before the
+ * child reported CPU have none, a child that never wrote its after-answer line has no
+ * firstResponse, and a target without a listening server has no listen.
+ */
+export const CPU_METRICS = ['start', 'imported', 'startup', 'listen', 'firstResponse'] as const;
+export type CpuMetric = (typeof CPU_METRICS)[number];
+export type CpuMarks = Partial<Record<CpuMetric, number>>;
 
 export interface InvalidBodyCheck {
   ok: boolean;
@@ -38,6 +46,8 @@ export interface SampleRecord {
   /** the last lines the child wrote on stderr, for failed samples */
   stderrTail?: string;
   marks?: Marks;
+  /** the child's CPU time at its marks (absent in older runs) */
+  cpu?: CpuMarks;
   rss?: number;
   heapUsed?: number;
   /** `node v20.20.2` as the child reported it */
@@ -81,7 +91,20 @@ export function readSamples(file: string): SampleRecord[] {
     if (!cell || typeof record.ok !== 'boolean' || (record.phase !== 'sample' && record.phase !== 'warmup')) {
       throw new SamplesFileError(`${file}:${n + 1} is not a sample record`);
     }
-    samples.push({ ...(record as SampleRecord), cell });
+    const { cpu, ...rest } = record as SampleRecord;
+    const cpuMarks = parseCpuMarks(cpu);
+    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}) });
   });
   return samples;
+}
+
+/** The finite numbers of a stored `cpu` object under known names; undefined when there are none. */
+export function parseCpuMarks(value: unknown): CpuMarks | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const marks: CpuMarks = {};
+  for (const name of CPU_METRICS) {
+    const ms = (value as Record<string, unknown>)[name];
+    if (typeof ms === 'number' && Number.isFinite(ms)) marks[name] = ms;
+  }
+  return Object.keys(marks).length ? marks : undefined;
 }

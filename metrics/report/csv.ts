@@ -1,4 +1,8 @@
-/** summary.csv: one row per cell with every headline statistic, written with csv-stringify. */
+/**
+ * summary.csv: one row per cell with every headline statistic, written with csv-stringify. The
+ * child's CPU times come last (`cpu_<metric>_…_ms`, empty for runs recorded without them), so a
+ * reader of the older columns finds each where it was.
+ */
 import { stringify } from 'csv-stringify/sync';
 import { CELL_DIMENSIONS } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
@@ -30,6 +34,9 @@ export const SUMMARY_CSV_COLUMNS = [
   'status',
 ];
 
+/** The same statistics as wall time, for the child's CPU time at each headline metric. */
+export const CPU_CSV_COLUMNS = HEADLINE_METRICS.flatMap((metric) => metricColumns(`cpu_${metric}`));
+
 /** measured (some sample answered), failed (none did) or unsupported (the runtime cannot run that cell: no figures, no failure). */
 export function cellStatus(summary: CellSummary): 'measured' | 'failed' | 'unsupported' {
   if (summary.unsupported) return 'unsupported';
@@ -54,6 +61,7 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
     s.runtimeVersion ?? '',
     cellStatus(s),
     ...extra.map((c) => c.value(s)),
+    ...HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])),
   ]);
-  return stringify(rows, { header: true, columns: [...SUMMARY_CSV_COLUMNS, ...extra.map((c) => c.header)] });
+  return stringify(rows, { header: true, columns: [...SUMMARY_CSV_COLUMNS, ...extra.map((c) => c.header), ...CPU_CSV_COLUMNS] });
 }

@@ -4,8 +4,14 @@ import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { pastEndOfLife } from '../core/end-of-life.ts';
 import { notableDropped, type RunMeta } from '../core/meta.ts';
 import type { ExtraColumn, MarkdownSection } from './contract.ts';
+import { loadText, parseLoadSummary, type LoadSummary } from '../core/load.ts';
 import { invalidBodyText } from './csv.ts';
 import { duration, markdownTable, ms, type Align } from '../core/format.ts';
+
+/** The machine's load while the run measured, when meta.json recorded it (runs before it did not). */
+export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
+  return parseLoadSummary((meta as { load?: unknown } | undefined)?.load);
+}
 
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';
@@ -26,6 +32,8 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.join(', ')}; not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];
+  const load = runLoad(meta);
+  if (load) lines.push(`- **Machine load:** ${loadText(load)}`);
   for (const [name, reason] of Object.entries(meta.skipped)) lines.push(`- **Skipped:** ${name} (${reason})`);
   for (const [name, version] of Object.entries(meta.runtimes)) {
     const eol = pastEndOfLife(version, new Date(meta.startedAt));
@@ -42,6 +50,26 @@ export const DEFINITIONS = [
   '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): where the median would likely land on a rerun.',
 ].join('\n');
 
+/** Read beside DEFINITIONS when the run recorded the child's CPU time. */
+export const CPU_DEFINITIONS = [
+  '- **CPU …:** the CPU time (user + system, every thread) the child had used by that point since its process started, ' +
+    'median over the samples; other processes on the machine barely move it, so compare it when wall times are noisy.',
+  '- **CPU/wall:** median CPU time to firstResponse over median wall time to firstResponse. Above 1: the runtime worked ' +
+    'on other threads in parallel (V8 compiling and collecting garbage), which a Lambda with less than one vCPU cannot do ' +
+    'in parallel, so there that work lengthens the cold start.',
+].join('\n');
+
+/** Median CPU time over median wall time to firstResponse, or undefined when either is missing. */
+export function cpuWallRatio(summary: CellSummary): number | undefined {
+  const cpu = summary.cpu?.firstResponse?.median;
+  const wall = summary.metrics.firstResponse?.median;
+  return cpu !== undefined && wall !== undefined && wall > 0 ? cpu / wall : undefined;
+}
+
+function hasCpu(summaries: CellSummary[]): boolean {
+  return summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
+}
+
 /** A median for a table, with ⚠ when the cell's spread is wide (max/min > 1.5). */
 export function medianText(stats: Stats | undefined): string {
   if (!stats) return '–';
@@ -54,27 +82,37 @@ export function ciText(stats: Stats | undefined): string {
 
 export const WIDE_LEGEND = '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). Read that median as noisy, not as a fact.';
 
-function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[]): boolean {
-  return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide));
+function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[], cpu = false): boolean {
+  return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide || (cpu && s.cpu?.[m]?.wide)));
 }
 
 function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): string {
   // an unsupported cell (e.g. the compile cache on Node 20) has no figures and no failures
   const or = (s: CellSummary, text: string) => (s.unsupported ? 'unsupported' : text);
+  // runs recorded before the child reported CPU time keep the table they always had
+  const cpu = hasCpu(summaries);
+  const ratioText = (s: CellSummary) => {
+    const ratio = cpuWallRatio(s);
+    return ratio === undefined ? '–' : ratio.toFixed(2);
+  };
   const rows = summaries.map((s) => [
     cellLabel(s.cell),
     or(s, medianText(s.metrics.startup)),
     or(s, medianText(s.metrics.listen)),
     or(s, medianText(s.metrics.firstResponse)),
     ciText(s.metrics.firstResponse),
+    ...(cpu ? [...(['startup', 'listen', 'firstResponse'] as const).map((m) => or(s, medianText(s.cpu?.[m]))), or(s, ratioText(s))] : []),
     ...extraColumns.map((c) => c.value(s)),
     or(s, `${s.ok}/${s.ok + s.failed}`),
     invalidBodyText(s),
   ]);
+  const cpuHeaders = cpu ? ['CPU startup(ms)', 'CPU listen(ms)', 'CPU firstResponse(ms)', 'CPU/wall'] : [];
+  const headers = ['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', 'firstResponse 95% CI', ...cpuHeaders];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right', ...cpuHeaders.map(() => 'right' as const)];
   return markdownTable(
-    ['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', 'firstResponse 95% CI', ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
+    [...headers, ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
     rows,
-    ['left', 'right', 'right', 'right', 'right', ...extraColumns.map((c) => c.align ?? 'right'), 'right', 'left'],
+    [...align, ...extraColumns.map((c) => c.align ?? 'right'), 'right', 'left'],
   );
 }
 
@@ -138,15 +176,18 @@ export function summaryMarkdown(
 ): string {
   const legend = (wide: boolean) => (wide ? `\n\n${WIDE_LEGEND}` : '');
   const measured = summaries.filter((s) => !s.unsupported).length;
+  const busy = runLoad(meta)?.warning;
+  const definitions = hasCpu(summaries) ? `${DEFINITIONS}\n${CPU_DEFINITIONS}` : DEFINITIONS;
+  const resultsWide = anyWide(summaries, ['startup', 'listen', 'firstResponse'], true);
   const sections: MarkdownSection[] = [
-    { title: 'Results table', body: `${DEFINITIONS}\n\n${resultsTable(summaries, extraColumns)}${legend(anyWide(summaries, ['startup', 'listen', 'firstResponse']))}` },
+    { title: 'Results table', body: `${definitions}\n\n${resultsTable(summaries, extraColumns)}${legend(resultsWide)}` },
     { title: 'firstResponse by route count (median ms)', body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}` },
     ...extra,
     { title: 'Failures', body: failures(summaries) },
     ...unsupportedSection(summaries),
-    ...(warnings.length ? [{ title: 'Warnings', body: warnings.map((w) => `- ⚠ ${w}`).join('\n') }] : []),
+    ...(warnings.length || busy ? [{ title: 'Warnings', body: [...(busy ? [busy] : []), ...warnings].map((w) => `- ⚠ ${w}`).join('\n') }] : []),
   ];
-  const headline = warnings.length ? [`⚠ ${warningsHeadline(warnings.length, measured)}`, ''] : [];
+  const headline = [...(busy ? [`⚠ ${busy}`, ''] : []), ...(warnings.length ? [`⚠ ${warningsHeadline(warnings.length, measured)}`, ''] : [])];
   return [
     '# Cold start by route count',
     '',

@@ -6,20 +6,55 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
-import { CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION } from '../../../generators/probe.ts';
+import { AFTER_FIRST_RESPONSE, CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ChildMark } from '../../../generators/probe.ts';
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
-import type { InvalidBodyCheck, Marks } from '../../core/samples.ts';
+import type { CpuMarks, InvalidBodyCheck, Marks } from '../../core/samples.ts';
 import { oneLine } from '../text.ts';
 import { SampleFailure, type Measured, type SampleIO, type Target } from './target.ts';
 
+/** How long, once the answer is verified, the runner waits for the child's after-answer line. */
+export const AFTER_LINE_WAIT_MS = 1000;
+
 interface Ready {
   timeOrigin: number;
-  marks: Record<(typeof CHILD_MARKS)[number], number>;
+  marks: Record<ChildMark, number>;
+  /** CPU ms at the marks the child reported (protocol v2); empty for v1 */
+  cpu: CpuMarks;
   port: number;
   rss: number;
   heapUsed: number;
   runtime: string;
+}
+
+/** What the child reports once its first answer is written. */
+export interface AfterLine {
+  /** CPU ms (user + system) since the process started */
+  cpu: number;
+  rss: number | undefined;
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/**
+ * The ready line's optional `cpu` object: each mark may be missing, a present one must be a finite
+ * non-negative number, never below an earlier present one (CPU time only grows).
+ */
+function parseReadyCpu(value: unknown): CpuMarks {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object') throw new SampleFailure('ready line has a "cpu" that is not an object');
+  const cpu: CpuMarks = {};
+  let previous = 0;
+  for (const name of CHILD_MARKS) {
+    const ms = (value as Record<string, unknown>)[name];
+    if (ms === undefined) continue;
+    if (!isFiniteNumber(ms) || ms < 0) throw new SampleFailure(`ready line has a bad CPU time at "${name}"`);
+    if (ms < previous) throw new SampleFailure(`ready line CPU times are out of order at "${name}"`);
+    cpu[name] = previous = ms;
+  }
+  return cpu;
 }
 
 /** Validate a COLDSTART line's JSON; throws SampleFailure with what is wrong. */
@@ -30,16 +65,16 @@ export function parseReadyLine(text: string): Ready {
   } catch {
     throw new SampleFailure(`malformed ${PROTOCOL_PREFIX.trim()} line: ${text.slice(0, 120)}`);
   }
-  const v = value as Partial<Ready> & { v?: unknown };
-  if (v === null || typeof v !== 'object' || v.v !== PROTOCOL_VERSION) {
-    throw new SampleFailure(`${PROTOCOL_PREFIX.trim()} line is not protocol v${PROTOCOL_VERSION}: ${text.slice(0, 120)}`);
+  const v = value as Partial<Ready> & { v?: unknown; cpu?: unknown };
+  if (v === null || typeof v !== 'object' || !(PROTOCOL_VERSIONS as readonly unknown[]).includes(v.v)) {
+    throw new SampleFailure(`${PROTOCOL_PREFIX.trim()} line is not protocol v${PROTOCOL_VERSIONS.join(' or v')}: ${text.slice(0, 120)}`);
   }
-  if (typeof v.timeOrigin !== 'number' || !Number.isFinite(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
+  if (!isFiniteNumber(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
   const marks = v.marks as Record<string, unknown> | undefined;
   let previous = 0;
   for (const name of CHILD_MARKS) {
     const mark = marks?.[name];
-    if (typeof mark !== 'number' || !Number.isFinite(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
+    if (!isFiniteNumber(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
     if (mark < previous) throw new SampleFailure(`ready line marks are out of order at "${name}"`);
     previous = mark;
   }
@@ -49,7 +84,24 @@ export function parseReadyLine(text: string): Ready {
   if (typeof v.rss !== 'number' || typeof v.heapUsed !== 'number' || typeof v.runtime !== 'string') {
     throw new SampleFailure('ready line lacks rss, heapUsed or runtime');
   }
-  return v as Ready;
+  return { ...(v as Ready), cpu: parseReadyCpu(v.cpu) };
+}
+
+/**
+ * The after-answer line's JSON, or undefined when it is not one: a broken report of CPU time loses
+ * that figure, never the sample.
+ */
+export function parseAfterLine(text: string): AfterLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  if (v.v !== PROTOCOL_VERSION || v.after !== AFTER_FIRST_RESPONSE || !isFiniteNumber(v.cpu) || v.cpu < 0) return undefined;
+  return { cpu: v.cpu, rss: isFiniteNumber(v.rss) ? v.rss : undefined };
 }
 
 interface Answer {
@@ -126,6 +178,12 @@ async function measure(io: SampleIO): Promise<Measured> {
     throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${marks.processStart.toFixed(1)} ms)`);
   }
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
+  // CPU time after the answer: the child reports it once the answer is written (protocol v2)
+  const cpu: CpuMarks = { ...ready.cpu };
+  const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);
+  const after = afterText === undefined ? undefined : parseAfterLine(afterText);
+  if (after && after.cpu >= (cpu.listen ?? 0)) cpu.firstResponse = after.cpu;
+  if (Object.keys(cpu).length) measured.cpu = cpu;
   if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(ready.port, cell, contract, io.remaining());
   return measured;
 }

@@ -1,0 +1,129 @@
+/**
+ * Sampling to a target precision (`--samples auto`): after each round, which cells still need
+ * another sample and which have stopped, and why. A cell is precise enough when the 95 % bootstrap
+ * CI of its median lies within ± precision × median, i.e. the half-width
+ * max(median − low, high − median) is at most precision × median.
+ *
+ * How a measurement session uses it (pure: it runs nothing itself):
+ *
+ *   const settings = precisionSettings({ precision: parsePrecision('3%'), minSamples: 5, maxSamples: 30 });
+ *   let decision = decideRound(cells.map((c) => progressOf(c)), settings);
+ *   while (decision.more.length) {
+ *     // one interleaved round: one sample of every cell in decision.more, in the run's order
+ *     for (const key of decision.more) await measureOneSample(key);
+ *     decision = decideRound(cells.map((c) => progressOf(c)), settings);
+ *     // the progress line can show formatPrecision(state) of each cell in decision.cells
+ *   }
+ *   // decision.cells: per cell the samples taken, the half-width reached and why it stopped
+ *
+ * where progressOf gives a cell's successful values of the deciding metric so far (wall
+ * firstResponse unless the user chose another) and its failures. Cells the runtime cannot run
+ * (unsupported) are not passed in: they are not sampled at all.
+ */
+import { median } from 'simple-statistics';
+import { UsageError } from '../core/errors.ts';
+import { bootstrapMedianCI } from './stats.ts';
+
+export const DEFAULT_PRECISION = 0.03;
+export const DEFAULT_MIN_SAMPLES = 5;
+export const DEFAULT_MAX_SAMPLES = 30;
+/** A bootstrap CI needs two values; fewer cannot say anything about precision. */
+export const SMALLEST_MIN_SAMPLES = 2;
+
+export interface PrecisionSettings {
+  /** the target half-width of the 95 % CI as a share of the median (0.03 for ±3 %) */
+  precision: number;
+  /** samples every cell takes before its precision is judged */
+  minSamples: number;
+  /** samples (successful and failed) after which a cell stops whatever its precision */
+  maxSamples: number;
+}
+
+/** What a cell has so far. */
+export interface CellProgress {
+  /** the cell's key (cellKey): returned as is */
+  key: string;
+  /** the deciding metric of each successful sample, in sample order */
+  values: readonly number[];
+  /** samples that failed */
+  failures: number;
+}
+
+export type StopReason = 'precision reached' | 'maximum reached' | 'too many failures';
+
+export interface CellPrecision {
+  key: string;
+  /** samples taken: successful and failed */
+  samples: number;
+  failures: number;
+  median: number | undefined;
+  /** half-width of the 95 % CI of the median in the metric's unit; undefined below two values */
+  halfWidth: number | undefined;
+  /** halfWidth / median (0.021 = ±2.1 %); undefined when either is missing or the median is not positive */
+  relative: number | undefined;
+  /** undefined while the cell still needs samples */
+  stopped: StopReason | undefined;
+}
+
+export interface RoundDecision {
+  /** the keys that need another sample, in the order given */
+  more: string[];
+  /** every cell's state, in the order given */
+  cells: CellPrecision[];
+}
+
+/** Check the three settings together; a bad combination is a UsageError. */
+export function precisionSettings(settings: PrecisionSettings): PrecisionSettings {
+  const { precision, minSamples, maxSamples } = settings;
+  if (!(precision > 0 && precision < 1)) throw new UsageError(`--precision: ${precision} is not a share between 0 and 1`);
+  if (!Number.isInteger(minSamples) || minSamples < SMALLEST_MIN_SAMPLES) {
+    throw new UsageError(`--min-samples: ${minSamples} is below ${SMALLEST_MIN_SAMPLES} (a confidence interval needs two values)`);
+  }
+  if (!Number.isInteger(maxSamples) || maxSamples < minSamples) {
+    throw new UsageError(`--max-samples: ${maxSamples} is below --min-samples ${minSamples}`);
+  }
+  return settings;
+}
+
+/** `3%`, `3 %` or `3` → 0.03; anything else (or not above 0 and below 100 %) is a UsageError. */
+export function parsePrecision(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
+  const percent = match ? Number(match[1]) : NaN;
+  if (!(percent > 0 && percent < 100)) throw new UsageError(`--precision: "${text}" is not a percentage above 0 and below 100 (e.g. 3%)`);
+  return percent / 100;
+}
+
+/**
+ * Too many failures: at least the minimum taken and more than half of them failed (a cell that
+ * mostly crashes will not become precise by sampling it more).
+ */
+function tooManyFailures(samples: number, failures: number, settings: PrecisionSettings): boolean {
+  return samples >= settings.minSamples && failures * 2 > samples;
+}
+
+/** One cell's state. The bootstrap is seeded with the key and the count: the same values give the same decision. */
+export function assessCell(progress: CellProgress, settings: PrecisionSettings): CellPrecision {
+  const values = [...progress.values];
+  const samples = values.length + progress.failures;
+  const center = values.length ? median(values) : undefined;
+  const ci = bootstrapMedianCI(values, `precision|${progress.key}|${values.length}`);
+  const halfWidth = ci && center !== undefined ? Math.max(center - ci.low, ci.high - center) : undefined;
+  const relative = halfWidth !== undefined && center !== undefined && center > 0 ? halfWidth / center : undefined;
+  let stopped: StopReason | undefined;
+  if (tooManyFailures(samples, progress.failures, settings)) stopped = 'too many failures';
+  else if (samples >= settings.minSamples && relative !== undefined && relative <= settings.precision) stopped = 'precision reached';
+  else if (samples >= settings.maxSamples) stopped = 'maximum reached';
+  return { key: progress.key, samples, failures: progress.failures, median: center, halfWidth, relative, stopped };
+}
+
+/** After a round: every cell's state and the keys that need another sample. */
+export function decideRound(cells: readonly CellProgress[], settings: PrecisionSettings): RoundDecision {
+  const states = cells.map((c) => assessCell(c, settings));
+  return { more: states.filter((s) => !s.stopped).map((s) => s.key), cells: states };
+}
+
+/** For the progress line and the report: `n=12 ±2.4 %` (and why it stopped, once it has). */
+export function formatPrecision(state: CellPrecision): string {
+  const width = state.relative === undefined ? '±?' : `±${(state.relative * 100).toFixed(1)} %`;
+  return `n=${state.samples} ${width}${state.stopped ? ` (${state.stopped})` : ''}`;
+}
