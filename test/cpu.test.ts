@@ -15,7 +15,7 @@ import { CPU_METRICS, readSamples } from '../metrics/core/samples.ts';
 import { ROOT } from './helpers.ts';
 import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
 
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli.ts')];
+const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
 
 describe('CPU time in a real run of node-http and fastify', () => {
   const dir = path.join(tempDir(), 'run');

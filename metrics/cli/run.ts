@@ -11,6 +11,7 @@ import type { FrameworkGenerator } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
 import { EXIT_INTERRUPTED } from '../core/errors.ts';
+import { startLoadMonitor } from '../core/load.ts';
 import { machine, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { prepareCells, type CellOptions } from '../plan/cells.ts';
@@ -142,6 +143,8 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   };
   let samplesDurationMs = 0;
   let recorded = 0;
+  // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
+  const load = startLoadMonitor();
   try {
     await session.each(plan, async (run) => {
       progress.starting(run);
@@ -154,6 +157,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       progress.finished(sample);
     });
   } finally {
+    meta.load = load.stop();
     progress.stop();
     caches.cleanup();
     session.close();
@@ -169,6 +173,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   writeMeta(dir, meta);
   // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
   if (recorded === 0) return { dir, summaries: [], interrupted: session.interrupted };
+  if (meta.load.warning) log(`warning: ${meta.load.warning}`);
   await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
   pointLatest(dir);
   return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted };

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
+import type { LoadSummary } from './load.ts';
 
 export interface FrameworkMeta {
   version: string;
@@ -30,6 +31,8 @@ export interface RunMeta {
   frameworks: Record<string, FrameworkMeta>;
   skipped: Record<string, string>;
   environment: { passed: string[]; dropped: string[] };
+  /** the machine's load before, during and after the samples (runs before it was recorded have none) */
+  load?: LoadSummary;
 }
 
 export function machine(): RunMeta['machine'] {

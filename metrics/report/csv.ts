@@ -1,6 +1,6 @@
 /**
  * summary.csv: one row per cell with every headline statistic, written with csv-stringify. The
- * child's CPU times come last (`cpu_<metric>_…_ms`, empty for runs recorded without them), so a
+ * child's CPU times come last (`cpu_<metric>_…_ms`; absent for runs recorded without them), so a
  * reader of the older columns finds each where it was.
  */
 import { stringify } from 'csv-stringify/sync';
@@ -49,6 +49,8 @@ export function invalidBodyText(summary: CellSummary): string {
 }
 
 export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string, extra: CsvColumn[] = []): string {
+  // a run recorded without CPU times keeps the columns it always had
+  const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
   const rows = summaries.map((s) => [
     ...CELL_DIMENSIONS.map((d) => s.cell[d]),
     fileOf(s),
@@ -61,7 +63,7 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
     s.runtimeVersion ?? '',
     cellStatus(s),
     ...extra.map((c) => c.value(s)),
-    ...HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])),
+    ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
   ]);
-  return stringify(rows, { header: true, columns: [...SUMMARY_CSV_COLUMNS, ...extra.map((c) => c.header), ...CPU_CSV_COLUMNS] });
+  return stringify(rows, { header: true, columns: [...SUMMARY_CSV_COLUMNS, ...extra.map((c) => c.header), ...(withCpu ? CPU_CSV_COLUMNS : [])] });
 }
