@@ -47,6 +47,8 @@ export interface CellProgress {
   values: readonly number[];
   /** samples that failed */
   failures: number;
+  /** the bootstrap's seed; the report's own (`coldstart|<key>|<metric>`) makes its CI the one that decided */
+  seed?: string;
 }
 
 export type StopReason = 'precision reached' | 'maximum reached' | 'too many failures';
@@ -101,12 +103,12 @@ function tooManyFailures(samples: number, failures: number, settings: PrecisionS
   return samples >= settings.minSamples && failures * 2 > samples;
 }
 
-/** One cell's state. The bootstrap is seeded with the key and the count: the same values give the same decision. */
+/** One cell's state. The bootstrap is seeded (by `seed`, else the key and the count): the same values give the same decision. */
 export function assessCell(progress: CellProgress, settings: PrecisionSettings): CellPrecision {
   const values = [...progress.values];
   const samples = values.length + progress.failures;
   const center = values.length ? median(values) : undefined;
-  const ci = bootstrapMedianCI(values, `precision|${progress.key}|${values.length}`);
+  const ci = bootstrapMedianCI(values, progress.seed ?? `precision|${progress.key}|${values.length}`);
   const halfWidth = ci && center !== undefined ? Math.max(center - ci.low, ci.high - center) : undefined;
   const relative = halfWidth !== undefined && center !== undefined && center > 0 ? halfWidth / center : undefined;
   let stopped: StopReason | undefined;

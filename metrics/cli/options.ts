@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { VARIANTS, type Variant } from '../../generators/types.ts';
 import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
+import { DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, parsePrecision, precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
 import { UsageError } from '../core/errors.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
@@ -54,9 +55,11 @@ export function selectionOf(opts: Record<string, unknown>): Selection {
 }
 
 /** `--samples`, `--warmup`, `--timeout`, `--node`: every command that measures. */
-export function addMeasureOptions(command: Command, what: { samples: string; timeout: string }): Command {
+export function addMeasureOptions(command: Command, what: { samples: string; timeout: string; auto?: boolean }): Command {
+  const integer = parseInteger('--samples', 1, 10_000);
+  const samples = what.auto ? (text: string) => (text.trim() === 'auto' ? 'auto' : integer(text)) : integer;
   return command
-    .option('-s, --samples <n>', what.samples, parseInteger('--samples', 1, 10_000), 5)
+    .option('-s, --samples <n>', what.samples, samples, 5)
     .option('-w, --warmup <n>', 'unrecorded warm-up runs per cell', parseInteger('--warmup', 0, 100), 1)
     .option('-t, --timeout <seconds>', what.timeout, parseSeconds('--timeout'), 120)
     .option('--node <path>', 'the node binary to measure', process.execPath);
@@ -134,4 +137,20 @@ export function addExportOptions(command: Command): Command {
 
 export function exportOf(opts: Record<string, unknown>): { file: string; metric: Metric } | undefined {
   return typeof opts.exportJson === 'string' ? { file: opts.exportJson, metric: opts.exportMetric as Metric } : undefined;
+}
+
+/** `--precision`, `--min-samples`, `--max-samples`: how `--samples auto` decides when a cell has enough. */
+export function addPrecisionOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--precision <percent>', 'with --samples auto: the 95 % CI of each median must lie within ± this share of it')
+        .default(DEFAULT_PRECISION, `${DEFAULT_PRECISION * 100}%`)
+        .argParser(parsePrecision),
+    )
+    .option('--min-samples <n>', 'with --samples auto: samples every cell takes first', parseInteger('--min-samples', 2, 10_000), DEFAULT_MIN_SAMPLES)
+    .option('--max-samples <n>', 'with --samples auto: samples after which a cell stops', parseInteger('--max-samples', 2, 10_000), DEFAULT_MAX_SAMPLES);
+}
+
+export function precisionOf(opts: Record<string, unknown>): PrecisionSettings {
+  return precisionSettings({ precision: opts.precision as number, minSamples: opts.minSamples as number, maxSamples: opts.maxSamples as number });
 }

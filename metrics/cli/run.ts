@@ -10,6 +10,8 @@ import { frameworkVersion, installedVersion } from '../../generators/registry.ts
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
+import { decideRound, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, formatPrecision, precisionSettings, type CellProgress, type PrecisionSettings } from '../analyse/precision.ts';
+import { cellKey, cellLabel } from '../core/cell.ts';
 import { EXIT_INTERRUPTED } from '../core/errors.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { machine, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
@@ -29,10 +31,12 @@ import {
   addExportOptions,
   addLeverOptions,
   addMeasureOptions,
+  addPrecisionOptions,
   addSelectionOptions,
   costOptionsOf,
   exportOf,
   leverListsOf,
+  precisionOf,
   selectionOf,
 } from './options.ts';
 import { parseChoice } from './parse.ts';
@@ -40,7 +44,10 @@ import { commandLine, displayPath, writeExport } from './shared.ts';
 import { Option } from 'commander';
 
 export interface RunOptions extends CellOptions {
-  samples: number;
+  /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
+  samples: number | 'auto';
+  /** with `samples: 'auto'` */
+  precision?: PrecisionSettings;
   warmup: number;
   timeoutMs: number;
   order: Order;
@@ -88,6 +95,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   }
   const { selected, skipped, cells, levers } = prepared;
   const { dir, startedAt } = session;
+  const auto = options.precision ?? precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
   const samplesFile = path.join(dir, SAMPLES_FILE);
   const compileCached = cells.some((c) => c.cell.compileCache !== 'off');
   const meta: RunMeta = {
@@ -100,6 +108,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       routes: options.routes,
       variants: options.variants,
       samples: options.samples,
+      ...(options.samples === 'auto' ? { precision: auto.precision, minSamples: auto.minSamples, maxSamples: auto.maxSamples, precisionMetric: 'firstResponse' } : {}),
       warmup: options.warmup,
       timeoutMs: options.timeoutMs,
       order: options.order,
@@ -122,7 +131,8 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   };
   writeMeta(dir, meta);
 
-  const plan = buildPlan(cells, { samples: options.samples, warmup: options.warmup, order: options.order, seed: options.seed });
+  const first = options.samples === 'auto' ? auto.minSamples : options.samples;
+  const plan = buildPlan(cells, { samples: first, warmup: options.warmup, order: options.order, seed: options.seed });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
   const progress = new Progress(plan, progressStream);
   const measure = (run: PlannedRun) => {
@@ -143,19 +153,47 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   };
   let samplesDurationMs = 0;
   let recorded = 0;
+  // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
+  const taken = new Map<string, CellProgress & { index: number }>(
+    cells.filter((c) => c.launch).map((c) => [cellKey(c.cell), { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 }]),
+  );
+  const step = async (run: PlannedRun) => {
+    progress.starting(run);
+    const sample = await measure(run);
+    // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
+    if (session.interrupted) return;
+    appendSample(samplesFile, sample);
+    samplesDurationMs += sample.durationMs;
+    if (sample.phase === 'sample') {
+      recorded++;
+      const cell = taken.get(cellKey(sample.cell));
+      if (cell) {
+        cell.index = Math.max(cell.index, sample.index);
+        if (sample.ok && sample.marks) (cell.values as number[]).push(sample.marks.firstResponse);
+        else if (!sample.unsupported) cell.failures++;
+      }
+    }
+    progress.finished(sample);
+  };
   // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
   const load = startLoadMonitor();
   try {
-    await session.each(plan, async (run) => {
-      progress.starting(run);
-      const sample = await measure(run);
-      // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
-      if (session.interrupted) return;
-      appendSample(samplesFile, sample);
-      samplesDurationMs += sample.durationMs;
-      if (sample.phase === 'sample') recorded++;
-      progress.finished(sample);
-    });
+    await session.each(plan, step);
+    // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
+    for (let round = first + 1; options.samples === 'auto' && !session.interrupted; round++) {
+      const decision = decideRound([...taken.values()], auto);
+      if (decision.more.length === 0) break;
+      const next = cells
+        .filter((c) => decision.more.includes(cellKey(c.cell)))
+        .map((c): PlannedRun => ({ cell: c.cell, planned: c, phase: 'sample', index: taken.get(cellKey(c.cell))!.index + 1, checkInvalidBody: false }));
+      const open = decision.cells.filter((c) => !c.stopped);
+      const labels = open.slice(0, 4).map((c) => `${cellLabel(cells.find((p) => cellKey(p.cell) === c.key)!.cell)} ${formatPrecision(c)}`);
+      progress.extend(
+        next,
+        `round ${round}: ${open.length} cell(s) above ±${(auto.precision * 100).toFixed(1)} %: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
+      );
+      await session.each(next, step);
+    }
   } finally {
     meta.load = load.stop();
     progress.stop();
@@ -182,7 +220,12 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
 export function registerRunCommand(program: Command): void {
   const command = program.command('run').description('generate, run every file as fresh processes, verify the answers, write the report');
   addSelectionOptions(command);
-  addMeasureOptions(command, { samples: 'timed samples per cell', timeout: 'per-sample limit from spawn to a verified answer' });
+  addMeasureOptions(command, {
+    samples: 'timed samples per cell, or auto (rounds until every median is known to --precision)',
+    timeout: 'per-sample limit from spawn to a verified answer',
+    auto: true,
+  });
+  addPrecisionOptions(command);
   command
     .addOption(
       new Option('--order <order>', 'interleaved (sample 1 of every cell, then 2 …), sequential or random')
@@ -197,7 +240,8 @@ export function registerRunCommand(program: Command): void {
   command.action(async (opts: Record<string, unknown>) => {
     const result = await runMetrics({
       ...selectionOf(opts),
-      samples: opts.samples as number,
+      samples: opts.samples as number | 'auto',
+      precision: precisionOf(opts),
       warmup: opts.warmup as number,
       timeoutMs: (opts.timeout as number) * 1000,
       order: opts.order as Order,

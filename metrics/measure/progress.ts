@@ -26,12 +26,15 @@ export class Progress {
   private lastLineAt = Date.now();
   private readonly heartbeat: NodeJS.Timeout | undefined;
 
+  private readonly plan: PlannedRun[];
+
   constructor(
-    private readonly plan: PlannedRun[],
+    plan: PlannedRun[],
     private readonly stream: NodeJS.WriteStream = process.stderr,
     tty = Boolean(stream.isTTY),
     private readonly heartbeatMs = HEARTBEAT_MS,
   ) {
+    this.plan = [...plan];
     for (const run of plan) this.remainingByCell.set(cellKey(run.cell), (this.remainingByCell.get(cellKey(run.cell)) ?? 0) + 1);
     if (tty) {
       this.bar = new cliProgress.SingleBar(
@@ -59,6 +62,14 @@ export class Progress {
     let total = 0;
     for (const run of this.plan.slice(this.done)) total += this.lastDuration.get(cellKey(run.cell)) ?? fallback;
     return total;
+  }
+
+  /** More runs joined the plan (another round of `--samples auto`). */
+  extend(runs: PlannedRun[], note?: string): void {
+    this.plan.push(...runs);
+    for (const run of runs) this.remainingByCell.set(cellKey(run.cell), (this.remainingByCell.get(cellKey(run.cell)) ?? 0) + 1);
+    this.bar?.setTotal(this.plan.length);
+    if (note) this.line(note);
   }
 
   starting(run: PlannedRun): void {

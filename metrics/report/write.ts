@@ -19,6 +19,7 @@ import { crossCheckSection, processColumns, processCsvColumns } from './crossche
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
+import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
 
 /** How many outlier warnings a run or report prints on the console. */
@@ -35,6 +36,8 @@ export const OUTPUTS: Output[] = [
   { file: 'chart-phases.svg', render: (context) => phasesChart(context.summaries, context.phasesAt), section: phasesSection },
   // no file: the cost table in summary.md
   { section: costSection },
+  // --samples auto: the samples each cell took and the precision it reached
+  { section: precisionSection },
 ];
 
 /** One line per cell whose headline metrics have MAD outliers (|0.6745·(x − median)/MAD| > 3.5). */
