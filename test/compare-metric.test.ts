@@ -3,14 +3,13 @@ import { describe, it } from 'node:test';
 import seedrandom from 'seedrandom';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
 import {
-  compareOnMetric,
+  compareSummaries,
   metricDescription,
   parseMetricName,
   recommendCpu,
   statsOf,
-} from '../metrics/analyse/compare-metric.ts';
+} from '../metrics/analyse/compare.ts';
 import type { Cell } from '../metrics/core/cell.ts';
-import { compareSummaries } from '../metrics/analyse/compare.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { summarizeLoad, type LoadReading } from '../metrics/core/load.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
@@ -36,35 +35,35 @@ describe('compare on a chosen metric', () => {
   it('a planted 5 % CPU regression over 10 samples is flagged on cpu.firstResponse, even under noisy wall times', () => {
     const a = aggregate(withCpu(fastify, noisy('wall-a', 1550, 0.15, 10), noisy('cpu-a', 2300, 0.015, 10)));
     const b = aggregate(withCpu(fastify, noisy('wall-b', 1550, 0.15, 10), noisy('cpu-b', 2300 * 1.05, 0.015, 10)));
-    const [cpuRow] = compareOnMetric(a, b, 'cpu.firstResponse').rows;
+    const [cpuRow] = compareSummaries(a, b, ['cpu.firstResponse']).rows;
     assert.equal(cpuRow!.metric, 'cpu.firstResponse');
     assert.equal(cpuRow!.verdict, 'regression');
     assert.ok(cpuRow!.ratio! > 1.03 && cpuRow!.ratio! < 1.07, `ratio ${cpuRow!.ratio}`);
     assert.ok(cpuRow!.p! < 0.05);
     assert.equal(cpuRow!.a!.n, 10);
-    assert.equal(compareOnMetric(a, b, 'cpu.firstResponse', 1.04).rows[0]!.fails, true, 'above --fail-above 1.04');
+    assert.equal(compareSummaries(a, b, ['cpu.firstResponse'], 1.04).rows[0]!.fails, true, 'above --fail-above 1.04');
   });
 
   it('a wall-only shift (wall +20 %, CPU unchanged) is flagged on wall, not on CPU', () => {
     const cpu = noisy('cpu', 2300, 0.015, 10);
     const a = aggregate(withCpu(fastify, spread(1550, 10), cpu));
     const b = aggregate(withCpu(fastify, spread(1550 * 1.2, 10), [...cpu].reverse()));
-    const wall = compareOnMetric(a, b, 'firstResponse').rows[0]!;
+    const wall = compareSummaries(a, b, ['firstResponse']).rows[0]!;
     assert.equal(wall.verdict, 'regression');
     assert.ok(Math.abs(wall.ratio! - 1.2) < 1e-9);
-    const onCpu = compareOnMetric(a, b, 'cpu.firstResponse').rows[0]!;
+    const onCpu = compareSummaries(a, b, ['cpu.firstResponse']).rows[0]!;
     assert.equal(onCpu.verdict, 'no significant change');
     assert.equal(onCpu.ratio, 1);
   });
 
-  it('on a wall metric the rows are exactly the ones compare builds', () => {
+  it('several metrics: a row per cell and metric, in the order asked', () => {
     const hono = withCpu(cell('hono', 10), spread(50, 8), spread(60, 8));
     const koa = withCpu(cell('koa', 10), spread(50, 8), spread(60, 8));
     const a = aggregate([...withCpu(fastify, spread(200, 10), spread(300, 10)), ...hono]);
     const b = aggregate([...withCpu(fastify, spread(240, 10), spread(300, 10)), ...koa]);
     for (const metric of ['startup', 'listen', 'firstResponse'] as const) {
-      const mine = compareOnMetric(a, b, metric, 1.1);
-      const theirs = compareSummaries(a, b, 1.1);
+      const mine = compareSummaries(a, b, [metric], 1.1);
+      const theirs = compareSummaries(a, b, ['startup', 'listen', 'firstResponse'], 1.1);
       assert.deepEqual(mine.rows, theirs.rows.filter((r) => r.metric === metric));
       assert.deepEqual([mine.onlyA, mine.onlyB], [theirs.onlyA, theirs.onlyB]);
     }
@@ -73,9 +72,9 @@ describe('compare on a chosen metric', () => {
   it('runs recorded without CPU time are not comparable on a CPU metric (and do not throw)', () => {
     const old = aggregate(spread(200, 5).map((v, i) => sampleOf(fastify, v, i + 1)));
     assert.equal(statsOf(old[0]!, 'cpu.firstResponse'), undefined);
-    const row = compareOnMetric(old, old, 'cpu.firstResponse').rows[0]!;
+    const row = compareSummaries(old, old, ['cpu.firstResponse']).rows[0]!;
     assert.equal(row.verdict, 'not comparable');
-    assert.equal(compareOnMetric(old, old, 'firstResponse').rows[0]!.verdict, 'no significant change');
+    assert.equal(compareSummaries(old, old, ['firstResponse']).rows[0]!.verdict, 'no significant change');
   });
 
   it('--metric: wall names and cpu.<mark>; anything else is a one-line UsageError', () => {

@@ -1,38 +1,79 @@
 /**
- * Comparing two runs: per cell (matched by its key) and headline metric, the ratio of medians B/A
- * and a two-sided Mann-Whitney U p-value on the samples; a change is a regression or an
- * improvement only when p < 0.05. Cells present in one run only are listed, never dropped.
+ * Comparing two runs on chosen metrics: a wall-time mark (`firstResponse`, `listen`, …: ms from
+ * the runner's spawn call) or the child's CPU time at a mark, named `cpu.<mark>` (`cpu.firstResponse`:
+ * user + system ms the child had used once its first answer was written; the name is the path of
+ * the figure in samples.jsonl). Per cell present in both runs: the ratio of medians B/A and a
+ * two-sided Mann-Whitney U p-value on the samples; a change is marked only when p < 0.05.
+ *
+ * Wall time moves with whatever else the machine runs; CPU time barely does. recommendCpu() says
+ * when the two runs' recorded machine load differed enough that a wall-time comparison misleads.
  */
 import type { CellSummary, Stats } from './aggregate.ts';
-import { cellKey, cellLabel, compareCells, type Cell } from '../core/cell.ts';
-import { HEADLINE_METRICS, type Metric } from '../core/samples.ts';
+import { cellKey, compareCells, type Cell } from '../core/cell.ts';
+import { UsageError } from '../core/errors.ts';
+import { loadPerCore, type LoadSummary } from '../core/load.ts';
+import { CPU_METRICS, METRICS, type CpuMetric, type Metric } from '../core/samples.ts';
 import { mannWhitneyU } from './stats.ts';
 
 export const ALPHA = 0.05;
-export const COMPARE_METRICS: readonly Metric[] = HEADLINE_METRICS;
+/** The two runs' median load per core differ by more than this: compare CPU times. */
+export const LOAD_PER_CORE_DIFFERENCE = 0.5;
+
+export type CpuMetricName = `cpu.${CpuMetric}`;
+/** A wall-time metric as samples.jsonl names it under `marks`, or `cpu.<mark>` for the child's CPU time. */
+export type MetricName = Metric | CpuMetricName;
+export const DEFAULT_COMPARE_METRIC: MetricName = 'firstResponse';
+export const METRIC_NAMES: readonly MetricName[] = [...METRICS, ...CPU_METRICS.map((m): CpuMetricName => `cpu.${m}`)];
 
 export type Verdict = 'regression' | 'improvement' | 'no significant change' | 'not comparable';
 
 export interface CompareRow {
   cell: Cell;
-  metric: Metric;
+  metric: MetricName;
   a: Stats | undefined;
   b: Stats | undefined;
   /** median B / median A */
   ratio: number | undefined;
   p: number | undefined;
   verdict: Verdict;
-  /** a significant regression above --fail-above */
+  /** a significant regression above the fail-above ratio */
   fails: boolean;
   /** with these sample counts no difference could reach p < 0.05 */
   tooFew: boolean;
 }
 
 export interface Comparison {
+  /** the metrics compared, in the order asked */
+  metrics: readonly MetricName[];
   rows: CompareRow[];
   onlyA: Cell[];
   onlyB: Cell[];
   failAbove: number | undefined;
+}
+
+export function isCpuMetric(name: MetricName): name is CpuMetricName {
+  return name.startsWith('cpu.');
+}
+
+/** `--metric`: one of METRIC_NAMES, or a UsageError listing them. */
+export function parseMetricName(text: string): MetricName {
+  const name = text.trim();
+  if (!(METRIC_NAMES as readonly string[]).includes(name)) {
+    throw new UsageError(`--metric: "${text}" is not one of ${METRIC_NAMES.join(', ')}`);
+  }
+  return name as MetricName;
+}
+
+/** What the metric measures, for the comparison's heading. */
+export function metricDescription(name: MetricName): string {
+  return isCpuMetric(name)
+    ? `CPU time of the child at ${name.slice(4)} (user + system ms since its process started)`
+    : `wall time to ${name} (ms from the runner's spawn call)`;
+}
+
+/** A cell's statistics for the metric; undefined when the run did not record it (older runs have no CPU). */
+export function statsOf(summary: CellSummary, name: MetricName): Stats | undefined {
+  return isCpuMetric(name) ? summary.cpu?.[name.slice(4) as CpuMetric] : summary.metrics[name];
 }
 
 /** The smallest two-sided p-value an exact test of sizes m and n can give: 2 / C(m + n, m). */
@@ -42,12 +83,19 @@ export function minimumP(m: number, n: number): number {
   return Math.min(1, 2 / c);
 }
 
-export function compareRow(cell: Cell, metric: Metric, a: Stats | undefined, b: Stats | undefined, failAbove?: number): CompareRow {
+export function compareRow(
+  cell: Cell,
+  metric: MetricName,
+  a: Stats | undefined,
+  b: Stats | undefined,
+  failAbove?: number,
+): CompareRow {
   if (!a || !b) return { cell, metric, a, b, ratio: undefined, p: undefined, verdict: 'not comparable', fails: false, tooFew: false };
   const ratio = a.median > 0 ? b.median / a.median : undefined;
   const { p } = mannWhitneyU(a.values, b.values);
   const significant = p < ALPHA;
-  const verdict: Verdict = !significant || ratio === undefined || ratio === 1 ? 'no significant change' : ratio > 1 ? 'regression' : 'improvement';
+  const verdict: Verdict =
+    !significant || ratio === undefined || ratio === 1 ? 'no significant change' : ratio > 1 ? 'regression' : 'improvement';
   return {
     cell,
     metric,
@@ -61,18 +109,36 @@ export function compareRow(cell: Cell, metric: Metric, a: Stats | undefined, b: 
   };
 }
 
-export function compareSummaries(a: CellSummary[], b: CellSummary[], failAbove?: number): Comparison {
+/** One row per cell in both runs (sorted), and the cells in one run only. */
+/** Every cell in both runs × every metric asked for; the cells in one run only are listed. */
+export function compareSummaries(a: CellSummary[], b: CellSummary[], metrics: readonly MetricName[] = [DEFAULT_COMPARE_METRIC], failAbove?: number): Comparison {
   const inA = new Map(a.map((s) => [cellKey(s.cell), s]));
   const inB = new Map(b.map((s) => [cellKey(s.cell), s]));
   const both = a.filter((s) => inB.has(cellKey(s.cell))).sort((x, y) => compareCells(x.cell, y.cell));
-  const rows = both.flatMap((sa) => {
-    const sb = inB.get(cellKey(sa.cell))!;
-    return COMPARE_METRICS.map((metric) => compareRow(sa.cell, metric, sa.metrics[metric], sb.metrics[metric], failAbove));
-  });
   return {
-    rows,
+    metrics,
+    rows: both.flatMap((sa) => metrics.map((metric) => compareRow(sa.cell, metric, statsOf(sa, metric), statsOf(inB.get(cellKey(sa.cell))!, metric), failAbove))),
     onlyA: a.filter((s) => !inB.has(cellKey(s.cell))).map((s) => s.cell).sort(compareCells),
     onlyB: b.filter((s) => !inA.has(cellKey(s.cell))).map((s) => s.cell).sort(compareCells),
     failAbove,
   };
+}
+
+/**
+ * A one-line recommendation to compare CPU time instead of wall time, when the runs' recorded load
+ * says wall times are not comparable: one run was busy, or their median load per core differs by
+ * more than 0.5. Undefined when nothing was recorded against it (runs without a load record say nothing).
+ */
+export function recommendCpu(a: LoadSummary | undefined, b: LoadSummary | undefined): string | undefined {
+  const busy = [a?.busy ? 'A' : '', b?.busy ? 'B' : ''].filter(Boolean);
+  const advice = 'compare on cpu.firstResponse (--metric cpu.firstResponse)';
+  if (busy.length) return `the machine was busy while ${busy.join(' and ')} ran: wall times are inflated there; ${advice}`;
+  if (!a || !b) return undefined;
+  const perCoreA = loadPerCore(a);
+  const perCoreB = loadPerCore(b);
+  if (Math.abs(perCoreA - perCoreB) > LOAD_PER_CORE_DIFFERENCE) {
+    const loads = `${perCoreA.toFixed(2)} per core in A, ${perCoreB.toFixed(2)} in B`;
+    return `the machine load differed (${loads}): wall times are not comparable; ${advice}`;
+  }
+  return undefined;
 }

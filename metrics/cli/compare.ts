@@ -5,17 +5,19 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { compareSummaries, type Comparison } from '../analyse/compare.ts';
+import { compareSummaries, DEFAULT_COMPARE_METRIC, METRIC_NAMES, parseMetricName, type Comparison, type MetricName } from '../analyse/compare.ts';
 import { UsageError } from '../core/errors.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
 import { loadRun } from '../report/write.ts';
-import { parseRatio } from './parse.ts';
+import { parseList, parseRatio } from './parse.ts';
 
 export interface CompareOptions {
   a: string;
   b: string;
   failAbove?: number;
   out?: string;
+  /** the metrics to compare (default: wall firstResponse) */
+  metrics?: MetricName[];
 }
 
 export interface CompareResult {
@@ -28,7 +30,7 @@ export interface CompareResult {
 export function runCompare(options: CompareOptions): CompareResult {
   const a = loadRun(path.resolve(options.a));
   const b = loadRun(path.resolve(options.b));
-  const comparison = compareSummaries(a.summaries, b.summaries, options.failAbove);
+  const comparison = compareSummaries(a.summaries, b.summaries, options.metrics ?? [DEFAULT_COMPARE_METRIC], options.failAbove);
   const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
   if (options.out) {
     try {
@@ -47,9 +49,21 @@ export function registerCompareCommand(program: Command): void {
     .argument('<runA>', 'the baseline run folder')
     .argument('<runB>', 'the run folder to compare with it')
     .option('--fail-above <ratio>', 'exit 1 when a cell is slower in B by more than this ratio (e.g. 1.10) and significantly (p < 0.05)', parseRatio)
+    .option(
+      '--metric <list>',
+      `comma list of metrics to compare: ${METRIC_NAMES.join(', ')} (cpu.* = the child's CPU time at that mark)`,
+      (text: string) => [...new Set(parseList('--metric', text).map(parseMetricName))],
+      [DEFAULT_COMPARE_METRIC],
+    )
     .option('--out <file>', 'also write the markdown to FILE')
     .action((runA: string, runB: string, opts: Record<string, unknown>) => {
-      const result = runCompare({ a: runA, b: runB, failAbove: opts.failAbove as number | undefined, out: opts.out as string | undefined });
+      const result = runCompare({
+        a: runA,
+        b: runB,
+        failAbove: opts.failAbove as number | undefined,
+        out: opts.out as string | undefined,
+        metrics: opts.metric as MetricName[],
+      });
       process.stdout.write(result.markdown);
       if (result.exitCode) process.exitCode = result.exitCode;
     });

@@ -1,8 +1,9 @@
 /** The markdown `compare` prints: both runs, a row per cell and metric, the verdicts and their count. */
-import type { CompareRow, Comparison, Verdict } from '../analyse/compare.ts';
+import { isCpuMetric, metricDescription, recommendCpu, type CompareRow, type Comparison, type Verdict } from '../analyse/compare.ts';
 import { cellLabel } from '../core/cell.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
+import { runLoad } from './markdown.ts';
 
 export function formatP(p: number | undefined): string {
   if (p === undefined) return '–';
@@ -40,12 +41,17 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
     runLine('A', a),
     runLine('B', b),
     '',
-    'Per cell and metric: the medians of A and B (ms from spawn), their ratio B/A (above 1: B is slower) and the two-sided Mann-Whitney U p-value of the samples (exact below 50 samples a side without ties, otherwise the normal approximation with tie and continuity correction). A change is marked only when p < 0.05; across many cells about 1 unchanged cell and metric in 20 still reaches that by chance, so weigh a lone mark by its ratio.',
+    `Metric${comparison.metrics.length > 1 ? 's' : ''}: ${comparison.metrics.map((m) => `\`${m}\`, ${metricDescription(m)}`).join('; ')}.`,
+    '',
+    'Per cell and metric: the medians of A and B (ms), their ratio B/A (above 1: B is slower) and the two-sided Mann-Whitney U p-value of the samples (exact below 50 samples a side without ties, otherwise the normal approximation with tie and continuity correction). A change is marked only when p < 0.05; across many cells about 1 unchanged cell and metric in 20 still reaches that by chance, so weigh a lone mark by its ratio.',
     '',
   ];
   const machineA = a.meta && `${a.meta.machine.cpu}|${a.meta.runtimes.node}`;
   const machineB = b.meta && `${b.meta.machine.cpu}|${b.meta.runtimes.node}`;
   if (machineA && machineB && machineA !== machineB) lines.push('⚠ A and B ran on a different CPU or node version: part of any difference is the machine, not the code.', '');
+  // wall times move with the machine's load; the child's CPU time barely does
+  const advice = comparison.metrics.some((m) => !isCpuMetric(m)) ? recommendCpu(runLoad(a.meta), runLoad(b.meta)) : undefined;
+  if (advice) lines.push(`⚠ ${advice}.`, '');
   lines.push(
     rows.length
       ? markdownTable(['cell', 'metric', 'A median', 'B median', 'B/A', 'p', 'n A/B', 'verdict'], rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'])
