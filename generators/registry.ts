@@ -76,3 +76,22 @@ export function frameworkVersion(generator: FrameworkGenerator): string {
   const main = generator.packages[0];
   return main ? (installedVersion(main) ?? 'not installed') : 'runtime';
 }
+
+/** The npm package a module specifier belongs to: `@scope/name` or `name`, without its subpath. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/**
+ * What a report shows as a Lambda file's adapter: the module with its package's installed version
+ * (`serverless-http 4.0.0`, `hono/aws-lambda (hono 4.13.19)`), `none` for the floor, or undefined
+ * for a generator without an adapter (every server).
+ */
+export function adapterLabel(generator: FrameworkGenerator): string | undefined {
+  const adapter = generator.adapter;
+  if (!adapter || adapter === 'none') return adapter;
+  const pkg = packageOf(adapter);
+  const version = installedVersion(pkg) ?? 'not installed';
+  return adapter === pkg ? `${adapter} ${version}` : `${adapter} (${pkg} ${version})`;
+}

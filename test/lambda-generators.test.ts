@@ -14,7 +14,7 @@ import { describe, it } from 'node:test';
 import { contractOf, isExpectedAnswer, PROBE_NAME } from '../generators/contract.ts';
 import { readLambdaResult, routeEvent } from '../generators/lambda-event.ts';
 import { LAMBDA_PROBE, readLambdaLine, type LambdaAfterLine, type LambdaReadyLine } from '../generators/lambda-probe.ts';
-import { loadGenerators, missingPackage } from '../generators/registry.ts';
+import { adapterLabel, installedVersion, loadGenerators, missingPackage, packageOf } from '../generators/registry.ts';
 import { VARIANTS, type FrameworkGenerator, type Variant } from '../generators/types.ts';
 import { generatedRelativePath, UnsupportedError, writeGenerated } from '../generators/write.ts';
 import { bundleFile } from '../metrics/bundle.ts';
@@ -80,10 +80,20 @@ it('every server framework has a Lambda generator, each with an adapter or a rea
     assert.equal(generator.target, 'lambda');
     assert.ok(Boolean(generator.adapter) !== Boolean(generator.unsupported), `${generator.name}: adapter xor unsupported`);
     if (generator.adapter && generator.adapter !== 'none') {
-      const pkg = generator.adapter.startsWith('@') ? generator.adapter.split('/').slice(0, 2).join('/') : generator.adapter.split('/')[0]!;
+      const pkg = packageOf(generator.adapter);
       assert.ok(generator.packages.includes(pkg), `${generator.name}: the adapter's package ${pkg} is one of its packages`);
     }
   }
+});
+
+it('adapters are labelled with their installed version, for the README and reports', () => {
+  assert.equal(packageOf('@h4ad/serverless-adapter/frameworks/hapi'), '@h4ad/serverless-adapter');
+  assert.equal(packageOf('hono/aws-lambda'), 'hono');
+  const byName = new Map(generators.map((g) => [g.name, g]));
+  assert.equal(adapterLabel(byName.get('node-http')!), 'none');
+  assert.equal(adapterLabel(byName.get('hono')!), `hono/aws-lambda (hono ${installedVersion('hono')})`);
+  assert.equal(adapterLabel(byName.get('fastify')!), `@fastify/aws-lambda ${installedVersion('@fastify/aws-lambda')}`);
+  assert.equal(adapterLabel(servers[0]!), undefined);
 });
 
 it('an unsupported generator is refused with its reason, and writes nothing', async () => {

@@ -7,13 +7,13 @@
  * The adapter of express, koa and restify. serverless-http rather than @codegenie/serverless-express:
  * one small package without dependencies that lists all three frameworks (restify as experimental)
  * and reads payload 2.0 events on any Node from 12, whereas the current @codegenie/serverless-express
- * (5.0.0) requires Node 24 and its 4.x line only gets fixes.
+ * (5.0.0) declares Node 24 or later (an EBADENGINE warning on Node 20).
  */
 export const SERVERLESS_HTTP = 'serverless-http';
 
 /**
- * The adapter of hapi, deepkit and deepkit-http, whose own docs name none: @h4ad/serverless-adapter
- * has a framework class for each (HapiFramework, HttpDeepkitFramework).
+ * The adapter of hapi, deepkit and deepkit-http: @h4ad/serverless-adapter has a documented
+ * framework class for each (HapiFramework, HttpDeepkitFramework).
  */
 export const H4AD = '@h4ad/serverless-adapter';
 

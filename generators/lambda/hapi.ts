@@ -8,9 +8,9 @@ const H4AD_REQUIRES = [...H4AD_MODULES, ['HapiFramework', '@h4ad/serverless-adap
   .join('\n');
 
 /**
- * hapi on Lambda: hapi's docs name no adapter; @h4ad/serverless-adapter has a HapiFramework that
- * hands each event to the server's request listener, never started (no socket). The server
- * target's app without host and port, wrapped as that adapter's docs show.
+ * hapi on Lambda with @h4ad/serverless-adapter's HapiFramework, which hands each event to the
+ * server's request listener; the server is never started (no socket). The server target's app
+ * without host and port, wrapped as that adapter's docs show.
  */
 const hapi: FrameworkGenerator = {
   name: 'hapi',

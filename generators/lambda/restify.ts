@@ -4,9 +4,9 @@ import { RESTIFY_VALIDATION, restifyApp } from '../server/restify.ts';
 import { SERVERLESS_HTTP } from './_adapters.ts';
 
 /**
- * restify on Lambda: restify's docs name no adapter; serverless-http lists restify among the
- * frameworks it supports (marked experimental) and hands each event to the server's request
- * handler. The server target's app, wrapped by it.
+ * restify on Lambda with serverless-http, which lists restify among the frameworks it supports
+ * (marked experimental) and hands each event to the server's request handler, without a socket.
+ * The server target's app, wrapped by it.
  */
 const restify: FrameworkGenerator = {
   name: 'restify',
