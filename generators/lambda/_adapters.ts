@@ -26,14 +26,19 @@ export const H4AD_MODULES = [
 ] as const;
 
 /**
- * The handler as @h4ad/serverless-adapter's docs build it: the app, its framework class, the
- * default handler, promise resolver and the API Gateway v2 (HTTP API) event adapter.
+ * The statements that export the handler as @h4ad/serverless-adapter's docs build it (the app, its
+ * framework class, the default handler, the promise resolver and the API Gateway v2 event adapter),
+ * `export` being `exports.handler =` (JS) or `export const handler =` (TS). The built function
+ * declares three parameters (event, context, callback), and AWS's Node.js 24 runtime refuses a
+ * handler of three parameters as callback-style at INIT (so does aws-lambda-ric 4), although with
+ * the promise resolver it answers through its promise: it is exported behind a two-parameter arrow.
  */
-export function h4adHandler(app: string, frameworkClass: string): string {
-  return `ServerlessAdapter.new(${app})
+export function h4adHandler(app: string, frameworkClass: string, exportAs: string): string {
+  return `const serverlessAdapter = ServerlessAdapter.new(${app})
   .setFramework(new ${frameworkClass}())
   .setHandler(new DefaultHandler())
   .setResolver(new PromiseResolver())
   .addAdapter(new ApiGatewayV2Adapter())
-  .build()`;
+  .build();
+${exportAs} (event, context) => serverlessAdapter(event, context);`;
 }

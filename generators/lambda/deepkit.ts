@@ -19,7 +19,7 @@ export function deepkitLambdaImports(): string {
 export const DEEPKIT_LAMBDA_TYPE_PACKAGES = [...DEEPKIT_TYPE_PACKAGES, H4AD];
 
 /** The exported handler: the app's HttpKernel behind @h4ad/serverless-adapter's HttpDeepkitFramework. */
-export const DEEPKIT_HANDLER = `export const handler = ${h4adHandler('app.get(HttpKernel)', 'HttpDeepkitFramework')};`;
+export const DEEPKIT_HANDLER = h4adHandler('app.get(HttpKernel)', 'HttpDeepkitFramework', 'export const handler =');
 
 /**
  * deepkit (App with FrameworkModule) on Lambda, as @h4ad/serverless-adapter's deepkit page shows

@@ -26,7 +26,7 @@ ${H4AD_REQUIRES}${app.validation}
 __csMark('imported');
 ${app.build}
 __csMark('startup');
-exports.handler = ${h4adHandler('server', 'HapiFramework')};
+${h4adHandler('server', 'HapiFramework', 'exports.handler =')}
 `;
   },
 };

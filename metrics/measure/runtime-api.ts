@@ -293,12 +293,21 @@ export interface LambdaEnvironmentOptions {
   region?: string;
   /** AWS_EXECUTION_ENV, e.g. `AWS_Lambda_nodejs20.x` (omitted when not given) */
   executionEnv?: string;
+  /** AWS_LAMBDA_LOG_STREAM_NAME (default: Lambda's form, today's UTC date and a random instance id) */
+  logStreamName?: string;
+}
+
+/** A log stream name as Lambda forms it: `2026/01/31/[$LATEST]` and 32 hex digits. */
+export function logStreamName(now = new Date()): string {
+  const date = now.toISOString().slice(0, 10).replaceAll('-', '/');
+  return `${date}/[$LATEST]${randomBytes(16).toString('hex')}`;
 }
 
 /**
  * The variables Lambda documents for a function's environment, for a child driven by the Runtime
  * API at `runtimeApi`. Only documented names; none of the credentials. To be merged over the
- * child's clean environment.
+ * child's clean environment. (AWS's runtime interface client, aws-lambda-ric, refuses to start an
+ * invocation without AWS_LAMBDA_LOG_STREAM_NAME.)
  */
 export function lambdaEnvironment(runtimeApi: string, options: LambdaEnvironmentOptions): Record<string, string> {
   const region = options.region ?? 'us-east-1';
@@ -309,6 +318,7 @@ export function lambdaEnvironment(runtimeApi: string, options: LambdaEnvironment
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${options.functionName}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: options.logStreamName ?? logStreamName(),
     AWS_REGION: region,
     AWS_DEFAULT_REGION: region,
     ...(options.executionEnv !== undefined ? { AWS_EXECUTION_ENV: options.executionEnv } : {}),
