@@ -9,7 +9,7 @@
  * Everything the child does is recorded with the runner's clock (performance.now()): every `next`
  * (the first one ends INIT, as on Lambda), when each event was handed out, and each outcome. A
  * request outside the interface gets the status AWS's Runtime API gives it (404 for an unknown
- * path, 400 InvalidRequestID for an unknown or already answered request id, 403
+ * path, 405 for a wrong method, 400 InvalidRequestID for an unknown or already answered request id, 403
  * InvalidStateTransition for a call out of turn, 413 for a payload over 6 MB) plus 400 for a body
  * that is not JSON (the contract's answers are JSON), and is recorded as a failure: it settles every
  * event not answered yet with its reason.
