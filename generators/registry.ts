@@ -1,37 +1,45 @@
 /**
- * The registry: every file in generators/frameworks/ that default-exports a FrameworkGenerator.
- * Adding a framework is adding one file there; nothing else names frameworks.
+ * The registry: per target, every file in generators/<target>/ (server/, lambda/) that
+ * default-exports a FrameworkGenerator of that target. Adding a framework is adding one file per
+ * target there; nothing else names frameworks.
  */
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FrameworkGenerator } from './types.ts';
+import type { FrameworkGenerator, Target } from './types.ts';
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
-const FRAMEWORKS_DIR = path.join(import.meta.dirname, 'frameworks');
 const NAME = /^[a-z][a-z0-9-]*$/;
 
-let cache: Promise<FrameworkGenerator[]> | undefined;
+const cache = new Map<Target, Promise<FrameworkGenerator[]>>();
 
-export function loadGenerators(): Promise<FrameworkGenerator[]> {
-  cache ??= (async () => {
-    const files = readdirSync(FRAMEWORKS_DIR)
-      .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
-      .sort();
-    const generators: FrameworkGenerator[] = [];
-    for (const file of files) {
-      const mod = (await import(pathToFileURL(path.join(FRAMEWORKS_DIR, file)).href)) as { default?: FrameworkGenerator };
-      const generator = mod.default;
-      if (!generator || typeof generator.generate !== 'function' || !NAME.test(generator.name)) {
-        throw new Error(`generators/frameworks/${file} does not default-export a FrameworkGenerator with a valid name`);
-      }
-      if (generators.some((g) => g.name === generator.name)) throw new Error(`two generators are named ${generator.name}`);
-      generators.push(generator);
+/** The generators of one target (default `server`: the long-running HTTP servers), sorted by file name. */
+export function loadGenerators(target: Target = 'server'): Promise<FrameworkGenerator[]> {
+  let loaded = cache.get(target);
+  if (!loaded) {
+    loaded = loadFolder(target);
+    cache.set(target, loaded);
+  }
+  return loaded;
+}
+
+async function loadFolder(target: Target): Promise<FrameworkGenerator[]> {
+  const dir = path.join(import.meta.dirname, target);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
+    .sort();
+  const generators: FrameworkGenerator[] = [];
+  for (const file of files) {
+    const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { default?: FrameworkGenerator };
+    const generator = mod.default;
+    if (!generator || typeof generator.generate !== 'function' || !NAME.test(generator.name) || generator.target !== target) {
+      throw new Error(`generators/${target}/${file} does not default-export a ${target} FrameworkGenerator with a valid name`);
     }
-    return generators;
-  })();
-  return cache;
+    if (generators.some((g) => g.name === generator.name)) throw new Error(`two ${target} generators are named ${generator.name}`);
+    generators.push(generator);
+  }
+  return generators;
 }
 
 /** Resolve packages the way a generated file does: from generated/, up to the project's node_modules. */
@@ -67,4 +75,23 @@ export function installedVersion(pkg: string): string | undefined {
 export function frameworkVersion(generator: FrameworkGenerator): string {
   const main = generator.packages[0];
   return main ? (installedVersion(main) ?? 'not installed') : 'runtime';
+}
+
+/** The npm package a module specifier belongs to: `@scope/name` or `name`, without its subpath. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/**
+ * What a report shows as a Lambda file's adapter: the module with its package's installed version
+ * (`serverless-http 4.0.0`, `hono/aws-lambda (hono 4.13.19)`), `none` for the floor, or undefined
+ * for a generator without an adapter (every server).
+ */
+export function adapterLabel(generator: FrameworkGenerator): string | undefined {
+  const adapter = generator.adapter;
+  if (!adapter || adapter === 'none') return adapter;
+  const pkg = packageOf(adapter);
+  const version = installedVersion(pkg) ?? 'not installed';
+  return adapter === pkg ? `${adapter} ${version}` : `${adapter} (${pkg} ${version})`;
 }

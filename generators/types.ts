@@ -6,6 +6,14 @@
 export const VARIANTS = ['validated', 'plain'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
+/**
+ * Where a generated file runs: `server` is a long-running HTTP server on `listen`; `lambda` is an
+ * AWS Lambda handler (`exports.handler`) behind the framework's adapter, driven through the Lambda
+ * Runtime API. Each target has its own folder of generators (generators/<target>/).
+ */
+export const TARGETS = ['server', 'lambda'] as const;
+export type Target = (typeof TARGETS)[number];
+
 export const MIN_ROUTES = 1;
 export const MAX_ROUTES = 100_000;
 
@@ -29,8 +37,8 @@ export interface Contract {
 export interface FrameworkGenerator {
   /** the name in file names, tables and `--frameworks`: lowercase letters, digits and dashes */
   name: string;
-  /** one line: what this row is */
-  description: string;
+  /** the folder it lives in, and so where its files are written and how they are run */
+  target: Target;
   /**
    * npm packages the generated file loads at runtime. The first one's installed version is the
    * framework version shown in reports; all must resolve or the framework is skipped.
@@ -45,6 +53,16 @@ export interface FrameworkGenerator {
   alwaysValidates?: boolean;
   /** how to install the packages when they are missing (default: `npm install <packages>`) */
   installHint?: string;
+  /**
+   * Lambda only: the npm package (or package subpath) that turns the app into `handler(event)`, or
+   * `none` when the file is its own handler (the node-http floor). Shown in the README's table.
+   */
+  adapter?: string;
+  /**
+   * Set when the framework cannot be deployed on this target with a maintained adapter from the
+   * registry: no file is generated and its cells are `unsupported` with this one-line reason.
+   */
+  unsupported?: string;
   /** request shape, when not the default `{"name": …}` */
   contract?: Partial<Contract>;
   /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */

@@ -1,3 +1,4 @@
+import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 
@@ -25,19 +26,31 @@ const VALIDATE_BODY = `function validateBody(schema) {
   };
 }`;
 
+/** The app both targets build: `server`, a restify server with the body parser and N routes. */
+export function restifyApp({ routes, variant }: GenerateInput): AppParts {
+  const validated = variant === 'validated';
+  return {
+    requires: `const restify = require('restify');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const server = restify.createServer();
+server.use(restify.plugins.bodyParser());${validated ? `\n${VALIDATE_BODY}` : ''}
+${eachRoute(routes, (i) => route(i, validated))}`,
+  };
+}
+
+export const RESTIFY_VALIDATION = 'Zod schema per route (z.object, built at startup), safeParse in a route handler, 400 on failure';
+
 const restify: FrameworkGenerator = {
   name: 'restify',
-  description: 'restify 11 with its own router (find-my-way) and bodyParser plugin',
+  target: 'server',
   packages: ['restify', 'zod'],
-  validation: 'Zod schema per route (z.object, built at startup), safeParse in a route handler, 400 on failure',
-  generate({ routes, variant }: GenerateInput): string {
-    const validated = variant === 'validated';
-    return `${fileHeader('restify', variant, routes)}
-const restify = require('restify');${validated ? `\nconst { z } = require('zod');` : ''}
+  validation: RESTIFY_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = restifyApp(input);
+    return `${fileHeader('restify', input.variant, input.routes)}
+${app.requires}${app.validation}
 __csMark('imported');
-const server = restify.createServer();
-server.use(restify.plugins.bodyParser());${validated ? `\n${VALIDATE_BODY}` : ''}
-${eachRoute(routes, (i) => route(i, validated))}
+${app.build}
 __csMark('startup');
 server.on('error', __csFail);
 server.listen(__csPort, __csHost, () => __csReady(server.server));

@@ -1,3 +1,4 @@
+import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 
@@ -15,17 +16,29 @@ function route(i: number, validated: boolean): string {
   return `app.post('/route-${i}', ${schema}, ${handler});`;
 }
 
+/** The app both targets build: `app`, a fastify instance with its N routes. */
+export function fastifyApp({ routes, variant }: GenerateInput): AppParts {
+  return {
+    requires: `const Fastify = require('fastify');`,
+    validation: '',
+    build: `const app = Fastify({ logger: false });
+${eachRoute(routes, (i) => route(i, variant === 'validated'))}`,
+  };
+}
+
+export const FASTIFY_VALIDATION = 'JSON schema for body and response per route (ajv + fast-json-stringify)';
+
 const fastify: FrameworkGenerator = {
   name: 'fastify',
-  description: 'fastify with its own router',
+  target: 'server',
   packages: ['fastify'],
-  validation: 'JSON schema for body and response per route (ajv + fast-json-stringify)',
-  generate({ routes, variant }: GenerateInput): string {
-    return `${fileHeader('fastify', variant, routes)}
-const Fastify = require('fastify');
+  validation: FASTIFY_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = fastifyApp(input);
+    return `${fileHeader('fastify', input.variant, input.routes)}
+${app.requires}
 __csMark('imported');
-const app = Fastify({ logger: false });
-${eachRoute(routes, (i) => route(i, variant === 'validated'))}
+${app.build}
 __csMark('startup');
 app.listen({ host: __csHost, port: __csPort }).then(() => __csReady(app.server), __csFail);
 `;

@@ -1,7 +1,7 @@
 import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
-import { DEEPKIT_TYPE_PACKAGES, deepkitRoute, PROBE_DECLARATIONS } from './deepkit.ts';
+import { DEEPKIT_TYPE_PACKAGES, DEEPKIT_VALIDATION, deepkitRoutes, PROBE_DECLARATIONS } from './deepkit.ts';
 import { withoutUseStrict } from './mion.ts';
 
 /**
@@ -19,8 +19,7 @@ ${PROBE_DECLARATIONS}
 
 __csMark('imported');
 const app = new App({imports: [new HttpModule()]});
-const router = app.get(HttpRouterRegistry);
-${eachRoute(routes, (i) => deepkitRoute(i, variant))}
+${deepkitRoutes(routes, variant)}
 __csMark('startup');
 
 const kernel = app.get(HttpKernel);
@@ -35,9 +34,9 @@ server.listen(__csPort, __csHost, () => __csReady(server));
 
 const deepkitHttp: FrameworkGenerator = {
   name: 'deepkit-http',
-  description: "deepkit's HttpModule alone, served by node:http through its HttpKernel (routes compiled with deepkit types)",
+  target: 'server',
   packages: ['@deepkit/http', '@deepkit/app', '@deepkit/type'],
-  validation: 'HttpBody<{name: string}> read from the compiled TypeScript type (400 on failure); plain: HttpBody<any>, parsed but not checked',
+  validation: DEEPKIT_VALIDATION,
   generate({ routes, variant }: GenerateInput): string {
     const compiled = compileWithTypes(deepkitHttpSource(routes, variant), DEEPKIT_COMPILER, { typePackages: DEEPKIT_TYPE_PACKAGES });
     return `${fileHeader('deepkit-http', variant, routes)}\n${withoutUseStrict(compiled)}`;

@@ -1,3 +1,4 @@
+import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 
@@ -25,24 +26,36 @@ const VALIDATE_BODY = `function validateBody(schema) {
   };
 }`;
 
-const koa: FrameworkGenerator = {
-  name: 'koa',
-  description: 'koa with @koa/router and @koa/bodyparser',
-  packages: ['koa', '@koa/router', '@koa/bodyparser', 'zod'],
-  validation: 'Zod schema per route (z.object, built at startup), safeParse in a middleware, 400 on failure',
-  generate({ routes, variant }: GenerateInput): string {
-    const validated = variant === 'validated';
-    return `${fileHeader('koa', variant, routes)}
-const Koa = require('koa');
+/** The app both targets build: `app`, a Koa with the body parser and a router of N routes. */
+export function koaApp({ routes, variant }: GenerateInput): AppParts {
+  const validated = variant === 'validated';
+  return {
+    requires: `const Koa = require('koa');
 const Router = require('@koa/router');
-const { bodyParser } = require('@koa/bodyparser');${validated ? `\nconst { z } = require('zod');` : ''}
-__csMark('imported');
-const app = new Koa();
+const { bodyParser } = require('@koa/bodyparser');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const app = new Koa();
 const router = new Router();${validated ? `\n${VALIDATE_BODY}` : ''}
 ${eachRoute(routes, (i) => route(i, validated))}
 app.use(bodyParser());
 app.use(router.routes());
-app.use(router.allowedMethods());
+app.use(router.allowedMethods());`,
+  };
+}
+
+export const KOA_VALIDATION = 'Zod schema per route (z.object, built at startup), safeParse in a middleware, 400 on failure';
+
+const koa: FrameworkGenerator = {
+  name: 'koa',
+  target: 'server',
+  packages: ['koa', '@koa/router', '@koa/bodyparser', 'zod'],
+  validation: KOA_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = koaApp(input);
+    return `${fileHeader('koa', input.variant, input.routes)}
+${app.requires}${app.validation}
+__csMark('imported');
+${app.build}
 __csMark('startup');
 const server = app.listen(__csPort, __csHost, () => __csReady(server));
 server.on('error', __csFail);

@@ -1,3 +1,4 @@
+import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 
@@ -21,19 +22,31 @@ const VALIDATE_BODY = `function validateBody(schema) {
   };
 }`;
 
+/** The app both targets build: `app`, an express application with its N routes. */
+export function expressApp({ routes, variant }: GenerateInput): AppParts {
+  const validated = variant === 'validated';
+  return {
+    requires: `const express = require('express');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const app = express();
+app.use(express.json());${validated ? `\n${VALIDATE_BODY}` : ''}
+${eachRoute(routes, (i) => route(i, validated))}`,
+  };
+}
+
+export const EXPRESS_VALIDATION = 'Zod schema per route (z.object, built at startup), safeParse in a middleware, 400 on failure';
+
 const express: FrameworkGenerator = {
   name: 'express',
-  description: 'express 5 with its own router and express.json()',
+  target: 'server',
   packages: ['express', 'zod'],
-  validation: 'Zod schema per route (z.object, built at startup), safeParse in a middleware, 400 on failure',
-  generate({ routes, variant }: GenerateInput): string {
-    const validated = variant === 'validated';
-    return `${fileHeader('express', variant, routes)}
-const express = require('express');${validated ? `\nconst { z } = require('zod');` : ''}
+  validation: EXPRESS_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = expressApp(input);
+    return `${fileHeader('express', input.variant, input.routes)}
+${app.requires}${app.validation}
 __csMark('imported');
-const app = express();
-app.use(express.json());${validated ? `\n${VALIDATE_BODY}` : ''}
-${eachRoute(routes, (i) => route(i, validated))}
+${app.build}
 __csMark('startup');
 const server = app.listen(__csPort, __csHost, (error) => (error ? __csFail(error) : __csReady(server)));
 server.on('error', __csFail);

@@ -1,3 +1,4 @@
+import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 
@@ -15,18 +16,34 @@ function route(i: number, validated: boolean): string {
   );
 }
 
+/**
+ * The app both targets build: `server`, a hapi server with its N routes. `options` is the source
+ * of the argument to `Hapi.server` ('' for none: a server that never listens).
+ */
+export function hapiApp({ routes, variant }: GenerateInput, options: string): AppParts {
+  const validated = variant === 'validated';
+  return {
+    requires: `const Hapi = require('@hapi/hapi');`,
+    validation: validated ? `\nconst Joi = require('joi');` : '',
+    build: `const server = Hapi.server(${options});${validated ? `\nserver.validator(Joi);` : ''}
+${eachRoute(routes, (i) => route(i, validated))}`,
+  };
+}
+
+export const HAPI_VALIDATION =
+  "hapi's route validation (options.validate.payload) with a joi schema per route, via server.validator(Joi) (400 on failure)";
+
 const hapi: FrameworkGenerator = {
   name: 'hapi',
-  description: 'hapi with its own router and payload parsing',
+  target: 'server',
   packages: ['@hapi/hapi', 'joi'],
-  validation: "hapi's route validation (options.validate.payload) with a joi schema per route, via server.validator(Joi) (400 on failure)",
-  generate({ routes, variant }: GenerateInput): string {
-    const validated = variant === 'validated';
-    return `${fileHeader('hapi', variant, routes)}
-const Hapi = require('@hapi/hapi');${validated ? `\nconst Joi = require('joi');` : ''}
+  validation: HAPI_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = hapiApp(input, '{ host: __csHost, port: __csPort }');
+    return `${fileHeader('hapi', input.variant, input.routes)}
+${app.requires}${app.validation}
 __csMark('imported');
-const server = Hapi.server({ host: __csHost, port: __csPort });${validated ? `\nserver.validator(Joi);` : ''}
-${eachRoute(routes, (i) => route(i, validated))}
+${app.build}
 __csMark('startup');
 server.start().then(() => __csReady(server.listener), __csFail);
 `;

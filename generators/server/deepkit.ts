@@ -23,6 +23,15 @@ export function deepkitRoute(i: number, variant: Variant): string {
   return `router.post('/route-${i}', (body: HttpBody<${bodyType(variant)}>) => ({hello: body.name, route: ${i}}));`;
 }
 
+/** The routes every deepkit app of both targets registers, on the `app` built before them. */
+export function deepkitRoutes(routes: number, variant: Variant): string {
+  return `const router = app.get(HttpRouterRegistry);
+${eachRoute(routes, (i) => deepkitRoute(i, variant))}`;
+}
+
+export const DEEPKIT_VALIDATION =
+  'HttpBody<{name: string}> read from the compiled TypeScript type (400 on failure); plain: HttpBody<any>, parsed but not checked';
+
 /** The probe's globals, declared so the TypeScript reads them as typed (declarations emit nothing). */
 export const PROBE_DECLARATIONS = `declare const __csHost: string;
 declare const __csPort: number;
@@ -41,8 +50,7 @@ __csMark('imported');
 const app = new App({
   imports: [new FrameworkModule({host: __csHost, port: __csPort, logStartup: false, httpLog: false})],
 });
-const router = app.get(HttpRouterRegistry);
-${eachRoute(routes, (i) => deepkitRoute(i, variant))}
+${deepkitRoutes(routes, variant)}
 __csMark('startup');
 
 // A listen error reaches deepkit's rpc WebSocketServer (attached to the http.Server inside start())
@@ -73,9 +81,9 @@ export const DEEPKIT_TYPE_PACKAGES = ['@deepkit/http', '@deepkit/app', '@deepkit
 
 const deepkit: FrameworkGenerator = {
   name: 'deepkit',
-  description: 'deepkit App with FrameworkModule and HttpRouterRegistry (routes compiled with deepkit types)',
+  target: 'server',
   packages: ['@deepkit/framework', '@deepkit/app', '@deepkit/http', '@deepkit/type', '@deepkit/filesystem'],
-  validation: 'HttpBody<{name: string}> read from the compiled TypeScript type (400 on failure); plain: HttpBody<any>, parsed but not checked',
+  validation: DEEPKIT_VALIDATION,
   generate({ routes, variant }: GenerateInput): string {
     const compiled = compileWithTypes(deepkitSource(routes, variant), DEEPKIT_COMPILER, { typePackages: DEEPKIT_TYPE_PACKAGES });
     return `${fileHeader('deepkit', variant, routes)}\n${withoutUseStrict(compiled)}`;

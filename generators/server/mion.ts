@@ -1,4 +1,4 @@
-import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import type { Contract, FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
 
@@ -19,6 +19,26 @@ function route(i: number): string {
   return `  'route-${i}': (ctx, name: string): {hello: string; route: number} => ({hello: name, route: ${i}}),`;
 }
 
+/** The routes both targets register: the object of N typed routes, then the router set up with it. */
+export function mionRoutes(routes: number): string {
+  return `const routes = {
+${eachRoute(routes, route)}
+};
+initRouter();
+registerRoutes(routes);`;
+}
+
+export const MION_VALIDATION = 'always: parameters and return value validated from the compiled TypeScript types (plain is the same code)';
+
+/** Where mion's packages come from; also the install hint of the Lambda target, which adds @mionkit/aws. */
+export function mionInstallHint(packages: string[]): string {
+  const names = packages.join(', ').replace(/, ([^,]*)$/, ' and $1');
+  return (
+    `mion is not on this registry: build ${names} 0.7.2 (with @mionkit/core, runtype and reflection) ` +
+    'from their public source and npm install --no-save the tarballs'
+  );
+}
+
 /** The app's TypeScript source; the probe's globals are declared so they read as typed. */
 export function mionSource(routes: number): string {
   return `import {initRouter, registerRoutes} from '@mionkit/router';
@@ -31,11 +51,7 @@ declare const __csReady: (server: unknown) => void;
 declare const __csFail: (error: unknown) => void;
 
 __csMark('imported');
-const routes = {
-${eachRoute(routes, route)}
-};
-initRouter();
-registerRoutes(routes);
+${mionRoutes(routes)}
 __csMark('startup');
 
 // @mionkit/http 0.7.2 calls server.listen(httpOptions.port, callback) with no host (all
@@ -55,6 +71,12 @@ started.then((server) => __csReady(server), __csFail);
 `;
 }
 
+/** mion's RPC request shape: the body is `{"route-<i>": [name]}`, an empty parameter list is invalid. */
+export const MION_CONTRACT: Partial<Contract> = {
+  validBody: (i, name) => ({ [`route-${i}`]: [name] }),
+  invalidBody: (i) => ({ [`route-${i}`]: [] }),
+};
+
 /** The compiled output starts with its own "use strict": the header already has one. */
 export function withoutUseStrict(js: string): string {
   return js.replace(/^"use strict";\r?\n/, '');
@@ -62,16 +84,12 @@ export function withoutUseStrict(js: string): string {
 
 const mion: FrameworkGenerator = {
   name: 'mion',
-  description: 'mion RPC router served by @mionkit/http (typed routes compiled with deepkit types)',
+  target: 'server',
   packages: ['@mionkit/router', '@mionkit/http'],
-  validation: 'always: parameters and return value validated from the compiled TypeScript types (plain is the same code)',
+  validation: MION_VALIDATION,
   alwaysValidates: true,
-  installHint:
-    'mion is not on this registry: build @mionkit/router and @mionkit/http 0.7.2 (with @mionkit/core, runtype and reflection) from their public source and npm install --no-save the tarballs',
-  contract: {
-    validBody: (i, name) => ({ [`route-${i}`]: [name] }),
-    invalidBody: (i) => ({ [`route-${i}`]: [] }),
-  },
+  installHint: mionInstallHint(['@mionkit/router', '@mionkit/http']),
+  contract: MION_CONTRACT,
   generate({ routes, variant }: GenerateInput): string {
     const compiled = compileWithTypes(mionSource(routes), MION_COMPILER);
     return `${fileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;

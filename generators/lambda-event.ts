@@ -1,0 +1,114 @@
+/**
+ * The Lambda side of the route contract: the event a Lambda file is invoked with and how its result
+ * is read. The event is what an API Gateway HTTP API sends a Lambda proxy integration for
+ * `POST /route-<i>` with a JSON body (payload format version 2.0, `$default` route and stage).
+ * Everything in it is fixed but the request id and the request time, which the caller may pin.
+ */
+import { randomUUID } from 'node:crypto';
+import { routePath } from './contract.ts';
+
+/** The made-up API the events come from (an API id is 10 lowercase letters or digits). */
+export const API_ID = 'coldstart0';
+export const API_DOMAIN = `${API_ID}.execute-api.us-east-1.amazonaws.com`;
+export const USER_AGENT = 'coldstart';
+
+export interface HttpApiEventV2 {
+  version: '2.0';
+  routeKey: string;
+  rawPath: string;
+  rawQueryString: string;
+  headers: Record<string, string>;
+  requestContext: {
+    accountId: string;
+    apiId: string;
+    domainName: string;
+    domainPrefix: string;
+    http: { method: string; path: string; protocol: string; sourceIp: string; userAgent: string };
+    requestId: string;
+    routeKey: string;
+    stage: string;
+    time: string;
+    timeEpoch: number;
+  };
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+export interface EventOptions {
+  /** API Gateway's request id (default: a random UUID) */
+  requestId?: string;
+  /** the request time in ms since the epoch (default: now) */
+  timeEpoch?: number;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** API Gateway's `requestContext.time`: `12/Mar/2020:19:03:58 +0000` (UTC). */
+export function apiGatewayTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  const date = `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}`;
+  return `${date}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+}
+
+/** An HTTP API (payload 2.0) event for `POST <path>` carrying `body` as JSON. */
+export function httpApiEvent(path: string, body: unknown, options: EventOptions = {}): HttpApiEventV2 {
+  const text = JSON.stringify(body);
+  const timeEpoch = options.timeEpoch ?? Date.now();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: {
+      accept: 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      'content-type': 'application/json',
+      host: API_DOMAIN,
+      'user-agent': USER_AGENT,
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-port': '443',
+      'x-forwarded-proto': 'https',
+    },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: API_ID,
+      domainName: API_DOMAIN,
+      domainPrefix: API_ID,
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: USER_AGENT },
+      requestId: options.requestId ?? randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: apiGatewayTime(timeEpoch),
+      timeEpoch,
+    },
+    body: text,
+    isBase64Encoded: false,
+  };
+}
+
+/** The event for route i of the contract. */
+export function routeEvent(i: number, body: unknown, options: EventOptions = {}): HttpApiEventV2 {
+  return httpApiEvent(routePath(i), body, options);
+}
+
+export type LambdaAnswer = { ok: true; status: number; body: unknown } | { ok: false; reason: string };
+
+/**
+ * Read a handler's result as API Gateway would: an object with a numeric `statusCode` and a string
+ * `body` (base64 when `isBase64Encoded`), parsed as JSON when it is JSON (else kept as text).
+ */
+export function readLambdaResult(result: unknown): LambdaAnswer {
+  if (result === null || typeof result !== 'object') {
+    return { ok: false, reason: `the result is not an object: ${String(result).slice(0, 100)}` };
+  }
+  const { statusCode, body, isBase64Encoded } = result as Record<string, unknown>;
+  if (typeof statusCode !== 'number' || !Number.isInteger(statusCode)) return { ok: false, reason: 'the result has no integer statusCode' };
+  if (body !== undefined && typeof body !== 'string') return { ok: false, reason: 'the result body is not a string' };
+  const text = body === undefined ? '' : isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
+  try {
+    return { ok: true, status: statusCode, body: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: true, status: statusCode, body: text };
+  }
+}

@@ -1,0 +1,59 @@
+import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import { lambdaFileHeader } from '../lambda-probe.ts';
+import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
+import { DEEPKIT_TYPE_PACKAGES, DEEPKIT_VALIDATION, deepkitRoutes } from '../server/deepkit.ts';
+import { withoutUseStrict } from '../server/mion.ts';
+import { H4AD, H4AD_MODULES, h4adHandler } from './_adapters.ts';
+
+/** The imports and declarations both deepkit Lambda files start with (TypeScript, compiled with deepkit types). */
+export function deepkitLambdaImports(): string {
+  return [
+    ...H4AD_MODULES.map(([name, module]) => `import {${name}} from '${module}';`),
+    `import {HttpDeepkitFramework} from '@h4ad/serverless-adapter/frameworks/deepkit';`,
+    '',
+    'declare const __csMark: (name: string) => void;',
+  ].join('\n');
+}
+
+/** The packages whose types a deepkit Lambda source may read: their versions enter the compile cache key. */
+export const DEEPKIT_LAMBDA_TYPE_PACKAGES = [...DEEPKIT_TYPE_PACKAGES, H4AD];
+
+/** The exported handler: the app's HttpKernel behind @h4ad/serverless-adapter's HttpDeepkitFramework. */
+export const DEEPKIT_HANDLER = h4adHandler('app.get(HttpKernel)', 'HttpDeepkitFramework', 'export const handler =');
+
+/**
+ * deepkit (App with FrameworkModule) on Lambda, as @h4ad/serverless-adapter's deepkit page shows
+ * it: the same typed routes as the server target, the app's HttpKernel handed each event by
+ * HttpDeepkitFramework; the application server is never started (no socket). The router and body
+ * parsers are built on the first event, as on the server.
+ */
+export function deepkitLambdaSource(routes: number, variant: Variant): string {
+  return `import {App} from '@deepkit/app';
+import {FrameworkModule} from '@deepkit/framework';
+import {HttpBody, HttpKernel, HttpRouterRegistry} from '@deepkit/http';
+${deepkitLambdaImports()}
+
+__csMark('imported');
+const app = new App({
+  imports: [new FrameworkModule({logStartup: false, httpLog: false})],
+});
+${deepkitRoutes(routes, variant)}
+__csMark('startup');
+${DEEPKIT_HANDLER}
+`;
+}
+
+const deepkit: FrameworkGenerator = {
+  name: 'deepkit',
+  target: 'lambda',
+  packages: ['@deepkit/framework', '@deepkit/app', '@deepkit/http', '@deepkit/type', '@deepkit/filesystem', H4AD],
+  adapter: H4AD,
+  validation: DEEPKIT_VALIDATION,
+  generate({ routes, variant }: GenerateInput): string {
+    const source = deepkitLambdaSource(routes, variant);
+    const compiled = compileWithTypes(source, DEEPKIT_COMPILER, { typePackages: DEEPKIT_LAMBDA_TYPE_PACKAGES });
+    return `${lambdaFileHeader('deepkit', variant, routes)}\n${withoutUseStrict(compiled)}`;
+  },
+};
+
+export default deepkit;

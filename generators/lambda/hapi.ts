@@ -1,0 +1,34 @@
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { lambdaFileHeader } from '../lambda-probe.ts';
+import { HAPI_VALIDATION, hapiApp } from '../server/hapi.ts';
+import { H4AD, H4AD_MODULES, h4adHandler } from './_adapters.ts';
+
+const H4AD_REQUIRES = [...H4AD_MODULES, ['HapiFramework', '@h4ad/serverless-adapter/frameworks/hapi']]
+  .map(([name, module]) => `const { ${name} } = require('${module}');`)
+  .join('\n');
+
+/**
+ * hapi on Lambda with @h4ad/serverless-adapter's HapiFramework, which hands each event to the
+ * server's request listener; the server is never started (no socket). The server target's app
+ * without host and port, wrapped as that adapter's docs show.
+ */
+const hapi: FrameworkGenerator = {
+  name: 'hapi',
+  target: 'lambda',
+  packages: ['@hapi/hapi', H4AD, 'joi'],
+  adapter: H4AD,
+  validation: HAPI_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = hapiApp(input, '');
+    return `${lambdaFileHeader('hapi', input.variant, input.routes)}
+${app.requires}
+${H4AD_REQUIRES}${app.validation}
+__csMark('imported');
+${app.build}
+__csMark('startup');
+${h4adHandler('server', 'HapiFramework', 'exports.handler =')}
+`;
+  },
+};
+
+export default hapi;

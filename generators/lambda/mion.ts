@@ -1,0 +1,43 @@
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { lambdaFileHeader } from '../lambda-probe.ts';
+import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
+import { MION_CONTRACT, MION_VALIDATION, mionInstallHint, mionRoutes, withoutUseStrict } from '../server/mion.ts';
+
+const PACKAGES = ['@mionkit/router', '@mionkit/aws'];
+
+/**
+ * mion on Lambda with its own binding, @mionkit/aws 0.7.2: the same typed routes as the server
+ * target, dispatched by its `awsLambdaHandler`. Like @mionkit/http it is not on this registry, so
+ * this file is generated only where it was installed by hand. Untried here: that version reads the
+ * route from `event.path`, a field of the payload 1.0 format, which the 2.0 events of the contract
+ * do not have.
+ */
+export function mionLambdaSource(routes: number): string {
+  return `import {initRouter, registerRoutes} from '@mionkit/router';
+import {awsLambdaHandler} from '@mionkit/aws';
+
+declare const __csMark: (name: string) => void;
+
+__csMark('imported');
+${mionRoutes(routes)}
+__csMark('startup');
+export const handler = awsLambdaHandler;
+`;
+}
+
+const mion: FrameworkGenerator = {
+  name: 'mion',
+  target: 'lambda',
+  packages: PACKAGES,
+  adapter: '@mionkit/aws',
+  validation: MION_VALIDATION,
+  alwaysValidates: true,
+  installHint: mionInstallHint(PACKAGES),
+  contract: MION_CONTRACT,
+  generate({ routes, variant }: GenerateInput): string {
+    const compiled = compileWithTypes(mionLambdaSource(routes), MION_COMPILER);
+    return `${lambdaFileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;
+  },
+};
+
+export default mion;

@@ -1,0 +1,61 @@
+import type { AppParts } from '../app.ts';
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { eachRoute, fileHeader } from '../probe.ts';
+
+/**
+ * h3 v2 as its users write it: `new H3()`, one `app.post` per route returning an object, served
+ * with h3's own `serve()` (srvx on node:http; `ready()` resolves once it listens). In `validated`
+ * each route has its own Zod schema, built at startup, passed to `readValidatedBody`, which
+ * validates through Standard Schema and throws a 400 HTTPError on failure.
+ */
+function route(i: number, validated: boolean): string {
+  if (!validated) {
+    return (
+      `app.post('/route-${i}', async function route${i}(event) { ` +
+      `const body = await readBody(event); return { hello: body.name, route: ${i} }; });`
+    );
+  }
+  return (
+    `const body${i} = z.object({ name: z.string() });\n` +
+    `app.post('/route-${i}', async function route${i}(event) { ` +
+    `const body = await readValidatedBody(event, body${i}); return { hello: body.name, route: ${i} }; });`
+  );
+}
+
+/**
+ * The app both targets build: `app`, an H3 with its N routes. `names` are further exports of h3
+ * the target needs (the server's `serve`), read in the same require.
+ */
+export function h3App({ routes, variant }: GenerateInput, names: string[] = []): AppParts {
+  const validated = variant === 'validated';
+  const imports = ['H3', ...names, validated ? 'readValidatedBody' : 'readBody'].join(', ');
+  return {
+    requires: `const { ${imports} } = require('h3');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const app = new H3();
+${eachRoute(routes, (i) => route(i, validated))}`,
+  };
+}
+
+export const H3_VALIDATION =
+  'Zod schema per route (z.object, built at startup) through readValidatedBody (Standard Schema), 400 on failure';
+
+const h3: FrameworkGenerator = {
+  name: 'h3',
+  target: 'server',
+  packages: ['h3', 'zod'],
+  validation: H3_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = h3App(input, ['serve']);
+    return `${fileHeader('h3', input.variant, input.routes)}
+${app.requires}${app.validation}
+__csMark('imported');
+${app.build}
+__csMark('startup');
+const server = serve(app, { hostname: __csHost, port: __csPort, silent: true, gracefulShutdown: false });
+server.ready().then(() => __csReady(server.node.server), __csFail);
+`;
+  },
+};
+
+export default h3;

@@ -1,0 +1,55 @@
+import type { AppParts } from '../app.ts';
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { eachRoute, fileHeader } from '../probe.ts';
+
+/**
+ * hono as its users write it on node: `new Hono()` (its default SmartRouter), one `app.post` per
+ * route, served by @hono/node-server; in `validated` each route carries `zValidator('json', …)`
+ * from @hono/zod-validator with its own Zod schema, built at startup (400 on failure).
+ */
+function route(i: number, validated: boolean): string {
+  if (!validated) {
+    return (
+      `app.post('/route-${i}', async function route${i}(c) { ` +
+      `const body = await c.req.json(); return c.json({ hello: body.name, route: ${i} }); });`
+    );
+  }
+  return (
+    `app.post('/route-${i}', zValidator('json', z.object({ name: z.string() })), ` +
+    `function route${i}(c) { return c.json({ hello: c.req.valid('json').name, route: ${i} }); });`
+  );
+}
+
+/** The app both targets build: `app`, a Hono with its N routes. */
+export function honoApp({ routes, variant }: GenerateInput): AppParts {
+  const validated = variant === 'validated';
+  return {
+    requires: `const { Hono } = require('hono');`,
+    validation: validated ? `\nconst { zValidator } = require('@hono/zod-validator');\nconst { z } = require('zod');` : '',
+    build: `const app = new Hono();
+${eachRoute(routes, (i) => route(i, validated))}`,
+  };
+}
+
+export const HONO_VALIDATION = "zValidator('json', schema) from @hono/zod-validator, a Zod schema per route (400 on failure)";
+
+const hono: FrameworkGenerator = {
+  name: 'hono',
+  target: 'server',
+  packages: ['hono', '@hono/node-server', '@hono/zod-validator', 'zod'],
+  validation: HONO_VALIDATION,
+  generate(input: GenerateInput): string {
+    const app = honoApp(input);
+    return `${fileHeader('hono', input.variant, input.routes)}
+${app.requires}
+const { serve } = require('@hono/node-server');${app.validation}
+__csMark('imported');
+${app.build}
+__csMark('startup');
+const server = serve({ fetch: app.fetch, hostname: __csHost, port: __csPort }, () => __csReady(server));
+server.on('error', __csFail);
+`;
+  },
+};
+
+export default hono;
