@@ -7,7 +7,8 @@ import { aggregate } from '../metrics/analyse/aggregate.ts';
 import { curveChart, logTicks, phasesChart } from '../metrics/report/charts.ts';
 import { writeReport } from '../metrics/report/write.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
-import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
+import { tempDir } from './helpers.ts';
+import { cell, samplesOf, spread, writeRun } from './synthetic.ts';
 
 interface XmlNode {
   tag: string;

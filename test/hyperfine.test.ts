@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,29 +7,16 @@ import { parse } from 'csv-parse/sync';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
 import { CELL_DIMENSIONS, cellKey, cellLabel, makeCell, type Cell } from '../metrics/core/cell.ts';
 import { benchmark, hyperfineArgs, hyperfineEnvironment, hyperfineVersion, shellWord } from '../metrics/measure/hyperfine.ts';
-import {
-  cellOfResult,
-  crossCheck,
-  HYPERFINE_FILE,
-  HyperfineFileError,
-  matchResults,
-  parseHyperfineJson,
-  verdictOf,
-} from '../metrics/analyse/crosscheck.ts';
+import { cellOfResult, crossCheck, matchResults, verdictOf } from '../metrics/analyse/crosscheck.ts';
+import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson, readHyperfine } from '../metrics/core/hyperfine-file.ts';
 import { hyperfineExport } from '../metrics/report/hyperfine-json.ts';
 import { writeReport } from '../metrics/report/write.ts';
 import { appendSample, type Marks, type SampleRecord } from '../metrics/core/samples.ts';
-import { fixture, processesWith, ROOT } from './helpers.ts';
+import { runCli, fixture, processesWith, tempDir as tmp } from './helpers.ts';
 
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-'));
 const FIXTURE = fixture('hyperfine.json');
 const fixtureText = () => readFileSync(FIXTURE, 'utf8');
-
-function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, env ? { env } : {});
 
 const fastify1 = makeCell({ framework: 'fastify', variant: 'validated', routes: 1 });
 const http1 = makeCell({ framework: 'node-http', variant: 'validated', routes: 1 });
@@ -88,6 +74,15 @@ describe('hyperfine JSON: the recorded fixture', () => {
     for (const [text, message] of cases) {
       assert.throws(() => parseHyperfineJson(text, 'h.json'), (error: Error) => error instanceof HyperfineFileError && message.test(error.message));
     }
+  });
+
+  it("a run folder's hyperfine.json: absent is undefined, broken is a HyperfineFileError naming the file", () => {
+    const dir = tmp();
+    assert.equal(readHyperfine(dir), undefined);
+    writeFileSync(path.join(dir, HYPERFINE_FILE), '{"results": [');
+    assert.throws(() => readHyperfine(dir), (error: Error) => error instanceof HyperfineFileError && error.message.endsWith(`${HYPERFINE_FILE} is not JSON`));
+    copyFileSync(FIXTURE, path.join(dir, HYPERFINE_FILE));
+    assert.deepEqual(readHyperfine(dir), file);
   });
 
   it('computes a median when an older hyperfine wrote none, and reads a missing stddev as null', () => {
@@ -247,6 +242,10 @@ describe('the hyperfine command', () => {
     assert.ok(args.join(' ').includes('--parameter-list framework x --parameter-list routes 1'));
     assert.equal(args.at(-1), `/usr/bin/node '/a b/it'\\''s.js'`);
     assert.equal(shellWord('/usr/bin/node'), '/usr/bin/node');
+    assert.ok(!args.includes('--prepare'), 'nothing to prepare by default');
+    // a cold compile-cache cell empties its cache before every run
+    const cold = hyperfineArgs({ name: 'c', parameters: {}, argv: ['node', 'a.js'], prepare: ['rm', '-rf', '/c/cold dir'], runs: 1, warmup: 0, exportFile: 'e.json' });
+    assert.deepEqual(cold.slice(cold.indexOf('--prepare'), cold.indexOf('--prepare') + 2), ['--prepare', "rm -rf '/c/cold dir'"]);
   });
 
   it('runs node-http at N=1 for real (2 runs, no warm-up) and records the cell', (t) => {

@@ -5,9 +5,8 @@
  * test (generators.test.ts) covers their real runs.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { deepkitSource, DEEPKIT_TYPE_PACKAGES } from '../generators/frameworks/deepkit.ts';
@@ -17,9 +16,9 @@ import { loadGenerators, missingPackage, PROJECT_ROOT } from '../generators/regi
 import { compileKey, compileWithTypes, DEEPKIT_COMPILER, MION_COMPILER } from '../generators/typescript.ts';
 import { writeGenerated } from '../generators/write.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
-import { ROOT } from './helpers.ts';
+import { runCli as cli, tempDir } from './helpers.ts';
 
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-typed-'));
+const tmp = () => tempDir('coldstart-typed-');
 const generators = await loadGenerators();
 const byName = (name: string) => generators.find((g) => g.name === name)!;
 
@@ -109,8 +108,6 @@ describe('typed frameworks bind 127.0.0.1 only', () => {
 });
 
 const mionMissing = missingPackage(byName('mion'));
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
-const cli = (args: string[]) => spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
 
 describe('when mion is not installed (it is not on this registry)', { skip: mionMissing ? false : 'mion is installed: its skip messages are not tested' }, () => {
   it('naming it is a one-line error, exit 2, saying how to install it (no machine path)', () => {
