@@ -69,10 +69,16 @@ describe('bundle: one file that needs no node_modules and still answers', () => 
       const output = path.join(out, name, 'bundle.js');
       const outcome = await bundleFile(input, output, `node${process.versions.node.split('.')[0]}`);
       assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
-      assert.deepEqual(readdirSync(path.dirname(output)).filter((f) => f.endsWith('.js')), ['bundle.js'], 'one file');
+      assert.deepEqual(
+        readdirSync(path.dirname(output)).filter((f) => f.endsWith('.js')),
+        ['bundle.js'],
+        'one file',
+      );
 
       const source = readFileSync(output, 'utf8');
-      const leaking = requiredSpecifiers(source).filter((s) => !isBuiltin(s) && !s.startsWith('.') && !path.isAbsolute(s) && resolvesFromProject(s));
+      const leaking = requiredSpecifiers(source).filter(
+        (s) => !isBuiltin(s) && !s.startsWith('.') && !path.isAbsolute(s) && resolvesFromProject(s),
+      );
       assert.deepEqual(leaking, [], 'every package the app loads is inside the bundle');
       assert.ok(!source.includes(path.join(ROOT, 'node_modules')), 'no absolute path into node_modules');
 

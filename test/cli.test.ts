@@ -25,7 +25,11 @@ function assertUsageError(result: CliResult, message: RegExp): void {
 describe('cli errors: one line, exit 2, no stack trace', () => {
   /** what, the arguments (made in before(): some need a folder), the message, and why it is still to do */
   const cases: { what: string; args: () => string[]; message: RegExp; todo?: string }[] = [
-    { what: 'unknown framework', args: () => ['run', '--frameworks', 'nope'], message: /unknown framework "nope": choose from .*fastify.*node-http/ },
+    {
+      what: 'unknown framework',
+      args: () => ['run', '--frameworks', 'nope'],
+      message: /unknown framework "nope": choose from .*fastify.*node-http/,
+    },
     { what: 'route count zero', args: () => ['run', '--routes', '0'], message: /--routes: "0" is not a route count/ },
     {
       what: 'route count too large',
@@ -164,7 +168,10 @@ describe('a real run through the cli', () => {
   it('without a terminal, progress is one line per finished cell', () => {
     const done = result.stderr.split('\n').filter((l) => l.startsWith('done '));
     assert.equal(done.length, 4, result.stderr);
-    assert.ok(done.every((l) => /^done \d+-startup-[\w-]+-routes\.js: 2 ok, 0 failed, median firstResponse [\d.]+ ms \[\d+\/12\]$/.test(l)), done.join('\n'));
+    assert.ok(
+      done.every((l) => /^done \d+-startup-[\w-]+-routes\.js: 2 ok, 0 failed, median firstResponse [\d.]+ ms \[\d+\/12\]$/.test(l)),
+      done.join('\n'),
+    );
     assert.match(done.at(-1)!, /\[12\/12\]$/);
   });
 
@@ -174,7 +181,9 @@ describe('a real run through the cli', () => {
     const rows = parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
     assert.equal(rows.length, 4);
     for (const row of rows) {
-      const mine = samples.filter((s) => s.phase === 'sample' && s.cell.framework === row.framework && s.cell.routes === Number(row.routes));
+      const mine = samples.filter(
+        (s) => s.phase === 'sample' && s.cell.framework === row.framework && s.cell.routes === Number(row.routes),
+      );
       assert.equal(Number(row.samples), mine.filter((s) => s.ok).length);
       assert.equal(Number(row.failures), mine.filter((s) => !s.ok).length);
       for (const metric of ['startup', 'listen', 'firstResponse'] as const) {
@@ -202,7 +211,10 @@ describe('a real run through the cli', () => {
     const before = ['summary.csv', 'summary.md'].map((f) => readFileSync(path.join(dir, f), 'utf8'));
     const again = cli(['report', dir]);
     assert.equal(again.status, 0, again.stderr);
-    assert.deepEqual(['summary.csv', 'summary.md'].map((f) => readFileSync(path.join(dir, f), 'utf8')), before);
+    assert.deepEqual(
+      ['summary.csv', 'summary.md'].map((f) => readFileSync(path.join(dir, f), 'utf8')),
+      before,
+    );
   });
 });
 
@@ -219,7 +231,10 @@ describe('Ctrl-C during a run', () => {
     assert.equal(await exited, 130);
     const samples = readSamples(samplesFile);
     assert.ok(samples.length >= 3 && samples.length < 500);
-    assert.ok(samples.every((s) => s.ok), 'an interrupted sample is not recorded as a failure');
+    assert.ok(
+      samples.every((s) => s.ok),
+      'an interrupted sample is not recorded as a failure',
+    );
     assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /interrupted: partial results/);
     assert.deepEqual(processesWith('7-startup-node-http-routes.js'), []);
   });

@@ -25,7 +25,12 @@ before(() => {
     ...samplesOf(cell('node-http', 100), spread(50, 10).reverse()),
     ...samplesOf(cell('koa', 100), spread(90, 10)),
   ]);
-  unchanged = writeRun(path.join(base, 'same'), [...samplesOf(cell('fastify', 100), spread(200, 10).map((v) => v + 0.5))]);
+  unchanged = writeRun(path.join(base, 'same'), [
+    ...samplesOf(
+      cell('fastify', 100),
+      spread(200, 10).map((v) => v + 0.5),
+    ),
+  ]);
 });
 
 describe('compare: ratio of medians and Mann-Whitney U per cell', () => {
@@ -43,10 +48,20 @@ describe('compare: ratio of medians and Mann-Whitney U per cell', () => {
     assert.equal(floor.verdict, 'no significant change');
     assert.equal(floor.fails, false);
     assert.equal(exitCode, 1);
-    assert.deepEqual(comparison.onlyA.map((c) => c.framework), ['hono']);
-    assert.deepEqual(comparison.onlyB.map((c) => c.framework), ['koa']);
-    assert.match(markdown, /\| 100-startup-fastify-routes\.js \| firstResponse \| 200 \| 240 \| 1\.200 \| < 0\.0001 \| 10\/10 \| \*\*regression\*\* ✗ \(above --fail-above\) \|/);
-    assert.match(markdown, /\| 100-startup-node-http-routes\.js \| firstResponse \| 50\.0 \| 50\.0 \| 1\.000 \| 1\.000 \| 10\/10 \| no significant change \|/);
+    assert.deepEqual(
+      comparison.onlyA.map((c) => c.framework),
+      ['hono'],
+    );
+    assert.deepEqual(
+      comparison.onlyB.map((c) => c.framework),
+      ['koa'],
+    );
+    const regression = '| 100-startup-fastify-routes.js | firstResponse | 200 | 240 | 1.200 | < 0.0001 | 10/10 |';
+    assert.ok(markdown.includes(`${regression} **regression** ✗ (above --fail-above) |`), markdown);
+    assert.match(
+      markdown,
+      /\| 100-startup-node-http-routes\.js \| firstResponse \| 50\.0 \| 50\.0 \| 1\.000 \| 1\.000 \| 10\/10 \| no significant change \|/,
+    );
     assert.match(markdown, /- only in A: `100-startup-hono-routes\.js`/);
     assert.match(markdown, /- only in B: `100-startup-koa-routes\.js`/);
     assert.match(markdown, /--fail-above 1\.1: 3 regression\(s\) above it: FAIL/);

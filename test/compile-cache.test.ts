@@ -20,9 +20,11 @@ import { COMPILE_CACHE_ENV, launchOf } from '../metrics/plan/launch.ts';
 import type { CompileCache } from '../metrics/plan/levers.ts';
 import { echoedEnv, fixture, pinnedNode22, tempDir } from './helpers.ts';
 
-const cellWith = (compileCache: CompileCache, routes = 1): Cell => makeCell({ framework: 'fixture', variant: 'validated', routes, compileCache });
+const cellWith = (compileCache: CompileCache, routes = 1): Cell =>
+  makeCell({ framework: 'fixture', variant: 'validated', routes, compileCache });
 /** A record standing in for a measured sample (nothing is spawned). */
-const record = (cell: Cell, index = 1): SampleRecord => blockedRecord({ cell, phase: 'sample', index }, { kind: 'failed', reason: 'not run' });
+const record = (cell: Cell, index = 1): SampleRecord =>
+  blockedRecord({ cell, phase: 'sample', index }, { kind: 'failed', reason: 'not run' });
 
 describe('compile-cache directories', () => {
   it('off: no directory, and the run is recorded', async () => {
@@ -66,17 +68,32 @@ describe('compile-cache directories', () => {
     };
     const first = await caches.run(cellWith('warm'), measure);
     await caches.run(cellWith('warm'), measure);
-    assert.deepEqual(calls.map((c) => c.recorded), [false, true, true], 'the fill, then two recorded runs');
+    assert.deepEqual(
+      calls.map((c) => c.recorded),
+      [false, true, true],
+      'the fill, then two recorded runs',
+    );
     assert.equal(new Set(calls.map((c) => c.dir)).size, 1);
-    assert.deepEqual(calls.map((c) => c.entries), [0, 1, 2], 'the recorded runs find the filled cache');
+    assert.deepEqual(
+      calls.map((c) => c.entries),
+      [0, 1, 2],
+      'the recorded runs find the filled cache',
+    );
     assert.equal(first.index, 2, 'run() returns the recorded run, not the fill');
-    assert.deepEqual([...caches.fills.values()].map((f) => f.index), [1], 'the fill is kept aside');
+    assert.deepEqual(
+      [...caches.fills.values()].map((f) => f.index),
+      [1],
+      'the fill is kept aside',
+    );
 
     await caches.run(cellWith('warm', 2), measure);
     assert.notEqual(calls.at(-1)!.dir, calls[0]!.dir, 'another cell has its own cache');
     assert.equal(caches.fills.size, 2);
     caches.cleanup();
-    assert.ok(calls.every((c) => !existsSync(c.dir)), 'cleanup removes every directory');
+    assert.ok(
+      calls.every((c) => !existsSync(c.dir)),
+      'cleanup removes every directory',
+    );
   });
 
   it('warm: once the run is stopped after the fill, no recorded run starts', async () => {
@@ -112,7 +129,15 @@ describe('compile-cache directories', () => {
     const envOf = async (cell: Cell) => {
       const launch = { command: process.execPath, file: fixture('env-echo.js'), compileCache: cell.compileCache as CompileCache };
       const sample = await caches.run(cell, (dir, recorded) =>
-        runSample({ cell, launch: launchOf(launch, scratch, parent, dir), contract: contractOf({}), phase: 'sample', index: 1, timeoutMs: 30_000, checkInvalidBody: recorded }),
+        runSample({
+          cell,
+          launch: launchOf(launch, scratch, parent, dir),
+          contract: contractOf({}),
+          phase: 'sample',
+          index: 1,
+          timeoutMs: 30_000,
+          checkInvalidBody: recorded,
+        }),
       );
       return echoedEnv(sample);
     };
@@ -145,7 +170,15 @@ describe('compile cache on a Node that has it (the pinned node22)', () => {
         const sample = await caches.run(cell, (dir, recorded) => {
           entries.push(readdirSync(dir!).length);
           const launch = launchOf({ command: node22.runtime!.command, file, compileCache }, scratch, env, dir);
-          return runSample({ cell, launch, contract: contractOf(nodeHttp), phase: 'sample', index, timeoutMs: 60_000, checkInvalidBody: recorded && index === 1 });
+          return runSample({
+            cell,
+            launch,
+            contract: contractOf(nodeHttp),
+            phase: 'sample',
+            index,
+            timeoutMs: 60_000,
+            checkInvalidBody: recorded && index === 1,
+          });
         });
         assert.equal(sample.ok, true, sample.error);
         assert.equal(sample.runtimeVersion, `node ${node22.runtime.version}`);

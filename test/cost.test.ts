@@ -8,7 +8,8 @@ import { writeReport } from '../metrics/report/write.ts';
 import { tempDir } from './helpers.ts';
 import { cell, samplesOf, writeRun } from './synthetic.ts';
 
-const close = (actual: number, expected: number, tolerance: number) => assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} vs ${expected}`);
+const close = (actual: number, expected: number, tolerance: number) =>
+  assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} vs ${expected}`);
 
 describe('cost: $ per million cold starts = ms/1000 × GB × $/GB-s × 10^6', () => {
   it('1000 ms at 1024 MB on x86 is $16.6667 per million', () => {
@@ -18,10 +19,20 @@ describe('cost: $ per million cold starts = ms/1000 × GB × $/GB-s × 10^6', ()
     close(costPerMillion(500, { memoryMB: 2048, pricePerGBs: PRICE_PER_GB_SECOND.arm64 }), 13.3334, 1e-9);
     close(costPerMillion(250, { memoryMB: 512, pricePerGBs: PRICE_PER_GB_SECOND.x86 }), 2.0833375, 1e-9);
   });
-  it('settings: report flags over the run\'s meta.json over the defaults', () => {
+  it("settings: report flags over the run's meta.json over the defaults", () => {
     assert.deepEqual(resolveCost(), { memoryMB: 1024, arch: 'x86', pricePerGBs: 0.0000166667, customPrice: false });
-    assert.deepEqual(resolveCost({}, { memoryMB: 2048, arch: 'arm64' }), { memoryMB: 2048, arch: 'arm64', pricePerGBs: 0.0000133334, customPrice: false });
-    assert.deepEqual(resolveCost({ memoryMB: 512 }, { memoryMB: 2048, arch: 'arm64' }), { memoryMB: 512, arch: 'arm64', pricePerGBs: 0.0000133334, customPrice: false });
+    assert.deepEqual(resolveCost({}, { memoryMB: 2048, arch: 'arm64' }), {
+      memoryMB: 2048,
+      arch: 'arm64',
+      pricePerGBs: 0.0000133334,
+      customPrice: false,
+    });
+    assert.deepEqual(resolveCost({ memoryMB: 512 }, { memoryMB: 2048, arch: 'arm64' }), {
+      memoryMB: 512,
+      arch: 'arm64',
+      pricePerGBs: 0.0000133334,
+      customPrice: false,
+    });
     assert.deepEqual(resolveCost({}, { pricePerGBs: 0.00002 }), { memoryMB: 1024, arch: 'x86', pricePerGBs: 0.00002, customPrice: true });
     // a report's --arch takes that arch's price even when the run had given --price
     assert.equal(resolveCost({ arch: 'arm64' }, { pricePerGBs: 0.00002 }).pricePerGBs, 0.0000133334);

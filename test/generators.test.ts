@@ -64,7 +64,11 @@ for (const generator of generators) {
           const m = sample.marks!;
           assert.ok(m.start <= m.imported && m.imported <= m.startup && m.startup <= m.listen && m.listen <= m.firstResponse);
           if (validates) assert.equal(sample.invalidBody?.ok, true, sample.invalidBody?.reason);
-          else assert.ok(sample.invalidBody?.status !== undefined && sample.invalidBody.status < 400, `plain does not validate: got ${sample.invalidBody?.status}`);
+          else
+            assert.ok(
+              sample.invalidBody?.status !== undefined && sample.invalidBody.status < 400,
+              `plain does not validate: got ${sample.invalidBody?.status}`,
+            );
         });
       });
     }

@@ -20,7 +20,8 @@ function firstDifference(expected: string, actual: string): string {
   const got = actual.split('\n');
   for (let i = 0; i < Math.max(want.length, got.length); i++) {
     if (want[i] !== got[i]) {
-      const show = (line: string | undefined) => (line === undefined ? '(no line)' : JSON.stringify(line.length > 300 ? `${line.slice(0, 300)}…` : line));
+      const show = (line: string | undefined) =>
+        line === undefined ? '(no line)' : JSON.stringify(line.length > 300 ? `${line.slice(0, 300)}…` : line);
       return `line ${i + 1}:\n  expected ${show(want[i])}\n  written  ${show(got[i])}`;
     }
   }
@@ -47,7 +48,8 @@ describe('the golden run folder reports to the same bytes', () => {
     it(file, () => {
       const expected = readFileSync(path.join(EXPECTED, file));
       const actual = readFileSync(path.join(dir, file));
-      if (!expected.equals(actual)) assert.fail(`${file} differs from expected/${file} at ${firstDifference(expected.toString('utf8'), actual.toString('utf8'))}`);
+      if (!expected.equals(actual))
+        assert.fail(`${file} differs from expected/${file} at ${firstDifference(expected.toString('utf8'), actual.toString('utf8'))}`);
     });
   }
 

@@ -25,7 +25,9 @@ describe('lever options: one line, exit 2', () => {
     // no registry: the install of node24 fails fast, into a runtimes folder of its own
     const root = tempDir('coldstart-lever-cli-');
     const env = { ...process.env, COLDSTART_RUNTIMES_DIR: root, npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0' };
-    install = runCli(['run', '--frameworks', 'node-http', '--routes', '1', '--runtime', 'node24', '--out', path.join(root, 'run')], { env });
+    install = runCli(['run', '--frameworks', 'node-http', '--routes', '1', '--runtime', 'node24', '--out', path.join(root, 'run')], {
+      env,
+    });
   });
 
   cases.forEach(([what, , message], i) => {
@@ -39,7 +41,10 @@ describe('lever options: one line, exit 2', () => {
 
   it('a runtime that cannot be installed: one error line after the progress, exit 2', () => {
     assert.equal(install.status, 2, install.stderr);
-    const lines = install.stderr.trim().split('\n').filter((l) => l.startsWith('coldstart:'));
+    const lines = install.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('coldstart:'));
     assert.equal(lines.length, 1, install.stderr);
     assert.match(lines[0]!, /^coldstart: --runtime node24: cannot install node-\w+-\w+@24\.\d+\.\d+: /);
     assert.doesNotMatch(install.stderr, /\n\s+at /);
@@ -60,7 +65,12 @@ describe('a real run with levers', () => {
     assert.equal(result.status, 0, result.stderr);
     const samples = readSamples(path.join(dir, 'samples.jsonl'));
     assert.equal(samples.length, 4, '1 framework × 1 N × 2 builds × 2 caches');
-    assert.deepEqual(samples.map((s) => `${s.cell.build} ${s.cell.compileCache}`).sort(), ['bundle cold', 'bundle off', 'plain cold', 'plain off']);
+    assert.deepEqual(samples.map((s) => `${s.cell.build} ${s.cell.compileCache}`).sort(), [
+      'bundle cold',
+      'bundle off',
+      'plain cold',
+      'plain off',
+    ]);
     for (const s of samples) {
       if (s.cell.compileCache === 'cold' && noCache) assert.equal(s.unsupported, noCache, JSON.stringify(s));
       else assert.equal(s.ok, true, s.error);
@@ -74,7 +84,12 @@ describe('a real run with levers', () => {
     assert.deepEqual(meta.options.compileCaches, ['off', 'cold']);
     assert.deepEqual(meta.options.runtimes, ['node']);
     assert.equal(meta.runtimes.node, process.version);
-    assert.deepEqual(meta.environment.passed, ['PATH', 'HOME', 'NODE_ENV=production', 'NODE_COMPILE_CACHE (compile-cache cold/warm cells only)']);
+    assert.deepEqual(meta.environment.passed, [
+      'PATH',
+      'HOME',
+      'NODE_ENV=production',
+      'NODE_COMPILE_CACHE (compile-cache cold/warm cells only)',
+    ]);
   });
 
   it('levers.md has a table per lever, and summary.md says which helps', () => {

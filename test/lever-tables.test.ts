@@ -15,14 +15,26 @@ import { summaryCsv } from '../metrics/report/csv.ts';
 import { largestDropSentences, leverTable, leverValues, leversFile, varyingLevers } from '../metrics/report/levers.ts';
 import { summaryMarkdown } from '../metrics/report/markdown.ts';
 
-const marks = (firstResponse: number): Marks => ({ processStart: 1, start: 10, imported: 20, startup: firstResponse - 20, listen: firstResponse - 10, firstResponse });
+const marks = (firstResponse: number): Marks => ({
+  processStart: 1,
+  start: 10,
+  imported: 20,
+  startup: firstResponse - 20,
+  listen: firstResponse - 10,
+  firstResponse,
+});
 
 /** Three samples of a cell: firstResponse − 1, firstResponse, firstResponse + 1; or three unsupported or failed runs. */
-function threeOf(fields: Partial<Cell> & { framework: string; routes: number }, firstResponse: number | 'unsupported' | 'failed'): SampleRecord[] {
+function threeOf(
+  fields: Partial<Cell> & { framework: string; routes: number },
+  firstResponse: number | 'unsupported' | 'failed',
+): SampleRecord[] {
   const cell = makeCell({ variant: 'validated', ...fields });
   return [1, 2, 3].map((index): SampleRecord => {
-    if (firstResponse === 'unsupported') return blockedRecord({ cell, phase: 'sample', index }, { kind: 'unsupported', reason: 'no cache here' });
-    if (firstResponse === 'failed') return { cell, phase: 'sample', index, ok: false, error: 'exited with code 1', durationMs: 1, at: '2026-01-01T00:00:00Z' };
+    if (firstResponse === 'unsupported')
+      return blockedRecord({ cell, phase: 'sample', index }, { kind: 'unsupported', reason: 'no cache here' });
+    if (firstResponse === 'failed')
+      return { cell, phase: 'sample', index, ok: false, error: 'exited with code 1', durationMs: 1, at: '2026-01-01T00:00:00Z' };
     return { cell, phase: 'sample', index, ok: true, marks: marks(firstResponse + index - 2), durationMs: 1, at: '2026-01-01T00:00:00Z' };
   });
 }
@@ -37,22 +49,34 @@ describe('lever tables from synthetic samples', () => {
     for (const routes of [1, 1000]) {
       const n = routes === 1 ? 100 : 200;
       samples.push(...threeOf({ framework, routes, runtime: 'node', build: 'plain' }, n * scale));
-      samples.push(...threeOf({ framework, routes, runtime: 'node', build: 'bundle' }, framework === 'fastify' ? n * scale * 0.9 : n * scale * 0.5));
-      samples.push(...threeOf({ framework, routes, runtime: 'node22', build: 'plain' }, framework === 'fastify' ? n * scale * 0.6 : n * scale * 0.95));
-      samples.push(...threeOf({ framework, routes, runtime: 'node22', build: 'bundle' }, framework === 'fastify' ? n * scale * 0.55 : 'failed'));
+      samples.push(
+        ...threeOf({ framework, routes, runtime: 'node', build: 'bundle' }, framework === 'fastify' ? n * scale * 0.9 : n * scale * 0.5),
+      );
+      samples.push(
+        ...threeOf({ framework, routes, runtime: 'node22', build: 'plain' }, framework === 'fastify' ? n * scale * 0.6 : n * scale * 0.95),
+      );
+      samples.push(
+        ...threeOf({ framework, routes, runtime: 'node22', build: 'bundle' }, framework === 'fastify' ? n * scale * 0.55 : 'failed'),
+      );
     }
   }
   samples.push(...threeOf({ framework: 'fastify', routes: 1, runtime: 'node', build: 'plain', compileCache: 'warm' }, 'unsupported'));
   const withCache = aggregate(samples);
   const summaries = withCache.filter((s) => s.cell.compileCache === 'off');
-  const meta = { options: { runtimes: ['node', 'node22'], builds: ['plain', 'bundle'] }, runtimes: { node: 'v20.20.2', node22: 'v22.23.3' } } as unknown as RunMeta;
+  const meta = {
+    options: { runtimes: ['node', 'node22'], builds: ['plain', 'bundle'] },
+    runtimes: { node: 'v20.20.2', node22: 'v22.23.3' },
+  } as unknown as RunMeta;
 
   it('finds the varying levers and orders their values as given', () => {
     assert.deepEqual(varyingLevers(summaries), ['runtime', 'build']);
     assert.deepEqual(varyingLevers(withCache), ['runtime', 'build', 'compileCache']);
     assert.deepEqual(leverValues('build', summaries, meta), ['plain', 'bundle']);
     assert.deepEqual(leverValues('build', summaries), ['plain', 'bundle'], 'without meta.json: the default first');
-    assert.deepEqual(leverValues('runtime', summaries, { ...meta, options: { runtimes: ['node22', 'node'] } } as unknown as RunMeta), ['node22', 'node']);
+    assert.deepEqual(leverValues('runtime', summaries, { ...meta, options: { runtimes: ['node22', 'node'] } } as unknown as RunMeta), [
+      'node22',
+      'node',
+    ]);
   });
 
   it('a table per lever: rows framework × N × the other levers, a column per value with its ratio to the first', () => {
@@ -89,8 +113,12 @@ describe('lever tables from synthetic samples', () => {
 
 describe('cells a runtime cannot measure are "unsupported", never failed', () => {
   const reason = 'NODE_COMPILE_CACHE needs Node >= 22.1; this is node v20.20.2';
-  const cells = (['cold', 'warm'] as const).map((compileCache) => makeCell({ framework: 'node-http', variant: 'validated', routes: 1, compileCache }));
-  const samples = cells.flatMap((cell) => [1, 2].map((index) => blockedRecord({ cell, phase: 'sample', index }, { kind: 'unsupported', reason })));
+  const cells = (['cold', 'warm'] as const).map((compileCache) =>
+    makeCell({ framework: 'node-http', variant: 'validated', routes: 1, compileCache }),
+  );
+  const samples = cells.flatMap((cell) =>
+    [1, 2].map((index) => blockedRecord({ cell, phase: 'sample', index }, { kind: 'unsupported', reason })),
+  );
   const summaries = aggregate(samples);
 
   it('the record of a blocked run: not ok, the reason as "unsupported", no error, nothing timed', () => {
@@ -111,9 +139,15 @@ describe('cells a runtime cannot measure are "unsupported", never failed', () =>
   });
 
   it('summary.csv says unsupported, with no failure and no figure', () => {
-    const rows = parse(summaryCsv(summaries, () => 'f'), { columns: true }) as Record<string, string>[];
+    const rows = parse(
+      summaryCsv(summaries, () => 'f'),
+      { columns: true },
+    ) as Record<string, string>[];
     assert.equal(rows.length, 2);
-    assert.ok(rows.every((r) => r.status === 'unsupported' && r.failures === '0' && r.firstResponse_median_ms === ''), JSON.stringify(rows[0]));
+    assert.ok(
+      rows.every((r) => r.status === 'unsupported' && r.failures === '0' && r.firstResponse_median_ms === ''),
+      JSON.stringify(rows[0]),
+    );
   });
 
   it('summary.md marks the cells and says why in its own section', () => {

@@ -44,7 +44,8 @@ describe('route counts', () => {
   });
 
   it('only integers from 1 to 100000', () => {
-    for (const bad of ['0', '100001', '1.5', '-1', 'ten', '1e3']) rejects(() => parseRoutes(bad), new RegExp(`"${bad.replace('.', '\\.')}" is not a route count`));
+    for (const bad of ['0', '100001', '1.5', '-1', 'ten', '1e3'])
+      rejects(() => parseRoutes(bad), new RegExp(`"${bad.replace('.', '\\.')}" is not a route count`));
     assert.deepEqual(parseRoutes('100000'), [100_000]);
   });
 });
@@ -63,7 +64,8 @@ describe('numbers', () => {
 
   it("memory: Lambda's 128 to 10240 MB, whole MB", () => {
     assert.equal(parseMemory('--memory')('2048'), 2048);
-    for (const bad of ['64', '10241', '1.5', 'big']) rejects(() => parseMemory('--memory')(bad), /^--memory: ".*" is not a memory size in MB from 128 to 10240$/);
+    for (const bad of ['64', '10241', '1.5', 'big'])
+      rejects(() => parseMemory('--memory')(bad), /^--memory: ".*" is not a memory size in MB from 128 to 10240$/);
   });
 
   it('price: a positive $ per GB-second below 1', () => {

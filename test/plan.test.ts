@@ -18,13 +18,22 @@ import { buildPlan, type Order, type PlannedRun } from '../metrics/plan/order.ts
 import { tempDir } from './helpers.ts';
 
 function planned(cell: Cell, validates = true): PlannedCell {
-  return { cell, launch: { command: process.execPath, file: cellFilePath(cell), compileCache: 'off' }, blocked: undefined, contract: contractOf({}), validates };
+  return {
+    cell,
+    launch: { command: process.execPath, file: cellFilePath(cell), compileCache: 'off' },
+    blocked: undefined,
+    contract: contractOf({}),
+    validates,
+  };
 }
 
 const runLabel = (r: PlannedRun) => `${r.phase[0]}${r.cell.routes}#${r.index}${r.checkInvalidBody ? '!' : ''}`;
 
 describe('plan: the order of the runs', () => {
-  const two = [planned(makeCell({ framework: 'fastify', variant: 'validated', routes: 10 })), planned(makeCell({ framework: 'fastify', variant: 'validated', routes: 100 }))];
+  const two = [
+    planned(makeCell({ framework: 'fastify', variant: 'validated', routes: 10 })),
+    planned(makeCell({ framework: 'fastify', variant: 'validated', routes: 100 })),
+  ];
   const base = { samples: 2, warmup: 1, seed: 's' };
   const labels = (order: Order) => buildPlan(two, { ...base, order }).map(runLabel);
 
@@ -62,7 +71,11 @@ describe('plan: the order of the runs', () => {
     it('is a permutation of the same runs, warm-ups still first in cell order', () => {
       assert.deepEqual([...plan('random')].sort(), [...plan('interleaved')].sort());
       assert.deepEqual(plan('random').slice(0, 6), plan('interleaved').slice(0, 6));
-      assert.ok(plan('random').slice(6).every((l) => l.startsWith('s')));
+      assert.ok(
+        plan('random')
+          .slice(6)
+          .every((l) => l.startsWith('s')),
+      );
     });
 
     it("without warm-up the invalid-body check rides on each cell's first run in the shuffled order", () => {
@@ -75,14 +88,20 @@ describe('plan: the order of the runs', () => {
           `${cellLabel(cell.cell)}: ${mine.map(runLabel).join(' ')}`,
         );
       }
-      assert.ok(runs.some((r) => r.checkInvalidBody && r.index !== 1), 'the shuffle moved some first runs away from sample 1');
+      assert.ok(
+        runs.some((r) => r.checkInvalidBody && r.index !== 1),
+        'the shuffle moved some first runs away from sample 1',
+      );
     });
   });
 
   it('without warm-up the invalid-body check rides on the first sample; never on a cell that does not validate', () => {
     const cells = [planned(two[0]!.cell, true), planned(two[1]!.cell, false)];
     const plan = buildPlan(cells, { ...base, warmup: 0, order: 'interleaved' });
-    assert.deepEqual(plan.filter((r) => r.checkInvalidBody).map((r) => `${r.cell.routes}#${r.index}`), ['10#1']);
+    assert.deepEqual(
+      plan.filter((r) => r.checkInvalidBody).map((r) => `${r.cell.routes}#${r.index}`),
+      ['10#1'],
+    );
   });
 });
 
@@ -119,7 +138,10 @@ describe('prepareLevers: which cells cannot run', () => {
     const levers = await prepareLevers(base, lists, { node: fakeNode('v20.0.0'), env: childEnvironment().env, log: (l) => logs.push(l) });
     assert.equal(levers.cells.length, 3);
     const blocked = levers.cells.filter((c) => levers.blocked.has(cellKey(c)));
-    assert.deepEqual(blocked.map((c) => c.compileCache), ['cold', 'warm']);
+    assert.deepEqual(
+      blocked.map((c) => c.compileCache),
+      ['cold', 'warm'],
+    );
     for (const c of blocked) {
       const why = levers.blocked.get(cellKey(c))!;
       assert.equal(why.kind, 'unsupported');
@@ -158,7 +180,10 @@ describe('prepareCells: every cell with its resolved launch', () => {
 
   it('one planned cell per framework × variant × N × lever value', () => {
     assert.equal(prepared.cells.length, 2 * 2 * 2);
-    assert.deepEqual(prepared.selected.map((g) => g.name), ['node-http']);
+    assert.deepEqual(
+      prepared.selected.map((g) => g.name),
+      ['node-http'],
+    );
   });
 
   it('a plain cell runs the generated file with the runtime binary; a bundle cell runs its bundle', () => {
@@ -195,7 +220,10 @@ describe('launchOf: the one launch builder', () => {
   it('cold and warm point NODE_COMPILE_CACHE at the directory they are given, and need one', () => {
     for (const compileCache of ['cold', 'warm'] as const) {
       assert.equal(launchOf({ ...cell, compileCache }, '/scratch', parent, '/cache/dir').env[COMPILE_CACHE_ENV], '/cache/dir');
-      assert.throws(() => launchOf({ ...cell, compileCache }, '/scratch', parent), new RegExp(`a ${compileCache} compile cache cell needs a cache directory`));
+      assert.throws(
+        () => launchOf({ ...cell, compileCache }, '/scratch', parent),
+        new RegExp(`a ${compileCache} compile cache cell needs a cache directory`),
+      );
     }
   });
 });

@@ -53,10 +53,16 @@ const plan = buildPlan([fast, flaky, uncached].map(planned), { samples: 2, warmu
 function outcome(run: PlannedRun): SampleRecord {
   if (run.planned.blocked) return blockedRecord(run, run.planned.blocked);
   const base = { cell: run.cell, phase: run.phase, index: run.index, durationMs: 40, at: '2026-01-01T00:00:00Z' };
-  if (run.cell === flaky && (run.phase === 'warmup' || run.index === 2)) return { ...base, ok: false, error: 'exited with code 1 before it was ready' };
+  if (run.cell === flaky && (run.phase === 'warmup' || run.index === 2))
+    return { ...base, ok: false, error: 'exited with code 1 before it was ready' };
   const firstResponse = run.cell === fast ? 10 * run.index : 30;
   const marks = { processStart: 1, start: 2, imported: 3, startup: 4, listen: 5, firstResponse };
-  return { ...base, ok: true, marks, ...(run.checkInvalidBody && run.cell === fast ? { invalidBody: { ok: false, reason: 'an invalid body got 200, expected 4xx' } } : {}) };
+  return {
+    ...base,
+    ok: true,
+    marks,
+    ...(run.checkInvalidBody && run.cell === fast ? { invalidBody: { ok: false, reason: 'an invalid body got 200, expected 4xx' } } : {}),
+  };
 }
 
 describe('progress without a terminal', () => {
@@ -108,10 +114,16 @@ describe('the heartbeat without a terminal', () => {
     try {
       progress.starting(plan[0]!);
       assert.ok(await waitFor(() => stream.text().includes('progress: '), 2000), 'a heartbeat line');
-      assert.match(stream.text(), new RegExp(`^progress: 0/9 runs, ETA estimating, running ${cellLabel(fast).replace(/\./g, '\\.')} warmup 1$`, 'm'));
+      assert.match(
+        stream.text(),
+        new RegExp(`^progress: 0/9 runs, ETA estimating, running ${cellLabel(fast).replace(/\./g, '\\.')} warmup 1$`, 'm'),
+      );
       progress.finished(outcome(plan[0]!));
       progress.starting(plan[1]!);
-      assert.ok(await waitFor(() => /^progress: 1\/9 runs, ETA \d/m.test(stream.text()), 2000), `an ETA once a run finished:\n${stream.text()}`);
+      assert.ok(
+        await waitFor(() => /^progress: 1\/9 runs, ETA \d/m.test(stream.text()), 2000),
+        `an ETA once a run finished:\n${stream.text()}`,
+      );
     } finally {
       progress.stop();
     }

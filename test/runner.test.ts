@@ -53,7 +53,7 @@ describe('runner: a server that misbehaves fails its sample with a reason', () =
     assert.equal(sample.stderrTail, undefined, 'nothing ran, so nothing was printed');
   });
 
-  it('node on a file that does not exist: exits before ready with node\'s own error', async () => {
+  it("node on a file that does not exist: exits before ready with node's own error", async () => {
     const sample = await runFile(fixture('does-not-exist.js'));
     assert.equal(sample.ok, false);
     assert.match(sample.error!, /^exited with code 1 before it was ready: Error: Cannot find module .*does-not-exist\.js/);
@@ -78,7 +78,15 @@ describe('runner: the child environment', () => {
 });
 
 describe('runner: the ready line', () => {
-  const good = { v: 1, timeOrigin: 1e12, marks: { start: 1, imported: 2, startup: 3, listen: 4 }, port: 8080, rss: 1, heapUsed: 1, runtime: 'node v20' };
+  const good = {
+    v: 1,
+    timeOrigin: 1e12,
+    marks: { start: 1, imported: 2, startup: 3, listen: 4 },
+    port: 8080,
+    rss: 1,
+    heapUsed: 1,
+    runtime: 'node v20',
+  };
   it('accepts a well-formed line', () => {
     assert.equal(parseReadyLine(JSON.stringify(good)).port, 8080);
   });
@@ -97,7 +105,8 @@ describe('runner: one-line reasons', () => {
   it("a crash on Bun is reported by its error line, not Bun's closing version line", () => {
     const stderr =
       "17 |   var sw = process.binding('stream_wrap')\n                        ^\n" +
-      'error: process.binding("stream_wrap") is not implemented in Bun\n      at /x/node_modules/dtrace.js:17:22\n\nBun v1.4.5 (Linux x64)\n';
+      'error: process.binding("stream_wrap") is not implemented in Bun\n' +
+      '      at /x/node_modules/dtrace.js:17:22\n\nBun v1.4.5 (Linux x64)\n';
     assert.equal(telling(stderr), 'error: process.binding("stream_wrap") is not implemented in Bun');
   });
 

