@@ -273,7 +273,7 @@ describe('the hyperfine command', () => {
       argv: ['/usr/bin/node', "/a b/it's.js"],
       runs: 3,
       warmup: 1,
-      exportFile: '/tmp/e.json',
+      exportFile: 'e.json',
     });
     assert.ok(args.includes('--shell=none'));
     assert.deepEqual(args.slice(args.indexOf('--runs'), args.indexOf('--runs') + 2), ['--runs', '3']);
