@@ -153,9 +153,10 @@ describe('--help and the README document every option the program defines', () =
 });
 
 describe('a real run through the cli', () => {
-  const dir = path.join(tmp(), 'run');
+  let dir: string;
   let result: CliResult;
   before(() => {
+    dir = path.join(tmp(), 'run');
     result = cli(['run', '--frameworks', 'fastify,node-http', '--routes', '1,3', '--samples', '2', '--warmup', '1', '--out', dir]);
   });
 

@@ -52,10 +52,11 @@ describe('lever options: one line, exit 2', () => {
 });
 
 describe('a real run with levers', () => {
-  const dir = path.join(tempDir('coldstart-lever-cli-'), 'run');
   const args = ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', '1', '--warmup', '0'];
+  let dir: string;
   let result: CliResult;
   before(() => {
+    dir = path.join(tempDir('coldstart-lever-cli-'), 'run');
     result = runCli([...args, '--build', 'plain,bundle', '--compile-cache', 'off,cold', '--out', dir], { timeoutMs: 180_000 });
   });
   // the running node measures the compile cache only from 22.1

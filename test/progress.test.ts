@@ -4,7 +4,7 @@
  * a terminal a bar with done/total. Streams are fakes that keep what was written.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
 import { contractOf } from '../generators/contract.ts';
 import { cellLabel, makeCell, type Cell } from '../metrics/core/cell.ts';
@@ -66,16 +66,20 @@ function outcome(run: PlannedRun): SampleRecord {
 }
 
 describe('progress without a terminal', () => {
-  const stream = fakeStream(false);
-  const progress = new Progress(plan, stream, false, 60_000);
+  /** what was written after each run, and all its lines at the end */
   const after: string[] = [];
-  for (const run of plan) {
-    progress.starting(run);
-    progress.finished(outcome(run));
-    after.push(stream.text());
-  }
-  progress.stop();
-  const lines = stream.text().trim().split('\n');
+  let lines: string[] = [];
+  before(() => {
+    const stream = fakeStream(false);
+    const progress = new Progress(plan, stream, false, 60_000);
+    for (const run of plan) {
+      progress.starting(run);
+      progress.finished(outcome(run));
+      after.push(stream.text());
+    }
+    progress.stop();
+    lines = stream.text().trim().split('\n');
+  });
 
   it('one line per finished cell: ok and failed samples, the median firstResponse, done/total', () => {
     assert.deepEqual(
