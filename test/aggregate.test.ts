@@ -5,7 +5,6 @@ import { aggregate, describe as describeValues } from '../metrics/analyse/aggreg
 import { cellLabel, makeCell } from '../metrics/core/cell.ts';
 import { CPU_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, summaryCsv } from '../metrics/report/csv.ts';
 import { summaryMarkdown } from '../metrics/report/markdown.ts';
-import { buildPlan } from '../metrics/plan/order.ts';
 import type { Marks, SampleRecord } from '../metrics/core/samples.ts';
 
 const fastify100 = makeCell({ framework: 'fastify', variant: 'validated', routes: 100 });
@@ -17,7 +16,18 @@ function marks(firstResponse: number): Marks {
 }
 
 function sample(cell = fastify100, firstResponse = 100, extra: Partial<SampleRecord> = {}): SampleRecord {
-  return { cell, phase: 'sample', index: 1, ok: true, marks: marks(firstResponse), rss: 50e6, heapUsed: 10e6, durationMs: firstResponse + 5, at: '2026-01-01T00:00:00Z', ...extra };
+  return {
+    cell,
+    phase: 'sample',
+    index: 1,
+    ok: true,
+    marks: marks(firstResponse),
+    rss: 50e6,
+    heapUsed: 10e6,
+    durationMs: firstResponse + 5,
+    at: '2026-01-01T00:00:00Z',
+    ...extra,
+  };
 }
 
 describe('statistics against hand-computed values', () => {
@@ -49,7 +59,10 @@ describe('aggregate', () => {
   const summaries = aggregate(samples);
 
   it('one summary per cell, sorted by framework then routes numerically', () => {
-    assert.deepEqual(summaries.map((s) => cellLabel(s.cell)), ['10-startup-fastify-routes.js', '100-startup-fastify-routes.js', '10-startup-node-http-routes.js']);
+    assert.deepEqual(
+      summaries.map((s) => cellLabel(s.cell)),
+      ['10-startup-fastify-routes.js', '100-startup-fastify-routes.js', '10-startup-node-http-routes.js'],
+    );
   });
   it('warm-ups are not aggregated, failures are counted with their reason', () => {
     const s = summaries[1]!;
@@ -79,28 +92,8 @@ describe('aggregate', () => {
     assert.match(md, /\| {2}\| startup\(ms\) \| listen\(ms\) \| firstResponse\(ms\) \|/);
     // 100 … 300 ms: max/min > 1.5, so every median is marked ⚠; then the 95 % CI of firstResponse
     assert.match(md, /\| 100-startup-fastify-routes\.js \| 160 ⚠ \| 190 ⚠ \| 200 ⚠ \| 100–300 \| 3\/4 \| rejected 400 \|/);
-    assert.match(md, /\| routes \| fastify \| node-http \|\n\| --: \| --: \| --: \|\n\| 10 \| 50\.0 \| 20\.0 \|\n\| 100 \| 200 ⚠ \| – \|/);
+    const pivot = ['| routes | fastify | node-http |', '| --: | --: | --: |', '| 10 | 50.0 | 20.0 |', '| 100 | 200 ⚠ | – |'].join('\n');
+    assert.ok(md.includes(pivot), md);
     assert.match(md, /100-startup-fastify-routes\.js`: 1 × exited with code 1/);
-  });
-});
-
-describe('plan', () => {
-  const cells = [fastify10, fastify100];
-  const base = { samples: 2, warmup: 1, seed: 's', validates: () => true };
-  const labels = (order: 'interleaved' | 'sequential' | 'random') =>
-    buildPlan(cells, { ...base, order }).map((r) => `${r.phase[0]}${r.cell.routes}#${r.index}${r.checkInvalidBody ? '!' : ''}`);
-  it('warm-ups first, then sample 1 of every cell, then sample 2', () => {
-    assert.deepEqual(labels('interleaved'), ['w10#1!', 'w100#1!', 's10#1', 's100#1', 's10#2', 's100#2']);
-  });
-  it('sequential keeps a cell together', () => {
-    assert.deepEqual(labels('sequential'), ['w10#1!', 'w100#1!', 's10#1', 's10#2', 's100#1', 's100#2']);
-  });
-  it('random is a seeded permutation of the same runs', () => {
-    assert.deepEqual(labels('random'), labels('random'));
-    assert.deepEqual([...labels('random')].sort(), [...labels('interleaved')].sort());
-  });
-  it('without warm-up the invalid-body check rides on the first sample; never on a cell that does not validate', () => {
-    const plan = buildPlan(cells, { ...base, warmup: 0, order: 'interleaved', validates: (c) => c.routes === 10 });
-    assert.deepEqual(plan.filter((r) => r.checkInvalidBody).map((r) => `${r.cell.routes}#${r.index}`), ['10#1']);
   });
 });

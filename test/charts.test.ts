@@ -7,7 +7,8 @@ import { aggregate } from '../metrics/analyse/aggregate.ts';
 import { curveChart, logTicks, phasesChart } from '../metrics/report/charts.ts';
 import { writeReport } from '../metrics/report/write.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
-import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
+import { tempDir } from './helpers.ts';
+import { cell, samplesOf, spread, writeRun } from './synthetic.ts';
 
 interface XmlNode {
   tag: string;
@@ -20,12 +21,17 @@ interface XmlNode {
 function parseSvg(svg: string): XmlNode {
   const valid = XMLValidator.validate(svg);
   assert.equal(valid, true, `not well-formed XML: ${JSON.stringify(valid)}`);
-  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', preserveOrder: true, trimValues: false }).parse(svg) as unknown[];
+  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', preserveOrder: true, trimValues: false }).parse(
+    svg,
+  ) as unknown[];
   const convert = (raw: Record<string, unknown>): XmlNode | undefined => {
     const tag = Object.keys(raw).find((k) => k !== ':@');
     if (!tag || tag === '#text') return undefined;
     const children = (raw[tag] as Record<string, unknown>[]).map(convert).filter((c): c is XmlNode => Boolean(c));
-    const text = (raw[tag] as Record<string, unknown>[]).filter((c) => '#text' in c).map((c) => String(c['#text'])).join('');
+    const text = (raw[tag] as Record<string, unknown>[])
+      .filter((c) => '#text' in c)
+      .map((c) => String(c['#text']))
+      .join('');
     return { tag, attrs: (raw[':@'] as Record<string, string>) ?? {}, children, text };
   };
   const root = (parsed as Record<string, unknown>[]).map(convert).find((n) => n?.tag === 'svg');
@@ -41,7 +47,9 @@ function all(node: XmlNode, predicate: (n: XmlNode) => boolean, found: XmlNode[]
 
 /** The texts of every <text> inside a group of the given vega role (e.g. role-legend-label). */
 function textsOfRole(root: XmlNode, role: string): string[] {
-  return all(root, (n) => n.tag === 'g' && (n.attrs.class ?? '').split(' ').includes(role)).flatMap((g) => all(g, (n) => n.tag === 'text').map((t) => t.text));
+  return all(root, (n) => n.tag === 'g' && (n.attrs.class ?? '').split(' ').includes(role)).flatMap((g) =>
+    all(g, (n) => n.tag === 'text').map((t) => t.text),
+  );
 }
 
 function allText(root: XmlNode): string {
@@ -52,7 +60,9 @@ function allText(root: XmlNode): string {
 
 /** Line marks (one path per series) with the series name vega puts in their aria-label. */
 function lineSeries(root: XmlNode): string[] {
-  return all(root, (n) => n.tag === 'path' && n.attrs['aria-roledescription'] === 'line mark').map((p) => /framework: (.+)$/.exec(p.attrs['aria-label'] ?? '')?.[1] ?? '?');
+  return all(root, (n) => n.tag === 'path' && n.attrs['aria-roledescription'] === 'line mark').map(
+    (p) => /framework: (.+)$/.exec(p.attrs['aria-label'] ?? '')?.[1] ?? '?',
+  );
 }
 
 function runOf(frameworks: string[], routes: number[], extra: Partial<Parameters<typeof cell>[2]> = {}): SampleRecord[] {
@@ -82,16 +92,33 @@ describe('charts: well-formed SVG, one series per framework', () => {
   });
 
   it('a series per framework and variant when the run varies the variant', async () => {
-    const both = aggregate([...runOf(['fastify', 'hono'], [1, 10, 100]), ...runOf(['fastify', 'hono'], [1, 10, 100], { variant: 'plain' })]);
+    const both = aggregate([
+      ...runOf(['fastify', 'hono'], [1, 10, 100]),
+      ...runOf(['fastify', 'hono'], [1, 10, 100], { variant: 'plain' }),
+    ]);
     const root = parseSvg(await curveChart(both, 'firstResponse'));
-    assert.deepEqual(textsOfRole(root, 'role-legend-label'), ['fastify [variant=plain]', 'fastify [variant=validated]', 'hono [variant=plain]', 'hono [variant=validated]']);
+    assert.deepEqual(textsOfRole(root, 'role-legend-label'), [
+      'fastify [variant=plain]',
+      'fastify [variant=validated]',
+      'hono [variant=plain]',
+      'hono [variant=validated]',
+    ]);
     assert.equal(lineSeries(root).length, 4);
   });
 
   it('chart-phases: a bar per framework, the five phases in the legend', async () => {
     const root = parseSvg(await phasesChart(summaries, 1000));
-    assert.deepEqual(textsOfRole(root, 'role-legend-label'), ['runtime boot', 'framework import', 'route registration', 'listen', 'first request']);
-    assert.deepEqual(textsOfRole(root, 'role-axis-label').filter((t) => ['fastify', 'hono', 'node-http'].includes(t)), ['fastify', 'hono', 'node-http']);
+    assert.deepEqual(textsOfRole(root, 'role-legend-label'), [
+      'runtime boot',
+      'framework import',
+      'route registration',
+      'listen',
+      'first request',
+    ]);
+    assert.deepEqual(
+      textsOfRole(root, 'role-axis-label').filter((t) => ['fastify', 'hono', 'node-http'].includes(t)),
+      ['fastify', 'hono', 'node-http'],
+    );
     assert.equal(all(root, (n) => n.tag === 'path' && n.attrs['aria-roledescription'] === 'bar').length, 15);
     assert.match(allText(root), /Where the cold start goes at N = 1000 routes/);
   });
@@ -109,7 +136,10 @@ describe('charts: well-formed SVG, one series per framework', () => {
 });
 
 describe('the report writes every output and summary.md points at them', () => {
-  const samples = [...runOf(['fastify', 'node-http'], [1, 10, 100, 500]), ...samplesOf(cell('hono', 10), [100, 101, 102, 103, 104, 105, 400])];
+  const samples = [
+    ...runOf(['fastify', 'node-http'], [1, 10, 100, 500]),
+    ...samplesOf(cell('hono', 10), [100, 101, 102, 103, 104, 105, 400]),
+  ];
 
   it('charts, scaling.md, cost, phases, warnings and the ⚠ legend', async () => {
     const dir = writeRun(path.join(tempDir(), 'run'), samples, { samples: 5 });

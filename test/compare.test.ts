@@ -1,33 +1,37 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
-import { minimumP, runCompare } from '../metrics/analyse/compare.ts';
+import { before, describe, it } from 'node:test';
+import { minimumP } from '../metrics/analyse/compare.ts';
+import { runCompare } from '../metrics/cli/compare.ts';
 import { UsageError } from '../metrics/core/errors.ts';
-import { ROOT } from './helpers.ts';
-import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
-
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
-
-function cli(args: string[]) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { runCli as cli, tempDir } from './helpers.ts';
+import { cell, samplesOf, spread, writeRun } from './synthetic.ts';
 
 // ten samples a side; B's fastify is 20 % slower, node-http unchanged; one cell only in A, one only in B
-const base = tempDir();
-const runA = writeRun(path.join(base, 'a'), [
-  ...samplesOf(cell('fastify', 100), spread(200, 10)),
-  ...samplesOf(cell('node-http', 100), spread(50, 10)),
-  ...samplesOf(cell('hono', 100), spread(80, 10)),
-]);
-const runB = writeRun(path.join(base, 'b'), [
-  ...samplesOf(cell('fastify', 100), spread(240, 10)),
-  ...samplesOf(cell('node-http', 100), spread(50, 10).reverse()),
-  ...samplesOf(cell('koa', 100), spread(90, 10)),
-]);
-const unchanged = writeRun(path.join(base, 'same'), [...samplesOf(cell('fastify', 100), spread(200, 10).map((v) => v + 0.5))]);
+let base: string;
+let runA: string;
+let runB: string;
+let unchanged: string;
+before(() => {
+  base = tempDir();
+  runA = writeRun(path.join(base, 'a'), [
+    ...samplesOf(cell('fastify', 100), spread(200, 10)),
+    ...samplesOf(cell('node-http', 100), spread(50, 10)),
+    ...samplesOf(cell('hono', 100), spread(80, 10)),
+  ]);
+  runB = writeRun(path.join(base, 'b'), [
+    ...samplesOf(cell('fastify', 100), spread(240, 10)),
+    ...samplesOf(cell('node-http', 100), spread(50, 10).reverse()),
+    ...samplesOf(cell('koa', 100), spread(90, 10)),
+  ]);
+  unchanged = writeRun(path.join(base, 'same'), [
+    ...samplesOf(
+      cell('fastify', 100),
+      spread(200, 10).map((v) => v + 0.5),
+    ),
+  ]);
+});
 
 describe('compare: ratio of medians and Mann-Whitney U per cell', () => {
   it('a planted 20 % regression is significant; 0 % is not; one-run cells are listed', () => {
@@ -44,10 +48,20 @@ describe('compare: ratio of medians and Mann-Whitney U per cell', () => {
     assert.equal(floor.verdict, 'no significant change');
     assert.equal(floor.fails, false);
     assert.equal(exitCode, 1);
-    assert.deepEqual(comparison.onlyA.map((c) => c.framework), ['hono']);
-    assert.deepEqual(comparison.onlyB.map((c) => c.framework), ['koa']);
-    assert.match(markdown, /\| 100-startup-fastify-routes\.js \| firstResponse \| 200 \| 240 \| 1\.200 \| < 0\.0001 \| 10\/10 \| \*\*regression\*\* ✗ \(above --fail-above\) \|/);
-    assert.match(markdown, /\| 100-startup-node-http-routes\.js \| firstResponse \| 50\.0 \| 50\.0 \| 1\.000 \| 1\.000 \| 10\/10 \| no significant change \|/);
+    assert.deepEqual(
+      comparison.onlyA.map((c) => c.framework),
+      ['hono'],
+    );
+    assert.deepEqual(
+      comparison.onlyB.map((c) => c.framework),
+      ['koa'],
+    );
+    const regression = '| 100-startup-fastify-routes.js | firstResponse | 200 | 240 | 1.200 | < 0.0001 | 10/10 |';
+    assert.ok(markdown.includes(`${regression} **regression** ✗ (above --fail-above) |`), markdown);
+    assert.match(
+      markdown,
+      /\| 100-startup-node-http-routes\.js \| firstResponse \| 50\.0 \| 50\.0 \| 1\.000 \| 1\.000 \| 10\/10 \| no significant change \|/,
+    );
     assert.match(markdown, /- only in A: `100-startup-hono-routes\.js`/);
     assert.match(markdown, /- only in B: `100-startup-koa-routes\.js`/);
     assert.match(markdown, /--fail-above 1\.1: 3 regression\(s\) above it: FAIL/);

@@ -70,7 +70,11 @@ for (const generator of generators) {
           const ordered = CPU_METRICS.every((name, i) => i === 0 || cpu[CPU_METRICS[i - 1]!]! <= cpu[name]!);
           assert.ok(ordered, `CPU times in order: ${JSON.stringify(cpu)}`);
           if (validates) assert.equal(sample.invalidBody?.ok, true, sample.invalidBody?.reason);
-          else assert.ok(sample.invalidBody?.status !== undefined && sample.invalidBody.status < 400, `plain does not validate: got ${sample.invalidBody?.status}`);
+          else
+            assert.ok(
+              sample.invalidBody?.status !== undefined && sample.invalidBody.status < 400,
+              `plain does not validate: got ${sample.invalidBody?.status}`,
+            );
         });
       });
     }

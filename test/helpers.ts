@@ -1,15 +1,81 @@
-/** Shared test helpers: run a file as a sample, find processes by a marker in their command line. */
-import { readdirSync, readFileSync } from 'node:fs';
+/**
+ * Shared test helpers: the command line that runs the CLI, temporary folders that are removed when
+ * the test process exits, one real sample of a file, and finding processes by a marker.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { contractOf } from '../generators/contract.ts';
 import type { FrameworkGenerator, Variant } from '../generators/types.ts';
 import { makeCell, type Cell } from '../metrics/core/cell.ts';
+import type { SampleRecord } from '../metrics/core/samples.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { runSample } from '../metrics/measure/sample.ts';
-import type { SampleRecord } from '../metrics/core/samples.ts';
+import { ensureRuntime, type ResolvedRuntime } from '../metrics/plan/runtimes.ts';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** The arguments of `node` that run coldstart's command line: `spawn(process.execPath, [...CLI, 'run', …])`. */
+export const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI to its end from the project folder. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): CliResult {
+  const result = spawnSync(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: options.env ?? process.env,
+    timeout: options.timeoutMs ?? 120_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Run the CLI once per argument list, `parallel` at a time (each start loads the whole tool, ~2 s),
+ * for commands that measure nothing; the results in the order given.
+ */
+export async function runClis(argLists: string[][], parallel = 3): Promise<CliResult[]> {
+  const results: CliResult[] = new Array<CliResult>(argLists.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < argLists.length) {
+      const i = next++;
+      results[i] = await new Promise<CliResult>((resolve) => {
+        const child = spawn(process.execPath, [...CLI, ...argLists[i]!], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+        child.on('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stdout, stderr });
+        });
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, argLists.length) }, worker));
+  return results;
+}
+
+const tempDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system's temp folder, removed when the test process exits. */
+export function tempDir(prefix = 'coldstart-test-'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
 
 export function fixture(name: string): string {
   return path.join(FIXTURES, name);
@@ -20,6 +86,8 @@ export interface RunFileOptions {
   generator?: Pick<FrameworkGenerator, 'contract'>;
   timeoutMs?: number;
   checkInvalidBody?: boolean;
+  /** the program that runs the file (the running node by default) */
+  command?: string;
   args?: string[];
   env?: Record<string, string>;
 }
@@ -28,7 +96,12 @@ export interface RunFileOptions {
 export function runFile(file: string, options: RunFileOptions = {}): Promise<SampleRecord> {
   return runSample({
     cell: options.cell ?? makeCell({ framework: 'fixture', variant: 'validated', routes: 1 }),
-    launch: { command: process.execPath, args: [file, ...(options.args ?? [])], cwd: FIXTURES, env: childEnvironment(process.env, options.env).env },
+    launch: {
+      command: options.command ?? process.execPath,
+      args: [file, ...(options.args ?? [])],
+      cwd: FIXTURES,
+      env: childEnvironment(process.env, options.env).env,
+    },
     contract: contractOf(options.generator ?? {}),
     phase: 'sample',
     index: 1,
@@ -39,6 +112,25 @@ export function runFile(file: string, options: RunFileOptions = {}): Promise<Sam
 
 export function cellFor(framework: string, variant: Variant, routes: number): Cell {
   return makeCell({ framework, variant, routes });
+}
+
+/** The variables a fixture child printed on stderr as `ENV {json}` (env-echo.js). */
+export function echoedEnv(sample: SampleRecord): Record<string, string> {
+  const line = sample.stderrTail?.split('\n').find((l) => l.startsWith('ENV '));
+  if (!line) throw new Error(`the child printed no ENV line: ${sample.error ?? ''}`);
+  return JSON.parse(line.slice(4)) as Record<string, string>;
+}
+
+/**
+ * The pinned node22 from .runtimes/, installed from the npm registry when absent (~30 MB, seconds);
+ * `skip` says why a test cannot have it (no registry, for instance).
+ */
+export function pinnedNode22(): { runtime: ResolvedRuntime; skip: false } | { runtime: undefined; skip: string } {
+  try {
+    return { runtime: ensureRuntime('node22', childEnvironment().env, (line) => process.stderr.write(`# ${line}\n`)), skip: false };
+  } catch (error) {
+    return { runtime: undefined, skip: `node22 could not be installed (${(error as Error).message}); skipped` };
+  }
 }
 
 /** Pids of live processes whose command line contains `marker` (Linux /proc). */

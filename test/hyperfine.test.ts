@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,29 +7,16 @@ import { parse } from 'csv-parse/sync';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
 import { CELL_DIMENSIONS, cellKey, cellLabel, makeCell, type Cell } from '../metrics/core/cell.ts';
 import { benchmark, hyperfineArgs, hyperfineEnvironment, hyperfineVersion, shellWord } from '../metrics/measure/hyperfine.ts';
-import {
-  cellOfResult,
-  crossCheck,
-  HYPERFINE_FILE,
-  HyperfineFileError,
-  matchResults,
-  parseHyperfineJson,
-  verdictOf,
-} from '../metrics/analyse/crosscheck.ts';
+import { cellOfResult, crossCheck, matchResults, verdictOf } from '../metrics/analyse/crosscheck.ts';
+import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson, readHyperfine } from '../metrics/core/hyperfine-file.ts';
 import { hyperfineExport } from '../metrics/report/hyperfine-json.ts';
 import { writeReport } from '../metrics/report/write.ts';
 import { appendSample, type Marks, type SampleRecord } from '../metrics/core/samples.ts';
-import { fixture, processesWith, ROOT } from './helpers.ts';
+import { runCli, fixture, processesWith, tempDir as tmp } from './helpers.ts';
 
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-'));
 const FIXTURE = fixture('hyperfine.json');
 const fixtureText = () => readFileSync(FIXTURE, 'utf8');
-
-function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli(args, env ? { env } : {});
 
 const fastify1 = makeCell({ framework: 'fastify', variant: 'validated', routes: 1 });
 const http1 = makeCell({ framework: 'node-http', variant: 'validated', routes: 1 });
@@ -86,8 +72,23 @@ describe('hyperfine JSON: the recorded fixture', () => {
       ['{"results": [{"times": [0.1]}]}', /has no "command"/],
     ];
     for (const [text, message] of cases) {
-      assert.throws(() => parseHyperfineJson(text, 'h.json'), (error: Error) => error instanceof HyperfineFileError && message.test(error.message));
+      assert.throws(
+        () => parseHyperfineJson(text, 'h.json'),
+        (error: Error) => error instanceof HyperfineFileError && message.test(error.message),
+      );
     }
+  });
+
+  it("a run folder's hyperfine.json: absent is undefined, broken is a HyperfineFileError naming the file", () => {
+    const dir = tmp();
+    assert.equal(readHyperfine(dir), undefined);
+    writeFileSync(path.join(dir, HYPERFINE_FILE), '{"results": [');
+    assert.throws(
+      () => readHyperfine(dir),
+      (error: Error) => error instanceof HyperfineFileError && error.message.endsWith(`${HYPERFINE_FILE} is not JSON`),
+    );
+    copyFileSync(FIXTURE, path.join(dir, HYPERFINE_FILE));
+    assert.deepEqual(readHyperfine(dir), file);
   });
 
   it('computes a median when an older hyperfine wrote none, and reads a missing stddev as null', () => {
@@ -141,7 +142,11 @@ describe('merging hyperfine.json into a run', () => {
     for (const s of samplesAgainstFixture()) appendSample(path.join(dir, 'samples.jsonl'), s);
     await writeReport(dir);
     assert.doesNotMatch(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /process\(ms\)|Cross-check with hyperfine/);
-    assert.ok(!(parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[])[0]!.hasOwnProperty('process_median_ms'));
+    assert.ok(
+      !(parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[])[0]!.hasOwnProperty(
+        'process_median_ms',
+      ),
+    );
 
     copyFileSync(FIXTURE, path.join(dir, HYPERFINE_FILE));
     await writeReport(dir);
@@ -199,14 +204,24 @@ describe("our results in hyperfine's JSON shape", () => {
     assert.equal(fastify.max, 0.128);
     assert.ok(Math.abs((fastify.mean as number) - 0.118) < 1e-12);
     assert.ok(Math.abs((fastify.stddev as number) - 0.01) < 1e-12);
-    assert.deepEqual(fastify.parameters, { framework: 'fastify', variant: 'validated', routes: '1', runtime: 'node', build: 'plain', compileCache: 'off' });
+    assert.deepEqual(fastify.parameters, {
+      framework: 'fastify',
+      variant: 'validated',
+      routes: '1',
+      runtime: 'node',
+      build: 'plain',
+      compileCache: 'off',
+    });
     // one sample: no standard deviation, as hyperfine writes it
     assert.equal(exported.results.find((r) => r.command === cellLabel(http1))!.stddev, null);
   });
 
   it('reads back with the hyperfine parser onto the same cells; another metric can be chosen', () => {
     const back = parseHyperfineJson(JSON.stringify(hyperfineExport(summaries, 'listen')));
-    assert.deepEqual(back.results.map((r) => cellKey(cellOfResult(r)!)), summaries.map((s) => cellKey(s.cell)));
+    assert.deepEqual(
+      back.results.map((r) => cellKey(cellOfResult(r)!)),
+      summaries.map((s) => cellKey(s.cell)),
+    );
     assert.deepEqual(back.results[0]!.times, [0.1, 0.12, 0.11]);
   });
 
@@ -223,7 +238,17 @@ describe("our results in hyperfine's JSON shape", () => {
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--export-metric: "boot" is not one of .*firstResponse/);
     // a run is told before it starts, not after it
-    const nowhere = cli(['run', '--frameworks', 'node-http', '--routes', '1', '--out', tmp(), '--export-json', '/nonexistent-folder/x.json']);
+    const nowhere = cli([
+      'run',
+      '--frameworks',
+      'node-http',
+      '--routes',
+      '1',
+      '--out',
+      tmp(),
+      '--export-json',
+      '/nonexistent-folder/x.json',
+    ]);
     assert.equal(nowhere.status, 2);
     assert.match(nowhere.stderr, /--export-json: the folder of \/nonexistent-folder\/x\.json does not exist/);
   });
@@ -232,21 +257,46 @@ describe("our results in hyperfine's JSON shape", () => {
 describe('the hyperfine command', () => {
   it('without hyperfine on PATH: one line saying how to install it, exit 2', () => {
     const emptyPath = tmp();
-    const { status, stderr } = cli(['hyperfine', '--frameworks', 'node-http', '--routes', '1', '--out', tmp()], { HOME: os.homedir(), PATH: emptyPath });
+    const { status, stderr } = cli(['hyperfine', '--frameworks', 'node-http', '--routes', '1', '--out', tmp()], {
+      HOME: os.homedir(),
+      PATH: emptyPath,
+    });
     assert.equal(status, 2, stderr);
     assert.match(stderr, /hyperfine is not installed .*apt-get install hyperfine/);
     assert.equal(stderr.trim().split('\n').length, 1, stderr);
   });
 
   it('builds a no-shell command named after the cell, with the cell as parameters', () => {
-    const args = hyperfineArgs({ name: 'plain/1-startup-x-routes.js', parameters: { framework: 'x', routes: '1' }, argv: ['/usr/bin/node', "/a b/it's.js"], runs: 3, warmup: 1, exportFile: '/tmp/e.json' });
+    const args = hyperfineArgs({
+      name: 'plain/1-startup-x-routes.js',
+      parameters: { framework: 'x', routes: '1' },
+      argv: ['/usr/bin/node', "/a b/it's.js"],
+      runs: 3,
+      warmup: 1,
+      exportFile: 'e.json',
+    });
     assert.ok(args.includes('--shell=none'));
     assert.deepEqual(args.slice(args.indexOf('--runs'), args.indexOf('--runs') + 2), ['--runs', '3']);
     assert.deepEqual(args.slice(args.indexOf('--warmup'), args.indexOf('--warmup') + 2), ['--warmup', '1']);
-    assert.deepEqual(args.slice(args.indexOf('--command-name'), args.indexOf('--command-name') + 2), ['--command-name', 'plain/1-startup-x-routes.js']);
+    assert.deepEqual(args.slice(args.indexOf('--command-name'), args.indexOf('--command-name') + 2), [
+      '--command-name',
+      'plain/1-startup-x-routes.js',
+    ]);
     assert.ok(args.join(' ').includes('--parameter-list framework x --parameter-list routes 1'));
     assert.equal(args.at(-1), `/usr/bin/node '/a b/it'\\''s.js'`);
     assert.equal(shellWord('/usr/bin/node'), '/usr/bin/node');
+    assert.ok(!args.includes('--prepare'), 'nothing to prepare by default');
+    // a cold compile-cache cell empties its cache before every run
+    const cold = hyperfineArgs({
+      name: 'c',
+      parameters: {},
+      argv: ['node', 'a.js'],
+      prepare: ['rm', '-rf', '/c/cold dir'],
+      runs: 1,
+      warmup: 0,
+      exportFile: 'e.json',
+    });
+    assert.deepEqual(cold.slice(cold.indexOf('--prepare'), cold.indexOf('--prepare') + 2), ['--prepare', "rm -rf '/c/cold dir'"]);
   });
 
   it('runs node-http at N=1 for real (2 runs, no warm-up) and records the cell', (t) => {
@@ -255,7 +305,19 @@ describe('the hyperfine command', () => {
       return;
     }
     const dir = tmp();
-    const { status, stdout, stderr } = cli(['hyperfine', '--frameworks', 'node-http', '--routes', '1', '--samples', '2', '--warmup', '0', '--out', dir]);
+    const { status, stdout, stderr } = cli([
+      'hyperfine',
+      '--frameworks',
+      'node-http',
+      '--routes',
+      '1',
+      '--samples',
+      '2',
+      '--warmup',
+      '0',
+      '--out',
+      dir,
+    ]);
     assert.equal(status, 0, stderr);
     assert.match(stdout, /hyperfine results in .*hyperfine\.json/);
     const file = parseHyperfineJson(readFileSync(path.join(dir, HYPERFINE_FILE), 'utf8'));
@@ -278,33 +340,60 @@ describe('the hyperfine command', () => {
     const scratch = tmp();
     const dump = path.join(dir, 'env.jsonl');
     const script = path.join(dir, 'dump.js');
-    writeFileSync(script, `require('fs').appendFileSync(${JSON.stringify(dump)}, JSON.stringify({ env: process.env, cwd: process.cwd() }) + '\\n');\n`);
-    const parent = { ...process.env, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt', NODE_OPTIONS: '--max-old-space-size=100', SECRET_THING: 'x' };
+    writeFileSync(
+      script,
+      `require('fs').appendFileSync(${JSON.stringify(dump)}, JSON.stringify({ env: process.env, cwd: process.cwd() }) + '\\n');\n`,
+    );
+    const parent = {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+      NODE_OPTIONS: '--max-old-space-size=100',
+      SECRET_THING: 'x',
+    };
     const outcome = await benchmark(
-      { name: 'dump', parameters: { framework: 'dump' }, argv: [process.execPath, script], runs: 2, warmup: 1, exportFile: path.join(dir, 'e.json') },
+      {
+        name: 'dump',
+        parameters: { framework: 'dump' },
+        argv: [process.execPath, script],
+        runs: 2,
+        warmup: 1,
+        exportFile: path.join(dir, 'e.json'),
+      },
       { cwd: scratch, env: hyperfineEnvironment(parent).env, timeoutMs: 60_000 },
     );
     assert.ok(outcome.result, outcome.error);
-    const runs = readFileSync(dump, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { env: Record<string, string>; cwd: string });
+    const runs = readFileSync(dump, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { env: Record<string, string>; cwd: string });
     assert.equal(runs.length, 3, 'one warm-up and two runs');
     for (const run of runs) {
       assert.equal(run.cwd, scratch);
       assert.equal(run.env.COLDSTART_EXIT, '1');
       assert.equal(run.env.NODE_ENV, 'production');
       for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'SECRET_THING']) assert.equal(run.env[name], undefined, name);
-      const unexpected = Object.keys(run.env).filter((k) => !['PATH', 'HOME', 'NODE_ENV', 'COLDSTART_EXIT', 'HYPERFINE_RANDOMIZED_ENVIRONMENT_OFFSET'].includes(k));
+      const unexpected = Object.keys(run.env).filter(
+        (k) => !['PATH', 'HOME', 'NODE_ENV', 'COLDSTART_EXIT', 'HYPERFINE_RANDOMIZED_ENVIRONMENT_OFFSET'].includes(k),
+      );
       assert.deepEqual(unexpected, []);
     }
   });
 
-  it('a cell whose server fails is reported with hyperfine\'s reason, not a crash', async (t) => {
+  it("a cell whose server fails is reported with hyperfine's reason, not a crash", async (t) => {
     if (!hyperfineVersion()) {
       t.skip('hyperfine not installed');
       return;
     }
     const dir = tmp();
     const outcome = await benchmark(
-      { name: 'crash', parameters: {}, argv: [process.execPath, fixture('crash.js')], runs: 2, warmup: 0, exportFile: path.join(dir, 'e.json') },
+      {
+        name: 'crash',
+        parameters: {},
+        argv: [process.execPath, fixture('crash.js')],
+        runs: 2,
+        warmup: 0,
+        exportFile: path.join(dir, 'e.json'),
+      },
       { cwd: dir, env: hyperfineEnvironment().env, timeoutMs: 60_000 },
     );
     assert.equal(outcome.result, undefined);
@@ -318,7 +407,14 @@ describe('the hyperfine command', () => {
     }
     const dir = tmp();
     const outcome = await benchmark(
-      { name: 'hang', parameters: {}, argv: [process.execPath, fixture('hang.js')], runs: 1, warmup: 0, exportFile: path.join(dir, 'e.json') },
+      {
+        name: 'hang',
+        parameters: {},
+        argv: [process.execPath, fixture('hang.js')],
+        runs: 1,
+        warmup: 0,
+        exportFile: path.join(dir, 'e.json'),
+      },
       { cwd: dir, env: hyperfineEnvironment().env, timeoutMs: 1500 },
     );
     assert.match(outcome.error ?? '', /no result within 2 s/);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAfterLine, parseReadyLine } from '../metrics/measure/targets/server.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
-import { fixture, processesWith, runFile, waitFor } from './helpers.ts';
+import { parseAfterLine, parseReadyLine } from '../metrics/measure/targets/server.ts';
+import { oneLine, telling } from '../metrics/measure/text.ts';
+import { echoedEnv, fixture, processesWith, runFile, waitFor } from './helpers.ts';
 
 describe('runner: a server that misbehaves fails its sample with a reason', () => {
   it('a crash before ready: fails with the exit code and the stderr tail', async () => {
@@ -43,10 +44,19 @@ describe('runner: a server that misbehaves fails its sample with a reason', () =
     assert.ok(await waitFor(() => processesWith(marker).length === 0, 3000), `left behind: ${processesWith(marker).join(', ')}`);
   });
 
-  it('a command that cannot be spawned: fails, does not throw', async () => {
+  it('a program that cannot be spawned: fails with the spawn error, does not throw', async () => {
+    const missing = fixture('no-such-runtime');
+    const sample = await runFile(fixture('crash.js'), { command: missing });
+    assert.equal(sample.ok, false);
+    assert.equal(sample.error, `could not start: spawn ${missing} ENOENT`);
+    assert.equal(sample.marks, undefined);
+    assert.equal(sample.stderrTail, undefined, 'nothing ran, so nothing was printed');
+  });
+
+  it("node on a file that does not exist: exits before ready with node's own error", async () => {
     const sample = await runFile(fixture('does-not-exist.js'));
     assert.equal(sample.ok, false);
-    assert.match(sample.error!, /exited with code 1/);
+    assert.match(sample.error!, /^exited with code 1 before it was ready: Error: Cannot find module .*does-not-exist\.js/);
   });
 });
 
@@ -59,9 +69,7 @@ describe('runner: the child environment', () => {
   });
 
   it('what the spawned child really sees', async () => {
-    const sample = await runFile(fixture('env-echo.js'));
-    const line = sample.stderrTail!.split('\n').find((l) => l.startsWith('ENV '))!;
-    const seen = JSON.parse(line.slice(4)) as Record<string, string>;
+    const seen = echoedEnv(await runFile(fixture('env-echo.js')));
     assert.equal(seen.NODE_ENV, 'production');
     assert.equal(seen.NODE_EXTRA_CA_CERTS, undefined);
     assert.equal(seen.NODE_OPTIONS, undefined);
@@ -107,8 +115,16 @@ describe('runner: the after-answer line', () => {
 });
 
 describe('runner: the ready line', () => {
+  const good = {
+    v: 1,
+    timeOrigin: 1e12,
+    marks: { start: 1, imported: 2, startup: 3, listen: 4 },
+    port: 8080,
+    rss: 1,
+    heapUsed: 1,
+    runtime: 'node v20',
+  };
   const v2 = (cpu: unknown) => JSON.stringify({ ...good, v: 2, cpu });
-  const good = { v: 1, timeOrigin: 1e12, marks: { start: 1, imported: 2, startup: 3, listen: 4 }, port: 8080, rss: 1, heapUsed: 1, runtime: 'node v20' };
   it('accepts a well-formed line', () => {
     assert.equal(parseReadyLine(JSON.stringify(good)).port, 8080);
   });
@@ -131,4 +147,24 @@ describe('runner: the ready line', () => {
   ] as const) {
     it(`rejects ${what}`, () => assert.throws(() => parseReadyLine(broken), message));
   }
+});
+
+describe('runner: one-line reasons', () => {
+  it("a crash on Bun is reported by its error line, not Bun's closing version line", () => {
+    const stderr =
+      "17 |   var sw = process.binding('stream_wrap')\n                        ^\n" +
+      'error: process.binding("stream_wrap") is not implemented in Bun\n' +
+      '      at /x/node_modules/dtrace.js:17:22\n\nBun v1.4.5 (Linux x64)\n';
+    assert.equal(telling(stderr), 'error: process.binding("stream_wrap") is not implemented in Bun');
+  });
+
+  it("a crash on node is reported by its Error line, not node's version line", () => {
+    const stderr = 'node:internal/x:1\n  throw err;\n  ^\n\nError: boom\n    at Object.<anonymous> (/a.js:1:7)\n\nNode.js v20.20.2\n';
+    assert.equal(telling(stderr), 'Error: boom');
+  });
+
+  it('folds whitespace and cuts long text with an ellipsis', () => {
+    assert.equal(oneLine('a\n  b\tc '), 'a b c');
+    assert.equal(oneLine('x'.repeat(10), 4), 'xxxx…');
+  });
 });

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
 import { fitSentence } from '../metrics/report/scaling-md.ts';
-import { checkGrowth, fitLinear, fitQuadratic, fitSeries, phaseBreakdown, pickPhaseRoutes, scalingFits, seriesOf } from '../metrics/analyse/scaling.ts';
+import {
+  checkGrowth,
+  fitLinear,
+  fitQuadratic,
+  fitSeries,
+  phaseBreakdown,
+  pickPhaseRoutes,
+  scalingFits,
+  seriesOf,
+} from '../metrics/analyse/scaling.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
 import { cell, sampleOf, samplesOf } from './synthetic.ts';
 
@@ -39,7 +48,10 @@ describe('scaling fits on the medians', () => {
     const f = fits.find((x) => x.metric === 'firstResponse')!;
     assert.equal(f.growth!.superlinear, true);
     assert.ok(f.growth!.logLogSlope! > 1.15, `log-log slope ${f.growth!.logLogSlope}`);
-    assert.match(fitSentence(f), /deepkit firstResponse grows faster than linearly with routes\*\* \(log-log slope [\d.]+ on N ≥ 10; a significant N² term/);
+    assert.match(
+      fitSentence(f),
+      /deepkit firstResponse grows faster than linearly with routes\*\* \(log-log slope [\d.]+ on N ≥ 10; a significant N² term/,
+    );
     assert.equal(fits.find((x) => x.metric === 'listen')!.growth!.superlinear, true);
   });
 
@@ -74,8 +86,14 @@ describe('scaling fits on the medians', () => {
       ...samplesOf(cell('fastify', 10, { variant: 'plain' }), [1]),
       ...samplesOf(cell('hono', 10), [1]),
     ];
-    assert.deepEqual(seriesOf(aggregate(samples)).map((s) => s.label), ['fastify [variant=plain]', 'fastify [variant=validated]', 'hono [variant=validated]']);
-    assert.deepEqual(seriesOf(aggregate(samplesOf(cell('hono', 10), [1]))).map((s) => s.label), ['hono']);
+    assert.deepEqual(
+      seriesOf(aggregate(samples)).map((s) => s.label),
+      ['fastify [variant=plain]', 'fastify [variant=validated]', 'hono [variant=validated]'],
+    );
+    assert.deepEqual(
+      seriesOf(aggregate(samplesOf(cell('hono', 10), [1]))).map((s) => s.label),
+      ['hono'],
+    );
   });
 });
 

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate, describe as describeValues } from '../metrics/analyse/aggregate.ts';
 import { outlierWarnings } from '../metrics/report/write.ts';
-import { bootstrapMedianCI, exactUCdf, isWideSpread, madOutliers, mannWhitneyU, modifiedZScores, normalCdf, ranks } from '../metrics/analyse/stats.ts';
+import {
+  bootstrapMedianCI,
+  exactUCdf,
+  isWideSpread,
+  madOutliers,
+  mannWhitneyU,
+  modifiedZScores,
+  normalCdf,
+  ranks,
+} from '../metrics/analyse/stats.ts';
 import { cell, samplesOf } from './synthetic.ts';
 
 const close = (actual: number, expected: number, tolerance: number, what = '') =>
@@ -78,7 +87,10 @@ describe('MAD outliers (modified z-score |0.6745·(x − median)/MAD| > 3.5)', (
     assert.deepEqual(madOutliers([50, 50.5, 59.2, 50.2, 50.4]), [59.2]);
   });
   it('a warning line names the cell and the metric', () => {
-    const summaries = aggregate([...samplesOf(cell('fastify', 100), [100, 101, 102, 103, 104, 105, 300]), ...samplesOf(cell('node-http', 100), [50, 51, 52, 53, 54])]);
+    const summaries = aggregate([
+      ...samplesOf(cell('fastify', 100), [100, 101, 102, 103, 104, 105, 300]),
+      ...samplesOf(cell('node-http', 100), [50, 51, 52, 53, 54]),
+    ]);
     const warnings = outlierWarnings(summaries);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /100-startup-fastify-routes\.js/);

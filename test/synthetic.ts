@@ -1,6 +1,5 @@
 /** Synthetic samples and run folders for the statistics, scaling, cost, chart and compare tests. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeCell, type Cell } from '../metrics/core/cell.ts';
 import { appendSample, type SampleRecord } from '../metrics/core/samples.ts';
@@ -33,10 +32,6 @@ export function sampleOf(c: Cell, firstResponse: number, index = 1, extra: Parti
 /** Samples of one cell with the given firstResponse values. */
 export function samplesOf(c: Cell, values: number[]): SampleRecord[] {
   return values.map((v, i) => sampleOf(c, v, i + 1));
-}
-
-export function tempDir(): string {
-  return mkdtempSync(path.join(os.tmpdir(), 'coldstart-stats-'));
 }
 
 /** A run folder with samples.jsonl (and meta.json options when given). */

@@ -5,9 +5,8 @@
  * test (generators.test.ts) covers their real runs.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { deepkitSource, DEEPKIT_TYPE_PACKAGES } from '../generators/server/deepkit.ts';
@@ -17,9 +16,9 @@ import { loadGenerators, missingPackage, PROJECT_ROOT } from '../generators/regi
 import { compileKey, compileWithTypes, DEEPKIT_COMPILER, MION_COMPILER } from '../generators/typescript.ts';
 import { writeGenerated } from '../generators/write.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
-import { ROOT } from './helpers.ts';
+import { runCli as cli, tempDir } from './helpers.ts';
 
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'coldstart-typed-'));
+const tmp = () => tempDir('coldstart-typed-');
 const generators = await loadGenerators();
 const byName = (name: string) => generators.find((g) => g.name === name)!;
 
@@ -31,7 +30,11 @@ describe('the type compile step', () => {
     const files = readdirSync(cacheDir);
     assert.deepEqual(files, [`${compileKey(source, DEEPKIT_COMPILER, DEEPKIT_TYPE_PACKAGES)}.js`]);
     assert.equal(compileWithTypes(source, DEEPKIT_COMPILER, { cache: false }), first, 'cached and fresh output are the same bytes');
-    assert.equal(compileWithTypes(source, DEEPKIT_COMPILER, { cache: false, cachingHost: false }), first, 'the caching host changes nothing in the output');
+    assert.equal(
+      compileWithTypes(source, DEEPKIT_COMPILER, { cache: false, cachingHost: false }),
+      first,
+      'the caching host changes nothing in the output',
+    );
     writeFileSync(path.join(cacheDir, files[0]!), '/* from the cache */');
     assert.equal(compileWithTypes(source, DEEPKIT_COMPILER, { cacheDir, typePackages: DEEPKIT_TYPE_PACKAGES }), '/* from the cache */');
   });
@@ -47,13 +50,21 @@ describe('the type compile step', () => {
 
   it('deepkit routes carry their body type (HttpBody) as runtime type data, and no machine path', () => {
     const js = compileWithTypes(deepkitSource(3, 'validated'), DEEPKIT_COMPILER, { cache: false });
-    assert.equal(js.match(/__assignType\(\(body\) => \(\{ hello: body\.name, route: \d \}\), \[\(\) => __ΩHttpBody, 'name'/g)?.length, 3, js);
+    assert.equal(
+      js.match(/__assignType\(\(body\) => \(\{ hello: body\.name, route: \d \}\), \[\(\) => __ΩHttpBody, 'name'/g)?.length,
+      3,
+      js,
+    );
     assert.ok(!js.includes(PROJECT_ROOT), 'the project path does not leak into the output');
   });
 
   it('mion routes carry their parameter and return types (alpha.97 compiler), and no virtual path', () => {
     const js = compileWithTypes(mionSource(3), MION_COMPILER, { cache: false });
-    assert.equal(js.match(/__assignType\(\(ctx, name\) => \(\{ hello: name, route: \d \}\), \['ctx', 'name', 'hello', 'route'/g)?.length, 3, js);
+    assert.equal(
+      js.match(/__assignType\(\(ctx, name\) => \(\{ hello: name, route: \d \}\), \['ctx', 'name', 'hello', 'route'/g)?.length,
+      3,
+      js,
+    );
     assert.ok(!js.includes('virtual-mion-app') && !js.includes(PROJECT_ROOT));
     assert.ok(!/require\("@deepkit\/type"\)/.test(js), 'mion app code never loads @deepkit/type itself');
   });
@@ -83,7 +94,10 @@ async function whileRunning(file: string, check: (port: number) => void): Promis
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
-        const line = out.split('\n').slice(0, -1).find((l) => l.startsWith(PROTOCOL_PREFIX));
+        const line = out
+          .split('\n')
+          .slice(0, -1)
+          .find((l) => l.startsWith(PROTOCOL_PREFIX));
         if (line) {
           clearTimeout(timer);
           resolve((JSON.parse(line.slice(PROTOCOL_PREFIX.length)) as { port: number }).port);
@@ -101,29 +115,49 @@ describe('typed frameworks bind 127.0.0.1 only', () => {
   for (const name of ['mion', 'deepkit', 'deepkit-http']) {
     const generator = byName(name);
     const missing = missingPackage(generator);
-    it(name, { skip: missing ? `${name}: skipped (${missing} not installed)` : process.platform !== 'linux' ? 'needs /proc/net' : false }, async () => {
-      const { file } = await writeGenerated(generator, 2, 'validated');
-      await whileRunning(file, (port) => assert.deepEqual(listeners(port), ['tcp 0100007F'], `listening on ${listeners(port).join(', ')}`));
-    });
+    it(
+      name,
+      { skip: missing ? `${name}: skipped (${missing} not installed)` : process.platform !== 'linux' ? 'needs /proc/net' : false },
+      async () => {
+        const { file } = await writeGenerated(generator, 2, 'validated');
+        await whileRunning(file, (port) =>
+          assert.deepEqual(listeners(port), ['tcp 0100007F'], `listening on ${listeners(port).join(', ')}`),
+        );
+      },
+    );
   }
 });
 
 const mionMissing = missingPackage(byName('mion'));
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
-const cli = (args: string[]) => spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
 
-describe('when mion is not installed (it is not on this registry)', { skip: mionMissing ? false : 'mion is installed: its skip messages are not tested' }, () => {
-  it('naming it is a one-line error, exit 2, saying how to install it (no machine path)', () => {
-    const { status, stderr } = cli(['run', '--frameworks', 'mion', '--routes', '1']);
-    assert.equal(status, 2, stderr);
-    assert.equal(stderr.trim().split('\n').length, 1, stderr);
-    assert.match(stderr, /mion needs @mionkit\/router, which is not installed \(mion is not on this registry: build .*0\.7\.2.* npm install --no-save the tarballs\)/);
-    assert.doesNotMatch(stderr, /\/work\/|\.tgz/);
-  });
+describe(
+  'when mion is not installed (it is not on this registry)',
+  { skip: mionMissing ? false : 'mion is installed: its skip messages are not tested' },
+  () => {
+    it('naming it is a one-line error, exit 2, saying how to install it (no machine path)', () => {
+      const { status, stderr } = cli(['run', '--frameworks', 'mion', '--routes', '1']);
+      assert.equal(status, 2, stderr);
+      assert.equal(stderr.trim().split('\n').length, 1, stderr);
+      assert.match(
+        stderr,
+        new RegExp(
+          String.raw`mion needs @mionkit/router, which is not installed \(mion is not on this registry: ` +
+            String.raw`build .*0\.7\.2.* npm install --no-save the tarballs\)`,
+        ),
+      );
+      assert.doesNotMatch(stderr, /\/work\/|\.tgz/);
+    });
 
-  it('the default selection skips it with one line and goes on', () => {
-    const { status, stderr } = cli(['generate', '--routes', '1']);
-    assert.equal(status, 0, stderr);
-    assert.equal(stderr.split('\n').filter((line) => line.includes('mion')).join('\n'), 'mion: skipped (@mionkit/router not installed)');
-  });
-});
+    it('the default selection skips it with one line and goes on', () => {
+      const { status, stderr } = cli(['generate', '--routes', '1']);
+      assert.equal(status, 0, stderr);
+      assert.equal(
+        stderr
+          .split('\n')
+          .filter((line) => line.includes('mion'))
+          .join('\n'),
+        'mion: skipped (@mionkit/router not installed)',
+      );
+    });
+  },
+);
