@@ -53,7 +53,6 @@ describe('cli errors: one line, exit 2, no stack trace', () => {
       what: 'node binary that does not run',
       args: () => ['run', '--frameworks', 'node-http', '--routes', '1', '--node', '/nonexistent/node', '--out', path.join(tmp(), 'run')],
       message: /--node: "\/nonexistent\/node" does not run/,
-      todo: 'prepareCells (metrics/plan/cells.ts) generates every file and prints "generating N files…" before it checks --node',
     },
     { what: 'report of a folder without samples', args: () => ['report', '/nonexistent-run'], message: /samples\.jsonl does not exist/ },
     {
@@ -188,7 +187,7 @@ describe('a real run through the cli', () => {
       assert.equal(Number(row.samples), mine.filter((s) => s.ok).length);
       assert.equal(Number(row.failures), mine.filter((s) => !s.ok).length);
       for (const metric of ['startup', 'listen', 'firstResponse'] as const) {
-        const values = mine.filter((s) => s.ok).map((s) => s.marks![metric]);
+        const values = mine.filter((s) => s.ok).map((s) => s.marks![metric]!);
         assert.ok(Math.abs(Number(row[`${metric}_median_ms`]) - median(values)) < 0.001, `${row.framework} ${row.routes} ${metric} median`);
         assert.ok(Math.abs(Number(row[`${metric}_min_ms`]) - Math.min(...values)) < 0.001);
         assert.ok(Math.abs(Number(row[`${metric}_max_ms`]) - Math.max(...values)) < 0.001);

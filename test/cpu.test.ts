@@ -12,10 +12,8 @@ import { median } from 'simple-statistics';
 import { CPU_CSV_COLUMNS, SUMMARY_CSV_COLUMNS } from '../metrics/report/csv.ts';
 import { writeReport } from '../metrics/report/write.ts';
 import { CPU_METRICS, readSamples } from '../metrics/core/samples.ts';
-import { ROOT } from './helpers.ts';
-import { cell, samplesOf, spread, tempDir, writeRun } from './synthetic.ts';
-
-const CLI = ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts')];
+import { CLI, ROOT, tempDir } from './helpers.ts';
+import { cell, samplesOf, spread, writeRun } from './synthetic.ts';
 
 describe('CPU time in a real run of node-http and fastify', () => {
   const dir = path.join(tempDir(), 'run');

@@ -63,7 +63,7 @@ for (const generator of generators) {
           });
           assert.equal(sample.ok, true, `${sample.error}\n${sample.stderrTail ?? ''}`);
           const m = sample.marks!;
-          assert.ok(m.start <= m.imported && m.imported <= m.startup && m.startup <= m.listen && m.listen <= m.firstResponse);
+          assert.ok(m.start! <= m.imported! && m.imported! <= m.startup! && m.startup! <= m.listen! && m.listen! <= m.firstResponse);
           // the child's CPU time at every mark, the after-answer one included (the probe's second line)
           const cpu = sample.cpu ?? {};
           assert.ok(CPU_METRICS.every((name) => typeof cpu[name] === 'number'), `CPU times: ${JSON.stringify(cpu)}`);

@@ -17,7 +17,7 @@ import { LAMBDA_PROBE, readLambdaLine, type LambdaAfterLine, type LambdaReadyLin
 import { adapterLabel, installedVersion, loadGenerators, missingPackage, packageOf } from '../generators/registry.ts';
 import { VARIANTS, type FrameworkGenerator, type Variant } from '../generators/types.ts';
 import { generatedRelativePath, UnsupportedError, writeGenerated } from '../generators/write.ts';
-import { bundleFile } from '../metrics/bundle.ts';
+import { bundleFile } from '../metrics/plan/bundle.ts';
 import { runLambda } from './lambda-helpers.ts';
 
 const generators = await loadGenerators('lambda');

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lambdaFileHeader } from '../generators/lambda-probe.ts';
-import { childEnvironment } from '../metrics/environment.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../metrics/measure/runtime-api.ts';
 import { fixture } from './helpers.ts';
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { routeEvent } from '../generators/lambda-event.ts';
 import { readLambdaLine } from '../generators/lambda-probe.ts';
-import { childEnvironment } from '../metrics/environment.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
 import { lambdaEnvironment, MAX_PAYLOAD_BYTES, startRuntimeApi, type RuntimeApi } from '../metrics/measure/runtime-api.ts';
 import { fixture, processesWith, waitFor } from './helpers.ts';
 import { probedFixture, runLambda } from './lambda-helpers.ts';

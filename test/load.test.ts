@@ -14,7 +14,8 @@ import {
 } from '../metrics/core/load.ts';
 import type { RunMeta } from '../metrics/core/meta.ts';
 import { summaryMarkdown } from '../metrics/report/markdown.ts';
-import { cell, samplesOf, spread, tempDir } from './synthetic.ts';
+import { tempDir } from './helpers.ts';
+import { cell, samplesOf, spread } from './synthetic.ts';
 
 /** A /proc/stat with the given aggregate cpu fields (user nice system idle iowait irq softirq steal guest guest_nice). */
 function procStat(fields: number[]): string {

@@ -15,6 +15,7 @@ import { prepareCells, type PlannedCell, type PreparedCells } from '../metrics/p
 import { COMPILE_CACHE_ENV, launchOf, type CellLaunch } from '../metrics/plan/launch.ts';
 import { expandCells, prepareLevers } from '../metrics/plan/levers.ts';
 import { buildPlan, type Order, type PlannedRun } from '../metrics/plan/order.ts';
+import { resolveRuntimes } from '../metrics/plan/runtimes.ts';
 import { tempDir } from './helpers.ts';
 
 function planned(cell: Cell, validates = true): PlannedCell {
@@ -135,7 +136,8 @@ describe('prepareLevers: which cells cannot run', () => {
 
   it('a node before 22.1 has no compile cache: its cold and warm cells are "unsupported", said once', async () => {
     const logs: string[] = [];
-    const levers = await prepareLevers(base, lists, { node: fakeNode('v20.0.0'), env: childEnvironment().env, log: (l) => logs.push(l) });
+    const runtimes = resolveRuntimes(lists.runtimes, fakeNode('v20.0.0'), childEnvironment().env, () => undefined);
+    const levers = await prepareLevers(base, lists, { runtimes, log: (l) => logs.push(l) });
     assert.equal(levers.cells.length, 3);
     const blocked = levers.cells.filter((c) => levers.blocked.has(cellKey(c)));
     assert.deepEqual(
@@ -152,7 +154,8 @@ describe('prepareLevers: which cells cannot run', () => {
   });
 
   it('a node from 22.1 measures every compile-cache cell', async () => {
-    const levers = await prepareLevers(base, lists, { node: fakeNode('v22.1.0'), env: childEnvironment().env, log: () => undefined });
+    const runtimes = resolveRuntimes(lists.runtimes, fakeNode('v22.1.0'), childEnvironment().env, () => undefined);
+    const levers = await prepareLevers(base, lists, { runtimes, log: () => undefined });
     assert.equal(levers.blocked.size, 0);
     assert.equal(levers.files.size, 3);
   });

@@ -43,6 +43,34 @@ export interface CellSummary {
   runtimeVersion: string | undefined;
   /** set when the cell cannot be measured on its runtime (e.g. compile cache on Node 20): why; never a failure */
   unsupported?: string;
+  /** Lambda-shaped cells: the REPORT figures over the successful samples */
+  lambda?: LambdaSummary;
+}
+
+/** What Lambda's REPORT lines of a cell's samples say, summarised. */
+export interface LambdaSummary {
+  initMs: Stats;
+  durationMs: Stats;
+  billedMs: Stats;
+  /** the largest Max Memory Used of the samples, MB */
+  maxMemoryUsedMB: number | undefined;
+  memorySizeMB: number | undefined;
+}
+
+function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | undefined {
+  const figures = samples.flatMap((s) => (s.lambda ? [s.lambda] : []));
+  const initMs = describe(figures.map((f) => f.initMs), `${key}|lambda.init`);
+  const durationMs = describe(figures.map((f) => f.durationMs), `${key}|lambda.duration`);
+  const billedMs = describe(figures.map((f) => f.billedMs), `${key}|lambda.billed`);
+  if (!initMs || !durationMs || !billedMs) return undefined;
+  const memory = figures.flatMap((f) => (f.maxMemoryUsedMB === undefined ? [] : [f.maxMemoryUsedMB]));
+  return {
+    initMs,
+    durationMs,
+    billedMs,
+    maxMemoryUsedMB: memory.length ? Math.max(...memory) : undefined,
+    memorySizeMB: figures.find((f) => f.memorySizeMB !== undefined)?.memorySizeMB,
+  };
 }
 
 /** `seed` makes the bootstrap reproducible: aggregate passes the cell key and the metric. */
@@ -82,7 +110,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
     for (const s of bad) reasons.set(s.error ?? 'unknown', (reasons.get(s.error ?? 'unknown') ?? 0) + 1);
     const metrics: Partial<Record<Metric, Stats>> = {};
     for (const metric of METRICS) {
-      const stats = describe(good.map((s) => s.marks![metric]), `${key}|${metric}`);
+      const stats = describe(good.flatMap((s) => (s.marks![metric] === undefined ? [] : [s.marks![metric]])), `${key}|${metric}`);
       if (stats) metrics[metric] = stats;
     }
     const cpu: Partial<Record<CpuMetric, Stats>> = {};
@@ -91,6 +119,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       if (stats) cpu[metric] = stats;
     }
     const checks = group.filter((s) => s.invalidBody);
+    const lambda = lambdaSummary(good, key);
     summaries.push({
       cell: group[0]!.cell,
       ok: good.length,
@@ -104,6 +133,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       invalidBody: checks.find((s) => !s.invalidBody!.ok)?.invalidBody ?? checks[0]?.invalidBody,
       runtimeVersion: good[0]?.runtimeVersion ?? group.find((s) => s.runtimeVersion)?.runtimeVersion,
       ...(unsupported !== undefined ? { unsupported } : {}),
+      ...(lambda ? { lambda } : {}),
     });
   }
   return summaries.sort((a, b) => compareCells(a.cell, b.cell));

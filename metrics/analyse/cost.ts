@@ -3,6 +3,7 @@
  * functions since 1 August 2025: $ per million cold starts = ms/1000 × memory GB × $ per GB-s × 10^6.
  * Local timings are not Lambda timings; this is a scale for comparing frameworks, not a bill.
  */
+import type { CellSummary } from './aggregate.ts';
 export const ARCHES = ['x86', 'arm64'] as const;
 export type Arch = (typeof ARCHES)[number];
 
@@ -26,6 +27,9 @@ export interface CostOptions {
   arch?: Arch;
   pricePerGBs?: number;
 }
+
+/** AWS Lambda's request price: $0.20 per million requests. */
+export const REQUEST_PRICE_PER_MILLION = 0.2;
 
 /** $ per million cold starts of `ms` each. Lambda counts a GB as 1024 MB. */
 export function costPerMillion(ms: number, settings: Pick<CostSettings, 'memoryMB' | 'pricePerGBs'>): number {
@@ -61,4 +65,28 @@ export function costMetaOptions(options: CostOptions = {}): Record<string, unkno
     arch: options.arch ?? DEFAULT_ARCH,
     ...(options.pricePerGBs !== undefined ? { pricePerGBs: options.pricePerGBs } : {}),
   };
+}
+
+/** What a million cold starts of one cell cost, and from which figures. */
+export interface CellCost {
+  perMillion: number;
+  /** `firstResponse`: the median wall time to the first answer; `billed`: the median Billed Duration plus the request price */
+  basis: 'firstResponse' | 'billed';
+  /** the memory size priced: the cell's own (--lambda-memory), else the cost model's */
+  memoryMB: number;
+}
+
+/**
+ * A cell's cost: a Lambda-shaped cell (its REPORT figures) by its median Billed Duration plus the
+ * request price, any other by its median firstResponse; at the cell's own memory size when it ran
+ * at one. Undefined without a successful sample.
+ */
+export function cellCost(summary: CellSummary, settings: CostSettings): CellCost | undefined {
+  const memoryMB = summary.cell.memory || settings.memoryMB;
+  const priced = { memoryMB, pricePerGBs: settings.pricePerGBs };
+  if (summary.lambda) {
+    return { perMillion: costPerMillion(summary.lambda.billedMs.median, priced) + REQUEST_PRICE_PER_MILLION, basis: 'billed', memoryMB };
+  }
+  const median = summary.metrics.firstResponse?.median;
+  return median === undefined ? undefined : { perMillion: costPerMillion(median, priced), basis: 'firstResponse', memoryMB };
 }

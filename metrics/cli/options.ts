@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { VARIANTS, type Variant } from '../../generators/types.ts';
+import { TARGETS, VARIANTS, type Variant } from '../../generators/types.ts';
 import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
 import { DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, parsePrecision, precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
 import { UsageError } from '../core/errors.ts';
@@ -19,6 +19,7 @@ import {
   parseChoiceList,
   parseFrameworks,
   parseInteger,
+  parseList,
   parseMemory,
   parsePrice,
   parseRoutes,
@@ -153,4 +154,23 @@ export function addPrecisionOptions(command: Command): Command {
 
 export function precisionOf(opts: Record<string, unknown>): PrecisionSettings {
   return precisionSettings({ precision: opts.precision as number, minSamples: opts.minSamples as number, maxSamples: opts.maxSamples as number });
+}
+
+/** `--target`: how the files run (a comma list), and `--lambda-memory`: the memory sizes to run them at. */
+export function addTargetOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--target <list>',
+        `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, or a handler behind the framework's Lambda adapter under a Runtime API the runner plays`,
+      )
+        .default(['server'], 'server')
+        .argParser(parseChoiceList('--target', TARGETS)),
+    )
+    .addOption(
+      new Option(
+        '--lambda-memory <list>',
+        'comma list of Lambda memory sizes in MB (128–10240): each sample runs in a cgroup with that memory limit and, after INIT, that CPU share (MB / 1769 vCPUs); absent = no limits',
+      ).argParser((text: string) => [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b)),
+    );
 }

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
-import type { FrameworkGenerator } from '../../generators/types.ts';
+import type { FrameworkGenerator, Target } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
 import { decideRound, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, formatPrecision, precisionSettings, type CellProgress, type PrecisionSettings } from '../analyse/precision.ts';
@@ -24,6 +24,7 @@ import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV } from '../measure/environment.ts';
 import { Progress } from '../measure/progress.ts';
 import { blockedRecord, runSample } from '../measure/sample.ts';
+import { targetOf } from '../measure/targets/index.ts';
 import { MeasurementSession, pointLatest } from '../measure/session.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
@@ -33,6 +34,7 @@ import {
   addMeasureOptions,
   addPrecisionOptions,
   addSelectionOptions,
+  addTargetOptions,
   costOptionsOf,
   exportOf,
   leverListsOf,
@@ -114,6 +116,8 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       order: options.order,
       seed: options.seed,
       ...costMetaOptions(options.cost),
+      targets: options.targets ?? ['server'],
+      ...(options.memories ? { lambdaMemory: options.memories } : {}),
       runtimes: levers.lists.runtimes,
       builds: levers.lists.builds,
       compileCaches: levers.lists.compileCaches,
@@ -141,6 +145,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     const launch = planned.launch;
     return caches.run(run.cell, (cacheDir, recorded) =>
       runSample({
+        target: targetOf(run.cell.target),
         cell: run.cell,
         launch: launchOf(launch, session.scratch, environment.env, cacheDir),
         contract: planned.contract,
@@ -233,6 +238,7 @@ export function registerRunCommand(program: Command): void {
         .argParser(parseChoice('--order', ORDERS)),
     )
     .option('--seed <text>', 'seed for --order random', 'coldstart');
+  addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
@@ -251,6 +257,8 @@ export function registerRunCommand(program: Command): void {
       command: commandLine(process.argv),
       cost: costOptionsOf(opts),
       levers: leverListsOf(opts),
+      targets: opts.target as Target[],
+      ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
     });
     writeExport(exportOf(opts), result.summaries);
     const failed = result.summaries.reduce((n, s) => n + s.failed, 0);

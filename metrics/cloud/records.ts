@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { makeCell, type Cell } from '../core/cell.ts';
-import type { SampleRecord } from '../core/samples.ts';
+import type { LambdaFigures, SampleRecord } from '../core/samples.ts';
 import type { FunctionCell } from './function-name.ts';
 import type { Architecture } from './platform.ts';
 import { formatSource, type SourcedReport } from './report-lines.ts';
@@ -24,14 +24,10 @@ export interface AwsLambdaCell extends Cell {
   memory: number;
 }
 
-/** Lambda's figures for one invocation, as its REPORT line gave them. */
-export interface LambdaFigures {
+/** Lambda's figures for one cold start, as its REPORT line gave them, and where they came from. */
+export interface ReportFigures extends LambdaFigures {
   functionName: string;
   requestId: string;
-  /** absent on a warm invocation */
-  initMs?: number;
-  durationMs: number;
-  billedMs: number;
   memorySizeMB: number;
   maxMemoryUsedMB: number;
   /** when the user said which architecture the function ran on (REPORT lines do not say) */
@@ -52,7 +48,7 @@ export interface LambdaMarks {
 export interface AwsLambdaSampleRecord extends Omit<SampleRecord, 'cell' | 'marks'> {
   cell: AwsLambdaCell;
   marks?: LambdaMarks;
-  lambda: LambdaFigures;
+  lambda: ReportFigures;
 }
 
 export function awsLambdaCell(cell: FunctionCell, memoryMB: number): AwsLambdaCell {
@@ -85,7 +81,7 @@ export function lambdaSampleRecord(report: SourcedReport, cell: FunctionCell, co
   const failed = report.status !== undefined && report.status !== 'success';
   // rounded to the microsecond, so that float addition does not print 235.15000000000001
   const total = Math.round((report.initMs + report.durationMs) * 1000) / 1000;
-  const lambda: LambdaFigures = {
+  const lambda: ReportFigures = {
     functionName: context.functionName,
     requestId: report.requestId,
     initMs: report.initMs,

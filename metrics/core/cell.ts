@@ -16,14 +16,40 @@ export interface Cell {
   build: string;
   /** Node's module compile cache */
   compileCache: string;
+  /** how the file runs: `server` (a long-running HTTP server), `lambda` (a handler under the Runtime API), `aws-lambda` (imported REPORT lines) */
+  target: string;
+  /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
+  memory: number;
 }
 
 /** The dimensions in the order tables show and sort them. */
-export const CELL_DIMENSIONS = ['framework', 'variant', 'routes', 'runtime', 'build', 'compileCache'] as const satisfies readonly (keyof Cell)[];
+export const CELL_DIMENSIONS = [
+  'framework',
+  'variant',
+  'routes',
+  'target',
+  'memory',
+  'runtime',
+  'build',
+  'compileCache',
+] as const satisfies readonly (keyof Cell)[];
 export type Dimension = (typeof CELL_DIMENSIONS)[number];
 
 /** The value a dimension has when a run does not vary it; labels leave defaults out. */
-export const DIMENSION_DEFAULTS = { variant: 'validated', runtime: 'node', build: 'plain', compileCache: 'off' } as const;
+export const DIMENSION_DEFAULTS = { variant: 'validated', runtime: 'node', build: 'plain', compileCache: 'off', target: 'server', memory: 0 } as const;
+
+/**
+ * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
+ * they have their default, so an older run folder reports exactly as before.
+ */
+export const OPTIONAL_DIMENSIONS = ['target', 'memory'] as const satisfies readonly Dimension[];
+
+/** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
+export function shownDimensions(cells: readonly Cell[]): Dimension[] {
+  return CELL_DIMENSIONS.filter(
+    (d) => !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as 'target' | 'memory']),
+  );
+}
 
 export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> & Partial<Cell>): Cell {
   return {
@@ -33,17 +59,21 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
     runtime: fields.runtime ?? DIMENSION_DEFAULTS.runtime,
     build: fields.build ?? DIMENSION_DEFAULTS.build,
     compileCache: fields.compileCache ?? DIMENSION_DEFAULTS.compileCache,
+    target: fields.target ?? DIMENSION_DEFAULTS.target,
+    memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
   };
 }
 
-/** A stable identity for grouping. */
+/** A stable identity for grouping (the bootstrap seeds derive from it, so it never changes for a cell). */
 export function cellKey(cell: Cell): string {
-  return CELL_DIMENSIONS.map((d) => String(cell[d])).join('|');
+  const base = (['framework', 'variant', 'routes', 'runtime', 'build', 'compileCache'] as const).map((d) => String(cell[d]));
+  const extra = OPTIONAL_DIMENSIONS.filter((d) => cell[d] !== DIMENSION_DEFAULTS[d]).map((d) => `${d}=${cell[d]}`);
+  return [...base, ...extra].join('|');
 }
 
-/** The generated file a cell runs, relative to generated/. */
+/** The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the Lambda file). */
 export function cellFile(cell: Cell): string {
-  return generatedRelativePath(cell.framework, cell.variant, cell.routes);
+  return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda');
 }
 
 export function cellFilePath(cell: Cell): string {
@@ -52,11 +82,15 @@ export function cellFilePath(cell: Cell): string {
 
 /** The seeds' row label, `N-startup-F-routes.js`, with the non-default dimensions after it. */
 export function cellLabel(cell: Cell): string {
-  const extras = (['runtime', 'build', 'compileCache'] as const)
-    .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d])
-    .map((d) => `${d}=${cell[d]}`);
+  // a local Lambda cell's file (lambda/…) already says its target
+  const extras = (['target', 'memory', 'runtime', 'build', 'compileCache'] as const)
+    .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
+    .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
   return extras.length ? `${cellFile(cell)} [${extras.join(', ')}]` : cellFile(cell);
 }
+
+/** Targets in the order tables show them: the server first, then the local Lambda, then AWS's figures. */
+const TARGET_ORDER = ['server', 'lambda', 'aws-lambda'];
 
 /** Sort by framework, variant, then routes numerically, then the other dimensions. */
 export function compareCells(a: Cell, b: Cell): number {
@@ -64,6 +98,10 @@ export function compareCells(a: Cell, b: Cell): number {
     const x = a[d];
     const y = b[d];
     if (x === y) continue;
+    if (d === 'target') {
+      const rank = (t: string) => (TARGET_ORDER.includes(t) ? TARGET_ORDER.indexOf(t) : TARGET_ORDER.length);
+      if (rank(a.target) !== rank(b.target)) return rank(a.target) - rank(b.target);
+    }
     if (typeof x === 'number' && typeof y === 'number') return x - y;
     return String(x) < String(y) ? -1 : 1;
   }
@@ -83,5 +121,7 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.runtime === 'string' ? { runtime: v.runtime } : {}),
     ...(typeof v.build === 'string' ? { build: v.build } : {}),
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
+    ...(typeof v.target === 'string' ? { target: v.target } : {}),
+    ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
   });
 }

@@ -6,12 +6,31 @@ import { parseCell, type Cell } from './cell.ts';
 export const SAMPLES_FILE = 'samples.jsonl';
 
 /** Metrics on the sample's timeline: milliseconds since the runner's spawn call. */
-export const METRICS = ['processStart', 'start', 'imported', 'startup', 'listen', 'firstResponse'] as const;
+export const METRICS = ['processStart', 'start', 'imported', 'startup', 'listen', 'init', 'firstResponse'] as const;
 export type Metric = (typeof METRICS)[number];
 /** The three the tables lead with. */
 export const HEADLINE_METRICS = ['startup', 'listen', 'firstResponse'] as const satisfies readonly Metric[];
 
-export type Marks = Record<Metric, number>;
+/**
+ * A sample's marks. Every target has firstResponse; a server has `listen` (bound and accepting), a
+ * Lambda handler `init` (its first `next` to the Runtime API: where Lambda ends INIT); a record
+ * imported from CloudWatch has only `init` and `firstResponse`.
+ */
+export type Marks = { firstResponse: number } & Partial<Record<Metric, number>>;
+
+/** What Lambda's REPORT line says of an invocation, for targets that run as Lambda does. */
+export interface LambdaFigures {
+  /** Init Duration: spawn → the first `next` */
+  initMs: number;
+  /** Duration: the event handed out → its response received */
+  durationMs: number;
+  /** Billed Duration: init + duration, each rounded up to 1 ms (Lambda bills INIT of on-demand functions since 1 Aug 2025) */
+  billedMs: number;
+  /** Max Memory Used: the child's peak resident set, MB */
+  maxMemoryUsedMB?: number;
+  /** Memory Size of the function, MB */
+  memorySizeMB?: number;
+}
 
 /**
  * CPU time (user + system) the child had used at each mark, in ms since its process started, as
@@ -46,6 +65,8 @@ export interface SampleRecord {
   /** the last lines the child wrote on stderr, for failed samples */
   stderrTail?: string;
   marks?: Marks;
+  /** the REPORT figures, for Lambda-shaped targets */
+  lambda?: LambdaFigures;
   /** the child's CPU time at its marks (absent in older runs) */
   cpu?: CpuMarks;
   rss?: number;

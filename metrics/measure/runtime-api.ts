@@ -66,6 +66,8 @@ export interface RuntimeApi {
   readonly records: readonly RuntimeRecord[];
   /** when the child first asked for an event (the end of INIT), or undefined */
   readonly initEnd: number | undefined;
+  /** resolves with initEnd at the child's first `next` (never rejects; pending until then) */
+  readonly initEnded: Promise<number>;
   /** the reasons of the requests that were rejected, in order */
   failures(): string[];
   /** queue an event (served in the order queued) */
@@ -128,6 +130,8 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
   let inFlight: Pending | undefined;
   let parked: http.ServerResponse | undefined;
   let initEnd: number | undefined;
+  let resolveInitEnd!: (at: number) => void;
+  const initEnded = new Promise<number>((resolve) => (resolveInitEnd = resolve));
 
   const settle = (pending: Pending, outcome: InvocationOutcome) => {
     if (!unsettled.delete(pending)) return;
@@ -169,7 +173,10 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
       return reject(response, 403, 'InvalidStateTransition', `${label} before answering ${inFlight?.requestId} (403)`);
     }
     if (parked) return reject(response, 403, 'InvalidStateTransition', `${label} while another next is waiting (403)`);
-    if (initEnd === undefined) initEnd = at;
+    if (initEnd === undefined) {
+      initEnd = at;
+      resolveInitEnd(at);
+    }
     phase = 'ready';
     const pending = queue.shift();
     if (pending) return handOut(response, pending);
@@ -243,6 +250,7 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
   return {
     address: `127.0.0.1:${port}`,
     records,
+    initEnded,
     get initEnd() {
       return initEnd;
     },

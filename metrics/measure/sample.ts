@@ -47,6 +47,9 @@ class ProtocolReader {
   private otherBytes = 0;
   private lastOther = '';
   private delivered = 0;
+  /** how the child ended (`exited with code 1: <its error line>`), once it has */
+  private exitedHow: string | undefined;
+  private readonly exitWaiters = new Set<(how: string) => void>();
 
   constructor(
     child: ChildProcess,
@@ -59,6 +62,9 @@ class ProtocolReader {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const tail = stderrTail();
       const when = this.delivered === 0 ? 'before it was ready' : 'before it answered';
+      this.exitedHow = `${how}${tail.trim() ? ` (${oneLine(telling(tail), 160)})` : ''}`;
+      for (const waiter of this.exitWaiters) waiter(this.exitedHow);
+      this.exitWaiters.clear();
       this.fail(new SampleFailure(`${how} ${when}${tail.trim() ? `: ${oneLine(telling(tail))}` : ''}`), true);
     });
   }
@@ -124,6 +130,35 @@ class ProtocolReader {
     });
   }
 
+  /** `promise` unless the child exits or the deadline passes first. */
+  whileAlive<T>(promise: Promise<T>, what: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const wait = Math.max(1, this.deadline - performance.now());
+      const timer = setTimeout(() => {
+        this.exitWaiters.delete(onExit);
+        reject(new SampleFailure(`no ${what} within ${Math.round(wait)} ms (hung or too slow)`));
+      }, wait);
+      const onExit = (how: string) => {
+        clearTimeout(timer);
+        reject(new SampleFailure(`${how} before ${what}`));
+      };
+      if (this.exitedHow) return onExit(this.exitedHow);
+      this.exitWaiters.add(onExit);
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          this.exitWaiters.delete(onExit);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          this.exitWaiters.delete(onExit);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
   optional(ms: number): Promise<string | undefined> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -154,7 +189,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const target = request.target ?? serverTarget;
   const at = new Date().toISOString();
   const record: SampleRecord = { cell, phase: request.phase, index: request.index, ok: false, durationMs: 0, at };
-  const targetSample = await target.open();
+  const targetSample = await target.open({ cell, file: request.launch.args.at(-1) ?? '' });
   let stderr = '';
   const spawnAt = performance.now();
   const deadline = spawnAt + request.timeoutMs;
@@ -175,6 +210,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     remaining: () => Math.max(1, deadline - performance.now()),
     protocolLine: (what) => reader.next(what),
     optionalProtocolLine: (ms) => reader.optional(ms),
+    whileAlive: (promise, what) => reader.whileAlive(promise, what),
     endOfInit: hooks.endOfInit ?? (() => Promise.resolve()),
   };
   try {

@@ -5,11 +5,12 @@
  */
 import { contractOf } from '../../generators/contract.ts';
 import { loadGenerators } from '../../generators/registry.ts';
-import type { Contract, FrameworkGenerator, Variant } from '../../generators/types.ts';
+import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
 import { DEFAULT_LEVERS, prepareLevers, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
+import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
 
 /** What every command that measures or generates cells is asked for. */
@@ -21,6 +22,10 @@ export interface CellOptions {
   node: string;
   /** --runtime, --build, --compile-cache (default node, plain, off) */
   levers?: LeverLists;
+  /** --target: how the files run (default server) */
+  targets?: readonly Target[];
+  /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
+  memories?: readonly number[];
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -43,24 +48,59 @@ export interface PreparedCells {
   levers: PreparedLevers;
 }
 
-/** Select and generate only: the base cells (framework × variant × N), each file written. */
+export interface GeneratedCells {
+  /** the frameworks selected, each once (by its server generator when the run has one) */
+  selected: FrameworkGenerator[];
+  /** frameworks (and framework targets) left out of `all`: name → reason */
+  skipped: Map<string, string>;
+  /** framework × variant × N × target, each file written */
+  cells: Cell[];
+  /** target → framework → its generator */
+  generators: Map<Target, Map<string, FrameworkGenerator>>;
+  /** cellKey → why it has no file (a framework without an adapter for that target) */
+  unsupported: Map<string, string>;
+}
+
+/** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants'>,
+  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets'>,
   log: (line: string) => void,
-): Promise<{ selected: FrameworkGenerator[]; skipped: Map<string, string>; cells: Cell[] }> {
-  const generators = await loadGenerators();
-  const { selected, skipped } = selectFrameworks(options.frameworks, generators);
-  for (const [name, reason] of skipped) log(`${name}: skipped (${reason})`);
+): Promise<GeneratedCells> {
+  const targets = options.targets ?? ['server'];
+  const skipped = new Map<string, string>();
+  const generators = new Map<Target, Map<string, FrameworkGenerator>>();
+  const selected = new Map<string, FrameworkGenerator>();
+  for (const target of targets) {
+    const selection = selectFrameworks(options.frameworks, await loadGenerators(target));
+    const label = (name: string) => (targets.length > 1 || target !== 'server' ? `${name} (${target})` : name);
+    for (const [name, reason] of selection.skipped) {
+      skipped.set(label(name), reason);
+      log(`${label(name)}: skipped (${reason})`);
+    }
+    generators.set(target, new Map(selection.selected.map((g) => [g.name, g])));
+    for (const g of selection.selected) if (!selected.has(g.name)) selected.set(g.name, g);
+  }
   const cells: Cell[] = [];
-  for (const generator of selected) {
+  const unsupported = new Map<string, string>();
+  for (const name of selected.keys()) {
     for (const variant of options.variants) {
-      for (const routes of options.routes) cells.push(makeCell({ framework: generator.name, variant, routes }));
+      for (const routes of options.routes) {
+        for (const target of targets) {
+          const generator = generators.get(target)!.get(name);
+          if (!generator) continue;
+          const cell = makeCell({ framework: name, variant, routes, target });
+          cells.push(cell);
+          if (generator.unsupported) unsupported.set(cellKey(cell), generator.unsupported);
+        }
+      }
     }
   }
-  log(`generating ${cells.length} files…`);
-  const byName = new Map(selected.map((g) => [g.name, g]));
-  for (const cell of cells) await writeGenerated(byName.get(cell.framework)!, cell.routes, cell.variant);
-  return { selected, skipped, cells };
+  log(`generating ${cells.length - unsupported.size} files…`);
+  for (const cell of cells) {
+    if (unsupported.has(cellKey(cell))) continue;
+    await writeGenerated(generators.get(cell.target as Target)!.get(cell.framework)!, cell.routes, cell.variant);
+  }
+  return { selected: [...selected.values()], skipped, cells, generators, unsupported };
 }
 
 /**
@@ -68,13 +108,18 @@ export async function generateCells(
  * runtimes' `--version` runs with it). A runtime that cannot be installed is a UsageError.
  */
 export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells> {
-  const { selected, skipped, cells: base } = await generateCells(options, log);
-  const levers = await prepareLevers(base, options.levers ?? DEFAULT_LEVERS, { node: options.node, env, log });
-  const byName = new Map(selected.map((g) => [g.name, g]));
+  // the runtimes first: a --node that does not run is an error before anything is generated
+  const runtimes = resolveRuntimes((options.levers ?? DEFAULT_LEVERS).runtimes, options.node, env, log);
+  const generated = await generateCells(options, log);
+  const { selected, skipped } = generated;
+  const memories = options.memories ?? [0];
+  const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
+  const levers = await prepareLevers(base, options.levers ?? DEFAULT_LEVERS, { runtimes, log });
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
-    const generator = byName.get(cell.framework)!;
-    const blocked = levers.blocked.get(key);
+    const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
+    const why = generated.unsupported.get(cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off' })));
+    const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : levers.blocked.get(key);
     const file = levers.files.get(key);
     return {
       cell,

@@ -6,7 +6,7 @@
  */
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
 import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
+import type { ResolvedRuntime } from './runtimes.ts';
 
 export const BUILDS = ['plain', 'bundle'] as const;
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
@@ -48,15 +48,15 @@ export interface PreparedLevers {
 }
 
 /**
- * Resolve (and install) the runtimes, multiply the cells, bundle what is bundled. A runtime that
- * cannot be installed or run throws a UsageError; a bundle that fails blocks only its cells.
+ * Multiply the cells by the levers and bundle what is bundled, with the runtimes already resolved
+ * (plan/runtimes.ts). A bundle that fails blocks only its cells.
  */
 export async function prepareLevers(
   base: Cell[],
   lists: LeverLists,
-  options: { node: string; env: NodeJS.ProcessEnv; log: (line: string) => void },
+  options: { runtimes: Map<string, ResolvedRuntime>; log: (line: string) => void },
 ): Promise<PreparedLevers> {
-  const runtimes = resolveRuntimes(lists.runtimes, options.node, options.env, options.log);
+  const { runtimes } = options;
   const cells = expandCells(base, lists);
   const files = new Map<string, string>();
   const blocked = new Map<string, BlockedCell>();

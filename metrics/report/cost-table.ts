@@ -1,18 +1,26 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
-import { costPerMillion, type CostSettings } from '../analyse/cost.ts';
+import { cellCost, REQUEST_PRICE_PER_MILLION, type CostSettings } from '../analyse/cost.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
 
 export function costSection(context: ReportContext): MarkdownSection {
   const { cost } = context;
-  const table = pivotTables(context.summaries, 'firstResponse', (s) => {
-    const median = s.metrics.firstResponse?.median;
-    return median === undefined ? '–' : dollars(costPerMillion(median, cost));
-  });
-  const what = cost.customPrice ? `${cost.memoryMB} MB at $${cost.pricePerGBs}/GB-s` : `${cost.memoryMB} MB, ${cost.arch}`;
+  const table = pivotTables(context.summaries, 'firstResponse', (s) => dollars(cellCost(s, cost)?.perMillion));
+  const own = context.summaries.some((s) => s.cell.memory > 0);
+  const lambda = context.summaries.some((s) => s.lambda);
+  const memory = own ? 'each cell at its own memory size' : `${cost.memoryMB} MB`;
+  const what = cost.customPrice ? `${memory} at $${cost.pricePerGBs}/GB-s` : `${memory}, ${cost.arch}`;
+  const notes = [
+    ...(lambda
+      ? [
+          `Lambda cells (\`lambda/…\`) are priced by their median Billed Duration (Init Duration + Duration, each rounded up to 1 ms, as Lambda bills an on-demand cold start) plus $${REQUEST_PRICE_PER_MILLION} per million requests; server cells by their median firstResponse.`,
+        ]
+      : []),
+    ...(own ? ['Cells run at a memory size (`memory=…MB`, with its CPU share and memory limit) are priced at that size; the others at the size above.'] : []),
+  ];
   return {
     title: `Cost: $ per million cold starts (AWS Lambda, ${what})`,
-    body: `${table}\n\n${costExplanation(cost)}`,
+    body: `${table}\n\n${costExplanation(cost)}${notes.length ? `\n\n${notes.join(' ')}` : ''}`,
   };
 }
 

@@ -4,7 +4,7 @@
  * reader of the older columns finds each where it was.
  */
 import { stringify } from 'csv-stringify/sync';
-import { CELL_DIMENSIONS } from '../core/cell.ts';
+import { shownDimensions } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
@@ -21,8 +21,8 @@ function metricValues(stats: Stats | undefined): (number | '')[] {
   return [...STATS.map((stat) => round3(stats?.[stat])), round3(stats?.ci95?.low), round3(stats?.ci95?.high), stats ? stats.outliers.length : ''];
 }
 
-export const SUMMARY_CSV_COLUMNS = [
-  ...CELL_DIMENSIONS,
+/** The columns after the cell's dimensions. */
+const FIGURE_COLUMNS = [
   'file',
   'samples',
   'failures',
@@ -33,6 +33,9 @@ export const SUMMARY_CSV_COLUMNS = [
   'runtime_version',
   'status',
 ];
+
+/** The columns of a run whose cells leave every optional dimension (target, memory) at its default. */
+export const SUMMARY_CSV_COLUMNS = [...shownDimensions([]), ...FIGURE_COLUMNS];
 
 /** The same statistics as wall time, for the child's CPU time at each headline metric. */
 export const CPU_CSV_COLUMNS = HEADLINE_METRICS.flatMap((metric) => metricColumns(`cpu_${metric}`));
@@ -51,8 +54,9 @@ export function invalidBodyText(summary: CellSummary): string {
 export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string, extra: CsvColumn[] = []): string {
   // a run recorded without CPU times keeps the columns it always had
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
+  const dimensions = shownDimensions(summaries.map((s) => s.cell));
   const rows = summaries.map((s) => [
-    ...CELL_DIMENSIONS.map((d) => s.cell[d]),
+    ...dimensions.map((d) => s.cell[d]),
     fileOf(s),
     s.ok,
     s.failed,
@@ -65,5 +69,5 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
     ...extra.map((c) => c.value(s)),
     ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
   ]);
-  return stringify(rows, { header: true, columns: [...SUMMARY_CSV_COLUMNS, ...extra.map((c) => c.header), ...(withCpu ? CPU_CSV_COLUMNS : [])] });
+  return stringify(rows, { header: true, columns: [...dimensions, ...FIGURE_COLUMNS, ...extra.map((c) => c.header), ...(withCpu ? CPU_CSV_COLUMNS : [])] });
 }

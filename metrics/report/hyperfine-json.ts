@@ -12,7 +12,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import { CELL_DIMENSIONS, cellLabel, type Cell } from '../core/cell.ts';
+import { cellLabel, shownDimensions, type Cell } from '../core/cell.ts';
 import type { HyperfineFile, HyperfineResult } from '../core/hyperfine-file.ts';
 import type { Metric } from '../core/samples.ts';
 
@@ -30,7 +30,7 @@ export const DEFAULT_EXPORT_METRIC: Metric = 'firstResponse';
 
 /** A cell's dimensions as hyperfine parameters (strings). */
 export function cellParameters(cell: Cell): Record<string, string> {
-  return Object.fromEntries(CELL_DIMENSIONS.map((d) => [d, String(cell[d])]));
+  return Object.fromEntries(shownDimensions([cell]).map((d) => [d, String(cell[d])]));
 }
 
 /** The run's results in hyperfine's shape; a cell without a successful sample has no entry. */

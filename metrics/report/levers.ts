@@ -11,11 +11,11 @@ import type { RunMeta } from '../core/meta.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 
 /** The dimensions a user pulls as levers, in the order the tables come. */
-export const LEVER_DIMENSIONS = ['runtime', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
+export const LEVER_DIMENSIONS = ['target', 'runtime', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
 export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
 
 /** meta.options key holding each lever's list in the order given on the command line. */
-const META_LISTS: Record<LeverDimension, string> = { runtime: 'runtimes', build: 'builds', compileCache: 'compileCaches', variant: 'variants' };
+const META_LISTS: Record<LeverDimension, string> = { target: 'targets', runtime: 'runtimes', build: 'builds', compileCache: 'compileCaches', variant: 'variants' };
 
 export const LEVERS_FILE = 'levers.md';
 

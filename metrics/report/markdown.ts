@@ -1,5 +1,5 @@
 /** summary.md: the environment, the seeds' table extended with firstResponse, and a pivot by routes. */
-import { cellLabel } from '../core/cell.ts';
+import { cellLabel, shownDimensions } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { pastEndOfLife } from '../core/end-of-life.ts';
 import { notableDropped, type RunMeta } from '../core/meta.ts';
@@ -80,6 +80,9 @@ export function ciText(stats: Stats | undefined): string {
   return stats?.ci95 ? `${ms(stats.ci95.low)}–${ms(stats.ci95.high)}` : '–';
 }
 
+export const INIT_DEFINITION =
+  "- **init:** Lambda cells (`lambda/…`): the handler file asked the runner's Runtime API for its first event (`GET next`), where Lambda ends INIT; their `listen` is empty, and `firstResponse` is the handler's response to that event.";
+
 export const WIDE_LEGEND = '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). Read that median as noisy, not as a fact.';
 
 function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[], cpu = false): boolean {
@@ -95,10 +98,13 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
     const ratio = cpuWallRatio(s);
     return ratio === undefined ? '–' : ratio.toFixed(2);
   };
+  // a run with Lambda cells shows their end of INIT beside the servers' listen
+  const init = summaries.some((s) => s.metrics.init);
   const rows = summaries.map((s) => [
     cellLabel(s.cell),
     or(s, medianText(s.metrics.startup)),
     or(s, medianText(s.metrics.listen)),
+    ...(init ? [or(s, medianText(s.metrics.init))] : []),
     or(s, medianText(s.metrics.firstResponse)),
     ciText(s.metrics.firstResponse),
     ...(cpu ? [...(['startup', 'listen', 'firstResponse'] as const).map((m) => or(s, medianText(s.cpu?.[m]))), or(s, ratioText(s))] : []),
@@ -107,8 +113,9 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
     invalidBodyText(s),
   ]);
   const cpuHeaders = cpu ? ['CPU startup(ms)', 'CPU listen(ms)', 'CPU firstResponse(ms)', 'CPU/wall'] : [];
-  const headers = ['', 'startup(ms)', 'listen(ms)', 'firstResponse(ms)', 'firstResponse 95% CI', ...cpuHeaders];
-  const align: Align[] = ['left', 'right', 'right', 'right', 'right', ...cpuHeaders.map(() => 'right' as const)];
+  const initHeader = init ? ['init(ms)'] : [];
+  const headers = ['', 'startup(ms)', 'listen(ms)', ...initHeader, 'firstResponse(ms)', 'firstResponse 95% CI', ...cpuHeaders];
+  const align: Align[] = ['left', 'right', 'right', ...initHeader.map(() => 'right' as const), 'right', 'right', ...cpuHeaders.map(() => 'right' as const)];
   return markdownTable(
     [...headers, ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
     rows,
@@ -123,11 +130,9 @@ export function pivotTables(
   text: (s: CellSummary) => string = (s) => (s.unsupported ? 'unsupported' : medianText(s.metrics[metric])),
 ): string {
   const groups = new Map<string, CellSummary[]>();
+  const dimensions = shownDimensions(summaries.map((s) => s.cell)).filter((d) => d !== 'framework' && d !== 'routes');
   for (const s of summaries) {
-    const { framework: _f, routes: _r, ...rest } = s.cell;
-    const key = Object.entries(rest)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(', ');
+    const key = dimensions.map((d) => `${d}=${s.cell[d]}`).join(', ');
     groups.set(key, [...(groups.get(key) ?? []), s]);
   }
   const parts: string[] = [];
@@ -177,7 +182,7 @@ export function summaryMarkdown(
   const legend = (wide: boolean) => (wide ? `\n\n${WIDE_LEGEND}` : '');
   const measured = summaries.filter((s) => !s.unsupported).length;
   const busy = runLoad(meta)?.warning;
-  const definitions = hasCpu(summaries) ? `${DEFINITIONS}\n${CPU_DEFINITIONS}` : DEFINITIONS;
+  const definitions = [DEFINITIONS, ...(summaries.some((s) => s.metrics.init) ? [INIT_DEFINITION] : []), ...(hasCpu(summaries) ? [CPU_DEFINITIONS] : [])].join('\n');
   const resultsWide = anyWide(summaries, ['startup', 'listen', 'firstResponse'], true);
   const sections: MarkdownSection[] = [
     { title: 'Results table', body: `${definitions}\n\n${resultsTable(summaries, extraColumns)}${legend(resultsWide)}` },

@@ -19,6 +19,7 @@ import { crossCheckSection, processColumns, processCsvColumns } from './crossche
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
+import { lambdaSection } from './lambda.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
 
@@ -34,6 +35,8 @@ export const OUTPUTS: Output[] = [
   { file: 'chart-listen.svg', render: (context) => curveChart(context.summaries, 'listen') },
   { file: 'scaling.md', render: scalingMarkdown, section: scalingSection },
   { file: 'chart-phases.svg', render: (context) => phasesChart(context.summaries, context.phasesAt), section: phasesSection },
+  // Lambda cells: their REPORT figures, and the adapter's cost beside the server
+  { section: lambdaSection },
   // no file: the cost table in summary.md
   { section: costSection },
   // --samples auto: the samples each cell took and the precision it reached

@@ -148,6 +148,13 @@ async function checkInvalid(port: number, cell: Cell, contract: Contract, timeou
   }
 }
 
+/** The child's clock and ours must agree to within a few ms, or every mark is suspect. */
+export function checkClocks(processStart: number, ready: number, firstResponse: number): void {
+  if (processStart < -5 || ready > firstResponse + 5) {
+    throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${processStart.toFixed(1)} ms)`);
+  }
+}
+
 async function measure(io: SampleIO): Promise<Measured> {
   const { cell, contract } = io;
   const ready = parseReadyLine(await io.protocolLine('ready line'));
@@ -165,18 +172,18 @@ async function measure(io: SampleIO): Promise<Measured> {
   if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
   }
+  const processStart = onTimeline(0);
+  const listen = onTimeline(ready.marks.listen);
+  const firstResponse = answer.at - io.spawnAt;
+  checkClocks(processStart, listen, firstResponse);
   const marks: Marks = {
-    processStart: onTimeline(0),
+    processStart,
     start: onTimeline(ready.marks.start),
     imported: onTimeline(ready.marks.imported),
     startup: onTimeline(ready.marks.startup),
-    listen: onTimeline(ready.marks.listen),
-    firstResponse: answer.at - io.spawnAt,
+    listen,
+    firstResponse,
   };
-  // the child's clock and ours must agree to within a few ms, or every mark is suspect
-  if (marks.processStart < -5 || marks.listen > marks.firstResponse + 5) {
-    throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${marks.processStart.toFixed(1)} ms)`);
-  }
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)
   const cpu: CpuMarks = { ...ready.cpu };

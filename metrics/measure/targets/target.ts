@@ -6,7 +6,7 @@
  */
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
-import type { CpuMarks, InvalidBodyCheck, Marks } from '../../core/samples.ts';
+import type { CpuMarks, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
 
 /** A failure of the measured child (not of the runner): becomes the sample's one-line reason. */
 export class SampleFailure extends Error {}
@@ -32,6 +32,11 @@ export interface SampleIO {
   /** The same, but resolves undefined after `ms` (or when the child is gone) instead of failing. */
   optionalProtocolLine(ms: number): Promise<string | undefined>;
   /**
+   * `promise`, unless the child exits or the deadline passes first: then a SampleFailure
+   * (`exited with code 1 before <what>`, `no <what> within … ms`).
+   */
+  whileAlive<T>(promise: Promise<T>, what: string): Promise<T>;
+  /**
    * The target calls this once, when the child has finished its initialisation and before the first
    * request: where a CPU limit switches from the INIT share to the memory size's share.
    */
@@ -41,6 +46,8 @@ export interface SampleIO {
 /** What a target measured in one sample. */
 export interface Measured {
   marks: Marks;
+  /** the figures Lambda's REPORT line gives, for targets that play Lambda */
+  lambda?: LambdaFigures;
   cpu?: CpuMarks;
   rss?: number;
   heapUsed?: number;
@@ -59,5 +66,6 @@ export interface TargetSample {
 
 export interface Target {
   name: string;
-  open(): Promise<TargetSample>;
+  /** Per sample, before the spawn: `file` is what the child runs (its folder is the task root on Lambda). */
+  open(sample: { cell: Cell; file: string }): Promise<TargetSample>;
 }
