@@ -9,8 +9,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, w
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cgroupDir, JOIN_FAILED_EXIT, joinAndExec, parseKeyValues } from '../metrics/measure/limits/cgroupfs.ts';
-import { parseMountinfo, parseProcCgroup } from '../metrics/measure/limits/cgroupfs.ts';
+import {
+  cgroupDir,
+  JOIN_FAILED_EXIT,
+  joinAndExec,
+  parseKeyValues,
+  parseMountinfo,
+  parseProcCgroup,
+} from '../metrics/measure/limits/cgroupfs.ts';
 import { detectLimits } from '../metrics/measure/limits/detect.ts';
 import { liveCgroups } from '../metrics/measure/limits/registry.ts';
 import { wasOutOfMemory } from '../metrics/measure/limits/sample.ts';

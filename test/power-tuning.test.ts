@@ -1,8 +1,14 @@
 /** The power-tuning view on synthetic medians, every expectation computed by hand. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { coldStartCost, powerPoints, powerTuning, type PowerCell } from '../metrics/analyse/power-tuning.ts';
-import { powerTuningMarkdown, powerTuningSpec } from '../metrics/analyse/power-tuning.ts';
+import {
+  coldStartCost,
+  powerPoints,
+  powerTuning,
+  powerTuningMarkdown,
+  powerTuningSpec,
+  type PowerCell,
+} from '../metrics/analyse/power-tuning.ts';
 import { renderSvg } from '../metrics/output/charts.ts';
 
 // x86: $0.0000166667 per GB-s, so $ per million = s × GB × 16.6667

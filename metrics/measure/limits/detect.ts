@@ -4,8 +4,17 @@
  * reason that says what is needed. Detection also removes sample cgroups a killed runner left.
  */
 import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
-import { cgroupDir, parseMountinfo, parseProcCgroup, processAlive, readText, removeCgroupsSync, sampleCgroupName } from './cgroupfs.ts';
-import type { Mount, OwnCgroups } from './cgroupfs.ts';
+import {
+  cgroupDir,
+  parseMountinfo,
+  parseProcCgroup,
+  processAlive,
+  readText,
+  removeCgroupsSync,
+  sampleCgroupName,
+  type Mount,
+  type OwnCgroups,
+} from './cgroupfs.ts';
 import type { LimitsMechanism } from './types.ts';
 import { CgroupV1, v1Parents } from './v1.ts';
 import { CgroupV2, enableControllers, missingControllers } from './v2.ts';

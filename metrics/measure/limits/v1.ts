@@ -5,8 +5,18 @@
  * made under the runner's own cgroup of that hierarchy.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { cgroupDir, parseKeyValues, readNumber, readText, removeCgroupsSync, sampleCgroupName, smallestLimit } from './cgroupfs.ts';
-import { writeControl, type Mount, type OwnCgroups } from './cgroupfs.ts';
+import {
+  cgroupDir,
+  parseKeyValues,
+  readNumber,
+  readText,
+  removeCgroupsSync,
+  sampleCgroupName,
+  smallestLimit,
+  writeControl,
+  type Mount,
+  type OwnCgroups,
+} from './cgroupfs.ts';
 import { SampleCgroup, type MemoryReading } from './sample.ts';
 import { limitSettingsError, memoryLimitBytes, quotaUs, type LimitSettings } from './settings.ts';
 import { LimitsError, type CpuTime, type LimitsMechanism, type MechanismInfo } from './types.ts';
