@@ -125,6 +125,7 @@ describe('limits on real cgroups', { skip }, () => {
   it('the child is in its cgroup from its first instruction, with the same pid, its arguments intact', async () => {
     const limits = mechanism.create(limitSettings(256));
     try {
+      const runnerCgroups = readFileSync('/proc/self/cgroup', 'utf8');
       // cat reads /proc/self/cgroup as the first thing the exec'd program does
       const cat = start(limits, 'cat', ['/proc/self/cgroup']);
       const catOut = await exited(cat);
@@ -142,6 +143,7 @@ describe('limits on real cgroups', { skip }, () => {
       }
       assert.match(nodeOut.stdout, /\["a b","\$\(echo no\)","\\"; exit 1"\]/);
       assert.match(nodeOut.stdout, new RegExp(`^pid ${pid}$`, 'm'), 'the shell exec\'d the command: same pid as spawned');
+      assert.equal(readFileSync('/proc/self/cgroup', 'utf8'), runnerCgroups, 'the runner stays where it was');
     } finally {
       await limits.teardown();
     }

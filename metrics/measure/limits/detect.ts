@@ -91,7 +91,7 @@ function tryV2(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
   for (const parent of candidates) {
     if (probe(parent) === undefined) {
       sweepStale(parent);
-      return new CgroupV2(parent, mount.mountPoint, []);
+      return new CgroupV2(parent, mount.mountPoint, dir, []);
     }
   }
   // a delegated subtree: enable the controllers for its children (the root cgroup may hold processes, others not)
@@ -100,14 +100,14 @@ function tryV2(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
   }
   const why = probe(dir);
   if (why) return why;
-  let notes: string[];
+  let enabled: ReturnType<typeof enableControllers>;
   try {
-    notes = enableControllers(dir);
+    enabled = enableControllers(dir);
   } catch (error) {
     return (error as Error).message;
   }
   sweepStale(dir);
-  return new CgroupV2(dir, mount.mountPoint, notes);
+  return new CgroupV2(dir, mount.mountPoint, enabled.runnerDir, enabled.notes);
 }
 
 function tryV1(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
@@ -119,7 +119,10 @@ function tryV1(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
   }
   for (const parent of Object.values(parents)) sweepStale(parent);
   const memoryMount = mounts.find((m) => m.fsType === 'cgroup' && m.options.includes('memory'))!;
-  return new CgroupV1(parents, memoryMount.mountPoint);
+  const cpuMount = mounts.find((m) => m.fsType === 'cgroup' && m.options.includes('cpu'))!;
+  // the runner's own cpu cgroup, where moving the runner is a no-op (not the mount's top when its cgroup is not visible)
+  const runnerCpu = cgroupDir(cpuMount, own.v1.get('cpu') ?? '/');
+  return new CgroupV1(parents, memoryMount.mountPoint, runnerCpu && `${runnerCpu}/cgroup.procs`);
 }
 
 export function readSources(): DetectSources {

@@ -2,7 +2,7 @@
  * What both cgroup versions share for one sample: joining, the CPU switch, the OOM verdict and the
  * teardown. A version supplies its control files through the hooks.
  */
-import { joinAndExec, removeCgroups, removeCgroupsSync } from './cgroupfs.ts';
+import { joinAndExec, removeCgroups, removeCgroupsSync, warmCgroupMoves } from './cgroupfs.ts';
 import { register, unregister } from './registry.ts';
 import { invokeCpus, memoryLimitBytes, outOfMemoryReason, quotaUs, type LimitSettings } from './settings.ts';
 import type { CpuTime, ExitHint, Launch, LimitOutcome, SampleLimits } from './types.ts';
@@ -33,6 +33,8 @@ export abstract class SampleCgroup implements SampleLimits {
     readonly settings: LimitSettings,
     /** every directory this sample made, one per hierarchy */
     protected readonly dirs: string[],
+    /** the cgroup.procs of the cgroup the runner is in, to warm the kernel's cgroup moves before a launch */
+    private readonly runnerProcs: string | undefined,
   ) {}
 
   /** Register once the cgroup(s) are made and set, so an interrupt removes them. */
@@ -48,6 +50,7 @@ export abstract class SampleCgroup implements SampleLimits {
   protected abstract readonly killFile: boolean;
 
   wrap(launch: Launch): Launch {
+    if (this.runnerProcs) warmCgroupMoves(this.runnerProcs);
     return joinAndExec(this.procsFiles(), launch);
   }
 

@@ -11,7 +11,7 @@ import {
   readNumber,
   readText,
   removeCgroupsSync,
-  sampleCgroupName,
+  nextSampleCgroupName,
   smallestLimit,
   writeControl,
   type Mount,
@@ -52,14 +52,16 @@ class V1Sample extends SampleCgroup {
     private readonly cpu: string,
     private readonly memory: string,
     private readonly cpuacct: string | undefined,
+    runnerProcs: string | undefined,
   ) {
-    super(name, settings, cpuacct ? [cpu, memory, cpuacct] : [cpu, memory]);
+    super(name, settings, cpuacct ? [cpu, memory, cpuacct] : [cpu, memory], runnerProcs);
   }
 
   /** Make the directories and set the limits; on any refusal remove what was made. */
-  static create(name: string, settings: LimitSettings, parents: V1Parents): V1Sample {
+  static create(name: string, settings: LimitSettings, parents: V1Parents, runnerProcs: string | undefined): V1Sample {
     const dir = (parent: string) => `${parent}/${name}`;
-    const sample = new V1Sample(name, settings, dir(parents.cpu), dir(parents.memory), parents.cpuacct && dir(parents.cpuacct));
+    const cpuacct = parents.cpuacct && dir(parents.cpuacct);
+    const sample = new V1Sample(name, settings, dir(parents.cpu), dir(parents.memory), cpuacct, runnerProcs);
     const made: string[] = [];
     try {
       for (const d of sample.dirs) {
@@ -109,11 +111,12 @@ class V1Sample extends SampleCgroup {
 
 export class CgroupV1 implements LimitsMechanism {
   readonly info: MechanismInfo;
-  private count = 0;
 
   constructor(
     private readonly parents: V1Parents,
     memoryMountPoint: string,
+    /** the cgroup.procs of the runner's own cpu cgroup, when the runner's cgroup is visible */
+    private readonly runnerProcs: string | undefined,
   ) {
     const inherited = smallestLimit(parents.memory, memoryMountPoint, 'memory.limit_in_bytes');
     this.info = {
@@ -128,7 +131,6 @@ export class CgroupV1 implements LimitsMechanism {
   create(settings: LimitSettings): V1Sample {
     const invalid = limitSettingsError(settings);
     if (invalid) throw new LimitsError(invalid);
-    this.count += 1;
-    return V1Sample.create(sampleCgroupName(process.pid, this.count), settings, this.parents);
+    return V1Sample.create(nextSampleCgroupName(), settings, this.parents, this.runnerProcs);
   }
 }

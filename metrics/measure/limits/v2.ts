@@ -5,7 +5,7 @@
  * when the runner's cgroup holds processes they first move to a leaf `coldstart-runner-<pid>`.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { parseKeyValues, readNumber, readText, removeCgroupsSync, sampleCgroupName, smallestLimit, writeControl } from './cgroupfs.ts';
+import { parseKeyValues, readNumber, readText, nextSampleCgroupName, removeCgroupsSync, smallestLimit, writeControl } from './cgroupfs.ts';
 import { SampleCgroup, type MemoryReading } from './sample.ts';
 import { limitSettingsError, memoryLimitBytes, quotaUs, type LimitSettings } from './settings.ts';
 import { LimitsError, type CpuTime, type LimitsMechanism, type MechanismInfo } from './types.ts';
@@ -29,8 +29,8 @@ class V2Sample extends SampleCgroup {
     return this.dirs[0]!;
   }
 
-  static create(name: string, settings: LimitSettings, parent: string): V2Sample {
-    const sample = new V2Sample(name, settings, [`${parent}/${name}`]);
+  static create(name: string, settings: LimitSettings, parent: string, runnerProcs: string): V2Sample {
+    const sample = new V2Sample(name, settings, [`${parent}/${name}`], runnerProcs);
     try {
       mkdirSync(sample.dir);
     } catch (error) {
@@ -80,16 +80,16 @@ function errorCode(error: unknown): string {
 /**
  * Make `dir` able to hold sample cgroups with the cpu and memory controllers: enable them for its
  * children, first moving the processes it holds into a leaf when there are any. Returns what it
- * changed, or throws LimitsError with what is missing.
+ * changed and the cgroup the runner is in now, or throws LimitsError with what is missing.
  */
-export function enableControllers(dir: string): string[] {
+export function enableControllers(dir: string): { notes: string[]; runnerDir: string } {
   const subtree = `${dir}/cgroup.subtree_control`;
   const missing = missingControllers(readText(subtree));
-  if (missing.length === 0) return [];
+  if (missing.length === 0) return { notes: [], runnerDir: dir };
   const notes: string[] = [];
   const members = words(readText(`${dir}/cgroup.procs`));
+  const leaf = `${dir}/coldstart-runner-${process.pid}`;
   if (members.length > 0) {
-    const leaf = `${dir}/coldstart-runner-${process.pid}`;
     try {
       if (!existsSync(leaf)) mkdirSync(leaf);
       for (const pid of members) {
@@ -111,16 +111,17 @@ export function enableControllers(dir: string): string[] {
     throw new LimitsError(`cgroup v2: could not enable ${missing.join(' and ')} in ${subtree} (${(error as Error).message})`);
   }
   notes.push(`enabled ${missing.join(' and ')} in ${subtree}`);
-  return notes;
+  return { notes, runnerDir: members.includes(String(process.pid)) ? leaf : dir };
 }
 
 export class CgroupV2 implements LimitsMechanism {
   readonly info: MechanismInfo;
-  private count = 0;
 
   constructor(
     private readonly parent: string,
     mountPoint: string,
+    /** the cgroup the runner is in */
+    private readonly runnerDir: string,
     notes: string[],
   ) {
     const limit = smallestLimit(parent, mountPoint, 'memory.max');
@@ -137,7 +138,6 @@ export class CgroupV2 implements LimitsMechanism {
   create(settings: LimitSettings): V2Sample {
     const invalid = limitSettingsError(settings);
     if (invalid) throw new LimitsError(invalid);
-    this.count += 1;
-    return V2Sample.create(sampleCgroupName(process.pid, this.count), settings, this.parent);
+    return V2Sample.create(nextSampleCgroupName(), settings, this.parent, `${this.runnerDir}/cgroup.procs`);
   }
 }
