@@ -52,7 +52,11 @@ export interface SampleLimits {
   /** the cgroup's directory name, `coldstart-<runner pid>-<n>` */
   readonly name: string;
   readonly settings: LimitSettings;
-  /** the launch to spawn instead: a shell that joins the cgroup, then execs the real command with the same pid */
+  /**
+   * The launch to spawn instead: a shell that joins the cgroup, then execs the real command with the
+   * same pid. Call it right before spawning and start the sample's clock after it: it first makes
+   * the kernel's cgroup moves fast (a no-op move of the runner), so the join inside the clock is.
+   */
   wrap(launch: Launch): Launch;
   /** INIT is over: CPU quota to memoryMB / 1769 vCPUs (call before sending the first request) */
   switchToInvokeCpu(): void;

@@ -1,8 +1,9 @@
 /**
  * cgroup v2: one sample cgroup (cpu.max, memory.max, memory.swap.max = 0 so swap cannot hide the
- * limit) under the runner's own cgroup, which must be delegated to it with the cpu and memory
- * controllers. A cgroup that enables controllers for its children may hold no process itself, so
- * when the runner's cgroup holds processes they first move to a leaf `coldstart-runner-<pid>`.
+ * limit), at the top of the hierarchy where the runner may write there (root), else under the
+ * runner's own cgroup delegated to it with the cpu and memory controllers. A cgroup that enables
+ * controllers for its children may hold no process itself, so when the runner's cgroup holds
+ * processes they first move to a leaf `coldstart-runner-<pid>`.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { parseKeyValues, readNumber, readText, nextSampleCgroupName, removeCgroupsSync, smallestLimit, writeControl } from './cgroupfs.ts';
