@@ -1,0 +1,78 @@
+/**
+ * What a sample at a Lambda memory size is limited to, as plain numbers: the memory limit, the CPU
+ * quota during INIT and the CPU share after it. Lambda gives a function CPU in proportion to its
+ * memory, one full vCPU at 1769 MB; the INIT phase of an on-demand function is observed to run at
+ * full speed whatever the memory size.
+ */
+
+/** Lambda's memory sizes, MB. */
+export const MIN_MEMORY_MB = 128;
+export const MAX_MEMORY_MB = 10_240;
+/** The memory size at which a Lambda function has one full vCPU. */
+export const MB_PER_VCPU = 1769;
+export const DEFAULT_INIT_CPUS = 2;
+/** The CFS bandwidth period, µs: the quota is granted per period, so it sets how long a throttled burst waits. */
+export const DEFAULT_CPU_PERIOD_US = 100_000;
+/** The kernel accepts periods from 1 ms to 1 s and no quota under 1 ms. */
+export const MIN_CPU_PERIOD_US = 1_000;
+export const MAX_CPU_PERIOD_US = 1_000_000;
+export const MIN_CPU_QUOTA_US = 1_000;
+
+export interface LimitSettings {
+  /** the Lambda memory size: the memory limit, and the CPU share after INIT */
+  memoryMB: number;
+  /** vCPUs from spawn to the end of INIT */
+  initCpus: number;
+  /** the CPU quota's period, µs */
+  cpuPeriodUs: number;
+}
+
+export function limitSettings(memoryMB: number, initCpus = DEFAULT_INIT_CPUS, cpuPeriodUs = DEFAULT_CPU_PERIOD_US): LimitSettings {
+  return { memoryMB, initCpus, cpuPeriodUs };
+}
+
+/** The vCPUs Lambda gives a function of `memoryMB` (0.072 at 128 MB, 1 at 1769 MB, 5.79 at 10240 MB). */
+export function invokeCpus(memoryMB: number): number {
+  return memoryMB / MB_PER_VCPU;
+}
+
+/** The quota, µs per period, that grants `cpus` vCPUs. */
+export function quotaUs(cpus: number, periodUs: number): number {
+  return Math.round(cpus * periodUs);
+}
+
+export function memoryLimitBytes(memoryMB: number): number {
+  return memoryMB * 2 ** 20;
+}
+
+/**
+ * Why the kernel would refuse these settings, as one line for the user, or undefined when it
+ * accepts them. A short period at a small memory size asks for a quota under the 1 ms minimum.
+ */
+export function limitSettingsError(settings: LimitSettings): string | undefined {
+  const { memoryMB, initCpus, cpuPeriodUs } = settings;
+  if (!Number.isInteger(memoryMB) || memoryMB < MIN_MEMORY_MB || memoryMB > MAX_MEMORY_MB) {
+    return `memory size ${memoryMB} MB is not a Lambda memory size (${MIN_MEMORY_MB} to ${MAX_MEMORY_MB} MB)`;
+  }
+  if (!Number.isInteger(cpuPeriodUs) || cpuPeriodUs < MIN_CPU_PERIOD_US || cpuPeriodUs > MAX_CPU_PERIOD_US) {
+    return `CPU period ${cpuPeriodUs} µs is outside the kernel's range (${MIN_CPU_PERIOD_US} to ${MAX_CPU_PERIOD_US} µs)`;
+  }
+  if (!(initCpus > 0) || !Number.isFinite(initCpus)) return `INIT CPUs ${initCpus} is not a positive number of vCPUs`;
+  if (quotaUs(initCpus, cpuPeriodUs) < MIN_CPU_QUOTA_US) {
+    return `${initCpus} vCPUs over a ${cpuPeriodUs} µs period is a quota under the kernel's 1 ms minimum`;
+  }
+  const quota = quotaUs(invokeCpus(memoryMB), cpuPeriodUs);
+  if (quota < MIN_CPU_QUOTA_US) {
+    const shortest = Math.ceil((MIN_CPU_QUOTA_US * MB_PER_VCPU) / memoryMB);
+    return (
+      `${memoryMB} MB over a ${cpuPeriodUs} µs CPU period is a quota of ${quota} µs, under the kernel's 1 ms minimum: ` +
+      `use a period of at least ${shortest} µs`
+    );
+  }
+  return undefined;
+}
+
+/** The failure reason of a sample the memory limit killed. */
+export function outOfMemoryReason(memoryMB: number): string {
+  return `out of memory at ${memoryMB} MB`;
+}
