@@ -1,15 +1,9 @@
 /** The power-tuning view on synthetic medians, every expectation computed by hand. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  coldStartCost,
-  powerPoints,
-  powerTuning,
-  powerTuningMarkdown,
-  powerTuningSpec,
-  type PowerCell,
-} from '../metrics/analyse/power-tuning.ts';
-import { renderSvg } from '../metrics/output/charts.ts';
+import { coldStartCost, powerTuning, type PowerCell } from '../metrics/analyse/power-tuning.ts';
+import { powerPoints, powerTuningMarkdown, powerTuningSpec } from '../metrics/report/power-tuning.ts';
+import { renderSvg } from '../metrics/report/charts.ts';
 
 // x86: $0.0000166667 per GB-s, so $ per million = s × GB × 16.6667
 const price = { pricePerGBs: 0.0000166667 };

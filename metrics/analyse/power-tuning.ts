@@ -2,19 +2,14 @@
  * A power-tuning view of cold starts: per framework and route count, what a cold start costs at
  * each Lambda memory size, the cheapest size, the fastest size within +10 % of that cost, the
  * smallest size that ran at all, and the platform limits a cell crosses. Pure functions on the
- * cells' medians; the table and the chart spec are built here, rendered elsewhere.
+ * cells' medians; report/power-tuning.ts turns them into the table and the chart.
  */
-import type { TopLevelSpec } from 'vega-lite';
-import { costPerMillion, dollars } from '../cost.ts';
-import { logTicks } from '../output/charts.ts';
-import { markdownTable, ms, type Align } from '../output/format.ts';
+import { costPerMillion, REQUEST_PRICE_PER_MILLION } from './cost.ts';
 
 /** Lambda's INIT phase of an on-demand function may take at most 10 s. */
 export const INIT_LIMIT_MS = 10_000;
 /** API Gateway gives up on an integration after 29 s. */
 export const API_GATEWAY_TIMEOUT_MS = 29_000;
-/** Lambda's request charge, $ per million requests. */
-export const REQUEST_PRICE_PER_MILLION = 0.2;
 /** "Fastest within budget": a size may cost at most this share more than the cheapest. */
 export const BUDGET_SHARE = 0.1;
 /** Costs are compared with this relative tolerance, so a size at exactly +10 % counts as within. */
@@ -87,9 +82,10 @@ function sizeOf(cell: PowerCell, price: PowerPrice): PowerSize {
   };
 }
 
-type RanSize = PowerSize & { costPerMillion: number; firstResponseMs: number };
+export type RanSize = PowerSize & { costPerMillion: number; firstResponseMs: number };
 
-function ran(size: PowerSize): size is RanSize {
+/** A size that ran (a cold start was measured and priced). */
+export function ran(size: PowerSize): size is RanSize {
   return size.costPerMillion !== undefined && size.firstResponseMs !== undefined;
 }
 
@@ -127,146 +123,4 @@ export function powerTuning(cells: PowerCell[], price: PowerPrice): PowerRow[] {
   return [...groups.values()]
     .map((group) => rowOf(group[0]!.framework, group[0]!.routes, group, price))
     .sort((a, b) => (a.framework === b.framework ? a.routes - b.routes : a.framework < b.framework ? -1 : 1));
-}
-
-const INIT_MARK = '†';
-const RESPONSE_MARK = '‡';
-
-function marks(size: PowerSize): string {
-  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}`;
-}
-
-function sizeText(size: PowerSize | undefined): string {
-  if (!size) return '';
-  if (size.outOfMemory) return 'out of memory';
-  if (!ran(size)) return '–';
-  return `${ms(size.firstResponseMs)} ms · ${dollars(size.costPerMillion)}${marks(size)}`;
-}
-
-function choiceText(row: PowerRow, memoryMB: number | undefined): string {
-  const size = row.sizes.find((s) => s.memoryMB === memoryMB);
-  if (!size || !ran(size)) return '–';
-  return `${size.memoryMB} MB (${dollars(size.costPerMillion)}, ${ms(size.firstResponseMs)} ms)${marks(size)}`;
-}
-
-/** The power-tuning table: one row per framework × routes, a column per memory size, the three choices, then a legend. */
-export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string {
-  if (rows.length === 0) return '_No cell was measured at a Lambda memory size._';
-  const memories = [...new Set(rows.flatMap((r) => r.sizes.map((s) => s.memoryMB)))].sort((a, b) => a - b);
-  const headers = ['framework', 'routes', ...memories.map((m) => `${m} MB`), 'cheapest', 'fastest within +10 %', 'smallest that ran'];
-  const align: Align[] = ['left', 'right', ...memories.map((): Align => 'right'), 'left', 'left', 'left'];
-  const body = rows.map((row) => [
-    row.framework,
-    String(row.routes),
-    ...memories.map((m) => sizeText(row.sizes.find((s) => s.memoryMB === m))),
-    choiceText(row, row.cheapest),
-    choiceText(row, row.fastestWithinBudget),
-    row.smallestThatRan === undefined ? 'none' : `${row.smallestThatRan} MB`,
-  ]);
-  const requests = price.includeRequests ? ` + $${REQUEST_PRICE_PER_MILLION} per million requests` : '';
-  const legend = [
-    `Each cell: median cold start (spawn → first response) · $ per million cold starts = ms / 1000 × MB / 1024 × ` +
-      `$${price.pricePerGBs} per GB-s × 10^6${requests}. "fastest within +10 %": the fastest size costing at most ` +
-      `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
-    `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
-      `${API_GATEWAY_TIMEOUT_MS / 1000} s (API Gateway's integration timeout).`,
-  ];
-  return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
-}
-
-export interface PowerPoint {
-  series: string;
-  memoryMB: number;
-  ms: number;
-  dollars: number;
-}
-
-export function powerPoints(rows: PowerRow[]): PowerPoint[] {
-  return rows.flatMap((row) =>
-    row.sizes.filter(ran).map((s) => ({
-      series: `${row.framework} · ${row.routes} routes`,
-      memoryMB: s.memoryMB,
-      ms: s.firstResponseMs,
-      dollars: s.costPerMillion,
-    })),
-  );
-}
-
-const WIDTH = 640;
-const PANEL_HEIGHT = 260;
-
-/**
- * Cold-start time and $ per million cold starts against memory size, one line per framework ×
- * routes, log axes; API Gateway's 29 s as a dashed rule when the time axis reaches it. No config
- * (fonts, legend width): the caller adds the one its other charts use.
- */
-export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
-  const values = powerPoints(rows);
-  const title = 'Cold start and its cost against Lambda memory size';
-  if (values.length === 0) {
-    const subtitle = 'no cell ran at a memory size';
-    return { title: { text: title, subtitle }, width: WIDTH, height: 80, data: { values: [{}] }, mark: { type: 'text', text: 'no data' } };
-  }
-  const memories = [...new Set(values.map((v) => v.memoryMB))].sort((a, b) => a - b);
-  const labels = [...new Set(values.map((v) => v.series))];
-  const ticksOf = (field: 'ms' | 'dollars') => logTicks(Math.min(...values.map((v) => v[field])), Math.max(...values.map((v) => v[field])));
-  const msTicks = ticksOf('ms');
-  const dollarTicks = ticksOf('dollars');
-  const gatewayRule = API_GATEWAY_TIMEOUT_MS >= msTicks[0]! && API_GATEWAY_TIMEOUT_MS <= msTicks.at(-1)!;
-  const memoryScale = { type: 'log' as const, domain: [memories[0]!, memories.at(-1)!], nice: false, padding: 12 };
-  const memoryAxis = { values: memories, format: ',' };
-  const x = { field: 'memoryMB', type: 'quantitative' as const, title: 'Lambda memory, MB (log)', scale: memoryScale, axis: memoryAxis };
-  const scheme = labels.length > 10 ? 'tableau20' : 'tableau10';
-  const color = { field: 'series', type: 'nominal', title: 'framework · routes', scale: { domain: labels, scheme } } as const;
-  const line = { type: 'line', point: { size: 40 }, strokeWidth: 2 } as const;
-  const y = (field: 'ms' | 'dollars', title: string, ticks: number[], format: string) => ({
-    field,
-    type: 'quantitative' as const,
-    title,
-    scale: { type: 'log' as const, domain: [ticks[0]!, ticks.at(-1)!], nice: false },
-    axis: { values: ticks, format },
-  });
-  return {
-    title: {
-      text: title,
-      subtitle: 'median per cell; INIT at full CPU, the first request at memory / 1769 vCPUs; sizes that ran out of memory are absent',
-    },
-    data: { values: values as unknown as Record<string, unknown>[] },
-    vconcat: [
-      {
-        width: WIDTH,
-        height: PANEL_HEIGHT,
-        layer: [
-          {
-            mark: line,
-            encoding: {
-              x,
-              y: y('ms', 'cold start: ms from spawn to first response (log)', msTicks, ','),
-              color,
-            },
-          },
-          ...(gatewayRule
-            ? [
-                { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
-                {
-                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text: 'API Gateway timeout, 29 s' },
-                  encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: memories[0]! } },
-                },
-              ]
-            : []),
-        ],
-      },
-      {
-        width: WIDTH,
-        height: PANEL_HEIGHT,
-        mark: line,
-        encoding: {
-          x,
-          y: y('dollars', '$ per million cold starts (log)', dollarTicks, '$,.3~f'),
-          color,
-        },
-      },
-    ],
-    resolve: { scale: { color: 'shared' } },
-  };
 }

@@ -1,0 +1,153 @@
+/**
+ * The power-tuning view in a report: the table (a row per framework × routes, a column per memory
+ * size, the cheapest size, the fastest within +10 % of its cost, the smallest that ran) and the
+ * vega-lite spec of its chart (cold start and $ per million against memory size).
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import { REQUEST_PRICE_PER_MILLION } from '../analyse/cost.ts';
+import { API_GATEWAY_TIMEOUT_MS, BUDGET_SHARE, INIT_LIMIT_MS, ran, type PowerPrice, type PowerRow, type PowerSize } from '../analyse/power-tuning.ts';
+import { markdownTable, ms, type Align } from '../core/format.ts';
+import { logTicks } from './charts.ts';
+import { dollars } from './cost-table.ts';
+
+const INIT_MARK = '†';
+const RESPONSE_MARK = '‡';
+
+function marks(size: PowerSize): string {
+  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}`;
+}
+
+function sizeText(size: PowerSize | undefined): string {
+  if (!size) return '';
+  if (size.outOfMemory) return 'out of memory';
+  if (!ran(size)) return '–';
+  return `${ms(size.firstResponseMs)} ms · ${dollars(size.costPerMillion)}${marks(size)}`;
+}
+
+function choiceText(row: PowerRow, memoryMB: number | undefined): string {
+  const size = row.sizes.find((s) => s.memoryMB === memoryMB);
+  if (!size || !ran(size)) return '–';
+  return `${size.memoryMB} MB (${dollars(size.costPerMillion)}, ${ms(size.firstResponseMs)} ms)${marks(size)}`;
+}
+
+/** The power-tuning table: one row per framework × routes, a column per memory size, the three choices, then a legend. */
+export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string {
+  if (rows.length === 0) return '_No cell was measured at a Lambda memory size._';
+  const memories = [...new Set(rows.flatMap((r) => r.sizes.map((s) => s.memoryMB)))].sort((a, b) => a - b);
+  const headers = ['framework', 'routes', ...memories.map((m) => `${m} MB`), 'cheapest', 'fastest within +10 %', 'smallest that ran'];
+  const align: Align[] = ['left', 'right', ...memories.map((): Align => 'right'), 'left', 'left', 'left'];
+  const body = rows.map((row) => [
+    row.framework,
+    String(row.routes),
+    ...memories.map((m) => sizeText(row.sizes.find((s) => s.memoryMB === m))),
+    choiceText(row, row.cheapest),
+    choiceText(row, row.fastestWithinBudget),
+    row.smallestThatRan === undefined ? 'none' : `${row.smallestThatRan} MB`,
+  ]);
+  const requests = price.includeRequests ? ` + $${REQUEST_PRICE_PER_MILLION} per million requests` : '';
+  const legend = [
+    `Each cell: median cold start (spawn → first response) · $ per million cold starts = ms / 1000 × MB / 1024 × ` +
+      `$${price.pricePerGBs} per GB-s × 10^6${requests}. "fastest within +10 %": the fastest size costing at most ` +
+      `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
+    `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
+      `${API_GATEWAY_TIMEOUT_MS / 1000} s (API Gateway's integration timeout).`,
+  ];
+  return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
+}
+
+export interface PowerPoint {
+  series: string;
+  memoryMB: number;
+  ms: number;
+  dollars: number;
+}
+
+export function powerPoints(rows: PowerRow[]): PowerPoint[] {
+  return rows.flatMap((row) =>
+    row.sizes.filter(ran).map((s) => ({
+      series: `${row.framework} · ${row.routes} routes`,
+      memoryMB: s.memoryMB,
+      ms: s.firstResponseMs,
+      dollars: s.costPerMillion,
+    })),
+  );
+}
+
+const WIDTH = 640;
+const PANEL_HEIGHT = 260;
+
+/**
+ * Cold-start time and $ per million cold starts against memory size, one line per framework ×
+ * routes, log axes; API Gateway's 29 s as a dashed rule when the time axis reaches it. No config
+ * (fonts, legend width): the caller adds the one its other charts use.
+ */
+export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
+  const values = powerPoints(rows);
+  const title = 'Cold start and its cost against Lambda memory size';
+  if (values.length === 0) {
+    const subtitle = 'no cell ran at a memory size';
+    return { title: { text: title, subtitle }, width: WIDTH, height: 80, data: { values: [{}] }, mark: { type: 'text', text: 'no data' } };
+  }
+  const memories = [...new Set(values.map((v) => v.memoryMB))].sort((a, b) => a - b);
+  const labels = [...new Set(values.map((v) => v.series))];
+  const ticksOf = (field: 'ms' | 'dollars') => logTicks(Math.min(...values.map((v) => v[field])), Math.max(...values.map((v) => v[field])));
+  const msTicks = ticksOf('ms');
+  const dollarTicks = ticksOf('dollars');
+  const gatewayRule = API_GATEWAY_TIMEOUT_MS >= msTicks[0]! && API_GATEWAY_TIMEOUT_MS <= msTicks.at(-1)!;
+  const memoryScale = { type: 'log' as const, domain: [memories[0]!, memories.at(-1)!], nice: false, padding: 12 };
+  const memoryAxis = { values: memories, format: ',' };
+  const x = { field: 'memoryMB', type: 'quantitative' as const, title: 'Lambda memory, MB (log)', scale: memoryScale, axis: memoryAxis };
+  const scheme = labels.length > 10 ? 'tableau20' : 'tableau10';
+  const color = { field: 'series', type: 'nominal', title: 'framework · routes', scale: { domain: labels, scheme } } as const;
+  const line = { type: 'line', point: { size: 40 }, strokeWidth: 2 } as const;
+  const y = (field: 'ms' | 'dollars', title: string, ticks: number[], format: string) => ({
+    field,
+    type: 'quantitative' as const,
+    title,
+    scale: { type: 'log' as const, domain: [ticks[0]!, ticks.at(-1)!], nice: false },
+    axis: { values: ticks, format },
+  });
+  return {
+    title: {
+      text: title,
+      subtitle: 'median per cell; INIT at full CPU, the first request at memory / 1769 vCPUs; sizes that ran out of memory are absent',
+    },
+    data: { values: values as unknown as Record<string, unknown>[] },
+    vconcat: [
+      {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        layer: [
+          {
+            mark: line,
+            encoding: {
+              x,
+              y: y('ms', 'cold start: ms from spawn to first response (log)', msTicks, ','),
+              color,
+            },
+          },
+          ...(gatewayRule
+            ? [
+                { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
+                {
+                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text: 'API Gateway timeout, 29 s' },
+                  encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: memories[0]! } },
+                },
+              ]
+            : []),
+        ],
+      },
+      {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        mark: line,
+        encoding: {
+          x,
+          y: y('dollars', '$ per million cold starts (log)', dollarTicks, '$,.3~f'),
+          color,
+        },
+      },
+    ],
+    resolve: { scale: { color: 'shared' } },
+  };
+}
