@@ -9,6 +9,7 @@ import { TARGETS, VARIANTS, type Variant } from '../../generators/types.ts';
 import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
 import { DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, parsePrecision, precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
 import { UsageError } from '../core/errors.ts';
+import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, MAX_CPU_PERIOD_US } from '../measure/limits/settings.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
 import { RUNTIME_NAMES } from '../plan/runtimes.ts';
@@ -20,6 +21,7 @@ import {
   parseFrameworks,
   parseInteger,
   parseList,
+  parsePositive,
   parseMemory,
   parsePrice,
   parseRoutes,
@@ -172,5 +174,24 @@ export function addTargetOptions(command: Command): Command {
         '--lambda-memory <list>',
         'comma list of Lambda memory sizes in MB (128–10240): each sample runs in a cgroup with that memory limit and, after INIT, that CPU share (MB / 1769 vCPUs); absent = no limits',
       ).argParser((text: string) => [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b)),
+    )
+    .addOption(
+      new Option('--init-cpus <n>', 'with --lambda-memory: vCPUs during INIT (Lambda runs the INIT of an on-demand function at full speed)')
+        .default(DEFAULT_INIT_CPUS)
+        .argParser(parsePositive('--init-cpus', 64, 'a number of vCPUs')),
+    )
+    .addOption(
+      new Option('--cpu-period <ms>', 'with --lambda-memory: the CPU quota period; a short first request fits in one period\'s quota')
+        .default(DEFAULT_CPU_PERIOD_US / 1000)
+        .argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
     );
+}
+
+export interface LimitOptions {
+  initCpus: number;
+  cpuPeriodUs: number;
+}
+
+export function limitOptionsOf(opts: Record<string, unknown>): LimitOptions {
+  return { initCpus: opts.initCpus as number, cpuPeriodUs: Math.round((opts.cpuPeriod as number) * 1000) };
 }

@@ -87,3 +87,12 @@ export function parseRatio(text: string): number {
   }
   return n;
 }
+
+/** A positive decimal number up to `max` (e.g. `--init-cpus 1.5`). */
+export function parsePositive(option: string, max: number, what: string): (text: string) => number {
+  return (text: string) => {
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0) || n > max) throw new UsageError(`${option}: "${text}" is not ${what} above 0 and at most ${max}`);
+    return n;
+  };
+}

@@ -12,7 +12,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
 import { decideRound, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, formatPrecision, precisionSettings, type CellProgress, type PrecisionSettings } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { EXIT_INTERRUPTED } from '../core/errors.ts';
+import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { machine, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
@@ -23,7 +23,12 @@ import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV } from '../measure/environment.ts';
 import { Progress } from '../measure/progress.ts';
-import { blockedRecord, runSample } from '../measure/sample.ts';
+import { detectLimits } from '../measure/limits/detect.ts';
+import { guardLimits } from '../measure/limits/registry.ts';
+import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, MB_PER_VCPU, type LimitSettings } from '../measure/limits/settings.ts';
+import type { LimitsMechanism } from '../measure/limits/types.ts';
+import { limitHooks } from '../measure/limited.ts';
+import { blockedRecord, runSample, type SampleHooks } from '../measure/sample.ts';
 import { targetOf } from '../measure/targets/index.ts';
 import { MeasurementSession, pointLatest } from '../measure/session.ts';
 import { loadRun, writeReport } from '../report/write.ts';
@@ -38,6 +43,8 @@ import {
   costOptionsOf,
   exportOf,
   leverListsOf,
+  limitOptionsOf,
+  type LimitOptions,
   precisionOf,
   selectionOf,
 } from './options.ts';
@@ -61,6 +68,22 @@ export interface RunOptions extends CellOptions {
   progressStream?: NodeJS.WriteStream;
   /** the cost model (--memory, --arch, --price), kept in meta.json for the report */
   cost?: CostOptions;
+  /** with memory sizes: the INIT CPU and the quota period */
+  limits?: LimitOptions;
+}
+
+/** With memory sizes to run at: the mechanism, or a one-line UsageError saying what is needed; every size checked. */
+function limitsFor(options: RunOptions): { mechanism: LimitsMechanism; settings: (memoryMB: number) => LimitSettings } | undefined {
+  if (!options.memories?.length) return undefined;
+  const { initCpus, cpuPeriodUs } = options.limits ?? { initCpus: DEFAULT_INIT_CPUS, cpuPeriodUs: DEFAULT_CPU_PERIOD_US };
+  const settings = (memoryMB: number) => limitSettings(memoryMB, initCpus, cpuPeriodUs);
+  for (const memoryMB of options.memories) {
+    const problem = limitSettingsError(settings(memoryMB));
+    if (problem) throw new UsageError(`--lambda-memory/--cpu-period: ${problem}`);
+  }
+  const detected = detectLimits();
+  if (!detected.ok) throw new UsageError(`--lambda-memory: ${detected.reason}`);
+  return { mechanism: detected.mechanism, settings };
 }
 
 export interface RunResult {
@@ -87,6 +110,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const progressStream = options.progressStream ?? process.stderr;
   const log = (line: string) => progressStream.write(`${line}\n`);
   const environment = childEnvironment(process.env);
+  const limits = limitsFor(options);
   const session = new MeasurementSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' });
   let prepared;
   try {
@@ -118,6 +142,17 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       ...costMetaOptions(options.cost),
       targets: options.targets ?? ['server'],
       ...(options.memories ? { lambdaMemory: options.memories } : {}),
+      ...(limits
+        ? {
+            limits: {
+              ...limits.mechanism.info,
+              initCpus: options.limits?.initCpus ?? DEFAULT_INIT_CPUS,
+              cpuPeriodUs: options.limits?.cpuPeriodUs ?? DEFAULT_CPU_PERIOD_US,
+              mbPerVcpu: MB_PER_VCPU,
+              join: 'a shell joins the cgroup, then execs the runtime (same pid)',
+            },
+          }
+        : {}),
       runtimes: levers.lists.runtimes,
       builds: levers.lists.builds,
       compileCaches: levers.lists.compileCaches,
@@ -143,18 +178,30 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     const { planned } = run;
     if (!planned.launch) return Promise.resolve(blockedRecord(run, planned.blocked!));
     const launch = planned.launch;
-    return caches.run(run.cell, (cacheDir, recorded) =>
-      runSample({
-        target: targetOf(run.cell.target),
-        cell: run.cell,
-        launch: launchOf(launch, session.scratch, environment.env, cacheDir),
-        contract: planned.contract,
-        phase: run.phase,
-        index: run.index,
-        timeoutMs: options.timeoutMs,
-        checkInvalidBody: recorded && run.checkInvalidBody,
-      }),
-    );
+    return caches.run(run.cell, (cacheDir, recorded) => {
+      // at a memory size the child runs in its own cgroup: made here, removed by its hooks
+      let hooks: SampleHooks = {};
+      if (limits && run.cell.memory > 0) {
+        try {
+          hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
+        } catch (error) {
+          return Promise.resolve(blockedRecord(run, { kind: 'failed', reason: `limits: ${(error as Error).message}` }));
+        }
+      }
+      return runSample(
+        {
+          target: targetOf(run.cell.target),
+          cell: run.cell,
+          launch: launchOf(launch, session.scratch, environment.env, cacheDir),
+          contract: planned.contract,
+          phase: run.phase,
+          index: run.index,
+          timeoutMs: options.timeoutMs,
+          checkInvalidBody: recorded && run.checkInvalidBody,
+        },
+        hooks,
+      );
+    });
   };
   let samplesDurationMs = 0;
   let recorded = 0;
@@ -182,6 +229,8 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   };
   // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
   const load = startLoadMonitor();
+  // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
+  const limitsGuard = limits ? guardLimits() : undefined;
   try {
     await session.each(plan, step);
     // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
@@ -200,6 +249,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       await session.each(next, step);
     }
   } finally {
+    limitsGuard?.dispose();
     meta.load = load.stop();
     progress.stop();
     caches.cleanup();
@@ -258,6 +308,7 @@ export function registerRunCommand(program: Command): void {
       cost: costOptionsOf(opts),
       levers: leverListsOf(opts),
       targets: opts.target as Target[],
+      limits: limitOptionsOf(opts),
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
     });
     writeExport(exportOf(opts), result.summaries);

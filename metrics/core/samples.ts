@@ -18,6 +18,20 @@ export const HEADLINE_METRICS = ['startup', 'listen', 'firstResponse'] as const 
  */
 export type Marks = { firstResponse: number } & Partial<Record<Metric, number>>;
 
+/** A sample run in its own cgroup at a memory size: what the limits did. */
+export interface LimitsRecord {
+  memoryMB: number;
+  /** the cgroup's memory peak, bytes (page cache the child read counts too) */
+  peakBytes?: number;
+  outOfMemory: boolean;
+  /** CPU time the child used during INIT (at the INIT share) and for the first request (at the memory's share), ms */
+  initCpuMs?: number;
+  requestCpuMs?: number;
+  /** time the memory's CPU share held the first request back, ms, and in how many quota periods */
+  requestThrottledMs?: number;
+  requestThrottledPeriods?: number;
+}
+
 /** What Lambda's REPORT line says of an invocation, for targets that run as Lambda does. */
 export interface LambdaFigures {
   /** Init Duration: spawn → the first `next` */
@@ -67,6 +81,8 @@ export interface SampleRecord {
   marks?: Marks;
   /** the REPORT figures, for Lambda-shaped targets */
   lambda?: LambdaFigures;
+  /** what the memory size's limits did, for cells run at one (--lambda-memory) */
+  limits?: LimitsRecord;
   /** the child's CPU time at its marks (absent in older runs) */
   cpu?: CpuMarks;
   rss?: number;

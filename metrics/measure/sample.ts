@@ -182,6 +182,8 @@ export interface SampleHooks {
   wrap?: (launch: Launch) => Launch;
   /** called when the target says INIT is over, before the first request */
   endOfInit?: () => Promise<void>;
+  /** called once the child and its group are gone, with how it ended before the runner stopped it */
+  after?: (record: SampleRecord, exit: { signal: NodeJS.Signals | null }) => Promise<void>;
 }
 
 export async function runSample(request: SampleRequest, hooks: SampleHooks = {}): Promise<SampleRecord> {
@@ -191,12 +193,19 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const record: SampleRecord = { cell, phase: request.phase, index: request.index, ok: false, durationMs: 0, at };
   const targetSample = await target.open({ cell, file: request.launch.args.at(-1) ?? '' });
   let stderr = '';
-  const spawnAt = performance.now();
-  const deadline = spawnAt + request.timeoutMs;
   const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env } };
   const launch = hooks.wrap ? hooks.wrap(base) : base;
+  // the clock starts after the wrap: a limits wrapper prepares the kernel first, outside the sample
+  const spawnAt = performance.now();
+  const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
+  // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
+  let stopping = false;
+  let ended: { signal: NodeJS.Signals | null } = { signal: null };
+  child.once('exit', (_code, signal) => {
+    if (!stopping) ended = { signal };
+  });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
   });
@@ -220,9 +229,11 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     record.ok = false;
     record.error = error instanceof SampleFailure ? error.message : `runner error: ${(error as Error).message}`;
   } finally {
+    stopping = true;
     await stopGroup(child);
     await targetSample.close();
     record.durationMs = performance.now() - spawnAt;
+    await hooks.after?.(record, ended);
   }
   if (!record.ok && stderr.trim()) record.stderrTail = stderr.trim().slice(-STDERR_TAIL);
   return record;

@@ -3,16 +3,19 @@
  * median vs routes with the 95 % CI band per series (firstResponse, listen), log–log, and the
  * stacked phase breakdown per series at one route count.
  */
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { PHASES, phaseBreakdown, seriesOf, type ScalingMetric } from '../analyse/scaling.ts';
 
 const WIDTH = 640;
 const HEIGHT = 400;
 
-/** Render a vega-lite spec to an SVG string (fonts are not measured: vega estimates text widths). */
+/**
+ * Render a vega-lite spec to an SVG string (fonts are not measured: vega estimates text widths).
+ * vega and vega-lite load on the first chart, not with every command (they take about a second).
+ */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
     const svg = await view.toSVG();
@@ -22,7 +25,8 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-const CONFIG = {
+/** The look every chart shares. */
+export const CHART_CONFIG = {
   background: 'white',
   font: 'DejaVu Sans, Helvetica, Arial, sans-serif',
   title: { fontSize: 16, subtitleFontSize: 12, subtitleColor: '#555', anchor: 'start', offset: 12 },
@@ -38,7 +42,7 @@ const METRIC_TEXT: Record<ScalingMetric, { title: string; axis: string }> = {
 function noData(title: string, why: string): TopLevelSpec {
   return {
     title: { text: title, subtitle: why },
-    config: CONFIG,
+    config: CHART_CONFIG,
     width: WIDTH,
     height: 80,
     data: { values: [{}] },
@@ -96,7 +100,7 @@ export function curveSpec(summaries: CellSummary[], metric: ScalingMetric): TopL
   const bandColor = { ...color, legend: null } as const;
   return {
     title: { text: text.title, subtitle: 'median of the successful samples per cell; shaded band: 95 % bootstrap CI of the median' },
-    config: CONFIG,
+    config: CHART_CONFIG,
     width: WIDTH,
     height: HEIGHT,
     data: { values: values as unknown as Record<string, unknown>[] },
@@ -131,7 +135,7 @@ export function phasesSpec(summaries: CellSummary[], routes: number | undefined)
   if (rows.length === 0) return noData(title, 'no successful sample at this route count');
   return {
     title: { text: title, subtitle: 'median of the per-sample duration of each phase; the stack is close to, not exactly, the firstResponse median' },
-    config: CONFIG,
+    config: CHART_CONFIG,
     width: WIDTH,
     height: Math.max(140, 44 * new Set(rows.map((r) => r.series)).size),
     data: { values: rows },

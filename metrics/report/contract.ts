@@ -55,6 +55,8 @@ export interface CsvColumn {
 export interface Output {
   /** the file this output writes into the run folder */
   file?: string;
+  /** write the file only for runs this says yes to (default: every run) */
+  when?(context: ReportContext): boolean;
   render?(context: ReportContext): string | Promise<string>;
   /** a section this output adds to summary.md (for example a link or a table) */
   section?(context: ReportContext): MarkdownSection | undefined;

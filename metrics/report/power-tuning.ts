@@ -5,9 +5,21 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { REQUEST_PRICE_PER_MILLION } from '../analyse/cost.ts';
-import { API_GATEWAY_TIMEOUT_MS, BUDGET_SHARE, INIT_LIMIT_MS, ran, type PowerPrice, type PowerRow, type PowerSize } from '../analyse/power-tuning.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import {
+  API_GATEWAY_TIMEOUT_MS,
+  BUDGET_SHARE,
+  INIT_LIMIT_MS,
+  powerTuning,
+  ran,
+  type PowerCell,
+  type PowerPrice,
+  type PowerRow,
+  type PowerSize,
+} from '../analyse/power-tuning.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
-import { logTicks } from './charts.ts';
+import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
+import type { MarkdownSection, ReportContext } from './contract.ts';
 import { dollars } from './cost-table.ts';
 
 const INIT_MARK = '†';
@@ -98,7 +110,7 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
   const memoryAxis = { values: memories, format: ',' };
   const x = { field: 'memoryMB', type: 'quantitative' as const, title: 'Lambda memory, MB (log)', scale: memoryScale, axis: memoryAxis };
   const scheme = labels.length > 10 ? 'tableau20' : 'tableau10';
-  const color = { field: 'series', type: 'nominal', title: 'framework · routes', scale: { domain: labels, scheme } } as const;
+  const color = { field: 'series', type: 'nominal', title: 'framework · routes', scale: { domain: labels, scheme }, legend: { labelLimit: 400, titleLimit: 400 } } as const;
   const line = { type: 'line', point: { size: 40 }, strokeWidth: 2 } as const;
   const y = (field: 'ms' | 'dollars', title: string, ticks: number[], format: string) => ({
     field,
@@ -149,5 +161,52 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
       },
     ],
     resolve: { scale: { color: 'shared' } },
+  };
+}
+
+/** The power-tuning cells of a run: every cell run at a memory size, labelled by framework and the other varying dimensions. */
+export function powerCells(summaries: CellSummary[]): PowerCell[] {
+  const sized = summaries.filter((s) => s.cell.memory > 0 && !s.unsupported);
+  const varying = (['target', 'variant', 'runtime', 'build', 'compileCache'] as const).filter((d) => new Set(sized.map((s) => s.cell[d])).size > 1);
+  return sized.map((s) => {
+    const extras = varying.map((d) => `${d}=${s.cell[d]}`);
+    const initMs = (s.metrics.init ?? s.metrics.listen)?.median;
+    return {
+      framework: extras.length ? `${s.cell.framework} [${extras.join(', ')}]` : s.cell.framework,
+      routes: s.cell.routes,
+      memoryMB: s.cell.memory,
+      ...(s.metrics.firstResponse ? { firstResponseMs: s.metrics.firstResponse.median } : {}),
+      ...(initMs !== undefined ? { initMs } : {}),
+      outOfMemory: s.errors.some((e) => /^out of memory at /.test(e.reason)),
+    };
+  });
+}
+
+function priceOf(context: ReportContext): PowerPrice {
+  // every cold start on Lambda is a request too
+  return { pricePerGBs: context.cost.pricePerGBs, includeRequests: true };
+}
+
+export const POWER_TUNING_CHART = 'chart-power-tuning.svg';
+
+export function hasPowerTuning(context: ReportContext): boolean {
+  return context.summaries.some((s) => s.cell.memory > 0);
+}
+
+export function powerTuningChart(context: ReportContext): Promise<string> {
+  return renderSvg({ ...powerTuningSpec(powerTuning(powerCells(context.summaries), priceOf(context))), config: CHART_CONFIG });
+}
+
+export function powerTuningSection(context: ReportContext): MarkdownSection | undefined {
+  if (!hasPowerTuning(context)) return undefined;
+  const price = priceOf(context);
+  const rows = powerTuning(powerCells(context.summaries), price);
+  const limits = context.meta?.options.limits as { kind?: string; initCpus?: number; cpuPeriodUs?: number } | undefined;
+  const how = limits
+    ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ${limits.initCpus ?? '?'} vCPUs during INIT (spawn → ready line, or → the first \`next\`) and memory / 1769 vCPUs after it, in quota periods of ${(limits.cpuPeriodUs ?? 0) / 1000} ms.`
+    : 'Each cell ran at its memory size.';
+  return {
+    title: 'Power tuning: cold starts by Lambda memory size',
+    body: `${how} Lambda gives a function CPU in proportion to its memory (a full vCPU at 1769 MB), so work a framework defers to the first request slows down with the share, while INIT runs at full speed.\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };
 }

@@ -20,6 +20,7 @@ import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
 import { lambdaSection } from './lambda.ts';
+import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSection } from './power-tuning.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
 
@@ -35,6 +36,8 @@ export const OUTPUTS: Output[] = [
   { file: 'chart-listen.svg', render: (context) => curveChart(context.summaries, 'listen') },
   { file: 'scaling.md', render: scalingMarkdown, section: scalingSection },
   { file: 'chart-phases.svg', render: (context) => phasesChart(context.summaries, context.phasesAt), section: phasesSection },
+  // cells run at Lambda memory sizes: cost and cold start by size, the cheapest and the fastest within +10 %
+  { file: POWER_TUNING_CHART, when: hasPowerTuning, render: powerTuningChart, section: powerTuningSection },
   // Lambda cells: their REPORT figures, and the adapter's cost beside the server
   { section: lambdaSection },
   // no file: the cost table in summary.md
@@ -93,7 +96,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   const sections: MarkdownSection[] = [];
   const columns: ExtraColumn[] = [];
   for (const output of OUTPUTS) {
-    if (output.file && output.render) {
+    if (output.file && output.render && (output.when?.(context) ?? true)) {
       writeFileSync(path.join(dir, output.file), await output.render(context));
       written.push(output.file);
     }
