@@ -1,0 +1,49 @@
+// Lint: ESLint's recommended rules and typescript-eslint's strict type-aware set (it reads tsconfig.json's program)
+// for the TypeScript in generators/, metrics/ and test/; plain JavaScript (the config files, test/fixtures/*.js) gets
+// the rules that need no types. Layout is prettier's job; import cycles are dependency-cruiser's (npm run cycles).
+import js from '@eslint/js';
+import stylistic from '@stylistic/eslint-plugin';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  globalIgnores(['generated/', 'results/', '.runtimes/', '.cache/']),
+  js.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: globals.node,
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { '@stylistic': stylistic },
+    rules: {
+      // prettier breaks code at 140 but cannot break a long string, template or comment
+      '@stylistic/max-len': ['error', { code: 140 }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // node:test's describe() and it() return promises that the runner itself awaits
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] },
+      ],
+      // numbers and booleans in template literals are how every message and generated line is written
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `(error) => reject(error)` is the shorthand every callback uses; a void value returned from a block is still reported
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // with noUncheckedIndexedAccess every `list[0]` is `T | undefined`: `!` is the explicit, greppable claim that it is there
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['test/fixtures/**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
