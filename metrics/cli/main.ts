@@ -10,6 +10,8 @@ import { registerCleanCommand } from './clean.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
+import { registerLambdaImportCommand } from './lambda-import.ts';
+import { registerLambdaPackageCommand } from './lambda-package.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 
@@ -19,6 +21,8 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerReportCommand,
   registerHyperfineCommand,
   registerCompareCommand,
+  registerLambdaPackageCommand,
+  registerLambdaImportCommand,
   registerCleanCommand,
 ];
 

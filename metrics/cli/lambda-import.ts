@@ -1,0 +1,188 @@
+/**
+ * `lambda-import` (npm run lambda:import): CloudWatch REPORT lines of packaged functions (plain text,
+ * or a Logs Insights CSV or JSON export) into a run folder: samples.jsonl with one `aws-lambda` record
+ * per cold start (metrics/cloud/import.ts), a meta.json that says where the figures came from, and
+ * the report, so `report`, `compare` and the charts read real measurements as they read local ones.
+ * Every line that gave no record is counted and named; an import with no record writes nothing.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { VARIANTS } from '../../generators/types.ts';
+import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
+import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
+import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
+import type { Arch } from '../analyse/cost.ts';
+import { UsageError } from '../core/errors.ts';
+import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
+import { MB_PER_VCPU } from '../measure/limits/settings.ts';
+import { makeWritableDir } from '../measure/session.ts';
+import { writeReport } from '../report/write.ts';
+import { LAMBDA_RUNTIMES, type LambdaRuntime } from './lambda-package.ts';
+import { parseChoice } from './parse.ts';
+import { commandLine, displayPath } from './shared.ts';
+
+export interface LambdaImportOptions {
+  files: string[];
+  out: string;
+  functionName?: string;
+  architecture?: Architecture;
+  /** the Lambda runtime the functions ran on, when the user says (REPORT lines do not) */
+  runtime?: LambdaRuntime;
+  /** the command line, for meta.json */
+  command: string;
+}
+
+export interface LambdaImportOutcome {
+  dir: string;
+  result: ImportResult;
+  /** files of the run folder the report wrote */
+  written: string[];
+}
+
+/** The cost model's name for an architecture (its price per GB-second). */
+const COST_ARCH: Record<Architecture, Arch> = { x86_64: 'x86', arm64: 'arm64' };
+
+/**
+ * When the imported cold starts were logged on AWS: the earliest and latest time the input gave.
+ * Records without one carry the import's time instead, so they are left out; none at all → undefined.
+ */
+function loggedSpan(records: AwsLambdaSampleRecord[], importedAt: string): { first: string; last: string } | undefined {
+  const times = records
+    .map((r) => r.at)
+    .filter((at) => at !== importedAt)
+    .sort();
+  return times.length ? { first: times[0]!, last: times[times.length - 1]! } : undefined;
+}
+
+/**
+ * meta.json of an imported run. The block summary.md builds from it describes the machine the
+ * figures come from: AWS Lambda at the memory size of the cells (the largest, when several), whose
+ * CPU share AWS gives in proportion to memory (one vCPU at 1769 MB); nothing in it is this machine's.
+ */
+export function importMeta(options: LambdaImportOptions, result: ImportResult, importedAt: string): RunMeta {
+  const { records } = result;
+  const memories = [...new Set(records.map((r) => r.cell.memory))].sort((a, b) => a - b);
+  const largest = memories[memories.length - 1]!;
+  const logged = loggedSpan(records, importedAt);
+  const frameworks = [...new Set(records.map((r) => r.cell.framework))].sort();
+  const memoryText = memories.length === 1 ? `${largest} MB` : `${memories.join(', ')} MB; the largest is shown`;
+  return {
+    tool: 'coldstart',
+    toolVersion: toolVersion(),
+    // when the figures were logged on AWS (the earliest and latest cold start), else when they were imported
+    startedAt: logged?.first ?? importedAt,
+    ...(logged ? { finishedAt: logged.last } : {}),
+    command: options.command,
+    options: {
+      source: 'CloudWatch REPORT lines (imported)',
+      files: options.files.map((file) => displayPath(path.resolve(file))),
+      importedAt,
+      ...(options.functionName ? { functionName: options.functionName } : {}),
+      frameworks,
+      routes: [...new Set(records.map((r) => r.cell.routes))].sort((a, b) => a - b),
+      variants: VARIANTS.filter((v) => records.some((r) => r.cell.variant === v)),
+      targets: ['aws-lambda'],
+      memorySizesMB: memories,
+      samples: `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples)`,
+      warmup: 'none',
+      order: 'as invoked on AWS',
+      ...(options.architecture ? { architecture: options.architecture, arch: COST_ARCH[options.architecture] } : {}),
+      ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
+    },
+    machine: {
+      os: `AWS Lambda via imported REPORT lines, at ${memoryText}`,
+      cpu: `${options.architecture ?? 'architecture not given'}, CPU share in proportion to memory (1 vCPU at ${MB_PER_VCPU} MB)`,
+      cores: Math.round((largest / MB_PER_VCPU) * 100) / 100,
+      memoryGB: Math.round((largest / 1024) * 1000) / 1000,
+    },
+    // the node that ran this import; the functions' own runtime is the one below, when given
+    runner: { node: process.version },
+    runtimes: options.runtime ? { node: `${options.runtime} (AWS Lambda managed runtime; minor version not in REPORT lines)` } : {},
+    frameworks: Object.fromEntries(
+      frameworks.map((name) => [
+        name,
+        { version: '(deployed version not in REPORT lines)', packages: {}, validation: '', alwaysValidates: false },
+      ]),
+    ),
+    skipped: {},
+    environment: { passed: ["Lambda's own (the package's template sets NODE_ENV=production)"], dropped: [] },
+  };
+}
+
+/**
+ * Read the files, then write the run folder. Nothing is written when the folder already holds a
+ * run or no cold start came out (UsageError, after `print` got what was read).
+ */
+export async function importLambda(
+  options: LambdaImportOptions,
+  print: (line: string) => void,
+  warn: (line: string) => void = print,
+): Promise<LambdaImportOutcome> {
+  const dir = path.resolve(options.out);
+  if (existsSync(path.join(dir, SAMPLES_FILE))) {
+    throw new UsageError(`--out ${dir} already holds a run (${SAMPLES_FILE}): choose another folder`);
+  }
+  const importedAt = new Date().toISOString();
+  const result = importReports(options.files, {
+    importedAt,
+    ...(options.functionName !== undefined ? { functionName: options.functionName } : {}),
+    ...(options.architecture ? { architecture: options.architecture } : {}),
+  });
+  for (const line of describeImport(result)) print(line);
+  if (result.records.length === 0) {
+    throw new UsageError(
+      `no cold start (a REPORT line with Init Duration) of a packaged function in ${options.files.length} file(s): nothing written`,
+    );
+  }
+  makeWritableDir(dir);
+  const samplesFile = path.join(dir, SAMPLES_FILE);
+  for (const record of result.records) appendSample(samplesFile, record);
+  writeMeta(dir, importMeta(options, result, importedAt));
+  const written = await writeReport(dir, { warn: (line) => warn(`warning: ${line}`) });
+  return { dir, result, written };
+}
+
+export function registerLambdaImportCommand(program: Command): void {
+  program
+    .command('lambda-import')
+    .description(
+      'read CloudWatch REPORT lines (text, or a Logs Insights CSV/JSON export) into a run folder of aws-lambda samples, then report it',
+    )
+    .argument('<files...>', 'files of REPORT lines: plain log text (.txt, .log), or a Logs Insights export (.csv, .json)')
+    .requiredOption('-o, --out <dir>', 'the run folder to write (created if missing; refused when it already holds samples.jsonl)')
+    .option(
+      '--function <name>',
+      'the function every report without a log group of its own belongs to (coldstart-<framework>-<routes>-<variant>)',
+    )
+    .addOption(
+      new Option(
+        '--architecture <arch>',
+        `what the functions ran on, ${ARCHITECTURES.join(' or ')}: recorded with each sample, and the price the cost table uses`,
+      ).argParser(parseChoice('--architecture', ARCHITECTURES)),
+    )
+    .addOption(
+      new Option(
+        '--runtime <runtime>',
+        `the Lambda runtime the functions ran on, ${Object.keys(LAMBDA_RUNTIMES).join(' or ')} (recorded in meta.json)`,
+      ).argParser(parseChoice('--runtime', Object.keys(LAMBDA_RUNTIMES) as LambdaRuntime[])),
+    )
+    .action(async (files: string[], opts: Record<string, unknown>) => {
+      const outcome = await importLambda(
+        {
+          files,
+          out: opts.out as string,
+          command: commandLine(process.argv, 'lambda:import'),
+          ...(typeof opts.function === 'string' ? { functionName: opts.function } : {}),
+          ...(opts.architecture ? { architecture: opts.architecture as Architecture } : {}),
+          ...(opts.runtime ? { runtime: opts.runtime as LambdaRuntime } : {}),
+        },
+        (line) => process.stdout.write(`${line}\n`),
+        (line) => process.stderr.write(`${line}\n`),
+      );
+      process.stdout.write(
+        `results in ${displayPath(outcome.dir)} (summary.md; npm run report -- ${displayPath(outcome.dir)} rebuilds it)\n`,
+      );
+    });
+}
