@@ -60,7 +60,7 @@ describe('CPU time in a real run of node-http and fastify', () => {
 });
 
 describe('a run folder recorded before the child reported CPU time', () => {
-  it('still reports: no CPU columns in summary.md, empty CPU columns in summary.csv', async () => {
+  it('still reports: no CPU columns in summary.md or summary.csv', async () => {
     const samples = [...samplesOf(cell('fastify', 10), spread(100, 5)), ...samplesOf(cell('fastify', 100), spread(150, 5))];
     const dir = writeRun(path.join(tempDir(), 'old'), samples, { samples: 5 });
     assert.ok(!readFileSync(path.join(dir, 'samples.jsonl'), 'utf8').includes('"cpu"'));
@@ -70,7 +70,7 @@ describe('a run folder recorded before the child reported CPU time', () => {
     assert.match(md, /\| 10-startup-fastify-routes\.js/);
     const rows = parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
     assert.equal(Number(rows[0]!.firstResponse_median_ms), 100);
-    for (const column of CPU_CSV_COLUMNS) assert.equal(rows[0]![column], '', column);
+    for (const column of CPU_CSV_COLUMNS) assert.ok(!(column in rows[0]!), column);
   });
 
   it('a stored cpu with a broken value keeps the good ones; the line stays a sample', () => {

@@ -22,6 +22,7 @@
  */
 import { median } from 'simple-statistics';
 import { UsageError } from '../core/errors.ts';
+import { percent } from '../core/format.ts';
 import { bootstrapMedianCI } from './stats.ts';
 
 export const DEFAULT_PRECISION = 0.03;
@@ -126,6 +127,6 @@ export function decideRound(cells: readonly CellProgress[], settings: PrecisionS
 
 /** For the progress line and the report: `n=12 ±2.4 %` (and why it stopped, once it has). */
 export function formatPrecision(state: CellPrecision): string {
-  const width = state.relative === undefined ? '±?' : `±${(state.relative * 100).toFixed(1)} %`;
+  const width = state.relative === undefined ? '±?' : `±${percent(state.relative)}`;
   return `n=${state.samples} ${width}${state.stopped ? ` (${state.stopped})` : ''}`;
 }

@@ -13,6 +13,7 @@ import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
 import { decideRound, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, formatPrecision, precisionSettings, type CellProgress, type PrecisionSettings } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { machine, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
@@ -244,7 +245,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       const labels = open.slice(0, 4).map((c) => `${cellLabel(cells.find((p) => cellKey(p.cell) === c.key)!.cell)} ${formatPrecision(c)}`);
       progress.extend(
         next,
-        `round ${round}: ${open.length} cell(s) above ±${(auto.precision * 100).toFixed(1)} %: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
+        `round ${round}: ${open.length} cell(s) above ±${percent(auto.precision)}: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
       );
       await session.each(next, step);
     }

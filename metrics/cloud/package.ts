@@ -125,10 +125,9 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
     names.add(name);
     const zip = zipHandler(readBundle(entry.bundle, name));
     const codeUri = `${FUNCTIONS_DIR}/${name}.zip`;
-    const request = {
-      path: routePath(entry.cell.routes),
-      body: contractOf({ contract: entry.contract }).validBody(entry.cell.routes, PROBE_NAME),
-    };
+    // the request a user sends to force a cold start: the LAST route (routes are numbered from 0)
+    const last = entry.cell.routes - 1;
+    const request = { path: routePath(last), body: contractOf({ contract: entry.contract }).validBody(last, PROBE_NAME) };
     return { name, zip, codeUri, request, cell: entry.cell };
   });
   const template = samTemplateYaml(

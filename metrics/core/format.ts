@@ -32,3 +32,9 @@ export function markdownTable(headers: string[], rows: string[][], align: Align[
   const rule = headers.map((_, i) => ({ left: ':--', right: '--:', center: ':-:' })[align[i] ?? 'left']);
   return [headers, rule, ...rows].map((row, r) => `| ${(r === 1 ? row : row.map(escape)).join(' | ')} |`).join('\n');
 }
+
+/** A share as a percentage for text: one decimal (`2.4 %`), two significant digits below 1 % (`0.05 %`). */
+export function percent(share: number): string {
+  const value = share * 100;
+  return `${Math.abs(value) >= 1 || value === 0 ? value.toFixed(1) : Number(value.toPrecision(2)).toString()} %`;
+}

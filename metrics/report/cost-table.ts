@@ -20,7 +20,7 @@ export function costSection(context: ReportContext): MarkdownSection {
   ];
   return {
     title: `Cost: $ per million cold starts (AWS Lambda, ${what})`,
-    body: `${table}\n\n${costExplanation(cost)}${notes.length ? `\n\n${notes.join(' ')}` : ''}`,
+    body: `${table}\n\n${costExplanation(cost, own, context.summaries.some((s) => s.cell.target !== 'aws-lambda'))}${notes.length ? `\n\n${notes.join(' ')}` : ''}`,
   };
 }
 
@@ -29,13 +29,21 @@ export function dollars(value: number | undefined): string {
   return value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`;
 }
 
-/** The lines the report prints under the cost table: settings, formula, caveats. */
-export function costExplanation(settings: CostSettings): string {
+/**
+ * The lines the report prints under the cost table: settings, formula, caveats. `ownMemory`: cells
+ * are priced at their own memory sizes; `local`: some figures were measured here (not imported from AWS).
+ */
+export function costExplanation(settings: CostSettings, ownMemory = false, local = true): string {
   const gb = settings.memoryMB / 1024;
+  const memory = ownMemory ? 'the memory size (MB) / 1024' : `${settings.memoryMB} MB / 1024 (= ${gb} GB)`;
   return [
-    `$ per million cold starts = firstResponse median (ms) / 1000 × ${settings.memoryMB} MB / 1024 (= ${gb} GB) × $${settings.pricePerGBs} per GB-s × 10^6` +
+    `$ per million cold starts = firstResponse median (ms) / 1000 × ${memory} × $${settings.pricePerGBs} per GB-s × 10^6` +
       ` (AWS Lambda on-demand, ${settings.customPrice ? 'price given with --price' : `${settings.arch} price`}; since 1 Aug 2025 Lambda bills the INIT phase of on-demand functions).`,
     '',
-    '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory (one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. Read this as the relative cost of the frameworks\' cold starts, not as a bill._',
+    ...(local
+      ? [
+          '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory (one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. Read this as the relative cost of the frameworks\' cold starts, not as a bill._',
+        ]
+      : ['_These figures are AWS Lambda\'s own (imported REPORT lines)._']),
   ].join('\n');
 }

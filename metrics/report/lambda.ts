@@ -65,7 +65,7 @@ export function lambdaSection(context: ReportContext): MarkdownSection | undefin
   if (cells.length === 0) return undefined;
   const adapters = adapterTable(context.summaries);
   const parts = [
-    'What each cell\'s REPORT line would say (medians; Max Memory Used is the largest peak resident set of its samples). Init Duration: spawn → the first `GET next` to the Runtime API; Duration: the event handed out → its response; Billed Duration: both, each rounded up to 1 ms.',
+    'What each cell\'s REPORT line would say (medians; Max Memory Used is the largest peak resident set of its samples). For local Lambda cells (`lambda/…`) Init Duration is spawn → the first `GET next` to the runner\'s Runtime API, Duration the event handed out → its response, Billed Duration both, each rounded up to 1 ms; cells with `target=aws-lambda` show what AWS reported.',
     '',
     reportTable(cells),
   ];

@@ -6,7 +6,7 @@
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { assessCell, formatPrecision, precisionSettings, type CellPrecision } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { markdownTable, ms } from '../core/format.ts';
+import { markdownTable, ms, percent } from '../core/format.ts';
 import type { RunMeta } from '../core/meta.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 
@@ -41,7 +41,7 @@ export function precisionSection(context: ReportContext): MarkdownSection | unde
       cellLabel(summary.cell),
       String(state.samples),
       ms(state.median),
-      state.relative === undefined ? '–' : `±${(state.relative * 100).toFixed(1)} % (${ms(state.halfWidth)} ms)`,
+      state.relative === undefined ? '–' : `±${percent(state.relative)} (${ms(state.halfWidth)} ms)`,
       state.stopped ?? formatPrecision(state),
     ]),
     ['left', 'right', 'right', 'right', 'left'],
@@ -50,7 +50,7 @@ export function precisionSection(context: ReportContext): MarkdownSection | unde
   return {
     title: 'Precision (--samples auto)',
     body:
-      `Each cell was sampled in interleaved rounds until the 95 % CI of its firstResponse median lay within ±${(settings.precision * 100).toFixed(1)} % of it ` +
+      `Each cell was sampled in interleaved rounds until the 95 % CI of its firstResponse median lay within ±${percent(settings.precision)} of it ` +
       `(at least ${settings.minSamples}, at most ${settings.maxSamples} samples). ${reached} of ${rows.length} cells reached it.\n\n${table}`,
   };
 }

@@ -89,7 +89,18 @@ function parseReady(text: string): LambdaReadyLine {
 async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
   const { cell, contract } = io;
   // the probe prints its ready line just before its first `next`; INIT ends at that `next`
-  const ready = parseReady(await io.protocolLine('ready line'));
+  let readyText: string;
+  try {
+    readyText = await io.protocolLine('ready line');
+  } catch (error) {
+    // a module that failed while loading posted /runtime/init/error before it exited: say that
+    const initError = api.records.find((r) => r.kind === 'initError');
+    if (initError?.kind === 'initError') {
+      throw new SampleFailure(`the module failed during INIT (${initError.errorType}: ${oneLine(JSON.stringify(initError.error), 160)})`);
+    }
+    throw error;
+  }
+  const ready = parseReady(readyText);
   const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
   await io.endOfInit();
   const last = cell.routes - 1;
