@@ -126,7 +126,16 @@ describe('--help and the README document every option the program defines', () =
   });
 
   it('the program defines the commands and their options', () => {
-    assert.deepEqual(commands.map((c) => c.name).sort(), ['clean', 'compare', 'generate', 'hyperfine', 'lambda-import', 'lambda-package', 'report', 'run']);
+    assert.deepEqual(commands.map((c) => c.name).sort(), [
+      'clean',
+      'compare',
+      'generate',
+      'hyperfine',
+      'lambda-import',
+      'lambda-package',
+      'report',
+      'run',
+    ]);
     assert.ok(commands.find((c) => c.name === 'run')!.flags.length >= 18, 'run takes at least the 18 options it had');
   });
 

@@ -2,13 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import seedrandom from 'seedrandom';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
-import {
-  compareSummaries,
-  metricDescription,
-  parseMetricName,
-  recommendCpu,
-  statsOf,
-} from '../metrics/analyse/compare.ts';
+import { compareSummaries, metricDescription, parseMetricName, recommendCpu, statsOf } from '../metrics/analyse/compare.ts';
 import type { Cell } from '../metrics/core/cell.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { summarizeLoad, type LoadReading } from '../metrics/core/load.ts';
@@ -64,7 +58,10 @@ describe('compare on a chosen metric', () => {
     for (const metric of ['startup', 'listen', 'firstResponse'] as const) {
       const mine = compareSummaries(a, b, [metric], 1.1);
       const theirs = compareSummaries(a, b, ['startup', 'listen', 'firstResponse'], 1.1);
-      assert.deepEqual(mine.rows, theirs.rows.filter((r) => r.metric === metric));
+      assert.deepEqual(
+        mine.rows,
+        theirs.rows.filter((r) => r.metric === metric),
+      );
       assert.deepEqual([mine.onlyA, mine.onlyB], [theirs.onlyA, theirs.onlyB]);
     }
   });

@@ -158,7 +158,10 @@ describe('compile cache on a Node that has it (the pinned node22)', () => {
   });
 
   it("the warm cell's unrecorded run fills the cache its samples use; cold starts empty every time", async (t) => {
-    if (!node22.runtime) return t.skip(node22.skip);
+    if (!node22.runtime) {
+      t.skip(node22.skip);
+      return;
+    }
     const { file } = await writeGenerated(nodeHttp, 1, 'validated');
     const scratch = tempDir();
     const caches = new CompileCacheDirs(scratch);

@@ -66,7 +66,10 @@ for (const generator of generators) {
           assert.ok(m.start! <= m.imported! && m.imported! <= m.startup! && m.startup! <= m.listen! && m.listen! <= m.firstResponse);
           // the child's CPU time at every mark, the after-answer one included (the probe's second line)
           const cpu = sample.cpu ?? {};
-          assert.ok(CPU_METRICS.every((name) => typeof cpu[name] === 'number'), `CPU times: ${JSON.stringify(cpu)}`);
+          assert.ok(
+            CPU_METRICS.every((name) => typeof cpu[name] === 'number'),
+            `CPU times: ${JSON.stringify(cpu)}`,
+          );
           const ordered = CPU_METRICS.every((name, i) => i === 0 || cpu[CPU_METRICS[i - 1]!]! <= cpu[name]!);
           assert.ok(ordered, `CPU times in order: ${JSON.stringify(cpu)}`);
           if (validates) assert.equal(sample.invalidBody?.ok, true, sample.invalidBody?.reason);

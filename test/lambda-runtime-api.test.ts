@@ -199,21 +199,24 @@ describe('the Lambda environment of a child', () => {
   it('has the documented variables, the Runtime API address, and no credentials', () => {
     const env = lambdaEnvironment('127.0.0.1:9001', { functionName: 'f', memoryMb: 512, handler: 'index.handler', taskRoot: '/task' });
     assert.match(env.AWS_LAMBDA_LOG_STREAM_NAME!, /^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/);
-    assert.deepEqual({ ...env, AWS_LAMBDA_LOG_STREAM_NAME: undefined }, {
-      AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001',
-      AWS_LAMBDA_FUNCTION_NAME: 'f',
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
-      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-      AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-      AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/f',
-      AWS_LAMBDA_LOG_STREAM_NAME: undefined,
-      AWS_REGION: 'us-east-1',
-      AWS_DEFAULT_REGION: 'us-east-1',
-      _HANDLER: 'index.handler',
-      LAMBDA_TASK_ROOT: '/task',
-      LANG: 'en_US.UTF-8',
-      TZ: ':UTC',
-    });
+    assert.deepEqual(
+      { ...env, AWS_LAMBDA_LOG_STREAM_NAME: undefined },
+      {
+        AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001',
+        AWS_LAMBDA_FUNCTION_NAME: 'f',
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+        AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/f',
+        AWS_LAMBDA_LOG_STREAM_NAME: undefined,
+        AWS_REGION: 'us-east-1',
+        AWS_DEFAULT_REGION: 'us-east-1',
+        _HANDLER: 'index.handler',
+        LAMBDA_TASK_ROOT: '/task',
+        LANG: 'en_US.UTF-8',
+        TZ: ':UTC',
+      },
+    );
     const options = { functionName: 'f', memoryMb: 1, handler: 'h', taskRoot: 't', executionEnv: 'AWS_Lambda_nodejs20.x' };
     const withRuntime = lambdaEnvironment('a:1', options);
     assert.equal(withRuntime.AWS_EXECUTION_ENV, 'AWS_Lambda_nodejs20.x');

@@ -114,11 +114,14 @@ describe('limits on real cgroups', { skip }, () => {
   });
 
   it('settings the kernel would refuse fail before any cgroup is made', () => {
-    assert.throws(() => mechanism.create(limitSettings(128, 2, 10_000)), (error: Error) => {
-      assert.ok(error instanceof LimitsError);
-      assert.match(error.message, /quota of 724 µs, under the kernel's 1 ms minimum: use a period of at least 13821 µs/);
-      return true;
-    });
+    assert.throws(
+      () => mechanism.create(limitSettings(128, 2, 10_000)),
+      (error: Error) => {
+        assert.ok(error instanceof LimitsError);
+        assert.match(error.message, /quota of 724 µs, under the kernel's 1 ms minimum: use a period of at least 13821 µs/);
+        return true;
+      },
+    );
     assert.deepEqual(leftovers(), []);
   });
 
@@ -142,7 +145,7 @@ describe('limits on real cgroups', { skip }, () => {
         for (const l of limited) assert.ok(l.endsWith(`/${limits.name}`), `${l} is in ${limits.name}`);
       }
       assert.match(nodeOut.stdout, /\["a b","\$\(echo no\)","\\"; exit 1"\]/);
-      assert.match(nodeOut.stdout, new RegExp(`^pid ${pid}$`, 'm'), 'the shell exec\'d the command: same pid as spawned');
+      assert.match(nodeOut.stdout, new RegExp(`^pid ${pid}$`, 'm'), "the shell exec'd the command: same pid as spawned");
       assert.equal(readFileSync('/proc/self/cgroup', 'utf8'), runnerCgroups, 'the runner stays where it was');
     } finally {
       await limits.teardown();
@@ -220,7 +223,7 @@ describe('limits on real cgroups', { skip }, () => {
         env: childEnvironment().env,
       });
       let stderr = '';
-      runner.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      runner.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const closed = new Promise<number | null>((resolve) => runner.once('close', (code) => resolve(code)));
       try {
         const started = await line(runner, /^(started|skip) /, 20_000);

@@ -61,7 +61,7 @@ describe('limits: settings', () => {
 });
 
 describe('limits: reading /proc and cgroupfs', () => {
-  it('parses the cgroup mounts and the runner\'s own cgroups', () => {
+  it("parses the cgroup mounts and the runner's own cgroups", () => {
     const mounts = parseMountinfo(MOUNTINFO_V1);
     assert.deepEqual(
       mounts.map((m) => [m.mountPoint, m.fsType, m.options.slice(1).join(',')]),
@@ -136,7 +136,7 @@ describe('limits: joining a cgroup, then exec', () => {
 
 describe('limits: the out-of-memory verdict', () => {
   const limit = 128 * 2 ** 20;
-  it('the kernel\'s OOM-kill count decides where it keeps one', () => {
+  it("the kernel's OOM-kill count decides where it keeps one", () => {
     assert.equal(wasOutOfMemory({ oomKills: 1, peakBytes: 10 }, limit), true);
     assert.equal(wasOutOfMemory({ oomKills: 0, peakBytes: limit }, limit, { signal: 'SIGKILL' }), false);
   });

@@ -95,7 +95,7 @@ describe('load: the summary and the busy verdict', () => {
     const expected =
       'load 2.8 on 2 cores (other processes used 55 % of the CPU time) while samples ran: wall times are inflated; compare CPU times';
     assert.equal(summary.warning, expected);
-    assert.equal(summary.warning!.split('\n').length, 1);
+    assert.equal(summary.warning.split('\n').length, 1);
   });
 
   it('a stealing hypervisor is busy too', () => {

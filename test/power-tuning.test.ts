@@ -26,7 +26,7 @@ const close = (actual: number | undefined, expected: number) =>
   assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-3, `${actual} ≈ ${expected}`);
 
 describe('power tuning', () => {
-  it('costs each size with the cost table\'s formula, plus $0.20 per million requests when asked', () => {
+  it("costs each size with the cost table's formula, plus $0.20 per million requests when asked", () => {
     close(coldStartCost(8000, 128, price), 16.6667);
     close(coldStartCost(2100, 256, price), 8.75002);
     close(coldStartCost(8000, 128, { ...price, includeRequests: true }), 16.8667);
@@ -46,7 +46,10 @@ describe('power tuning', () => {
       ],
     );
     const hono = rows[2]!;
-    assert.deepEqual(hono.sizes.map((s) => s.memoryMB), [128, 256, 512, 1024, 3008]);
+    assert.deepEqual(
+      hono.sizes.map((s) => s.memoryMB),
+      [128, 256, 512, 1024, 3008],
+    );
     close(hono.sizes[2]!.costPerMillion, 9.08335);
     assert.equal(hono.sizes[4]!.costPerMillion, undefined);
   });
@@ -126,7 +129,14 @@ describe('power tuning', () => {
     for (const text of ['hono · 1000 routes', 'API Gateway timeout, 29 s', '1,024', '$ per million cold starts']) {
       assert.ok(svg.includes(text), `the chart shows "${text}"`);
     }
-    const quick = await renderSvg(powerTuningSpec(powerTuning(cells.filter((c) => c.framework === 'hono'), price)));
+    const quick = await renderSvg(
+      powerTuningSpec(
+        powerTuning(
+          cells.filter((c) => c.framework === 'hono'),
+          price,
+        ),
+      ),
+    );
     assert.ok(!quick.includes('API Gateway'), 'no 29 s rule where the time axis does not reach it');
     assert.match(await renderSvg(powerTuningSpec([])), /no data/);
   });

@@ -89,7 +89,7 @@ describe('--samples auto: bad settings', () => {
     results = await runClis(
       cases.map((c, i) => {
         outs[i] = path.join(base, `run-${i}`);
-        return ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', 'auto', ...c.args, '--out', outs[i]!];
+        return ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', 'auto', ...c.args, '--out', outs[i]];
       }),
     );
   });

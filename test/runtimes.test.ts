@@ -65,7 +65,10 @@ describe('runtimes: one pinned table', () => {
   });
 
   it('an installed runtime reports exactly its pinned version', (t) => {
-    if (!node22.runtime) return t.skip(node22.skip);
+    if (!node22.runtime) {
+      t.skip(node22.skip);
+      return;
+    }
     const installed = pinnedNames.filter((name) => existsSync(installedBinary(name)));
     assert.ok(installed.includes('node22'));
     for (const name of installed) assert.equal(binaryVersion(installedBinary(name), env), printedVersion(name), name);
@@ -198,7 +201,10 @@ describe('downloaded runtimes, really run', () => {
   });
 
   it('node22 runs a generated file, answers, and the child says it is the pinned node', async (t) => {
-    if (!node22.runtime) return t.skip(node22.skip);
+    if (!node22.runtime) {
+      t.skip(node22.skip);
+      return;
+    }
     const { file } = await writeGenerated(nodeHttp, 1, 'validated');
     const cell = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime: 'node22' });
     const launch = { command: node22.runtime.command, args: [file], cwd: os.tmpdir(), env };

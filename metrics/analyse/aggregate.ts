@@ -59,9 +59,18 @@ export interface LambdaSummary {
 
 function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | undefined {
   const figures = samples.flatMap((s) => (s.lambda ? [s.lambda] : []));
-  const initMs = describe(figures.map((f) => f.initMs), `${key}|lambda.init`);
-  const durationMs = describe(figures.map((f) => f.durationMs), `${key}|lambda.duration`);
-  const billedMs = describe(figures.map((f) => f.billedMs), `${key}|lambda.billed`);
+  const initMs = describe(
+    figures.map((f) => f.initMs),
+    `${key}|lambda.init`,
+  );
+  const durationMs = describe(
+    figures.map((f) => f.durationMs),
+    `${key}|lambda.duration`,
+  );
+  const billedMs = describe(
+    figures.map((f) => f.billedMs),
+    `${key}|lambda.billed`,
+  );
   if (!initMs || !durationMs || !billedMs) return undefined;
   const memory = figures.flatMap((f) => (f.maxMemoryUsedMB === undefined ? [] : [f.maxMemoryUsedMB]));
   return {
@@ -110,12 +119,18 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
     for (const s of bad) reasons.set(s.error ?? 'unknown', (reasons.get(s.error ?? 'unknown') ?? 0) + 1);
     const metrics: Partial<Record<Metric, Stats>> = {};
     for (const metric of METRICS) {
-      const stats = describe(good.flatMap((s) => (s.marks![metric] === undefined ? [] : [s.marks![metric]])), `${key}|${metric}`);
+      const stats = describe(
+        good.flatMap((s) => (s.marks![metric] === undefined ? [] : [s.marks![metric]])),
+        `${key}|${metric}`,
+      );
       if (stats) metrics[metric] = stats;
     }
     const cpu: Partial<Record<CpuMetric, Stats>> = {};
     for (const metric of CPU_METRICS) {
-      const stats = describe(good.flatMap((s) => (s.cpu?.[metric] === undefined ? [] : [s.cpu[metric]])), `${key}|cpu.${metric}`);
+      const stats = describe(
+        good.flatMap((s) => (s.cpu?.[metric] === undefined ? [] : [s.cpu[metric]])),
+        `${key}|cpu.${metric}`,
+      );
       if (stats) cpu[metric] = stats;
     }
     const checks = group.filter((s) => s.invalidBody);

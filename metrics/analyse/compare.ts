@@ -83,13 +83,7 @@ export function minimumP(m: number, n: number): number {
   return Math.min(1, 2 / c);
 }
 
-export function compareRow(
-  cell: Cell,
-  metric: MetricName,
-  a: Stats | undefined,
-  b: Stats | undefined,
-  failAbove?: number,
-): CompareRow {
+export function compareRow(cell: Cell, metric: MetricName, a: Stats | undefined, b: Stats | undefined, failAbove?: number): CompareRow {
   if (!a || !b) return { cell, metric, a, b, ratio: undefined, p: undefined, verdict: 'not comparable', fails: false, tooFew: false };
   const ratio = a.median > 0 ? b.median / a.median : undefined;
   const { p } = mannWhitneyU(a.values, b.values);
@@ -111,15 +105,28 @@ export function compareRow(
 
 /** One row per cell in both runs (sorted), and the cells in one run only. */
 /** Every cell in both runs × every metric asked for; the cells in one run only are listed. */
-export function compareSummaries(a: CellSummary[], b: CellSummary[], metrics: readonly MetricName[] = [DEFAULT_COMPARE_METRIC], failAbove?: number): Comparison {
+export function compareSummaries(
+  a: CellSummary[],
+  b: CellSummary[],
+  metrics: readonly MetricName[] = [DEFAULT_COMPARE_METRIC],
+  failAbove?: number,
+): Comparison {
   const inA = new Map(a.map((s) => [cellKey(s.cell), s]));
   const inB = new Map(b.map((s) => [cellKey(s.cell), s]));
   const both = a.filter((s) => inB.has(cellKey(s.cell))).sort((x, y) => compareCells(x.cell, y.cell));
   return {
     metrics,
-    rows: both.flatMap((sa) => metrics.map((metric) => compareRow(sa.cell, metric, statsOf(sa, metric), statsOf(inB.get(cellKey(sa.cell))!, metric), failAbove))),
-    onlyA: a.filter((s) => !inB.has(cellKey(s.cell))).map((s) => s.cell).sort(compareCells),
-    onlyB: b.filter((s) => !inA.has(cellKey(s.cell))).map((s) => s.cell).sort(compareCells),
+    rows: both.flatMap((sa) =>
+      metrics.map((metric) => compareRow(sa.cell, metric, statsOf(sa, metric), statsOf(inB.get(cellKey(sa.cell))!, metric), failAbove)),
+    ),
+    onlyA: a
+      .filter((s) => !inB.has(cellKey(s.cell)))
+      .map((s) => s.cell)
+      .sort(compareCells),
+    onlyB: b
+      .filter((s) => !inA.has(cellKey(s.cell)))
+      .map((s) => s.cell)
+      .sort(compareCells),
     failAbove,
   };
 }

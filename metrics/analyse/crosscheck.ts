@@ -109,7 +109,14 @@ export function crossCheck(summaries: CellSummary[], file: HyperfineFile<Partial
     .map((result) => ({ result, cell: cellOfResult(result) }))
     .sort((a, b) => (a.cell && b.cell ? compareCells(a.cell, b.cell) : a.result.command < b.result.command ? -1 : 1));
   for (const { result, cell } of extra) {
-    rows.push({ cell, label: cell ? cellLabel(cell) : result.command, listen: undefined, process: processSpread(result), runs: result.times.length, verdict: 'no runner figure' });
+    rows.push({
+      cell,
+      label: cell ? cellLabel(cell) : result.command,
+      listen: undefined,
+      process: processSpread(result),
+      runs: result.times.length,
+      verdict: 'no runner figure',
+    });
   }
   return { file, rows, processMs };
 }

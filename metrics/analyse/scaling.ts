@@ -20,7 +20,10 @@ export const SUPERLINEAR_SLOPE = 1.15;
 export const QUADRATIC_TERM_SHARE = 0.1;
 
 /** Student's t two-sided 5 % critical values for 1 … 30 degrees of freedom; 1.96 beyond. */
-const T_975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+const T_975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086,
+  2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
 
 export function tCritical(df: number): number {
   return df >= 1 ? (T_975[df - 1] ?? 1.96) : Infinity;
@@ -48,7 +51,12 @@ export function seriesOf(summaries: CellSummary[]): Series[] {
     let series = groups.get(key);
     if (!series) {
       const extras = varying.map((d) => `${d}=${s.cell[d]}`);
-      series = { key, label: extras.length ? `${s.cell.framework} [${extras.join(', ')}]` : s.cell.framework, framework: s.cell.framework, cells: [] };
+      series = {
+        key,
+        label: extras.length ? `${s.cell.framework} [${extras.join(', ')}]` : s.cell.framework,
+        framework: s.cell.framework,
+        cells: [],
+      };
       groups.set(key, series);
     }
     series.cells.push(s);
@@ -168,8 +176,9 @@ export function checkGrowth(points: [number, number][], fit: LinearFit): GrowthC
   }
   const slopeSays = logLogSlope !== undefined && logLogSlope > SUPERLINEAR_SLOPE;
   const reasons: string[] = [];
-  if (slopeSays) reasons.push(`log-log slope ${logLogSlope!.toFixed(2)} on N ≥ 10`);
-  if (quadraticSays) reasons.push(`a significant N² term: quadratic R² ${quadraticR2!.toFixed(3)} vs linear ${fit.r2.toFixed(3)}, F-test p < 0.05`);
+  if (slopeSays) reasons.push(`log-log slope ${logLogSlope.toFixed(2)} on N ≥ 10`);
+  if (quadraticSays)
+    reasons.push(`a significant N² term: quadratic R² ${quadraticR2!.toFixed(3)} vs linear ${fit.r2.toFixed(3)}, F-test p < 0.05`);
   return {
     logLogSlope,
     quadraticR2,
@@ -225,4 +234,3 @@ export function pickPhaseRoutes(summaries: CellSummary[]): number | undefined {
   const below = routes.filter((n) => n <= DEFAULT_PHASES_AT);
   return below.length ? below[below.length - 1] : routes[0];
 }
-

@@ -25,7 +25,12 @@ export interface Interval {
  * seedrandom(seed), the median of each, and their 2.5 % and 97.5 % quantiles. Undefined below two
  * values (a resample of one value says nothing about spread).
  */
-export function bootstrapMedianCI(values: readonly number[], seed: string, resamples = BOOTSTRAP_RESAMPLES, level = CI_LEVEL): Interval | undefined {
+export function bootstrapMedianCI(
+  values: readonly number[],
+  seed: string,
+  resamples = BOOTSTRAP_RESAMPLES,
+  level = CI_LEVEL,
+): Interval | undefined {
   const n = values.length;
   if (n < 2) return undefined;
   const random = seedrandom(seed);
@@ -76,7 +81,13 @@ export function erfc(x: number): number {
     Math.exp(
       -z * z -
         1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? r : 2 - r;
 }
@@ -90,7 +101,7 @@ export function normalCdf(z: number): number {
 export function ranks(values: readonly number[]): number[] {
   const order = values.map((value, index) => ({ value, index })).sort((a, b) => a.value - b.value);
   const result = new Array<number>(values.length);
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && order[j + 1]!.value === order[i]!.value) j++;
     const rank = (i + j + 2) / 2;

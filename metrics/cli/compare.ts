@@ -5,7 +5,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { compareSummaries, DEFAULT_COMPARE_METRIC, METRIC_NAMES, parseMetricName, type Comparison, type MetricName } from '../analyse/compare.ts';
+import {
+  compareSummaries,
+  DEFAULT_COMPARE_METRIC,
+  METRIC_NAMES,
+  parseMetricName,
+  type Comparison,
+  type MetricName,
+} from '../analyse/compare.ts';
 import { UsageError } from '../core/errors.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
 import { loadRun } from '../report/write.ts';
@@ -48,7 +55,11 @@ export function registerCompareCommand(program: Command): void {
     .description('compare two run folders: ratio of medians B/A per cell with a Mann-Whitney U p-value; markdown on stdout')
     .argument('<runA>', 'the baseline run folder')
     .argument('<runB>', 'the run folder to compare with it')
-    .option('--fail-above <ratio>', 'exit 1 when a cell is slower in B by more than this ratio (e.g. 1.10) and significantly (p < 0.05)', parseRatio)
+    .option(
+      '--fail-above <ratio>',
+      'exit 1 when a cell is slower in B by more than this ratio (e.g. 1.10) and significantly (p < 0.05)',
+      parseRatio,
+    )
     .option(
       '--metric <list>',
       `comma list of metrics to compare: ${METRIC_NAMES.join(', ')} (cpu.* = the child's CPU time at that mark)`,

@@ -104,7 +104,12 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
           warmup: planned.cell.compileCache === 'warm' ? Math.max(1, options.warmup) : options.warmup,
           exportFile: path.join(exports, `${i}.json`),
         },
-        { cwd: launch.cwd, env: launch.env, timeoutMs: options.timeoutMs * (options.samples + options.warmup + 1) + 10_000, output: stream },
+        {
+          cwd: launch.cwd,
+          env: launch.env,
+          timeoutMs: options.timeoutMs * (options.samples + options.warmup + 1) + 10_000,
+          output: stream,
+        },
       );
       if (session.interrupted) return;
       if (outcome.result) results.push(outcome.result);
@@ -130,12 +135,17 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
 export function registerHyperfineCommand(program: Command): void {
   const command = program
     .command('hyperfine')
-    .description("cross-check: time every generated file with hyperfine (exec to exit) into DIR/hyperfine.json; a run folder's report then shows both");
+    .description(
+      "cross-check: time every generated file with hyperfine (exec to exit) into DIR/hyperfine.json; a run folder's report then shows both",
+    );
   addSelectionOptions(command);
   addMeasureOptions(command, { samples: 'hyperfine --runs per cell', timeout: 'limit per run; a cell gets it × (warm-up + samples)' });
   addLeverOptions(command);
   command
-    .option('-o, --out <dir>', 'a run folder to add hyperfine.json to (its report then merges both), or a new folder (default results/<timestamp>/)')
+    .option(
+      '-o, --out <dir>',
+      'a run folder to add hyperfine.json to (its report then merges both), or a new folder (default results/<timestamp>/)',
+    )
     .action(async (opts: Record<string, unknown>) => {
       const result = await runHyperfine({
         ...selectionOf(opts),
@@ -152,7 +162,9 @@ export function registerHyperfineCommand(program: Command): void {
       const next = result.merged
         ? `; report merged (${displayPath(path.join(result.dir, 'summary.md'))})`
         : ` (no ${SAMPLES_FILE} there: \`npm run metrics -- --out ${displayPath(result.dir)}\` with the same selection adds the runner's figures)`;
-      process.stdout.write(`${result.interrupted ? 'interrupted; partial hyperfine results in' : 'hyperfine results in'} ${where}${next}${failed}\n`);
+      process.stdout.write(
+        `${result.interrupted ? 'interrupted; partial hyperfine results in' : 'hyperfine results in'} ${where}${next}${failed}\n`,
+      );
       if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
       else if (result.measured === 0) process.exitCode = 1;
     });

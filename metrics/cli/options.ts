@@ -7,7 +7,14 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { TARGETS, VARIANTS, type Variant } from '../../generators/types.ts';
 import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
-import { DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, parsePrecision, precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
+import {
+  DEFAULT_MAX_SAMPLES,
+  DEFAULT_MIN_SAMPLES,
+  DEFAULT_PRECISION,
+  parsePrecision,
+  precisionSettings,
+  type PrecisionSettings,
+} from '../analyse/precision.ts';
 import { UsageError } from '../core/errors.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, MAX_CPU_PERIOD_US } from '../measure/limits/settings.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
@@ -38,9 +45,15 @@ export function addSelectionOptions(command: Command): Command {
         .argParser(parseFrameworks),
     )
     .addOption(
-      new Option('-r, --routes <list>', 'comma-separated route counts, each 1–100000').default(DEFAULT_ROUTES, DEFAULT_ROUTES.join(',')).argParser(parseRoutes),
+      new Option('-r, --routes <list>', 'comma-separated route counts, each 1–100000')
+        .default(DEFAULT_ROUTES, DEFAULT_ROUTES.join(','))
+        .argParser(parseRoutes),
     )
-    .addOption(new Option('--variant <variant>', `${VARIANTS.join(', ')} or all (comma list)`).default(['validated'], 'validated').argParser(parseVariants));
+    .addOption(
+      new Option('--variant <variant>', `${VARIANTS.join(', ')} or all (comma list)`)
+        .default(['validated'], 'validated')
+        .argParser(parseVariants),
+    );
 }
 
 export interface Selection {
@@ -80,7 +93,10 @@ export function addLeverOptions(command: Command): Command {
         .argParser(parseChoiceList('--runtime', RUNTIME_NAMES)),
     )
     .addOption(
-      new Option('--build <list>', `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild)`)
+      new Option(
+        '--build <list>',
+        `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild)`,
+      )
         .default(DEFAULT_LEVERS.builds, DEFAULT_LEVERS.builds.join(','))
         .argParser(parseChoiceList('--build', BUILDS)),
     )
@@ -106,13 +122,20 @@ export function leverListsOf(opts: Record<string, unknown>): LeverLists {
 /** `--memory`, `--arch`, `--price`: on `run` (kept in meta.json) and on `report` (overriding it). */
 export function addCostOptions(command: Command): Command {
   return command
-    .addOption(new Option('--memory <MB>', `Lambda memory for the cost table, in MB (default ${DEFAULT_MEMORY_MB})`).argParser(parseMemory('--memory')))
     .addOption(
-      new Option('--arch <arch>', `Lambda architecture whose price the cost table uses: ${ARCHES.join(' or ')} (default ${DEFAULT_ARCH})`).argParser(
-        parseChoice('--arch', ARCHES),
+      new Option('--memory <MB>', `Lambda memory for the cost table, in MB (default ${DEFAULT_MEMORY_MB})`).argParser(
+        parseMemory('--memory'),
       ),
     )
-    .addOption(new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice));
+    .addOption(
+      new Option(
+        '--arch <arch>',
+        `Lambda architecture whose price the cost table uses: ${ARCHES.join(' or ')} (default ${DEFAULT_ARCH})`,
+      ).argParser(parseChoice('--arch', ARCHES)),
+    )
+    .addOption(
+      new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
+    );
 }
 
 export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
@@ -127,14 +150,18 @@ export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
 export function addExportOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser((file: string) => {
-        // checked before a long run, not after it
-        if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
-        return file;
-      }),
+      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
+        (file: string) => {
+          // checked before a long run, not after it
+          if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
+          return file;
+        },
+      ),
     )
     .addOption(
-      new Option('--export-metric <metric>', 'the metric --export-json writes as times').default(DEFAULT_EXPORT_METRIC).argParser(parseChoice('--export-metric', METRICS)),
+      new Option('--export-metric <metric>', 'the metric --export-json writes as times')
+        .default(DEFAULT_EXPORT_METRIC)
+        .argParser(parseChoice('--export-metric', METRICS)),
     );
 }
 
@@ -150,12 +177,26 @@ export function addPrecisionOptions(command: Command): Command {
         .default(DEFAULT_PRECISION, `${DEFAULT_PRECISION * 100}%`)
         .argParser(parsePrecision),
     )
-    .option('--min-samples <n>', 'with --samples auto: samples every cell takes first', parseInteger('--min-samples', 2, 10_000), DEFAULT_MIN_SAMPLES)
-    .option('--max-samples <n>', 'with --samples auto: samples after which a cell stops', parseInteger('--max-samples', 2, 10_000), DEFAULT_MAX_SAMPLES);
+    .option(
+      '--min-samples <n>',
+      'with --samples auto: samples every cell takes first',
+      parseInteger('--min-samples', 2, 10_000),
+      DEFAULT_MIN_SAMPLES,
+    )
+    .option(
+      '--max-samples <n>',
+      'with --samples auto: samples after which a cell stops',
+      parseInteger('--max-samples', 2, 10_000),
+      DEFAULT_MAX_SAMPLES,
+    );
 }
 
 export function precisionOf(opts: Record<string, unknown>): PrecisionSettings {
-  return precisionSettings({ precision: opts.precision as number, minSamples: opts.minSamples as number, maxSamples: opts.maxSamples as number });
+  return precisionSettings({
+    precision: opts.precision as number,
+    minSamples: opts.minSamples as number,
+    maxSamples: opts.maxSamples as number,
+  });
 }
 
 /** `--target`: how the files run (a comma list), and `--lambda-memory`: the memory sizes to run them at. */
@@ -173,7 +214,9 @@ export function addTargetOptions(command: Command): Command {
       new Option(
         '--lambda-memory <list>',
         'comma list of Lambda memory sizes in MB (128–10240): each sample runs in a cgroup with that memory limit and, after INIT, that CPU share (MB / 1769 vCPUs); absent = no limits',
-      ).argParser((text: string) => [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b)),
+      ).argParser((text: string) =>
+        [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b),
+      ),
     )
     .addOption(
       new Option('--init-cpus <n>', 'with --lambda-memory: vCPUs during INIT (Lambda runs the INIT of an on-demand function at full speed)')
@@ -181,7 +224,7 @@ export function addTargetOptions(command: Command): Command {
         .argParser(parsePositive('--init-cpus', 64, 'a number of vCPUs')),
     )
     .addOption(
-      new Option('--cpu-period <ms>', 'with --lambda-memory: the CPU quota period; a short first request fits in one period\'s quota')
+      new Option('--cpu-period <ms>', "with --lambda-memory: the CPU quota period; a short first request fits in one period's quota")
         .default(DEFAULT_CPU_PERIOD_US / 1000)
         .argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
     );

@@ -67,7 +67,8 @@ export function parseFrameworks(text: string): string[] | 'all' {
 export function parseMemory(option: string): (text: string) => number {
   return (text: string) => {
     const n = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
-    if (!Number.isInteger(n) || n < 128 || n > 10_240) throw new UsageError(`${option}: "${text}" is not a memory size in MB from 128 to 10240`);
+    if (!Number.isInteger(n) || n < 128 || n > 10_240)
+      throw new UsageError(`${option}: "${text}" is not a memory size in MB from 128 to 10240`);
     return n;
   };
 }
@@ -92,7 +93,8 @@ export function parseRatio(text: string): number {
 export function parsePositive(option: string, max: number, what: string): (text: string) => number {
   return (text: string) => {
     const n = Number(text);
-    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0) || n > max) throw new UsageError(`${option}: "${text}" is not ${what} above 0 and at most ${max}`);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0) || n > max)
+      throw new UsageError(`${option}: "${text}" is not ${what} above 0 and at most ${max}`);
     return n;
   };
 }

@@ -14,7 +14,11 @@ export function registerReportCommand(program: Command): void {
   addCostOptions(command);
   addExportOptions(command);
   command
-    .option('--phases-at <N>', 'the route count of chart-phases.svg (default 1000, or the largest measured N below it)', parseInteger('--phases-at', 1))
+    .option(
+      '--phases-at <N>',
+      'the route count of chart-phases.svg (default 1000, or the largest measured N below it)',
+      parseInteger('--phases-at', 1),
+    )
     .action(async (dir: string, opts: Record<string, unknown>) => {
       const written = await writeReport(path.resolve(dir), {
         cost: costOptionsOf(opts),

@@ -10,7 +10,16 @@ import { frameworkVersion, installedVersion } from '../../generators/registry.ts
 import type { FrameworkGenerator, Target } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
-import { decideRound, DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, formatPrecision, precisionSettings, type CellProgress, type PrecisionSettings } from '../analyse/precision.ts';
+import {
+  decideRound,
+  DEFAULT_MAX_SAMPLES,
+  DEFAULT_MIN_SAMPLES,
+  DEFAULT_PRECISION,
+  formatPrecision,
+  precisionSettings,
+  type CellProgress,
+  type PrecisionSettings,
+} from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
@@ -26,7 +35,14 @@ import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV } from '../measure/environ
 import { Progress } from '../measure/progress.ts';
 import { detectLimits } from '../measure/limits/detect.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
-import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, MB_PER_VCPU, type LimitSettings } from '../measure/limits/settings.ts';
+import {
+  DEFAULT_CPU_PERIOD_US,
+  DEFAULT_INIT_CPUS,
+  limitSettings,
+  limitSettingsError,
+  MB_PER_VCPU,
+  type LimitSettings,
+} from '../measure/limits/settings.ts';
 import type { LimitsMechanism } from '../measure/limits/types.ts';
 import { limitHooks } from '../measure/limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from '../measure/sample.ts';
@@ -122,7 +138,9 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   }
   const { selected, skipped, cells, levers } = prepared;
   const { dir, startedAt } = session;
-  const auto = options.precision ?? precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
+  const auto =
+    options.precision ??
+    precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
   const samplesFile = path.join(dir, SAMPLES_FILE);
   const compileCached = cells.some((c) => c.cell.compileCache !== 'off');
   const meta: RunMeta = {
@@ -135,7 +153,9 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       routes: options.routes,
       variants: options.variants,
       samples: options.samples,
-      ...(options.samples === 'auto' ? { precision: auto.precision, minSamples: auto.minSamples, maxSamples: auto.maxSamples, precisionMetric: 'firstResponse' } : {}),
+      ...(options.samples === 'auto'
+        ? { precision: auto.precision, minSamples: auto.minSamples, maxSamples: auto.maxSamples, precisionMetric: 'firstResponse' }
+        : {}),
       warmup: options.warmup,
       timeoutMs: options.timeoutMs,
       order: options.order,
@@ -165,7 +185,11 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     frameworks: frameworksMeta(selected),
     skipped: Object.fromEntries(skipped),
     environment: {
-      passed: [...PASSED_ENV, `NODE_ENV=${CHILD_NODE_ENV}`, ...(compileCached ? [`${COMPILE_CACHE_ENV} (compile-cache cold/warm cells only)`] : [])],
+      passed: [
+        ...PASSED_ENV,
+        `NODE_ENV=${CHILD_NODE_ENV}`,
+        ...(compileCached ? [`${COMPILE_CACHE_ENV} (compile-cache cold/warm cells only)`] : []),
+      ],
       dropped: environment.dropped,
     },
   };
@@ -208,7 +232,12 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   let recorded = 0;
   // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
   const taken = new Map<string, CellProgress & { index: number }>(
-    cells.filter((c) => c.launch).map((c) => [cellKey(c.cell), { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 }]),
+    cells
+      .filter((c) => c.launch)
+      .map((c) => [
+        cellKey(c.cell),
+        { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 },
+      ]),
   );
   const step = async (run: PlannedRun) => {
     progress.starting(run);
@@ -240,7 +269,13 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       if (decision.more.length === 0) break;
       const next = cells
         .filter((c) => decision.more.includes(cellKey(c.cell)))
-        .map((c): PlannedRun => ({ cell: c.cell, planned: c, phase: 'sample', index: taken.get(cellKey(c.cell))!.index + 1, checkInvalidBody: false }));
+        .map((c): PlannedRun => ({
+          cell: c.cell,
+          planned: c,
+          phase: 'sample',
+          index: taken.get(cellKey(c.cell))!.index + 1,
+          checkInvalidBody: false,
+        }));
       const open = decision.cells.filter((c) => !c.stopped);
       const labels = open.slice(0, 4).map((c) => `${cellLabel(cells.find((p) => cellKey(p.cell) === c.key)!.cell)} ${formatPrecision(c)}`);
       progress.extend(

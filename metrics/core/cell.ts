@@ -36,7 +36,14 @@ export const CELL_DIMENSIONS = [
 export type Dimension = (typeof CELL_DIMENSIONS)[number];
 
 /** The value a dimension has when a run does not vary it; labels leave defaults out. */
-export const DIMENSION_DEFAULTS = { variant: 'validated', runtime: 'node', build: 'plain', compileCache: 'off', target: 'server', memory: 0 } as const;
+export const DIMENSION_DEFAULTS = {
+  variant: 'validated',
+  runtime: 'node',
+  build: 'plain',
+  compileCache: 'off',
+  target: 'server',
+  memory: 0,
+} as const;
 
 /**
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
@@ -47,7 +54,8 @@ export const OPTIONAL_DIMENSIONS = ['target', 'memory'] as const satisfies reado
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
 export function shownDimensions(cells: readonly Cell[]): Dimension[] {
   return CELL_DIMENSIONS.filter(
-    (d) => !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as 'target' | 'memory']),
+    (d) =>
+      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as 'target' | 'memory']),
   );
 }
 

@@ -55,7 +55,10 @@ export function parseProcStat(text: string): CpuTimes | undefined {
 /** utime + stime + cutime + cstime of /proc/self/stat: this process and its waited-for children, in clock ticks. */
 export function parseSelfStat(text: string): number | undefined {
   // the command name (field 2) may hold spaces and parentheses: count fields after its last ')'
-  const rest = text.slice(text.lastIndexOf(')') + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(text.lastIndexOf(')') + 1)
+    .trim()
+    .split(/\s+/);
   // rest[0] is field 3 (state); utime, stime, cutime, cstime are fields 14 to 17
   const ticks = rest.slice(11, 15).map(Number);
   if (ticks.length < 4 || ticks.some((n) => !Number.isFinite(n) || n < 0)) return undefined;

@@ -52,7 +52,8 @@ export interface Benchmark {
 /** hyperfine's arguments for one benchmark. */
 export function hyperfineArgs(b: Benchmark): string[] {
   for (const [name, value] of Object.entries(b.parameters)) {
-    if (value === '' || /[,{}]/.test(value)) throw new Error(`hyperfine parameter ${name}="${value}" cannot be passed as a --parameter-list value`);
+    if (value === '' || /[,{}]/.test(value))
+      throw new Error(`hyperfine parameter ${name}="${value}" cannot be passed as a --parameter-list value`);
   }
   return [
     '--shell=none',
@@ -88,7 +89,12 @@ export async function benchmark(
   launch: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; output?: NodeJS.WritableStream },
 ): Promise<BenchmarkOutcome> {
   rmSync(b.exportFile, { force: true });
-  const child = spawn('hyperfine', hyperfineArgs(b), { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('hyperfine', hyperfineArgs(b), {
+    cwd: launch.cwd,
+    env: launch.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   track(child);
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => launch.output?.write(chunk));
@@ -110,7 +116,12 @@ export async function benchmark(
   if (exit.error) return { error: `hyperfine did not start: ${exit.error.message}` };
   if (timedOut) return { error: `no result within ${Math.round(launch.timeoutMs / 1000)} s (a run hung?)` };
   if (exit.code !== 0) {
-    const line = stderr.split('\n').map((l) => l.trim()).filter(Boolean).find((l) => /^error/i.test(l)) ?? stderr.trim().split('\n').pop();
+    const line =
+      stderr
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .find((l) => /^error/i.test(l)) ?? stderr.trim().split('\n').pop();
     return { error: `hyperfine exited with code ${String(exit.code)}${line ? `: ${line.slice(0, 300)}` : ''}` };
   }
   let text: string;

@@ -103,7 +103,10 @@ export class Progress {
     if (this.bar) return;
     const key = cellKey(cell);
     const values = this.firstResponses.get(key) ?? [];
-    if (this.unsupported.has(key)) return this.line(`done ${cellLabel(cell)}: unsupported [${this.done}/${this.plan.length}]`);
+    if (this.unsupported.has(key)) {
+      this.line(`done ${cellLabel(cell)}: unsupported [${this.done}/${this.plan.length}]`);
+      return;
+    }
     this.line(
       `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, median firstResponse ${ms(values.length ? median(values) : undefined)} ms` +
         ` [${this.done}/${this.plan.length}]`,

@@ -86,7 +86,9 @@ interface Pending {
 type Phase = 'init' | 'ready' | 'invoking' | 'initFailed' | 'closed';
 
 function traceId(): string {
-  const seconds = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0');
+  const seconds = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, '0');
   return `Root=1-${seconds}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 }
 
@@ -168,18 +170,28 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
   const onNext = (response: http.ServerResponse, label: string) => {
     const at = performance.now();
     records.push({ kind: 'next', at });
-    if (phase === 'initFailed') return reject(response, 403, 'InvalidStateTransition', `${label} after an init error (403)`);
-    if (phase === 'invoking') {
-      return reject(response, 403, 'InvalidStateTransition', `${label} before answering ${inFlight?.requestId} (403)`);
+    if (phase === 'initFailed') {
+      reject(response, 403, 'InvalidStateTransition', `${label} after an init error (403)`);
+      return;
     }
-    if (parked) return reject(response, 403, 'InvalidStateTransition', `${label} while another next is waiting (403)`);
+    if (phase === 'invoking') {
+      reject(response, 403, 'InvalidStateTransition', `${label} before answering ${inFlight?.requestId} (403)`);
+      return;
+    }
+    if (parked) {
+      reject(response, 403, 'InvalidStateTransition', `${label} while another next is waiting (403)`);
+      return;
+    }
     if (initEnd === undefined) {
       initEnd = at;
       resolveInitEnd(at);
     }
     phase = 'ready';
     const pending = queue.shift();
-    if (pending) return handOut(response, pending);
+    if (pending) {
+      handOut(response, pending);
+      return;
+    }
     parked = response;
     // a child that hangs up while waiting no longer waits
     response.once('close', () => {
@@ -189,27 +201,44 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
 
   const onPost = async (request: http.IncomingMessage, response: http.ServerResponse, path: string, label: string) => {
     const invocation = INVOCATION.exec(path);
-    if (path !== INIT_ERROR && !invocation) return reject(response, 404, 'NotFound', `${label}: not a Runtime API path (404)`);
+    if (path !== INIT_ERROR && !invocation) {
+      reject(response, 404, 'NotFound', `${label}: not a Runtime API path (404)`);
+      return;
+    }
     const { text, tooLarge } = await readBody(request, MAX_PAYLOAD_BYTES);
-    if (tooLarge) return reject(response, 413, 'RequestEntityTooLarge', `${label}: body over ${MAX_PAYLOAD_BYTES} bytes (413)`);
+    if (tooLarge) {
+      reject(response, 413, 'RequestEntityTooLarge', `${label}: body over ${MAX_PAYLOAD_BYTES} bytes (413)`);
+      return;
+    }
     const at = performance.now();
     const errorType = String(request.headers['lambda-runtime-function-error-type'] ?? '');
     if (!invocation) {
-      if (phase !== 'init') return reject(response, 403, 'InvalidStateTransition', `${label} after init ended (403)`);
+      if (phase !== 'init') {
+        reject(response, 403, 'InvalidStateTransition', `${label} after init ended (403)`);
+        return;
+      }
       const body = parseJson(text);
-      if (!body.ok) return reject(response, 400, 'InvalidRequestBody', `${label}: body is not JSON (400)`);
+      if (!body.ok) {
+        reject(response, 400, 'InvalidRequestBody', `${label}: body is not JSON (400)`);
+        return;
+      }
       phase = 'initFailed';
       records.push({ kind: 'initError', at, errorType, error: body.value });
       settleAll((p) => ({ requestId: p.requestId, kind: 'initError', at, errorType, error: body.value }));
-      return sendJson(response, 202, { status: 'OK' });
+      sendJson(response, 202, { status: 'OK' });
+      return;
     }
     const requestId = decodeURIComponent(invocation[1]!);
     const pending = inFlight;
     if (!pending || pending.requestId !== requestId) {
-      return reject(response, 400, 'InvalidRequestID', `${label}: unknown or already answered request id (400)`);
+      reject(response, 400, 'InvalidRequestID', `${label}: unknown or already answered request id (400)`);
+      return;
     }
     const body = parseJson(text);
-    if (!body.ok) return reject(response, 400, 'InvalidRequestBody', `${label}: body is not JSON (400)`);
+    if (!body.ok) {
+      reject(response, 400, 'InvalidRequestBody', `${label}: body is not JSON (400)`);
+      return;
+    }
     inFlight = undefined;
     phase = 'ready';
     const base = { requestId, handedOutAt: pending.handedOutAt };
@@ -227,13 +256,19 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
     const path = (request.url ?? '').split('?')[0]!;
     const label = `${request.method} ${path.slice(0, 120)}`;
     const known = path === NEXT || path === INIT_ERROR || INVOCATION.test(path);
-    if (path === NEXT && request.method === 'GET') return onNext(response, label);
+    if (path === NEXT && request.method === 'GET') {
+      onNext(response, label);
+      return;
+    }
     if (request.method === 'POST' && path !== NEXT) {
       return void onPost(request, response, path, label).catch((error: unknown) => {
         if (!response.headersSent) reject(response, 400, 'InvalidRequest', `${label}: ${String(error)} (400)`);
       });
     }
-    if (known) return reject(response, 405, 'MethodNotAllowed', `${label}: wrong method (405)`);
+    if (known) {
+      reject(response, 405, 'MethodNotAllowed', `${label}: wrong method (405)`);
+      return;
+    }
     reject(response, 404, 'NotFound', `${label}: not a Runtime API path (404)`);
   });
   server.keepAliveTimeout = 0;
@@ -264,7 +299,7 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
       } else if (phase === 'initFailed') {
         // the child already said it cannot start: this event fails the same way
         const failure = records.find((r) => r.kind === 'initError')!;
-        const { errorType, error } = failure as Extract<RuntimeRecord, { kind: 'initError' }>;
+        const { errorType, error } = failure;
         settle(pending, { requestId: pending.requestId, kind: 'initError', at: performance.now(), errorType, error });
       } else if (parked) {
         const response = parked;

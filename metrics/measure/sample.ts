@@ -82,7 +82,8 @@ class ProtocolReader {
       }
       this.otherBytes += line.length + 1;
       if (line.trim()) this.lastOther = line;
-      if (this.otherBytes > STDOUT_LIMIT) this.fail(new SampleFailure(`printed over ${STDOUT_LIMIT} bytes of stdout without a protocol line`));
+      if (this.otherBytes > STDOUT_LIMIT)
+        this.fail(new SampleFailure(`printed over ${STDOUT_LIMIT} bytes of stdout without a protocol line`));
     }
   }
 
@@ -142,7 +143,10 @@ class ProtocolReader {
         clearTimeout(timer);
         reject(new SampleFailure(`${how} before ${what}`));
       };
-      if (this.exitedHow) return onExit(this.exitedHow);
+      if (this.exitedHow) {
+        onExit(this.exitedHow);
+        return;
+      }
       this.exitWaiters.add(onExit);
       promise.then(
         (value) => {
@@ -244,7 +248,14 @@ export function blockedRecord(
   run: { cell: Cell; phase: SampleRecord['phase']; index: number },
   blocked: { kind: 'failed' | 'unsupported'; reason: string },
 ): SampleRecord {
-  const record: SampleRecord = { cell: run.cell, phase: run.phase, index: run.index, ok: false, durationMs: 0, at: new Date().toISOString() };
+  const record: SampleRecord = {
+    cell: run.cell,
+    phase: run.phase,
+    index: run.index,
+    ok: false,
+    durationMs: 0,
+    at: new Date().toISOString(),
+  };
   if (blocked.kind === 'unsupported') record.unsupported = blocked.reason;
   else record.error = blocked.reason;
   return record;

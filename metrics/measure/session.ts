@@ -14,7 +14,10 @@ import { catchInterrupts, killAll, liveChildren, type InterruptGuard } from './c
 export const RESULTS_DIR = path.join(PROJECT_ROOT, 'results');
 
 export function timestampName(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 function code(error: unknown): string {

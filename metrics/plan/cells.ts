@@ -124,7 +124,9 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
     return {
       cell,
       launch:
-        blocked || !file ? undefined : { command: levers.runtimes.get(cell.runtime)!.command, file, compileCache: cell.compileCache as CompileCache },
+        blocked || !file
+          ? undefined
+          : { command: levers.runtimes.get(cell.runtime)!.command, file, compileCache: cell.compileCache as CompileCache },
       blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
       contract: contractOf(generator),
       validates: cell.variant === 'validated' || Boolean(generator.alwaysValidates),

@@ -63,7 +63,9 @@ export async function prepareLevers(
 
   for (const runtime of runtimes.values()) {
     if (runtime.compileCacheUnsupported && lists.compileCaches.some((c) => c !== 'off')) {
-      options.log(`${runtime.name} (${runtime.version}): compile cache unsupported (${runtime.compileCacheUnsupported}); those cells say "unsupported"`);
+      options.log(
+        `${runtime.name} (${runtime.version}): compile cache unsupported (${runtime.compileCacheUnsupported}); those cells say "unsupported"`,
+      );
     }
   }
 
@@ -84,7 +86,10 @@ export async function prepareLevers(
     const output = bundlePath(cellFile(cell), runtime.bundleTarget);
     let entry = bundles.get(output);
     if (!entry) {
-      entry = { label: `${cellFile(cell)} (target ${runtime.bundleTarget})`, outcome: bundleFile(cellFilePath(cell), output, runtime.bundleTarget) };
+      entry = {
+        label: `${cellFile(cell)} (target ${runtime.bundleTarget})`,
+        outcome: bundleFile(cellFilePath(cell), output, runtime.bundleTarget),
+      };
       bundles.set(output, entry);
     }
     const result = await entry.outcome;

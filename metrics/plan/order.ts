@@ -28,12 +28,14 @@ export interface PlanOptions {
 export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRun[] {
   const warmups: PlannedRun[] = [];
   for (const cell of cells) {
-    for (let w = 1; w <= options.warmup; w++) warmups.push({ cell: cell.cell, planned: cell, phase: 'warmup', index: w, checkInvalidBody: false });
+    for (let w = 1; w <= options.warmup; w++)
+      warmups.push({ cell: cell.cell, planned: cell, phase: 'warmup', index: w, checkInvalidBody: false });
   }
   const samples: PlannedRun[] = [];
   if (options.order === 'sequential') {
     for (const cell of cells) {
-      for (let s = 1; s <= options.samples; s++) samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
+      for (let s = 1; s <= options.samples; s++)
+        samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
     }
   } else {
     for (let s = 1; s <= options.samples; s++) {

@@ -31,7 +31,9 @@ export const PINNED_RUNTIMES = {
 } as const satisfies Record<Exclude<RuntimeName, 'node'>, PinnedRuntime>;
 
 /** .runtimes/ in the project (git-ignored); COLDSTART_RUNTIMES_DIR moves it (a CI cache, a test). */
-export const RUNTIMES_DIR = process.env.COLDSTART_RUNTIMES_DIR ? path.resolve(process.env.COLDSTART_RUNTIMES_DIR) : path.join(PROJECT_ROOT, '.runtimes');
+export const RUNTIMES_DIR = process.env.COLDSTART_RUNTIMES_DIR
+  ? path.resolve(process.env.COLDSTART_RUNTIMES_DIR)
+  : path.join(PROJECT_ROOT, '.runtimes');
 
 /** What decides which binary package fits this machine. */
 export interface Host {

@@ -78,7 +78,16 @@ export function curvePoints(summaries: CellSummary[], metric: ScalingMetric): Cu
     series.cells.flatMap((s) => {
       const stats = s.metrics[metric];
       if (!stats) return [];
-      return [{ series: series.label, routes: s.cell.routes, median: stats.median, low: stats.ci95?.low ?? stats.median, high: stats.ci95?.high ?? stats.median, samples: stats.n }];
+      return [
+        {
+          series: series.label,
+          routes: s.cell.routes,
+          median: stats.median,
+          low: stats.ci95?.low ?? stats.median,
+          high: stats.ci95?.high ?? stats.median,
+          samples: stats.n,
+        },
+      ];
     }),
   );
 }
@@ -93,9 +102,20 @@ export function curveSpec(summaries: CellSummary[], metric: ScalingMetric): TopL
   const yTicks = logTicks(Math.min(...values.map((v) => v.low)), Math.max(...values.map((v) => v.high)));
   const yScale = { type: 'log' as const, domain: [yTicks[0]!, yTicks[yTicks.length - 1]!], nice: false };
   // ticks at the measured N, and 1-2-5 ms ticks over the data: every gridline labelled
-  const x = { field: 'routes', type: 'quantitative', title: 'routes (N, log scale)', scale: { type: 'log' }, axis: { format: ',', values: routes } } as const;
+  const x = {
+    field: 'routes',
+    type: 'quantitative',
+    title: 'routes (N, log scale)',
+    scale: { type: 'log' },
+    axis: { format: ',', values: routes },
+  } as const;
   // ten colours repeat past ten series (two frameworks in one colour): take twenty then
-  const color = { field: 'series', type: 'nominal', title: 'framework', scale: { domain: labels, scheme: labels.length > 10 ? 'tableau20' : 'tableau10' } } as const;
+  const color = {
+    field: 'series',
+    type: 'nominal',
+    title: 'framework',
+    scale: { domain: labels, scheme: labels.length > 10 ? 'tableau20' : 'tableau10' },
+  } as const;
   // the band's colour has no legend of its own: the legend shows the lines
   const bandColor = { ...color, legend: null } as const;
   return {
@@ -134,7 +154,10 @@ export function phasesSpec(summaries: CellSummary[], routes: number | undefined)
   });
   if (rows.length === 0) return noData(title, 'no successful sample at this route count');
   return {
-    title: { text: title, subtitle: 'median of the per-sample duration of each phase; the stack is close to, not exactly, the firstResponse median' },
+    title: {
+      text: title,
+      subtitle: 'median of the per-sample duration of each phase; the stack is close to, not exactly, the firstResponse median',
+    },
     config: CHART_CONFIG,
     width: WIDTH,
     height: Math.max(140, 44 * new Set(rows.map((r) => r.series)).size),
@@ -142,8 +165,20 @@ export function phasesSpec(summaries: CellSummary[], routes: number | undefined)
     mark: { type: 'bar' },
     encoding: {
       y: { field: 'series', type: 'nominal', title: 'framework', sort: null },
-      x: { field: 'ms', type: 'quantitative', title: 'ms since spawn (median of each phase, stacked)', stack: 'zero', axis: { format: ',.0f' } },
-      color: { field: 'phase', type: 'nominal', title: 'phase', scale: { domain: PHASES.map((p) => p.name) }, sort: PHASES.map((p) => p.name) },
+      x: {
+        field: 'ms',
+        type: 'quantitative',
+        title: 'ms since spawn (median of each phase, stacked)',
+        stack: 'zero',
+        axis: { format: ',.0f' },
+      },
+      color: {
+        field: 'phase',
+        type: 'nominal',
+        title: 'phase',
+        scale: { domain: PHASES.map((p) => p.name) },
+        sort: PHASES.map((p) => p.name),
+      },
       order: { field: 'order', type: 'ordinal' },
     },
   };

@@ -48,17 +48,29 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
   ];
   const machineA = a.meta && `${a.meta.machine.cpu}|${a.meta.runtimes.node}`;
   const machineB = b.meta && `${b.meta.machine.cpu}|${b.meta.runtimes.node}`;
-  if (machineA && machineB && machineA !== machineB) lines.push('⚠ A and B ran on a different CPU or node version: part of any difference is the machine, not the code.', '');
+  if (machineA && machineB && machineA !== machineB)
+    lines.push('⚠ A and B ran on a different CPU or node version: part of any difference is the machine, not the code.', '');
   // wall times move with the machine's load; the child's CPU time barely does
   const advice = comparison.metrics.some((m) => !isCpuMetric(m)) ? recommendCpu(runLoad(a.meta), runLoad(b.meta)) : undefined;
   if (advice) lines.push(`⚠ ${advice}.`, '');
   lines.push(
     rows.length
-      ? markdownTable(['cell', 'metric', 'A median', 'B median', 'B/A', 'p', 'n A/B', 'verdict'], rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'])
+      ? markdownTable(['cell', 'metric', 'A median', 'B median', 'B/A', 'p', 'n A/B', 'verdict'], rows, [
+          'left',
+          'left',
+          'right',
+          'right',
+          'right',
+          'right',
+          'right',
+          'left',
+        ])
       : '_No cell is in both runs._',
     '',
     `${count('regression')} significant regression(s), ${count('improvement')} significant improvement(s), ${count('no significant change')} without significant change, ${count('not comparable')} not comparable.` +
-      (comparison.failAbove !== undefined ? ` --fail-above ${comparison.failAbove}: ${failing ? `${failing} regression(s) above it: FAIL` : 'none above it: pass'}.` : ''),
+      (comparison.failAbove !== undefined
+        ? ` --fail-above ${comparison.failAbove}: ${failing ? `${failing} regression(s) above it: FAIL` : 'none above it: pass'}.`
+        : ''),
   );
   if (comparison.onlyA.length || comparison.onlyB.length) {
     lines.push('', '## Cells in one run only', '');

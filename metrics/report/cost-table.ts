@@ -16,11 +16,19 @@ export function costSection(context: ReportContext): MarkdownSection {
           `Lambda cells (\`lambda/…\`) are priced by their median Billed Duration (Init Duration + Duration, each rounded up to 1 ms, as Lambda bills an on-demand cold start) plus $${REQUEST_PRICE_PER_MILLION} per million requests; server cells by their median firstResponse.`,
         ]
       : []),
-    ...(own ? ['Cells run at a memory size (`memory=…MB`, with its CPU share and memory limit) are priced at that size; the others at the size above.'] : []),
+    ...(own
+      ? [
+          'Cells run at a memory size (`memory=…MB`, with its CPU share and memory limit) are priced at that size; the others at the size above.',
+        ]
+      : []),
   ];
   return {
     title: `Cost: $ per million cold starts (AWS Lambda, ${what})`,
-    body: `${table}\n\n${costExplanation(cost, own, context.summaries.some((s) => s.cell.target !== 'aws-lambda'))}${notes.length ? `\n\n${notes.join(' ')}` : ''}`,
+    body: `${table}\n\n${costExplanation(
+      cost,
+      own,
+      context.summaries.some((s) => s.cell.target !== 'aws-lambda'),
+    )}${notes.length ? `\n\n${notes.join(' ')}` : ''}`,
   };
 }
 
@@ -42,8 +50,8 @@ export function costExplanation(settings: CostSettings, ownMemory = false, local
     '',
     ...(local
       ? [
-          '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory (one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. Read this as the relative cost of the frameworks\' cold starts, not as a bill._',
+          "_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory (one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. Read this as the relative cost of the frameworks' cold starts, not as a bill._",
         ]
-      : ['_These figures are AWS Lambda\'s own (imported REPORT lines)._']),
+      : ["_These figures are AWS Lambda's own (imported REPORT lines)._"]),
   ].join('\n');
 }

@@ -62,14 +62,16 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
   if ('error' in value) return { title, body: `${HYPERFINE_FILE} could not be read, so nothing was cross-checked: ${value.error}` };
   const { rows, file } = value.check;
   const info = file.coldstart;
-  const when = info?.startedAt && context.meta?.startedAt ? ` The runner started at ${context.meta.startedAt}, hyperfine at ${info.startedAt}.` : '';
-  const how = info?.tool === 'coldstart'
-    ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} warm-up run${info.warmup === 1 ? '' : 's'} (\`${info.command ?? 'hyperfine'}\`), with \`COLDSTART_EXIT=1\` (the server exits right after its ready line), no shell, the runner's clean environment and a scratch cwd.${when}`
-    : `${HYPERFINE_FILE} was not written by \`npm run metrics:hyperfine\`; its results are matched to cells by their parameters or command names.`;
+  const when =
+    info?.startedAt && context.meta?.startedAt ? ` The runner started at ${context.meta.startedAt}, hyperfine at ${info.startedAt}.` : '';
+  const how =
+    info?.tool === 'coldstart'
+      ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} warm-up run${info.warmup === 1 ? '' : 's'} (\`${info.command ?? 'hyperfine'}\`), with \`COLDSTART_EXIT=1\` (the server exits right after its ready line), no shell, the runner's clean environment and a scratch cwd.${when}`
+      : `${HYPERFINE_FILE} was not written by \`npm run metrics:hyperfine\`; its results are matched to cells by their parameters or command names.`;
   const definitions = [
     how,
-    '- **listen:** the runner\'s median, from its spawn call to the server accepting connections.',
-    '- **process:** hyperfine\'s median wall time, from exec to exit: listen plus the exit, so under the same load listen < process.',
+    "- **listen:** the runner's median, from its spawn call to the server accepting connections.",
+    "- **process:** hyperfine's median wall time, from exec to exit: listen plus the exit, so under the same load listen < process.",
     `- **check:** flagged when every runner sample is slower than every hyperfine run (runner above), or every runner sample is under ${percent(FAR_BELOW_RATIO)} of every hyperfine run (runner far below). Then a clock is wrong, or the machine's load changed between the two runs: re-run both to tell.`,
   ].join('\n');
   const table = markdownTable(
@@ -95,7 +97,11 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
       ? `Typical gap over the ${gap.cells} cells both measured: process − listen ${ms(gap.gapMs)} ms (median over cells), listen at ${percent(gap.ratio)} of process.`
       : 'No cell was measured by both.',
   );
-  lines.push(flagged.length ? `**${flagged.length} cell${flagged.length > 1 ? 's' : ''} flagged:** ${flagged.map((r) => `\`${r.label}\``).join(', ')}.` : 'No cell flagged.');
+  lines.push(
+    flagged.length
+      ? `**${flagged.length} cell${flagged.length > 1 ? 's' : ''} flagged:** ${flagged.map((r) => `\`${r.label}\``).join(', ')}.`
+      : 'No cell flagged.',
+  );
   for (const failure of info?.failed ?? []) lines.push(`- \`${failure.command}\`: hyperfine failed: ${failure.reason}`);
   if (info?.interrupted) lines.push('- hyperfine was interrupted: some cells were not measured.');
   return { title, body: lines.join('\n') };

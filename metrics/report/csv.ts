@@ -18,7 +18,12 @@ function metricColumns(metric: string): string[] {
 }
 
 function metricValues(stats: Stats | undefined): (number | '')[] {
-  return [...STATS.map((stat) => round3(stats?.[stat])), round3(stats?.ci95?.low), round3(stats?.ci95?.high), stats ? stats.outliers.length : ''];
+  return [
+    ...STATS.map((stat) => round3(stats?.[stat])),
+    round3(stats?.ci95?.low),
+    round3(stats?.ci95?.high),
+    stats ? stats.outliers.length : '',
+  ];
 }
 
 /** The columns after the cell's dimensions. */
@@ -69,5 +74,8 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
     ...extra.map((c) => c.value(s)),
     ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
   ]);
-  return stringify(rows, { header: true, columns: [...dimensions, ...FIGURE_COLUMNS, ...extra.map((c) => c.header), ...(withCpu ? CPU_CSV_COLUMNS : [])] });
+  return stringify(rows, {
+    header: true,
+    columns: [...dimensions, ...FIGURE_COLUMNS, ...extra.map((c) => c.header), ...(withCpu ? CPU_CSV_COLUMNS : [])],
+  });
 }

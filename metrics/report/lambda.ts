@@ -54,7 +54,16 @@ function adapterTable(summaries: CellSummary[]): string | undefined {
     });
   if (rows.length === 0) return undefined;
   return markdownTable(
-    ['', 'server listen', 'server first request', 'server firstResponse', 'lambda init', 'lambda invoke', 'lambda firstResponse', 'lambda − server'],
+    [
+      '',
+      'server listen',
+      'server first request',
+      'server firstResponse',
+      'lambda init',
+      'lambda invoke',
+      'lambda firstResponse',
+      'lambda − server',
+    ],
     rows,
     ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
@@ -65,7 +74,7 @@ export function lambdaSection(context: ReportContext): MarkdownSection | undefin
   if (cells.length === 0) return undefined;
   const adapters = adapterTable(context.summaries);
   const parts = [
-    'What each cell\'s REPORT line would say (medians; Max Memory Used is the largest peak resident set of its samples). For local Lambda cells (`lambda/…`) Init Duration is spawn → the first `GET next` to the runner\'s Runtime API, Duration the event handed out → its response, Billed Duration both, each rounded up to 1 ms; cells with `target=aws-lambda` show what AWS reported.',
+    "What each cell's REPORT line would say (medians; Max Memory Used is the largest peak resident set of its samples). For local Lambda cells (`lambda/…`) Init Duration is spawn → the first `GET next` to the runner's Runtime API, Duration the event handed out → its response, Billed Duration both, each rounded up to 1 ms; cells with `target=aws-lambda` show what AWS reported.",
     '',
     reportTable(cells),
   ];

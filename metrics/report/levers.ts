@@ -15,7 +15,13 @@ export const LEVER_DIMENSIONS = ['target', 'runtime', 'build', 'compileCache', '
 export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
 
 /** meta.options key holding each lever's list in the order given on the command line. */
-const META_LISTS: Record<LeverDimension, string> = { target: 'targets', runtime: 'runtimes', build: 'builds', compileCache: 'compileCaches', variant: 'variants' };
+const META_LISTS: Record<LeverDimension, string> = {
+  target: 'targets',
+  runtime: 'runtimes',
+  build: 'builds',
+  compileCache: 'compileCaches',
+  variant: 'variants',
+};
 
 export const LEVERS_FILE = 'levers.md';
 
@@ -157,7 +163,9 @@ export function leverMarkdown(summaries: CellSummary[], meta: RunMeta | undefine
 }
 
 export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined): string {
-  const body = leverMarkdown(summaries, meta, '##') ?? 'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant (see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
+  const body =
+    leverMarkdown(summaries, meta, '##') ??
+    'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant (see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
   return `# Which lever helps: median firstResponse (ms)\n\n${body}\n`;
 }
 

@@ -37,15 +37,18 @@ export function environmentBlock(meta: RunMeta | undefined): string {
   for (const [name, reason] of Object.entries(meta.skipped)) lines.push(`- **Skipped:** ${name} (${reason})`);
   for (const [name, version] of Object.entries(meta.runtimes)) {
     const eol = pastEndOfLife(version, new Date(meta.startedAt));
-    if (eol) lines.push(`- ⚠ **End of life:** ${name} \`${version}\` was past its end of life (${eol}) when this ran: measure a supported line too.`);
+    if (eol)
+      lines.push(
+        `- ⚠ **End of life:** ${name} \`${version}\` was past its end of life (${eol}) when this ran: measure a supported line too.`,
+      );
   }
   return lines.join('\n');
 }
 
 export const DEFINITIONS = [
-  'Every figure is the median over the successful samples, in ms from the runner\'s spawn call, each sample a fresh process.',
+  "Every figure is the median over the successful samples, in ms from the runner's spawn call, each sample a fresh process.",
   '- **startup:** the app and all its routes are created (framework imported, routes registered).',
-  '- **listen:** the server is bound and accepting connections (the framework\'s own ready signal).',
+  "- **listen:** the server is bound and accepting connections (the framework's own ready signal).",
   '- **firstResponse:** the runner has received the first valid answer from the LAST route. Frameworks that build their router or compile validators on the first request look fast at `listen`; this is the honest cold start.',
   '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): where the median would likely land on a rerun.',
 ].join('\n');
@@ -83,7 +86,8 @@ export function ciText(stats: Stats | undefined): string {
 export const INIT_DEFINITION =
   "- **init:** Lambda cells (`lambda/…`): the handler file asked the runner's Runtime API for its first event (`GET next`), where Lambda ends INIT; their `listen` is empty, and `firstResponse` is the handler's response to that event.";
 
-export const WIDE_LEGEND = '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). Read that median as noisy, not as a fact.';
+export const WIDE_LEGEND =
+  '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). Read that median as noisy, not as a fact.';
 
 function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[], cpu = false): boolean {
   return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide || (cpu && s.cpu?.[m]?.wide)));
@@ -115,12 +119,21 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
   const cpuHeaders = cpu ? ['CPU startup(ms)', 'CPU listen(ms)', 'CPU firstResponse(ms)', 'CPU/wall'] : [];
   const initHeader = init ? ['init(ms)'] : [];
   const headers = ['', 'startup(ms)', 'listen(ms)', ...initHeader, 'firstResponse(ms)', 'firstResponse 95% CI', ...cpuHeaders];
-  const align: Align[] = ['left', 'right', 'right', ...initHeader.map(() => 'right' as const), 'right', 'right', ...cpuHeaders.map(() => 'right' as const)];
-  return markdownTable(
-    [...headers, ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'],
-    rows,
-    [...align, ...extraColumns.map((c) => c.align ?? 'right'), 'right', 'left'],
-  );
+  const align: Align[] = [
+    'left',
+    'right',
+    'right',
+    ...initHeader.map(() => 'right' as const),
+    'right',
+    'right',
+    ...cpuHeaders.map(() => 'right' as const),
+  ];
+  return markdownTable([...headers, ...extraColumns.map((c) => c.header), 'ok/samples', 'invalid body'], rows, [
+    ...align,
+    ...extraColumns.map((c) => c.align ?? 'right'),
+    'right',
+    'left',
+  ]);
 }
 
 /** Rows: route counts; columns: frameworks; values: median firstResponse. One table per other-dimension group. */
@@ -164,7 +177,9 @@ function failures(summaries: CellSummary[]): string {
 /** Cells the runtime cannot run (not failures): listed with the reason, only when there are any. */
 function unsupportedSection(summaries: CellSummary[]): MarkdownSection[] {
   const lines = summaries.filter((s) => s.unsupported).map((s) => `- \`${cellLabel(s.cell)}\`: ${s.unsupported}`);
-  return lines.length ? [{ title: 'Unsupported', body: `Not measured and not failed: the runtime cannot do what the cell asks.\n\n${lines.join('\n')}` }] : [];
+  return lines.length
+    ? [{ title: 'Unsupported', body: `Not measured and not failed: the runtime cannot do what the cell asks.\n\n${lines.join('\n')}` }]
+    : [];
 }
 
 /** The one line summary.md and the console give instead of every outlier warning. */
@@ -182,17 +197,29 @@ export function summaryMarkdown(
   const legend = (wide: boolean) => (wide ? `\n\n${WIDE_LEGEND}` : '');
   const measured = summaries.filter((s) => !s.unsupported).length;
   const busy = runLoad(meta)?.warning;
-  const definitions = [DEFINITIONS, ...(summaries.some((s) => s.metrics.init) ? [INIT_DEFINITION] : []), ...(hasCpu(summaries) ? [CPU_DEFINITIONS] : [])].join('\n');
+  const definitions = [
+    DEFINITIONS,
+    ...(summaries.some((s) => s.metrics.init) ? [INIT_DEFINITION] : []),
+    ...(hasCpu(summaries) ? [CPU_DEFINITIONS] : []),
+  ].join('\n');
   const resultsWide = anyWide(summaries, ['startup', 'listen', 'firstResponse'], true);
   const sections: MarkdownSection[] = [
     { title: 'Results table', body: `${definitions}\n\n${resultsTable(summaries, extraColumns)}${legend(resultsWide)}` },
-    { title: 'firstResponse by route count (median ms)', body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}` },
+    {
+      title: 'firstResponse by route count (median ms)',
+      body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}`,
+    },
     ...extra,
     { title: 'Failures', body: failures(summaries) },
     ...unsupportedSection(summaries),
-    ...(warnings.length || busy ? [{ title: 'Warnings', body: [...(busy ? [busy] : []), ...warnings].map((w) => `- ⚠ ${w}`).join('\n') }] : []),
+    ...(warnings.length || busy
+      ? [{ title: 'Warnings', body: [...(busy ? [busy] : []), ...warnings].map((w) => `- ⚠ ${w}`).join('\n') }]
+      : []),
   ];
-  const headline = [...(busy ? [`⚠ ${busy}`, ''] : []), ...(warnings.length ? [`⚠ ${warningsHeadline(warnings.length, measured)}`, ''] : [])];
+  const headline = [
+    ...(busy ? [`⚠ ${busy}`, ''] : []),
+    ...(warnings.length ? [`⚠ ${warningsHeadline(warnings.length, measured)}`, ''] : []),
+  ];
   return [
     '# Cold start by route count',
     '',

@@ -110,7 +110,13 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
   const memoryAxis = { values: memories, format: ',' };
   const x = { field: 'memoryMB', type: 'quantitative' as const, title: 'Lambda memory, MB (log)', scale: memoryScale, axis: memoryAxis };
   const scheme = labels.length > 10 ? 'tableau20' : 'tableau10';
-  const color = { field: 'series', type: 'nominal', title: 'framework · routes', scale: { domain: labels, scheme }, legend: { labelLimit: 400, titleLimit: 400 } } as const;
+  const color = {
+    field: 'series',
+    type: 'nominal',
+    title: 'framework · routes',
+    scale: { domain: labels, scheme },
+    legend: { labelLimit: 400, titleLimit: 400 },
+  } as const;
   const line = { type: 'line', point: { size: 40 }, strokeWidth: 2 } as const;
   const y = (field: 'ms' | 'dollars', title: string, ticks: number[], format: string) => ({
     field,
@@ -167,7 +173,9 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
 /** The power-tuning cells of a run: every cell run at a memory size, labelled by framework and the other varying dimensions. */
 export function powerCells(summaries: CellSummary[]): PowerCell[] {
   const sized = summaries.filter((s) => s.cell.memory > 0 && !s.unsupported);
-  const varying = (['target', 'variant', 'runtime', 'build', 'compileCache'] as const).filter((d) => new Set(sized.map((s) => s.cell[d])).size > 1);
+  const varying = (['target', 'variant', 'runtime', 'build', 'compileCache'] as const).filter(
+    (d) => new Set(sized.map((s) => s.cell[d])).size > 1,
+  );
   return sized.map((s) => {
     const extras = varying.map((d) => `${d}=${s.cell[d]}`);
     const initMs = (s.metrics.init ?? s.metrics.listen)?.median;

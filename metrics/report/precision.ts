@@ -19,7 +19,10 @@ function settingsOf(meta: RunMeta | undefined): { precision: number; minSamples:
 }
 
 /** Each measured cell's precision state, recomputed from its samples. */
-export function cellPrecisions(summaries: CellSummary[], meta: RunMeta | undefined): { summary: CellSummary; state: CellPrecision }[] | undefined {
+export function cellPrecisions(
+  summaries: CellSummary[],
+  meta: RunMeta | undefined,
+): { summary: CellSummary; state: CellPrecision }[] | undefined {
   const settings = settingsOf(meta);
   if (!settings) return undefined;
   return summaries

@@ -29,7 +29,11 @@ export const WARNINGS_SHOWN = 3;
 
 export const OUTPUTS: Output[] = [
   // runtime / build / compile cache / variant: a table per lever that varies, and the best lever per framework
-  { file: LEVERS_FILE, render: ({ summaries, meta }) => leversFile(summaries, meta), section: ({ summaries, meta }) => leversSection(summaries, meta) },
+  {
+    file: LEVERS_FILE,
+    render: ({ summaries, meta }) => leversFile(summaries, meta),
+    section: ({ summaries, meta }) => leversSection(summaries, meta),
+  },
   // hyperfine.json, when the folder has one: the process column and the cross-check section
   { section: crossCheckSection, columns: processColumns, csvColumns: processCsvColumns },
   { file: 'chart-firstresponse.svg', render: (context) => curveChart(context.summaries, 'firstResponse'), section: chartsSection },
@@ -52,9 +56,13 @@ export function outlierWarnings(summaries: CellSummary[]): string[] {
     const parts = HEADLINE_METRICS.flatMap((metric) => {
       const stats = s.metrics[metric];
       if (!stats || stats.outliers.length === 0) return [];
-      return [`${metric} ${stats.outliers.length} of ${stats.n} (${stats.outliers.map((v) => `${ms(v)} ms`).join(', ')}; median ${ms(stats.median)} ms)`];
+      return [
+        `${metric} ${stats.outliers.length} of ${stats.n} (${stats.outliers.map((v) => `${ms(v)} ms`).join(', ')}; median ${ms(stats.median)} ms)`,
+      ];
     });
-    return parts.length ? [`outliers in ${cellLabel(s.cell)} (MAD test): ${parts.join('; ')}. Medians resist them; rerun with more samples if they matter.`] : [];
+    return parts.length
+      ? [`outliers in ${cellLabel(s.cell)} (MAD test): ${parts.join('; ')}. Medians resist them; rerun with more samples if they matter.`]
+      : [];
   });
 }
 
@@ -91,7 +99,10 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
 export async function writeReport(dir: string, settings: ReportSettings = {}): Promise<string[]> {
   const context = loadRun(dir, settings);
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
-  writeFileSync(path.join(dir, 'summary.csv'), summaryCsv(context.summaries, (s) => cellLabel(s.cell), csvColumns));
+  writeFileSync(
+    path.join(dir, 'summary.csv'),
+    summaryCsv(context.summaries, (s) => cellLabel(s.cell), csvColumns),
+  );
   const written: string[] = ['summary.csv'];
   const sections: MarkdownSection[] = [];
   const columns: ExtraColumn[] = [];
@@ -109,7 +120,9 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   // the console gets a few; summary.md has them all
   for (const line of context.warnings.slice(0, WARNINGS_SHOWN)) settings.warn?.(line);
   if (context.warnings.length > WARNINGS_SHOWN) {
-    settings.warn?.(`… and ${context.warnings.length - WARNINGS_SHOWN} more cells with outliers: see Warnings in ${path.join(dir, 'summary.md')}`);
+    settings.warn?.(
+      `… and ${context.warnings.length - WARNINGS_SHOWN} more cells with outliers: see Warnings in ${path.join(dir, 'summary.md')}`,
+    );
   }
   return written;
 }

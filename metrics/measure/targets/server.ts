@@ -6,7 +6,14 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
-import { AFTER_FIRST_RESPONSE, CHILD_MARKS, PROTOCOL_PREFIX, PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ChildMark } from '../../../generators/probe.ts';
+import {
+  AFTER_FIRST_RESPONSE,
+  CHILD_MARKS,
+  PROTOCOL_PREFIX,
+  PROTOCOL_VERSION,
+  PROTOCOL_VERSIONS,
+  type ChildMark,
+} from '../../../generators/probe.ts';
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
 import type { CpuMarks, InvalidBodyCheck, Marks } from '../../core/samples.ts';
@@ -127,7 +134,9 @@ function postJson(port: number, path: string, body: unknown, timeoutMs: number):
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }),
+        );
         response.on('error', (error) => reject(new SampleFailure(`POST ${path}: ${error.message}`)));
       },
     );
