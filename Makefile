@@ -1,5 +1,5 @@
 # Thin doors into the npm scripts (the same code).
-.PHONY: generate metrics report compare test clean
+.PHONY: generate metrics report compare test lint format clean
 
 generate:
 	npm run generate
@@ -15,6 +15,12 @@ compare:
 
 test:
 	npm test
+
+lint:
+	npm run lint
+
+format:
+	npm run format
 
 clean:
 	npm run clean
