@@ -49,8 +49,9 @@ export function bootstrapMedianCI(
 }
 
 /**
- * Modified z-scores 0.6745·(x − median)/MAD (Iglewicz and Hoaglin). Like hyperfine, a MAD of 0
- * is replaced by the smallest positive double, so any value off the median then stands out.
+ * Modified z-scores 0.6745·(x − median)/MAD (Iglewicz and Hoaglin). A MAD of 0 (more than half the
+ * values equal) is replaced by Number.EPSILON (2^-52), so that any value off the median gets a huge
+ * score and counts as an outlier instead of dividing by zero.
  */
 export function modifiedZScores(values: readonly number[]): number[] {
   if (values.length === 0) return [];

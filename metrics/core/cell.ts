@@ -88,7 +88,7 @@ export function cellFilePath(cell: Cell): string {
   return path.join(GENERATED_DIR, cellFile(cell));
 }
 
-/** The seeds' row label, `N-startup-F-routes.js`, with the non-default dimensions after it. */
+/** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
 export function cellLabel(cell: Cell): string {
   // a local Lambda cell's file (lambda/…) already says its target
   const extras = (['target', 'memory', 'runtime', 'build', 'compileCache'] as const)

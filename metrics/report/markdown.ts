@@ -1,4 +1,4 @@
-/** summary.md: the environment, the seeds' table extended with firstResponse, and a pivot by routes. */
+/** summary.md: the environment, the results table (`| | startup(ms) | listen(ms) |` … firstResponse), and a pivot by routes. */
 import { cellLabel, shownDimensions } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { pastEndOfLife } from '../core/end-of-life.ts';
