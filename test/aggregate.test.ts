@@ -76,7 +76,7 @@ describe('aggregate', () => {
   });
   it('summary.csv has the columns and the numbers the samples imply', () => {
     const csv = summaryCsv(summaries, (s) => cellLabel(s.cell));
-    const rows = parse(csv, { columns: true }) as Record<string, string>[];
+    const rows = parse<Record<string, string>>(csv, { columns: true });
     // samples without CPU time: the columns a run always had, no CPU columns
     assert.deepEqual(Object.keys(rows[0]!), SUMMARY_CSV_COLUMNS);
     for (const column of CPU_CSV_COLUMNS) assert.ok(!(column in rows[0]!), column);

@@ -11,6 +11,7 @@ import { before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { median } from 'simple-statistics';
 import { buildProgram } from '../metrics/cli/main.ts';
+import type { RunMeta } from '../metrics/core/meta.ts';
 import { readSamples } from '../metrics/core/samples.ts';
 import { CLI, processesWith, ROOT, runCli as cli, runClis, tempDir as tmp, waitFor, type CliResult } from './helpers.ts';
 
@@ -187,7 +188,7 @@ describe('a real run through the cli', () => {
   it('every number in summary.csv is what samples.jsonl implies', () => {
     const samples = readSamples(path.join(dir, 'samples.jsonl'));
     assert.equal(samples.length, 4 * (2 + 1), 'four cells × (two samples + one warm-up)');
-    const rows = parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
     assert.equal(rows.length, 4);
     for (const row of rows) {
       const mine = samples.filter(
@@ -205,14 +206,15 @@ describe('a real run through the cli', () => {
   });
 
   it('meta.json records the machine, versions and the variables the children did not get', () => {
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as RunMeta;
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.equal(meta.toolVersion, pkg.version);
     assert.equal(meta.runtimes.node, process.version);
-    assert.match(meta.frameworks.fastify.version, /^\d+\.\d+\.\d+/);
+    assert.match(meta.frameworks.fastify!.version, /^\d+\.\d+\.\d+/);
     assert.ok(meta.machine.cores >= 1);
     assert.deepEqual(meta.environment.passed, ['PATH', 'HOME', 'NODE_ENV=production']);
     if (process.env.NODE_EXTRA_CA_CERTS) assert.ok(meta.environment.dropped.includes('NODE_EXTRA_CA_CERTS'));
+    assert.ok(meta.durationMs !== undefined && meta.samplesDurationMs !== undefined, 'a finished run records both durations');
     assert.ok(meta.durationMs >= meta.samplesDurationMs * 0.5);
   });
 

@@ -35,7 +35,12 @@ before(() => {
 
 describe('compare: ratio of medians and Mann-Whitney U per cell', () => {
   it('a planted 20 % regression is significant; 0 % is not; one-run cells are listed', () => {
-    const { comparison, markdown, exitCode } = runCompare({ a: runA, b: runB, failAbove: 1.1, metrics: ['startup', 'listen', 'firstResponse'] });
+    const { comparison, markdown, exitCode } = runCompare({
+      a: runA,
+      b: runB,
+      failAbove: 1.1,
+      metrics: ['startup', 'listen', 'firstResponse'],
+    });
     const row = (framework: string, metric: string) => comparison.rows.find((r) => r.cell.framework === framework && r.metric === metric)!;
     const fastify = row('fastify', 'firstResponse');
     assert.ok(Math.abs(fastify.ratio! - 1.2) < 1e-9);

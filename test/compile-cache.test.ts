@@ -31,7 +31,10 @@ describe('compile-cache directories', () => {
     const scratch = tempDir();
     const caches = new CompileCacheDirs(scratch);
     const calls: [string | undefined, boolean][] = [];
-    await caches.run(cellWith('off'), async (dir, recorded) => (calls.push([dir, recorded]), record(cellWith('off'))));
+    await caches.run(cellWith('off'), (dir, recorded) => {
+      calls.push([dir, recorded]);
+      return Promise.resolve(record(cellWith('off')));
+    });
     assert.deepEqual(calls, [[undefined, true]]);
     assert.equal(caches.dirFor(cellWith('off')), undefined);
     assert.deepEqual(readdirSync(scratch), [], 'nothing made');
@@ -42,10 +45,10 @@ describe('compile-cache directories', () => {
     const caches = new CompileCacheDirs(scratch);
     const seen: { dir: string; empty: boolean; recorded: boolean }[] = [];
     for (const index of [1, 2]) {
-      await caches.run(cellWith('cold'), async (dir, recorded) => {
+      await caches.run(cellWith('cold'), (dir, recorded) => {
         seen.push({ dir: dir!, empty: readdirSync(dir!).length === 0, recorded });
         writeFileSync(path.join(dir!, 'entry'), 'x');
-        return record(cellWith('cold'), index);
+        return Promise.resolve(record(cellWith('cold'), index));
       });
     }
     assert.equal(seen.length, 2);
@@ -61,10 +64,10 @@ describe('compile-cache directories', () => {
     const scratch = tempDir();
     const caches = new CompileCacheDirs(scratch);
     const calls: { dir: string; recorded: boolean; entries: number }[] = [];
-    const measure = async (dir: string | undefined, recorded: boolean) => {
+    const measure = (dir: string | undefined, recorded: boolean) => {
       calls.push({ dir: dir!, recorded, entries: readdirSync(dir!).length });
       writeFileSync(path.join(dir!, `entry-${calls.length}`), 'x');
-      return record(cellWith('warm'), calls.length);
+      return Promise.resolve(record(cellWith('warm'), calls.length));
     };
     const first = await caches.run(cellWith('warm'), measure);
     await caches.run(cellWith('warm'), measure);
@@ -100,10 +103,10 @@ describe('compile-cache directories', () => {
     let stopped = false;
     const caches = new CompileCacheDirs(tempDir(), () => stopped);
     const recordedRuns: boolean[] = [];
-    const result = await caches.run(cellWith('warm'), async (_dir, recorded) => {
+    const result = await caches.run(cellWith('warm'), (_dir, recorded) => {
       recordedRuns.push(recorded);
       stopped = true;
-      return record(cellWith('warm'));
+      return Promise.resolve(record(cellWith('warm')));
     });
     assert.deepEqual(recordedRuns, [false]);
     assert.equal(result, caches.fills.values().next().value);

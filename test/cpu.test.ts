@@ -37,7 +37,7 @@ describe('CPU time in a real run of node-http and fastify', () => {
   });
 
   it('summary.csv: the CPU statistics after every older column, equal to what the samples imply', () => {
-    const rows = parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
     const columns = Object.keys(rows[0]!);
     assert.deepEqual(columns.slice(0, SUMMARY_CSV_COLUMNS.length), SUMMARY_CSV_COLUMNS);
     assert.deepEqual(columns.slice(-CPU_CSV_COLUMNS.length), CPU_CSV_COLUMNS);
@@ -68,7 +68,7 @@ describe('a run folder recorded before the child reported CPU time', () => {
     const md = readFileSync(path.join(dir, 'summary.md'), 'utf8');
     assert.doesNotMatch(md, /CPU firstResponse|CPU\/wall/);
     assert.match(md, /\| 10-startup-fastify-routes\.js/);
-    const rows = parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
     assert.equal(Number(rows[0]!.firstResponse_median_ms), 100);
     for (const column of CPU_CSV_COLUMNS) assert.ok(!(column in rows[0]!), column);
   });

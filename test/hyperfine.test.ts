@@ -58,9 +58,9 @@ describe('hyperfine JSON: the recorded fixture', () => {
 
   it('keeps what the hyperfine command recorded beside the results', () => {
     assert.equal(file.coldstart?.tool, 'coldstart');
-    assert.match(file.coldstart?.hyperfine ?? '', /^hyperfine \d/);
-    assert.equal(file.coldstart?.shell, 'none');
-    assert.ok(file.coldstart?.environment?.passed.includes('COLDSTART_EXIT=1'));
+    assert.match(file.coldstart.hyperfine ?? '', /^hyperfine \d/);
+    assert.equal(file.coldstart.shell, 'none');
+    assert.ok(file.coldstart.environment?.passed.includes('COLDSTART_EXIT=1'));
   });
 
   it('rejects what is not hyperfine JSON, naming the problem', () => {
@@ -142,11 +142,8 @@ describe('merging hyperfine.json into a run', () => {
     for (const s of samplesAgainstFixture()) appendSample(path.join(dir, 'samples.jsonl'), s);
     await writeReport(dir);
     assert.doesNotMatch(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /process\(ms\)|Cross-check with hyperfine/);
-    assert.ok(
-      !(parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[])[0]!.hasOwnProperty(
-        'process_median_ms',
-      ),
-    );
+    const before = parse<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
+    assert.ok(!Object.hasOwn(before[0]!, 'process_median_ms'));
 
     copyFileSync(FIXTURE, path.join(dir, HYPERFINE_FILE));
     await writeReport(dir);
@@ -158,7 +155,7 @@ describe('merging hyperfine.json into a run', () => {
     assert.match(md, /\| 1-startup-fastify-routes\.js \|.*\| ok \|/);
     assert.match(md, /1 cell flagged:\*\* `1-startup-node-http-routes\.js`/);
     assert.match(md, /Typical gap over the 2 cells both measured/);
-    const rows = parse(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
     const byFile = new Map(rows.map((r) => [r.file, r]));
     for (const cell of [fastify1, http1]) {
       assert.ok(Math.abs(Number(byFile.get(cellLabel(cell))!.process_median_ms) - fixtureProcessMs(cell)) < 0.001);
@@ -328,8 +325,8 @@ describe('the hyperfine command', () => {
     assert.equal(result!.times.length, 2);
     assert.equal(cellKey(cellOfResult(result!)!), cellKey(http1));
     assert.equal(file.coldstart?.runs, 2);
-    assert.equal(file.coldstart?.warmup, 0);
-    assert.deepEqual(file.coldstart?.failed, []);
+    assert.equal(file.coldstart.warmup, 0);
+    assert.deepEqual(file.coldstart.failed, []);
   });
 
   it('children get the clean environment plus COLDSTART_EXIT=1 and run in the given cwd', async (t) => {

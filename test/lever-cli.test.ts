@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import type { RunMeta } from '../metrics/core/meta.ts';
 import { readSamples } from '../metrics/core/samples.ts';
 import { compileCacheUnsupported } from '../metrics/plan/runtimes.ts';
 import { runCli, runClis, tempDir, type CliResult } from './helpers.ts';
@@ -80,7 +81,7 @@ describe('a real run with levers', () => {
   });
 
   it('meta.json records the lever lists and the runtime', () => {
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as RunMeta;
     assert.deepEqual(meta.options.builds, ['plain', 'bundle']);
     assert.deepEqual(meta.options.compileCaches, ['off', 'cold']);
     assert.deepEqual(meta.options.runtimes, ['node']);

@@ -136,10 +136,10 @@ describe('cells a runtime cannot measure are "unsupported", never failed', () =>
   });
 
   it('summary.csv says unsupported, with no failure and no figure', () => {
-    const rows = parse(
+    const rows = parse<Record<string, string>>(
       summaryCsv(summaries, () => 'f'),
       { columns: true },
-    ) as Record<string, string>[];
+    );
     assert.equal(rows.length, 2);
     assert.ok(
       rows.every((r) => r.status === 'unsupported' && r.failures === '0' && r.firstResponse_median_ms === ''),

@@ -61,7 +61,7 @@ describe('runner: a server that misbehaves fails its sample with a reason', () =
 });
 
 describe('runner: the child environment', () => {
-  it('passes PATH, HOME and NODE_ENV=production only, never NODE_EXTRA_CA_CERTS or NODE_OPTIONS', async () => {
+  it('passes PATH, HOME and NODE_ENV=production only, never NODE_EXTRA_CA_CERTS or NODE_OPTIONS', () => {
     const parent = { PATH: '/usr/bin:/bin', HOME: '/root', NODE_EXTRA_CA_CERTS: '/x.pem', NODE_OPTIONS: '--inspect', SECRET: 's' };
     const { env, dropped } = childEnvironment(parent);
     assert.deepEqual(env, { NODE_ENV: 'production', PATH: '/usr/bin:/bin', HOME: '/root' });

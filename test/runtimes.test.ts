@@ -175,13 +175,10 @@ describe('runtimes: resolving what a run asks for', () => {
       assert.equal(lines.length, 1, 'one line while installing');
       assert.match(lines[0]!, /^installing runtime node22: node-\w+-\w+@22\.\d+\.\d+ into /);
     } finally {
-      for (const [key, value] of [
-        ['npm_config_registry', saved.registry],
-        ['npm_config_fetch_retries', saved.retries],
-      ] as const) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
+      if (saved.registry === undefined) delete process.env.npm_config_registry;
+      else process.env.npm_config_registry = saved.registry;
+      if (saved.retries === undefined) delete process.env.npm_config_fetch_retries;
+      else process.env.npm_config_fetch_retries = saved.retries;
     }
   });
 
