@@ -179,8 +179,8 @@ export interface LambdaAfterLine {
 }
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-const isMarks = (value: unknown): value is Record<LambdaMark, number> =>
-  value !== null && typeof value === 'object' && LAMBDA_MARKS.every((m) => isNumber((value as Record<string, unknown>)[m]));
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+const isMarks = (value: unknown): value is Record<LambdaMark, number> => isObject(value) && LAMBDA_MARKS.every((m) => isNumber(value[m]));
 
 /**
  * Read one stdout line of a Lambda file: the ready line, the after line, or undefined for any other
@@ -188,13 +188,13 @@ const isMarks = (value: unknown): value is Record<LambdaMark, number> =>
  */
 export function readLambdaLine(line: string): LambdaReadyLine | LambdaAfterLine | undefined {
   if (!line.startsWith(PROTOCOL_PREFIX)) return undefined;
-  let value: Record<string, unknown>;
+  let value: unknown;
   try {
-    value = JSON.parse(line.slice(PROTOCOL_PREFIX.length)) as Record<string, unknown>;
+    value = JSON.parse(line.slice(PROTOCOL_PREFIX.length));
   } catch {
     throw new Error(`not JSON after ${PROTOCOL_PREFIX.trim()}: ${line.slice(0, 200)}`);
   }
-  if (value === null || typeof value !== 'object' || value.v !== LAMBDA_PROTOCOL_VERSION) {
+  if (!isObject(value) || value.v !== LAMBDA_PROTOCOL_VERSION) {
     throw new Error(`not a v${LAMBDA_PROTOCOL_VERSION} line: ${line.slice(0, 200)}`);
   }
   if (value.after === 'firstResponse') {

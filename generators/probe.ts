@@ -75,7 +75,7 @@ export function fileHeader(framework: string, variant: string, routes: number): 
  * measured cold start.
  */
 export function eachRoute(count: number, line: (i: number) => string): string {
-  const out: string[] = new Array(count);
+  const out = new Array<string>(count);
   for (let i = 0; i < count; i++) out[i] = line(i);
   return out.join('\n');
 }

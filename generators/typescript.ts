@@ -95,7 +95,12 @@ export function createCachingHost(options: TS.CompilerOptions): TS.CompilerHost 
   const host = ts.createCompilerHost(options);
   const resolutionCache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => f, options);
   const memo = new Map<string, TS.ResolvedModuleFull | null>();
-  host.resolveModuleNames = (names, containingFile, _reused, _redirected, opts) =>
+  // The deprecated hook on purpose: its replacement, resolveModuleNameLiterals, is never called by the compiler mion's
+  // routes use (@deepkit/type-compiler 1.0.1-alpha.97 asks the host only for resolveModuleNames), and 1.0.19 falls back
+  // to this hook when the host has no resolveModuleNameLiterals. Both compilers are JavaScript calling in: `opts` is
+  // typed as possibly missing so that the fallback to this host's own options stays.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the one hook both deepkit compilers call (see above)
+  host.resolveModuleNames = (names, containingFile, _reused, _redirected, opts: TS.CompilerOptions | undefined) =>
     names.map((name) => {
       const key = `${containingFile}\0${name}`;
       let resolved = memo.get(key);

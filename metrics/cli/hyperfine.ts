@@ -161,7 +161,8 @@ export function registerHyperfineCommand(program: Command): void {
       const where = displayPath(result.file);
       const next = result.merged
         ? `; report merged (${displayPath(path.join(result.dir, 'summary.md'))})`
-        : ` (no ${SAMPLES_FILE} there: \`npm run metrics -- --out ${displayPath(result.dir)}\` with the same selection adds the runner's figures)`;
+        : ` (no ${SAMPLES_FILE} there: \`npm run metrics -- --out ${displayPath(result.dir)}\` ` +
+          "with the same selection adds the runner's figures)";
       process.stdout.write(
         `${result.interrupted ? 'interrupted; partial hyperfine results in' : 'hyperfine results in'} ${where}${next}${failed}\n`,
       );

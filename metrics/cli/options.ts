@@ -87,7 +87,8 @@ export function addLeverOptions(command: Command): Command {
     .addOption(
       new Option(
         '--runtime <list>',
-        `comma list of runtimes: ${RUNTIME_NAMES.join(', ')} (node = the node running coldstart, or --node; the others are installed on demand into .runtimes/)`,
+        `comma list of runtimes: ${RUNTIME_NAMES.join(', ')} ` +
+          '(node = the node running coldstart, or --node; the others are installed on demand into .runtimes/)',
       )
         .default(DEFAULT_LEVERS.runtimes, DEFAULT_LEVERS.runtimes.join(','))
         .argParser(parseChoiceList('--runtime', RUNTIME_NAMES)),
@@ -205,7 +206,8 @@ export function addTargetOptions(command: Command): Command {
     .addOption(
       new Option(
         '--target <list>',
-        `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, or a handler behind the framework's Lambda adapter under a Runtime API the runner plays`,
+        `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, ` +
+          "or a handler behind the framework's Lambda adapter under a Runtime API the runner plays",
       )
         .default(['server'], 'server')
         .argParser(parseChoiceList('--target', TARGETS)),
@@ -213,7 +215,8 @@ export function addTargetOptions(command: Command): Command {
     .addOption(
       new Option(
         '--lambda-memory <list>',
-        'comma list of Lambda memory sizes in MB (128–10240): each sample runs in a cgroup with that memory limit and, after INIT, that CPU share (MB / 1769 vCPUs); absent = no limits',
+        'comma list of Lambda memory sizes in MB (128–10240): each sample runs in a cgroup with that memory limit ' +
+          'and, after INIT, that CPU share (MB / 1769 vCPUs); absent = no limits',
       ).argParser((text: string) =>
         [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b),
       ),

@@ -34,7 +34,8 @@ const MIB = 1024 * 1024;
 function field(row: Row, name: string): string | undefined {
   const value = row[`@${name}`] ?? row[name];
   if (value === undefined || value === null) return undefined;
-  const text = String(value).trim();
+  // a number or boolean from a JSON export reads as it is written; an object or array stays JSON, not "[object Object]"
+  const text = (typeof value === 'string' ? value : JSON.stringify(value)).trim();
   return text === '' ? undefined : text;
 }
 
@@ -121,20 +122,25 @@ function collect(rows: { row: Row; source: ReportSource }[]): ParsedReports {
 /** An Insights CSV export: a header row of field names, one row per log event. */
 export function parseInsightsCsv(text: string, file: string): ParsedReports {
   const rows: { row: Row; source: ReportSource }[] = [];
-  const skipped: { line: number; reason: string }[] = [];
+  const skipped: { line: number | undefined; reason: string }[] = [];
   let records: { record: Row; info: { lines: number } }[];
   try {
-    records = parse(text, {
+    // with `info: true` each record comes as { record, info }, which csv-parse's types do not say: T states it
+    records = parse<{ record: Row; info: { lines: number } }>(text, {
       columns: true,
       bom: true,
       info: true,
       skip_empty_lines: true,
       skip_records_with_error: true,
       on_skip: (error) => {
-        if (error) skipped.push({ line: error.lines, reason: `not a CSV row: ${error.message.split('\n')[0]}` });
+        if (error) {
+          // csv-parse copies its parser's context onto the error, the line number among them (untyped there)
+          const line: unknown = error.lines;
+          skipped.push({ line: typeof line === 'number' ? line : undefined, reason: `not a CSV row: ${error.message.split('\n')[0]}` });
+        }
         return undefined;
       },
-    }) as { record: Row; info: { lines: number } }[];
+    });
   } catch (error) {
     throw new ExportFormatError(`${file} is not a CSV export: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -16,7 +16,10 @@ export interface Cell {
   build: string;
   /** Node's module compile cache */
   compileCache: string;
-  /** how the file runs: `server` (a long-running HTTP server), `lambda` (a handler under the Runtime API), `aws-lambda` (imported REPORT lines) */
+  /**
+   * how the file runs: `server` (a long-running HTTP server), `lambda` (a handler under the Runtime API),
+   * `aws-lambda` (imported REPORT lines)
+   */
   target: string;
   /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
   memory: number;

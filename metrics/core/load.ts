@@ -255,13 +255,15 @@ export function startLoadMonitor(options: LoadMonitorOptions = {}): LoadMonitor 
 
 /** A stored load summary (meta.json is untrusted JSON): the fields the report reads, or undefined. */
 export function parseLoadSummary(value: unknown): LoadSummary | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const v = value as Partial<LoadSummary>;
-  const isPoint = (p: unknown) => p !== null && typeof p === 'object' && typeof (p as LoadPoint).load1 === 'number';
-  if (typeof v.cores !== 'number' || !(v.cores > 0) || typeof v.busy !== 'boolean') return undefined;
-  if (!isPoint(v.before) || !isPoint(v.after) || typeof v.during?.load1?.median !== 'number') return undefined;
-  if (v.warning !== undefined && typeof v.warning !== 'string') return undefined;
-  return v as LoadSummary;
+  const isObject = (p: unknown): p is Record<string, unknown> => p !== null && typeof p === 'object';
+  if (!isObject(value)) return undefined;
+  const isPoint = (p: unknown) => isObject(p) && typeof p.load1 === 'number';
+  if (typeof value.cores !== 'number' || !(value.cores > 0) || typeof value.busy !== 'boolean') return undefined;
+  if (!isPoint(value.before) || !isPoint(value.after)) return undefined;
+  const during = value.during;
+  if (!isObject(during) || !isObject(during.load1) || typeof during.load1.median !== 'number') return undefined;
+  if (value.warning !== undefined && typeof value.warning !== 'string') return undefined;
+  return value as unknown as LoadSummary;
 }
 
 /** Median load average per core while samples ran. */

@@ -40,7 +40,7 @@ export function machine(): RunMeta['machine'] {
   return {
     os: `${os.platform()} ${os.arch()} ${os.release()}`,
     cpu: cpus[0]?.model.trim() ?? 'unknown',
-    cores: os.availableParallelism?.() ?? cpus.length,
+    cores: os.availableParallelism(),
     memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
   };
 }

@@ -9,7 +9,8 @@ import { stopGroup, track } from './children.ts';
 import { childEnvironment, type ChildEnvironment } from './environment.ts';
 
 export const INSTALL_HINT =
-  'hyperfine is not installed (it is a system tool, not an npm package): install it with `apt-get install hyperfine` (Debian/Ubuntu) and run again';
+  'hyperfine is not installed (it is a system tool, not an npm package): ' +
+  'install it with `apt-get install hyperfine` (Debian/Ubuntu) and run again';
 
 /** The children's variables on top of the runner's clean environment. */
 export const HYPERFINE_EXTRA_ENV = { COLDSTART_EXIT: '1' } as const;
@@ -97,14 +98,15 @@ export async function benchmark(
   });
   track(child);
   let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => launch.output?.write(chunk));
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => launch.output?.write(chunk));
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);
     launch.output?.write(chunk);
   });
-  let timedOut = false;
+  // the timer sets it while the exit is awaited: a property, as TypeScript would keep a `let` narrowed to false across the await
+  const timeout = { fired: false };
   const timer = setTimeout(() => {
-    timedOut = true;
+    timeout.fired = true;
     void stopGroup(child);
   }, launch.timeoutMs);
   const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
@@ -114,7 +116,7 @@ export async function benchmark(
   clearTimeout(timer);
   await stopGroup(child);
   if (exit.error) return { error: `hyperfine did not start: ${exit.error.message}` };
-  if (timedOut) return { error: `no result within ${Math.round(launch.timeoutMs / 1000)} s (a run hung?)` };
+  if (timeout.fired) return { error: `no result within ${Math.round(launch.timeoutMs / 1000)} s (a run hung?)` };
   if (exit.code !== 0) {
     const line =
       stderr

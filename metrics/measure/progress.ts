@@ -30,7 +30,8 @@ export class Progress {
 
   constructor(
     plan: PlannedRun[],
-    private readonly stream: NodeJS.WriteStream = process.stderr,
+    // `isTTY` is optional: @types/node says boolean, but a piped or redirected stderr has none
+    private readonly stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
     tty = Boolean(stream.isTTY),
     private readonly heartbeatMs = HEARTBEAT_MS,
   ) {
@@ -108,8 +109,8 @@ export class Progress {
       return;
     }
     this.line(
-      `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, median firstResponse ${ms(values.length ? median(values) : undefined)} ms` +
-        ` [${this.done}/${this.plan.length}]`,
+      `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, ` +
+        `median firstResponse ${ms(values.length ? median(values) : undefined)} ms [${this.done}/${this.plan.length}]`,
     );
   }
 

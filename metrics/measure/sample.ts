@@ -210,7 +210,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   child.once('exit', (_code, signal) => {
     if (!stopping) ended = { signal };
   });
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
   });
   const reader = new ProtocolReader(child, () => stderr, deadline);

@@ -69,8 +69,9 @@ function where(message: Message): string {
 
 /** esbuild's errors as one line: the first error, its place, and how many more there were. */
 export function bundleErrorLine(error: unknown): string {
-  const errors = (error as Partial<BuildFailure>)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return `bundle failed: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+  const failure = error !== null && typeof error === 'object' ? (error as Partial<BuildFailure>) : undefined;
+  const errors = failure?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return `bundle failed: ${String(failure?.message ?? error).split('\n')[0]}`;
   const first = errors[0]!;
   const more = errors.length > 1 ? ` and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''}` : '';
   return `bundle failed (esbuild): ${first.text.replace(/\s+/g, ' ')}${where(first)}${more}`;

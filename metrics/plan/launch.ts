@@ -30,8 +30,7 @@ export interface Launch {
  * parent's), pointing at `cacheDir`, which a cold or warm cell must be given.
  */
 export function launchOf(cell: CellLaunch, cwd: string, env: NodeJS.ProcessEnv, cacheDir?: string): Launch {
-  const childEnv: NodeJS.ProcessEnv = { ...env };
-  delete childEnv[COMPILE_CACHE_ENV];
+  const { [COMPILE_CACHE_ENV]: _parentCache, ...childEnv } = env;
   if (cell.compileCache !== 'off') {
     if (!cacheDir) throw new Error(`a ${cell.compileCache} compile cache cell needs a cache directory`);
     childEnv[COMPILE_CACHE_ENV] = cacheDir;

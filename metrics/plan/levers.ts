@@ -64,7 +64,8 @@ export async function prepareLevers(
   for (const runtime of runtimes.values()) {
     if (runtime.compileCacheUnsupported && lists.compileCaches.some((c) => c !== 'off')) {
       options.log(
-        `${runtime.name} (${runtime.version}): compile cache unsupported (${runtime.compileCacheUnsupported}); those cells say "unsupported"`,
+        `${runtime.name} (${runtime.version}): compile cache unsupported (${runtime.compileCacheUnsupported}); ` +
+          'those cells say "unsupported"',
       );
     }
   }

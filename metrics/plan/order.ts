@@ -55,7 +55,7 @@ export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRu
   return plan;
 }
 
-function shuffle<T>(items: T[], random: () => number): void {
+function shuffle(items: unknown[], random: () => number): void {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];

@@ -61,7 +61,7 @@ function hasAvx2(): boolean {
 
 function isMusl(): boolean {
   if (process.platform !== 'linux') return false;
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  const header = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
   return header !== undefined && !header.glibcVersionRuntime;
 }
 

@@ -12,7 +12,8 @@ export interface FrameworkSelection {
 }
 
 export function installHint(generator: FrameworkGenerator, pkg: string): string {
-  return `${generator.name} needs ${pkg}, which is not installed (${generator.installHint ?? `npm install ${generator.packages.join(' ')}`})`;
+  const hint = generator.installHint ?? `npm install ${generator.packages.join(' ')}`;
+  return `${generator.name} needs ${pkg}, which is not installed (${hint})`;
 }
 
 /**

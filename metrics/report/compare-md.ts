@@ -19,7 +19,10 @@ function verdictText(row: CompareRow): string {
 
 function runLine(name: string, context: ReportContext): string {
   const meta = context.meta;
-  return `- **${name}:** \`${context.dir}\`${meta ? ` (${meta.startedAt}; ${meta.machine.cpu}, ${meta.machine.cores} vCPUs; node ${meta.runtimes.node ?? meta.runner.node})` : ' (no meta.json)'}`;
+  const about = meta
+    ? ` (${meta.startedAt}; ${meta.machine.cpu}, ${meta.machine.cores} vCPUs; node ${meta.runtimes.node ?? meta.runner.node})`
+    : ' (no meta.json)';
+  return `- **${name}:** \`${context.dir}\`${about}`;
 }
 
 export function compareMarkdown(comparison: Comparison, a: ReportContext, b: ReportContext): string {
@@ -43,7 +46,10 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
     '',
     `Metric${comparison.metrics.length > 1 ? 's' : ''}: ${comparison.metrics.map((m) => `\`${m}\`, ${metricDescription(m)}`).join('; ')}.`,
     '',
-    'Per cell and metric: the medians of A and B (ms), their ratio B/A (above 1: B is slower) and the two-sided Mann-Whitney U p-value of the samples (exact below 50 samples a side without ties, otherwise the normal approximation with tie and continuity correction). A change is marked only when p < 0.05; across many cells about 1 unchanged cell and metric in 20 still reaches that by chance, so weigh a lone mark by its ratio.',
+    'Per cell and metric: the medians of A and B (ms), their ratio B/A (above 1: B is slower) and the two-sided Mann-Whitney U ' +
+      'p-value of the samples (exact below 50 samples a side without ties, otherwise the normal approximation with tie and ' +
+      'continuity correction). A change is marked only when p < 0.05; across many cells about 1 unchanged cell and metric in 20 ' +
+      'still reaches that by chance, so weigh a lone mark by its ratio.',
     '',
   ];
   const machineA = a.meta && `${a.meta.machine.cpu}|${a.meta.runtimes.node}`;
@@ -67,7 +73,8 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
         ])
       : '_No cell is in both runs._',
     '',
-    `${count('regression')} significant regression(s), ${count('improvement')} significant improvement(s), ${count('no significant change')} without significant change, ${count('not comparable')} not comparable.` +
+    `${count('regression')} significant regression(s), ${count('improvement')} significant improvement(s), ` +
+      `${count('no significant change')} without significant change, ${count('not comparable')} not comparable.` +
       (comparison.failAbove !== undefined
         ? ` --fail-above ${comparison.failAbove}: ${failing ? `${failing} regression(s) above it: FAIL` : 'none above it: pass'}.`
         : ''),

@@ -13,12 +13,15 @@ export function costSection(context: ReportContext): MarkdownSection {
   const notes = [
     ...(lambda
       ? [
-          `Lambda cells (\`lambda/…\`) are priced by their median Billed Duration (Init Duration + Duration, each rounded up to 1 ms, as Lambda bills an on-demand cold start) plus $${REQUEST_PRICE_PER_MILLION} per million requests; server cells by their median firstResponse.`,
+          'Lambda cells (`lambda/…`) are priced by their median Billed Duration (Init Duration + Duration, each rounded up to 1 ms, ' +
+            `as Lambda bills an on-demand cold start) plus $${REQUEST_PRICE_PER_MILLION} per million requests; ` +
+            'server cells by their median firstResponse.',
         ]
       : []),
     ...(own
       ? [
-          'Cells run at a memory size (`memory=…MB`, with its CPU share and memory limit) are priced at that size; the others at the size above.',
+          'Cells run at a memory size (`memory=…MB`, with its CPU share and memory limit) are priced at that size; ' +
+            'the others at the size above.',
         ]
       : []),
   ];
@@ -46,11 +49,14 @@ export function costExplanation(settings: CostSettings, ownMemory = false, local
   const memory = ownMemory ? 'the memory size (MB) / 1024' : `${settings.memoryMB} MB / 1024 (= ${gb} GB)`;
   return [
     `$ per million cold starts = firstResponse median (ms) / 1000 × ${memory} × $${settings.pricePerGBs} per GB-s × 10^6` +
-      ` (AWS Lambda on-demand, ${settings.customPrice ? 'price given with --price' : `${settings.arch} price`}; since 1 Aug 2025 Lambda bills the INIT phase of on-demand functions).`,
+      ` (AWS Lambda on-demand, ${settings.customPrice ? 'price given with --price' : `${settings.arch} price`}; ` +
+      'since 1 Aug 2025 Lambda bills the INIT phase of on-demand functions).',
     '',
     ...(local
       ? [
-          "_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory (one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. Read this as the relative cost of the frameworks' cold starts, not as a bill._",
+          '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory ' +
+            '(one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. ' +
+            "Read this as the relative cost of the frameworks' cold starts, not as a bill._",
         ]
       : ["_These figures are AWS Lambda's own (imported REPORT lines)._"]),
   ].join('\n');

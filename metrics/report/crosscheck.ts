@@ -66,13 +66,19 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
     info?.startedAt && context.meta?.startedAt ? ` The runner started at ${context.meta.startedAt}, hyperfine at ${info.startedAt}.` : '';
   const how =
     info?.tool === 'coldstart'
-      ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} warm-up run${info.warmup === 1 ? '' : 's'} (\`${info.command ?? 'hyperfine'}\`), with \`COLDSTART_EXIT=1\` (the server exits right after its ready line), no shell, the runner's clean environment and a scratch cwd.${when}`
-      : `${HYPERFINE_FILE} was not written by \`npm run metrics:hyperfine\`; its results are matched to cells by their parameters or command names.`;
+      ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} ` +
+        `warm-up run${info.warmup === 1 ? '' : 's'} (\`${info.command ?? 'hyperfine'}\`), ` +
+        "with `COLDSTART_EXIT=1` (the server exits right after its ready line), no shell, the runner's clean environment " +
+        `and a scratch cwd.${when}`
+      : `${HYPERFINE_FILE} was not written by \`npm run metrics:hyperfine\`; ` +
+        'its results are matched to cells by their parameters or command names.';
   const definitions = [
     how,
     "- **listen:** the runner's median, from its spawn call to the server accepting connections.",
     "- **process:** hyperfine's median wall time, from exec to exit: listen plus the exit, so under the same load listen < process.",
-    `- **check:** flagged when every runner sample is slower than every hyperfine run (runner above), or every runner sample is under ${percent(FAR_BELOW_RATIO)} of every hyperfine run (runner far below). Then a clock is wrong, or the machine's load changed between the two runs: re-run both to tell.`,
+    '- **check:** flagged when every runner sample is slower than every hyperfine run (runner above), ' +
+      `or every runner sample is under ${percent(FAR_BELOW_RATIO)} of every hyperfine run (runner far below). ` +
+      "Then a clock is wrong, or the machine's load changed between the two runs: re-run both to tell.",
   ].join('\n');
   const table = markdownTable(
     ['', 'listen(ms)', 'listen range', 'process(ms)', 'process range', 'process − listen(ms)', 'listen/process', 'runs', 'check'],
@@ -94,7 +100,8 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
   const lines = [definitions, '', table, ''];
   lines.push(
     gap
-      ? `Typical gap over the ${gap.cells} cells both measured: process − listen ${ms(gap.gapMs)} ms (median over cells), listen at ${percent(gap.ratio)} of process.`
+      ? `Typical gap over the ${gap.cells} cells both measured: process − listen ${ms(gap.gapMs)} ms (median over cells), ` +
+          `listen at ${percent(gap.ratio)} of process.`
       : 'No cell was measured by both.',
   );
   lines.push(

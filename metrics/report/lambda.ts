@@ -74,14 +74,18 @@ export function lambdaSection(context: ReportContext): MarkdownSection | undefin
   if (cells.length === 0) return undefined;
   const adapters = adapterTable(context.summaries);
   const parts = [
-    "What each cell's REPORT line would say (medians; Max Memory Used is the largest peak resident set of its samples). For local Lambda cells (`lambda/…`) Init Duration is spawn → the first `GET next` to the runner's Runtime API, Duration the event handed out → its response, Billed Duration both, each rounded up to 1 ms; cells with `target=aws-lambda` show what AWS reported.",
+    "What each cell's REPORT line would say (medians; Max Memory Used is the largest peak resident set of its samples). " +
+      "For local Lambda cells (`lambda/…`) Init Duration is spawn → the first `GET next` to the runner's Runtime API, " +
+      'Duration the event handed out → its response, Billed Duration both, each rounded up to 1 ms; ' +
+      'cells with `target=aws-lambda` show what AWS reported.',
     '',
     reportTable(cells),
   ];
   if (adapters) {
     parts.push(
       '',
-      '**What the adapter costs** (median ms): the same app as a server (listen, then the first request over a socket) and as a handler behind its adapter (INIT to the first `next`, then the invocation the adapter turns into a request).',
+      '**What the adapter costs** (median ms): the same app as a server (listen, then the first request over a socket) ' +
+        'and as a handler behind its adapter (INIT to the first `next`, then the invocation the adapter turns into a request).',
       '',
       adapters,
     );

@@ -27,7 +27,7 @@ export const LEVERS_FILE = 'levers.md';
 
 /** The values a dimension takes in the run: in the command line's order when meta.json has it, else the default first. */
 export function leverValues(dimension: LeverDimension, summaries: CellSummary[], meta?: RunMeta): string[] {
-  const present = [...new Set(summaries.map((s) => String(s.cell[dimension])))];
+  const present = [...new Set(summaries.map((s) => s.cell[dimension]))];
   const listed = meta?.options[META_LISTS[dimension]];
   const order = Array.isArray(listed) ? listed.map(String) : [DIMENSION_DEFAULTS[dimension]];
   const rank = (v: string) => (order.includes(v) ? order.indexOf(v) : order.length);
@@ -71,7 +71,7 @@ function rowsOf(dimension: LeverDimension, summaries: CellSummary[]): LeverRow[]
       row = { cell: s.cell, byValue: new Map() };
       rows.set(key, row);
     }
-    row.byValue.set(String(s.cell[dimension]), s);
+    row.byValue.set(s.cell[dimension], s);
   }
   // summaries come sorted by cell, so rows are in framework, variant, routes … order
   return [...rows.values()];
@@ -84,7 +84,7 @@ export function leverTable(dimension: LeverDimension, summaries: CellSummary[], 
   const rows = rowsOf(dimension, summaries).map((row) => [
     row.cell.framework,
     String(row.cell.routes),
-    ...others.map((d) => String(row.cell[d])),
+    ...others.map((d) => row.cell[d]),
     ...values.map((v) => figure(row.byValue.get(v), row.byValue.get(base), v === base)),
   ]);
   const align: Align[] = ['left', 'right', ...others.map(() => 'left' as const), ...values.map(() => 'right' as const)];
@@ -141,12 +141,16 @@ export function largestDropSentences(summaries: CellSummary[], meta?: RunMeta): 
     const over = `median ${ratioText(best.ratio)} over ${best.comparisons} comparison${best.comparisons === 1 ? '' : 's'}`;
     if (best.ratio >= 1) return `- **${framework}**: no lever lowered firstResponse; the closest was ${lever}, ${over}.`;
     const { cell, from, to } = best.largest;
-    return `- **${framework}**: ${lever} gave the largest drop in firstResponse: ${over}; at most ${ms(from)} → ${ms(to)} ms (${where(cell, best.dimension, summaries)}).`;
+    return (
+      `- **${framework}**: ${lever} gave the largest drop in firstResponse: ${over}; ` +
+      `at most ${ms(from)} → ${ms(to)} ms (${where(cell, best.dimension, summaries)}).`
+    );
   });
 }
 
 const EXPLANATION =
-  'Each table varies one lever: a column per value with the median firstResponse (ms from spawn to the verified answer of the LAST route) and, in parentheses, its ratio to the first value. ' +
+  'Each table varies one lever: a column per value with the median firstResponse ' +
+  '(ms from spawn to the verified answer of the LAST route) and, in parentheses, its ratio to the first value. ' +
   '`unsupported`: the runtime cannot do it (not a failure); `failed`: no sample answered (see Failures in summary.md).';
 
 /** The tables and sentences, headings at `level` (`##` in levers.md, `###` inside summary.md). */
@@ -165,7 +169,8 @@ export function leverMarkdown(summaries: CellSummary[], meta: RunMeta | undefine
 export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined): string {
   const body =
     leverMarkdown(summaries, meta, '##') ??
-    'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant (see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
+    'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant ' +
+      '(see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
   return `# Which lever helps: median firstResponse (ms)\n\n${body}\n`;
 }
 

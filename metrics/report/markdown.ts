@@ -24,13 +24,17 @@ export function environmentBlock(meta: RunMeta | undefined): string {
   const runtimes = Object.entries(meta.runtimes)
     .map(([name, version]) => `${name} \`${version}\``)
     .join(', ');
+  const took =
+    meta.durationMs !== undefined ? `, took ${duration(meta.durationMs)} (the runs' own time: ${duration(meta.samplesDurationMs)})` : '';
   const lines = [
     `- **Machine:** ${m.os} | ${m.cores} vCPUs | ${m.memoryGB} GB | ${m.cpu}`,
     `- **Runtime:** ${runtimes || 'unknown'} (runner: node \`${meta.runner.node}\`)`,
-    `- **Run:** ${meta.startedAt}${meta.durationMs !== undefined ? `, took ${duration(meta.durationMs)} (the runs' own time: ${duration(meta.samplesDurationMs)})` : ''}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
-    `- **Method:** \`${meta.command}\` (samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)})`,
+    `- **Run:** ${meta.startedAt}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
+    `- **Method:** \`${meta.command}\` ` +
+      `(samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)})`,
     `- **Frameworks:** ${frameworks || 'none'}`,
-    `- **Children's environment:** ${meta.environment.passed.join(', ')}; not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
+    `- **Children's environment:** ${meta.environment.passed.join(', ')}; ` +
+      `not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];
   const load = runLoad(meta);
   if (load) lines.push(`- **Machine load:** ${loadText(load)}`);
@@ -49,8 +53,10 @@ export const DEFINITIONS = [
   "Every figure is the median over the successful samples, in ms from the runner's spawn call, each sample a fresh process.",
   '- **startup:** the app and all its routes are created (framework imported, routes registered).',
   "- **listen:** the server is bound and accepting connections (the framework's own ready signal).",
-  '- **firstResponse:** the runner has received the first valid answer from the LAST route. Frameworks that build their router or compile validators on the first request look fast at `listen`; this is the honest cold start.',
-  '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): where the median would likely land on a rerun.',
+  '- **firstResponse:** the runner has received the first valid answer from the LAST route. ' +
+    'Frameworks that build their router or compile validators on the first request look fast at `listen`; this is the honest cold start.',
+  '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): ' +
+    'where the median would likely land on a rerun.',
 ].join('\n');
 
 /** Read beside DEFINITIONS when the run recorded the child's CPU time. */
@@ -84,10 +90,12 @@ export function ciText(stats: Stats | undefined): string {
 }
 
 export const INIT_DEFINITION =
-  "- **init:** Lambda cells (`lambda/…`): the handler file asked the runner's Runtime API for its first event (`GET next`), where Lambda ends INIT; their `listen` is empty, and `firstResponse` is the handler's response to that event.";
+  "- **init:** Lambda cells (`lambda/…`): the handler file asked the runner's Runtime API for its first event (`GET next`), " +
+  "where Lambda ends INIT; their `listen` is empty, and `firstResponse` is the handler's response to that event.";
 
 export const WIDE_LEGEND =
-  '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). Read that median as noisy, not as a fact.';
+  '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). ' +
+  'Read that median as noisy, not as a fact.';
 
 function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[], cpu = false): boolean {
   return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide || (cpu && s.cpu?.[m]?.wide)));

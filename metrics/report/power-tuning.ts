@@ -211,10 +211,15 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
   const rows = powerTuning(powerCells(context.summaries), price);
   const limits = context.meta?.options.limits as { kind?: string; initCpus?: number; cpuPeriodUs?: number } | undefined;
   const how = limits
-    ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ${limits.initCpus ?? '?'} vCPUs during INIT (spawn → ready line, or → the first \`next\`) and memory / 1769 vCPUs after it, in quota periods of ${(limits.cpuPeriodUs ?? 0) / 1000} ms.`
+    ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ` +
+      `${limits.initCpus ?? '?'} vCPUs during INIT (spawn → ready line, or → the first \`next\`) ` +
+      `and memory / 1769 vCPUs after it, in quota periods of ${(limits.cpuPeriodUs ?? 0) / 1000} ms.`
     : 'Each cell ran at its memory size.';
   return {
     title: 'Power tuning: cold starts by Lambda memory size',
-    body: `${how} Lambda gives a function CPU in proportion to its memory (a full vCPU at 1769 MB), so work a framework defers to the first request slows down with the share, while INIT runs at full speed.\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
+    body:
+      `${how} Lambda gives a function CPU in proportion to its memory (a full vCPU at 1769 MB), ` +
+      'so work a framework defers to the first request slows down with the share, while INIT runs at full speed.' +
+      `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };
 }

@@ -53,7 +53,9 @@ export function precisionSection(context: ReportContext): MarkdownSection | unde
   return {
     title: 'Precision (--samples auto)',
     body:
-      `Each cell was sampled in interleaved rounds until the 95 % CI of its firstResponse median lay within ±${percent(settings.precision)} of it ` +
-      `(at least ${settings.minSamples}, at most ${settings.maxSamples} samples). ${reached} of ${rows.length} cells reached it.\n\n${table}`,
+      'Each cell was sampled in interleaved rounds until the 95 % CI of its firstResponse median ' +
+      `lay within ±${percent(settings.precision)} of it ` +
+      `(at least ${settings.minSamples}, at most ${settings.maxSamples} samples). ` +
+      `${reached} of ${rows.length} cells reached it.\n\n${table}`,
   };
 }

@@ -26,7 +26,10 @@ export function fitSentence(f: ScalingFit): string {
   const perRoute = `${ms(f.fit.perRouteMs * 1000)} µs per route`;
   if (f.growth.superlinear) return `**${name} grows faster than linearly with routes** (${f.growth.reason}).`;
   if (isFlat(f))
-    return `${name} shows no measurable growth with routes (${perRoute} on top of ${ms(f.fit.fixedMs)} ms; the slope is not distinguishable from 0).`;
+    return (
+      `${name} shows no measurable growth with routes (${perRoute} on top of ${ms(f.fit.fixedMs)} ms; ` +
+      'the slope is not distinguishable from 0).'
+    );
   return `${name} grows about linearly with routes: ${ms(f.fit.fixedMs)} ms fixed + ${perRoute} (R² ${f.fit.r2.toFixed(3)}).`;
 }
 
@@ -62,11 +65,19 @@ export function phaseTable(summaries: CellSummary[]): string {
 }
 
 export const PHASES_NOTE =
-  'Phases: runtime boot = spawn → `start`, framework import = `start` → `imported`, route registration = `imported` → `startup`, listen = `startup` → `listen`, first request = `listen` → `firstResponse`. Each is the median of the per-sample differences, so they add up to about, not exactly, the firstResponse median.';
+  'Phases: runtime boot = spawn → `start`, framework import = `start` → `imported`, ' +
+  'route registration = `imported` → `startup`, listen = `startup` → `listen`, first request = `listen` → `firstResponse`. ' +
+  'Each is the median of the per-sample differences, so they add up to about, not exactly, the firstResponse median.';
 
 export const FIT_NOTE = [
-  "Per framework (and every other dimension but routes), a least-squares line `time = fixed + perRoute × N` through the cell medians: fixed is the cost at N = 0 (ms), perRoute the cost each route adds (µs/route), R² how much of the medians' variation the line explains.",
-  `Growth is **faster than linear** when the log-log slope of the median on N ≥ 10 is above ${SUPERLINEAR_SLOPE} (linear growth on top of a fixed cost has a slope below 1), or when, with at least 4 distinct N, a quadratic fit's N² term is positive, significant (partial F-test, p < 0.05) and at least 10 % of the time at the largest N. It is **flat** when the line's slope is not distinguishable from 0 (t-test, p < 0.05) or is negative. A fit needs at least ${MIN_FIT_POINTS} distinct N.`,
+  'Per framework (and every other dimension but routes), a least-squares line `time = fixed + perRoute × N` through the cell medians: ' +
+    'fixed is the cost at N = 0 (ms), perRoute the cost each route adds (µs/route), ' +
+    "R² how much of the medians' variation the line explains.",
+  `Growth is **faster than linear** when the log-log slope of the median on N ≥ 10 is above ${SUPERLINEAR_SLOPE} ` +
+    '(linear growth on top of a fixed cost has a slope below 1), or when, with at least 4 distinct N, ' +
+    "a quadratic fit's N² term is positive, significant (partial F-test, p < 0.05) and at least 10 % of the time at the largest N. " +
+    "It is **flat** when the line's slope is not distinguishable from 0 (t-test, p < 0.05) or is negative. " +
+    `A fit needs at least ${MIN_FIT_POINTS} distinct N.`,
 ].join('\n\n');
 
 export function scalingMarkdown(context: ReportContext): string {
@@ -118,7 +129,8 @@ export function chartsSection(): MarkdownSection {
       '',
       '![listen (median, 95 % CI) vs routes, log-log](chart-listen.svg)',
       '',
-      'Files: [chart-firstresponse.svg](chart-firstresponse.svg), [chart-listen.svg](chart-listen.svg), [chart-phases.svg](chart-phases.svg).',
+      'Files: [chart-firstresponse.svg](chart-firstresponse.svg), [chart-listen.svg](chart-listen.svg), ' +
+        '[chart-phases.svg](chart-phases.svg).',
     ].join('\n'),
   };
 }

@@ -57,7 +57,8 @@ export function outlierWarnings(summaries: CellSummary[]): string[] {
       const stats = s.metrics[metric];
       if (!stats || stats.outliers.length === 0) return [];
       return [
-        `${metric} ${stats.outliers.length} of ${stats.n} (${stats.outliers.map((v) => `${ms(v)} ms`).join(', ')}; median ${ms(stats.median)} ms)`,
+        `${metric} ${stats.outliers.length} of ${stats.n} ` +
+          `(${stats.outliers.map((v) => `${ms(v)} ms`).join(', ')}; median ${ms(stats.median)} ms)`,
       ];
     });
     return parts.length

@@ -113,11 +113,12 @@ function tryV2(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
 function tryV1(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
   const parents = v1Parents(mounts, own);
   if (typeof parents === 'string') return parents;
-  for (const parent of Object.values(parents)) {
+  const dirs = [parents.cpu, parents.memory, ...(parents.cpuacct === undefined ? [] : [parents.cpuacct])];
+  for (const parent of dirs) {
     const why = probe(parent);
     if (why) return why;
   }
-  for (const parent of Object.values(parents)) sweepStale(parent);
+  for (const parent of dirs) sweepStale(parent);
   const memoryMount = mounts.find((m) => m.fsType === 'cgroup' && m.options.includes('memory'))!;
   const cpuMount = mounts.find((m) => m.fsType === 'cgroup' && m.options.includes('cpu'))!;
   // the runner's own cpu cgroup, where moving the runner is a no-op (not the mount's top when its cgroup is not visible)

@@ -41,6 +41,10 @@ export interface AfterLine {
   rss: number | undefined;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object';
+}
+
 function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
@@ -72,10 +76,11 @@ export function parseReadyLine(text: string): Ready {
   } catch {
     throw new SampleFailure(`malformed ${PROTOCOL_PREFIX.trim()} line: ${text.slice(0, 120)}`);
   }
-  const v = value as Partial<Ready> & { v?: unknown; cpu?: unknown };
-  if (v === null || typeof v !== 'object' || !(PROTOCOL_VERSIONS as readonly unknown[]).includes(v.v)) {
+  if (!isObject(value) || !(PROTOCOL_VERSIONS as readonly unknown[]).includes(value.v)) {
     throw new SampleFailure(`${PROTOCOL_PREFIX.trim()} line is not protocol v${PROTOCOL_VERSIONS.join(' or v')}: ${text.slice(0, 120)}`);
   }
+  // each field is checked below; until then any of them may be missing
+  const v = value as Partial<Ready> & { cpu?: unknown };
   if (!isFiniteNumber(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
   const marks = v.marks as Record<string, unknown> | undefined;
   let previous = 0;
