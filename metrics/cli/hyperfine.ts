@@ -17,7 +17,7 @@ import { SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { benchmark, HYPERFINE_EXTRA_ENV, hyperfineEnvironment, hyperfineVersion, INSTALL_HINT } from '../measure/hyperfine.ts';
-import { MeasurementSession } from '../measure/session.ts';
+import { openSession } from '../measure/session.ts';
 import { prepareCells, type CellOptions } from '../plan/cells.ts';
 import { launchOf } from '../plan/launch.ts';
 import { runtimeVersions } from '../plan/levers.ts';
@@ -53,14 +53,9 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
   const version = hyperfineVersion(environment.env);
   if (!version) throw new UsageError(INSTALL_HINT);
 
-  const session = new MeasurementSession({ out: options.out, marker: HYPERFINE_FILE, what: 'a hyperfine run' });
-  let prepared;
-  try {
-    prepared = await prepareCells(options, environment.env, log);
-  } catch (error) {
-    session.abandon();
-    throw error;
-  }
+  const { session, prepared } = await openSession({ out: options.out, marker: HYPERFINE_FILE, what: 'a hyperfine run' }, () =>
+    prepareCells(options, environment.env, log),
+  );
   const { cells, levers } = prepared;
   const runtimes = runtimeVersions(levers);
   const info: HyperfineRunInfo = {

@@ -47,7 +47,7 @@ import type { LimitsMechanism } from '../measure/limits/types.ts';
 import { limitHooks } from '../measure/limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from '../measure/sample.ts';
 import { targetOf } from '../measure/targets/index.ts';
-import { MeasurementSession, pointLatest } from '../measure/session.ts';
+import { openSession, pointLatest } from '../measure/session.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
   addCostOptions,
@@ -128,14 +128,9 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const log = (line: string) => progressStream.write(`${line}\n`);
   const environment = childEnvironment(process.env);
   const limits = limitsFor(options);
-  const session = new MeasurementSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' });
-  let prepared;
-  try {
-    prepared = await prepareCells(options, environment.env, log);
-  } catch (error) {
-    session.abandon();
-    throw error;
-  }
+  const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, () =>
+    prepareCells(options, environment.env, log),
+  );
   const { selected, skipped, cells, levers } = prepared;
   const { dir, startedAt } = session;
   const auto =

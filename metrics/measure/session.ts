@@ -124,6 +124,23 @@ export class MeasurementSession {
   }
 }
 
+/**
+ * Open a session (the run folder checked and made), then `prepare` what it will measure; when that
+ * fails (a usage error) the folder is removed again while still empty, and the error goes on.
+ */
+export async function openSession<T>(
+  options: SessionOptions,
+  prepare: () => Promise<T>,
+): Promise<{ session: MeasurementSession; prepared: T }> {
+  const session = new MeasurementSession(options);
+  try {
+    return { session, prepared: await prepare() };
+  } catch (error) {
+    session.abandon();
+    throw error;
+  }
+}
+
 /** results/latest names the newest run, when the run lives in results/. */
 export function pointLatest(dir: string): void {
   if (path.dirname(dir) !== RESULTS_DIR) return;

@@ -12,11 +12,10 @@ import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/con
 import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import type { Cell } from '../../core/cell.ts';
-import type { CpuMarks, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
+import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
-import { checkClocks } from './server.ts';
-import { SampleFailure, type Measured, type SampleIO, type Target, type TargetSample } from './target.ts';
+import { SampleFailure, timelineMarks, type Measured, type SampleIO, type Target, type TargetSample } from './target.ts';
 
 /** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
 export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
@@ -109,20 +108,9 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
   }
-  const spawnAbs = performance.timeOrigin + io.spawnAt;
-  const onTimeline = (childMs: number) => ready.timeOrigin + childMs - spawnAbs;
+  // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
-  const firstResponse = answer.at - io.spawnAt;
-  const processStart = onTimeline(0);
-  checkClocks(processStart, init, firstResponse);
-  const marks: Marks = {
-    processStart,
-    start: onTimeline(ready.marks.start),
-    imported: onTimeline(ready.marks.imported),
-    startup: onTimeline(ready.marks.startup),
-    init,
-    firstResponse,
-  };
+  const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, answer.at - io.spawnAt);
   const durationMs = answer.at - answer.handedOutAt;
   const cpu: CpuMarks = { ...ready.cpu };
   const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);

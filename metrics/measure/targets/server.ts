@@ -16,9 +16,9 @@ import {
 } from '../../../generators/probe.ts';
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
-import type { CpuMarks, InvalidBodyCheck, Marks } from '../../core/samples.ts';
+import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
 import { oneLine } from '../text.ts';
-import { SampleFailure, type Measured, type SampleIO, type Target } from './target.ts';
+import { SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
 
 /** How long, once the answer is verified, the runner waits for the child's after-answer line. */
 export const AFTER_LINE_WAIT_MS = 1000;
@@ -162,18 +162,9 @@ async function checkInvalid(port: number, cell: Cell, contract: Contract, timeou
   }
 }
 
-/** The child's clock and ours must agree to within a few ms, or every mark is suspect. */
-export function checkClocks(processStart: number, ready: number, firstResponse: number): void {
-  if (processStart < -5 || ready > firstResponse + 5) {
-    throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${processStart.toFixed(1)} ms)`);
-  }
-}
-
 async function measure(io: SampleIO): Promise<Measured> {
   const { cell, contract } = io;
   const ready = parseReadyLine(await io.protocolLine('ready line'));
-  const spawnAbs = performance.timeOrigin + io.spawnAt;
-  const onTimeline = (childMs: number) => ready.timeOrigin + childMs - spawnAbs;
   await io.endOfInit();
   const last = cell.routes - 1;
   const answer = await postJson(ready.port, routePath(last), contract.validBody(last, PROBE_NAME), io.remaining());
@@ -186,18 +177,9 @@ async function measure(io: SampleIO): Promise<Measured> {
   if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
   }
-  const processStart = onTimeline(0);
-  const listen = onTimeline(ready.marks.listen);
-  const firstResponse = answer.at - io.spawnAt;
-  checkClocks(processStart, listen, firstResponse);
-  const marks: Marks = {
-    processStart,
-    start: onTimeline(ready.marks.start),
-    imported: onTimeline(ready.marks.imported),
-    startup: onTimeline(ready.marks.startup),
-    listen,
-    firstResponse,
-  };
+  // listen is on the child's clock too: moved onto the timeline like the other marks
+  const listen = ready.timeOrigin + ready.marks.listen - (performance.timeOrigin + io.spawnAt);
+  const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answer.at - io.spawnAt);
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)
   const cpu: CpuMarks = { ...ready.cpu };

@@ -6,6 +6,7 @@
  */
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
+import { performance } from 'node:perf_hooks';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
 
 /** A failure of the measured child (not of the runner): becomes the sample's one-line reason. */
@@ -68,4 +69,38 @@ export interface Target {
   name: string;
   /** Per sample, before the spawn: `file` is what the child runs (its folder is the task root on Lambda). */
   open(sample: { cell: Cell; file: string }): Promise<TargetSample>;
+}
+
+/** The marks every child reports on its own clock, before it is ready. */
+export interface ChildMarks {
+  start: number;
+  imported: number;
+  startup: number;
+}
+
+/**
+ * The child's marks moved onto the sample's timeline (ms since the runner's spawn call), through the
+ * child's performance.timeOrigin; `ready` (listen, or the end of INIT) is already on that timeline.
+ * The two clocks must agree to within a few ms, or every mark is suspect: a SampleFailure then.
+ */
+export function timelineMarks(
+  child: { timeOrigin: number; marks: ChildMarks },
+  spawnAt: number,
+  ready: { name: 'listen' | 'init'; at: number },
+  firstResponse: number,
+): Marks {
+  const spawnAbs = performance.timeOrigin + spawnAt;
+  const onTimeline = (childMs: number) => child.timeOrigin + childMs - spawnAbs;
+  const processStart = onTimeline(0);
+  if (processStart < -5 || ready.at > firstResponse + 5) {
+    throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${processStart.toFixed(1)} ms)`);
+  }
+  return {
+    processStart,
+    start: onTimeline(child.marks.start),
+    imported: onTimeline(child.marks.imported),
+    startup: onTimeline(child.marks.startup),
+    [ready.name]: ready.at,
+    firstResponse,
+  };
 }
