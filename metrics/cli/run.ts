@@ -5,11 +5,9 @@
  * and exits 130.
  */
 import path from 'node:path';
-import type { Command } from 'commander';
-import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
-import type { FrameworkGenerator, Target } from '../../generators/types.ts';
+import { Option, type Command } from 'commander';
+import type { Target } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import { costMetaOptions, type CostOptions } from '../analyse/cost.ts';
 import {
   decideRound,
   DEFAULT_MAX_SAMPLES,
@@ -18,36 +16,21 @@ import {
   formatPrecision,
   precisionSettings,
   type CellProgress,
-  type PrecisionSettings,
 } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { EXIT_INTERRUPTED } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
-import { machine, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { writeMeta } from '../core/meta.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
-import { prepareCells, type CellOptions } from '../plan/cells.ts';
-import { COMPILE_CACHE_ENV, launchOf } from '../plan/launch.ts';
-import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
-import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
-import { CHILD_NODE_ENV, childEnvironment, PASSED_ENV } from '../measure/environment.ts';
-import { Progress } from '../measure/progress.ts';
-import { detectLimits } from '../measure/limits/detect.ts';
+import { childEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
-import {
-  DEFAULT_CPU_PERIOD_US,
-  DEFAULT_INIT_CPUS,
-  limitSettings,
-  limitSettingsError,
-  MB_PER_VCPU,
-  type LimitSettings,
-} from '../measure/limits/settings.ts';
-import type { LimitsMechanism } from '../measure/limits/types.ts';
-import { limitHooks } from '../measure/limited.ts';
-import { blockedRecord, runSample, type SampleHooks } from '../measure/sample.ts';
-import { targetOf } from '../measure/targets/index.ts';
+import { measurePlannedRun, resolveLimits } from '../measure/planned-run.ts';
+import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
+import { prepareCells } from '../plan/cells.ts';
+import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
   addCostOptions,
@@ -61,47 +44,15 @@ import {
   exportOf,
   leverListsOf,
   limitOptionsOf,
-  type LimitOptions,
   precisionOf,
   selectionOf,
 } from './options.ts';
 import { parseChoice } from './parse.ts';
+import { runMeta } from './run-meta.ts';
+import type { RunOptions } from './run-options.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
-import { Option } from 'commander';
 
-export interface RunOptions extends CellOptions {
-  /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
-  samples: number | 'auto';
-  /** with `samples: 'auto'` */
-  precision?: PrecisionSettings;
-  warmup: number;
-  timeoutMs: number;
-  order: Order;
-  seed: string;
-  out: string | undefined;
-  /** the command line, for meta.json */
-  command: string;
-  /** where progress goes (stderr by default) */
-  progressStream?: NodeJS.WriteStream;
-  /** the cost model (--memory, --arch, --price), kept in meta.json for the report */
-  cost?: CostOptions;
-  /** with memory sizes: the INIT CPU and the quota period */
-  limits?: LimitOptions;
-}
-
-/** With memory sizes to run at: the mechanism, or a one-line UsageError saying what is needed; every size checked. */
-function limitsFor(options: RunOptions): { mechanism: LimitsMechanism; settings: (memoryMB: number) => LimitSettings } | undefined {
-  if (!options.memories?.length) return undefined;
-  const { initCpus, cpuPeriodUs } = options.limits ?? { initCpus: DEFAULT_INIT_CPUS, cpuPeriodUs: DEFAULT_CPU_PERIOD_US };
-  const settings = (memoryMB: number) => limitSettings(memoryMB, initCpus, cpuPeriodUs);
-  for (const memoryMB of options.memories) {
-    const problem = limitSettingsError(settings(memoryMB));
-    if (problem) throw new UsageError(`--lambda-memory/--cpu-period: ${problem}`);
-  }
-  const detected = detectLimits();
-  if (!detected.ok) throw new UsageError(`--lambda-memory: ${detected.reason}`);
-  return { mechanism: detected.mechanism, settings };
-}
+export type { RunOptions } from './run-options.ts';
 
 export interface RunResult {
   dir: string;
@@ -109,120 +60,29 @@ export interface RunResult {
   interrupted: boolean;
 }
 
-export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frameworks'] {
-  return Object.fromEntries(
-    generators.map((g) => [
-      g.name,
-      {
-        version: frameworkVersion(g),
-        packages: Object.fromEntries(g.packages.map((pkg) => [pkg, installedVersion(pkg) ?? 'not installed'])),
-        validation: g.validation,
-        alwaysValidates: Boolean(g.alwaysValidates),
-      },
-    ]),
-  );
-}
-
 export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const progressStream = options.progressStream ?? process.stderr;
   const log = (line: string) => progressStream.write(`${line}\n`);
   const environment = childEnvironment(process.env);
-  const limits = limitsFor(options);
+  const limits = resolveLimits(options.memories, options.limits);
   const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, () =>
     prepareCells(options, environment.env, log),
   );
-  const { selected, skipped, cells, levers } = prepared;
+  const { cells } = prepared;
   const { dir, startedAt } = session;
   const auto =
     options.precision ??
     precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
   const samplesFile = path.join(dir, SAMPLES_FILE);
-  const compileCached = cells.some((c) => c.cell.compileCache !== 'off');
-  const meta: RunMeta = {
-    tool: 'coldstart',
-    toolVersion: toolVersion(),
-    startedAt: startedAt.toISOString(),
-    command: options.command,
-    options: {
-      frameworks: selected.map((g) => g.name),
-      routes: options.routes,
-      variants: options.variants,
-      samples: options.samples,
-      ...(options.samples === 'auto'
-        ? { precision: auto.precision, minSamples: auto.minSamples, maxSamples: auto.maxSamples, precisionMetric: 'firstResponse' }
-        : {}),
-      warmup: options.warmup,
-      timeoutMs: options.timeoutMs,
-      order: options.order,
-      seed: options.seed,
-      ...costMetaOptions(options.cost),
-      targets: options.targets ?? ['server'],
-      ...(options.memories ? { lambdaMemory: options.memories } : {}),
-      ...(limits
-        ? {
-            limits: {
-              ...limits.mechanism.info,
-              initCpus: options.limits?.initCpus ?? DEFAULT_INIT_CPUS,
-              cpuPeriodUs: options.limits?.cpuPeriodUs ?? DEFAULT_CPU_PERIOD_US,
-              mbPerVcpu: MB_PER_VCPU,
-              join: 'a shell joins the cgroup, then execs the runtime (same pid)',
-            },
-          }
-        : {}),
-      runtimes: levers.lists.runtimes,
-      builds: levers.lists.builds,
-      compileCaches: levers.lists.compileCaches,
-      runtimeSources: runtimeSources(levers),
-    },
-    machine: machine(),
-    runner: { node: process.version },
-    runtimes: runtimeVersions(levers),
-    frameworks: frameworksMeta(selected),
-    skipped: Object.fromEntries(skipped),
-    environment: {
-      passed: [
-        ...PASSED_ENV,
-        `NODE_ENV=${CHILD_NODE_ENV}`,
-        ...(compileCached ? [`${COMPILE_CACHE_ENV} (compile-cache cold/warm cells only)`] : []),
-      ],
-      dropped: environment.dropped,
-    },
-  };
+  const meta = runMeta(options, prepared, { startedAt, dropped: environment.dropped, limits, precision: auto });
   writeMeta(dir, meta);
 
   const first = options.samples === 'auto' ? auto.minSamples : options.samples;
   const plan = buildPlan(cells, { samples: first, warmup: options.warmup, order: options.order, seed: options.seed });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
   const progress = new Progress(plan, progressStream);
-  const measure = (run: PlannedRun) => {
-    const { planned } = run;
-    if (!planned.launch) return Promise.resolve(blockedRecord(run, planned.blocked!));
-    const launch = planned.launch;
-    return caches.run(run.cell, (cacheDir, recorded) => {
-      // at a memory size the child runs in its own cgroup: made here, removed by its hooks
-      let hooks: SampleHooks = {};
-      if (limits && run.cell.memory > 0) {
-        try {
-          hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
-        } catch (error) {
-          return Promise.resolve(blockedRecord(run, { kind: 'failed', reason: `limits: ${(error as Error).message}` }));
-        }
-      }
-      return runSample(
-        {
-          target: targetOf(run.cell.target),
-          cell: run.cell,
-          launch: launchOf(launch, session.scratch, environment.env, cacheDir),
-          contract: planned.contract,
-          phase: run.phase,
-          index: run.index,
-          timeoutMs: options.timeoutMs,
-          checkInvalidBody: recorded && run.checkInvalidBody,
-        },
-        hooks,
-      );
-    });
-  };
+  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits };
+  const measure = (run: PlannedRun) => measurePlannedRun(run, context);
   let samplesDurationMs = 0;
   let recorded = 0;
   // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures

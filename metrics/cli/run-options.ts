@@ -1,0 +1,26 @@
+/** What `run` is asked for: the cells (selection, targets, memory sizes, levers) and how to sample them. */
+import type { CostOptions } from '../analyse/cost.ts';
+import type { PrecisionSettings } from '../analyse/precision.ts';
+import type { CellOptions } from '../plan/cells.ts';
+import type { Order } from '../plan/order.ts';
+import type { LimitOptions } from './options.ts';
+
+export interface RunOptions extends CellOptions {
+  /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
+  samples: number | 'auto';
+  /** with `samples: 'auto'` */
+  precision?: PrecisionSettings;
+  warmup: number;
+  timeoutMs: number;
+  order: Order;
+  seed: string;
+  out: string | undefined;
+  /** the command line, for meta.json */
+  command: string;
+  /** where progress goes (stderr by default) */
+  progressStream?: NodeJS.WriteStream;
+  /** the cost model (--memory, --arch, --price), kept in meta.json for the report */
+  cost?: CostOptions;
+  /** with memory sizes: the INIT CPU and the quota period */
+  limits?: LimitOptions;
+}

@@ -1,0 +1,82 @@
+/**
+ * One planned run of a run's loop: a blocked cell's record, or a real sample with its compile-cache
+ * directory and, at a memory size, its own cgroup. `resolveLimits` checks the memory sizes and finds
+ * the mechanism before anything is measured.
+ */
+import { UsageError } from '../core/errors.ts';
+import type { SampleRecord } from '../core/samples.ts';
+import { launchOf } from '../plan/launch.ts';
+import type { PlannedRun } from '../plan/order.ts';
+import type { CompileCacheDirs } from './compile-cache.ts';
+import { detectLimits } from './limits/detect.ts';
+import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
+import type { LimitsMechanism } from './limits/types.ts';
+import { limitHooks } from './limited.ts';
+import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
+import { targetOf } from './targets/index.ts';
+
+/** How a run limits its samples at memory sizes. */
+export interface RunLimits {
+  mechanism: LimitsMechanism;
+  settings: (memoryMB: number) => LimitSettings;
+  initCpus: number;
+  cpuPeriodUs: number;
+}
+
+/** With memory sizes to run at: the mechanism, or a one-line UsageError saying what is needed; every size checked. */
+export function resolveLimits(
+  memories: readonly number[] | undefined,
+  options: { initCpus: number; cpuPeriodUs: number } = { initCpus: DEFAULT_INIT_CPUS, cpuPeriodUs: DEFAULT_CPU_PERIOD_US },
+): RunLimits | undefined {
+  if (!memories?.length) return undefined;
+  const { initCpus, cpuPeriodUs } = options;
+  const settings = (memoryMB: number) => limitSettings(memoryMB, initCpus, cpuPeriodUs);
+  for (const memoryMB of memories) {
+    const problem = limitSettingsError(settings(memoryMB));
+    if (problem) throw new UsageError(`--lambda-memory/--cpu-period: ${problem}`);
+  }
+  const detected = detectLimits();
+  if (!detected.ok) throw new UsageError(`--lambda-memory: ${detected.reason}`);
+  return { mechanism: detected.mechanism, settings, initCpus, cpuPeriodUs };
+}
+
+export interface RunContext {
+  /** the folder the children run in */
+  scratch: string;
+  /** the children's clean environment */
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  caches: CompileCacheDirs;
+  limits: RunLimits | undefined;
+}
+
+export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise<SampleRecord> {
+  const { planned } = run;
+  const launch = planned.launch;
+  if (!launch) return Promise.resolve(blockedRecord(run, planned.blocked ?? { kind: 'failed', reason: 'no file to run' }));
+  const { limits } = context;
+  return context.caches.run(run.cell, (cacheDir, recorded) => {
+    // at a memory size the child runs in its own cgroup: made here, removed by its hooks
+    let hooks: SampleHooks = {};
+    if (limits && run.cell.memory > 0) {
+      try {
+        hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
+      } catch (error) {
+        return Promise.resolve(blockedRecord(run, { kind: 'failed', reason: `limits: ${(error as Error).message}` }));
+      }
+    }
+    return runSample(
+      {
+        target: targetOf(run.cell.target),
+        cell: run.cell,
+        launch: launchOf(launch, context.scratch, context.env, cacheDir),
+        contract: planned.contract,
+        phase: run.phase,
+        index: run.index,
+        timeoutMs: context.timeoutMs,
+        checkInvalidBody: recorded && run.checkInvalidBody,
+      },
+      hooks,
+    );
+  });
+}
