@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { parse } from 'yaml';
 import { parseFunctionName } from '../metrics/cloud/function-name.ts';
 import { writeLambdaPackage, zipHandler, type PackageCell } from '../metrics/cloud/package.ts';
 import { UsageError } from '../metrics/core/errors.ts';
-
-const dirs: string[] = [];
-after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-cloud-test-'));
-  dirs.push(dir);
-  return dir;
-}
+import { tempDir } from './helpers.ts';
 
 /** Stand-in bundles: distinct bytes per cell, with non-ASCII text so a re-encoding would show. */
 function bundles(dir: string): PackageCell[] {
@@ -95,7 +87,7 @@ describe('the handler zip', () => {
 
 describe('a Lambda package', () => {
   it('writes one zip per cell, a SAM template with one function each, and a README', () => {
-    const work = tempDir();
+    const work = tempDir('coldstart-cloud-test-');
     const cells = bundles(work);
     const out = path.join(work, 'package');
     const result = writeLambdaPackage(out, cells, { memorySize: 512, architecture: 'arm64' });
@@ -155,7 +147,7 @@ describe('a Lambda package', () => {
   });
 
   it('is byte-for-byte the same when written twice from the same bundles', () => {
-    const work = tempDir();
+    const work = tempDir('coldstart-cloud-test-');
     const cells = bundles(work);
     const a = writeLambdaPackage(path.join(work, 'a'), cells);
     const b = writeLambdaPackage(path.join(work, 'b'), cells);
@@ -169,7 +161,7 @@ describe('a Lambda package', () => {
       t.skip('unzip is not installed');
       return;
     }
-    const work = tempDir();
+    const work = tempDir('coldstart-cloud-test-');
     const [fn] = writeLambdaPackage(path.join(work, 'p'), bundles(work).slice(0, 1)).functions;
     const test = spawnSync('unzip', ['-t', fn!.zip], { encoding: 'utf8' });
     assert.equal(test.status, 0, test.stdout + test.stderr);
@@ -178,7 +170,7 @@ describe('a Lambda package', () => {
   });
 
   it('refuses bad input with one line, and writes nothing', () => {
-    const work = tempDir();
+    const work = tempDir('coldstart-cloud-test-');
     const cells = bundles(work);
     const out = path.join(work, 'out', 'nested');
     assert.throws(

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { UsageError } from '../metrics/core/errors.ts';
 import { detectFormat, describeImport, importReports, readReportFile } from '../metrics/cloud/import.ts';
 import { parseInsightsCsv, parseInsightsJson } from '../metrics/cloud/insights.ts';
 import { formatIssue, parseReportMessage, parseReportText, parseTimestamp } from '../metrics/cloud/report-lines.ts';
-import { fixture } from './helpers.ts';
+import { fixture, tempDir } from './helpers.ts';
 
 const cloud = (name: string) => fixture(path.join('cloud', name));
 const TEXT = cloud('coldstart-fastify-100-validated.txt');
@@ -15,13 +14,6 @@ const CSV = cloud('insights-report-fields.csv');
 const MESSAGES = cloud('insights-messages.json');
 const QUERY = cloud('query-results.json');
 const UNNAMED = cloud('unnamed.txt');
-const dirs: string[] = [];
-after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-cloud-test-'));
-  dirs.push(dir);
-  return dir;
-}
 
 const ID = '0b9a8c7d-1e2f-4a3b-8c4d-5e6f7a8b9c0d';
 
@@ -293,7 +285,7 @@ describe('importing files', () => {
   });
 
   it('a file that is missing or not what its name says is a one-line UsageError', () => {
-    const dir = tempDir();
+    const dir = tempDir('coldstart-cloud-test-');
     const notJson = path.join(dir, 'export.json');
     writeFileSync(notJson, 'REPORT RequestId: x');
     const notInsights = path.join(dir, 'export.csv');

@@ -197,23 +197,26 @@ describe('downloaded runtimes, really run', () => {
     node22 = pinnedNode22();
   });
 
-  it('node22 runs a generated file, answers, and the child says it is the pinned node', async (t) => {
-    if (!node22.runtime) {
-      t.skip(node22.skip);
-      return;
-    }
+  /** One real sample of node-http at 1 route on a downloaded runtime, its invalid body checked too. */
+  const sampleOn = async (runtime: string, command: string) => {
     const { file } = await writeGenerated(nodeHttp, 1, 'validated');
-    const cell = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime: 'node22' });
-    const launch = { command: node22.runtime.command, args: [file], cwd: os.tmpdir(), env };
-    const sample = await runSample({
-      cell,
-      launch,
+    return runSample({
+      cell: makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime }),
+      launch: { command, args: [file], cwd: os.tmpdir(), env },
       contract: contractOf(nodeHttp),
       phase: 'sample',
       index: 1,
       timeoutMs: 60_000,
       checkInvalidBody: true,
     });
+  };
+
+  it('node22 runs a generated file, answers, and the child says it is the pinned node', async (t) => {
+    if (!node22.runtime) {
+      t.skip(node22.skip);
+      return;
+    }
+    const sample = await sampleOn('node22', node22.runtime.command);
     assert.equal(sample.ok, true, sample.error);
     assert.equal(sample.runtimeVersion, `node v${PINNED_RUNTIMES.node22.version}`);
     assert.equal(sample.invalidBody?.ok, true);
@@ -225,18 +228,7 @@ describe('downloaded runtimes, really run', () => {
     const bun = resolveRuntimes(['bun'], process.execPath, env, () => undefined).get('bun')!;
     assert.equal(bun.version, PINNED_RUNTIMES.bun.version);
     assert.ok(bun.compileCacheUnsupported);
-    const { file } = await writeGenerated(nodeHttp, 1, 'validated');
-    const cell = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime: 'bun' });
-    const launch = { command: bun.command, args: [file], cwd: os.tmpdir(), env };
-    const sample = await runSample({
-      cell,
-      launch,
-      contract: contractOf(nodeHttp),
-      phase: 'sample',
-      index: 1,
-      timeoutMs: 60_000,
-      checkInvalidBody: true,
-    });
+    const sample = await sampleOn('bun', bun.command);
     assert.equal(sample.ok, true, sample.error);
     assert.equal(sample.runtimeVersion, `bun ${PINNED_RUNTIMES.bun.version}`);
   });

@@ -11,22 +11,23 @@ import path from 'node:path';
 import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
 import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
-import type { Cell } from '../../core/cell.ts';
+import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
+import { functionName } from '../../cloud/function-name.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
-import { SampleFailure, timelineMarks, type Measured, type SampleIO, type Target, type TargetSample } from './target.ts';
+import {
+  AFTER_LINE_WAIT_MS,
+  SampleFailure,
+  timelineMarks,
+  type Measured,
+  type SampleIO,
+  type Target,
+  type TargetSample,
+} from './target.ts';
 
 /** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
 export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
-/** How long, once the response is in, the runner waits for the child's after-answer line. */
-const AFTER_LINE_WAIT_MS = 1000;
-
-/** The function name a cell's child is told, as the packaging step names functions. */
-function functionNameOf(cell: Cell): string {
-  return `coldstart-${cell.framework}-${cell.routes}-${cell.variant}`;
-}
-
 /** What an invocation's outcome means for the sample: the handler's answer, or a one-line failure. */
 function answerOf(outcome: InvocationOutcome, what: string): { status: number; body: unknown; at: number; handedOutAt: number } {
   switch (outcome.kind) {
@@ -77,7 +78,7 @@ async function checkInvalid(api: RuntimeApi, io: SampleIO): Promise<InvalidBodyC
 function parseReady(text: string): LambdaReadyLine {
   let line;
   try {
-    line = readLambdaLine(`COLDSTART ${text}`);
+    line = readLambdaLine(PROTOCOL_PREFIX + text);
   } catch (error) {
     throw new SampleFailure((error as Error).message);
   }
@@ -115,7 +116,7 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   const cpu: CpuMarks = { ...ready.cpu };
   const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);
   try {
-    const after = afterText === undefined ? undefined : readLambdaLine(`COLDSTART ${afterText}`);
+    const after = afterText === undefined ? undefined : readLambdaLine(PROTOCOL_PREFIX + afterText);
     if (after && 'after' in after && after.cpu >= (cpu.startup ?? 0)) cpu.firstResponse = after.cpu;
   } catch {
     // a broken CPU report loses that figure, never the sample
@@ -136,12 +137,13 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
 export const lambdaTarget: Target = {
   name: 'lambda',
   async open({ cell, file }): Promise<TargetSample> {
-    const functionName = functionNameOf(cell);
+    // the name the packaging step gives the same cell's function on AWS
+    const name = functionName(cell);
     const memorySizeMB = cell.memory || DEFAULT_LAMBDA_MEMORY_MB;
-    const api = await startRuntimeApi({ functionName });
+    const api = await startRuntimeApi({ functionName: name });
     return {
       env: lambdaEnvironment(api.address, {
-        functionName,
+        functionName: name,
         memoryMb: memorySizeMB,
         handler: `${path.basename(file, '.js')}.handler`,
         taskRoot: path.dirname(file),

@@ -18,10 +18,7 @@ import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
 import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
 import { oneLine } from '../text.ts';
-import { SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
-
-/** How long, once the answer is verified, the runner waits for the child's after-answer line. */
-export const AFTER_LINE_WAIT_MS = 1000;
+import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
 
 interface Ready {
   timeOrigin: number;

@@ -9,6 +9,9 @@ import type { Cell } from '../../core/cell.ts';
 import { performance } from 'node:perf_hooks';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
 
+/** How long, once the answer is verified, a target waits for the child's after-answer line (its CPU time). */
+export const AFTER_LINE_WAIT_MS = 1000;
+
 /** A failure of the measured child (not of the runner): becomes the sample's one-line reason. */
 export class SampleFailure extends Error {}
 
