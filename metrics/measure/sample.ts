@@ -60,12 +60,13 @@ class ProtocolReader {
     child.once('error', (error) => this.fail(new SampleFailure(`could not start: ${error.message}`)));
     child.once('exit', (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const tail = stderrTail();
+      // the child's own error line, when its stderr has one
+      const error = telling(stderrTail());
       const when = this.delivered === 0 ? 'before it was ready' : 'before it answered';
-      this.exitedHow = `${how}${tail.trim() ? ` (${oneLine(telling(tail), 160)})` : ''}`;
+      this.exitedHow = `${how}${error ? ` (${oneLine(error, 160)})` : ''}`;
       for (const waiter of this.exitWaiters) waiter(this.exitedHow);
       this.exitWaiters.clear();
-      this.fail(new SampleFailure(`${how} ${when}${tail.trim() ? `: ${oneLine(telling(tail))}` : ''}`), true);
+      this.fail(new SampleFailure(`${how} ${when}${error ? `: ${oneLine(error)}` : ''}`), true);
     });
   }
 
