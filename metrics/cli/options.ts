@@ -18,7 +18,9 @@ import {
 import { UsageError } from '../core/errors.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, MAX_CPU_PERIOD_US } from '../measure/limits/settings.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
-import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
+import { BOOTSTRAPS, DEFAULT_BOOTSTRAP } from '../plan/lambda-bootstrap.ts';
+import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../plan/lambda-runtimes.ts';
+import { BUILDS, COMPILE_CACHES, DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, FILE_CACHES, type LeverLists } from '../plan/levers.ts';
 import { RUNTIME_NAMES } from '../plan/runtimes.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
@@ -117,6 +119,9 @@ export function leverListsOf(opts: Record<string, unknown>): LeverLists {
     runtimes: (opts.runtime as string[] | undefined) ?? DEFAULT_LEVERS.runtimes,
     builds: (opts.build as string[] | undefined) ?? DEFAULT_LEVERS.builds,
     compileCaches: (opts.compileCache as string[] | undefined) ?? DEFAULT_LEVERS.compileCaches,
+    ...(Array.isArray(opts.lambdaRuntime) ? { lambdaRuntimes: opts.lambdaRuntime as string[] } : {}),
+    ...(Array.isArray(opts.lambdaBootstrap) ? { bootstraps: opts.lambdaBootstrap as string[] } : {}),
+    ...(Array.isArray(opts.fileCache) ? { fileCaches: opts.fileCache as string[] } : {}),
   };
 }
 
@@ -220,6 +225,27 @@ export function addTargetOptions(command: Command): Command {
       ).argParser((text: string) =>
         [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b),
       ),
+    )
+    .addOption(
+      new Option(
+        '--lambda-runtime <list>',
+        `comma list of Lambda runtime lines for Lambda cells: ${LAMBDA_RUNTIME_NAMES.join(', ')} (default ${DEFAULT_LAMBDA_RUNTIME}; ` +
+          'each runs on the pinned download of its Node line, installed on demand into .runtimes/)',
+      ).argParser((text: string) => [...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v)))]),
+    )
+    .addOption(
+      new Option(
+        '--lambda-bootstrap <list>',
+        `comma list of ${BOOTSTRAPS.join(', ')}: how a Lambda cell starts (default ${DEFAULT_BOOTSTRAP}); ric = AWS's Runtime ` +
+          "Interface Client launched as the managed runtime's bootstrap does, probe = the file as its own Runtime API client",
+      ).argParser(parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)),
+    )
+    .addOption(
+      new Option(
+        '--file-cache <list>',
+        `comma list of ${FILE_CACHES.join(', ')}: the OS file cache before each sample (default warm for a server, ` +
+          `${DEFAULT_LAMBDA_FILE_CACHE} for a Lambda cell); cold = the files that sample's process reads are evicted first`,
+      ).argParser(parseChoiceList('--file-cache', FILE_CACHES)),
     )
     .addOption(
       new Option('--init-cpus <n>', 'with --lambda-memory: vCPUs during INIT (Lambda runs the INIT of an on-demand function at full speed)')

@@ -10,7 +10,22 @@ import type { RunLimits } from '../measure/planned-run.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
+import type { PlannedCell } from '../plan/cells.ts';
+import { lambdaMeta } from './lambda-meta.ts';
 import type { RunOptions } from './run-options.ts';
+
+/** The Lambda lines, starts and file caches the cells use, in the order given (the lever tables' column order); only when some cell has them. */
+function leverOrder(cells: readonly PlannedCell[]): Record<string, string[]> {
+  const lambda = cells.filter((c) => c.cell.target === 'lambda');
+  const values = (pick: (c: PlannedCell) => string, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
+  const fileCaches = values((c) => c.cell.fileCache, cells);
+  return {
+    ...(lambda.length
+      ? { lambdaRuntimes: values((c) => c.cell.runtime, lambda), bootstraps: values((c) => c.cell.bootstrap, lambda) }
+      : {}),
+    ...(fileCaches.some((f) => f !== 'warm') ? { fileCaches } : {}),
+  };
+}
 
 export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frameworks'] {
   return Object.fromEntries(
@@ -29,7 +44,7 @@ export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frame
 /** The meta.json a run starts with (run.ts adds the end time, the durations and the load when it ends). */
 export function runMeta(
   options: RunOptions,
-  { selected, skipped, cells, levers }: PreparedCells,
+  prepared: PreparedCells,
   {
     startedAt,
     dropped,
@@ -37,7 +52,9 @@ export function runMeta(
     precision,
   }: { startedAt: Date; dropped: string[]; limits: RunLimits | undefined; precision: PrecisionSettings },
 ): RunMeta {
+  const { selected, skipped, cells, levers } = prepared;
   const compileCached = cells.some((c) => c.cell.compileCache !== 'off');
+  const lambda = lambdaMeta(prepared);
   return {
     tool: 'coldstart',
     toolVersion: toolVersion(),
@@ -77,6 +94,7 @@ export function runMeta(
       runtimes: levers.lists.runtimes,
       builds: levers.lists.builds,
       compileCaches: levers.lists.compileCaches,
+      ...leverOrder(cells),
       runtimeSources: runtimeSources(levers),
     },
     machine: machine(),
@@ -84,6 +102,7 @@ export function runMeta(
     runtimes: runtimeVersions(levers),
     frameworks: frameworksMeta(selected),
     skipped: Object.fromEntries(skipped),
+    ...(lambda ? { lambda } : {}),
     environment: {
       passed: [
         ...PASSED_ENV,

@@ -24,6 +24,7 @@ import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
+import { FILE_CACHE_META, fileCacheOf } from '../measure/file-cache-run.ts';
 import { childEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
 import { measurePlannedRun, resolveLimits } from '../measure/planned-run.ts';
@@ -80,8 +81,9 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const first = options.samples === 'auto' ? auto.minSamples : options.samples;
   const plan = buildPlan(cells, { samples: first, warmup: options.warmup, order: options.order, seed: options.seed });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
+  const files = fileCacheOf(cells, session.scratch);
   const progress = new Progress(plan, progressStream);
-  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits };
+  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits, files };
   const measure = (run: PlannedRun) => measurePlannedRun(run, context);
   let samplesDurationMs = 0;
   let recorded = 0;
@@ -153,6 +155,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     samplesDurationMs,
     interrupted: session.interrupted,
+    ...(files ? { fileCache: { ...FILE_CACHE_META, filesPerCell: files.counts() } } : {}),
   });
   writeMeta(dir, meta);
   // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)

@@ -23,6 +23,13 @@ export interface Cell {
   target: string;
   /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
   memory: number;
+  /**
+   * how a Lambda handler's process starts: `probe` (the file is its own Runtime API client, `node file`)
+   * or `ric` (AWS's Runtime Interface Client started as the managed runtime's bootstrap does)
+   */
+  bootstrap: string;
+  /** the OS file cache before each sample: `warm` (as the warm-up left it) or `cold` (the sample's own files evicted) */
+  fileCache: string;
 }
 
 /** The dimensions in the order tables show and sort them. */
@@ -35,6 +42,8 @@ export const CELL_DIMENSIONS = [
   'runtime',
   'build',
   'compileCache',
+  'bootstrap',
+  'fileCache',
 ] as const satisfies readonly (keyof Cell)[];
 export type Dimension = (typeof CELL_DIMENSIONS)[number];
 
@@ -46,19 +55,26 @@ export const DIMENSION_DEFAULTS = {
   compileCache: 'off',
   target: 'server',
   memory: 0,
+  bootstrap: 'probe',
+  fileCache: 'warm',
 } as const;
 
 /**
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'bootstrap', 'fileCache'] as const satisfies readonly Dimension[];
+type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
+
+function leavesDefault(cell: Cell, d: OptionalDimension): boolean {
+  return cell[d] !== DIMENSION_DEFAULTS[d];
+}
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
 export function shownDimensions(cells: readonly Cell[]): Dimension[] {
   return CELL_DIMENSIONS.filter(
     (d) =>
-      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as 'target' | 'memory']),
+      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => leavesDefault(c, d as OptionalDimension)),
   );
 }
 
@@ -72,13 +88,15 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
     compileCache: fields.compileCache ?? DIMENSION_DEFAULTS.compileCache,
     target: fields.target ?? DIMENSION_DEFAULTS.target,
     memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
+    bootstrap: fields.bootstrap ?? DIMENSION_DEFAULTS.bootstrap,
+    fileCache: fields.fileCache ?? DIMENSION_DEFAULTS.fileCache,
   };
 }
 
 /** A stable identity for grouping (the bootstrap seeds derive from it, so it never changes for a cell). */
 export function cellKey(cell: Cell): string {
   const base = (['framework', 'variant', 'routes', 'runtime', 'build', 'compileCache'] as const).map((d) => String(cell[d]));
-  const extra = OPTIONAL_DIMENSIONS.filter((d) => cell[d] !== DIMENSION_DEFAULTS[d]).map((d) => `${d}=${cell[d]}`);
+  const extra = OPTIONAL_DIMENSIONS.filter((d) => leavesDefault(cell, d)).map((d) => `${d}=${cell[d]}`);
   return [...base, ...extra].join('|');
 }
 
@@ -94,7 +112,7 @@ export function cellFilePath(cell: Cell): string {
 /** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
 export function cellLabel(cell: Cell): string {
   // a local Lambda cell's file (lambda/…) already says its target
-  const extras = (['target', 'memory', 'runtime', 'build', 'compileCache'] as const)
+  const extras = (['target', 'memory', 'runtime', 'build', 'compileCache', 'bootstrap', 'fileCache'] as const)
     .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
     .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
   return extras.length ? `${cellFile(cell)} [${extras.join(', ')}]` : cellFile(cell);
@@ -134,5 +152,7 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
     ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
+    ...(typeof v.bootstrap === 'string' ? { bootstrap: v.bootstrap } : {}),
+    ...(typeof v.fileCache === 'string' ? { fileCache: v.fileCache } : {}),
   });
 }

@@ -33,6 +33,10 @@ export interface RunMeta {
   environment: { passed: string[]; dropped: string[] };
   /** the machine's load before, during and after the samples (runs before it was recorded have none) */
   load?: LoadSummary;
+  /** how the Lambda cells started (runs without Lambda cells, and older runs, have none) */
+  lambda?: unknown;
+  /** how the file lists of a run with cold cells were found and evicted */
+  fileCache?: unknown;
 }
 
 export function machine(): RunMeta['machine'] {

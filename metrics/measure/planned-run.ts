@@ -3,11 +3,14 @@
  * directory and, at a memory size, its own cgroup. `resolveLimits` checks the memory sizes and finds
  * the mechanism before anything is measured.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { SampleRecord } from '../core/samples.ts';
-import { launchOf } from '../plan/launch.ts';
+import { launchOf, type CellLaunch } from '../plan/launch.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { CompileCacheDirs } from './compile-cache.ts';
+import type { DiscoveryRun, SampleFileCache } from './file-cache.ts';
 import { detectLimits } from './limits/detect.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitsMechanism } from './limits/types.ts';
@@ -48,6 +51,29 @@ export interface RunContext {
   timeoutMs: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
+  /** the cells' file lists, when some cell runs from a cold file cache */
+  files?: SampleFileCache;
+}
+
+/** An unrecorded run of the cell that finds its files (under strace), with a compile cache of its own. */
+function discoveryRun(run: PlannedRun, launch: CellLaunch, context: RunContext): DiscoveryRun {
+  return async (wrap) => {
+    const cacheDir = launch.compileCache === 'off' ? undefined : mkdtempSync(path.join(context.scratch, 'discovery-cache-'));
+    try {
+      return await runSample({
+        target: targetOf(run.cell.target),
+        cell: run.cell,
+        launch: wrap(launchOf(launch, context.scratch, context.env, cacheDir)),
+        contract: run.planned.contract,
+        phase: 'warmup',
+        index: 0,
+        timeoutMs: context.timeoutMs,
+        checkInvalidBody: false,
+      });
+    } finally {
+      if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+    }
+  };
 }
 
 export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise<SampleRecord> {
@@ -55,14 +81,17 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
   const launch = planned.launch;
   if (!launch) return Promise.resolve(blockedRecord(run, planned.blocked ?? { kind: 'failed', reason: 'no file to run' }));
   const { limits } = context;
-  return context.caches.run(run.cell, (cacheDir, recorded) => {
+  return context.caches.run(run.cell, async (cacheDir, recorded) => {
+    // the file cache the run starts from: its own files evicted (cold) or read (warm)
+    const problem = await context.files?.prepare(run.cell, discoveryRun(run, launch, context));
+    if (problem) return blockedRecord(run, { kind: 'failed', reason: problem });
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};
     if (limits && run.cell.memory > 0) {
       try {
         hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
       } catch (error) {
-        return Promise.resolve(blockedRecord(run, { kind: 'failed', reason: `limits: ${(error as Error).message}` }));
+        return blockedRecord(run, { kind: 'failed', reason: `limits: ${(error as Error).message}` });
       }
     }
     return runSample(

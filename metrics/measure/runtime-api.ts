@@ -340,6 +340,24 @@ export interface LambdaEnvironmentOptions {
   logStreamName?: string;
 }
 
+/** The names lambdaEnvironment sets (AWS_EXECUTION_ENV only when given), for meta.json. */
+export const LAMBDA_ENVIRONMENT_NAMES = [
+  'AWS_LAMBDA_RUNTIME_API',
+  'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+  'AWS_LAMBDA_FUNCTION_VERSION',
+  'AWS_LAMBDA_INITIALIZATION_TYPE',
+  'AWS_LAMBDA_LOG_GROUP_NAME',
+  'AWS_LAMBDA_LOG_STREAM_NAME',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_EXECUTION_ENV',
+  '_HANDLER',
+  'LAMBDA_TASK_ROOT',
+  'LANG',
+  'TZ',
+] as const;
+
 /** A log stream name as Lambda forms it: `2026/01/31/[$LATEST]` and 32 hex digits. */
 export function logStreamName(now = new Date()): string {
   const date = now.toISOString().slice(0, 10).replaceAll('-', '/');

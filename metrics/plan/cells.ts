@@ -3,15 +3,25 @@
  * frameworks, generate every file, multiply by the levers (runtimes installed on demand, bundles
  * built), and decide which cells cannot run. `run`, `hyperfine` and `generate` all start here.
  */
+import path from 'node:path';
 import { contractOf } from '../../generators/contract.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
-import { DEFAULT_LEVERS, prepareLevers, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
+import { DEFAULT_LEVERS, prepareLevers, runtimesOfTargets, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
+import { DEFAULT_LAMBDA_MEMORY_MB, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
+import { isLambdaRuntimeLine } from './lambda-runtimes.ts';
+import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
+
+/** A `ric` cell's start: the bootstrap of its runtime line at its memory size, the handler's folder as the task root. */
+function ricStart(cell: Cell, ricDir: string, file: string): ManagedStart {
+  if (!isLambdaRuntimeLine(cell.runtime)) throw new Error(`a ric cell runs on a Lambda runtime line, not ${cell.runtime}`);
+  return managedRuntimeStart({ line: cell.runtime, memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB, ricDir, taskRoot: path.dirname(file) });
+}
 
 /** What every command that measures or generates cells is asked for. */
 export interface CellOptions {
@@ -46,6 +56,8 @@ export interface PreparedCells {
   /** every selected framework × variant × route count × lever values */
   cells: PlannedCell[];
   levers: PreparedLevers;
+  /** the Runtime Interface Client, when a cell starts with it */
+  ric: ResolvedRic | undefined;
 }
 
 export interface GeneratedCells {
@@ -109,16 +121,19 @@ export async function generateCells(
  */
 export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells> {
   // the runtimes first: a --node that does not run is an error before anything is generated
-  const runtimes = resolveRuntimes((options.levers ?? DEFAULT_LEVERS).runtimes, options.node, env, log);
+  const leverLists = options.levers ?? DEFAULT_LEVERS;
+  const runtimes = resolveRuntimes(runtimesOfTargets(leverLists, options.targets ?? ['server']), options.node, env, log);
   const generated = await generateCells(options, log);
   const { selected, skipped } = generated;
   const memories = options.memories ?? [0];
   const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
-  const levers = await prepareLevers(base, options.levers ?? DEFAULT_LEVERS, { runtimes, log });
+  const levers = await prepareLevers(base, leverLists, { runtimes, log });
+  // the Runtime Interface Client, built on first use, only when a cell starts with it
+  const ric = levers.cells.some((c) => c.bootstrap === 'ric') ? ensureRic(env, log) : undefined;
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why = generated.unsupported.get(cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off' })));
+    const why = generated.unsupported.get(cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })));
     const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : levers.blocked.get(key);
     const file = levers.files.get(key);
     return {
@@ -126,11 +141,16 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
       launch:
         blocked || !file
           ? undefined
-          : { command: levers.runtimes.get(cell.runtime)!.command, file, compileCache: cell.compileCache as CompileCache },
+          : {
+              command: levers.runtimes.get(cell.runtime)!.command,
+              file,
+              compileCache: cell.compileCache as CompileCache,
+              ...(cell.bootstrap === 'ric' && ric ? { start: ricStart(cell, ric.dir, file) } : {}),
+            },
       blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
       contract: contractOf(generator),
       validates: cell.variant === 'validated' || Boolean(generator.alwaysValidates),
     };
   });
-  return { selected, skipped, cells, levers };
+  return { selected, skipped, cells, levers, ric };
 }

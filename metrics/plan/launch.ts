@@ -3,6 +3,7 @@
  * binary, which file, which compile cache) is known when the plan is made; the measuring side adds
  * the working folder, the environment and, for a compile-cache cell, the cache directory.
  */
+import type { ManagedStart } from './lambda-bootstrap.ts';
 import type { CompileCache } from './levers.ts';
 
 /** Node's module compile cache directory variable (Node >= 22.1). */
@@ -15,6 +16,8 @@ export interface CellLaunch {
   /** the file it runs: the generated file or its bundle */
   file: string;
   compileCache: CompileCache;
+  /** a Lambda cell started as the managed runtime starts it (lambda-bootstrap.ts); absent: `command file` */
+  start?: ManagedStart;
 }
 
 /** A process to start. */
@@ -23,6 +26,8 @@ export interface Launch {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** the app or handler file it runs, when it is not the last argument (a client loads it) */
+  file?: string;
 }
 
 /**
@@ -35,5 +40,9 @@ export function launchOf(cell: CellLaunch, cwd: string, env: NodeJS.ProcessEnv, 
     if (!cacheDir) throw new Error(`a ${cell.compileCache} compile cache cell needs a cache directory`);
     childEnv[COMPILE_CACHE_ENV] = cacheDir;
   }
-  return { command: cell.command, args: [cell.file], cwd, env: childEnv };
+  if (cell.start) {
+    // the client loads the handler: the bootstrap's flags and variables, never the parent's NODE_PATH
+    return { command: cell.command, args: [...cell.start.args], cwd, env: { ...childEnv, ...cell.start.env }, file: cell.file };
+  }
+  return { command: cell.command, args: [cell.file], cwd, env: childEnv, file: cell.file };
 }

@@ -6,32 +6,68 @@
  */
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
 import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
+import { DEFAULT_BOOTSTRAP } from './lambda-bootstrap.ts';
+import { DEFAULT_LAMBDA_RUNTIME } from './lambda-runtimes.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
 
 export const BUILDS = ['plain', 'bundle'] as const;
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
 export type CompileCache = (typeof COMPILE_CACHES)[number];
+export const FILE_CACHES = ['warm', 'cold'] as const;
+export type FileCache = (typeof FILE_CACHES)[number];
+/** The file cache of a Lambda cell when the run does not say: a new sandbox has read nothing yet (see the README's benchmark). */
+export const DEFAULT_LAMBDA_FILE_CACHE: FileCache = 'cold';
 
 /** The lever lists of a run, each in the order given (the first is what the others are compared to). */
 export interface LeverLists {
+  /** server cells' runtimes */
   runtimes: string[];
   builds: string[];
   compileCaches: string[];
+  /** Lambda cells' runtime lines (default the newest) */
+  lambdaRuntimes?: string[];
+  /** Lambda cells' start (default ric) */
+  bootstraps?: string[];
+  /** every cell's file cache (default: warm for a server, DEFAULT_LAMBDA_FILE_CACHE for a Lambda cell) */
+  fileCaches?: string[];
 }
 
 export const DEFAULT_LEVERS: LeverLists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] };
 
-/** Every base cell × runtime × build × compile cache, in that order. */
+/** The lists a cell of `target` is multiplied by: Lambda cells take the Lambda lines and starts, servers `--runtime`. */
+export function leversOfTarget(levers: LeverLists, target: string): Required<LeverLists> {
+  const lambda = target === 'lambda';
+  return {
+    runtimes: lambda ? (levers.lambdaRuntimes ?? [DEFAULT_LAMBDA_RUNTIME]) : levers.runtimes,
+    builds: levers.builds,
+    compileCaches: levers.compileCaches,
+    lambdaRuntimes: [],
+    bootstraps: lambda ? (levers.bootstraps ?? [DEFAULT_BOOTSTRAP]) : ['probe'],
+    fileCaches: levers.fileCaches ?? [lambda ? DEFAULT_LAMBDA_FILE_CACHE : 'warm'],
+  };
+}
+
+/** Every base cell × runtime × build × compile cache × bootstrap × file cache, in that order. */
 export function expandCells(base: Cell[], levers: LeverLists): Cell[] {
   const cells: Cell[] = [];
   for (const cell of base) {
-    for (const runtime of levers.runtimes) {
-      for (const build of levers.builds) {
-        for (const compileCache of levers.compileCaches) cells.push(makeCell({ ...cell, runtime, build, compileCache }));
+    const lists = leversOfTarget(levers, cell.target);
+    for (const runtime of lists.runtimes) {
+      for (const build of lists.builds) {
+        for (const compileCache of lists.compileCaches) {
+          for (const bootstrap of lists.bootstraps) {
+            for (const fileCache of lists.fileCaches) cells.push(makeCell({ ...cell, runtime, build, compileCache, bootstrap, fileCache }));
+          }
+        }
       }
     }
   }
   return cells;
+}
+
+/** Every runtime the cells of these targets run on: `--runtime` for servers, the Lambda lines for Lambda cells. */
+export function runtimesOfTargets(levers: LeverLists, targets: readonly string[]): string[] {
+  return [...new Set(targets.flatMap((t) => leversOfTarget(levers, t).runtimes))];
 }
 
 /** A cell that will not spawn anything: it failed before running, or cannot be measured here. */

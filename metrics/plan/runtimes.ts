@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
+import { isLambdaRuntimeLine, nodeOfLine } from './lambda-runtimes.ts';
 
 export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
@@ -221,6 +222,9 @@ export function resolveRuntimes(
       resolved.set(name, describeRuntime(name, kind, node, version, node === process.execPath ? 'the node running coldstart' : node));
     } else if (name in PINNED_RUNTIMES) {
       resolved.set(name, ensureRuntime(name as keyof typeof PINNED_RUNTIMES, env, log));
+    } else if (isLambdaRuntimeLine(name)) {
+      // a Lambda runtime line runs on the pinned download of its Node line
+      resolved.set(name, { ...ensureRuntime(nodeOfLine(name), env, log), name });
     } else {
       throw new UsageError(`--runtime: "${name}" is not one of ${RUNTIME_NAMES.join(', ')}`);
     }

@@ -11,7 +11,7 @@ import type { RunMeta } from '../core/meta.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 
 /** The dimensions a user pulls as levers, in the order the tables come. */
-export const LEVER_DIMENSIONS = ['target', 'runtime', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
+export const LEVER_DIMENSIONS = ['target', 'runtime', 'bootstrap', 'fileCache', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
 export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
 
 /** meta.options key holding each lever's list in the order given on the command line. */
@@ -20,6 +20,8 @@ const META_LISTS: Record<LeverDimension, string> = {
   runtime: 'runtimes',
   build: 'builds',
   compileCache: 'compileCaches',
+  bootstrap: 'bootstraps',
+  fileCache: 'fileCaches',
   variant: 'variants',
 };
 

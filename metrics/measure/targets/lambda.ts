@@ -13,6 +13,8 @@ import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.t
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
+import { DEFAULT_LAMBDA_MEMORY_MB } from '../../plan/lambda-bootstrap.ts';
+import { isLambdaRuntimeLine } from '../../plan/lambda-runtimes.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
@@ -26,8 +28,7 @@ import {
   type TargetSample,
 } from './target.ts';
 
-/** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
-export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
+export { DEFAULT_LAMBDA_MEMORY_MB };
 /** What an invocation's outcome means for the sample: the handler's answer, or a one-line failure. */
 function answerOf(outcome: InvocationOutcome, what: string): { status: number; body: unknown; at: number; handedOutAt: number } {
   switch (outcome.kind) {
@@ -86,22 +87,31 @@ function parseReady(text: string): LambdaReadyLine {
   return line;
 }
 
+/** A module that failed while loading posted /runtime/init/error before it exited: that is the reason, when there is one. */
+function initFailure(api: RuntimeApi): SampleFailure | undefined {
+  const initError = api.records.find((r) => r.kind === 'initError');
+  if (initError?.kind !== 'initError') return undefined;
+  return new SampleFailure(`the module failed during INIT (${initError.errorType}: ${oneLine(JSON.stringify(initError.error), 160)})`);
+}
+
+/**
+ * INIT: the probe prints its ready line (its marks) just before its first `next`; the Runtime Interface
+ * Client prints nothing of ours, so a `ric` sample has only what the Runtime API sees. Either way INIT
+ * ends at the first `next`, on the runner's clock.
+ */
+async function awaitInit(api: RuntimeApi, io: SampleIO): Promise<{ ready: LambdaReadyLine | undefined; initEnd: number }> {
+  try {
+    const ready = io.cell.bootstrap === 'ric' ? undefined : parseReady(await io.protocolLine('ready line'));
+    const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
+    return { ready, initEnd };
+  } catch (error) {
+    throw initFailure(api) ?? error;
+  }
+}
+
 async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
   const { cell, contract } = io;
-  // the probe prints its ready line just before its first `next`; INIT ends at that `next`
-  let readyText: string;
-  try {
-    readyText = await io.protocolLine('ready line');
-  } catch (error) {
-    // a module that failed while loading posted /runtime/init/error before it exited: say that
-    const initError = api.records.find((r) => r.kind === 'initError');
-    if (initError?.kind === 'initError') {
-      throw new SampleFailure(`the module failed during INIT (${initError.errorType}: ${oneLine(JSON.stringify(initError.error), 160)})`);
-    }
-    throw error;
-  }
-  const ready = parseReady(readyText);
-  const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
+  const { ready, initEnd } = await awaitInit(api, io);
   await io.endOfInit();
   const last = cell.routes - 1;
   const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
@@ -109,18 +119,9 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
   }
-  // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
-  const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, answer.at - io.spawnAt);
+  const firstResponse = answer.at - io.spawnAt;
   const durationMs = answer.at - answer.handedOutAt;
-  const cpu: CpuMarks = { ...ready.cpu };
-  const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);
-  try {
-    const after = afterText === undefined ? undefined : readLambdaLine(PROTOCOL_PREFIX + afterText);
-    if (after && 'after' in after && after.cpu >= (cpu.startup ?? 0)) cpu.firstResponse = after.cpu;
-  } catch {
-    // a broken CPU report loses that figure, never the sample
-  }
   const peak = peakMemoryMB(io.pid);
   const lambda: LambdaFigures = {
     initMs: init,
@@ -129,7 +130,21 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     memorySizeMB,
     ...(peak !== undefined ? { maxMemoryUsedMB: peak } : {}),
   };
-  const measured: Measured = { marks, cpu, lambda, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
+  let measured: Measured;
+  if (ready) {
+    const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, firstResponse);
+    const cpu: CpuMarks = { ...ready.cpu };
+    const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);
+    try {
+      const after = afterText === undefined ? undefined : readLambdaLine(PROTOCOL_PREFIX + afterText);
+      if (after && 'after' in after && after.cpu >= (cpu.startup ?? 0)) cpu.firstResponse = after.cpu;
+    } catch {
+      // a broken CPU report loses that figure, never the sample
+    }
+    measured = { marks, cpu, lambda, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
+  } else {
+    measured = { marks: { init, firstResponse }, lambda };
+  }
   if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(api, io);
   return measured;
 }
@@ -147,6 +162,7 @@ export const lambdaTarget: Target = {
         memoryMb: memorySizeMB,
         handler: `${path.basename(file, '.js')}.handler`,
         taskRoot: path.dirname(file),
+        ...(isLambdaRuntimeLine(cell.runtime) ? { executionEnv: `AWS_Lambda_${cell.runtime}` } : {}),
       }),
       measure: (io) => measure(api, io, memorySizeMB),
       close: () => api.close(),

@@ -1,0 +1,28 @@
+/** What meta.json says of a run's Lambda cells: the runtime lines, how each start was launched (flags, variables), the event format. */
+import { cellLabel } from '../core/cell.ts';
+import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api.ts';
+import type { PreparedCells } from '../plan/cells.ts';
+
+export interface LambdaMeta {
+  /** each cell (by label): how it started; for `ric`, the node flags and the variables the bootstrap adds */
+  starts: Record<string, { bootstrap: string; runtime: string; flags?: string[]; env?: Record<string, string> }>;
+  /** the client, when a cell started with it */
+  client?: string;
+  /** the variables every Lambda child gets (values per sample: the Runtime API's address, the log stream) */
+  variables: string[];
+}
+
+export function lambdaMeta({ cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>): LambdaMeta | undefined {
+  const lambda = cells.filter((c) => c.cell.target === 'lambda');
+  if (!lambda.length) return undefined;
+  const starts: LambdaMeta['starts'] = {};
+  for (const { cell, launch } of lambda) {
+    const start = launch?.start;
+    starts[cellLabel(cell)] = {
+      bootstrap: cell.bootstrap,
+      runtime: cell.runtime,
+      ...(start ? { flags: start.flags, env: start.env } : {}),
+    };
+  }
+  return { starts, ...(ric ? { client: ric.source } : {}), variables: [...LAMBDA_ENVIRONMENT_NAMES] };
+}

@@ -1,0 +1,69 @@
+/**
+ * How a Lambda cell's process starts (`--lambda-bootstrap`). `probe`: the generated file is its own
+ * Runtime API client (`node file.js`), as every Lambda cell started before this lever existed.
+ * `ric`: as Lambda's managed Node.js runtime starts a function. Its `/var/runtime/bootstrap` (a bash
+ * script; read from the published nodejs24.x runtime and AWS's container images) sets NODE_PATH,
+ * derives V8 heap limits from AWS_LAMBDA_FUNCTION_MEMORY_SIZE, exports AWS_EXECUTION_ENV and execs
+ *
+ *   /var/lang/bin/node --expose-gc --max-http-header-size 81920 \
+ *     --max-semi-space-size=<MB/10/2> --max-old-space-size=<MB − MB/10> /var/runtime/index.mjs
+ *
+ * where /var/runtime holds the Runtime Interface Client (npm package aws-lambda-ric: index.mjs and
+ * its native rapid-client.node), which loads the handler named by _HANDLER from LAMBDA_TASK_ROOT.
+ * Here /var/runtime is the client installed in .runtimes/ (ric.ts) and /var/task the handler's folder.
+ */
+import path from 'node:path';
+import { lineMajor, type LambdaRuntimeLine } from './lambda-runtimes.ts';
+
+export const BOOTSTRAPS = ['ric', 'probe'] as const;
+export type Bootstrap = (typeof BOOTSTRAPS)[number];
+/** The default for Lambda cells: the managed runtime's own start. */
+export const DEFAULT_BOOTSTRAP: Bootstrap = 'ric';
+
+/** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
+export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
+
+/** The flags the bootstrap passes on every current line, before the heap flags. */
+export function lineFlags(_line: LambdaRuntimeLine): string[] {
+  return ['--expose-gc', '--max-http-header-size', '81920'];
+}
+
+/** The V8 heap limits the bootstrap derives from the memory size: new space 10 % (semi space half of it), old space the rest. */
+export function heapFlags(memoryMB: number): string[] {
+  const newSpace = Math.floor(memoryMB / 10);
+  return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMB - newSpace}`];
+}
+
+/** What the managed runtime's bootstrap adds to a process: its arguments (the client last) and variables. */
+export interface ManagedStart {
+  bootstrap: 'ric';
+  /** node's arguments: the flags, then the client's index.mjs */
+  args: string[];
+  /** NODE_PATH and AWS_EXECUTION_ENV */
+  env: Record<string, string>;
+  /** the flags alone, for meta.json */
+  flags: string[];
+}
+
+/**
+ * The start of a `ric` cell: `ricDir` is the client's package folder (Lambda's /var/runtime), `taskRoot`
+ * the handler's folder (/var/task). The /opt paths of NODE_PATH (layers) are kept as Lambda has them:
+ * without layers they do not exist there either.
+ */
+export function managedRuntimeStart(options: { line: LambdaRuntimeLine; memoryMB: number; ricDir: string; taskRoot: string }): ManagedStart {
+  const { line, memoryMB, ricDir, taskRoot } = options;
+  const flags = [...lineFlags(line), ...heapFlags(memoryMB)];
+  const nodePath = [
+    `/opt/nodejs/node${lineMajor(line)}/node_modules`,
+    '/opt/nodejs/node_modules',
+    path.join(ricDir, 'node_modules'),
+    ricDir,
+    taskRoot,
+  ].join(':');
+  return {
+    bootstrap: 'ric',
+    args: [...flags, path.join(ricDir, 'index.mjs')],
+    env: { NODE_PATH: nodePath, AWS_EXECUTION_ENV: `AWS_Lambda_${line}` },
+    flags,
+  };
+}
