@@ -215,7 +215,13 @@ describe('launchOf: the one launch builder', () => {
 
   it("off: the runtime on the file, in the given folder, never with the parent's compile cache", () => {
     const launch = launchOf(cell, '/scratch', parent);
-    assert.deepEqual(launch, { command: '/bin/runtime', args: ['/app/server.js'], cwd: '/scratch', env: childEnvironment().env });
+    assert.deepEqual(launch, {
+      command: '/bin/runtime',
+      args: ['/app/server.js'],
+      cwd: '/scratch',
+      env: childEnvironment().env,
+      file: '/app/server.js',
+    });
     assert.equal(launch.env[COMPILE_CACHE_ENV], undefined);
     assert.equal(parent[COMPILE_CACHE_ENV], '/parent/cache', 'the given environment is not changed');
   });

@@ -43,7 +43,9 @@ describe('a real run with --target server,lambda', () => {
 
   before(() => {
     dir = path.join(tempDir(), 'run');
-    const args = ['--frameworks', FRAMEWORKS.join(','), '--routes', ROUTES.join(','), '--samples', '2', '--out', dir];
+    // the Lambda cells as they ran before the runtime lines (the machine's node, the probe, a warm cache): ric.test.ts runs the client
+    const local = ['--lambda-runtime', 'node', '--lambda-bootstrap', 'probe', '--file-cache', 'warm'];
+    const args = ['--frameworks', FRAMEWORKS.join(','), '--routes', ROUTES.join(','), '--samples', '2', ...local, '--out', dir];
     run = runCli(['run', '--target', TARGETS.join(','), ...args]);
     assert.equal(run.status, 0, run.stderr);
     samples = readSamples(path.join(dir, 'samples.jsonl'));

@@ -123,6 +123,12 @@ describe('a real run with --lambda-memory, on real cgroups', { skip }, () => {
       '1',
       '--target',
       'server,lambda',
+      '--lambda-runtime',
+      'node',
+      '--lambda-bootstrap',
+      'probe',
+      '--file-cache',
+      'warm',
     ];
     run = await spawnCli(['run', ...args, '--out', dir]);
     assert.equal(run.status, 0, run.stderr);

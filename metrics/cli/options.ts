@@ -230,8 +230,11 @@ export function addTargetOptions(command: Command): Command {
       new Option(
         '--lambda-runtime <list>',
         `comma list of Lambda runtime lines for Lambda cells: ${LAMBDA_RUNTIME_NAMES.join(', ')} (default ${DEFAULT_LAMBDA_RUNTIME}; ` +
-          'each runs on the pinned download of its Node line, installed on demand into .runtimes/)',
-      ).argParser((text: string) => [...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v)))]),
+          'each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
+          'node = the node running coldstart or --node, not a Lambda line)',
+      ).argParser((text: string) => [
+        ...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v))),
+      ]),
     )
     .addOption(
       new Option(

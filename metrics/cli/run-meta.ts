@@ -14,7 +14,10 @@ import type { PlannedCell } from '../plan/cells.ts';
 import { lambdaMeta } from './lambda-meta.ts';
 import type { RunOptions } from './run-options.ts';
 
-/** The Lambda lines, starts and file caches the cells use, in the order given (the lever tables' column order); only when some cell has them. */
+/**
+ * The Lambda lines, starts and file caches the cells use, in the order given (the lever tables'
+ * column order); only when some cell has them.
+ */
 function leverOrder(cells: readonly PlannedCell[]): Record<string, string[]> {
   const lambda = cells.filter((c) => c.cell.target === 'lambda');
   const values = (pick: (c: PlannedCell) => string, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];

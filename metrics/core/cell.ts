@@ -73,8 +73,7 @@ function leavesDefault(cell: Cell, d: OptionalDimension): boolean {
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
 export function shownDimensions(cells: readonly Cell[]): Dimension[] {
   return CELL_DIMENSIONS.filter(
-    (d) =>
-      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => leavesDefault(c, d as OptionalDimension)),
+    (d) => !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => leavesDefault(c, d as OptionalDimension)),
   );
 }
 

@@ -7,7 +7,9 @@ import { SampleFileCache, STRACE_ARGS, straceProblem } from './file-cache.ts';
 
 /** How the lists are found and the files evicted, for meta.json. */
 export const FILE_CACHE_META = {
-  discovery: `one unrecorded run per cell under strace ${STRACE_ARGS.join(' ')}: the files it opened or executed inside the project or the runtimes folder`,
+  discovery:
+    `one unrecorded run per cell under strace ${STRACE_ARGS.join(' ')}: ` +
+    'the files it opened or executed inside the project or the runtimes folder',
   cold: 'before each run: posix_fadvise(POSIX_FADV_DONTNEED) on each of those files (dd iflag=nocache count=0)',
   warm: 'before each run: each of those files read once',
 };

@@ -24,7 +24,9 @@ export const STRACE_ARGS = ['-f', '-qq', '-xx', '-s', '65535', '-e', 'trace=open
 /** Why strace cannot be used here, or undefined. */
 export function straceProblem(): string | undefined {
   const probe = spawnSync('strace', ['-V'], { stdio: 'ignore' });
-  return probe.error || probe.status !== 0 ? 'strace is not installed (the cold file cache finds the files a run reads with it)' : undefined;
+  return probe.error || probe.status !== 0
+    ? 'strace is not installed (the cold file cache finds the files a run reads with it)'
+    : undefined;
 }
 
 /** The launch of a discovery run: the same process under strace, its record written to `output`. */
@@ -100,6 +102,12 @@ export class SampleFileCache {
 
   private key(cell: Cell): string {
     return cellKey(makeCell({ ...cell, fileCache: 'warm' }));
+  }
+
+  /** The files a cell's runs read, once found. */
+  filesOf(cell: Cell): readonly string[] | undefined {
+    const list = this.lists.get(this.key(cell));
+    return list && 'files' in list ? list.files : undefined;
   }
 
   /** How many files each cell's list has, by cell key (for meta.json). */

@@ -10,17 +10,39 @@ import type { Contract, FrameworkGenerator, Target, Variant } from '../../genera
 import { writeGenerated } from '../../generators/write.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
-import { DEFAULT_LEVERS, prepareLevers, runtimesOfTargets, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
+import {
+  DEFAULT_LEVERS,
+  prepareLevers,
+  runtimesOfTargets,
+  type BlockedCell,
+  type CompileCache,
+  type LeverLists,
+  type PreparedLevers,
+} from './levers.ts';
 import { DEFAULT_LAMBDA_MEMORY_MB, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
-import { isLambdaRuntimeLine } from './lambda-runtimes.ts';
+import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES } from './lambda-runtimes.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
 
+/** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
+function ricUnsupported(cell: Cell): BlockedCell | undefined {
+  if (cell.bootstrap !== 'ric' || isLambdaRuntimeLine(cell.runtime)) return undefined;
+  return {
+    kind: 'unsupported',
+    reason: `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}`,
+  };
+}
+
 /** A `ric` cell's start: the bootstrap of its runtime line at its memory size, the handler's folder as the task root. */
-function ricStart(cell: Cell, ricDir: string, file: string): ManagedStart {
-  if (!isLambdaRuntimeLine(cell.runtime)) throw new Error(`a ric cell runs on a Lambda runtime line, not ${cell.runtime}`);
-  return managedRuntimeStart({ line: cell.runtime, memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB, ricDir, taskRoot: path.dirname(file) });
+function ricStart(cell: Cell, ricDir: string, file: string): ManagedStart | undefined {
+  if (!isLambdaRuntimeLine(cell.runtime)) return undefined;
+  return managedRuntimeStart({
+    line: cell.runtime,
+    memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
+    ricDir,
+    taskRoot: path.dirname(file),
+  });
 }
 
 /** What every command that measures or generates cells is asked for. */
@@ -129,12 +151,14 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
   const levers = await prepareLevers(base, leverLists, { runtimes, log });
   // the Runtime Interface Client, built on first use, only when a cell starts with it
-  const ric = levers.cells.some((c) => c.bootstrap === 'ric') ? ensureRic(env, log) : undefined;
+  const ric = levers.cells.some((c) => c.bootstrap === 'ric' && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why = generated.unsupported.get(cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })));
-    const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : levers.blocked.get(key);
+    const why = generated.unsupported.get(
+      cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })),
+    );
+    const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
     const file = levers.files.get(key);
     return {
       cell,

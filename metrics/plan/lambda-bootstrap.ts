@@ -50,7 +50,12 @@ export interface ManagedStart {
  * the handler's folder (/var/task). The /opt paths of NODE_PATH (layers) are kept as Lambda has them:
  * without layers they do not exist there either.
  */
-export function managedRuntimeStart(options: { line: LambdaRuntimeLine; memoryMB: number; ricDir: string; taskRoot: string }): ManagedStart {
+export function managedRuntimeStart(options: {
+  line: LambdaRuntimeLine;
+  memoryMB: number;
+  ricDir: string;
+  taskRoot: string;
+}): ManagedStart {
   const { line, memoryMB, ricDir, taskRoot } = options;
   const flags = [...lineFlags(line), ...heapFlags(memoryMB)];
   const nodePath = [

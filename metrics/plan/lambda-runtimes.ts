@@ -39,10 +39,17 @@ export function lineMajor(line: LambdaRuntimeLine): number {
   return Number(/^nodejs(\d+)\.x$/.exec(line)![1]);
 }
 
-/** Check one `--lambda-runtime` value: a current line, else a one-line UsageError (a deprecated one with its date). */
-export function parseLambdaRuntime(option: string, value: string): LambdaRuntimeLine {
+/**
+ * `--lambda-runtime node`: the node running the tool (or --node), as Lambda cells ran before the
+ * lines existed; not a Lambda line (the Runtime Interface Client does not start on it).
+ */
+export const LOCAL_NODE = 'node';
+
+/** Check one `--lambda-runtime` value: a current line (or `node`), else a one-line UsageError (a deprecated line with its date). */
+export function parseLambdaRuntime(option: string, value: string, allowLocal = true): LambdaRuntimeLine | typeof LOCAL_NODE {
   const name = value.trim();
   if (isLambdaRuntimeLine(name)) return name;
+  if (allowLocal && name === LOCAL_NODE) return name;
   const deprecated = Object.hasOwn(DEPRECATED_LAMBDA_RUNTIMES, name) ? DEPRECATED_LAMBDA_RUNTIMES[name] : undefined;
   if (deprecated) {
     throw new UsageError(`${option}: ${name} is deprecated on Lambda since ${deprecated}; use ${LAMBDA_RUNTIME_NAMES.join(' or ')}`);

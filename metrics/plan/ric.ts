@@ -85,7 +85,8 @@ export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, r
     const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited with ${npm.status}`);
     throw new UsageError(`--lambda-bootstrap ric: cannot install ${spec}: ${why}`);
   }
-  if (installedVersion(dir) !== RIC_VERSION) throw new UsageError(`--lambda-bootstrap ric: ${spec} installed but ${dir} has no rapid-client.node`);
+  if (installedVersion(dir) !== RIC_VERSION)
+    throw new UsageError(`--lambda-bootstrap ric: ${spec} installed but ${dir} has no rapid-client.node`);
   log(`${spec} built in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   return { dir, version: RIC_VERSION, source };
 }

@@ -11,7 +11,15 @@ import type { RunMeta } from '../core/meta.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 
 /** The dimensions a user pulls as levers, in the order the tables come. */
-export const LEVER_DIMENSIONS = ['target', 'runtime', 'bootstrap', 'fileCache', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
+export const LEVER_DIMENSIONS = [
+  'target',
+  'runtime',
+  'bootstrap',
+  'fileCache',
+  'build',
+  'compileCache',
+  'variant',
+] as const satisfies readonly (keyof Cell)[];
 export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
 
 /** meta.options key holding each lever's list in the order given on the command line. */

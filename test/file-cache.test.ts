@@ -1,0 +1,114 @@
+/**
+ * The cold file cache: the files a run reads are found from strace's record of a real run, and
+ * eviction drops exactly those from the page cache (fincore says what is resident), nothing else.
+ * The parts that need strace or fincore (util-linux) are skipped with the reason when absent.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { contractOf } from '../generators/contract.ts';
+import { loadGenerators, PROJECT_ROOT } from '../generators/registry.ts';
+import { writeGenerated } from '../generators/write.ts';
+import { makeCell } from '../metrics/core/cell.ts';
+import { childEnvironment } from '../metrics/measure/environment.ts';
+import { evictFiles, parseStraceOpens, SampleFileCache, sampleFiles, straceProblem } from '../metrics/measure/file-cache.ts';
+import { runSample } from '../metrics/measure/sample.ts';
+import { tempDir } from './helpers.ts';
+
+const hex = (text: string) => [...Buffer.from(text)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+
+/** Bytes of `file` in the page cache, by fincore; undefined without fincore. */
+function resident(file: string): number | undefined {
+  const out = spawnSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES', file], { encoding: 'utf8' });
+  return out.status === 0 ? Number(out.stdout.trim()) : undefined;
+}
+const noFincore =
+  resident(path.join(PROJECT_ROOT, 'package.json')) === undefined ? 'fincore (util-linux) is not installed; skipped' : false;
+const noStrace = straceProblem() ? `${straceProblem()}; skipped` : false;
+
+describe("strace's record", () => {
+  it('gives the opened and executed paths, hex-decoded, relative ones against the working folder, each once', () => {
+    const record = [
+      `41 execve("${hex('/rt/bin/node')}", ["${hex('node')}"], 0x7ff /* 3 vars */) = 0`,
+      `41 openat(AT_FDCWD, "${hex('/app/node_modules/a b/"q".js')}", O_RDONLY|O_CLOEXEC) = 17`,
+      `42 openat(AT_FDCWD, "${hex('rel.js')}", O_RDONLY) = 18`,
+      `42 openat(AT_FDCWD, "${hex('/app/node_modules/a b/"q".js')}", O_RDONLY) = 19`,
+      `42 openat(AT_FDCWD, "${hex('/missing')}", O_RDONLY) = -1 ENOENT (No such file or directory)`,
+    ].join('\n');
+    assert.deepEqual(parseStraceOpens(record, '/cwd'), ['/rt/bin/node', '/app/node_modules/a b/"q".js', '/cwd/rel.js']);
+  });
+
+  it("keeps regular files under the roots, never the scratch folder's nor the machine's", () => {
+    const root = tempDir();
+    const scratch = path.join(root, 'scratch');
+    const own = path.join(root, 'own.js');
+    writeFileSync(own, '1');
+    spawnSync('mkdir', [scratch]);
+    writeFileSync(path.join(scratch, 'cache.bin'), '1');
+    const opened = [own, path.join(scratch, 'cache.bin'), '/etc/hostname', root, path.join(root, 'gone.js')];
+    assert.deepEqual(sampleFiles(opened, [root], [scratch]), [own]);
+  });
+});
+
+describe('eviction', () => {
+  it('drops exactly the given files from the page cache', { skip: noFincore }, () => {
+    const dir = tempDir();
+    const files = ['own-1.js', 'own-2.js', 'other.js'].map((name) => path.join(dir, name));
+    for (const file of files) writeFileSync(file, 'x'.repeat(64 * 1024));
+    spawnSync('sync', ['--data', '--', ...files]);
+    for (const file of files) readFileSync(file);
+    for (const file of files) assert.ok(resident(file)! > 0, `${file} is cached before`);
+    evictFiles(files.slice(0, 2));
+    assert.equal(resident(files[0]!), 0);
+    assert.equal(resident(files[1]!), 0);
+    assert.ok(resident(files[2]!)! > 0, 'a file not in the list stays cached');
+  });
+
+  it(
+    "a cold cell's discovery finds the handler and its node_modules, and its eviction drops only them",
+    { skip: noStrace || noFincore },
+    async () => {
+      const fastify = (await loadGenerators('server')).find((g) => g.name === 'fastify')!;
+      const { file } = await writeGenerated(fastify, 1, 'validated');
+      const scratch = tempDir();
+      const cell = makeCell({ framework: 'fastify', variant: 'validated', routes: 1, fileCache: 'cold' });
+      const cache = new SampleFileCache(scratch, [PROJECT_ROOT]);
+      let traced: string[] = [];
+      const problem = await cache.prepare(cell, (wrap) => {
+        const launch = wrap({ command: process.execPath, args: [file], cwd: scratch, env: childEnvironment().env });
+        traced = launch.args;
+        return runSample({
+          cell,
+          launch,
+          contract: contractOf(fastify),
+          phase: 'warmup',
+          index: 0,
+          timeoutMs: 60_000,
+          checkInvalidBody: false,
+        });
+      });
+      assert.equal(problem, undefined);
+      assert.equal(traced[0], '-f', 'the discovery run ran under strace');
+      const count = Number(Object.values(cache.counts())[0]);
+      assert.ok(count > 50, `fastify reads its node_modules: ${count} files`);
+      const files = cache.filesOf(cell)!;
+      assert.ok(files.includes(file), 'the handler is in the list');
+      assert.ok(
+        files.some((f) => f.includes(`${path.sep}node_modules${path.sep}fastify${path.sep}`)),
+        'fastify itself is in the list',
+      );
+      assert.ok(
+        files.every((f) => f.startsWith(PROJECT_ROOT + path.sep)),
+        'nothing outside the project',
+      );
+      const control = path.join(PROJECT_ROOT, 'README.md');
+      readFileSync(control);
+      // cold again: every listed file leaves the cache, the README (not read by the sample) stays
+      await cache.prepare(cell, () => Promise.reject(new Error('discovery runs once')));
+      for (const f of files) assert.equal(resident(f), 0, `${f} was evicted`);
+      assert.ok(resident(control)! > 0, 'a project file the sample does not read stays cached');
+    },
+  );
+});
