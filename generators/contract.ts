@@ -1,15 +1,16 @@
-import type { Contract, FrameworkGenerator } from './types.ts';
+import { DEFAULT_EVENT_FORMAT, type Contract, type FrameworkGenerator } from './types.ts';
 
 /** The name the runner sends; fixed so that answers are comparable and deterministic. */
 export const PROBE_NAME = 'coldstart';
 
 export const defaultContract: Contract = {
+  eventFormat: DEFAULT_EVENT_FORMAT,
   validBody: (_i, name) => ({ name }),
   invalidBody: () => ({}),
 };
 
-export function contractOf(generator: Pick<FrameworkGenerator, 'contract'>): Contract {
-  return { ...defaultContract, ...generator.contract };
+export function contractOf(generator: Pick<FrameworkGenerator, 'contract'> & Partial<Pick<FrameworkGenerator, 'eventFormat'>>): Contract {
+  return { ...defaultContract, ...generator.contract, eventFormat: generator.eventFormat ?? DEFAULT_EVENT_FORMAT };
 }
 
 export function routePath(i: number): string {

@@ -1,11 +1,16 @@
 /**
  * The Lambda side of the route contract: the event a Lambda file is invoked with and how its result
  * is read. The event is what an API Gateway HTTP API sends a Lambda proxy integration for
- * `POST /route-<i>` with a JSON body (payload format version 2.0, `$default` route and stage).
- * Everything in it is fixed but the request id and the request time, which the caller may pin.
+ * `POST /route-<i>` with a JSON body, in the payload format the framework's adapter is deployed with
+ * (each Lambda generator's `eventFormat`): 2.0 by default (`rawPath`, `requestContext.http`), or 1.0,
+ * the REST API's shape that an HTTP API also sends with `PayloadFormatVersion: "1.0"` (`path`,
+ * `httpMethod`, `multiValueHeaders`), for a binding that reads only that. `$default` stage; the
+ * route is `POST /{proxy+}`, as lambda:package deploys it. Everything in it is fixed but the request
+ * id and the request time, which the caller may pin.
  */
 import { randomUUID } from 'node:crypto';
 import { routePath } from './contract.ts';
+import { DEFAULT_EVENT_FORMAT, EVENT_FORMATS, type EventFormat } from './types.ts';
 
 /** The made-up API the events come from (an API id is 10 lowercase letters or digits). */
 export const API_ID = 'coldstart0';
@@ -34,11 +39,50 @@ export interface HttpApiEventV2 {
   isBase64Encoded: boolean;
 }
 
+export { DEFAULT_EVENT_FORMAT, EVENT_FORMATS, type EventFormat };
+
+/** A payload format 1.0 event (REST API proxy shape, `version: "1.0"` as an HTTP API sends it). */
+export interface HttpApiEventV1 {
+  version: '1.0';
+  resource: string;
+  path: string;
+  httpMethod: string;
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+  queryStringParameters: null;
+  multiValueQueryStringParameters: null;
+  requestContext: {
+    accountId: string;
+    apiId: string;
+    domainName: string;
+    domainPrefix: string;
+    extendedRequestId: string;
+    httpMethod: string;
+    identity: { sourceIp: string; userAgent: string };
+    path: string;
+    protocol: string;
+    requestId: string;
+    requestTime: string;
+    requestTimeEpoch: number;
+    resourceId: string;
+    resourcePath: string;
+    stage: string;
+  };
+  pathParameters: { proxy: string };
+  stageVariables: null;
+  body: string;
+  isBase64Encoded: boolean;
+}
+
+export type LambdaHttpEvent = HttpApiEventV2 | HttpApiEventV1;
+
 export interface EventOptions {
   /** API Gateway's request id (default: a random UUID) */
   requestId?: string;
   /** the request time in ms since the epoch (default: now) */
   timeEpoch?: number;
+  /** the payload format (default 2.0) */
+  format?: EventFormat;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -51,6 +95,59 @@ export function apiGatewayTime(epochMs: number): string {
   return `${date}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 }
 
+/** The headers API Gateway passes for a JSON POST of `text`. */
+function requestHeaders(text: string): Record<string, string> {
+  return {
+    accept: 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    'content-type': 'application/json',
+    host: API_DOMAIN,
+    'user-agent': USER_AGENT,
+    'x-forwarded-for': '127.0.0.1',
+    'x-forwarded-port': '443',
+    'x-forwarded-proto': 'https',
+  };
+}
+
+/** A payload format 1.0 event for `POST <path>` carrying `body` as JSON, from the route `POST /{proxy+}`. */
+export function restApiEvent(path: string, body: unknown, options: EventOptions = {}): HttpApiEventV1 {
+  const text = JSON.stringify(body);
+  const timeEpoch = options.timeEpoch ?? Date.now();
+  const headers = requestHeaders(text);
+  const requestId = options.requestId ?? randomUUID();
+  return {
+    version: '1.0',
+    resource: '/{proxy+}',
+    path,
+    httpMethod: 'POST',
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: API_ID,
+      domainName: API_DOMAIN,
+      domainPrefix: API_ID,
+      extendedRequestId: requestId,
+      httpMethod: 'POST',
+      identity: { sourceIp: '127.0.0.1', userAgent: USER_AGENT },
+      path,
+      protocol: 'HTTP/1.1',
+      requestId,
+      requestTime: apiGatewayTime(timeEpoch),
+      requestTimeEpoch: timeEpoch,
+      resourceId: 'POST /{proxy+}',
+      resourcePath: '/{proxy+}',
+      stage: '$default',
+    },
+    pathParameters: { proxy: path.replace(/^\//, '') },
+    stageVariables: null,
+    body: text,
+    isBase64Encoded: false,
+  };
+}
+
 /** An HTTP API (payload 2.0) event for `POST <path>` carrying `body` as JSON. */
 export function httpApiEvent(path: string, body: unknown, options: EventOptions = {}): HttpApiEventV2 {
   const text = JSON.stringify(body);
@@ -60,16 +157,7 @@ export function httpApiEvent(path: string, body: unknown, options: EventOptions 
     routeKey: '$default',
     rawPath: path,
     rawQueryString: '',
-    headers: {
-      accept: 'application/json',
-      'content-length': String(Buffer.byteLength(text)),
-      'content-type': 'application/json',
-      host: API_DOMAIN,
-      'user-agent': USER_AGENT,
-      'x-forwarded-for': '127.0.0.1',
-      'x-forwarded-port': '443',
-      'x-forwarded-proto': 'https',
-    },
+    headers: requestHeaders(text),
     requestContext: {
       accountId: '123456789012',
       apiId: API_ID,
@@ -87,9 +175,14 @@ export function httpApiEvent(path: string, body: unknown, options: EventOptions 
   };
 }
 
+/** The event for `POST <path>` in the given payload format (default 2.0). */
+export function lambdaEvent(path: string, body: unknown, options: EventOptions = {}): LambdaHttpEvent {
+  return (options.format ?? DEFAULT_EVENT_FORMAT) === '1.0' ? restApiEvent(path, body, options) : httpApiEvent(path, body, options);
+}
+
 /** The event for route i of the contract. */
-export function routeEvent(i: number, body: unknown, options: EventOptions = {}): HttpApiEventV2 {
-  return httpApiEvent(routePath(i), body, options);
+export function routeEvent(i: number, body: unknown, options: EventOptions = {}): LambdaHttpEvent {
+  return lambdaEvent(routePath(i), body, options);
 }
 
 export type LambdaAnswer = { ok: true; status: number; body: unknown } | { ok: false; reason: string };

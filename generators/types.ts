@@ -27,7 +27,17 @@ export interface GenerateInput {
  * What the runner sends to route i and what it expects back. The default (contract.ts) is
  * `POST /route-<i>` with `{"name": …}`; an RPC-style framework overrides the bodies.
  */
+/**
+ * The payload formats of API Gateway's Lambda proxy integration a Lambda adapter can be deployed with
+ * (lambda-event.ts builds them): 2.0, the HTTP API's own, or 1.0, the REST API's shape.
+ */
+export const EVENT_FORMATS = ['2.0', '1.0'] as const;
+export type EventFormat = (typeof EVENT_FORMATS)[number];
+export const DEFAULT_EVENT_FORMAT: EventFormat = '2.0';
+
 export interface Contract {
+  /** Lambda files: the payload format of the events the runner sends (the generator's eventFormat, default 2.0) */
+  eventFormat: EventFormat;
   /** the JSON body of a valid request to route i carrying `name` */
   validBody(i: number, name: string): unknown;
   /** a JSON body that a validating framework must reject with 4xx (the name is missing) */
@@ -63,8 +73,13 @@ export interface FrameworkGenerator {
    * registry: no file is generated and its cells are `unsupported` with this one-line reason.
    */
   unsupported?: string;
+  /**
+   * Lambda only: the payload format its adapter is deployed with (default 2.0); 1.0 for a binding
+   * that reads only the REST API's shape. The runner's events and lambda:package's API follow it.
+   */
+  eventFormat?: EventFormat;
   /** request shape, when not the default `{"name": …}` */
-  contract?: Partial<Contract>;
+  contract?: Partial<Omit<Contract, 'eventFormat'>>;
   /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */
   generate(input: GenerateInput): string | Promise<string>;
 }

@@ -121,7 +121,7 @@ describe('a Lambda package', () => {
         1,
       );
       assert.equal(p.Handler, 'index.handler');
-      assert.equal(p.Runtime, 'nodejs20.x');
+      assert.equal(p.Runtime, 'nodejs24.x');
       assert.equal(p.CodeUri, `functions/${p.FunctionName}.zip`);
       assert.ok(existsSync(path.join(out, p.CodeUri)));
       assert.deepEqual(p.MemorySize, { Ref: 'MemorySize' });
@@ -188,7 +188,7 @@ describe('a Lambda package', () => {
     assert.throws(() => writeLambdaPackage(out, cells, { architecture: 'mips' }), usageError(/--architecture must be x86_64 or arm64/));
     assert.throws(
       () => writeLambdaPackage(out, cells, { runtime: 'python3.12' }),
-      usageError(/--runtime must be a Lambda Node\.js runtime/),
+      usageError(/--runtime: "python3\.12" is not a Lambda Node\.js runtime/),
     );
     assert.equal(existsSync(path.join(work, 'out')), false);
 

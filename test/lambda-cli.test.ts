@@ -98,7 +98,7 @@ describe('lambda-package', () => {
     for (const f of functions) {
       assert.equal(f.Properties.CodeUri, `functions/${String(f.Properties.FunctionName)}.zip`);
       assert.equal(f.Properties.Handler, 'index.handler');
-      assert.equal(f.Properties.Runtime, 'nodejs20.x');
+      assert.equal(f.Properties.Runtime, 'nodejs24.x', 'the newest line by default');
     }
     assert.equal(template.Parameters.MemorySize!.Default, 512);
     assert.equal(template.Parameters.Architecture!.Default, 'arm64');
@@ -212,7 +212,7 @@ describe('lambda-import', () => {
         ['lambda-import', UNNAMED, '--out', fresh, '--function', 'my-api'],
         ['lambda-import', UNNAMED, '--out', fresh, '--architecture', 'x86'],
         ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--memory', '64'],
-        ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--runtime', 'nodejs18.x'],
+        ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--runtime', 'nodejs20.x'],
         ['lambda-package', '--frameworks', 'node-http', '--routes', '1'],
         ['lambda-package', '--frameworks', 'no-such-framework', '--routes', '1', '--out', path.join(dir, 'p')],
       ]);
@@ -234,8 +234,8 @@ describe('lambda-import', () => {
       assertUsageError(errors[5]!, /--architecture: "x86" is not one of x86_64, arm64/));
     it('lambda-package with a memory size Lambda does not allow', () =>
       assertUsageError(errors[6]!, /--memory: "64" is not a memory size/));
-    it('lambda-package with an unknown runtime', () =>
-      assertUsageError(errors[7]!, /--runtime: "nodejs18\.x" is not one of nodejs20\.x, nodejs22\.x/));
+    it('lambda-package with a deprecated runtime: refused with its date', () =>
+      assertUsageError(errors[7]!, /--runtime: nodejs20\.x is deprecated on Lambda since 2026-04-30; use nodejs22\.x or nodejs24\.x/));
     it('lambda-package without --out', () => assertUsageError(errors[8]!, /required option '-o, --out <dir>' not specified/));
     it('lambda-package of an unknown framework', () => assertUsageError(errors[9]!, /unknown framework "no-such-framework"/));
     it('writes nothing', () => {

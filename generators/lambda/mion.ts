@@ -8,9 +8,9 @@ const PACKAGES = ['@mionkit/router', '@mionkit/aws'];
 /**
  * mion on Lambda with its own binding, @mionkit/aws 0.7.2: the same typed routes as the server
  * target, dispatched by its `awsLambdaHandler`. Like @mionkit/http it is not on this registry, so
- * this file is generated only where it was installed by hand. Untried here: that version reads the
- * route from `event.path`, a field of the payload 1.0 format, which the 2.0 events of the contract
- * do not have.
+ * this file is generated only where it was installed by hand. That version reads the route from
+ * `event.path` and the headers from `event.headers`: the payload 1.0 format, which its cells get
+ * (eventFormat) and lambda:package deploys it with.
  */
 export function mionLambdaSource(routes: number): string {
   return `import {initRouter, registerRoutes} from '@mionkit/router';
@@ -30,6 +30,7 @@ const mion: FrameworkGenerator = {
   target: 'lambda',
   packages: PACKAGES,
   adapter: '@mionkit/aws',
+  eventFormat: '1.0',
   validation: MION_VALIDATION,
   alwaysValidates: true,
   installHint: mionInstallHint(PACKAGES),

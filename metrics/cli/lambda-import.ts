@@ -19,9 +19,12 @@ import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import { makeWritableDir } from '../measure/session.ts';
 import { writeReport } from '../report/write.ts';
-import { LAMBDA_RUNTIMES, type LambdaRuntime } from './lambda-package.ts';
+import { DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES } from '../plan/lambda-runtimes.ts';
 import { parseChoice } from './parse.ts';
 import { commandLine, displayPath } from './shared.ts';
+
+/** Lines REPORT lines may come from: the current ones and, for older logs, the deprecated ones. */
+const IMPORT_RUNTIMES = [...LAMBDA_RUNTIME_NAMES, ...Object.keys(DEPRECATED_LAMBDA_RUNTIMES)];
 
 export interface LambdaImportOptions {
   files: string[];
@@ -29,7 +32,7 @@ export interface LambdaImportOptions {
   functionName?: string;
   architecture?: Architecture;
   /** the Lambda runtime the functions ran on, when the user says (REPORT lines do not) */
-  runtime?: LambdaRuntime;
+  runtime?: string;
   /** the command line, for meta.json */
   command: string;
 }
@@ -165,8 +168,8 @@ export function registerLambdaImportCommand(program: Command): void {
     .addOption(
       new Option(
         '--runtime <runtime>',
-        `the Lambda runtime the functions ran on, ${Object.keys(LAMBDA_RUNTIMES).join(' or ')} (recorded in meta.json)`,
-      ).argParser(parseChoice('--runtime', Object.keys(LAMBDA_RUNTIMES) as LambdaRuntime[])),
+        `the Lambda runtime the functions ran on, ${IMPORT_RUNTIMES.join(', ')} (recorded in meta.json)`,
+      ).argParser(parseChoice('--runtime', IMPORT_RUNTIMES)),
     )
     .action(async (files: string[], opts: Record<string, unknown>) => {
       const outcome = await importLambda(
@@ -176,7 +179,7 @@ export function registerLambdaImportCommand(program: Command): void {
           command: commandLine(process.argv, 'lambda:import'),
           ...(typeof opts.function === 'string' ? { functionName: opts.function } : {}),
           ...(opts.architecture ? { architecture: opts.architecture as Architecture } : {}),
-          ...(opts.runtime ? { runtime: opts.runtime as LambdaRuntime } : {}),
+          ...(opts.runtime ? { runtime: opts.runtime as string } : {}),
         },
         (line) => process.stdout.write(`${line}\n`),
         (line) => process.stderr.write(`${line}\n`),

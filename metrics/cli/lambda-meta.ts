@@ -4,8 +4,8 @@ import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 
 export interface LambdaMeta {
-  /** each cell (by label): how it started; for `ric`, the node flags and the variables the bootstrap adds */
-  starts: Record<string, { bootstrap: string; runtime: string; flags?: string[]; env?: Record<string, string> }>;
+  /** each cell (by label): how it started and its events' payload format; for `ric`, the node flags and the variables the bootstrap adds */
+  starts: Record<string, { bootstrap: string; runtime: string; eventFormat: string; flags?: string[]; env?: Record<string, string> }>;
   /** the client, when a cell started with it */
   client?: string;
   /** the variables every Lambda child gets (values per sample: the Runtime API's address, the log stream) */
@@ -16,11 +16,12 @@ export function lambdaMeta({ cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>)
   const lambda = cells.filter((c) => c.cell.target === 'lambda');
   if (!lambda.length) return undefined;
   const starts: LambdaMeta['starts'] = {};
-  for (const { cell, launch } of lambda) {
+  for (const { cell, launch, contract } of lambda) {
     const start = launch?.start;
     starts[cellLabel(cell)] = {
       bootstrap: cell.bootstrap,
       runtime: cell.runtime,
+      eventFormat: contract.eventFormat,
       ...(start ? { flags: start.flags, env: start.env } : {}),
     };
   }

@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Contract, Target } from '../../generators/types.ts';
+import type { Target } from '../../generators/types.ts';
 import { functionName, type FunctionCell } from '../cloud/function-name.ts';
 import { FUNCTIONS_DIR, README_FILE, TEMPLATE_FILE, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
 import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
@@ -16,15 +16,14 @@ import { DEFAULT_ARCHITECTURE, DEFAULT_MEMORY_MB, DEFAULT_RUNTIME } from '../clo
 import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
+import { LAMBDA_RUNTIME_NAMES, nodeOfLine, parseLambdaRuntime, type LambdaRuntimeLine } from '../plan/lambda-runtimes.ts';
 import { generateCells } from '../plan/cells.ts';
 import { addSelectionOptions, selectionOf, type Selection } from './options.ts';
 import { parseChoice, parseMemory } from './parse.ts';
 import { displayPath } from './shared.ts';
 
-/** The Lambda Node.js runtimes a package may name, each with the esbuild target its bundles are built for. */
-export const LAMBDA_RUNTIMES = { 'nodejs20.x': 'node20', 'nodejs22.x': 'node22' } as const;
-export type LambdaRuntime = keyof typeof LAMBDA_RUNTIMES;
-const LAMBDA_RUNTIME_NAMES = Object.keys(LAMBDA_RUNTIMES) as LambdaRuntime[];
+/** The Lambda Node.js runtimes a package may name (the lines Lambda cells run on); its bundles target the line's Node. */
+export type LambdaRuntime = LambdaRuntimeLine;
 
 export interface LambdaPackageOptions extends Selection {
   out: string;
@@ -76,7 +75,7 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const dir = path.resolve(options.out);
   checkOut(dir);
   const generated = await generateCells({ ...options, targets: ['lambda'] }, log);
-  const target = LAMBDA_RUNTIMES[options.runtime];
+  const target = nodeOfLine(options.runtime);
   const packaged: PackageCell[] = [];
   const leftOut: LeftOutCell[] = [];
   log(
@@ -93,8 +92,14 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
       leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
       continue;
     }
-    const contract: Partial<Contract> | undefined = generated.generators.get(cell.target as Target)?.get(cell.framework)?.contract;
-    packaged.push({ cell: functionCell(cell), bundle: outcome.file, ...(contract ? { contract } : {}) });
+    const generator = generated.generators.get(cell.target as Target)?.get(cell.framework);
+    const contract = generator?.contract;
+    packaged.push({
+      cell: functionCell(cell),
+      bundle: outcome.file,
+      ...(contract ? { contract } : {}),
+      ...(generator?.eventFormat ? { eventFormat: generator.eventFormat } : {}),
+    });
   }
   if (packaged.length === 0) return { written: undefined, leftOut };
   const written = writeLambdaPackage(dir, packaged, {
@@ -131,10 +136,11 @@ export function registerLambdaPackageCommand(program: Command): void {
     .addOption(
       new Option(
         '--runtime <runtime>',
-        `the Lambda runtime of every function, ${LAMBDA_RUNTIME_NAMES.join(' or ')} (the bundles target its Node line)`,
+        `the Lambda runtime of every function, ${LAMBDA_RUNTIME_NAMES.join(' or ')} (the bundles target its Node line; ` +
+          'a deprecated line is refused with its date)',
       )
         .default(DEFAULT_RUNTIME)
-        .argParser(parseChoice('--runtime', LAMBDA_RUNTIME_NAMES)),
+        .argParser((text: string) => parseLambdaRuntime('--runtime', text, false)),
     )
     .action(async (opts: Record<string, unknown>) => {
       const { written, leftOut } = await packageLambda(

@@ -11,6 +11,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import path from 'node:path';
 import { zipSync } from 'fflate';
 import { contractOf, PROBE_NAME, routePath } from '../../generators/contract.ts';
+import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
+import { parseLambdaRuntime } from '../plan/lambda-runtimes.ts';
 import type { Contract } from '../../generators/types.ts';
 import { UsageError } from '../core/errors.ts';
 import { functionName, FunctionNameError, type FunctionCell } from './function-name.ts';
@@ -29,7 +31,9 @@ export interface PackageCell {
   /** the cell's bundled Lambda handler: one self-contained file exporting `handler` */
   bundle: string;
   /** the framework's request shape when it is not the default `{"name": …}` */
-  contract?: Partial<Contract>;
+  contract?: Partial<Omit<Contract, 'eventFormat'>>;
+  /** the payload format its adapter reads (default 2.0): the function's HTTP API sends that */
+  eventFormat?: EventFormat;
 }
 
 export interface PackageOptions {
@@ -68,8 +72,7 @@ export function zipHandler(source: Uint8Array): Uint8Array {
 
 function checkOptions(options: PackageOptions): { runtime: string; memorySize: number; architecture: Architecture } {
   const runtime = options.runtime ?? DEFAULT_RUNTIME;
-  if (!/^nodejs\d+\.x$/.test(runtime))
-    throw new UsageError(`--runtime must be a Lambda Node.js runtime such as ${DEFAULT_RUNTIME}, got ${runtime}`);
+  parseLambdaRuntime('--runtime', runtime, false);
   const memorySize = options.memorySize ?? DEFAULT_MEMORY_MB;
   if (!Number.isInteger(memorySize) || memorySize < MIN_MEMORY_MB || memorySize > MAX_MEMORY_MB) {
     throw new UsageError(`--memory must be an integer from ${MIN_MEMORY_MB} to ${MAX_MEMORY_MB} MB, got ${memorySize}`);
@@ -128,7 +131,7 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
     // the request a user sends to force a cold start: the LAST route (routes are numbered from 0)
     const last = entry.cell.routes - 1;
     const request = { path: routePath(last), body: contractOf({ contract: entry.contract }).validBody(last, PROBE_NAME) };
-    return { name, zip, codeUri, request, cell: entry.cell };
+    return { name, zip, codeUri, request, cell: entry.cell, eventFormat: entry.eventFormat ?? DEFAULT_EVENT_FORMAT };
   });
   const template = samTemplateYaml(
     built.map((b) => ({
@@ -136,6 +139,7 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
       codeUri: b.codeUri,
       description: `coldstart ${b.cell.framework}, ${b.cell.routes} route${b.cell.routes === 1 ? '' : 's'}, ${b.cell.variant}`,
       request: b.request,
+      eventFormat: b.eventFormat,
     })),
     checked,
   );

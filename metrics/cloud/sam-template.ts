@@ -1,8 +1,9 @@
 /**
  * The AWS SAM template of a package: one AWS::Serverless::Function per cell (its zip, `index.handler`),
- * each behind its own HTTP API (payload format 2.0, `POST /{proxy+}`, so `/route-<i>` reaches the
- * framework's router as it does locally), and a log group per function with a retention, so deleting
- * the stack leaves no logs behind. Memory size, architecture and log retention are parameters.
+ * each behind its own HTTP API (`POST /{proxy+}`, so `/route-<i>` reaches the framework's router as it
+ * does locally) sending the payload format its adapter reads (2.0, or 1.0 where the generator says
+ * so), and a log group per function with a retention, so deleting the stack leaves no logs behind.
+ * Memory size, architecture and log retention are parameters.
  *
  * Functions are named by function-name.ts, so the log group `/aws/lambda/<name>` tells `lambda:import`
  * which cell a REPORT line belongs to. Intrinsic functions are written in their long form
@@ -10,9 +11,11 @@
  * parser reads back.
  */
 import { Document, Scalar } from 'yaml';
+import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
+import { DEFAULT_LAMBDA_RUNTIME } from '../plan/lambda-runtimes.ts';
 import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from './platform.ts';
 
-export const DEFAULT_RUNTIME = 'nodejs20.x';
+export const DEFAULT_RUNTIME = DEFAULT_LAMBDA_RUNTIME;
 export const DEFAULT_MEMORY_MB = 1024;
 export const DEFAULT_ARCHITECTURE: Architecture = 'x86_64';
 /** API Gateway's HTTP API answers 503 after 30 s whatever the function's timeout. */
@@ -28,6 +31,8 @@ export interface TemplateFunction {
   description: string;
   /** the request that exercises it, shown in the stack's outputs */
   request?: { path: string };
+  /** the payload format its HTTP API sends (default 2.0; 1.0 for an adapter that reads only that) */
+  eventFormat?: EventFormat;
 }
 
 export interface TemplateOptions {
@@ -88,7 +93,12 @@ export function samTemplate(functions: TemplateFunction[], options: TemplateOpti
         Events: {
           Http: {
             Type: 'HttpApi',
-            Properties: { ApiId: { Ref: `${id}Api` }, Method: 'POST', Path: '/{proxy+}', PayloadFormatVersion: '2.0' },
+            Properties: {
+              ApiId: { Ref: `${id}Api` },
+              Method: 'POST',
+              Path: '/{proxy+}',
+              PayloadFormatVersion: f.eventFormat ?? DEFAULT_EVENT_FORMAT,
+            },
           },
         },
       },

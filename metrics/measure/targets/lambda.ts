@@ -1,8 +1,10 @@
 /**
  * The Lambda target: the generated file is a handler behind the framework's own adapter, run as
  * `node <file>` with AWS_LAMBDA_RUNTIME_API pointing at a Runtime API the runner serves on 127.0.0.1
- * for this one sample. INIT ends at the child's first `GET next` (as on Lambda); the runner then
- * hands out the API Gateway HTTP API event for the LAST route and times its response, and a
+ * for this one sample (or, with the `ric` bootstrap, AWS's Runtime Interface Client that loads it, as
+ * Lambda's managed runtime does). INIT ends at the child's first `GET next` (as on Lambda); the
+ * runner then hands out the API Gateway event for the LAST route, in the payload format the
+ * framework's adapter is deployed with, and times its response, and a
  * validating handler must answer the invalid body with a 4xx statusCode. The figures are the ones
  * Lambda's REPORT line gives: Init Duration, Duration, Billed Duration, Max Memory Used.
  */
@@ -67,7 +69,10 @@ export function billedMs(initMs: number, durationMs: number): number {
 async function checkInvalid(api: RuntimeApi, io: SampleIO): Promise<InvalidBodyCheck> {
   const last = io.cell.routes - 1;
   try {
-    const outcome = await io.whileAlive(api.invoke(routeEvent(last, io.contract.invalidBody(last))).outcome, 'the invalid-body answer');
+    const outcome = await io.whileAlive(
+      api.invoke(routeEvent(last, io.contract.invalidBody(last), { format: io.contract.eventFormat })).outcome,
+      'the invalid-body answer',
+    );
     const answer = answerOf(outcome, 'invalid body check');
     if (answer.status >= 400 && answer.status < 500) return { ok: true, status: answer.status };
     return { ok: false, status: answer.status, reason: `an invalid body got ${answer.status}, expected 4xx` };
@@ -114,7 +119,10 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   const { ready, initEnd } = await awaitInit(api, io);
   await io.endOfInit();
   const last = cell.routes - 1;
-  const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
+  const outcome = await io.whileAlive(
+    api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME), { format: contract.eventFormat })).outcome,
+    'its first response',
+  );
   const answer = answerOf(outcome, `POST ${routePath(last)}`);
   if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
