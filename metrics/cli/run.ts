@@ -65,8 +65,9 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const log = (line: string) => progressStream.write(`${line}\n`);
   const environment = childEnvironment(process.env);
   const limits = resolveLimits(options.memories, options.limits);
+  const prepare = options.prepare ?? ((env: NodeJS.ProcessEnv) => prepareCells(options, env, log));
   const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, () =>
-    prepareCells(options, environment.env, log),
+    prepare(environment.env, log),
   );
   const { cells } = prepared;
   const { dir, startedAt } = session;
