@@ -99,6 +99,8 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
     status: opts.expectStatus as number,
     ...(typeof opts.expectBody === 'string' ? { bodyPattern: opts.expectBody } : {}),
   };
+  // the handler specs first: a mistake in one is named before a missing event
+  const modules = handlers.map((spec) => parseHandler(spec, base));
   let event: unknown;
   if (handlers.length) {
     if (typeof opts.event !== 'string') throw new UsageError('--handler needs --event FILE: the JSON event to invoke it with');
@@ -125,8 +127,7 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
         port: opts.port === '0' ? 0 : 'auto',
       };
     }),
-    ...handlers.map((spec): AppSpec => {
-      const { file, exportName } = parseHandler(spec, base);
+    ...modules.map(({ file, exportName }): AppSpec => {
       return { name: appNameOf(file), kind: 'lambda', file, exportName, args: [], cwd, event, expect, port: 'auto' };
     }),
   ];

@@ -22,17 +22,20 @@ import { EXIT_INTERRUPTED } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
+import { writeAttribution } from '../core/attribution-file.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { childEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
 import { measurePlannedRun, resolveLimits } from '../measure/planned-run.ts';
+import { attributeCells, PROFILE_METHOD } from '../measure/profile.ts';
 import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
 import { prepareCells } from '../plan/cells.ts';
 import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
+  addAttributeOption,
   addCostOptions,
   addExportOptions,
   addLeverOptions,
@@ -140,6 +143,11 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       );
       await session.each(next, step);
     }
+    // --attribute: one more, unrecorded, profiled run per cell
+    if (options.attribute && !session.interrupted) {
+      const attributed = await attributeCells(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
+      writeAttribution(dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
+    }
   } finally {
     limitsGuard?.dispose();
     meta.load = load.stop();
@@ -183,6 +191,7 @@ export function registerRunCommand(program: Command): void {
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
+  addAttributeOption(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
@@ -201,6 +210,7 @@ export function registerRunCommand(program: Command): void {
       levers: leverListsOf(opts),
       targets: opts.target as Target[],
       limits: limitOptionsOf(opts),
+      attribute: opts.attribute === true,
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
     });
     writeExport(exportOf(opts), result.summaries);
