@@ -96,7 +96,10 @@ export function readDumps(dir: string): Dump[] {
  * imported, startup, init (the runner's dump) and firstResponse.
  */
 export function countsFromDumps(dumps: readonly Dump[], target: 'server' | 'lambda'): InstructionMarks | string {
-  const marks = target === 'server' ? (['start', 'imported', 'startup', 'listen', 'firstResponse'] as const) : (['start', 'imported', 'startup', 'init', 'firstResponse'] as const);
+  const marks =
+    target === 'server'
+      ? (['start', 'imported', 'startup', 'listen', 'firstResponse'] as const)
+      : (['start', 'imported', 'startup', 'init', 'firstResponse'] as const);
   const expected = marks.map((mark) => (mark === 'init' ? 'init' : CUT_FUNCTION));
   const seen = dumps.map((d) => (d.trigger.includes(INIT_HINT) ? 'init' : d.trigger.includes(CUT_FUNCTION) ? CUT_FUNCTION : d.trigger));
   if (seen.length !== expected.length || seen.some((s, i) => s !== expected[i])) {
