@@ -21,6 +21,7 @@ import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
 import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
+import { mergedSection } from './merged.ts';
 import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSection } from './power-tuning.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
@@ -51,6 +52,8 @@ export const OUTPUTS: Output[] = [
   { section: precisionSection },
   // counted cells: instructions per phase, beside the timed CPU and wall time, and their phase chart
   { file: INSTRUCTIONS_CHART, when: hasCounts, render: instructionsChart, section: instructionsSection },
+  // a run joined by `merge`: the part each cell came from and its machine
+  { section: mergedSection },
 ];
 
 /** One line per cell whose headline metrics have MAD outliers (|0.6745·(x − median)/MAD| > 3.5). */
