@@ -43,7 +43,8 @@ describe('a counted run of node-http', { skip }, () => {
         marks.every((m) => typeof m === 'number' && m > 0),
         JSON.stringify(s.instructions),
       );
-      for (let i = 1; i < marks.length; i++) assert.ok(marks[i]! > marks[i - 1]!, `${INSTRUCTION_MARKS[i]} after ${INSTRUCTION_MARKS[i - 1]}`);
+      for (let i = 1; i < marks.length; i++)
+        assert.ok(marks[i]! > marks[i - 1]!, `${INSTRUCTION_MARKS[i]} after ${INSTRUCTION_MARKS[i - 1]}`);
     }
     const [a, b] = samples.map((s) => s.instructions!.firstResponse!);
     assert.ok(Math.abs(a! - b!) / Math.min(a!, b!) <= STATED_SPREAD, `${a} vs ${b}`);
