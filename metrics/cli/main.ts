@@ -13,6 +13,7 @@ import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
 import { registerMeasureCommand } from './measure.ts';
+import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 
@@ -23,6 +24,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerReportCommand,
   registerHyperfineCommand,
   registerCompareCommand,
+  registerMergeCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,
   registerCleanCommand,

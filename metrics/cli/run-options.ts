@@ -4,6 +4,7 @@ import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
 import type { CellOptions, PreparedCells } from '../plan/cells.ts';
 import type { Order } from '../plan/order.ts';
+import type { Shard } from './count-options.ts';
 import type { LimitOptions } from './options.ts';
 
 export interface RunOptions extends CellOptions {
@@ -29,4 +30,10 @@ export interface RunOptions extends CellOptions {
   prepare?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<PreparedCells>;
   /** --attribute: one more, unrecorded, profiled run per cell, attributed to packages (attribution.json) */
   attribute?: boolean;
+  /** samples per counted cell (default 1) */
+  countSamples?: number;
+  /** runs in flight at once (counted cells only); undefined: the cores when every cell is counted, else 1 */
+  jobs?: number;
+  /** measure only this part of the cells */
+  shard?: Shard;
 }

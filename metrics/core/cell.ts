@@ -28,6 +28,8 @@ export interface Cell {
    * (the user's own entry or handler, measured with `measure`: `framework` is its name, routes 1)
    */
   source: string;
+  /** how it is measured: `time` (wall and CPU time) or `instructions` (counted under valgrind) */
+  measure: string;
 }
 
 /** The dimensions in the order tables show and sort them. */
@@ -37,6 +39,7 @@ export const CELL_DIMENSIONS = [
   'routes',
   'target',
   'memory',
+  'measure',
   'runtime',
   'build',
   'compileCache',
@@ -53,13 +56,14 @@ export const DIMENSION_DEFAULTS = {
   target: 'server',
   memory: 0,
   source: 'generated',
+  measure: 'time',
 } as const;
 
 /**
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'source'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure', 'source'] as const satisfies readonly Dimension[];
 type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
@@ -81,6 +85,7 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
     target: fields.target ?? DIMENSION_DEFAULTS.target,
     memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
     source: fields.source ?? DIMENSION_DEFAULTS.source,
+    measure: fields.measure ?? DIMENSION_DEFAULTS.measure,
   };
 }
 
@@ -111,7 +116,7 @@ export function cellFilePath(cell: Cell): string {
 export function cellLabel(cell: Cell): string {
   // a local Lambda cell's file (lambda/…) already says its target
   // (`source` too: an app's label starts with `app:`)
-  const extras = (['target', 'memory', 'runtime', 'build', 'compileCache'] as const)
+  const extras = (['target', 'memory', 'measure', 'runtime', 'build', 'compileCache'] as const)
     .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
     .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
   return extras.length ? `${cellFile(cell)} [${extras.join(', ')}]` : cellFile(cell);
@@ -152,5 +157,6 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
     ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
     ...(typeof v.source === 'string' ? { source: v.source } : {}),
+    ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),
   });
 }

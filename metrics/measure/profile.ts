@@ -12,7 +12,7 @@ import { GENERATED_DIR } from '../../generators/write.ts';
 import { attributeProfile, isCpuProfile } from '../analyse/attribution.ts';
 import type { AttributionFile, CellAttribution } from '../core/attribution-file.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import type { PlannedRun } from '../plan/order.ts';
+import { isCounted, type PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
 import { bundleBytes } from './bundle-bytes.ts';
 import { measurePlannedRun, type RunContext } from './planned-run.ts';
@@ -86,7 +86,8 @@ export async function attributeCells(
   log: (line: string) => void,
 ): Promise<CellAttribution[]> {
   const result: CellAttribution[] = [];
-  const runnable = cells.filter((c) => c.launch);
+  // counted cells run under valgrind: their profile would say nothing about the cold start
+  const runnable = cells.filter((c) => c.launch && !isCounted(c.cell));
   if (runnable.length) log(`attribution: one profiled run for each of ${runnable.length} cells…`);
   for (const planned of runnable) {
     if (interrupted()) break;

@@ -32,6 +32,8 @@ export interface SampleRequest {
   file?: string;
   /** the user's own app (`measure`): how it is asked and what it must answer */
   app?: AppSpec;
+  /** how many times slower than usual the child runs (under valgrind): scales the short waits for optional lines */
+  slowdown?: number;
 }
 
 /** How many bytes of stderr a failed sample keeps. */
@@ -190,6 +192,8 @@ export interface SampleHooks {
   env?: Record<string, string>;
   /** wraps the launch (e.g. to start the child inside a cgroup) */
   wrap?: (launch: Launch) => Launch;
+  /** called right after the spawn with the child's pid */
+  spawned?: (pid: number | undefined) => void;
   /** called when the target says INIT is over, before the first request */
   endOfInit?: () => Promise<void>;
   /** called once the child and its group are gone, with how it ended before the runner stopped it */
@@ -211,6 +215,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
+  hooks.spawned?.(child.pid);
   // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
   let stopping = false;
   let ended: { signal: NodeJS.Signals | null } = { signal: null };
@@ -230,7 +235,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     pid: child.pid,
     remaining: () => Math.max(1, deadline - performance.now()),
     protocolLine: (what) => reader.next(what),
-    optionalProtocolLine: (ms) => reader.optional(ms),
+    optionalProtocolLine: (ms) => reader.optional(ms * (request.slowdown ?? 1)),
     whileAlive: (promise, what) => reader.whileAlive(promise, what),
     endOfInit: hooks.endOfInit ?? (() => Promise.resolve()),
   };
