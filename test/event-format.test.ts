@@ -30,7 +30,8 @@ __csMark('imported');
 __csMark('startup');
 exports.handler = async (event) => {
   const reply = (statusCode, body) => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (event.version !== '1.0' || typeof event.path !== 'string' || event.httpMethod !== 'POST') return reply(404, { message: 'Route not found' });
+  const v1 = event.version === '1.0' && typeof event.path === 'string' && event.httpMethod === 'POST';
+  if (!v1) return reply(404, { message: 'Route not found' });
   if (event.multiValueHeaders['content-type'][0] !== 'application/json') return reply(415, {});
   const match = /^\\/route-(\\d+)$/.exec(event.path);
   if (!match) return reply(404, { message: 'Route not found' });

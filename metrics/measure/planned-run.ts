@@ -14,6 +14,7 @@ import type { DiscoveryRun, SampleFileCache } from './file-cache.ts';
 import { detectLimits } from './limits/detect.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitsMechanism } from './limits/types.ts';
+import { COUNT_SLOWDOWN, countHooks, type CountTools } from './counting.ts';
 import { limitHooks } from './limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
 import { targetOf } from './targets/index.ts';
@@ -51,6 +52,8 @@ export interface RunContext {
   timeoutMs: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
+  /** valgrind, when the run has counted cells */
+  counting?: CountTools;
   /** the cells' file lists, when some cell runs from a cold file cache */
   files?: SampleFileCache;
 }
@@ -64,7 +67,9 @@ function discoveryRun(run: PlannedRun, launch: CellLaunch, context: RunContext):
         target: targetOf(run.cell.target),
         cell: run.cell,
         launch: wrap(launchOf(launch, context.scratch, context.env, cacheDir)),
+        file: launch.file,
         contract: run.planned.contract,
+        ...(run.planned.app ? { app: run.planned.app } : {}),
         phase: 'warmup',
         index: 0,
         timeoutMs: context.timeoutMs,
@@ -87,7 +92,11 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
     if (problem) return blockedRecord(run, { kind: 'failed', reason: problem });
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};
-    if (limits && run.cell.memory > 0) {
+    const counted = run.cell.measure === 'instructions';
+    if (counted) {
+      if (!context.counting) return blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' });
+      hooks = countHooks({ tools: context.counting, scratch: context.scratch, target: run.cell.target === 'lambda' ? 'lambda' : 'server' });
+    } else if (limits && run.cell.memory > 0) {
       try {
         hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
       } catch (error) {
@@ -99,11 +108,14 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         target: targetOf(run.cell.target),
         cell: run.cell,
         launch: launchOf(launch, context.scratch, context.env, cacheDir),
+        file: launch.file,
         contract: planned.contract,
+        ...(planned.app ? { app: planned.app } : {}),
         phase: run.phase,
         index: run.index,
-        timeoutMs: context.timeoutMs,
+        timeoutMs: counted ? context.timeoutMs * COUNT_SLOWDOWN : context.timeoutMs,
         checkInvalidBody: recorded && run.checkInvalidBody,
+        ...(counted ? { slowdown: COUNT_SLOWDOWN } : {}),
       },
       hooks,
     );

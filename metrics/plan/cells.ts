@@ -8,6 +8,7 @@ import { contractOf } from '../../generators/contract.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
+import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
 import {
@@ -58,6 +59,16 @@ export interface CellOptions {
   targets?: readonly Target[];
   /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
   memories?: readonly number[];
+  /** --measure: `time` and/or `instructions` (default time) */
+  measures?: readonly string[];
+}
+
+/** Why a counted cell cannot be counted, or undefined when it can. */
+export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
+  if (cell.measure !== 'instructions') return undefined;
+  if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
+  if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  return undefined;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -69,6 +80,8 @@ export interface PlannedCell {
   contract: Contract;
   /** its server must reject an invalid body with 4xx */
   validates: boolean;
+  /** the user's own app (`measure`): how it is asked and what it must answer (absent for generated files) */
+  app?: AppSpec;
 }
 
 export interface PreparedCells {
@@ -79,7 +92,7 @@ export interface PreparedCells {
   cells: PlannedCell[];
   levers: PreparedLevers;
   /** the Runtime Interface Client, when a cell starts with it */
-  ric: ResolvedRic | undefined;
+  ric?: ResolvedRic;
 }
 
 export interface GeneratedCells {
@@ -148,16 +161,20 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const generated = await generateCells(options, log);
   const { selected, skipped } = generated;
   const memories = options.memories ?? [0];
-  const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
+  const measures = options.measures ?? ['time'];
+  const base = generated.cells.flatMap((cell) =>
+    memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
+  );
   const levers = await prepareLevers(base, leverLists, { runtimes, log });
   // the Runtime Interface Client, built on first use, only when a cell starts with it
   const ric = levers.cells.some((c) => c.bootstrap === 'ric' && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why = generated.unsupported.get(
-      cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })),
-    );
+    const why =
+      generated.unsupported.get(
+        cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })),
+      ) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
     const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
     const file = levers.files.get(key);
     return {
@@ -176,5 +193,5 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
       validates: cell.variant === 'validated' || Boolean(generator.alwaysValidates),
     };
   });
-  return { selected, skipped, cells, levers, ric };
+  return { selected, skipped, cells, levers, ...(ric ? { ric } : {}) };
 }

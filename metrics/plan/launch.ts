@@ -18,6 +18,12 @@ export interface CellLaunch {
   compileCache: CompileCache;
   /** a Lambda cell started as the managed runtime starts it (lambda-bootstrap.ts); absent: `command file` */
   start?: ManagedStart;
+  /** runtime options before the file (the user's app: the preload) */
+  preArgs?: string[];
+  /** arguments after the file (the user's app: its own command line) */
+  args?: string[];
+  /** the folder it runs in, when not the run's scratch folder (the user's app: its own) */
+  cwd?: string;
 }
 
 /** A process to start. */
@@ -42,7 +48,19 @@ export function launchOf(cell: CellLaunch, cwd: string, env: NodeJS.ProcessEnv, 
   }
   if (cell.start) {
     // the client loads the handler: the bootstrap's flags and variables, never the parent's NODE_PATH
-    return { command: cell.command, args: [...cell.start.args], cwd, env: { ...childEnv, ...cell.start.env }, file: cell.file };
+    return {
+      command: cell.command,
+      args: [...cell.start.args],
+      cwd: cell.cwd ?? cwd,
+      env: { ...childEnv, ...cell.start.env },
+      file: cell.file,
+    };
   }
-  return { command: cell.command, args: [cell.file], cwd, env: childEnv, file: cell.file };
+  return {
+    command: cell.command,
+    args: [...(cell.preArgs ?? []), cell.file, ...(cell.args ?? [])],
+    cwd: cell.cwd ?? cwd,
+    env: childEnv,
+    file: cell.file,
+  };
 }

@@ -15,9 +15,12 @@ import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.t
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
+import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
+import type { AppSpec } from '../../core/app.ts';
 import { DEFAULT_LAMBDA_MEMORY_MB } from '../../plan/lambda-bootstrap.ts';
 import { isLambdaRuntimeLine } from '../../plan/lambda-runtimes.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
+import { answerProblem, lambdaAnswer } from '../app-answer.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
 import {
@@ -31,6 +34,15 @@ import {
 } from './target.ts';
 
 export { DEFAULT_LAMBDA_MEMORY_MB };
+/** A posted error as one line: Lambda's `errorType: errorMessage` when it has that shape, else its JSON. */
+function errorText(error: unknown): string {
+  if (error !== null && typeof error === 'object') {
+    const { errorType, errorMessage } = error as Record<string, unknown>;
+    if (typeof errorMessage === 'string') return oneLine(`${typeof errorType === 'string' ? `${errorType}: ` : ''}${errorMessage}`, 200);
+  }
+  return oneLine(JSON.stringify(error), 160);
+}
+
 /** What an invocation's outcome means for the sample: the handler's answer, or a one-line failure. */
 function answerOf(outcome: InvocationOutcome, what: string): { status: number; body: unknown; at: number; handedOutAt: number } {
   switch (outcome.kind) {
@@ -40,9 +52,9 @@ function answerOf(outcome: InvocationOutcome, what: string): { status: number; b
       return { status: answer.status, body: answer.body, at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
     }
     case 'invocationError':
-      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${oneLine(JSON.stringify(outcome.error), 160)})`);
+      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${errorText(outcome.error)})`);
     case 'initError':
-      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${oneLine(JSON.stringify(outcome.error), 160)})`);
+      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${errorText(outcome.error)})`);
     case 'rejected':
       throw new SampleFailure(`${what}: the child broke the Runtime API protocol (${outcome.reason})`);
     case 'closed':
@@ -92,11 +104,35 @@ function parseReady(text: string): LambdaReadyLine {
   return line;
 }
 
+/** The first invocation of a generated handler: the event for its last route, the contract's answer. */
+async function contractAnswer(api: RuntimeApi, io: SampleIO): Promise<{ at: number; handedOutAt: number }> {
+  const { cell, contract } = io;
+  const last = cell.routes - 1;
+  const event = routeEvent(last, contract.validBody(last, PROBE_NAME), { format: contract.eventFormat });
+  const outcome = await io.whileAlive(api.invoke(event).outcome, 'its first response');
+  const answer = answerOf(outcome, `POST ${routePath(last)}`);
+  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
+    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
+  }
+  return answer;
+}
+
+/** The first invocation of the user's handler: its event, the expected status and body pattern. */
+async function appAnswer(api: RuntimeApi, io: SampleIO, app: AppSpec): Promise<{ at: number; handedOutAt: number }> {
+  const outcome = await io.whileAlive(api.invoke(app.event ?? {}).outcome, 'its first response');
+  // anything but a response fails the sample with answerOf's reason
+  if (outcome.kind !== 'response') return answerOf(outcome, 'the event');
+  const answer = lambdaAnswer(outcome.body);
+  const problem = answerProblem('the event', app.expect, answer.status, answer.body);
+  if (problem) throw new SampleFailure(problem);
+  return { at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
+}
+
 /** A module that failed while loading posted /runtime/init/error before it exited: that is the reason, when there is one. */
 function initFailure(api: RuntimeApi): SampleFailure | undefined {
   const initError = api.records.find((r) => r.kind === 'initError');
   if (initError?.kind !== 'initError') return undefined;
-  return new SampleFailure(`the module failed during INIT (${initError.errorType}: ${oneLine(JSON.stringify(initError.error), 160)})`);
+  return new SampleFailure(`the module failed during INIT (${initError.errorType}: ${errorText(initError.error)})`);
 }
 
 /**
@@ -115,18 +151,9 @@ async function awaitInit(api: RuntimeApi, io: SampleIO): Promise<{ ready: Lambda
 }
 
 async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
-  const { cell, contract } = io;
   const { ready, initEnd } = await awaitInit(api, io);
   await io.endOfInit();
-  const last = cell.routes - 1;
-  const outcome = await io.whileAlive(
-    api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME), { format: contract.eventFormat })).outcome,
-    'its first response',
-  );
-  const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
-    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
-  }
+  const answer = io.app ? await appAnswer(api, io, io.app) : await contractAnswer(api, io);
   const init = initEnd - io.spawnAt;
   const firstResponse = answer.at - io.spawnAt;
   const durationMs = answer.at - answer.handedOutAt;
@@ -159,19 +186,25 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
 
 export const lambdaTarget: Target = {
   name: 'lambda',
-  async open({ cell, file }): Promise<TargetSample> {
+  async open({ cell, file, app }): Promise<TargetSample> {
     // the name the packaging step gives the same cell's function on AWS
     const name = functionName(cell);
     const memorySizeMB = cell.memory || DEFAULT_LAMBDA_MEMORY_MB;
     const api = await startRuntimeApi({ functionName: name });
+    // the user's handler (`measure`): coldstart's bootstrap runs, and requires the handler named here
+    const handlerFile = app?.file ?? file;
+    const handlerExport = app?.exportName ?? 'handler';
     return {
-      env: lambdaEnvironment(api.address, {
-        functionName: name,
-        memoryMb: memorySizeMB,
-        handler: `${path.basename(file, '.js')}.handler`,
-        taskRoot: path.dirname(file),
-        ...(isLambdaRuntimeLine(cell.runtime) ? { executionEnv: `AWS_Lambda_${cell.runtime}` } : {}),
-      }),
+      env: {
+        ...lambdaEnvironment(api.address, {
+          functionName: name,
+          memoryMb: memorySizeMB,
+          handler: `${path.basename(handlerFile, path.extname(handlerFile))}.${handlerExport}`,
+          taskRoot: path.dirname(handlerFile),
+          ...(isLambdaRuntimeLine(cell.runtime) ? { executionEnv: `AWS_Lambda_${cell.runtime}` } : {}),
+        }),
+        ...(app ? { [HANDLER_FILE_ENV]: app.file, [HANDLER_EXPORT_ENV]: handlerExport } : {}),
+      },
       measure: (io) => measure(api, io, memorySizeMB),
       close: () => api.close(),
     };
