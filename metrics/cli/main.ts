@@ -12,6 +12,7 @@ import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
+import { registerLambdaReferenceCommand } from './lambda-reference.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 
@@ -23,6 +24,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerCompareCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,
+  registerLambdaReferenceCommand,
   registerCleanCommand,
 ];
 

@@ -201,6 +201,7 @@ export function registerRunCommand(program: Command): void {
       targets: opts.target as Target[],
       limits: limitOptionsOf(opts),
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
+      lambdaReference: opts.lambdaReference !== 'off',
     });
     writeExport(exportOf(opts), result.summaries);
     const failed = result.summaries.reduce((n, s) => n + s.failed, 0);

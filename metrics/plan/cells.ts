@@ -4,6 +4,7 @@
  * built), and decide which cells cannot run. `run`, `hyperfine` and `generate` all start here.
  */
 import { contractOf } from '../../generators/contract.ts';
+import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
@@ -26,6 +27,8 @@ export interface CellOptions {
   targets?: readonly Target[];
   /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
   memories?: readonly number[];
+  /** with Lambda cells, also measure the hello-world reference under their settings (default false) */
+  lambdaReference?: boolean;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -63,7 +66,7 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets'>,
+  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'lambdaReference'>,
   log: (line: string) => void,
 ): Promise<GeneratedCells> {
   const targets = options.targets ?? ['server'];
@@ -94,6 +97,13 @@ export async function generateCells(
         }
       }
     }
+  }
+  // the hello-world reference: one more Lambda cell, multiplied by the levers like the others
+  const lambdaGenerators = generators.get('lambda');
+  if (options.lambdaReference && lambdaGenerators && cells.some((c) => c.target === 'lambda')) {
+    if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
+    lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
+    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: 'plain', routes: 1, target: 'lambda' }));
   }
   log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of cells) {
