@@ -101,7 +101,8 @@ export function calibrate(summaries: CellSummary[], table: ReferenceTable, archi
     const realCpu = unthrottled.durationMs.median * REFERENCE_CPU_FRACTION;
     const waiting = unthrottled.durationMs.median - realCpu;
     const speed = realCpu / localCpu;
-    const estimateAt = (cpu: number) => durationAtMemory({ cpuMs: cpu * speed, wallMs: cpu * speed + waiting }, memoryMB, CALIBRATED_PERIOD_MS);
+    const estimateAt = (cpu: number) =>
+      durationAtMemory({ cpuMs: cpu * speed, wallMs: cpu * speed + waiting }, memoryMB, CALIBRATED_PERIOD_MS);
     const durationMeasured = summary.lambda.durationMs.median;
     const durationEstimate = estimateAt(cellCpu);
     // the spread of the addition: the cell's own CPU quartiles through the model

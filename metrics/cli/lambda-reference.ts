@@ -45,7 +45,8 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
   log(`calibration table: ${referenceProvenance(table)}`);
   for (const r of table.rows) {
     log(
-      `  ${r.runtime} ${r.architecture} ${r.memoryMB} MB: Init Duration ${r.initMs.median} ms (IQR ${r.initMs.p25}–${r.initMs.p75}, n ${r.initMs.n}), ` +
+      `  ${r.runtime} ${r.architecture} ${r.memoryMB} MB: ` +
+        `Init Duration ${r.initMs.median} ms (IQR ${r.initMs.p25}–${r.initMs.p75}, n ${r.initMs.n}), ` +
         `Duration ${r.durationMs.median} ms (IQR ${r.durationMs.p25}–${r.durationMs.p75}, n ${r.durationMs.n})`,
     );
   }
@@ -56,8 +57,10 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
 export function registerLambdaReferenceCommand(program: Command): void {
   program
     .command('lambda-reference')
-    .description("rebuild the calibration table (real cold starts of the hello-world reference) from lambda-perf's data files or your REPORT lines")
-    .option('--lambda-perf <files...>', "maxday/lambda-perf data files (data/YYYY-MM-DD.json)", [])
+    .description(
+      "rebuild the calibration table (real cold starts of the hello-world reference) from lambda-perf's data files or your REPORT lines",
+    )
+    .option('--lambda-perf <files...>', 'maxday/lambda-perf data files (data/YYYY-MM-DD.json)', [])
     .option('--reports <files...>', 'REPORT lines (text, Logs Insights CSV or JSON) of the reference function you deployed', [])
     .option('--runtime <line>', 'the runtime line of --reports (nodejs22.x, nodejs24.x)')
     .addOption(new Option('--architecture <arch>', 'the architecture of --reports').choices(ARCHITECTURES))

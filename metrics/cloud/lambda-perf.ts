@@ -80,8 +80,10 @@ export function readLambdaPerfFile(file: string, groups: Map<string, Collected>)
   }
   const entries = (data as { runtimeData?: unknown } | null)?.runtimeData;
   if (!Array.isArray(entries)) throw new UsageError(`${file} is not a lambda-perf data file (no runtimeData)`);
-  for (const entry of entries as Record<string, unknown>[]) {
-    const match = LAMBDA_PERF_NAME.exec(typeof entry?.r === 'string' ? entry.r : '');
+  for (const item of entries as unknown[]) {
+    if (item === null || typeof item !== 'object') continue;
+    const entry = item as Record<string, unknown>;
+    const match = LAMBDA_PERF_NAME.exec(typeof entry.r === 'string' ? entry.r : '');
     if (!match) continue;
     const group = collect(groups, `${match[1]}.x`, match[4] as Architecture, Number(match[3]));
     if (Array.isArray(entry.i)) group.init.push(...entry.i.filter(finite));
@@ -114,11 +116,14 @@ export function buildReferenceTable(input: ReferenceInput): ReferenceTable {
   const perf = input.lambdaPerfFiles ?? [];
   for (const file of perf) days.push(readLambdaPerfFile(file, groups));
   if (perf.length) {
-    notes.push('lambda-perf: every Init Duration of 10 cold starts a day; Duration: the median of the daily means of their first invocations');
+    notes.push(
+      'lambda-perf: every Init Duration of 10 cold starts a day; Duration: the median of the daily means of their first invocations',
+    );
   }
   const reports = input.reportFiles ?? [];
   if (reports.length) {
-    if (!input.runtime || !input.architecture) throw new UsageError('REPORT lines need --runtime and --architecture: the lines say neither');
+    if (!input.runtime || !input.architecture)
+      throw new UsageError('REPORT lines need --runtime and --architecture: the lines say neither');
     let cold = 0;
     for (const file of reports) {
       for (const report of readReportFile(file).reports) {

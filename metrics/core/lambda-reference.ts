@@ -66,7 +66,8 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
   if (!Array.isArray(v.rows)) throw fail('no rows');
   const rows = v.rows.map((row: unknown, i): ReferenceRow => {
     const r = (row ?? {}) as Record<string, unknown>;
-    if (typeof r.runtime !== 'string' || (r.architecture !== 'x86_64' && r.architecture !== 'arm64')) throw fail(`row ${i + 1}: runtime or architecture`);
+    if (typeof r.runtime !== 'string' || (r.architecture !== 'x86_64' && r.architecture !== 'arm64'))
+      throw fail(`row ${i + 1}: runtime or architecture`);
     if (typeof r.memoryMB !== 'number' || !Number.isInteger(r.memoryMB)) throw fail(`row ${i + 1}: memoryMB`);
     if (!isSpread(r.initMs) || !isSpread(r.durationMs)) throw fail(`row ${i + 1}: initMs or durationMs`);
     return {
@@ -78,7 +79,14 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
       ...(typeof r.maxMemoryUsedMB === 'number' ? { maxMemoryUsedMB: r.maxMemoryUsedMB } : {}),
     };
   });
-  return { source: v.source as string, from: v.from as string, to: v.to as string, handler: v.handler as string, notes: v.notes as string, rows };
+  return {
+    source: v.source as string,
+    from: v.from as string,
+    to: v.to as string,
+    handler: v.handler as string,
+    notes: v.notes as string,
+    rows,
+  };
 }
 
 export function readReferenceTable(file = SHIPPED_REFERENCE_FILE): ReferenceTable {

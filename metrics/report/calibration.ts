@@ -100,9 +100,9 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     'Per local Lambda cell (medians, ms): measured here, what Lambda adds (median, and in brackets the spread: the real ' +
       "reference's interquartile range for Init, the cell's CPU-time quartiles for Duration), and the estimate. " +
       "**Init**: Lambda adds the real reference's median Init Duration minus the same function measured here under the " +
-      "same settings (runtime line, memory size, start, file cache); the addition holds what cannot happen here (sandbox " +
+      'same settings (runtime line, memory size, start, file cache); the addition holds what cannot happen here (sandbox ' +
       'and extension setup, log shipping, the host) and changes with those settings (a cold file cache here leaves less to ' +
-      'add) but not with the app. **Duration**: the invocation\'s CPU time here, converted to Lambda\'s speed by the ' +
+      "add) but not with the app. **Duration**: the invocation's CPU time here, converted to Lambda's speed by the " +
       `reference, through the CPU share model (a budget of memory / 1769 vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
       `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
       'The cost and power-tuning tables use the estimate.',

@@ -5,7 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
-import { calibrate } from '../analyse/calibration.ts';
+import { calibrate, type Calibration } from '../analyse/calibration.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
@@ -110,7 +110,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     summaries,
     meta,
     cost,
-    calibration: reference ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch]) : new Map(),
+    calibration: reference ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch]) : new Map<string, Calibration>(),
     ...(reference ? { reference } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(summaries),
     warnings: outlierWarnings(summaries),
