@@ -56,6 +56,8 @@ export interface FrameworkGenerator {
    * `validated` (mion validates from the types, always). Reports say so instead of pretending.
    */
   alwaysValidates?: boolean;
+  /** Set when the file validates nothing in either variant (the hello-world reference): no invalid-body check. */
+  neverValidates?: boolean;
   /** how to install the packages when they are missing (default: `npm install <packages>`) */
   installHint?: string;
   /**

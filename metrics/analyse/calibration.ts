@@ -14,6 +14,7 @@
  * (it reproduces the table there, a check of the model).
  */
 import { REFERENCE_FRAMEWORK } from '../../generators/lambda-reference.ts';
+import { VARIANTS } from '../../generators/types.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary } from './aggregate.ts';
@@ -47,8 +48,13 @@ export function runtimeLineOf(summary: Pick<CellSummary, 'runtimeVersion' | 'cel
   return major === undefined ? undefined : `nodejs${major}.x`;
 }
 
-export function referenceCellOf(cell: Cell): Cell {
-  return makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant: 'plain', routes: 1 });
+/** The reference cell measured under a cell's settings: the same dimensions but framework, routes and variant. */
+export function referenceSummaryOf(cell: Cell, byKey: Map<string, CellSummary>): CellSummary | undefined {
+  for (const variant of [cell.variant, ...VARIANTS]) {
+    const found = byKey.get(cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1 })));
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function nearestRow(table: ReferenceTable, runtime: string, architecture: string, memoryMB: number): ReferenceRow | undefined {
@@ -82,7 +88,7 @@ export function calibrate(summaries: CellSummary[], table: ReferenceTable, archi
       continue;
     }
     base.row = row;
-    const local = byKey.get(cellKey(referenceCellOf(summary.cell)))?.lambda;
+    const local = referenceSummaryOf(summary.cell, byKey)?.lambda;
     if (!local) {
       base.missing = 'the run measured no hello-world reference under these settings (--lambda-reference on)';
       continue;

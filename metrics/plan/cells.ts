@@ -103,7 +103,8 @@ export async function generateCells(
   if (options.lambdaReference && lambdaGenerators && cells.some((c) => c.target === 'lambda')) {
     if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
     lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
-    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: 'plain', routes: 1, target: 'lambda' }));
+    // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
+    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0] ?? 'plain', routes: 1, target: 'lambda' }));
   }
   log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of cells) {
@@ -139,7 +140,7 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
           : { command: levers.runtimes.get(cell.runtime)!.command, file, compileCache: cell.compileCache as CompileCache },
       blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
       contract: contractOf(generator),
-      validates: cell.variant === 'validated' || Boolean(generator.alwaysValidates),
+      validates: generator.neverValidates ? false : cell.variant === 'validated' || Boolean(generator.alwaysValidates),
     };
   });
   return { selected, skipped, cells, levers };
