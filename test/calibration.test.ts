@@ -91,21 +91,25 @@ describe('rebuilding the table', () => {
     assert.equal(row.durationMs.n, 2);
   });
 
+  const report = (id: string, duration: number, used: number) =>
+    `REPORT RequestId: ${id}\tDuration: ${duration} ms\tBilled Duration: ${Math.ceil(duration)} ms\t` +
+    `Memory Size: 1024 MB\tMax Memory Used: ${used} MB`;
+
   it('lambda:reference from your REPORT lines writes the table and prints its provenance; a missing --runtime is exit 2', () => {
     const dir = tempDir();
     const log = path.join(dir, 'reference.log');
     writeFileSync(
       log,
       [
-        '2026-09-01T10:00:00.000Z REPORT RequestId: a1\tDuration: 3.10 ms\tBilled Duration: 4 ms\tMemory Size: 1024 MB\tMax Memory Used: 70 MB\tInit Duration: 140.00 ms',
-        '2026-09-01T10:00:01.000Z REPORT RequestId: a2\tDuration: 1.00 ms\tBilled Duration: 1 ms\tMemory Size: 1024 MB\tMax Memory Used: 70 MB',
-        '2026-09-02T10:00:00.000Z REPORT RequestId: a3\tDuration: 3.30 ms\tBilled Duration: 4 ms\tMemory Size: 1024 MB\tMax Memory Used: 71 MB\tInit Duration: 150.00 ms',
+        `2026-09-01T10:00:00.000Z ${report('a1', 3.1, 70)}\tInit Duration: 140.00 ms`,
+        `2026-09-01T10:00:01.000Z ${report('a2', 1, 70)}`,
+        `2026-09-02T10:00:00.000Z ${report('a3', 3.3, 71)}\tInit Duration: 150.00 ms`,
       ].join('\n'),
     );
     const out = path.join(dir, 'table.json');
     const ok = runCli(['lambda-reference', '--reports', log, '--runtime', 'nodejs24.x', '--architecture', 'arm64', '--out', out]);
     assert.equal(ok.status, 0, ok.stderr);
-    assert.match(ok.stdout, /calibration table: REPORT lines of the reference function deployed by you, dates 2026-09-01–2026-09-02/);
+    assert.match(ok.stdout, /calibration table: REPORT lines of the reference function deployed by you, dates 2026-09-01–2026-09-02/u);
     assert.match(ok.stdout, /nodejs24\.x arm64 1024 MB: Init Duration 145 ms \(IQR 142\.5–147\.5, n 2\)/);
     const table = readReferenceTable(out);
     assert.equal(table.rows[0]!.initMs.n, 2, 'the warm invocation is no cold start');
