@@ -63,7 +63,7 @@ export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string
       `$${price.pricePerGBs} per GB-s × 10^6${requests}. "fastest within +10 %": the fastest size costing at most ` +
       `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
     `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
-      `${API_GATEWAY_TIMEOUT_MS / 1000} s (API Gateway's integration timeout).`,
+      `${API_GATEWAY_TIMEOUT_MS / 1000} s (the HTTP API's integration timeout; a REST API's is 29 s).`,
   ];
   return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
 }
@@ -91,7 +91,7 @@ const PANEL_HEIGHT = 260;
 
 /**
  * Cold-start time and $ per million cold starts against memory size, one line per framework ×
- * routes, log axes; API Gateway's 29 s as a dashed rule when the time axis reaches it. No config
+ * routes, log axes; the HTTP API's 30 s integration timeout as a dashed rule when the time axis reaches it. No config
  * (fonts, legend width): the caller adds the one its other charts use.
  */
 export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
@@ -149,7 +149,7 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
             ? [
                 { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
                 {
-                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text: 'API Gateway timeout, 29 s' },
+                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text: `HTTP API timeout, ${API_GATEWAY_TIMEOUT_MS / 1000} s` },
                   encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: memories[0]! } },
                 },
               ]
