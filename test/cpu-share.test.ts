@@ -11,16 +11,18 @@ describe('the CPU share model of an invocation after INIT', () => {
     const ratio = durationAtMemory(heavy, 128) / durationAtMemory(heavy, 1024);
     close(ratio, 1024 / 128, 0.05);
     // and the time is the CPU over the share, within a period
-    close(durationAtMemory(heavy, 128), 1000 / shareOf(128), 20);
+    close(durationAtMemory(heavy, 128) / (1000 / shareOf(128)), 1, 0.005);
   });
 
-  it('a short invocation is slowed less than 1 / memory, never less than its own wall time', () => {
-    const short = { cpuMs: 1, wallMs: 2 };
+  it('a short invocation is slowed less than 1 / memory, never below its own wall time; one within the budget not at all', () => {
+    // 3 ms of CPU: over the 128 MB budget of one period (1.3 ms), within the 1024 MB one (10.4 ms)
+    const short = { cpuMs: 3, wallMs: 4 };
     const at128 = durationAtMemory(short, 128);
     const at1024 = durationAtMemory(short, 1024);
     const ratio = at128 / at1024;
     assert.ok(ratio > 1.5 && ratio < 8, `ratio ${ratio}`);
-    assert.ok(at1024 >= short.wallMs && at128 > at1024);
+    assert.equal(at1024, short.wallMs);
+    assert.equal(durationAtMemory({ cpuMs: 1, wallMs: 2 }, 128), 2);
   });
 
   it('is deterministic and monotonic in memory; above one vCPU a single-threaded invocation is not slowed', () => {

@@ -149,7 +149,14 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
             ? [
                 { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
                 {
-                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text: `HTTP API timeout, ${API_GATEWAY_TIMEOUT_MS / 1000} s` },
+                  mark: {
+                    type: 'text' as const,
+                    align: 'left' as const,
+                    dx: 4,
+                    dy: -6,
+                    color: '#b00',
+                    text: `HTTP API timeout, ${API_GATEWAY_TIMEOUT_MS / 1000} s`,
+                  },
                   encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: memories[0]! } },
                 },
               ]
