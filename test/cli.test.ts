@@ -135,6 +135,8 @@ describe('--help and the README document every option the program defines', () =
       'lambda-import',
       'lambda-package',
       'lambda-reference',
+      'measure',
+      'merge',
       'report',
       'run',
     ]);
