@@ -20,6 +20,7 @@ import type { AppSpec } from '../../core/app.ts';
 import { DEFAULT_LAMBDA_MEMORY_MB } from '../../plan/lambda-bootstrap.ts';
 import { isLambdaRuntimeLine } from '../../plan/lambda-runtimes.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
+import { processCpuMs } from '../proc-cpu.ts';
 import { answerProblem, lambdaAnswer } from '../app-answer.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
@@ -111,7 +112,10 @@ async function contractAnswer(api: RuntimeApi, io: SampleIO): Promise<{ at: numb
   const event = routeEvent(last, contract.validBody(last, PROBE_NAME), { format: contract.eventFormat });
   const outcome = await io.whileAlive(api.invoke(event).outcome, 'its first response');
   const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
+  const correct = contract.accepts
+    ? contract.accepts(answer.status, answer.body, last, PROBE_NAME)
+    : answer.status === 200 && isExpectedAnswer(answer.body, last, PROBE_NAME);
+  if (!correct) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
   }
   return answer;
@@ -152,8 +156,11 @@ async function awaitInit(api: RuntimeApi, io: SampleIO): Promise<{ ready: Lambda
 
 async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
   const { ready, initEnd } = await awaitInit(api, io);
+  // the invocation's own CPU time, read from outside the child (for the CPU share model)
+  const cpuAtInit = processCpuMs(io.pid);
   await io.endOfInit();
   const answer = io.app ? await appAnswer(api, io, io.app) : await contractAnswer(api, io);
+  const cpuAtAnswer = processCpuMs(io.pid);
   const init = initEnd - io.spawnAt;
   const firstResponse = answer.at - io.spawnAt;
   const durationMs = answer.at - answer.handedOutAt;
@@ -164,6 +171,7 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     billedMs: billedMs(init, durationMs),
     memorySizeMB,
     ...(peak !== undefined ? { maxMemoryUsedMB: peak } : {}),
+    ...(cpuAtInit !== undefined && cpuAtAnswer !== undefined ? { invokeCpuMs: Math.round((cpuAtAnswer - cpuAtInit) * 1000) / 1000 } : {}),
   };
   let measured: Measured;
   if (ready) {
