@@ -19,11 +19,7 @@ export function setprivPath(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/bin', '/bin'].filter(Boolean);
   for (const dir of dirs) {
     const candidate = path.join(dir, 'setpriv');
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
+    if (!executable(candidate)) continue;
     const help = spawnSync(candidate, ['--help'], { encoding: 'utf8', timeout: 5000 });
     if (`${help.stdout}${help.stderr}`.includes('--pdeathsig')) found = candidate;
     break;
@@ -31,9 +27,27 @@ export function setprivPath(): string | undefined {
   return found ?? undefined;
 }
 
-/** `launch` started through setpriv --pdeathsig KILL where setpriv is available. */
-export function withParentDeath<L extends { command: string; args: string[] }>(launch: L): L {
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Can `command` be started (a path, or a name on the PATH of `env`)? */
+function startable(command: string, env: NodeJS.ProcessEnv | undefined): boolean {
+  if (command.includes('/')) return executable(command);
+  return (env?.PATH ?? process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && executable(path.join(dir, command)));
+}
+
+/**
+ * `launch` started through setpriv --pdeathsig KILL where setpriv is available. A command that cannot
+ * be started is left as it is, so that the spawn itself fails with its own error.
+ */
+export function withParentDeath<L extends { command: string; args: string[]; env?: NodeJS.ProcessEnv }>(launch: L): L {
   const setpriv = setprivPath();
-  if (!setpriv) return launch;
+  if (!setpriv || !startable(launch.command, launch.env)) return launch;
   return { ...launch, command: setpriv, args: ['--pdeathsig', 'KILL', '--', launch.command, ...launch.args] };
 }
