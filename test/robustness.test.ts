@@ -204,8 +204,11 @@ describe('children die with the runner', { skip: setprivPath() ? false : 'setpri
     assert.equal(launch.command, setprivPath());
     // a runner of our own: it starts the child detached (its own group, as the runner does), then is killed
     // (the launch goes by the environment: the runner's own command line must not hold the marker)
-    const script =
-      "const l = JSON.parse(process.env.LAUNCH); require('node:child_process').spawn(l.command, l.args, { detached: true, stdio: 'ignore' }); setInterval(() => {}, 1000)";
+    const script = [
+      'const l = JSON.parse(process.env.LAUNCH);',
+      "require('node:child_process').spawn(l.command, l.args, { detached: true, stdio: 'ignore' });",
+      'setInterval(() => {}, 1000);',
+    ].join(' ');
     const runner = spawn(process.execPath, ['-e', script], { stdio: 'ignore', env: { ...process.env, LAUNCH: JSON.stringify(launch) } });
     assert.ok(await waitFor(() => processesWith(marker).length === 1, 10_000), 'the child started');
     runner.kill('SIGKILL');
