@@ -146,6 +146,32 @@ function daemonizingNode(dir: string, marker: string, then = 'exec "$NODE" "$@"'
   return file;
 }
 
+describe('exit codes of a run', () => {
+  it('samples that failed: exit 3, saying so; --allow-failures accepts them (exit 0)', async () => {
+    const dir = tempDir();
+    const node = path.join(dir, 'node-that-crashes.sh');
+    writeFileSync(node, `#!/bin/sh\ncase "$*" in *-routes.js*) echo 'boom' >&2; exit 1 ;; esac\nexec '${process.execPath}' "$@"\n`);
+    chmodSync(node, 0o755);
+    const args = (out: string, ...more: string[]) => [
+      ...CLI,
+      'run',
+      ...SMALL,
+      '--samples',
+      '1',
+      '--node',
+      node,
+      '--out',
+      path.join(dir, out),
+      ...more,
+    ];
+    const [failing, accepted] = [startGroup(process.execPath, args('a')), startGroup(process.execPath, args('b', '--allow-failures'))];
+    assert.equal(await failing.exited, 3, failing.stderr());
+    assert.match(failing.stderr(), /^coldstart: 1 sample\(s\) failed \(see summary\.md\): exit 3; --allow-failures accepts them$/m);
+    assert.equal(await accepted.exited, 0, accepted.stderr());
+    assert.match(accepted.stdout(), /; 1 failed samples$/m);
+  });
+});
+
 describe('a child that leaves a daemon behind', () => {
   it('the run ends (the pipes do not hold it) and the daemon does not survive it', () => {
     const dir = tempDir();
@@ -183,11 +209,16 @@ describe('a full disk', { skip: root && process.platform === 'linux' ? false : '
     const run = runCli(['run', ...SMALL, '--samples', '2', '--out', out]);
     assert.equal(run.status, 4, `${run.stdout}\n${run.stderr}`);
     const last = run.stderr.trim().split('\n').at(-1)!;
-    assert.match(last, new RegExp(`^coldstart: cannot write ${out}/[\\w.-]+ \\(ENOSPC: no space left on device\\)$`));
+    assert.match(
+      last,
+      new RegExp(
+        `^coldstart: cannot write ${out}/[\\w.-]+ \\(ENOSPC: no space left on device\\); the samples are kept: \`npm run report -- `,
+      ),
+    );
     assert.doesNotMatch(run.stderr, /internal error|\n\s+at /);
     const files = readdirSync(out);
     assert.deepEqual(
-      files.filter((f) => /\.\d+$/.test(f) || f.startsWith('.coldstart')),
+      files.filter((f) => f.includes('.tmp-') || f.startsWith('.coldstart')),
       [],
       'no temporary file and no lock left',
     );

@@ -19,7 +19,7 @@ import {
   type CellProgress,
 } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED } from '../core/errors.ts';
+import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
@@ -166,7 +166,12 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     // from here a further Ctrl-C (or npm's copy of the first) does not kill the report
     session.writingReport();
     if (session.interrupted) log(`writing the report of the finished samples in ${displayPath(dir)}`);
-    await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
+    try {
+      await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) throw error;
+      throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
+    }
     pointLatest(dir);
     return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted };
   } finally {
