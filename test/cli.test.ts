@@ -162,6 +162,8 @@ describe('--help and the README document every option the program defines', () =
       'hyperfine',
       'lambda-import',
       'lambda-package',
+      'measure',
+      'merge',
       'report',
       'run',
     ]);

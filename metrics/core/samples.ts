@@ -57,6 +57,15 @@ export const CPU_METRICS = ['start', 'imported', 'startup', 'listen', 'firstResp
 export type CpuMetric = (typeof CPU_METRICS)[number];
 export type CpuMarks = Partial<Record<CpuMetric, number>>;
 
+/**
+ * Instructions the child had executed at each mark, counted under valgrind (callgrind's Ir: every
+ * guest instruction of every thread since exec), for cells with measure `instructions`. Cumulative
+ * like `cpu`; the phases are their differences. A server has `listen`, a Lambda handler `init`.
+ */
+export const INSTRUCTION_MARKS = ['start', 'imported', 'startup', 'listen', 'init', 'firstResponse'] as const;
+export type InstructionMark = (typeof INSTRUCTION_MARKS)[number];
+export type InstructionMarks = Partial<Record<InstructionMark, number>>;
+
 export interface InvalidBodyCheck {
   ok: boolean;
   status?: number;
@@ -86,6 +95,8 @@ export interface SampleRecord {
   limits?: LimitsRecord;
   /** the child's CPU time at its marks (absent in older runs) */
   cpu?: CpuMarks;
+  /** instructions at the marks, for counted cells (measure `instructions`) */
+  instructions?: InstructionMarks;
   rss?: number;
   heapUsed?: number;
   /** `node v20.20.2` as the child reported it */
@@ -129,9 +140,10 @@ export function readSamples(file: string): SampleRecord[] {
     if (!cell || typeof record.ok !== 'boolean' || (record.phase !== 'sample' && record.phase !== 'warmup')) {
       throw new SamplesFileError(`${file}:${n + 1} is not a sample record`);
     }
-    const { cpu, ...rest } = record as SampleRecord;
+    const { cpu, instructions, ...rest } = record as SampleRecord;
     const cpuMarks = parseCpuMarks(cpu);
-    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}) });
+    const counts = parseInstructionMarks(instructions);
+    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}), ...(counts ? { instructions: counts } : {}) });
   });
   return samples;
 }
@@ -143,6 +155,17 @@ export function parseCpuMarks(value: unknown): CpuMarks | undefined {
   for (const name of CPU_METRICS) {
     const ms = (value as Record<string, unknown>)[name];
     if (typeof ms === 'number' && Number.isFinite(ms)) marks[name] = ms;
+  }
+  return Object.keys(marks).length ? marks : undefined;
+}
+
+/** The non-negative integers of a stored `instructions` object under known names; undefined when there are none. */
+export function parseInstructionMarks(value: unknown): InstructionMarks | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const marks: InstructionMarks = {};
+  for (const name of INSTRUCTION_MARKS) {
+    const count = (value as Record<string, unknown>)[name];
+    if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) marks[name] = count;
   }
   return Object.keys(marks).length ? marks : undefined;
 }

@@ -14,8 +14,6 @@ import { cleanLeftovers, scratchPrefix } from './leftovers.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { isLockFile, lockFolder, type FolderLock } from './run-lock.ts';
 
-export { makeWritableDir } from '../core/out-dir.ts';
-
 export const RESULTS_DIR = path.join(PROJECT_ROOT, 'results');
 
 export function timestampName(date: Date): string {
@@ -129,6 +127,19 @@ export class MeasurementSession {
       if (this.interrupted) break;
       await step(item);
     }
+  }
+
+  /**
+   * Run `step` on the items with up to `jobs` in flight, taking them in order; stops starting new
+   * ones once interrupted. With one job it is each().
+   */
+  async eachParallel<T>(items: Iterable<T>, jobs: number, step: (item: T) => Promise<void>): Promise<void> {
+    if (jobs <= 1) return this.each(items, step);
+    const iterator = items[Symbol.iterator]();
+    const worker = async () => {
+      for (let next = iterator.next(); !next.done && !this.interrupted; next = iterator.next()) await step(next.value);
+    };
+    await Promise.all(Array.from({ length: jobs }, worker));
   }
 
   /** From here on the session writes its report: a further signal does not kill it (see catchInterrupts). */

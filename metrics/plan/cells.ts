@@ -7,6 +7,7 @@ import { contractOf } from '../../generators/contract.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
+import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
 import { DEFAULT_LEVERS, prepareLevers, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
@@ -26,6 +27,16 @@ export interface CellOptions {
   targets?: readonly Target[];
   /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
   memories?: readonly number[];
+  /** --measure: `time` and/or `instructions` (default time) */
+  measures?: readonly string[];
+}
+
+/** Why a counted cell cannot be counted, or undefined when it can. */
+export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
+  if (cell.measure !== 'instructions') return undefined;
+  if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
+  if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  return undefined;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -37,6 +48,8 @@ export interface PlannedCell {
   contract: Contract;
   /** its server must reject an invalid body with 4xx */
   validates: boolean;
+  /** the user's own app (`measure`): how it is asked and what it must answer (absent for generated files) */
+  app?: AppSpec;
 }
 
 export interface PreparedCells {
@@ -113,12 +126,18 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const generated = await generateCells(options, log);
   const { selected, skipped } = generated;
   const memories = options.memories ?? [0];
-  const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
+  const measures = options.measures ?? ['time'];
+  const base = generated.cells.flatMap((cell) =>
+    memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
+  );
   const levers = await prepareLevers(base, options.levers ?? DEFAULT_LEVERS, { runtimes, log });
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why = generated.unsupported.get(cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off' })));
+    const why =
+      generated.unsupported.get(
+        cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off', measure: 'time' })),
+      ) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
     const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : levers.blocked.get(key);
     const file = levers.files.get(key);
     return {

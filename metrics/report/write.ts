@@ -13,6 +13,14 @@ import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
 import { readMeta } from '../core/meta.ts';
 import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import {
+  ATTRIBUTION_CHART,
+  ATTRIBUTION_MD,
+  attributionChart,
+  attributionMarkdown,
+  attributionSection,
+  hasAttribution,
+} from './attribution.ts';
 import { curveChart, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
 import { costSection } from './cost-table.ts';
@@ -20,7 +28,9 @@ import { crossCheckSection, processColumns, processCsvColumns } from './crossche
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
+import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
+import { mergedSection } from './merged.ts';
 import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSection } from './power-tuning.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
@@ -49,6 +59,13 @@ export const OUTPUTS: Output[] = [
   { section: costSection },
   // --samples auto: the samples each cell took and the precision it reached
   { section: precisionSection },
+  // --attribute: where each cell's cold start goes, by package (from attribution.json)
+  { file: ATTRIBUTION_MD, when: hasAttribution, render: attributionMarkdown, section: attributionSection },
+  { file: ATTRIBUTION_CHART, when: hasAttribution, render: attributionChart },
+  // counted cells: instructions per phase, beside the timed CPU and wall time, and their phase chart
+  { file: INSTRUCTIONS_CHART, when: hasCounts, render: instructionsChart, section: instructionsSection },
+  // a run joined by `merge`: the part each cell came from and its machine
+  { section: mergedSection },
 ];
 
 /** One line per cell whose headline metrics have MAD outliers (|0.6745·(x − median)/MAD| > 3.5). */
@@ -80,9 +97,11 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     throw error;
   }
   if (!samples.some((s) => s.phase === 'sample')) throw new UsageError(`${file} holds no sample: nothing to report`);
-  const summaries = aggregate(samples);
+  const all = aggregate(samples);
+  const counted = all.filter((s) => s.cell.measure === 'instructions');
+  const summaries = all.filter((s) => s.cell.measure !== 'instructions');
   const meta = readMeta(dir);
-  const routes = [...new Set(summaries.map((s) => s.cell.routes))].sort((a, b) => a - b);
+  const routes = [...new Set(all.map((s) => s.cell.routes))].sort((a, b) => a - b);
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {
     throw new UsageError(`--phases-at: ${settings.phasesAt} is not a route count of this run (${routes.join(', ') || 'none'})`);
   }
@@ -90,9 +109,10 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     dir,
     samples,
     summaries,
+    counted,
     meta,
     cost: resolveCost(settings.cost, storedCost(meta?.options)),
-    phasesAt: settings.phasesAt ?? pickPhaseRoutes(summaries),
+    phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
   };
 }
@@ -103,7 +123,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
   writeFileWhole(
     path.join(dir, 'summary.csv'),
-    summaryCsv(context.summaries, (s) => cellLabel(s.cell), csvColumns),
+    summaryCsv([...context.summaries, ...context.counted], (s) => cellLabel(s.cell), csvColumns),
   );
   const written: string[] = ['summary.csv'];
   const sections: MarkdownSection[] = [];
