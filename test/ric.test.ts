@@ -58,6 +58,8 @@ describe("the Runtime Interface Client starts every framework's handler", { skip
         '1',
         '--warmup',
         '0',
+        // restify does not load on Node 24 (below): that failed sample is expected
+        '--allow-failures',
         '--out',
         dir,
       ],
