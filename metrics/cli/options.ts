@@ -33,8 +33,24 @@ import {
   parsePrice,
   parseRoutes,
   parseSeconds,
+  MAX_TIMEOUT_S,
   parseVariants,
 } from './parse.ts';
+
+/**
+ * Options that do nothing without another one (`--precision` without `--samples auto`, `--init-cpus`
+ * without `--lambda-memory`, …): given on the command line while `applies` does not hold, they are a
+ * usage error before the command starts, not silently ignored. `keys` are commander's attribute names.
+ */
+export function requireWith(command: Command, keys: string[], applies: (opts: Record<string, unknown>) => boolean, what: string): void {
+  command.hook('preAction', (self) => {
+    if (applies(self.opts())) return;
+    const given = keys.filter((key) => self.getOptionValueSource(key) === 'cli');
+    if (given.length === 0) return;
+    const flags = given.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    throw new UsageError(`${flags.join(', ')} ${given.length > 1 ? 'do' : 'does'} nothing without ${what}: give it, or leave them out`);
+  });
+}
 
 /** `--frameworks`, `--routes`, `--variant`: every command that picks cells. */
 export function addSelectionOptions(command: Command): Command {
@@ -77,7 +93,7 @@ export function addMeasureOptions(command: Command, what: { samples: string; tim
   return command
     .option('-s, --samples <n>', what.samples, samples, 5)
     .option('-w, --warmup <n>', 'unrecorded warm-up runs per cell', parseInteger('--warmup', 0, 100), 1)
-    .option('-t, --timeout <seconds>', what.timeout, parseSeconds('--timeout'), 120)
+    .option('-t, --timeout <seconds>', `${what.timeout} (at most ${MAX_TIMEOUT_S})`, parseSeconds('--timeout'), 120)
     .option('--node <path>', 'the node binary to measure', process.execPath);
 }
 
@@ -149,6 +165,7 @@ export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
 
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
 export function addExportOptions(command: Command): Command {
+  requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
   return command
     .addOption(
       new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
@@ -172,6 +189,7 @@ export function exportOf(opts: Record<string, unknown>): { file: string; metric:
 
 /** `--precision`, `--min-samples`, `--max-samples`: how `--samples auto` decides when a cell has enough. */
 export function addPrecisionOptions(command: Command): Command {
+  requireWith(command, ['precision', 'minSamples', 'maxSamples'], (opts) => opts.samples === 'auto', '--samples auto');
   return command
     .addOption(
       new Option('--precision <percent>', 'with --samples auto: the 95 % CI of each median must lie within ± this share of it')
@@ -202,6 +220,7 @@ export function precisionOf(opts: Record<string, unknown>): PrecisionSettings {
 
 /** `--target`: how the files run (a comma list), and `--lambda-memory`: the memory sizes to run them at. */
 export function addTargetOptions(command: Command): Command {
+  requireWith(command, ['initCpus', 'cpuPeriod'], (opts) => opts.lambdaMemory !== undefined, '--lambda-memory');
   return command
     .addOption(
       new Option(

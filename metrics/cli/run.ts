@@ -45,6 +45,7 @@ import {
   leverListsOf,
   limitOptionsOf,
   precisionOf,
+  requireWith,
   selectionOf,
 } from './options.ts';
 import { parseChoice } from './parse.ts';
@@ -179,6 +180,7 @@ export function registerRunCommand(program: Command): void {
         .argParser(parseChoice('--order', ORDERS)),
     )
     .option('--seed <text>', 'seed for --order random', 'coldstart');
+  requireWith(command, ['seed'], (opts) => opts.order === 'random', '--order random');
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);

@@ -153,13 +153,21 @@ function badNumber(where: string, value: unknown, max = MAX_RECORD_MS): string |
   return `${where} is ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}, not a number from 0 to ${max}`;
 }
 
-/** Every own key of an optional object of figures must be one; `names` limits which keys count. */
-function badFigures(where: string, value: unknown, names?: readonly string[], max?: number): string | undefined {
+/**
+ * Every own key of an optional object of figures must be one; `names` limits which keys count, and
+ * `text` lets text and flags stand beside the figures (the REPORT figures' function name, the limits' outOfMemory).
+ */
+function badFigures(
+  where: string,
+  value: unknown,
+  options: { names?: readonly string[]; max?: number; text?: boolean } = {},
+): string | undefined {
+  const { names, max, text } = options;
   if (value === undefined) return undefined;
   if (!isObject(value)) return `${where} is not an object`;
   for (const [name, figure] of Object.entries(value)) {
     if (names && !names.includes(name)) continue;
-    if (typeof figure === 'boolean' || typeof figure === 'string') continue;
+    if (text && (typeof figure === 'boolean' || typeof figure === 'string')) continue;
     const bad = badNumber(`${where}.${name}`, figure, max);
     if (bad) return bad;
   }
@@ -190,18 +198,22 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     if (value[name] !== undefined && typeof value[name] !== 'string') return { ok: false, reason: `"${name}" is not text` };
   }
   const bad =
-    badFigures('marks', value.marks, METRICS) ??
+    badFigures('marks', value.marks, { names: METRICS }) ??
     (value.ok && !isObject(value.marks) ? 'a successful sample without marks' : undefined) ??
     (value.ok && isObject(value.marks) && value.marks.firstResponse === undefined
       ? 'a successful sample without marks.firstResponse'
       : undefined) ??
-    badFigures('lambda', value.lambda) ??
-    badFigures('limits', value.limits, undefined, Number.MAX_SAFE_INTEGER) ??
+    badFigures('lambda', value.lambda, { text: true }) ??
+    badFigures('limits', value.limits, { max: Number.MAX_SAFE_INTEGER, text: true }) ??
     (value.rss === undefined ? undefined : badNumber('rss', value.rss, Number.MAX_SAFE_INTEGER)) ??
     (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
     badNumber('durationMs', value.durationMs ?? 0);
   if (bad) return { ok: false, reason: bad };
-  const { cpu, ...rest } = value as unknown as SampleRecord;
+  const { cpu, marks, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);
-  return { ok: true, record: { ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}) } };
+  // only the marks of known names go on (all checked above): an unknown key never reaches a table
+  const known = isObject(marks)
+    ? (Object.fromEntries(METRICS.filter((m) => marks[m] !== undefined).map((m) => [m, marks[m]])) as Marks)
+    : undefined;
+  return { ok: true, record: { ...rest, cell, ...(known ? { marks: known } : {}), ...(cpuMarks ? { cpu: cpuMarks } : {}) } };
 }
