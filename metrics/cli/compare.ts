@@ -2,6 +2,7 @@
  * `compare RUN_A RUN_B`: the comparison of two run folders as markdown on stdout (and --out FILE).
  * `--fail-above R` exits 1 when a cell got slower by more than R and significantly (for CI).
  */
+import { checkOutputFile } from './output-file.ts';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -35,6 +36,7 @@ export interface CompareResult {
 }
 
 export function runCompare(options: CompareOptions): CompareResult {
+  if (options.out) checkOutputFile('--out', options.out, [options.a, options.b]);
   const a = loadRun(path.resolve(options.a));
   const b = loadRun(path.resolve(options.b));
   const comparison = compareSummaries(a.summaries, b.summaries, options.metrics ?? [DEFAULT_COMPARE_METRIC], options.failAbove);

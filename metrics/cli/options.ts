@@ -21,6 +21,7 @@ import { METRICS, type Metric } from '../core/samples.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
 import { RUNTIME_NAMES } from '../plan/runtimes.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
+import { checkOutputFile } from './output-file.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
 import {
   parseChoice,
@@ -166,13 +167,18 @@ export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
 export function addExportOptions(command: Command): Command {
   requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
+  // the run folder the command writes (--out) or reads (report DIR) may not exist yet when the option is parsed
+  command.hook('preAction', (self) => {
+    const { exportJson, out } = self.opts<{ exportJson?: string; out?: string }>();
+    if (exportJson !== undefined) checkOutputFile('--export-json', exportJson, [...(out ? [out] : []), ...self.args]);
+  });
   return command
     .addOption(
       new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
         (file: string) => {
           // checked before a long run, not after it
           if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
-          return file;
+          return checkOutputFile('--export-json', file);
         },
       ),
     )
