@@ -2,6 +2,7 @@
 import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from '../core/cell.ts';
 import { CPU_METRICS, METRICS, type CpuMetric, type InvalidBodyCheck, type Metric, type SampleRecord } from '../core/samples.ts';
+import { INSTRUCTION_FIGURES, instructionFigures, type InstructionFigure } from './instructions.ts';
 import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
 export interface Stats {
@@ -36,6 +37,8 @@ export interface CellSummary {
    * child reported CPU have none; `values` can then be fewer than the wall metrics')
    */
   cpu?: Partial<Record<CpuMetric, Stats>>;
+  /** counted cells: the instructions of each phase and the total, over the successful samples */
+  instructions?: Partial<Record<InstructionFigure, Stats>>;
   rssMedian: number | undefined;
   heapUsedMedian: number | undefined;
   /** the once-per-cell invalid body check; undefined when the cell does not validate or it never ran */
@@ -55,6 +58,8 @@ export interface LambdaSummary {
   /** the largest Max Memory Used of the samples, MB */
   maxMemoryUsedMB: number | undefined;
   memorySizeMB: number | undefined;
+  /** the invocation's CPU time, over the samples that recorded it (absent in older runs) */
+  invokeCpuMs?: Stats;
 }
 
 function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | undefined {
@@ -72,6 +77,10 @@ function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | un
     `${key}|lambda.billed`,
   );
   if (!initMs || !durationMs || !billedMs) return undefined;
+  const invokeCpuMs = describe(
+    figures.flatMap((f) => (f.invokeCpuMs === undefined ? [] : [f.invokeCpuMs])),
+    `${key}|lambda.invokeCpu`,
+  );
   const memory = figures.flatMap((f) => (f.maxMemoryUsedMB === undefined ? [] : [f.maxMemoryUsedMB]));
   return {
     initMs,
@@ -80,6 +89,7 @@ function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | un
     // a loop, not Math.max(...memory): an import of many cold starts must not overflow the stack
     maxMemoryUsedMB: memory.length ? memory.reduce((a, b) => Math.max(a, b)) : undefined,
     memorySizeMB: figures.find((f) => f.memorySizeMB !== undefined)?.memorySizeMB,
+    ...(invokeCpuMs ? { invokeCpuMs } : {}),
   };
 }
 
@@ -134,6 +144,15 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       );
       if (stats) cpu[metric] = stats;
     }
+    const instructions: Partial<Record<InstructionFigure, Stats>> = {};
+    const figures = good.flatMap((s) => (s.instructions ? [instructionFigures(s.instructions)] : []));
+    for (const figure of INSTRUCTION_FIGURES) {
+      const stats = describe(
+        figures.flatMap((f) => (f[figure] === undefined ? [] : [f[figure]])),
+        `${key}|instructions.${figure}`,
+      );
+      if (stats) instructions[figure] = stats;
+    }
     const checks = group.filter((s) => s.invalidBody);
     const lambda = lambdaSummary(good, key);
     summaries.push({
@@ -143,6 +162,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       errors: [...reasons].map(([reason, count]) => ({ reason, count })),
       metrics,
       ...(Object.keys(cpu).length ? { cpu } : {}),
+      ...(Object.keys(instructions).length ? { instructions } : {}),
       rssMedian: describe(good.flatMap((s) => (s.rss === undefined ? [] : [s.rss])))?.median,
       heapUsedMedian: describe(good.flatMap((s) => (s.heapUsed === undefined ? [] : [s.heapUsed])))?.median,
       // any failed check fails the cell's check

@@ -18,21 +18,25 @@ import {
   type CellProgress,
 } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { EXIT_INTERRUPTED } from '../core/errors.ts';
+import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
+import { writeAttribution } from '../core/attribution-file.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { childEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
 import { measurePlannedRun, resolveLimits } from '../measure/planned-run.ts';
+import { attributeCells, PROFILE_METHOD } from '../measure/profile.ts';
 import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
+import { findCountTools, NO_VALGRIND } from '../measure/counting.ts';
 import { prepareCells } from '../plan/cells.ts';
-import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
+import { buildPlan, isCounted, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
+  addAttributeOption,
   addCostOptions,
   addExportOptions,
   addLeverOptions,
@@ -48,6 +52,7 @@ import {
   requireWith,
   selectionOf,
 } from './options.ts';
+import { addCountOptions, countOptionsOf, resolveJobs, shardCells } from './count-options.ts';
 import { parseChoice } from './parse.ts';
 import { runMeta } from './run-meta.ts';
 import type { RunOptions } from './run-options.ts';
@@ -66,30 +71,43 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const log = (line: string) => progressStream.write(`${line}\n`);
   const environment = childEnvironment(process.env);
   const limits = resolveLimits(options.memories, options.limits);
-  const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, () =>
-    prepareCells(options, environment.env, log),
-  );
-  const { cells } = prepared;
+  const counting = options.measures?.includes('instructions') ? findCountTools(process.env.PATH) : undefined;
+  if (options.measures?.includes('instructions') && !counting) throw new UsageError(NO_VALGRIND);
+  // `measure` brings its own cells (the user's apps); `run` generates them
+  const prepare = options.prepare ?? ((env: NodeJS.ProcessEnv) => prepareCells(options, env, log));
+  const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, async () => {
+    const all = await prepare(environment.env, log);
+    const cells = shardCells(all.cells, options.shard);
+    return { ...all, cells, jobs: resolveJobs(options.jobs, cells) };
+  });
+  const { cells, jobs } = prepared;
   const { dir, startedAt } = session;
   const auto =
     options.precision ??
     precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
   const samplesFile = path.join(dir, SAMPLES_FILE);
   const meta = runMeta(options, prepared, { startedAt, dropped: environment.dropped, limits, precision: auto });
+  if (jobs > 1) meta.options.jobs = jobs;
   writeMeta(dir, meta);
 
   const first = options.samples === 'auto' ? auto.minSamples : options.samples;
-  const plan = buildPlan(cells, { samples: first, warmup: options.warmup, order: options.order, seed: options.seed });
+  const plan = buildPlan(cells, {
+    samples: first,
+    warmup: options.warmup,
+    order: options.order,
+    seed: options.seed,
+    countSamples: options.countSamples ?? 1,
+  });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
   const progress = new Progress(plan, progressStream);
-  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits };
+  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits, counting };
   const measure = (run: PlannedRun) => measurePlannedRun(run, context);
   let samplesDurationMs = 0;
   let recorded = 0;
   // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
   const taken = new Map<string, CellProgress & { index: number }>(
     cells
-      .filter((c) => c.launch)
+      .filter((c) => c.launch && !isCounted(c.cell))
       .map((c) => [
         cellKey(c.cell),
         { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 },
@@ -118,7 +136,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
   const limitsGuard = limits ? guardLimits() : undefined;
   try {
-    await session.each(plan, step);
+    await session.eachParallel(plan, jobs, step);
     // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
     for (let round = first + 1; options.samples === 'auto' && !session.interrupted; round++) {
       const decision = decideRound([...taken.values()], auto);
@@ -139,6 +157,11 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
         `round ${round}: ${open.length} cell(s) above ±${percent(auto.precision)}: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
       );
       await session.each(next, step);
+    }
+    // --attribute: one more, unrecorded, profiled run per cell
+    if (options.attribute && !session.interrupted) {
+      const attributed = await attributeCells(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
+      writeAttribution(dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
     }
   } finally {
     limitsGuard?.dispose();
@@ -184,6 +207,8 @@ export function registerRunCommand(program: Command): void {
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
+  addAttributeOption(command);
+  addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
@@ -202,7 +227,10 @@ export function registerRunCommand(program: Command): void {
       levers: leverListsOf(opts),
       targets: opts.target as Target[],
       limits: limitOptionsOf(opts),
+      attribute: opts.attribute === true,
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
+      lambdaReference: opts.lambdaReference !== 'off',
+      ...countOptionsOf(opts),
     });
     writeExport(exportOf(opts), result.summaries);
     const failed = result.summaries.reduce((n, s) => n + s.failed, 0);

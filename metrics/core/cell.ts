@@ -23,6 +23,13 @@ export interface Cell {
   target: string;
   /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
   memory: number;
+  /**
+   * where the file comes from: `generated` (a file coldstart generated for framework × N) or `app`
+   * (the user's own entry or handler, measured with `measure`: `framework` is its name, routes 1)
+   */
+  source: string;
+  /** how it is measured: `time` (wall and CPU time) or `instructions` (counted under valgrind) */
+  measure: string;
 }
 
 /** The dimensions in the order tables show and sort them. */
@@ -32,9 +39,11 @@ export const CELL_DIMENSIONS = [
   'routes',
   'target',
   'memory',
+  'measure',
   'runtime',
   'build',
   'compileCache',
+  'source',
 ] as const satisfies readonly (keyof Cell)[];
 export type Dimension = (typeof CELL_DIMENSIONS)[number];
 
@@ -46,19 +55,22 @@ export const DIMENSION_DEFAULTS = {
   compileCache: 'off',
   target: 'server',
   memory: 0,
+  source: 'generated',
+  measure: 'time',
 } as const;
 
 /**
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure', 'source'] as const satisfies readonly Dimension[];
+type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
 export function shownDimensions(cells: readonly Cell[]): Dimension[] {
   return CELL_DIMENSIONS.filter(
     (d) =>
-      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as 'target' | 'memory']),
+      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as OptionalDimension]),
   );
 }
 
@@ -72,6 +84,8 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
     compileCache: fields.compileCache ?? DIMENSION_DEFAULTS.compileCache,
     target: fields.target ?? DIMENSION_DEFAULTS.target,
     memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
+    source: fields.source ?? DIMENSION_DEFAULTS.source,
+    measure: fields.measure ?? DIMENSION_DEFAULTS.measure,
   };
 }
 
@@ -82,10 +96,17 @@ export function cellKey(cell: Cell): string {
   return [...base, ...extra].join('|');
 }
 
-/** The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the Lambda file). */
+/**
+ * The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the
+ * Lambda file); for the user's own app (`source` app), `app:<name>` (`lambda/app:<name>` for a handler).
+ */
 export function cellFile(cell: Cell): string {
+  if (cell.source === APP_SOURCE) return `${cell.target === 'lambda' ? 'lambda/' : ''}app:${cell.framework}`;
   return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda');
 }
+
+/** The `source` of a cell measured from the user's own entry or handler. */
+export const APP_SOURCE = 'app';
 
 export function cellFilePath(cell: Cell): string {
   return path.join(GENERATED_DIR, cellFile(cell));
@@ -94,7 +115,8 @@ export function cellFilePath(cell: Cell): string {
 /** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
 export function cellLabel(cell: Cell): string {
   // a local Lambda cell's file (lambda/…) already says its target
-  const extras = (['target', 'memory', 'runtime', 'build', 'compileCache'] as const)
+  // (`source` too: an app's label starts with `app:`)
+  const extras = (['target', 'memory', 'measure', 'runtime', 'build', 'compileCache'] as const)
     .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
     .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
   return extras.length ? `${cellFile(cell)} [${extras.join(', ')}]` : cellFile(cell);
@@ -133,7 +155,7 @@ export function parseCell(value: unknown): Cell | undefined {
   const name = (x: unknown): x is string => typeof x === 'string' && NAME.test(x) && !x.includes('..');
   if (!name(v.framework) || (v.variant !== 'validated' && v.variant !== 'plain')) return undefined;
   if (typeof v.routes !== 'number' || !Number.isInteger(v.routes) || v.routes < 0) return undefined;
-  const optional = ['runtime', 'build', 'compileCache', 'target'] as const;
+  const optional = ['runtime', 'build', 'compileCache', 'target', 'source', 'measure'] as const;
   if (optional.some((d) => v[d] !== undefined && !name(v[d]))) return undefined;
   if (v.memory !== undefined && !(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0)) return undefined;
   return makeCell({
@@ -145,5 +167,7 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
     ...(typeof v.memory === 'number' ? { memory: v.memory } : {}),
+    ...(typeof v.source === 'string' ? { source: v.source } : {}),
+    ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),
   });
 }

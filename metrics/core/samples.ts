@@ -49,6 +49,8 @@ export interface LambdaFigures {
   maxMemoryUsedMB?: number;
   /** Memory Size of the function, MB */
   memorySizeMB?: number;
+  /** CPU time the child used during the invocation (its threads' scheduled time, event handed out → response), ms; absent in older runs */
+  invokeCpuMs?: number;
 }
 
 /**
@@ -60,6 +62,15 @@ export interface LambdaFigures {
 export const CPU_METRICS = ['start', 'imported', 'startup', 'listen', 'firstResponse'] as const;
 export type CpuMetric = (typeof CPU_METRICS)[number];
 export type CpuMarks = Partial<Record<CpuMetric, number>>;
+
+/**
+ * Instructions the child had executed at each mark, counted under valgrind (callgrind's Ir: every
+ * guest instruction of every thread since exec), for cells with measure `instructions`. Cumulative
+ * like `cpu`; the phases are their differences. A server has `listen`, a Lambda handler `init`.
+ */
+export const INSTRUCTION_MARKS = ['start', 'imported', 'startup', 'listen', 'init', 'firstResponse'] as const;
+export type InstructionMark = (typeof INSTRUCTION_MARKS)[number];
+export type InstructionMarks = Partial<Record<InstructionMark, number>>;
 
 export interface InvalidBodyCheck {
   ok: boolean;
@@ -90,6 +101,8 @@ export interface SampleRecord {
   limits?: LimitsRecord;
   /** the child's CPU time at its marks (absent in older runs) */
   cpu?: CpuMarks;
+  /** instructions at the marks, for counted cells (measure `instructions`) */
+  instructions?: InstructionMarks;
   rss?: number;
   heapUsed?: number;
   /** `node v20.20.2` as the child reported it */
@@ -209,11 +222,32 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
     badNumber('durationMs', value.durationMs ?? 0);
   if (bad) return { ok: false, reason: bad };
-  const { cpu, marks, ...rest } = value as unknown as SampleRecord;
+  const { cpu, marks, instructions, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);
+  const counts = parseInstructionMarks(instructions);
   // only the marks of known names go on (all checked above): an unknown key never reaches a table
   const known = isObject(marks)
     ? (Object.fromEntries(METRICS.filter((m) => marks[m] !== undefined).map((m) => [m, marks[m]])) as Marks)
     : undefined;
-  return { ok: true, record: { ...rest, cell, ...(known ? { marks: known } : {}), ...(cpuMarks ? { cpu: cpuMarks } : {}) } };
+  return {
+    ok: true,
+    record: {
+      ...rest,
+      cell,
+      ...(known ? { marks: known } : {}),
+      ...(cpuMarks ? { cpu: cpuMarks } : {}),
+      ...(counts ? { instructions: counts } : {}),
+    },
+  };
+}
+
+/** The non-negative integers of a stored `instructions` object under known names; undefined when there are none. */
+export function parseInstructionMarks(value: unknown): InstructionMarks | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const marks: InstructionMarks = {};
+  for (const name of INSTRUCTION_MARKS) {
+    const count = (value as Record<string, unknown>)[name];
+    if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) marks[name] = count;
+  }
+  return Object.keys(marks).length ? marks : undefined;
 }

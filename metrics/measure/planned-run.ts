@@ -11,6 +11,7 @@ import type { CompileCacheDirs } from './compile-cache.ts';
 import { detectLimits } from './limits/detect.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitsMechanism } from './limits/types.ts';
+import { COUNT_SLOWDOWN, countHooks, type CountTools } from './counting.ts';
 import { limitHooks } from './limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
 import { targetOf } from './targets/index.ts';
@@ -48,6 +49,8 @@ export interface RunContext {
   timeoutMs: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
+  /** valgrind, when the run has counted cells */
+  counting?: CountTools;
 }
 
 export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise<SampleRecord> {
@@ -58,7 +61,11 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
   return context.caches.run(run.cell, (cacheDir, recorded) => {
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};
-    if (limits && run.cell.memory > 0) {
+    const counted = run.cell.measure === 'instructions';
+    if (counted) {
+      if (!context.counting) return Promise.resolve(blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' }));
+      hooks = countHooks({ tools: context.counting, scratch: context.scratch, target: run.cell.target === 'lambda' ? 'lambda' : 'server' });
+    } else if (limits && run.cell.memory > 0) {
       try {
         hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
       } catch (error) {
@@ -70,11 +77,14 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         target: targetOf(run.cell.target),
         cell: run.cell,
         launch: launchOf(launch, context.scratch, context.env, cacheDir),
+        file: launch.file,
         contract: planned.contract,
+        ...(planned.app ? { app: planned.app } : {}),
         phase: run.phase,
         index: run.index,
-        timeoutMs: context.timeoutMs,
+        timeoutMs: counted ? context.timeoutMs * COUNT_SLOWDOWN : context.timeoutMs,
         checkInvalidBody: recorded && run.checkInvalidBody,
+        ...(counted ? { slowdown: COUNT_SLOWDOWN } : {}),
       },
       hooks,
     );

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { PROTOCOL_PREFIX } from '../../generators/probe.ts';
 import type { Contract } from '../../generators/types.ts';
+import type { AppSpec } from '../core/app.ts';
 import type { Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import type { Launch } from '../plan/launch.ts';
@@ -27,6 +28,12 @@ export interface SampleRequest {
   checkInvalidBody: boolean;
   /** how the child runs and is asked (default: the HTTP server target) */
   target?: Target;
+  /** the file the child runs (default: the launch's last argument) */
+  file?: string;
+  /** the user's own app (`measure`): how it is asked and what it must answer */
+  app?: AppSpec;
+  /** how many times slower than usual the child runs (under valgrind): scales the short waits for optional lines */
+  slowdown?: number;
 }
 
 /** How many bytes of stderr a failed sample keeps. */
@@ -185,6 +192,8 @@ export interface SampleHooks {
   env?: Record<string, string>;
   /** wraps the launch (e.g. to start the child inside a cgroup) */
   wrap?: (launch: Launch) => Launch;
+  /** called right after the spawn with the child's pid */
+  spawned?: (pid: number | undefined) => void;
   /** called when the target says INIT is over, before the first request */
   endOfInit?: () => Promise<void>;
   /** called once the child and its group are gone, with how it ended before the runner stopped it */
@@ -196,7 +205,8 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const target = request.target ?? serverTarget;
   const at = new Date().toISOString();
   const record: SampleRecord = { cell, phase: request.phase, index: request.index, ok: false, durationMs: 0, at };
-  const targetSample = await target.open({ cell, file: request.launch.args.at(-1) ?? '' });
+  const file = request.file ?? request.launch.args.at(-1) ?? '';
+  const targetSample = await target.open({ cell, file, ...(request.app ? { app: request.app } : {}) });
   let stderr = '';
   const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env } };
   const launch = hooks.wrap ? hooks.wrap(base) : base;
@@ -205,6 +215,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
+  hooks.spawned?.(child.pid);
   // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
   let stopping = false;
   let ended: { signal: NodeJS.Signals | null } = { signal: null };
@@ -218,12 +229,13 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const io: SampleIO = {
     cell,
     contract: request.contract,
+    ...(request.app ? { app: request.app } : {}),
     checkInvalidBody: request.checkInvalidBody,
     spawnAt,
     pid: child.pid,
     remaining: () => Math.max(1, deadline - performance.now()),
     protocolLine: (what) => reader.next(what),
-    optionalProtocolLine: (ms) => reader.optional(ms),
+    optionalProtocolLine: (ms) => reader.optional(ms * (request.slowdown ?? 1)),
     whileAlive: (promise, what) => reader.whileAlive(promise, what),
     endOfInit: hooks.endOfInit ?? (() => Promise.resolve()),
   };

@@ -4,9 +4,11 @@
  * built), and decide which cells cannot run. `run`, `hyperfine` and `generate` all start here.
  */
 import { contractOf } from '../../generators/contract.ts';
+import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
+import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
 import { DEFAULT_LEVERS, prepareLevers, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
@@ -26,6 +28,18 @@ export interface CellOptions {
   targets?: readonly Target[];
   /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
   memories?: readonly number[];
+  /** with Lambda cells, also measure the hello-world reference under their settings (default false) */
+  lambdaReference?: boolean;
+  /** --measure: `time` and/or `instructions` (default time) */
+  measures?: readonly string[];
+}
+
+/** Why a counted cell cannot be counted, or undefined when it can. */
+export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
+  if (cell.measure !== 'instructions') return undefined;
+  if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
+  if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  return undefined;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -37,6 +51,8 @@ export interface PlannedCell {
   contract: Contract;
   /** its server must reject an invalid body with 4xx */
   validates: boolean;
+  /** the user's own app (`measure`): how it is asked and what it must answer (absent for generated files) */
+  app?: AppSpec;
 }
 
 export interface PreparedCells {
@@ -63,7 +79,7 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets'>,
+  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'lambdaReference'>,
   log: (line: string) => void,
 ): Promise<GeneratedCells> {
   const targets = options.targets ?? ['server'];
@@ -95,6 +111,14 @@ export async function generateCells(
       }
     }
   }
+  // the hello-world reference: one more Lambda cell, multiplied by the levers like the others
+  const lambdaGenerators = generators.get('lambda');
+  if (options.lambdaReference && lambdaGenerators && cells.some((c) => c.target === 'lambda')) {
+    if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
+    lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
+    // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
+    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0] ?? 'plain', routes: 1, target: 'lambda' }));
+  }
   log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of cells) {
     if (unsupported.has(cellKey(cell))) continue;
@@ -113,12 +137,18 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const generated = await generateCells(options, log);
   const { selected, skipped } = generated;
   const memories = options.memories ?? [0];
-  const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
+  const measures = options.measures ?? ['time'];
+  const base = generated.cells.flatMap((cell) =>
+    memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
+  );
   const levers = await prepareLevers(base, options.levers ?? DEFAULT_LEVERS, { runtimes, log });
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why = generated.unsupported.get(cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off' })));
+    const why =
+      generated.unsupported.get(
+        cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off', measure: 'time' })),
+      ) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
     const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : levers.blocked.get(key);
     const file = levers.files.get(key);
     return {
@@ -129,7 +159,7 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
           : { command: levers.runtimes.get(cell.runtime)!.command, file, compileCache: cell.compileCache as CompileCache },
       blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
       contract: contractOf(generator),
-      validates: cell.variant === 'validated' || Boolean(generator.alwaysValidates),
+      validates: generator.neverValidates ? false : cell.variant === 'validated' || Boolean(generator.alwaysValidates),
     };
   });
   return { selected, skipped, cells, levers };

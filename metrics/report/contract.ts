@@ -4,6 +4,8 @@
  * orchestrator (write.ts) and every output import this module; it imports none of them.
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
+import type { Calibration } from '../analyse/calibration.ts';
+import type { ReferenceTable } from '../core/lambda-reference.ts';
 import type { CostOptions, CostSettings } from '../analyse/cost.ts';
 import type { Align } from '../core/format.ts';
 import type { RunMeta } from '../core/meta.ts';
@@ -12,7 +14,10 @@ import type { SampleRecord } from '../core/samples.ts';
 export interface ReportContext {
   dir: string;
   samples: SampleRecord[];
+  /** the timed cells (every cell of a run without counted ones) */
   summaries: CellSummary[];
+  /** the counted cells (measure `instructions`): their wall times ran under valgrind, so only their own section shows them */
+  counted: CellSummary[];
   meta: RunMeta | undefined;
   /** the cost model: the report's flags over meta.json's options over the defaults */
   cost: CostSettings;
@@ -20,6 +25,10 @@ export interface ReportContext {
   phasesAt: number | undefined;
   /** one line per cell with MAD outliers; summary.md lists them, run and report print a few on stderr */
   warnings: string[];
+  /** local Lambda cells: cellKey → the estimate on Lambda and what it is derived from (empty without Lambda cells) */
+  calibration: Map<string, Calibration>;
+  /** the calibration table, when the run has local Lambda cells */
+  reference?: ReferenceTable;
 }
 
 /** What `report` (and `run`) can ask of a report beyond the run folder. */

@@ -5,21 +5,34 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
+import { calibrate, type Calibration } from '../analyse/calibration.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
+import { readReferenceTable, ReferenceTableError, type ReferenceTable } from '../core/lambda-reference.ts';
 import { readMeta } from '../core/meta.ts';
 import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import {
+  ATTRIBUTION_CHART,
+  ATTRIBUTION_MD,
+  attributionChart,
+  attributionMarkdown,
+  attributionSection,
+  hasAttribution,
+} from './attribution.ts';
 import { curveChart, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
+import { calibrationCsvColumns, calibrationSection } from './calibration.ts';
 import { costSection } from './cost-table.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
+import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
+import { mergedSection } from './merged.ts';
 import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSection } from './power-tuning.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
@@ -44,10 +57,19 @@ export const OUTPUTS: Output[] = [
   { file: POWER_TUNING_CHART, when: hasPowerTuning, render: powerTuningChart, section: powerTuningSection },
   // Lambda cells: their REPORT figures, and the adapter's cost beside the server
   { section: lambdaSection },
+  // local Lambda cells: measured here, what Lambda adds (the reference's real cold starts), the estimate
+  { section: calibrationSection, csvColumns: calibrationCsvColumns },
   // no file: the cost table in summary.md
   { section: costSection },
   // --samples auto: the samples each cell took and the precision it reached
   { section: precisionSection },
+  // --attribute: where each cell's cold start goes, by package (from attribution.json)
+  { file: ATTRIBUTION_MD, when: hasAttribution, render: attributionMarkdown, section: attributionSection },
+  { file: ATTRIBUTION_CHART, when: hasAttribution, render: attributionChart },
+  // counted cells: instructions per phase, beside the timed CPU and wall time, and their phase chart
+  { file: INSTRUCTIONS_CHART, when: hasCounts, render: instructionsChart, section: instructionsSection },
+  // a run joined by `merge`: the part each cell came from and its machine
+  { section: mergedSection },
 ];
 
 /** One line per cell whose headline metrics have MAD outliers (|0.6745·(x − median)/MAD| > 3.5). */
@@ -67,6 +89,18 @@ export function outlierWarnings(summaries: CellSummary[]): string[] {
   });
 }
 
+/** Lambda's name of the cost model's architecture. */
+const LAMBDA_ARCHITECTURE = { x86: 'x86_64', arm64: 'arm64' } as const;
+
+function loadReferenceTable(): ReferenceTable {
+  try {
+    return readReferenceTable();
+  } catch (error) {
+    if (error instanceof ReferenceTableError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** Read a run folder; a missing or broken samples.jsonl is a UsageError naming it. */
 export function loadRun(dir: string, settings: ReportSettings = {}): ReportContext {
   const file = path.join(dir, SAMPLES_FILE);
@@ -79,19 +113,26 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     throw error;
   }
   if (!samples.some((s) => s.phase === 'sample')) throw new UsageError(`${file} holds no sample: nothing to report`);
-  const summaries = aggregate(samples);
+  const all = aggregate(samples);
+  const counted = all.filter((s) => s.cell.measure === 'instructions');
+  const summaries = all.filter((s) => s.cell.measure !== 'instructions');
   const meta = readMeta(dir);
-  const routes = [...new Set(summaries.map((s) => s.cell.routes))].sort((a, b) => a - b);
+  const routes = [...new Set(all.map((s) => s.cell.routes))].sort((a, b) => a - b);
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {
     throw new UsageError(`--phases-at: ${settings.phasesAt} is not a route count of this run (${routes.join(', ') || 'none'})`);
   }
+  const cost = resolveCost(settings.cost, storedCost(meta?.options));
+  const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
   return {
     dir,
     samples,
     summaries,
+    counted,
     meta,
-    cost: resolveCost(settings.cost, storedCost(meta?.options)),
-    phasesAt: settings.phasesAt ?? pickPhaseRoutes(summaries),
+    cost,
+    calibration: reference ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch]) : new Map<string, Calibration>(),
+    ...(reference ? { reference } : {}),
+    phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
   };
 }
@@ -102,7 +143,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
   writeFileSync(
     path.join(dir, 'summary.csv'),
-    summaryCsv(context.summaries, (s) => cellLabel(s.cell), csvColumns),
+    summaryCsv([...context.summaries, ...context.counted], (s) => cellLabel(s.cell), csvColumns),
   );
   const written: string[] = ['summary.csv'];
   const sections: MarkdownSection[] = [];
