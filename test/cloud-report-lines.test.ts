@@ -278,6 +278,8 @@ describe('importing files', () => {
       compileCache: 'off',
       target: 'aws-lambda',
       memory: 128,
+      source: 'generated',
+      measure: 'time',
     });
     const conflicting = importReports([QUERY], { functionName: 'coldstart-koa-10-plain' });
     assert.equal(conflicting.records.length, 0);

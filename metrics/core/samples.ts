@@ -4,7 +4,8 @@
  * figure a report computes with is a finite, non-negative number within what a timeline can hold, so
  * no table shows `-Infinity` or `NaN`; otherwise the error names the line, the field and its value.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { appendLine } from './files.ts';
 import { parseCell, type Cell } from './cell.ts';
 
 /** The file of a run folder that holds every sample, one JSON record per line. */
@@ -116,7 +117,7 @@ export interface SampleRecord {
 }
 
 export function appendSample(file: string, sample: SampleRecord): void {
-  appendFileSync(file, JSON.stringify(sample) + '\n');
+  appendLine(file, JSON.stringify(sample));
 }
 
 export class SamplesFileError extends Error {}

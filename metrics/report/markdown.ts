@@ -14,6 +14,22 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
   return parseLoadSummary((meta as { load?: unknown } | undefined)?.load);
 }
 
+/** `measure` runs: the user's apps as meta.json records them (file names from outside: one line, no backticks). */
+function appsLine(meta: RunMeta): string | undefined {
+  const apps = meta.options.apps;
+  if (!Array.isArray(apps) || apps.length === 0) return undefined;
+  const text = (value: unknown) => markdownCode(String(value));
+  const described = (apps as Record<string, unknown>[]).map((app) => {
+    const request = app.request as { method?: unknown; path?: unknown } | undefined;
+    const how =
+      app.kind === 'lambda'
+        ? `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
+        : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
+    return `${markdownText(String(app.name))} (${how})`;
+  });
+  return `- **Apps:** ${described.join('; ')}`;
+}
+
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';
   const m = meta.machine;
@@ -35,7 +51,7 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Run:** ${t(meta.startedAt)}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
     `- **Method:** ${markdownCode(meta.command)} ` +
       `(samples: ${t(meta.options.samples)}, warm-up: ${t(meta.options.warmup)}, order: ${t(meta.options.order)})`,
-    `- **Frameworks:** ${frameworks || 'none'}`,
+    appsLine(meta) ?? `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.map(t).join(', ')}; ` +
       `not passed: ${dropped.map(t).join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];
