@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { UsageError } from '../metrics/core/errors.ts';
 import { detectFormat, describeImport, importReports, readReportFile } from '../metrics/cloud/import.ts';
 import { parseInsightsCsv, parseInsightsJson } from '../metrics/cloud/insights.ts';
-import { formatIssue, parseReportMessage, parseReportText, parseTimestamp } from '../metrics/cloud/report-lines.ts';
+import { parseReportText } from '../metrics/cloud/log-line.ts';
+import { formatIssue, parseReportMessage, parseTimestamp } from '../metrics/cloud/report-lines.ts';
 import { fixture, tempDir } from './helpers.ts';
 
 const cloud = (name: string) => fixture(path.join('cloud', name));
