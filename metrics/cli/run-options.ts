@@ -5,6 +5,9 @@ import type { CellOptions } from '../plan/cells.ts';
 import type { Order } from '../plan/order.ts';
 import type { LimitOptions } from './options.ts';
 
+/** How many first hits `run` sends by default. */
+export const DEFAULT_FIRST_HITS = 10;
+
 export interface RunOptions extends CellOptions {
   /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
   samples: number | 'auto';
@@ -14,6 +17,8 @@ export interface RunOptions extends CellOptions {
   timeoutMs: number;
   order: Order;
   seed: string;
+  /** --first-hits: requests to further distinct routes after each sample's timed answer (default 0 here, DEFAULT_FIRST_HITS on the command line) */
+  firstHits?: number;
   out: string | undefined;
   /** the command line, for meta.json */
   command: string;

@@ -47,9 +47,9 @@ import {
   precisionOf,
   selectionOf,
 } from './options.ts';
-import { parseChoice } from './parse.ts';
+import { parseChoice, parseInteger } from './parse.ts';
 import { runMeta } from './run-meta.ts';
-import type { RunOptions } from './run-options.ts';
+import { DEFAULT_FIRST_HITS, type RunOptions } from './run-options.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 
 export type { RunOptions } from './run-options.ts';
@@ -81,7 +81,14 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const plan = buildPlan(cells, { samples: first, warmup: options.warmup, order: options.order, seed: options.seed });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
   const progress = new Progress(plan, progressStream);
-  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits };
+  const context = {
+    scratch: session.scratch,
+    env: environment.env,
+    timeoutMs: options.timeoutMs,
+    firstHits: options.firstHits ?? 0,
+    caches,
+    limits,
+  };
   const measure = (run: PlannedRun) => measurePlannedRun(run, context);
   let samplesDurationMs = 0;
   let recorded = 0;
@@ -178,7 +185,13 @@ export function registerRunCommand(program: Command): void {
         .default('interleaved')
         .argParser(parseChoice('--order', ORDERS)),
     )
-    .option('--seed <text>', 'seed for --order random', 'coldstart');
+    .option('--seed <text>', 'seed for --order random', 'coldstart')
+    .option(
+      '--first-hits <k>',
+      'after the timed first answer, one request each to K further distinct routes spread over the table (0: none)',
+      parseInteger('--first-hits', 0, 1000),
+      DEFAULT_FIRST_HITS,
+    );
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
@@ -193,6 +206,7 @@ export function registerRunCommand(program: Command): void {
       timeoutMs: (opts.timeout as number) * 1000,
       order: opts.order as Order,
       seed: opts.seed as string,
+      firstHits: opts.firstHits as number,
       node: opts.node as string,
       out: opts.out as string | undefined,
       command: commandLine(process.argv),

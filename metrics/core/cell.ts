@@ -5,10 +5,15 @@
 import path from 'node:path';
 import { generatedRelativePath, GENERATED_DIR } from '../../generators/write.ts';
 import type { Variant } from '../../generators/types.ts';
+import { SCHEMAS, SHAPES, type Schema, type Shape } from '../../generators/routes.ts';
 
 export interface Cell {
   framework: string;
   variant: Variant;
+  /** the route shape of the file (generators/routes.ts): flat, params, nested, rest */
+  shape: string;
+  /** the schema weight of its bodies: small (one field) or user (the ~1 KB User model) */
+  schema: string;
   routes: number;
   /** which runtime binary runs the file */
   runtime: string;
@@ -29,6 +34,8 @@ export interface Cell {
 export const CELL_DIMENSIONS = [
   'framework',
   'variant',
+  'shape',
+  'schema',
   'routes',
   'target',
   'memory',
@@ -41,6 +48,8 @@ export type Dimension = (typeof CELL_DIMENSIONS)[number];
 /** The value a dimension has when a run does not vary it; labels leave defaults out. */
 export const DIMENSION_DEFAULTS = {
   variant: 'validated',
+  shape: 'flat',
+  schema: 'small',
   runtime: 'node',
   build: 'plain',
   compileCache: 'off',
@@ -52,13 +61,14 @@ export const DIMENSION_DEFAULTS = {
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'shape', 'schema'] as const satisfies readonly Dimension[];
+type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
 export function shownDimensions(cells: readonly Cell[]): Dimension[] {
   return CELL_DIMENSIONS.filter(
     (d) =>
-      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as 'target' | 'memory']),
+      !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => c[d] !== DIMENSION_DEFAULTS[d as OptionalDimension]),
   );
 }
 
@@ -66,6 +76,8 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
   return {
     framework: fields.framework,
     variant: fields.variant,
+    shape: fields.shape ?? DIMENSION_DEFAULTS.shape,
+    schema: fields.schema ?? DIMENSION_DEFAULTS.schema,
     routes: fields.routes,
     runtime: fields.runtime ?? DIMENSION_DEFAULTS.runtime,
     build: fields.build ?? DIMENSION_DEFAULTS.build,
@@ -84,7 +96,8 @@ export function cellKey(cell: Cell): string {
 
 /** The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the Lambda file). */
 export function cellFile(cell: Cell): string {
-  return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda');
+  const shaped = { shape: cell.shape as Shape, schema: cell.schema as Schema };
+  return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
 }
 
 export function cellFilePath(cell: Cell): string {
@@ -133,6 +146,8 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.build === 'string' ? { build: v.build } : {}),
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
+    ...(typeof v.shape === 'string' && (SHAPES as readonly string[]).includes(v.shape) ? { shape: v.shape } : {}),
+    ...(typeof v.schema === 'string' && (SCHEMAS as readonly string[]).includes(v.schema) ? { schema: v.schema } : {}),
     ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
   });
 }

@@ -56,6 +56,19 @@ export const CPU_METRICS = ['start', 'imported', 'startup', 'listen', 'firstResp
 export type CpuMetric = (typeof CPU_METRICS)[number];
 export type CpuMarks = Partial<Record<CpuMetric, number>>;
 
+/**
+ * The first hits of a sample: after its timed first answer, one request each to K further distinct
+ * routes (routes.ts firstHitRoutes), sent one after the other, each answer verified.
+ */
+export interface FirstHits {
+  /** the routes hit, in order */
+  routes: number[];
+  /** each one's latency, request sent → whole answer received, ms */
+  latencyMs: number[];
+  /** when the last of them was answered, ms on the spawn timeline: all K routes warm */
+  allWarm: number;
+}
+
 export interface InvalidBodyCheck {
   ok: boolean;
   status?: number;
@@ -95,6 +108,8 @@ export interface SampleRecord {
   at: string;
   /** the once-per-cell check that an invalid body gets 4xx, on the run that did it */
   invalidBody?: InvalidBodyCheck;
+  /** the first hits after the timed answer (runs with --first-hits above 0) */
+  firstHits?: FirstHits;
 }
 
 export function appendSample(file: string, sample: SampleRecord): void {
@@ -128,9 +143,10 @@ export function readSamples(file: string): SampleRecord[] {
     if (!cell || typeof record.ok !== 'boolean' || (record.phase !== 'sample' && record.phase !== 'warmup')) {
       throw new SamplesFileError(`${file}:${n + 1} is not a sample record`);
     }
-    const { cpu, ...rest } = record as SampleRecord;
+    const { cpu, firstHits, ...rest } = record as SampleRecord;
     const cpuMarks = parseCpuMarks(cpu);
-    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}) });
+    const hits = parseFirstHits(firstHits);
+    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}), ...(hits ? { firstHits: hits } : {}) });
   });
   return samples;
 }
@@ -144,4 +160,14 @@ export function parseCpuMarks(value: unknown): CpuMarks | undefined {
     if (typeof ms === 'number' && Number.isFinite(ms)) marks[name] = ms;
   }
   return Object.keys(marks).length ? marks : undefined;
+}
+
+/** A stored `firstHits` object when it is one (routes and latencies of equal length, finite numbers); else undefined. */
+export function parseFirstHits(value: unknown): FirstHits | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { routes, latencyMs, allWarm } = value as Record<string, unknown>;
+  const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+  if (!Array.isArray(routes) || !Array.isArray(latencyMs) || routes.length !== latencyMs.length || !finite(allWarm)) return undefined;
+  if (!routes.every((r) => Number.isInteger(r)) || !latencyMs.every(finite)) return undefined;
+  return { routes: routes as number[], latencyMs: latencyMs as number[], allWarm };
 }

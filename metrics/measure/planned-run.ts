@@ -46,6 +46,8 @@ export interface RunContext {
   /** the children's clean environment */
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** --first-hits: further routes each sample asks after its timed answer */
+  firstHits?: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
 }
@@ -75,6 +77,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         index: run.index,
         timeoutMs: context.timeoutMs,
         checkInvalidBody: recorded && run.checkInvalidBody,
+        firstHits: context.firstHits ?? 0,
       },
       hooks,
     );

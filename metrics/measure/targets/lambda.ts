@@ -8,8 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
-import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
+import type { RouteRequest } from '../../../generators/contract.ts';
+import { requestEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
@@ -25,6 +25,7 @@ import {
   type Target,
   type TargetSample,
 } from './target.ts';
+import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 
 /** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
 export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
@@ -63,16 +64,24 @@ export function billedMs(initMs: number, durationMs: number): number {
   return Math.ceil(initMs) + Math.ceil(durationMs);
 }
 
-async function checkInvalid(api: RuntimeApi, io: SampleIO): Promise<InvalidBodyCheck> {
-  const last = io.cell.routes - 1;
+async function checkInvalid(api: RuntimeApi, io: SampleIO, routes: CellRoutes): Promise<InvalidBodyCheck | undefined> {
+  const request = routes.invalid();
+  if (!request) return undefined;
   try {
-    const outcome = await io.whileAlive(api.invoke(routeEvent(last, io.contract.invalidBody(last))).outcome, 'the invalid-body answer');
+    const outcome = await io.whileAlive(api.invoke(requestEvent(request)).outcome, 'the invalid-body answer');
     const answer = answerOf(outcome, 'invalid body check');
     if (answer.status >= 400 && answer.status < 500) return { ok: true, status: answer.status };
     return { ok: false, status: answer.status, reason: `an invalid body got ${answer.status}, expected 4xx` };
   } catch (error) {
     return { ok: false, reason: `invalid body check: ${(error as Error).message}` };
   }
+}
+
+/** One event through the Runtime API, its answer on the runner's clock (handed out → response). */
+async function invokeRoute(api: RuntimeApi, io: SampleIO, request: RouteRequest, what: string): Promise<RouteAnswer> {
+  const outcome = await io.whileAlive(api.invoke(requestEvent(request)).outcome, what);
+  const answer = answerOf(outcome, `${request.method} ${request.path}`);
+  return { status: answer.status, body: answer.body, sentAt: answer.handedOutAt, at: answer.at };
 }
 
 function parseReady(text: string): LambdaReadyLine {
@@ -103,12 +112,12 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   const ready = parseReady(readyText);
   const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
   await io.endOfInit();
-  const last = cell.routes - 1;
-  const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
-  const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
-    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
-  }
+  const routes = new CellRoutes(cell, contract);
+  const last = routes.last;
+  const outcome = await io.whileAlive(api.invoke(requestEvent(routes.request(last))).outcome, 'its first response');
+  const request = routes.request(last);
+  const answer = answerOf(outcome, `${request.method} ${request.path}`);
+  routes.check(last, answer);
   // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
   const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, answer.at - io.spawnAt);
@@ -130,7 +139,12 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     ...(peak !== undefined ? { maxMemoryUsedMB: peak } : {}),
   };
   const measured: Measured = { marks, cpu, lambda, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
-  if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(api, io);
+  const hits = await routes.firstHits(io.firstHits, io.spawnAt, (next, what) => invokeRoute(api, io, next, what));
+  if (hits) measured.firstHits = hits;
+  if (io.checkInvalidBody) {
+    const invalid = await checkInvalid(api, io, routes);
+    if (invalid) measured.invalidBody = invalid;
+  }
   return measured;
 }
 
