@@ -51,3 +51,28 @@ export function verb(row: RouteRow): string {
 export function userSupport(schema: Schema): string {
   return schema === 'user' ? `\n${UPDATE_USER}` : '';
 }
+
+/** How a framework writes a group of the nested shape: the lines before and after its routes, and who registers them. */
+export interface GroupIdiom {
+  open(group: number): string;
+  /** the expression the group's routes are registered on */
+  owner(group: number): string;
+  close(group: number): string;
+}
+
+/**
+ * The table's routes, one line each (`line(row, owner)`), in table order; the nested shape's routes
+ * inside their group's opening and closing lines, registered on the group's owner.
+ */
+export function renderRoutes(table: RouteRow[], root: string, line: (row: RouteRow, owner: string) => string, groups?: GroupIdiom): string {
+  const out: string[] = [];
+  let open: number | undefined;
+  for (const row of table) {
+    if (row.group !== open && open !== undefined && groups) out.push(groups.close(open));
+    if (row.group !== undefined && row.group !== open && groups) out.push(groups.open(row.group));
+    open = row.group;
+    out.push(line(row, row.group === undefined || !groups ? root : groups.owner(row.group)));
+  }
+  if (open !== undefined && groups) out.push(groups.close(open));
+  return out.join('\n');
+}
