@@ -54,7 +54,9 @@ function flatRow(i: number): RouteRow {
 
 function paramsRow(i: number): RouteRow {
   const segments: Segment[] =
-    i % 2 === 0 ? [{ text: `users-${i}` }, { param: 'id' }] : [{ text: `orgs-${i}` }, { param: 'org' }, { text: 'items' }, { param: 'item' }];
+    i % 2 === 0
+      ? [{ text: `users-${i}` }, { param: 'id' }]
+      : [{ text: `orgs-${i}` }, { param: 'org' }, { text: 'items' }, { param: 'item' }];
   return { i, method: 'POST', segments, body: true };
 }
 

@@ -63,7 +63,10 @@ export const USER_MODEL = object(
   ),
   field('role', enumOf('admin', 'user', 'guest', 'moderator')),
   field('status', enumOf('active', 'suspended', 'pending_verification', 'deactivated')),
-  field('address', object(field('street', string), field('city', string), field('state', string), field('postalCode', string), field('country', string))),
+  field(
+    'address',
+    object(field('street', string), field('city', string), field('state', string), field('postalCode', string), field('country', string)),
+  ),
   field('paymentMethods', { kind: 'array', of: PAYMENT_METHOD }),
   field(
     'preferences',
@@ -115,7 +118,10 @@ export function userBody(name: string): Record<string, unknown> {
  */
 export function invalidUserBody(name: string): Record<string, unknown> {
   const body = userBody(name);
-  body.paymentMethods = [{ type: 'card', brand: 'visa', last4: '4242', expiryMonth: 12, expiryYear: 2030 }, { type: 'card', brand: 'visa' }];
+  body.paymentMethods = [
+    { type: 'card', brand: 'visa', last4: '4242', expiryMonth: 12, expiryYear: 2030 },
+    { type: 'card', brand: 'visa' },
+  ];
   return body;
 }
 

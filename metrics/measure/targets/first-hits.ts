@@ -4,7 +4,14 @@
  * body to the last route that takes one. Each target sends the requests its own way (HTTP, or an
  * event through the Runtime API); this module builds them and checks the answers.
  */
-import { answerMatches, expectedAnswer, invalidRequest, PROBE_NAME, validRequest, type RouteRequest } from '../../../generators/contract.ts';
+import {
+  answerMatches,
+  expectedAnswer,
+  invalidRequest,
+  PROBE_NAME,
+  validRequest,
+  type RouteRequest,
+} from '../../../generators/contract.ts';
 import { firstHitRoutes, routeTable, type RouteRow, type Schema, type Shape } from '../../../generators/routes.ts';
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
