@@ -40,10 +40,11 @@ function shapedApp(input: GenerateInput, options: string): AppParts {
     close: (g: number) => `} }, { routes: { prefix: '/group-${g}' } }));`,
   };
   const nested = table.some((row) => row.group !== undefined);
+  const shared = validated && user ? `\n${JOI_USER}` : '';
   return {
     requires: `const Hapi = require('@hapi/hapi');`,
     validation: validated ? `\nconst Joi = require('joi');` : '',
-    build: `const server = Hapi.server(${options});${validated ? `\nserver.validator(Joi);` : ''}${validated && user ? `\n${JOI_USER}` : ''}${userSupport(schema)}
+    build: `const server = Hapi.server(${options});${validated ? `\nserver.validator(Joi);` : ''}${shared}${userSupport(schema)}
 ${nested ? 'const registered = [];\n' : ''}${renderRoutes(table, 'server', line, groups)}`,
   };
 }

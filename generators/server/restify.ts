@@ -45,11 +45,12 @@ function shapedApp(input: GenerateInput): AppParts {
     const check = validated && row.body ? `validateBody(${user ? 'UserSchema' : 'z.object({ name: z.string() })'}), ` : '';
     return `${owner}.${RESTIFY_VERBS[row.method]}('${patternOf(row)}', ${check}${handler});`;
   };
+  const shared = validated && user ? `\n${ZOD_USER}` : '';
   return {
     requires: `const restify = require('restify');`,
     validation: validated ? `\nconst { z } = require('zod');` : '',
     build: `const server = restify.createServer();
-server.use(restify.plugins.bodyParser());${validated ? `\n${VALIDATE_BODY}` : ''}${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
+server.use(restify.plugins.bodyParser());${validated ? `\n${VALIDATE_BODY}` : ''}${shared}${userSupport(schema)}
 ${renderRoutes(table, 'server', line)}`,
   };
 }

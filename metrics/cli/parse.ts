@@ -55,7 +55,7 @@ export function parseChoiceList<T extends string>(option: string, choices: reado
 /** A comma list of choices, `all` standing for every one (in their own order). */
 export function parseAllList<T extends string>(option: string, choices: readonly T[]): (text: string) => T[] {
   const parse = parseChoiceList(option, [...choices, 'all'] as const);
-  return (text: string) => [...new Set(parse(text).flatMap((v) => (v === 'all' ? [...choices] : [v as T])))];
+  return (text: string) => [...new Set(parse(text).flatMap((v) => (v === 'all' ? [...choices] : [v])))];
 }
 
 export function parseVariants(text: string): Variant[] {

@@ -17,7 +17,7 @@ export interface RunOptions extends CellOptions {
   timeoutMs: number;
   order: Order;
   seed: string;
-  /** --first-hits: requests to further distinct routes after each sample's timed answer (default 0 here, DEFAULT_FIRST_HITS on the command line) */
+  /** --first-hits: requests to further routes after each sample's timed answer (0 when absent; the CLI's default is DEFAULT_FIRST_HITS) */
   firstHits?: number;
   out: string | undefined;
   /** the command line, for meta.json */

@@ -5,7 +5,10 @@
 import path from 'node:path';
 import { generatedRelativePath, GENERATED_DIR } from '../../generators/write.ts';
 import type { Variant } from '../../generators/types.ts';
-import { SCHEMAS, SHAPES, type Schema, type Shape } from '../../generators/routes.ts';
+import { SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema, type Shape } from '../../generators/routes.ts';
+
+const SHAPES: readonly string[] = SHAPE_LIST;
+const SCHEMAS: readonly string[] = SCHEMA_LIST;
 
 export interface Cell {
   framework: string;
@@ -114,7 +117,7 @@ export function cellLabel(cell: Cell): string {
 }
 
 /** Targets in the order tables show them: the server first, then the local Lambda, then AWS's figures. */
-const TARGET_ORDER = ['server', 'lambda', 'aws-lambda'];
+const TARGET_ORDER: readonly string[] = ['server', 'lambda', 'aws-lambda'];
 
 /** Sort by framework, variant, then routes numerically, then the other dimensions. */
 export function compareCells(a: Cell, b: Cell): number {
@@ -122,9 +125,10 @@ export function compareCells(a: Cell, b: Cell): number {
     const x = a[d];
     const y = b[d];
     if (x === y) continue;
-    if (d === 'target') {
-      const rank = (t: string) => (TARGET_ORDER.includes(t) ? TARGET_ORDER.indexOf(t) : TARGET_ORDER.length);
-      if (rank(a.target) !== rank(b.target)) return rank(a.target) - rank(b.target);
+    const order = d === 'target' ? TARGET_ORDER : d === 'shape' ? SHAPES : d === 'schema' ? SCHEMAS : undefined;
+    if (order) {
+      const rank = (t: string) => (order.includes(t) ? order.indexOf(t) : order.length);
+      if (rank(String(x)) !== rank(String(y))) return rank(String(x)) - rank(String(y));
     }
     if (typeof x === 'number' && typeof y === 'number') return x - y;
     return String(x) < String(y) ? -1 : 1;
@@ -146,8 +150,8 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.build === 'string' ? { build: v.build } : {}),
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
-    ...(typeof v.shape === 'string' && (SHAPES as readonly string[]).includes(v.shape) ? { shape: v.shape } : {}),
-    ...(typeof v.schema === 'string' && (SCHEMAS as readonly string[]).includes(v.schema) ? { schema: v.schema } : {}),
+    ...(typeof v.shape === 'string' && SHAPES.includes(v.shape) ? { shape: v.shape } : {}),
+    ...(typeof v.schema === 'string' && SCHEMAS.includes(v.schema) ? { schema: v.schema } : {}),
     ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
   });
 }

@@ -169,5 +169,5 @@ export function parseFirstHits(value: unknown): FirstHits | undefined {
   const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
   if (!Array.isArray(routes) || !Array.isArray(latencyMs) || routes.length !== latencyMs.length || !finite(allWarm)) return undefined;
   if (!routes.every((r) => Number.isInteger(r)) || !latencyMs.every(finite)) return undefined;
-  return { routes: routes as number[], latencyMs: latencyMs as number[], allWarm };
+  return { routes: routes.map(Number), latencyMs: latencyMs.map(Number), allWarm };
 }

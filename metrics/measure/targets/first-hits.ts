@@ -55,8 +55,8 @@ export class CellRoutes {
   check(row: RouteRow, answer: { status: number; body: unknown }, what = ''): void {
     if (answer.status === 200 && answerMatches(answer.body, expectedAnswer(row, this.schema, PROBE_NAME))) return;
     const request = this.request(row);
-    const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-    throw new SampleFailure(`wrong answer${what} from ${request.method} ${request.path}: ${answer.status} ${oneLine(text ?? '', 160)}`);
+    const text = typeof answer.body === 'string' ? answer.body : ((JSON.stringify(answer.body) as string | undefined) ?? '');
+    throw new SampleFailure(`wrong answer${what} from ${request.method} ${request.path}: ${answer.status} ${oneLine(text, 160)}`);
   }
 
   /** The invalid request for the check, to the last route that takes a body; undefined when none does. */
