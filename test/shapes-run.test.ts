@@ -104,8 +104,9 @@ for (const target of ['server', 'lambda'] as const) {
         for (const schema of SCHEMAS) {
           const lambdaSkips = target === 'lambda' && schema === 'user' && shape !== 'flat';
           const why = unsupportedReason(generator, { shape, schema });
+          const own = target === 'server' ? ', answers a request of its own' : '';
           it(
-            `${shape} × ${schema}: answers every route, rejects an invalid body${target === 'server' ? ', answers a request of its own' : ''}`,
+            `${shape} × ${schema}: answers every route, rejects an invalid body${own}`,
             {
               skip: why ? `unsupported: ${why}` : lambdaSkips ? 'the user schema on Lambda is checked with the flat shape' : false,
             },
