@@ -2,6 +2,7 @@
 import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from '../core/cell.ts';
 import { CPU_METRICS, METRICS, type CpuMetric, type InvalidBodyCheck, type Metric, type SampleRecord } from '../core/samples.ts';
+import { INSTRUCTION_FIGURES, instructionFigures, type InstructionFigure } from './instructions.ts';
 import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
 export interface Stats {
@@ -36,6 +37,8 @@ export interface CellSummary {
    * child reported CPU have none; `values` can then be fewer than the wall metrics')
    */
   cpu?: Partial<Record<CpuMetric, Stats>>;
+  /** counted cells: the instructions of each phase and the total, over the successful samples */
+  instructions?: Partial<Record<InstructionFigure, Stats>>;
   rssMedian: number | undefined;
   heapUsedMedian: number | undefined;
   /** the once-per-cell invalid body check; undefined when the cell does not validate or it never ran */
@@ -133,6 +136,15 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       );
       if (stats) cpu[metric] = stats;
     }
+    const instructions: Partial<Record<InstructionFigure, Stats>> = {};
+    const figures = good.flatMap((s) => (s.instructions ? [instructionFigures(s.instructions)] : []));
+    for (const figure of INSTRUCTION_FIGURES) {
+      const stats = describe(
+        figures.flatMap((f) => (f[figure] === undefined ? [] : [f[figure]])),
+        `${key}|instructions.${figure}`,
+      );
+      if (stats) instructions[figure] = stats;
+    }
     const checks = group.filter((s) => s.invalidBody);
     const lambda = lambdaSummary(good, key);
     summaries.push({
@@ -142,6 +154,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       errors: [...reasons].map(([reason, count]) => ({ reason, count })),
       metrics,
       ...(Object.keys(cpu).length ? { cpu } : {}),
+      ...(Object.keys(instructions).length ? { instructions } : {}),
       rssMedian: describe(good.flatMap((s) => (s.rss === undefined ? [] : [s.rss])))?.median,
       heapUsedMedian: describe(good.flatMap((s) => (s.heapUsed === undefined ? [] : [s.heapUsed])))?.median,
       // any failed check fails the cell's check

@@ -14,16 +14,38 @@ import { UsageError } from '../core/errors.ts';
 import { loadPerCore, type LoadSummary } from '../core/load.ts';
 import { CPU_METRICS, METRICS, type CpuMetric, type Metric } from '../core/samples.ts';
 import { mannWhitneyU } from './stats.ts';
+import {
+  DEFAULT_INSTRUCTION_THRESHOLD,
+  INSTRUCTION_FIGURE_TEXT,
+  INSTRUCTION_FIGURES,
+  relativeSpread,
+  type InstructionFigure,
+} from './instructions.ts';
 
 export const ALPHA = 0.05;
 /** The two runs' median load per core differ by more than this: compare CPU times. */
 export const LOAD_PER_CORE_DIFFERENCE = 0.5;
 
 export type CpuMetricName = `cpu.${CpuMetric}`;
-/** A wall-time metric as samples.jsonl names it under `marks`, or `cpu.<mark>` for the child's CPU time. */
-export type MetricName = Metric | CpuMetricName;
+/** Counted cells: `instructions` (the total to the first answer) or `instructions.<phase>`. */
+export type InstructionMetricName = 'instructions' | `instructions.${InstructionFigure}`;
+/** A wall-time metric as samples.jsonl names it under `marks`, `cpu.<mark>` for the child's CPU time, or an instruction count. */
+export type MetricName = Metric | CpuMetricName | InstructionMetricName;
 export const DEFAULT_COMPARE_METRIC: MetricName = 'firstResponse';
-export const METRIC_NAMES: readonly MetricName[] = [...METRICS, ...CPU_METRICS.map((m): CpuMetricName => `cpu.${m}`)];
+export const METRIC_NAMES: readonly MetricName[] = [
+  ...METRICS,
+  ...CPU_METRICS.map((m): CpuMetricName => `cpu.${m}`),
+  'instructions',
+  ...INSTRUCTION_FIGURES.filter((f) => f !== 'total').map((f): InstructionMetricName => `instructions.${f}`),
+];
+
+export function isInstructionMetric(name: MetricName): name is InstructionMetricName {
+  return name === 'instructions' || name.startsWith('instructions.');
+}
+
+function instructionFigure(name: InstructionMetricName): InstructionFigure {
+  return name === 'instructions' ? 'total' : (name.slice('instructions.'.length) as InstructionFigure);
+}
 
 export type Verdict = 'regression' | 'improvement' | 'no significant change' | 'not comparable';
 
@@ -40,6 +62,8 @@ export interface CompareRow {
   fails: boolean;
   /** with these sample counts no difference could reach p < 0.05 */
   tooFew: boolean;
+  /** instruction counts: the share a count had to move by to be a change (the threshold, or more when the cells' own spread is wider) */
+  threshold?: number;
 }
 
 export interface Comparison {
@@ -49,6 +73,8 @@ export interface Comparison {
   onlyA: Cell[];
   onlyB: Cell[];
   failAbove: number | undefined;
+  /** the threshold of instruction metrics */
+  instructionThreshold: number;
 }
 
 export function isCpuMetric(name: MetricName): name is CpuMetricName {
@@ -66,6 +92,7 @@ export function parseMetricName(text: string): MetricName {
 
 /** What the metric measures, for the comparison's heading. */
 export function metricDescription(name: MetricName): string {
+  if (isInstructionMetric(name)) return `instructions counted under valgrind, ${INSTRUCTION_FIGURE_TEXT[instructionFigure(name)]}`;
   return isCpuMetric(name)
     ? `CPU time of the child at ${name.slice(4)} (user + system ms since its process started)`
     : `wall time to ${name} (ms from the runner's spawn call)`;
@@ -73,6 +100,7 @@ export function metricDescription(name: MetricName): string {
 
 /** A cell's statistics for the metric; undefined when the run did not record it (older runs have no CPU). */
 export function statsOf(summary: CellSummary, name: MetricName): Stats | undefined {
+  if (isInstructionMetric(name)) return summary.instructions?.[instructionFigure(name)];
   return isCpuMetric(name) ? summary.cpu?.[name.slice(4) as CpuMetric] : summary.metrics[name];
 }
 
@@ -103,21 +131,51 @@ export function compareRow(cell: Cell, metric: MetricName, a: Stats | undefined,
   };
 }
 
-/** One row per cell in both runs (sorted), and the cells in one run only. */
+/**
+ * A row of an instruction count: counts are deterministic up to a small spread, so no test of
+ * samples: a change is a ratio beyond the threshold, widened to twice the larger relative spread of
+ * the two cells when their repeated counts differed more than that.
+ */
+export function compareCountRow(
+  cell: Cell,
+  metric: MetricName,
+  a: Stats | undefined,
+  b: Stats | undefined,
+  threshold: number,
+  failAbove?: number,
+): CompareRow {
+  if (!a || !b) return { cell, metric, a, b, ratio: undefined, p: undefined, verdict: 'not comparable', fails: false, tooFew: false };
+  const ratio = a.median > 0 ? b.median / a.median : undefined;
+  const limit = Math.max(threshold, 2 * relativeSpread(a), 2 * relativeSpread(b));
+  const verdict: Verdict =
+    ratio === undefined || Math.abs(ratio - 1) <= limit ? 'no significant change' : ratio > 1 ? 'regression' : 'improvement';
+  const fails = verdict === 'regression' && failAbove !== undefined && ratio !== undefined && ratio > failAbove;
+  return { cell, metric, a, b, ratio, p: undefined, verdict, fails, tooFew: false, threshold: limit };
+}
+
 /** Every cell in both runs × every metric asked for; the cells in one run only are listed. */
 export function compareSummaries(
   a: CellSummary[],
   b: CellSummary[],
   metrics: readonly MetricName[] = [DEFAULT_COMPARE_METRIC],
   failAbove?: number,
+  instructionThreshold = DEFAULT_INSTRUCTION_THRESHOLD,
 ): Comparison {
   const inA = new Map(a.map((s) => [cellKey(s.cell), s]));
   const inB = new Map(b.map((s) => [cellKey(s.cell), s]));
   const both = a.filter((s) => inB.has(cellKey(s.cell))).sort((x, y) => compareCells(x.cell, y.cell));
   return {
     metrics,
+    // instruction metrics belong to counted cells, times to timed ones
     rows: both.flatMap((sa) =>
-      metrics.map((metric) => compareRow(sa.cell, metric, statsOf(sa, metric), statsOf(inB.get(cellKey(sa.cell))!, metric), failAbove)),
+      metrics
+        .filter((metric) => isInstructionMetric(metric) === (sa.cell.measure === 'instructions'))
+        .map((metric) => {
+          const sb = inB.get(cellKey(sa.cell))!;
+          return isInstructionMetric(metric)
+            ? compareCountRow(sa.cell, metric, statsOf(sa, metric), statsOf(sb, metric), instructionThreshold, failAbove)
+            : compareRow(sa.cell, metric, statsOf(sa, metric), statsOf(sb, metric), failAbove);
+        }),
     ),
     onlyA: a
       .filter((s) => !inB.has(cellKey(s.cell)))
@@ -128,6 +186,7 @@ export function compareSummaries(
       .map((s) => s.cell)
       .sort(compareCells),
     failAbove,
+    instructionThreshold,
   };
 }
 

@@ -16,7 +16,8 @@ import {
 import { UsageError } from '../core/errors.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
 import { loadRun } from '../report/write.ts';
-import { parseList, parseRatio } from './parse.ts';
+import { DEFAULT_INSTRUCTION_THRESHOLD } from '../analyse/instructions.ts';
+import { parseList, parsePercentShare, parseRatio } from './parse.ts';
 
 export interface CompareOptions {
   a: string;
@@ -25,6 +26,8 @@ export interface CompareOptions {
   out?: string;
   /** the metrics to compare (default: wall firstResponse) */
   metrics?: MetricName[];
+  /** instruction metrics: the share a count must move by to be a change */
+  threshold?: number;
 }
 
 export interface CompareResult {
@@ -37,7 +40,13 @@ export interface CompareResult {
 export function runCompare(options: CompareOptions): CompareResult {
   const a = loadRun(path.resolve(options.a));
   const b = loadRun(path.resolve(options.b));
-  const comparison = compareSummaries(a.summaries, b.summaries, options.metrics ?? [DEFAULT_COMPARE_METRIC], options.failAbove);
+  const comparison = compareSummaries(
+    [...a.summaries, ...a.counted],
+    [...b.summaries, ...b.counted],
+    options.metrics ?? [DEFAULT_COMPARE_METRIC],
+    options.failAbove,
+    options.threshold,
+  );
   const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
   if (options.out) {
     try {
@@ -66,6 +75,11 @@ export function registerCompareCommand(program: Command): void {
       (text: string) => [...new Set(parseList('--metric', text).map(parseMetricName))],
       [DEFAULT_COMPARE_METRIC],
     )
+    .option(
+      '--threshold <percent>',
+      `instruction metrics: a count that moved by more than this is a change (default ${DEFAULT_INSTRUCTION_THRESHOLD * 100}%)`,
+      parsePercentShare('--threshold'),
+    )
     .option('--out <file>', 'also write the markdown to FILE')
     .action((runA: string, runB: string, opts: Record<string, unknown>) => {
       const result = runCompare({
@@ -74,6 +88,7 @@ export function registerCompareCommand(program: Command): void {
         failAbove: opts.failAbove as number | undefined,
         out: opts.out as string | undefined,
         metrics: opts.metric as MetricName[],
+        ...(opts.threshold !== undefined ? { threshold: opts.threshold as number } : {}),
       });
       process.stdout.write(result.markdown);
       if (result.exitCode) process.exitCode = result.exitCode;

@@ -12,6 +12,7 @@ import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
+import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 
@@ -21,6 +22,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerReportCommand,
   registerHyperfineCommand,
   registerCompareCommand,
+  registerMergeCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,
   registerCleanCommand,

@@ -104,3 +104,13 @@ export function parsePositive(option: string, max: number, what: string): (text:
     return n;
   };
 }
+
+/** A percentage above 0 and below 100, with or without `%` (`0.5%`), as a share (0.005). */
+export function parsePercentShare(option: string): (text: string) => number {
+  return (text: string) => {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
+    const percent = match ? Number(match[1]) : NaN;
+    if (!(percent > 0 && percent < 100)) throw new UsageError(`${option}: "${text}" is not a percentage above 0 and below 100 (e.g. 0.5%)`);
+    return percent / 100;
+  };
+}

@@ -5,6 +5,7 @@ import { costMetaOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { machine, toolVersion, type RunMeta } from '../core/meta.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
+import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import type { PreparedCells } from '../plan/cells.ts';
@@ -77,6 +78,10 @@ export function runMeta(
             },
           }
         : {}),
+      ...(options.measures && options.measures.join() !== 'time'
+        ? { measures: options.measures, countSamples: options.countSamples ?? 1, countFlags: [...COUNT_V8_FLAGS] }
+        : {}),
+      ...(options.shard ? { shard: `${options.shard.index}/${options.shard.count}` } : {}),
       runtimes: levers.lists.runtimes,
       builds: levers.lists.builds,
       compileCaches: levers.lists.compileCaches,

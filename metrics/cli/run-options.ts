@@ -3,6 +3,7 @@ import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { CellOptions } from '../plan/cells.ts';
 import type { Order } from '../plan/order.ts';
+import type { Shard } from './count-options.ts';
 import type { LimitOptions } from './options.ts';
 
 /** How many first hits `run` sends by default. */
@@ -28,4 +29,10 @@ export interface RunOptions extends CellOptions {
   cost?: CostOptions;
   /** with memory sizes: the INIT CPU and the quota period */
   limits?: LimitOptions;
+  /** samples per counted cell (default 1) */
+  countSamples?: number;
+  /** runs in flight at once (counted cells only); undefined: the cores when every cell is counted, else 1 */
+  jobs?: number;
+  /** measure only this part of the cells */
+  shard?: Shard;
 }

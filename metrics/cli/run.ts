@@ -18,7 +18,7 @@ import {
   type CellProgress,
 } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { EXIT_INTERRUPTED } from '../core/errors.ts';
+import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
@@ -29,8 +29,9 @@ import { guardLimits } from '../measure/limits/registry.ts';
 import { measurePlannedRun, resolveLimits } from '../measure/planned-run.ts';
 import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
+import { findCountTools, NO_VALGRIND } from '../measure/counting.ts';
 import { prepareCells } from '../plan/cells.ts';
-import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
+import { buildPlan, isCounted, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
   addCostOptions,
@@ -47,6 +48,7 @@ import {
   precisionOf,
   selectionOf,
 } from './options.ts';
+import { addCountOptions, countOptionsOf, resolveJobs, shardCells } from './count-options.ts';
 import { parseChoice, parseInteger } from './parse.ts';
 import { runMeta } from './run-meta.ts';
 import { DEFAULT_FIRST_HITS, type RunOptions } from './run-options.ts';
@@ -65,20 +67,31 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const log = (line: string) => progressStream.write(`${line}\n`);
   const environment = childEnvironment(process.env);
   const limits = resolveLimits(options.memories, options.limits);
-  const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, () =>
-    prepareCells(options, environment.env, log),
-  );
-  const { cells } = prepared;
+  const counting = options.measures?.includes('instructions') ? findCountTools(process.env.PATH) : undefined;
+  if (options.measures?.includes('instructions') && !counting) throw new UsageError(NO_VALGRIND);
+  const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, async () => {
+    const all = await prepareCells(options, environment.env, log);
+    const cells = shardCells(all.cells, options.shard);
+    return { ...all, cells, jobs: resolveJobs(options.jobs, cells) };
+  });
+  const { cells, jobs } = prepared;
   const { dir, startedAt } = session;
   const auto =
     options.precision ??
     precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
   const samplesFile = path.join(dir, SAMPLES_FILE);
   const meta = runMeta(options, prepared, { startedAt, dropped: environment.dropped, limits, precision: auto });
+  if (jobs > 1) meta.options.jobs = jobs;
   writeMeta(dir, meta);
 
   const first = options.samples === 'auto' ? auto.minSamples : options.samples;
-  const plan = buildPlan(cells, { samples: first, warmup: options.warmup, order: options.order, seed: options.seed });
+  const plan = buildPlan(cells, {
+    samples: first,
+    warmup: options.warmup,
+    order: options.order,
+    seed: options.seed,
+    countSamples: options.countSamples ?? 1,
+  });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
   const progress = new Progress(plan, progressStream);
   const context = {
@@ -88,6 +101,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     firstHits: options.firstHits ?? 0,
     caches,
     limits,
+    counting,
   };
   const measure = (run: PlannedRun) => measurePlannedRun(run, context);
   let samplesDurationMs = 0;
@@ -95,7 +109,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
   const taken = new Map<string, CellProgress & { index: number }>(
     cells
-      .filter((c) => c.launch)
+      .filter((c) => c.launch && !isCounted(c.cell))
       .map((c) => [
         cellKey(c.cell),
         { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 },
@@ -124,7 +138,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
   const limitsGuard = limits ? guardLimits() : undefined;
   try {
-    await session.each(plan, step);
+    await session.eachParallel(plan, jobs, step);
     // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
     for (let round = first + 1; options.samples === 'auto' && !session.interrupted; round++) {
       const decision = decideRound([...taken.values()], auto);
@@ -195,6 +209,7 @@ export function registerRunCommand(program: Command): void {
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
+  addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
@@ -215,6 +230,7 @@ export function registerRunCommand(program: Command): void {
       targets: opts.target as Target[],
       limits: limitOptionsOf(opts),
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
+      ...countOptionsOf(opts),
     });
     writeExport(exportOf(opts), result.summaries);
     const failed = result.summaries.reduce((n, s) => n + s.failed, 0);

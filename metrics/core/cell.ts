@@ -31,6 +31,8 @@ export interface Cell {
   target: string;
   /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
   memory: number;
+  /** how it is measured: `time` (wall and CPU time) or `instructions` (counted under valgrind) */
+  measure: string;
 }
 
 /** The dimensions in the order tables show and sort them. */
@@ -42,6 +44,7 @@ export const CELL_DIMENSIONS = [
   'routes',
   'target',
   'memory',
+  'measure',
   'runtime',
   'build',
   'compileCache',
@@ -58,13 +61,14 @@ export const DIMENSION_DEFAULTS = {
   compileCache: 'off',
   target: 'server',
   memory: 0,
+  measure: 'time',
 } as const;
 
 /**
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'shape', 'schema'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure', 'shape', 'schema'] as const satisfies readonly Dimension[];
 type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
@@ -87,6 +91,7 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
     compileCache: fields.compileCache ?? DIMENSION_DEFAULTS.compileCache,
     target: fields.target ?? DIMENSION_DEFAULTS.target,
     memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
+    measure: fields.measure ?? DIMENSION_DEFAULTS.measure,
   };
 }
 
@@ -110,7 +115,7 @@ export function cellFilePath(cell: Cell): string {
 /** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
 export function cellLabel(cell: Cell): string {
   // a local Lambda cell's file (lambda/…) already says its target
-  const extras = (['target', 'memory', 'runtime', 'build', 'compileCache'] as const)
+  const extras = (['target', 'memory', 'measure', 'runtime', 'build', 'compileCache'] as const)
     .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
     .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
   return extras.length ? `${cellFile(cell)} [${extras.join(', ')}]` : cellFile(cell);
@@ -153,5 +158,6 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.shape === 'string' && SHAPES.includes(v.shape) ? { shape: v.shape } : {}),
     ...(typeof v.schema === 'string' && SCHEMAS.includes(v.schema) ? { schema: v.schema } : {}),
     ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
+    ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),
   });
 }

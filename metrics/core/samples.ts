@@ -69,6 +69,15 @@ export interface FirstHits {
   allWarm: number;
 }
 
+/**
+ * Instructions the child had executed at each mark, counted under valgrind (callgrind's Ir: every
+ * guest instruction of every thread since exec), for cells with measure `instructions`. Cumulative
+ * like `cpu`; the phases are their differences. A server has `listen`, a Lambda handler `init`.
+ */
+export const INSTRUCTION_MARKS = ['start', 'imported', 'startup', 'listen', 'init', 'firstResponse'] as const;
+export type InstructionMark = (typeof INSTRUCTION_MARKS)[number];
+export type InstructionMarks = Partial<Record<InstructionMark, number>>;
+
 export interface InvalidBodyCheck {
   ok: boolean;
   status?: number;
@@ -98,6 +107,8 @@ export interface SampleRecord {
   limits?: LimitsRecord;
   /** the child's CPU time at its marks (absent in older runs) */
   cpu?: CpuMarks;
+  /** instructions at the marks, for counted cells (measure `instructions`) */
+  instructions?: InstructionMarks;
   rss?: number;
   heapUsed?: number;
   /** `node v20.20.2` as the child reported it */
@@ -143,10 +154,17 @@ export function readSamples(file: string): SampleRecord[] {
     if (!cell || typeof record.ok !== 'boolean' || (record.phase !== 'sample' && record.phase !== 'warmup')) {
       throw new SamplesFileError(`${file}:${n + 1} is not a sample record`);
     }
-    const { cpu, firstHits, ...rest } = record as SampleRecord;
+    const { cpu, firstHits, instructions, ...rest } = record as SampleRecord;
     const cpuMarks = parseCpuMarks(cpu);
     const hits = parseFirstHits(firstHits);
-    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}), ...(hits ? { firstHits: hits } : {}) });
+    const counts = parseInstructionMarks(instructions);
+    samples.push({
+      ...rest,
+      cell,
+      ...(cpuMarks ? { cpu: cpuMarks } : {}),
+      ...(hits ? { firstHits: hits } : {}),
+      ...(counts ? { instructions: counts } : {}),
+    });
   });
   return samples;
 }
@@ -170,4 +188,15 @@ export function parseFirstHits(value: unknown): FirstHits | undefined {
   if (!Array.isArray(routes) || !Array.isArray(latencyMs) || routes.length !== latencyMs.length || !finite(allWarm)) return undefined;
   if (!routes.every((r) => Number.isInteger(r)) || !latencyMs.every(finite)) return undefined;
   return { routes: routes.map(Number), latencyMs: latencyMs.map(Number), allWarm };
+}
+
+/** The non-negative integers of a stored `instructions` object under known names; undefined when there are none. */
+export function parseInstructionMarks(value: unknown): InstructionMarks | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const marks: InstructionMarks = {};
+  for (const name of INSTRUCTION_MARKS) {
+    const count = (value as Record<string, unknown>)[name];
+    if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) marks[name] = count;
+  }
+  return Object.keys(marks).length ? marks : undefined;
 }

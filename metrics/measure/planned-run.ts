@@ -11,6 +11,7 @@ import type { CompileCacheDirs } from './compile-cache.ts';
 import { detectLimits } from './limits/detect.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitsMechanism } from './limits/types.ts';
+import { COUNT_SLOWDOWN, countHooks, type CountTools } from './counting.ts';
 import { limitHooks } from './limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
 import { targetOf } from './targets/index.ts';
@@ -50,6 +51,8 @@ export interface RunContext {
   firstHits?: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
+  /** valgrind, when the run has counted cells */
+  counting?: CountTools;
 }
 
 export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise<SampleRecord> {
@@ -60,7 +63,11 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
   return context.caches.run(run.cell, (cacheDir, recorded) => {
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};
-    if (limits && run.cell.memory > 0) {
+    const counted = run.cell.measure === 'instructions';
+    if (counted) {
+      if (!context.counting) return Promise.resolve(blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' }));
+      hooks = countHooks({ tools: context.counting, scratch: context.scratch, target: run.cell.target === 'lambda' ? 'lambda' : 'server' });
+    } else if (limits && run.cell.memory > 0) {
       try {
         hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
       } catch (error) {
@@ -75,9 +82,10 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         contract: planned.contract,
         phase: run.phase,
         index: run.index,
-        timeoutMs: context.timeoutMs,
+        timeoutMs: counted ? context.timeoutMs * COUNT_SLOWDOWN : context.timeoutMs,
         checkInvalidBody: recorded && run.checkInvalidBody,
         firstHits: context.firstHits ?? 0,
+        ...(counted ? { slowdown: COUNT_SLOWDOWN } : {}),
       },
       hooks,
     );

@@ -29,6 +29,8 @@ export interface SampleRequest {
   firstHits?: number;
   /** how the child runs and is asked (default: the HTTP server target) */
   target?: Target;
+  /** how many times slower than usual the child runs (under valgrind): scales the short waits for optional lines */
+  slowdown?: number;
 }
 
 /** How many bytes of stderr a failed sample keeps. */
@@ -187,6 +189,8 @@ export interface SampleHooks {
   env?: Record<string, string>;
   /** wraps the launch (e.g. to start the child inside a cgroup) */
   wrap?: (launch: Launch) => Launch;
+  /** called right after the spawn with the child's pid */
+  spawned?: (pid: number | undefined) => void;
   /** called when the target says INIT is over, before the first request */
   endOfInit?: () => Promise<void>;
   /** called once the child and its group are gone, with how it ended before the runner stopped it */
@@ -207,6 +211,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
+  hooks.spawned?.(child.pid);
   // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
   let stopping = false;
   let ended: { signal: NodeJS.Signals | null } = { signal: null };
@@ -226,7 +231,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     pid: child.pid,
     remaining: () => Math.max(1, deadline - performance.now()),
     protocolLine: (what) => reader.next(what),
-    optionalProtocolLine: (ms) => reader.optional(ms),
+    optionalProtocolLine: (ms) => reader.optional(ms * (request.slowdown ?? 1)),
     whileAlive: (promise, what) => reader.whileAlive(promise, what),
     endOfInit: hooks.endOfInit ?? (() => Promise.resolve()),
   };

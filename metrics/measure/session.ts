@@ -103,6 +103,19 @@ export class MeasurementSession {
     }
   }
 
+  /**
+   * Run `step` on the items with up to `jobs` in flight, taking them in order; stops starting new
+   * ones once interrupted. With one job it is each().
+   */
+  async eachParallel<T>(items: Iterable<T>, jobs: number, step: (item: T) => Promise<void>): Promise<void> {
+    if (jobs <= 1) return this.each(items, step);
+    const iterator = items[Symbol.iterator]();
+    const worker = async () => {
+      for (let next = iterator.next(); !next.done && !this.interrupted; next = iterator.next()) await step(next.value);
+    };
+    await Promise.all(Array.from({ length: jobs }, worker));
+  }
+
   /** Close, and remove the run folder again when this session made it and nothing was written (a usage error). */
   abandon(): void {
     this.close();

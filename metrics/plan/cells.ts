@@ -31,6 +31,16 @@ export interface CellOptions {
   shapes?: readonly Shape[];
   /** --schema: schema weights (default small) */
   schemas?: readonly Schema[];
+  /** --measure: `time` and/or `instructions` (default time) */
+  measures?: readonly string[];
+}
+
+/** Why a counted cell cannot be counted, or undefined when it can. */
+export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
+  if (cell.measure !== 'instructions') return undefined;
+  if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
+  if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  return undefined;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -126,12 +136,18 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const generated = await generateCells(options, log);
   const { selected, skipped } = generated;
   const memories = options.memories ?? [0];
-  const base = generated.cells.flatMap((cell) => memories.map((memory) => makeCell({ ...cell, memory })));
+  const measures = options.measures ?? ['time'];
+  const base = generated.cells.flatMap((cell) =>
+    memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
+  );
   const levers = await prepareLevers(base, options.levers ?? DEFAULT_LEVERS, { runtimes, log });
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why = generated.unsupported.get(cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off' })));
+    const why =
+      generated.unsupported.get(
+        cellKey(makeCell({ ...cell, memory: 0, runtime: 'node', build: 'plain', compileCache: 'off', measure: 'time' })),
+      ) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
     const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : levers.blocked.get(key);
     const file = levers.files.get(key);
     return {

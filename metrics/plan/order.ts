@@ -23,23 +23,35 @@ export interface PlanOptions {
   order: Order;
   /** seed for `random` order, so a plan can be repeated */
   seed: string;
+  /** samples of a counted cell (measure `instructions`), which gets no warm-up: counts do not depend on the file cache */
+  countSamples?: number;
+}
+
+/** A cell counted under valgrind rather than timed. */
+export function isCounted(cell: Cell): boolean {
+  return cell.measure === 'instructions';
 }
 
 export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRun[] {
   const warmups: PlannedRun[] = [];
+  const samplesOf = (cell: PlannedCell) => (isCounted(cell.cell) ? (options.countSamples ?? 1) : options.samples);
   for (const cell of cells) {
+    if (isCounted(cell.cell)) continue;
     for (let w = 1; w <= options.warmup; w++)
       warmups.push({ cell: cell.cell, planned: cell, phase: 'warmup', index: w, checkInvalidBody: false });
   }
   const samples: PlannedRun[] = [];
   if (options.order === 'sequential') {
     for (const cell of cells) {
-      for (let s = 1; s <= options.samples; s++)
+      for (let s = 1; s <= samplesOf(cell); s++)
         samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
     }
   } else {
-    for (let s = 1; s <= options.samples; s++) {
-      for (const cell of cells) samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
+    const rounds = Math.max(0, ...cells.map(samplesOf));
+    for (let s = 1; s <= rounds; s++) {
+      for (const cell of cells) {
+        if (s <= samplesOf(cell)) samples.push({ cell: cell.cell, planned: cell, phase: 'sample', index: s, checkInvalidBody: false });
+      }
     }
     if (options.order === 'random') shuffle(samples, seedrandom(options.seed));
   }

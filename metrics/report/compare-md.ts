@@ -1,5 +1,13 @@
 /** The markdown `compare` prints: both runs, a row per cell and metric, the verdicts and their count. */
-import { isCpuMetric, metricDescription, recommendCpu, type CompareRow, type Comparison, type Verdict } from '../analyse/compare.ts';
+import {
+  isCpuMetric,
+  isInstructionMetric,
+  metricDescription,
+  recommendCpu,
+  type CompareRow,
+  type Comparison,
+  type Verdict,
+} from '../analyse/compare.ts';
 import { cellLabel } from '../core/cell.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
@@ -25,14 +33,20 @@ function runLine(name: string, context: ReportContext): string {
   return `- **${name}:** \`${context.dir}\`${about}`;
 }
 
+/** A median in its metric's unit: ms, or whole instructions. */
+function valueText(row: CompareRow, stats: CompareRow['a']): string {
+  if (!isInstructionMetric(row.metric)) return ms(stats?.median);
+  return stats ? Math.round(stats.median).toLocaleString('en-US') : '–';
+}
+
 export function compareMarkdown(comparison: Comparison, a: ReportContext, b: ReportContext): string {
   const rows = comparison.rows.map((r) => [
     cellLabel(r.cell),
     r.metric,
-    ms(r.a?.median),
-    ms(r.b?.median),
+    valueText(r, r.a),
+    valueText(r, r.b),
     r.ratio === undefined ? '–' : r.ratio.toFixed(3),
-    formatP(r.p),
+    r.threshold === undefined ? formatP(r.p) : `±${(r.threshold * 100).toFixed(2)} %`,
     `${r.a?.n ?? 0}/${r.b?.n ?? 0}`,
     verdictText(r),
   ]);
@@ -50,14 +64,33 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
       'p-value of the samples (exact below 50 samples a side without ties, otherwise the normal approximation with tie and ' +
       'continuity correction). A change is marked only when p < 0.05; across many cells about 1 unchanged cell and metric in 20 ' +
       'still reaches that by chance, so weigh a lone mark by its ratio.',
+    ...(comparison.metrics.some(isInstructionMetric)
+      ? [
+          '',
+          'Instruction counts are deterministic up to a small spread, so they take no test: the p column shows the ' +
+            `threshold instead (--threshold, ${(comparison.instructionThreshold * 100).toFixed(2)} %, or twice a cell's own ` +
+            'spread when its repeated counts differed more), and a count that moved beyond it is a change, from one sample a side.',
+        ]
+      : []),
     '',
   ];
   const machineA = a.meta && `${a.meta.machine.cpu}|${a.meta.runtimes.node}`;
   const machineB = b.meta && `${b.meta.machine.cpu}|${b.meta.runtimes.node}`;
-  if (machineA && machineB && machineA !== machineB)
-    lines.push('⚠ A and B ran on a different CPU or node version: part of any difference is the machine, not the code.', '');
+  if (machineA && machineB && machineA !== machineB) {
+    const timed = comparison.metrics.some((m) => !isInstructionMetric(m));
+    lines.push(
+      timed
+        ? '⚠ A and B ran on a different CPU or node version: wall and CPU times do not compare across machines (part of any ' +
+            'difference is the machine, not the code); compare instruction counts (--measure instructions) instead.'
+        : '⚠ A and B ran on a different CPU or node version: counts depend on the node build and on the CPU features that ' +
+            'node, V8 and libc choose code by (AVX2 …): read a difference as partly the machine.',
+      '',
+    );
+  }
   // wall times move with the machine's load; the child's CPU time barely does
-  const advice = comparison.metrics.some((m) => !isCpuMetric(m)) ? recommendCpu(runLoad(a.meta), runLoad(b.meta)) : undefined;
+  const advice = comparison.metrics.some((m) => !isCpuMetric(m) && !isInstructionMetric(m))
+    ? recommendCpu(runLoad(a.meta), runLoad(b.meta))
+    : undefined;
   if (advice) lines.push(`⚠ ${advice}.`, '');
   lines.push(
     rows.length

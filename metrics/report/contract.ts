@@ -12,7 +12,10 @@ import type { SampleRecord } from '../core/samples.ts';
 export interface ReportContext {
   dir: string;
   samples: SampleRecord[];
+  /** the timed cells (every cell of a run without counted ones) */
   summaries: CellSummary[];
+  /** the counted cells (measure `instructions`): their wall times ran under valgrind, so only their own section shows them */
+  counted: CellSummary[];
   meta: RunMeta | undefined;
   /** the cost model: the report's flags over meta.json's options over the defaults */
   cost: CostSettings;

@@ -9,6 +9,7 @@ import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
 import type { CsvColumn } from './contract.ts';
+import { INSTRUCTION_FIGURES, relativeSpread } from '../analyse/instructions.ts';
 
 const STATS = ['median', 'mean', 'stddev', 'min', 'max'] as const;
 
@@ -45,6 +46,26 @@ export const SUMMARY_CSV_COLUMNS = [...shownDimensions([]), ...FIGURE_COLUMNS];
 /** The same statistics as wall time, for the child's CPU time at each headline metric. */
 export const CPU_CSV_COLUMNS = HEADLINE_METRICS.flatMap((metric) => metricColumns(`cpu_${metric}`));
 
+/** Counted cells' columns (only in runs that have them): the median instructions of each phase, and the total's range and spread. */
+export const INSTRUCTION_CSV_COLUMNS = [
+  ...INSTRUCTION_FIGURES.map((figure) => `instructions_${figure}_median`),
+  'instructions_total_min',
+  'instructions_total_max',
+  'instructions_total_spread',
+];
+
+function instructionValues(summary: CellSummary): (number | '')[] {
+  const stats = summary.instructions;
+  const whole = (value: number | undefined) => (value === undefined ? '' : Math.round(value));
+  const total = stats?.total;
+  return [
+    ...INSTRUCTION_FIGURES.map((figure) => whole(stats?.[figure]?.median)),
+    whole(total?.min),
+    whole(total?.max),
+    total ? Math.round(relativeSpread(total) * 1e6) / 1e6 : '',
+  ];
+}
+
 /** measured (some sample answered), failed (none did) or unsupported (the runtime cannot run that cell: no figures, no failure). */
 export function cellStatus(summary: CellSummary): 'measured' | 'failed' | 'unsupported' {
   if (summary.unsupported) return 'unsupported';
@@ -59,6 +80,7 @@ export function invalidBodyText(summary: CellSummary): string {
 export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string, extra: CsvColumn[] = []): string {
   // a run recorded without CPU times keeps the columns it always had
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
+  const withCounts = summaries.some((s) => s.instructions);
   const dimensions = shownDimensions(summaries.map((s) => s.cell));
   const rows = summaries.map((s) => [
     ...dimensions.map((d) => s.cell[d]),
@@ -73,9 +95,16 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
     cellStatus(s),
     ...extra.map((c) => c.value(s)),
     ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
+    ...(withCounts ? instructionValues(s) : []),
   ]);
   return stringify(rows, {
     header: true,
-    columns: [...dimensions, ...FIGURE_COLUMNS, ...extra.map((c) => c.header), ...(withCpu ? CPU_CSV_COLUMNS : [])],
+    columns: [
+      ...dimensions,
+      ...FIGURE_COLUMNS,
+      ...extra.map((c) => c.header),
+      ...(withCpu ? CPU_CSV_COLUMNS : []),
+      ...(withCounts ? INSTRUCTION_CSV_COLUMNS : []),
+    ],
   });
 }

@@ -20,7 +20,9 @@ import { crossCheckSection, processColumns, processCsvColumns } from './crossche
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
+import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
+import { mergedSection } from './merged.ts';
 import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSection } from './power-tuning.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
@@ -51,6 +53,10 @@ export const OUTPUTS: Output[] = [
   { section: costSection },
   // --samples auto: the samples each cell took and the precision it reached
   { section: precisionSection },
+  // counted cells: instructions per phase, beside the timed CPU and wall time, and their phase chart
+  { file: INSTRUCTIONS_CHART, when: hasCounts, render: instructionsChart, section: instructionsSection },
+  // a run joined by `merge`: the part each cell came from and its machine
+  { section: mergedSection },
 ];
 
 /** One line per cell whose headline metrics have MAD outliers (|0.6745·(x − median)/MAD| > 3.5). */
@@ -82,9 +88,11 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     throw error;
   }
   if (!samples.some((s) => s.phase === 'sample')) throw new UsageError(`${file} holds no sample: nothing to report`);
-  const summaries = aggregate(samples);
+  const all = aggregate(samples);
+  const counted = all.filter((s) => s.cell.measure === 'instructions');
+  const summaries = all.filter((s) => s.cell.measure !== 'instructions');
   const meta = readMeta(dir);
-  const routes = [...new Set(summaries.map((s) => s.cell.routes))].sort((a, b) => a - b);
+  const routes = [...new Set(all.map((s) => s.cell.routes))].sort((a, b) => a - b);
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {
     throw new UsageError(`--phases-at: ${settings.phasesAt} is not a route count of this run (${routes.join(', ') || 'none'})`);
   }
@@ -92,9 +100,10 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     dir,
     samples,
     summaries,
+    counted,
     meta,
     cost: resolveCost(settings.cost, storedCost(meta?.options)),
-    phasesAt: settings.phasesAt ?? pickPhaseRoutes(summaries),
+    phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
   };
 }
@@ -105,7 +114,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
   writeFileSync(
     path.join(dir, 'summary.csv'),
-    summaryCsv(context.summaries, (s) => cellLabel(s.cell), csvColumns),
+    summaryCsv([...context.summaries, ...context.counted], (s) => cellLabel(s.cell), csvColumns),
   );
   const written: string[] = ['summary.csv'];
   const sections: MarkdownSection[] = [];

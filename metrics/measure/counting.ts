@@ -1,0 +1,174 @@
+/**
+ * A counted sample (measure `instructions`): the child runs under valgrind's callgrind with V8's
+ * deterministic flags, and the instructions it executes are cut at the probe's own marks without
+ * touching the generated file. The probe calls process.cpuUsage() at every mark (start, imported,
+ * startup, listen, and once the first answer is written), which is the only caller of libc's
+ * getrusage() in node: callgrind's `--dump-before=getrusage` writes one dump of the counts so far at
+ * each of them. A Lambda cell's INIT ends at its first `GET next`, where no mark is: there the runner
+ * asks callgrind for a dump through vgdb while the child waits for its event (it executes nothing
+ * then, so the cut is exact). The dumps' `totals:` lines, in order, are the phases.
+ */
+import { execFile } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { InstructionMarks, SampleRecord } from '../core/samples.ts';
+import type { SampleHooks } from './sample.ts';
+
+/** The libc function the probe's process.cpuUsage() calls at every mark, and node calls nowhere else. */
+export const CUT_FUNCTION = 'getrusage';
+
+/**
+ * V8 flags of a counted child. `--predictable` makes V8 single-threaded (no background compiling,
+ * sweeping or marking: that work runs on the main thread, in a fixed order); the fixed seeds make
+ * hashing and Math.random the same in every run. CodSpeed also passes --no-opt, --expose-gc,
+ * --allow-natives-syntax, --interpreted-frames-native-stack and a fixed heap size for its benchmark
+ * harness: they change what a real cold start executes (or only serve profiling), so they are left out.
+ */
+export const COUNT_V8_FLAGS = ['--predictable', '--hash-seed=1', '--random-seed=1'] as const;
+
+/** How much longer a counted sample may take than a timed one (valgrind slows node 27–108×, callgrind a bit more). */
+export const COUNT_SLOWDOWN = 10;
+
+/** The dump description the Lambda INIT cut carries. */
+const INIT_HINT = 'coldstart-init';
+
+/** valgrind and vgdb on PATH, or undefined. */
+export interface CountTools {
+  valgrind: string;
+  vgdb: string;
+}
+
+function onPath(name: string, pathList: string | undefined): string | undefined {
+  for (const dir of (pathList ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export function findCountTools(pathList: string | undefined = process.env.PATH): CountTools | undefined {
+  const valgrind = onPath('valgrind', pathList);
+  const vgdb = onPath('vgdb', pathList);
+  return valgrind && vgdb ? { valgrind, vgdb } : undefined;
+}
+
+export const NO_VALGRIND =
+  '--measure instructions needs valgrind (and its vgdb) on PATH: apt-get install valgrind (Debian/Ubuntu), or dnf install valgrind';
+
+/** One dump of callgrind: what triggered it and the instructions it holds. */
+export interface Dump {
+  trigger: string;
+  instructions: number;
+}
+
+/** The `desc: Trigger:` and `totals:` of one callgrind output file; undefined when it has no totals. */
+export function parseDump(text: string): Dump | undefined {
+  const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
+  const totals = /^(?:totals|summary): (\d+)/m.exec(text)?.[1];
+  if (totals === undefined) return undefined;
+  return { trigger: trigger.trim(), instructions: Number(totals) };
+}
+
+/** The numbered dumps of one process, in order (`cg.<pid>.<n>`); the one written at exit is not needed. */
+export function readDumps(dir: string): Dump[] {
+  const numbered = readdirSync(dir)
+    .map((name) => ({ name, match: /^cg\.\d+\.(\d+)$/.exec(name) }))
+    .filter((f) => f.match)
+    .map((f) => ({ name: f.name, n: Number(f.match![1]) }))
+    .sort((a, b) => a.n - b.n);
+  return numbered.map((f) => {
+    const dump = parseDump(readFileSync(path.join(dir, f.name), 'utf8'));
+    if (!dump) throw new Error(`callgrind dump ${f.name} has no totals`);
+    return dump;
+  });
+}
+
+/**
+ * The cumulative counts at the marks from the dumps, or a one-line reason why they do not fit. A
+ * server cuts at start, imported, startup, listen and firstResponse; a Lambda handler at start,
+ * imported, startup, init (the runner's dump) and firstResponse.
+ */
+export function countsFromDumps(dumps: readonly Dump[], target: 'server' | 'lambda'): InstructionMarks | string {
+  const marks =
+    target === 'server'
+      ? (['start', 'imported', 'startup', 'listen', 'firstResponse'] as const)
+      : (['start', 'imported', 'startup', 'init', 'firstResponse'] as const);
+  const expected = marks.map((mark) => (mark === 'init' ? 'init' : CUT_FUNCTION));
+  const seen = dumps.map((d) => (d.trigger.includes(INIT_HINT) ? 'init' : d.trigger.includes(CUT_FUNCTION) ? CUT_FUNCTION : d.trigger));
+  if (seen.length !== expected.length || seen.some((s, i) => s !== expected[i])) {
+    const have = seen.length ? seen.join(', ') : 'none';
+    return `instruction counts: expected ${expected.length} cuts (${expected.join(', ')}), callgrind wrote ${dumps.length} (${have})`;
+  }
+  const counts: InstructionMarks = {};
+  let total = 0;
+  marks.forEach((mark, i) => {
+    total += dumps[i]!.instructions;
+    counts[mark] = total;
+  });
+  return counts;
+}
+
+const run = promisify(execFile);
+
+/**
+ * The hooks of one counted sample: the launch wrapped in valgrind (its dumps into a folder of its
+ * own under `scratch`), a Lambda INIT cut through vgdb, and afterwards the counts into the record
+ * (or the sample failed with why there are none). The folder is removed in every case.
+ */
+export function countHooks(options: { tools: CountTools; scratch: string; target: 'server' | 'lambda' }): SampleHooks {
+  const dir = mkdtempSync(path.join(options.scratch, 'count-'));
+  const prefix = path.join(dir, 'vgdb');
+  let pid: number | undefined;
+  let initCut: string | undefined;
+  return {
+    wrap: (launch) => ({
+      ...launch,
+      command: options.tools.valgrind,
+      args: [
+        '-q',
+        '--tool=callgrind',
+        `--callgrind-out-file=${path.join(dir, 'cg.%p')}`,
+        `--dump-before=${CUT_FUNCTION}`,
+        '--dump-instr=no',
+        '--compress-strings=no',
+        `--vgdb-prefix=${prefix}`,
+        launch.command,
+        ...COUNT_V8_FLAGS,
+        ...launch.args,
+      ],
+    }),
+    spawned: (childPid) => {
+      pid = childPid;
+    },
+    endOfInit: async () => {
+      if (options.target !== 'lambda' || pid === undefined) return;
+      try {
+        await run(options.tools.vgdb, [`--vgdb-prefix=${prefix}`, `--pid=${pid}`, 'dump', INIT_HINT], { timeout: 60_000 });
+      } catch (error) {
+        initCut = `vgdb could not cut INIT: ${(error as Error).message.split('\n')[0]}`;
+      }
+    },
+    after: (record: SampleRecord) => {
+      try {
+        if (!record.ok) return Promise.resolve();
+        if (initCut) throw new Error(initCut);
+        const counts = countsFromDumps(readDumps(dir), options.target);
+        if (typeof counts === 'string') throw new Error(counts);
+        record.instructions = counts;
+      } catch (error) {
+        record.ok = false;
+        record.error = (error as Error).message;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The counted cells (measure `instructions`) in summary.md: a table of the instructions of every
+ * phase with the spread of repeated counts, each framework's counts beside its timed CPU and wall
+ * time from the same run (how far the proxy holds), the fits of instructions per route, and a
+ * stacked phase chart in instructions (chart-phases-instructions.svg).
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { INSTRUCTION_FIGURE_TEXT, relativeSpread, type InstructionFigure } from '../analyse/instructions.ts';
+import { checkGrowth, fitLinear, MIN_FIT_POINTS, seriesOf } from '../analyse/scaling.ts';
+import { cellKey, cellLabel, makeCell } from '../core/cell.ts';
+import { markdownTable, ms } from '../core/format.ts';
+import { CHART_CONFIG, renderSvg } from './charts.ts';
+import type { MarkdownSection, ReportContext } from './contract.ts';
+
+export const INSTRUCTIONS_CHART = 'chart-phases-instructions.svg';
+
+const PHASE_FIGURES = ['boot', 'import', 'registration', 'listen', 'init', 'firstRequest'] as const satisfies readonly InstructionFigure[];
+const PHASE_NAMES: Record<(typeof PHASE_FIGURES)[number], string> = {
+  boot: 'runtime boot',
+  import: 'framework import',
+  registration: 'route registration',
+  listen: 'listen',
+  init: 'rest of INIT',
+  firstRequest: 'first request',
+};
+
+export function hasCounts(context: Pick<ReportContext, 'counted'>): boolean {
+  return context.counted.length > 0;
+}
+
+/** Millions of instructions, 1 decimal below 100 M, else whole. */
+export function millions(value: number | undefined): string {
+  if (value === undefined) return '–';
+  const m = value / 1e6;
+  return m < 100 ? m.toFixed(1) : Math.round(m).toLocaleString('en-US');
+}
+
+function spreadText(s: CellSummary): string {
+  const total = s.instructions?.total;
+  if (!total || total.n < 2) return '–';
+  return `${(relativeSpread(total) * 100).toFixed(3)} % (${total.n})`;
+}
+
+/** The timed cell with the same dimensions as a counted one, if the run has it. */
+function timedTwin(s: CellSummary, timed: readonly CellSummary[]): CellSummary | undefined {
+  const key = cellKey(makeCell({ ...s.cell, measure: 'time' }));
+  return timed.find((t) => cellKey(t.cell) === key);
+}
+
+function countsTable(counted: readonly CellSummary[], timed: readonly CellSummary[]): string {
+  const lambda = counted.some((s) => s.instructions?.init);
+  const figures: InstructionFigure[] = [
+    'boot',
+    'import',
+    'registration',
+    ...(lambda ? (['listen', 'init'] as const) : (['listen'] as const)),
+    'firstRequest',
+    'total',
+  ];
+  const rows = counted.map((s) => {
+    const twin = timedTwin(s, timed);
+    const cpu = twin?.cpu?.firstResponse?.median;
+    const wall = twin?.metrics.firstResponse?.median;
+    const total = s.instructions?.total?.median;
+    const counted = s.metrics.firstResponse?.median;
+    return [
+      cellLabel(s.cell),
+      ...figures.map((f) => millions(s.instructions?.[f]?.median)),
+      spreadText(s),
+      cpu === undefined ? '–' : ms(cpu),
+      wall === undefined ? '–' : ms(wall),
+      total !== undefined && cpu ? (total / cpu / 1e6).toFixed(2) : '–',
+      counted !== undefined && wall ? `${Math.round(counted / wall)}×` : '–',
+      `${s.ok}/${s.ok + s.failed}`,
+    ];
+  });
+  const headers = [
+    '',
+    ...figures.map((f) => `${f === 'firstRequest' ? 'first request' : f} (M)`),
+    'spread (n)',
+    'timed CPU (ms)',
+    'timed wall (ms)',
+    'M instr / CPU ms',
+    'valgrind slowdown',
+    'ok/samples',
+  ];
+  return markdownTable(headers, rows, ['left', ...headers.slice(1).map(() => 'right' as const)]);
+}
+
+/** Per series: instructions to the first answer = fixed + perRoute × N on the cells' medians. */
+function fitsTable(counted: CellSummary[]): string {
+  const rows = seriesOf(counted).flatMap((series) => {
+    const points = series.cells.flatMap((s): [number, number][] => {
+      const total = s.instructions?.total?.median;
+      return total === undefined ? [] : [[s.cell.routes, total]];
+    });
+    if (new Set(points.map(([n]) => n)).size < MIN_FIT_POINTS)
+      return [[series.label, '–', '–', '–', `needs ${MIN_FIT_POINTS} route counts`]];
+    const fit = fitLinear(points);
+    const growth = checkGrowth(points, fit);
+    return [
+      [
+        series.label,
+        millions(fit.fixedMs),
+        Math.round(fit.perRouteMs).toLocaleString('en-US'),
+        fit.r2.toFixed(4),
+        growth.superlinear ? `faster than linear (${growth.reason})` : 'linear',
+      ],
+    ];
+  });
+  return markdownTable(['series', 'fixed (M)', 'per route', 'R²', 'growth'], rows, ['left', 'right', 'right', 'right', 'left']);
+}
+
+function failureLines(counted: readonly CellSummary[]): string[] {
+  return counted.flatMap((s) => [
+    ...s.errors.map((e) => `- \`${cellLabel(s.cell)}\`: ${e.count} × ${e.reason}`),
+    ...(s.unsupported ? [`- \`${cellLabel(s.cell)}\`: unsupported (${s.unsupported})`] : []),
+  ]);
+}
+
+export function instructionsSection(context: ReportContext): MarkdownSection | undefined {
+  if (!hasCounts(context)) return undefined;
+  const counted = context.counted.filter((s) => !s.unsupported);
+  const flags = (context.meta?.options.countFlags as string[] | undefined)?.join(' ') ?? '--predictable --hash-seed=1 --random-seed=1';
+  const failures = failureLines(context.counted);
+  const body = [
+    `Counted cells ran under valgrind (callgrind) with \`node ${flags}\`: every figure is the number of instructions the ` +
+      'process executed (all threads), in millions, median over the samples of the cell. The phases are cut at the ' +
+      "probe's marks: runtime boot (exec → start), framework import, route registration, listen (or, for a Lambda " +
+      'handler, the rest of INIT to its first `GET next`) and the first request (ready → the answer written); total = ' +
+      'exec → the answer written. The answer is verified as in a timed sample. Counts leave out what the kernel does ' +
+      '(system calls, reading files, page faults), waiting, and how threads overlap in real time: see the README.',
+    '',
+    Object.entries(INSTRUCTION_FIGURE_TEXT)
+      .map(([f, text]) => `\`${f}\`: ${text}`)
+      .join('; ') + '.',
+    '',
+    "**spread**: (max − min) / median of the cell's total over its samples. **timed CPU / wall**: the median CPU and " +
+      'wall time to firstResponse of the same cell timed in this run (`--measure time,instructions`); **M instr / CPU ms**: ' +
+      'how many instructions one ms of CPU time stood for; **valgrind slowdown**: wall time to firstResponse under ' +
+      'valgrind over the timed one.',
+    '',
+    countsTable(counted, context.summaries),
+    '',
+    `![phases in instructions](${INSTRUCTIONS_CHART})`,
+    '',
+    "**Instructions per route** (least squares on the cells' totals: total = fixed + per route × N):",
+    '',
+    fitsTable(counted),
+    ...(failures.length ? ['', 'Counted samples that failed or cells not counted:', '', ...failures] : []),
+  ];
+  return { title: 'Instructions (counted cells)', body: body.join('\n') };
+}
+
+/** The phases in instructions, stacked per series at the phase chart's N. */
+export function instructionsPhasesSpec(counted: CellSummary[], routes: number | undefined): TopLevelSpec {
+  const title = `Where the cold start goes, in instructions${routes === undefined ? '' : ` at N = ${routes} routes`}`;
+  const rows = seriesOf(counted).flatMap((series) => {
+    const cell = series.cells.find((s) => s.cell.routes === routes) ?? series.cells[series.cells.length - 1];
+    return PHASE_FIGURES.flatMap((figure, order) => {
+      const median = cell?.instructions?.[figure]?.median;
+      return median === undefined ? [] : [{ series: series.label, phase: PHASE_NAMES[figure], order, millions: median / 1e6 }];
+    });
+  });
+  return {
+    title: { text: title, subtitle: 'median instructions of each phase, counted under valgrind' },
+    config: CHART_CONFIG,
+    width: 640,
+    height: Math.max(140, 44 * new Set(rows.map((r) => r.series)).size),
+    data: { values: rows.length ? rows : [{ series: 'no data', phase: 'none', order: 0, millions: 0 }] },
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'series', type: 'nominal', title: 'framework', sort: null },
+      x: { field: 'millions', type: 'quantitative', title: 'millions of instructions (stacked)', stack: 'zero' },
+      color: { field: 'phase', type: 'nominal', title: 'phase', sort: PHASE_FIGURES.map((f) => PHASE_NAMES[f]) },
+      order: { field: 'order', type: 'ordinal' },
+    },
+  };
+}
+
+export function instructionsChart(context: ReportContext): Promise<string> {
+  return renderSvg(instructionsPhasesSpec(context.counted, context.phasesAt));
+}
