@@ -12,12 +12,15 @@ import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
+import { registerLambdaReferenceCommand } from './lambda-reference.ts';
+import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 
 const COMMANDS: ((program: Command) => void)[] = [
   registerRunCommand,
+  registerMeasureCommand,
   registerGenerateCommand,
   registerReportCommand,
   registerHyperfineCommand,
@@ -25,6 +28,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerMergeCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,
+  registerLambdaReferenceCommand,
   registerCleanCommand,
 ];
 

@@ -13,7 +13,11 @@ import { requestEvent, readLambdaResult } from '../../../generators/lambda-event
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
+import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
+import type { AppSpec } from '../../core/app.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
+import { processCpuMs } from '../proc-cpu.ts';
+import { answerProblem, lambdaAnswer } from '../app-answer.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
 import {
@@ -29,6 +33,15 @@ import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 
 /** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
 export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
+/** A posted error as one line: Lambda's `errorType: errorMessage` when it has that shape, else its JSON. */
+function errorText(error: unknown): string {
+  if (error !== null && typeof error === 'object') {
+    const { errorType, errorMessage } = error as Record<string, unknown>;
+    if (typeof errorMessage === 'string') return oneLine(`${typeof errorType === 'string' ? `${errorType}: ` : ''}${errorMessage}`, 200);
+  }
+  return oneLine(JSON.stringify(error), 160);
+}
+
 /** What an invocation's outcome means for the sample: the handler's answer, or a one-line failure. */
 function answerOf(outcome: InvocationOutcome, what: string): { status: number; body: unknown; at: number; handedOutAt: number } {
   switch (outcome.kind) {
@@ -38,9 +51,9 @@ function answerOf(outcome: InvocationOutcome, what: string): { status: number; b
       return { status: answer.status, body: answer.body, at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
     }
     case 'invocationError':
-      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${oneLine(JSON.stringify(outcome.error), 160)})`);
+      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${errorText(outcome.error)})`);
     case 'initError':
-      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${oneLine(JSON.stringify(outcome.error), 160)})`);
+      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${errorText(outcome.error)})`);
     case 'rejected':
       throw new SampleFailure(`${what}: the child broke the Runtime API protocol (${outcome.reason})`);
     case 'closed':
@@ -95,8 +108,26 @@ function parseReady(text: string): LambdaReadyLine {
   return line;
 }
 
+/** The first invocation of a generated handler: the event for the last route of its table, the expected answer. */
+async function contractAnswer(api: RuntimeApi, io: SampleIO, routes: CellRoutes): Promise<{ at: number; handedOutAt: number }> {
+  const last = routes.last;
+  const answer = await invokeRoute(api, io, routes.request(last), 'its first response');
+  routes.check(last, answer);
+  return { at: answer.at, handedOutAt: answer.sentAt };
+}
+
+/** The first invocation of the user's handler: its event, the expected status and body pattern. */
+async function appAnswer(api: RuntimeApi, io: SampleIO, app: AppSpec): Promise<{ at: number; handedOutAt: number }> {
+  const outcome = await io.whileAlive(api.invoke(app.event ?? {}).outcome, 'its first response');
+  // anything but a response fails the sample with answerOf's reason
+  if (outcome.kind !== 'response') return answerOf(outcome, 'the event');
+  const answer = lambdaAnswer(outcome.body);
+  const problem = answerProblem('the event', app.expect, answer.status, answer.body);
+  if (problem) throw new SampleFailure(problem);
+  return { at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
+}
+
 async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
-  const { cell, contract } = io;
   // the probe prints its ready line just before its first `next`; INIT ends at that `next`
   let readyText: string;
   try {
@@ -105,19 +136,19 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     // a module that failed while loading posted /runtime/init/error before it exited: say that
     const initError = api.records.find((r) => r.kind === 'initError');
     if (initError?.kind === 'initError') {
-      throw new SampleFailure(`the module failed during INIT (${initError.errorType}: ${oneLine(JSON.stringify(initError.error), 160)})`);
+      throw new SampleFailure(`the module failed during INIT (${initError.errorType}: ${errorText(initError.error)})`);
     }
     throw error;
   }
   const ready = parseReady(readyText);
   const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
+  // the invocation's own CPU time, read from outside the child (for the CPU share model)
+  const cpuAtInit = processCpuMs(io.pid);
   await io.endOfInit();
-  const routes = new CellRoutes(cell, contract);
-  const last = routes.last;
-  const outcome = await io.whileAlive(api.invoke(requestEvent(routes.request(last))).outcome, 'its first response');
-  const request = routes.request(last);
-  const answer = answerOf(outcome, `${request.method} ${request.path}`);
-  routes.check(last, answer);
+  // a generated handler answers its route table; the user's own handler its one event
+  const routes = io.app ? undefined : new CellRoutes(io.cell, io.contract);
+  const answer = routes ? await contractAnswer(api, io, routes) : await appAnswer(api, io, io.app!);
+  const cpuAtAnswer = processCpuMs(io.pid);
   // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
   const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, answer.at - io.spawnAt);
@@ -137,8 +168,10 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     billedMs: billedMs(init, durationMs),
     memorySizeMB,
     ...(peak !== undefined ? { maxMemoryUsedMB: peak } : {}),
+    ...(cpuAtInit !== undefined && cpuAtAnswer !== undefined ? { invokeCpuMs: Math.round((cpuAtAnswer - cpuAtInit) * 1000) / 1000 } : {}),
   };
   const measured: Measured = { marks, cpu, lambda, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
+  if (!routes) return measured;
   const hits = await routes.firstHits(io.firstHits, io.spawnAt, (next, what) => invokeRoute(api, io, next, what));
   if (hits) measured.firstHits = hits;
   if (io.checkInvalidBody) {
@@ -150,18 +183,24 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
 
 export const lambdaTarget: Target = {
   name: 'lambda',
-  async open({ cell, file }): Promise<TargetSample> {
+  async open({ cell, file, app }): Promise<TargetSample> {
     // the name the packaging step gives the same cell's function on AWS
     const name = functionName(cell);
     const memorySizeMB = cell.memory || DEFAULT_LAMBDA_MEMORY_MB;
     const api = await startRuntimeApi({ functionName: name });
+    // the user's handler (`measure`): coldstart's bootstrap runs, and requires the handler named here
+    const handlerFile = app?.file ?? file;
+    const handlerExport = app?.exportName ?? 'handler';
     return {
-      env: lambdaEnvironment(api.address, {
-        functionName: name,
-        memoryMb: memorySizeMB,
-        handler: `${path.basename(file, '.js')}.handler`,
-        taskRoot: path.dirname(file),
-      }),
+      env: {
+        ...lambdaEnvironment(api.address, {
+          functionName: name,
+          memoryMb: memorySizeMB,
+          handler: `${path.basename(handlerFile, path.extname(handlerFile))}.${handlerExport}`,
+          taskRoot: path.dirname(handlerFile),
+        }),
+        ...(app ? { [HANDLER_FILE_ENV]: app.file, [HANDLER_EXPORT_ENV]: handlerExport } : {}),
+      },
       measure: (io) => measure(api, io, memorySizeMB),
       close: () => api.close(),
     };

@@ -14,20 +14,30 @@ import {
   PROTOCOL_VERSIONS,
   type ChildMark,
 } from '../../../generators/probe.ts';
+import { APP_LINE_SOURCE } from '../../../generators/app-probe.ts';
+import type { AppSpec } from '../../core/app.ts';
 import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
+import { answerProblem, connectHost, freePort, httpRequest, requestText } from '../app-answer.ts';
+import { oneLine } from '../text.ts';
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
 
 interface Ready {
   timeOrigin: number;
-  marks: Record<ChildMark, number>;
+  /** `imported` and `startup` are absent from the user's app (the preload sees only start and listen) */
+  marks: { start: number; listen: number } & Partial<Record<ChildMark, number>>;
   /** CPU ms at the marks the child reported (protocol v2); empty for v1 */
   cpu: CpuMarks;
   port: number;
+  /** the address it listens on (the preload reports it; generated files listen on 127.0.0.1) */
+  address?: string;
   rss: number;
   heapUsed: number;
   runtime: string;
 }
+
+/** The marks a ready line may leave out: the user's app (`source: "app"`, from the preload) has no import or route marks. */
+const APP_OPTIONAL_MARKS: readonly ChildMark[] = ['imported', 'startup'];
 
 /** What the child reports once its first answer is written. */
 export interface AfterLine {
@@ -78,16 +88,22 @@ export function parseReadyLine(text: string): Ready {
   const v = value as Partial<Ready> & { cpu?: unknown };
   if (!isFiniteNumber(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
   const marks = v.marks as Record<string, unknown> | undefined;
+  const fromApp = value.source === APP_LINE_SOURCE;
   let previous = 0;
   for (const name of CHILD_MARKS) {
     const mark = marks?.[name];
+    if (mark === undefined && fromApp && APP_OPTIONAL_MARKS.includes(name)) continue;
     if (!isFiniteNumber(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
     if (mark < previous) throw new SampleFailure(`ready line marks are out of order at "${name}"`);
     previous = mark;
   }
   if (typeof v.port !== 'number' || !Number.isInteger(v.port) || v.port < 1 || v.port > 65535) {
+    if (fromApp && value.port === null) {
+      throw new SampleFailure(`the app listened on ${oneLine(String(value.address), 120)}, not on a TCP port`);
+    }
     throw new SampleFailure(`ready line has no valid port: ${String(v.port)}`);
   }
+  if (v.address !== undefined && typeof v.address !== 'string') throw new SampleFailure('ready line has an address that is not text');
   if (typeof v.rss !== 'number' || typeof v.heapUsed !== 'number' || typeof v.runtime !== 'string') {
     throw new SampleFailure('ready line lacks rss, heapUsed or runtime');
   }
@@ -156,16 +172,34 @@ async function checkInvalid(port: number, routes: CellRoutes, timeoutMs: number)
   }
 }
 
-async function measure(io: SampleIO): Promise<Measured> {
-  const routes = new CellRoutes(io.cell, io.contract);
-  const ready = parseReadyLine(await io.protocolLine('ready line'));
+/** The first answer: the table's last route for a generated file, the user's request for an app; when it had arrived. */
+async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number, routes: CellRoutes | undefined): Promise<number> {
+  const { app } = io;
+  if (!app || !routes) {
+    const last = routes!.last;
+    const answer = await send(ready.port, routes!.request(last), io.remaining());
+    routes!.check(last, answer);
+    return answer.at;
+  }
+  if (expectedPort !== 0 && ready.port !== expectedPort) {
+    throw new SampleFailure(`the app listened on port ${ready.port}, not on the PORT=${expectedPort} it was given`);
+  }
+  const request = app.request ?? { method: 'GET', path: '/' };
+  const answer = await httpRequest({ host: connectHost(ready.address), port: ready.port }, request, io.remaining());
+  const problem = answerProblem(requestText(request), app.expect, answer.status, answer.body);
+  if (problem) throw new SampleFailure(problem);
+  return answer.at;
+}
+
+async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
+  // a generated file answers its route table; the user's own app answers its one request
+  const routes = io.app ? undefined : new CellRoutes(io.cell, io.contract);
+  const ready = parseReadyLine(await io.protocolLine(io.app ? 'listening server' : 'ready line'));
   await io.endOfInit();
-  const last = routes.last;
-  const answer = await send(ready.port, routes.request(last), io.remaining());
-  routes.check(last, answer);
+  const answerAt = await firstAnswer(io, ready, expectedPort, routes);
   // listen is on the child's clock too: moved onto the timeline like the other marks
   const listen = ready.timeOrigin + ready.marks.listen - (performance.timeOrigin + io.spawnAt);
-  const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answer.at - io.spawnAt);
+  const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answerAt - io.spawnAt);
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)
   const cpu: CpuMarks = { ...ready.cpu };
@@ -173,6 +207,7 @@ async function measure(io: SampleIO): Promise<Measured> {
   const after = afterText === undefined ? undefined : parseAfterLine(afterText);
   if (after && after.cpu >= (cpu.listen ?? 0)) cpu.firstResponse = after.cpu;
   if (Object.keys(cpu).length) measured.cpu = cpu;
+  if (!routes) return measured;
   const hits = await routes.firstHits(io.firstHits, io.spawnAt, (request) => send(ready.port, request, io.remaining()));
   if (hits) measured.firstHits = hits;
   if (io.checkInvalidBody) {
@@ -182,7 +217,18 @@ async function measure(io: SampleIO): Promise<Measured> {
   return measured;
 }
 
+/** The port an app is told in PORT: a free one (it must listen there), or 0 (any port it picks). */
+async function appPort(app: AppSpec | undefined): Promise<number> {
+  if (!app || app.port === 0) return 0;
+  return freePort();
+}
+
 export const serverTarget: Target = {
   name: 'server',
-  open: () => Promise.resolve({ env: {}, measure, close: () => Promise.resolve() }),
+  async open({ app }) {
+    const port = await appPort(app);
+    // the app learns its port the way apps do: PORT (and HOST for the ones that read it)
+    const env: Record<string, string> = app ? { PORT: String(port), HOST: '127.0.0.1' } : {};
+    return { env, measure: (io) => measure(io, port), close: () => Promise.resolve() };
+  },
 };
