@@ -175,10 +175,11 @@ async function checkInvalid(port: number, routes: CellRoutes, timeoutMs: number)
 /** The first answer: the table's last route for a generated file, the user's request for an app; when it had arrived. */
 async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number, routes: CellRoutes | undefined): Promise<number> {
   const { app } = io;
-  if (!app || !routes) {
-    const last = routes!.last;
-    const answer = await send(ready.port, routes!.request(last), io.remaining());
-    routes!.check(last, answer);
+  if (routes || !app) {
+    const table = routes ?? new CellRoutes(io.cell, io.contract);
+    const last = table.last;
+    const answer = await send(ready.port, table.request(last), io.remaining());
+    table.check(last, answer);
     return answer.at;
   }
   if (expectedPort !== 0 && ready.port !== expectedPort) {
