@@ -3,6 +3,7 @@
  * children's clean environment, no shell, and its result read back from its --export-json file.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { withParentDeath } from './parent-death.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { parseHyperfineJson } from '../core/hyperfine-file.ts';
 import { stopGroup, track } from './children.ts';
@@ -90,7 +91,9 @@ export async function benchmark(
   launch: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; output?: NodeJS.WritableStream },
 ): Promise<BenchmarkOutcome> {
   rmSync(b.exportFile, { force: true });
-  const child = spawn('hyperfine', hyperfineArgs(b), {
+  // hyperfine dies with the runner, even a runner killed with SIGKILL
+  const wrapped = withParentDeath({ command: 'hyperfine', args: hyperfineArgs(b), env: launch.env });
+  const child = spawn(wrapped.command, wrapped.args, {
     cwd: launch.cwd,
     env: launch.env,
     detached: true,
@@ -105,10 +108,14 @@ export async function benchmark(
   });
   // the timer sets it while the exit is awaited: a property, as TypeScript would keep a `let` narrowed to false across the await
   const timeout = { fired: false };
-  const timer = setTimeout(() => {
-    timeout.fired = true;
-    void stopGroup(child);
-  }, launch.timeoutMs);
+  const timer = setTimeout(
+    () => {
+      timeout.fired = true;
+      void stopGroup(child);
+      // a timer longer than 2^31 − 1 ms fires at once: the longest it can hold (24.8 days) is the limit then
+    },
+    Math.min(launch.timeoutMs, 2 ** 31 - 1),
+  );
   const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ code: null, error }));
     child.once('close', (code) => resolve({ code }));
