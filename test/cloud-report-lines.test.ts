@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { makeCell } from '../metrics/core/cell.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { detectFormat, describeImport, importReports, readReportFile } from '../metrics/cloud/import.ts';
 import { parseInsightsCsv, parseInsightsJson } from '../metrics/cloud/insights.ts';
-import { formatIssue, parseReportMessage, parseReportText, parseTimestamp } from '../metrics/cloud/report-lines.ts';
+import { parseReportText } from '../metrics/cloud/log-line.ts';
+import { formatIssue, parseReportMessage, parseTimestamp } from '../metrics/cloud/report-lines.ts';
 import { fixture, tempDir } from './helpers.ts';
 
 const cloud = (name: string) => fixture(path.join('cloud', name));
@@ -269,11 +269,18 @@ describe('importing files', () => {
   it('--function names the function of files without one, and rejects rows logged by another', () => {
     const named = importReports([UNNAMED], { functionName: 'coldstart-koa-10-plain', importedAt: '2026-01-01T00:00:00.000Z' });
     assert.equal(named.records.length, 1);
-    // every other dimension at its default (makeCell fills them)
-    assert.deepEqual(
-      named.records[0]!.cell,
-      makeCell({ framework: 'koa', variant: 'plain', routes: 10, runtime: 'node', build: 'bundle', target: 'aws-lambda', memory: 128 }),
-    );
+    assert.deepEqual(named.records[0]!.cell, {
+      framework: 'koa',
+      variant: 'plain',
+      routes: 10,
+      runtime: 'node',
+      build: 'bundle',
+      compileCache: 'off',
+      target: 'aws-lambda',
+      memory: 128,
+      source: 'generated',
+      measure: 'time',
+    });
     const conflicting = importReports([QUERY], { functionName: 'coldstart-koa-10-plain' });
     assert.equal(conflicting.records.length, 0);
     assert.match(conflicting.issues[0]!.reason, /logged by coldstart-node-http-1-validated, not by --function coldstart-koa-10-plain/);
