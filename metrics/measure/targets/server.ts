@@ -247,7 +247,7 @@ export const serverTarget: Target = {
   async open({ app }) {
     const port = await appPort(app);
     // the app learns its port the way apps do: PORT (and HOST for the ones that read it)
-    const env: Record<string, string> = app ? { PORT: String(port), HOST: '127.0.0.1' } : {};
+    const env: Record<string, string> = app ? { ...app.env, PORT: String(port), HOST: '127.0.0.1' } : {};
     return { env, measure: (io) => measure(io, port), close: () => Promise.resolve() };
   },
 };
