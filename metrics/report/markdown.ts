@@ -13,6 +13,22 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
   return parseLoadSummary((meta as { load?: unknown } | undefined)?.load);
 }
 
+/** `measure` runs: the user's apps as meta.json records them (file names from outside: one line, no backticks). */
+function appsLine(meta: RunMeta): string | undefined {
+  const apps = meta.options.apps;
+  if (!Array.isArray(apps) || apps.length === 0) return undefined;
+  const text = (value: unknown) => `\`${String(value).replace(/[`\r\n]/g, '')}\``;
+  const described = (apps as Record<string, unknown>[]).map((app) => {
+    const request = app.request as { method?: unknown; path?: unknown } | undefined;
+    const how =
+      app.kind === 'lambda'
+        ? `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
+        : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
+    return `${String(app.name)} (${how})`;
+  });
+  return `- **Apps:** ${described.join('; ')}`;
+}
+
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';
   const m = meta.machine;
@@ -32,7 +48,7 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Run:** ${meta.startedAt}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
     `- **Method:** \`${meta.command}\` ` +
       `(samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)})`,
-    `- **Frameworks:** ${frameworks || 'none'}`,
+    appsLine(meta) ?? `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.join(', ')}; ` +
       `not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];
