@@ -40,6 +40,8 @@ describe('a cold start as a sample record', () => {
         compileCache: 'off',
         target: 'aws-lambda',
         memory: 1024,
+        measure: 'time',
+        source: 'generated',
       },
       phase: 'sample',
       index: 3,

@@ -277,6 +277,8 @@ describe('importing files', () => {
       compileCache: 'off',
       target: 'aws-lambda',
       memory: 128,
+      measure: 'time',
+      source: 'generated',
     });
     const conflicting = importReports([QUERY], { functionName: 'coldstart-koa-10-plain' });
     assert.equal(conflicting.records.length, 0);
