@@ -217,4 +217,20 @@ describe('the command line', () => {
       assert.match(result.stderr, new RegExp(args[0]!));
     }
   });
+
+  it('lambda:package refuses other shapes and schemas (AWS function names do not carry them): exit 2', () => {
+    const result = runCli([
+      'lambda-package',
+      '-f',
+      'node-http',
+      '-r',
+      '1',
+      '--shape',
+      'params',
+      '--out',
+      path.join(FIXTURES, 'never-written'),
+    ]);
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /flat shape with the small schema only/);
+  });
 });

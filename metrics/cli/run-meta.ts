@@ -66,7 +66,8 @@ export function runMeta(
       seed: options.seed,
       ...costMetaOptions(options.cost),
       targets: options.targets ?? ['server'],
-      ...(options.apps ? { apps: options.apps } : {}),
+      // the apps' variables by name only: their values may be secrets
+      ...(options.apps ? { apps: options.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) } : {}),
       ...(options.attribute ? { attribute: true } : {}),
       ...(options.memories ? { lambdaMemory: options.memories } : {}),
       ...(limits

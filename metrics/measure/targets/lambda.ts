@@ -193,6 +193,7 @@ export const lambdaTarget: Target = {
     const handlerExport = app?.exportName ?? 'handler';
     return {
       env: {
+        ...app?.env,
         ...lambdaEnvironment(api.address, {
           functionName: name,
           memoryMb: memorySizeMB,

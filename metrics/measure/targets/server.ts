@@ -3,6 +3,7 @@
  * its COLDSTART line (bound and accepting); the first request is a POST to its LAST route on
  * 127.0.0.1, and a validating server must then reject an invalid body with 4xx.
  */
+import { MAX_RECORD_MS } from '../../core/samples.ts';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { RouteRequest } from '../../../generators/contract.ts';
@@ -55,6 +56,18 @@ function isFiniteNumber(value: unknown): value is number {
 }
 
 /**
+ * A time the child reports, ms since it started: finite, non-negative and at most MAX_RECORD_MS, the
+ * bound samples.jsonl is read back with; a child that lies beyond it fails its own sample, not the report.
+ */
+function isTime(value: unknown): value is number {
+  return isFiniteNumber(value) && value >= 0 && value <= MAX_RECORD_MS;
+}
+
+function isBytes(value: unknown): value is number {
+  return isFiniteNumber(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
+}
+
+/**
  * The ready line's optional `cpu` object: each mark may be missing, a present one must be a finite
  * non-negative number, never below an earlier present one (CPU time only grows).
  */
@@ -66,7 +79,7 @@ function parseReadyCpu(value: unknown): CpuMarks {
   for (const name of CHILD_MARKS) {
     const ms = (value as Record<string, unknown>)[name];
     if (ms === undefined) continue;
-    if (!isFiniteNumber(ms) || ms < 0) throw new SampleFailure(`ready line has a bad CPU time at "${name}"`);
+    if (!isTime(ms)) throw new SampleFailure(`ready line has a bad CPU time at "${name}"`);
     if (ms < previous) throw new SampleFailure(`ready line CPU times are out of order at "${name}"`);
     cpu[name] = previous = ms;
   }
@@ -93,7 +106,7 @@ export function parseReadyLine(text: string): Ready {
   for (const name of CHILD_MARKS) {
     const mark = marks?.[name];
     if (mark === undefined && fromApp && APP_OPTIONAL_MARKS.includes(name)) continue;
-    if (!isFiniteNumber(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
+    if (!isTime(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
     if (mark < previous) throw new SampleFailure(`ready line marks are out of order at "${name}"`);
     previous = mark;
   }
@@ -104,7 +117,7 @@ export function parseReadyLine(text: string): Ready {
     throw new SampleFailure(`ready line has no valid port: ${String(v.port)}`);
   }
   if (v.address !== undefined && typeof v.address !== 'string') throw new SampleFailure('ready line has an address that is not text');
-  if (typeof v.rss !== 'number' || typeof v.heapUsed !== 'number' || typeof v.runtime !== 'string') {
+  if (!isBytes(v.rss) || !isBytes(v.heapUsed) || typeof v.runtime !== 'string') {
     throw new SampleFailure('ready line lacks rss, heapUsed or runtime');
   }
   return { ...(v as Ready), cpu: parseReadyCpu(v.cpu) };
@@ -123,8 +136,8 @@ export function parseAfterLine(text: string): AfterLine | undefined {
   }
   if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  if (v.v !== PROTOCOL_VERSION || v.after !== AFTER_FIRST_RESPONSE || !isFiniteNumber(v.cpu) || v.cpu < 0) return undefined;
-  return { cpu: v.cpu, rss: isFiniteNumber(v.rss) ? v.rss : undefined };
+  if (v.v !== PROTOCOL_VERSION || v.after !== AFTER_FIRST_RESPONSE || !isTime(v.cpu)) return undefined;
+  return { cpu: v.cpu, rss: isBytes(v.rss) ? v.rss : undefined };
 }
 
 /** Send one request to the child on 127.0.0.1 (a fresh connection each time) and read the whole answer. */
@@ -234,7 +247,7 @@ export const serverTarget: Target = {
   async open({ app }) {
     const port = await appPort(app);
     // the app learns its port the way apps do: PORT (and HOST for the ones that read it)
-    const env: Record<string, string> = app ? { PORT: String(port), HOST: '127.0.0.1' } : {};
+    const env: Record<string, string> = app ? { ...app.env, PORT: String(port), HOST: '127.0.0.1' } : {};
     return { env, measure: (io) => measure(io, port), close: () => Promise.resolve() };
   },
 };
