@@ -9,7 +9,7 @@
  * id and the request time, which the caller may pin.
  */
 import { randomUUID } from 'node:crypto';
-import { routePath } from './contract.ts';
+import { routePath, type RouteRequest } from './contract.ts';
 import { DEFAULT_EVENT_FORMAT, EVENT_FORMATS, type EventFormat } from './types.ts';
 
 /** The made-up API the events come from (an API id is 10 lowercase letters or digits). */
@@ -35,7 +35,8 @@ export interface HttpApiEventV2 {
     time: string;
     timeEpoch: number;
   };
-  body: string;
+  /** absent for a request without a body, as API Gateway sends it */
+  body?: string;
   isBase64Encoded: boolean;
 }
 
@@ -70,7 +71,8 @@ export interface HttpApiEventV1 {
   };
   pathParameters: { proxy: string };
   stageVariables: null;
-  body: string;
+  /** null for a request without a body, as API Gateway sends it */
+  body: string | null;
   isBase64Encoded: boolean;
 }
 
@@ -95,12 +97,11 @@ export function apiGatewayTime(epochMs: number): string {
   return `${date}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 }
 
-/** The headers API Gateway passes for a JSON POST of `text`. */
-function requestHeaders(text: string): Record<string, string> {
+/** The headers API Gateway passes for a request with the JSON text `text` (none: no content headers). */
+function requestHeaders(text: string | undefined): Record<string, string> {
   return {
     accept: 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    'content-type': 'application/json',
+    ...(text === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)), 'content-type': 'application/json' }),
     host: API_DOMAIN,
     'user-agent': USER_AGENT,
     'x-forwarded-for': '127.0.0.1',
@@ -109,9 +110,12 @@ function requestHeaders(text: string): Record<string, string> {
   };
 }
 
-/** A payload format 1.0 event for `POST <path>` carrying `body` as JSON, from the route `POST /{proxy+}`. */
-export function restApiEvent(path: string, body: unknown, options: EventOptions = {}): HttpApiEventV1 {
-  const text = JSON.stringify(body);
+/**
+ * A payload format 1.0 event for `<method> <path>` (POST by default) carrying `body` as JSON, from the
+ * route `POST /{proxy+}`; a request without a body (`undefined`) has a null body and no content headers.
+ */
+export function restApiEvent(path: string, body: unknown, options: EventOptions = {}, method = 'POST'): HttpApiEventV1 {
+  const text = body === undefined ? undefined : JSON.stringify(body);
   const timeEpoch = options.timeEpoch ?? Date.now();
   const headers = requestHeaders(text);
   const requestId = options.requestId ?? randomUUID();
@@ -119,7 +123,7 @@ export function restApiEvent(path: string, body: unknown, options: EventOptions 
     version: '1.0',
     resource: '/{proxy+}',
     path,
-    httpMethod: 'POST',
+    httpMethod: method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
     queryStringParameters: null,
@@ -130,7 +134,7 @@ export function restApiEvent(path: string, body: unknown, options: EventOptions 
       domainName: API_DOMAIN,
       domainPrefix: API_ID,
       extendedRequestId: requestId,
-      httpMethod: 'POST',
+      httpMethod: method,
       identity: { sourceIp: '127.0.0.1', userAgent: USER_AGENT },
       path,
       protocol: 'HTTP/1.1',
@@ -143,14 +147,17 @@ export function restApiEvent(path: string, body: unknown, options: EventOptions 
     },
     pathParameters: { proxy: path.replace(/^\//, '') },
     stageVariables: null,
-    body: text,
+    body: text ?? null,
     isBase64Encoded: false,
   };
 }
 
-/** An HTTP API (payload 2.0) event for `POST <path>` carrying `body` as JSON. */
-export function httpApiEvent(path: string, body: unknown, options: EventOptions = {}): HttpApiEventV2 {
-  const text = JSON.stringify(body);
+/**
+ * An HTTP API (payload 2.0) event for `<method> <path>` (POST by default) carrying `body` as JSON;
+ * a request without a body (`undefined`, a GET) has no body and no content headers.
+ */
+export function httpApiEvent(path: string, body: unknown, options: EventOptions = {}, method = 'POST'): HttpApiEventV2 {
+  const text = body === undefined ? undefined : JSON.stringify(body);
   const timeEpoch = options.timeEpoch ?? Date.now();
   return {
     version: '2.0',
@@ -163,21 +170,28 @@ export function httpApiEvent(path: string, body: unknown, options: EventOptions 
       apiId: API_ID,
       domainName: API_DOMAIN,
       domainPrefix: API_ID,
-      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: USER_AGENT },
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: USER_AGENT },
       requestId: options.requestId ?? randomUUID(),
       routeKey: '$default',
       stage: '$default',
       time: apiGatewayTime(timeEpoch),
       timeEpoch,
     },
-    body: text,
+    ...(text === undefined ? {} : { body: text }),
     isBase64Encoded: false,
   };
 }
 
-/** The event for `POST <path>` in the given payload format (default 2.0). */
-export function lambdaEvent(path: string, body: unknown, options: EventOptions = {}): LambdaHttpEvent {
-  return (options.format ?? DEFAULT_EVENT_FORMAT) === '1.0' ? restApiEvent(path, body, options) : httpApiEvent(path, body, options);
+/** The event for `<method> <path>` (POST by default) in the given payload format (default 2.0). */
+export function lambdaEvent(path: string, body: unknown, options: EventOptions = {}, method = 'POST'): LambdaHttpEvent {
+  return (options.format ?? DEFAULT_EVENT_FORMAT) === '1.0'
+    ? restApiEvent(path, body, options, method)
+    : httpApiEvent(path, body, options, method);
+}
+
+/** The event of one request of the runner to a route (routes.ts), in the runner's method and path. */
+export function requestEvent(request: RouteRequest, options: EventOptions = {}): LambdaHttpEvent {
+  return lambdaEvent(request.path, request.body, options, request.method);
 }
 
 /** The event for route i of the contract. */

@@ -10,8 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
-import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
+import type { RouteRequest } from '../../../generators/contract.ts';
+import { requestEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
@@ -33,6 +33,7 @@ import {
   type Target,
   type TargetSample,
 } from './target.ts';
+import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 
 export { DEFAULT_LAMBDA_MEMORY_MB };
 /** A posted error as one line: Lambda's `errorType: errorMessage` when it has that shape, else its JSON. */
@@ -79,11 +80,12 @@ export function billedMs(initMs: number, durationMs: number): number {
   return Math.ceil(initMs) + Math.ceil(durationMs);
 }
 
-async function checkInvalid(api: RuntimeApi, io: SampleIO): Promise<InvalidBodyCheck> {
-  const last = io.cell.routes - 1;
+async function checkInvalid(api: RuntimeApi, io: SampleIO, routes: CellRoutes): Promise<InvalidBodyCheck | undefined> {
+  const request = routes.invalid();
+  if (!request) return undefined;
   try {
     const outcome = await io.whileAlive(
-      api.invoke(routeEvent(last, io.contract.invalidBody(last), { format: io.contract.eventFormat })).outcome,
+      api.invoke(requestEvent(request, { format: io.contract.eventFormat })).outcome,
       'the invalid-body answer',
     );
     const answer = answerOf(outcome, 'invalid body check');
@@ -92,6 +94,13 @@ async function checkInvalid(api: RuntimeApi, io: SampleIO): Promise<InvalidBodyC
   } catch (error) {
     return { ok: false, reason: `invalid body check: ${(error as Error).message}` };
   }
+}
+
+/** One event through the Runtime API, its answer on the runner's clock (handed out → response). */
+async function invokeRoute(api: RuntimeApi, io: SampleIO, request: RouteRequest, what: string): Promise<RouteAnswer> {
+  const outcome = await io.whileAlive(api.invoke(requestEvent(request, { format: io.contract.eventFormat })).outcome, what);
+  const answer = answerOf(outcome, `${request.method} ${request.path}`);
+  return { status: answer.status, body: answer.body, sentAt: answer.handedOutAt, at: answer.at };
 }
 
 function parseReady(text: string): LambdaReadyLine {
@@ -105,20 +114,12 @@ function parseReady(text: string): LambdaReadyLine {
   return line;
 }
 
-/** The first invocation of a generated handler: the event for its last route, the contract's answer. */
-async function contractAnswer(api: RuntimeApi, io: SampleIO): Promise<{ at: number; handedOutAt: number }> {
-  const { cell, contract } = io;
-  const last = cell.routes - 1;
-  const event = routeEvent(last, contract.validBody(last, PROBE_NAME), { format: contract.eventFormat });
-  const outcome = await io.whileAlive(api.invoke(event).outcome, 'its first response');
-  const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  const correct = contract.accepts
-    ? contract.accepts(answer.status, answer.body, last, PROBE_NAME)
-    : answer.status === 200 && isExpectedAnswer(answer.body, last, PROBE_NAME);
-  if (!correct) {
-    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
-  }
-  return answer;
+/** The first invocation of a generated handler: the event for the last route of its table, the expected answer. */
+async function contractAnswer(api: RuntimeApi, io: SampleIO, routes: CellRoutes): Promise<{ at: number; handedOutAt: number }> {
+  const last = routes.last;
+  const answer = await invokeRoute(api, io, routes.request(last), 'its first response');
+  routes.check(last, answer);
+  return { at: answer.at, handedOutAt: answer.sentAt };
 }
 
 /** The first invocation of the user's handler: its event, the expected status and body pattern. */
@@ -159,7 +160,9 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   // the invocation's own CPU time, read from outside the child (for the CPU share model)
   const cpuAtInit = processCpuMs(io.pid);
   await io.endOfInit();
-  const answer = io.app ? await appAnswer(api, io, io.app) : await contractAnswer(api, io);
+  // a generated handler answers its route table; the user's own handler its one event
+  const routes = io.app ? undefined : new CellRoutes(io.cell, io.contract);
+  const answer = routes ? await contractAnswer(api, io, routes) : await appAnswer(api, io, io.app!);
   const cpuAtAnswer = processCpuMs(io.pid);
   const init = initEnd - io.spawnAt;
   const firstResponse = answer.at - io.spawnAt;
@@ -188,7 +191,13 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   } else {
     measured = { marks: { init, firstResponse }, lambda };
   }
-  if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(api, io);
+  if (!routes) return measured;
+  const hits = await routes.firstHits(io.firstHits, io.spawnAt, (next, what) => invokeRoute(api, io, next, what));
+  if (hits) measured.firstHits = hits;
+  if (io.checkInvalidBody) {
+    const invalid = await checkInvalid(api, io, routes);
+    if (invalid) measured.invalidBody = invalid;
+  }
   return measured;
 }
 
@@ -204,6 +213,7 @@ export const lambdaTarget: Target = {
     const handlerExport = app?.exportName ?? 'handler';
     return {
       env: {
+        ...app?.env,
         ...lambdaEnvironment(api.address, {
           functionName: name,
           memoryMb: memorySizeMB,
