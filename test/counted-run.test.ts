@@ -6,9 +6,10 @@
  * refused; the shards of a run merged equal the unsharded run's cells.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { SyntaxValidator } from 'fast-xml-validator';
 import { contractOf } from '../generators/contract.ts';
 import { cellKey, makeCell } from '../metrics/core/cell.ts';
 import { INSTRUCTION_MARKS, readSamples } from '../metrics/core/samples.ts';
@@ -54,7 +55,9 @@ describe('a counted run of node-http', { skip }, () => {
     const summary = readFileSync(path.join(dir, 'summary.md'), 'utf8');
     assert.match(summary, /## Instructions \(counted cells\)/);
     assert.match(summary, /\| 1-startup-node-http-routes\.js \[measure=instructions\] \|( [\d.,]+ \|){6} 0\.\d{3} % \(2\) \|/);
-    assert.ok(existsSync(path.join(dir, 'chart-phases-instructions.svg')));
+    const chart = readFileSync(path.join(dir, 'chart-phases-instructions.svg'), 'utf8');
+    assert.doesNotThrow(() => SyntaxValidator.validate(chart), 'not well-formed XML');
+    assert.match(chart, /route registration/);
     assert.match(readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n')[0]!, /instructions_total_median/);
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { countFlags: string[] } };
     assert.deepEqual(meta.options.countFlags, ['--predictable', '--hash-seed=1', '--random-seed=1']);
