@@ -13,6 +13,14 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
   return parseLoadSummary((meta as { load?: unknown } | undefined)?.load);
 }
 
+/** What a run with counted cells did with them, for the Method line; empty for other runs. */
+function countedMethod(options: Record<string, unknown>): string {
+  const measures = options.measures;
+  if (!Array.isArray(measures) || !measures.includes('instructions')) return '';
+  const only = measures.length === 1 ? ' (timed samples and warm-up apply to no cell)' : '';
+  return `; counted cells: ${String(options.countSamples ?? 1)} sample(s) each, no warm-up, ${String(options.jobs ?? 1)} at a time${only}`;
+}
+
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';
   const m = meta.machine;
@@ -31,7 +39,8 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Runtime:** ${runtimes || 'unknown'} (runner: node \`${meta.runner.node}\`)`,
     `- **Run:** ${meta.startedAt}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
     `- **Method:** \`${meta.command}\` ` +
-      `(samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)})`,
+      `(samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)}` +
+      `${countedMethod(meta.options)})`,
     `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.join(', ')}; ` +
       `not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
