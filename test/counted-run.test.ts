@@ -1,7 +1,7 @@
 /**
  * Counted runs for real (valgrind; skipped with the reason when it is absent): a node-http cell
  * counted twice has every phase, in order, and its two counts agree within the README's stated
- * spread (0.1 %); a copy of the generated file that answers wrongly fails its counted sample with no
+ * spread (0.1 %); a Lambda cell's INIT is cut at its first GET next; a copy of the generated file that answers wrongly fails its counted sample with no
  * counts; without valgrind the mode is a one-line error and exit 2; --jobs beside timed cells is
  * refused; the shards of a run merged equal the unsharded run's cells.
  */
@@ -87,6 +87,22 @@ describe('a counted run of node-http', { skip }, () => {
     assert.equal(sample.ok, false);
     assert.match(sample.error!, /wrong answer from POST \/route-0/);
     assert.equal(sample.instructions, undefined);
+  });
+});
+
+describe('a counted Lambda cell', { skip }, () => {
+  it('cuts INIT at its first GET next (through vgdb): start < imported < startup < init < firstResponse', () => {
+    const dir = path.join(tempDir('coldstart-counted-lambda-'), 'run');
+    const result = runCli(['run', '-f', 'node-http', '-r', '1', '--target', 'lambda', '--measure', 'instructions', '--out', dir], {
+      timeoutMs: 300_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    const [sample] = readSamples(path.join(dir, 'samples.jsonl'));
+    assert.ok(sample?.ok, sample?.error);
+    const counts = sample.instructions!;
+    assert.equal(counts.listen, undefined);
+    const marks = [counts.start, counts.imported, counts.startup, counts.init, counts.firstResponse];
+    for (let i = 1; i < marks.length; i++) assert.ok(marks[i]! > marks[i - 1]!, JSON.stringify(counts));
   });
 });
 
