@@ -12,12 +12,14 @@ import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
+import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
 import { registerRunCommand } from './run.ts';
 
 const COMMANDS: ((program: Command) => void)[] = [
   registerRunCommand,
+  registerMeasureCommand,
   registerGenerateCommand,
   registerReportCommand,
   registerHyperfineCommand,

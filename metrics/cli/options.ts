@@ -200,18 +200,23 @@ export function precisionOf(opts: Record<string, unknown>): PrecisionSettings {
   });
 }
 
-/** `--target`: how the files run (a comma list), and `--lambda-memory`: the memory sizes to run them at. */
+/** `--target`: how the files run (a comma list), and the memory sizes to run them at (addLimitOptions). */
 export function addTargetOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--target <list>',
-        `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, ` +
-          "or a handler behind the framework's Lambda adapter under a Runtime API the runner plays",
-      )
-        .default(['server'], 'server')
-        .argParser(parseChoiceList('--target', TARGETS)),
+  command.addOption(
+    new Option(
+      '--target <list>',
+      `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, ` +
+        "or a handler behind the framework's Lambda adapter under a Runtime API the runner plays",
     )
+      .default(['server'], 'server')
+      .argParser(parseChoiceList('--target', TARGETS)),
+  );
+  return addLimitOptions(command);
+}
+
+/** `--lambda-memory`: the memory sizes to run at, with `--init-cpus` and `--cpu-period`. */
+export function addLimitOptions(command: Command): Command {
+  return command
     .addOption(
       new Option(
         '--lambda-memory <list>',
@@ -231,6 +236,14 @@ export function addTargetOptions(command: Command): Command {
         .default(DEFAULT_CPU_PERIOD_US / 1000)
         .argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
     );
+}
+
+/** `--attribute`: one more, unrecorded run per cell under the CPU profiler, its time attributed to packages. */
+export function addAttributeOption(command: Command): Command {
+  return command.option(
+    '--attribute',
+    'after the samples, one unrecorded run per cell with --cpu-prof: where its cold start goes, by npm package (attribution.md)',
+  );
 }
 
 export interface LimitOptions {

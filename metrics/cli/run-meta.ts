@@ -63,6 +63,8 @@ export function runMeta(
       seed: options.seed,
       ...costMetaOptions(options.cost),
       targets: options.targets ?? ['server'],
+      ...(options.apps ? { apps: options.apps } : {}),
+      ...(options.attribute ? { attribute: true } : {}),
       ...(options.memories ? { lambdaMemory: options.memories } : {}),
       ...(limits
         ? {

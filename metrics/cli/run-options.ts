@@ -1,7 +1,8 @@
 /** What `run` is asked for: the cells (selection, targets, memory sizes, levers) and how to sample them. */
 import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
-import type { CellOptions } from '../plan/cells.ts';
+import type { AppSpec } from '../core/app.ts';
+import type { CellOptions, PreparedCells } from '../plan/cells.ts';
 import type { Order } from '../plan/order.ts';
 import type { Shard } from './count-options.ts';
 import type { LimitOptions } from './options.ts';
@@ -24,6 +25,11 @@ export interface RunOptions extends CellOptions {
   cost?: CostOptions;
   /** with memory sizes: the INIT CPU and the quota period */
   limits?: LimitOptions;
+  /** `measure`: the user's apps (recorded in meta.json) and how their cells are prepared instead of generated ones */
+  apps?: AppSpec[];
+  prepare?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<PreparedCells>;
+  /** --attribute: one more, unrecorded, profiled run per cell, attributed to packages (attribution.json) */
+  attribute?: boolean;
   /** samples per counted cell (default 1) */
   countSamples?: number;
   /** runs in flight at once (counted cells only); undefined: the cores when every cell is counted, else 1 */

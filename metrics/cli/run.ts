@@ -22,11 +22,13 @@ import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
+import { writeAttribution } from '../core/attribution-file.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { childEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
 import { measurePlannedRun, resolveLimits } from '../measure/planned-run.ts';
+import { attributeCells, PROFILE_METHOD } from '../measure/profile.ts';
 import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
 import { findCountTools, NO_VALGRIND } from '../measure/counting.ts';
@@ -34,6 +36,7 @@ import { prepareCells } from '../plan/cells.ts';
 import { buildPlan, isCounted, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
+  addAttributeOption,
   addCostOptions,
   addExportOptions,
   addLeverOptions,
@@ -69,8 +72,10 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   const limits = resolveLimits(options.memories, options.limits);
   const counting = options.measures?.includes('instructions') ? findCountTools(process.env.PATH) : undefined;
   if (options.measures?.includes('instructions') && !counting) throw new UsageError(NO_VALGRIND);
+  // `measure` brings its own cells (the user's apps); `run` generates them
+  const prepare = options.prepare ?? ((env: NodeJS.ProcessEnv) => prepareCells(options, env, log));
   const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, async () => {
-    const all = await prepareCells(options, environment.env, log);
+    const all = await prepare(environment.env, log);
     const cells = shardCells(all.cells, options.shard);
     return { ...all, cells, jobs: resolveJobs(options.jobs, cells) };
   });
@@ -152,6 +157,11 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       );
       await session.each(next, step);
     }
+    // --attribute: one more, unrecorded, profiled run per cell
+    if (options.attribute && !session.interrupted) {
+      const attributed = await attributeCells(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
+      writeAttribution(dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
+    }
   } finally {
     limitsGuard?.dispose();
     meta.load = load.stop();
@@ -195,6 +205,7 @@ export function registerRunCommand(program: Command): void {
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
+  addAttributeOption(command);
   addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addExportOptions(command);
@@ -214,6 +225,7 @@ export function registerRunCommand(program: Command): void {
       levers: leverListsOf(opts),
       targets: opts.target as Target[],
       limits: limitOptionsOf(opts),
+      attribute: opts.attribute === true,
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
       ...countOptionsOf(opts),
     });

@@ -23,6 +23,11 @@ export interface Cell {
   target: string;
   /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
   memory: number;
+  /**
+   * where the file comes from: `generated` (a file coldstart generated for framework × N) or `app`
+   * (the user's own entry or handler, measured with `measure`: `framework` is its name, routes 1)
+   */
+  source: string;
   /** how it is measured: `time` (wall and CPU time) or `instructions` (counted under valgrind) */
   measure: string;
 }
@@ -38,6 +43,7 @@ export const CELL_DIMENSIONS = [
   'runtime',
   'build',
   'compileCache',
+  'source',
 ] as const satisfies readonly (keyof Cell)[];
 export type Dimension = (typeof CELL_DIMENSIONS)[number];
 
@@ -49,6 +55,7 @@ export const DIMENSION_DEFAULTS = {
   compileCache: 'off',
   target: 'server',
   memory: 0,
+  source: 'generated',
   measure: 'time',
 } as const;
 
@@ -56,7 +63,7 @@ export const DIMENSION_DEFAULTS = {
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure', 'source'] as const satisfies readonly Dimension[];
 type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
@@ -77,6 +84,7 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
     compileCache: fields.compileCache ?? DIMENSION_DEFAULTS.compileCache,
     target: fields.target ?? DIMENSION_DEFAULTS.target,
     memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
+    source: fields.source ?? DIMENSION_DEFAULTS.source,
     measure: fields.measure ?? DIMENSION_DEFAULTS.measure,
   };
 }
@@ -88,10 +96,17 @@ export function cellKey(cell: Cell): string {
   return [...base, ...extra].join('|');
 }
 
-/** The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the Lambda file). */
+/**
+ * The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the
+ * Lambda file); for the user's own app (`source` app), `app:<name>` (`lambda/app:<name>` for a handler).
+ */
 export function cellFile(cell: Cell): string {
+  if (cell.source === APP_SOURCE) return `${cell.target === 'lambda' ? 'lambda/' : ''}app:${cell.framework}`;
   return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda');
 }
+
+/** The `source` of a cell measured from the user's own entry or handler. */
+export const APP_SOURCE = 'app';
 
 export function cellFilePath(cell: Cell): string {
   return path.join(GENERATED_DIR, cellFile(cell));
@@ -100,6 +115,7 @@ export function cellFilePath(cell: Cell): string {
 /** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
 export function cellLabel(cell: Cell): string {
   // a local Lambda cell's file (lambda/…) already says its target
+  // (`source` too: an app's label starts with `app:`)
   const extras = (['target', 'memory', 'measure', 'runtime', 'build', 'compileCache'] as const)
     .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
     .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
@@ -140,6 +156,7 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
     ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
+    ...(typeof v.source === 'string' ? { source: v.source } : {}),
     ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),
   });
 }

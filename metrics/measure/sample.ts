@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { PROTOCOL_PREFIX } from '../../generators/probe.ts';
 import type { Contract } from '../../generators/types.ts';
+import type { AppSpec } from '../core/app.ts';
 import type { Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import type { Launch } from '../plan/launch.ts';
@@ -27,6 +28,10 @@ export interface SampleRequest {
   checkInvalidBody: boolean;
   /** how the child runs and is asked (default: the HTTP server target) */
   target?: Target;
+  /** the file the child runs (default: the launch's last argument) */
+  file?: string;
+  /** the user's own app (`measure`): how it is asked and what it must answer */
+  app?: AppSpec;
   /** how many times slower than usual the child runs (under valgrind): scales the short waits for optional lines */
   slowdown?: number;
 }
@@ -200,7 +205,8 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const target = request.target ?? serverTarget;
   const at = new Date().toISOString();
   const record: SampleRecord = { cell, phase: request.phase, index: request.index, ok: false, durationMs: 0, at };
-  const targetSample = await target.open({ cell, file: request.launch.args.at(-1) ?? '' });
+  const file = request.file ?? request.launch.args.at(-1) ?? '';
+  const targetSample = await target.open({ cell, file, ...(request.app ? { app: request.app } : {}) });
   let stderr = '';
   const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env } };
   const launch = hooks.wrap ? hooks.wrap(base) : base;
@@ -223,6 +229,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const io: SampleIO = {
     cell,
     contract: request.contract,
+    ...(request.app ? { app: request.app } : {}),
     checkInvalidBody: request.checkInvalidBody,
     spawnAt,
     pid: child.pid,

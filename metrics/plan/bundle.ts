@@ -18,6 +18,11 @@ export function bundlePath(relative: string, target: string): string {
   return path.join(BUNDLE_DIR, target, relative);
 }
 
+/** esbuild's metafile of a bundle: its inputs and the bytes each put into it. */
+export function bundleMetaPath(output: string): string {
+  return `${output}.meta.json`;
+}
+
 export type BundleOutcome = { ok: true; file: string; built: boolean } | { ok: false; error: string };
 
 /**
@@ -34,6 +39,8 @@ function bundleOptions(input: string, output: string, target: string): BuildOpti
     ...(target === 'bun' ? { target: 'esnext', conditions: ['bun'] } : { target }),
     minify: false,
     sourcemap: false,
+    // what each input put into the bundle (bytes per package for --attribute): written beside it
+    metafile: true,
     write: true,
     logLevel: 'silent',
     absWorkingDir: PROJECT_ROOT,
@@ -86,7 +93,8 @@ export async function bundleFile(input: string, output: string, target: string):
   rmSync(keyFile, { force: true });
   mkdirSync(path.dirname(output), { recursive: true });
   try {
-    await build(options);
+    const result = await build(options);
+    writeFileSync(bundleMetaPath(output), JSON.stringify(result.metafile));
   } catch (error) {
     rmSync(output, { force: true });
     return { ok: false, error: bundleErrorLine(error) };

@@ -7,6 +7,7 @@ import { contractOf } from '../../generators/contract.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
+import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
 import { DEFAULT_LEVERS, prepareLevers, type BlockedCell, type CompileCache, type LeverLists, type PreparedLevers } from './levers.ts';
@@ -47,6 +48,8 @@ export interface PlannedCell {
   contract: Contract;
   /** its server must reject an invalid body with 4xx */
   validates: boolean;
+  /** the user's own app (`measure`): how it is asked and what it must answer (absent for generated files) */
+  app?: AppSpec;
 }
 
 export interface PreparedCells {

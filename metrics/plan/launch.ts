@@ -15,6 +15,12 @@ export interface CellLaunch {
   /** the file it runs: the generated file or its bundle */
   file: string;
   compileCache: CompileCache;
+  /** runtime options before the file (the user's app: the preload) */
+  preArgs?: string[];
+  /** arguments after the file (the user's app: its own command line) */
+  args?: string[];
+  /** the folder it runs in, when not the run's scratch folder (the user's app: its own) */
+  cwd?: string;
 }
 
 /** A process to start. */
@@ -35,5 +41,5 @@ export function launchOf(cell: CellLaunch, cwd: string, env: NodeJS.ProcessEnv, 
     if (!cacheDir) throw new Error(`a ${cell.compileCache} compile cache cell needs a cache directory`);
     childEnv[COMPILE_CACHE_ENV] = cacheDir;
   }
-  return { command: cell.command, args: [cell.file], cwd, env: childEnv };
+  return { command: cell.command, args: [...(cell.preArgs ?? []), cell.file, ...(cell.args ?? [])], cwd: cell.cwd ?? cwd, env: childEnv };
 }

@@ -12,6 +12,14 @@ import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
 import { readMeta } from '../core/meta.ts';
 import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import {
+  ATTRIBUTION_CHART,
+  ATTRIBUTION_MD,
+  attributionChart,
+  attributionMarkdown,
+  attributionSection,
+  hasAttribution,
+} from './attribution.ts';
 import { curveChart, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
 import { costSection } from './cost-table.ts';
@@ -50,6 +58,9 @@ export const OUTPUTS: Output[] = [
   { section: costSection },
   // --samples auto: the samples each cell took and the precision it reached
   { section: precisionSection },
+  // --attribute: where each cell's cold start goes, by package (from attribution.json)
+  { file: ATTRIBUTION_MD, when: hasAttribution, render: attributionMarkdown, section: attributionSection },
+  { file: ATTRIBUTION_CHART, when: hasAttribution, render: attributionChart },
   // counted cells: instructions per phase, beside the timed CPU and wall time, and their phase chart
   { file: INSTRUCTIONS_CHART, when: hasCounts, render: instructionsChart, section: instructionsSection },
   // a run joined by `merge`: the part each cell came from and its machine

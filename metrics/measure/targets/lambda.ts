@@ -13,7 +13,10 @@ import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.t
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
+import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
+import type { AppSpec } from '../../core/app.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
+import { answerProblem, lambdaAnswer } from '../app-answer.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
 import {
@@ -28,6 +31,15 @@ import {
 
 /** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
 export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
+/** A posted error as one line: Lambda's `errorType: errorMessage` when it has that shape, else its JSON. */
+function errorText(error: unknown): string {
+  if (error !== null && typeof error === 'object') {
+    const { errorType, errorMessage } = error as Record<string, unknown>;
+    if (typeof errorMessage === 'string') return oneLine(`${typeof errorType === 'string' ? `${errorType}: ` : ''}${errorMessage}`, 200);
+  }
+  return oneLine(JSON.stringify(error), 160);
+}
+
 /** What an invocation's outcome means for the sample: the handler's answer, or a one-line failure. */
 function answerOf(outcome: InvocationOutcome, what: string): { status: number; body: unknown; at: number; handedOutAt: number } {
   switch (outcome.kind) {
@@ -37,9 +49,9 @@ function answerOf(outcome: InvocationOutcome, what: string): { status: number; b
       return { status: answer.status, body: answer.body, at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
     }
     case 'invocationError':
-      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${oneLine(JSON.stringify(outcome.error), 160)})`);
+      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${errorText(outcome.error)})`);
     case 'initError':
-      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${oneLine(JSON.stringify(outcome.error), 160)})`);
+      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${errorText(outcome.error)})`);
     case 'rejected':
       throw new SampleFailure(`${what}: the child broke the Runtime API protocol (${outcome.reason})`);
     case 'closed':
@@ -86,8 +98,30 @@ function parseReady(text: string): LambdaReadyLine {
   return line;
 }
 
-async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
+/** The first invocation of a generated handler: the event for its last route, the contract's answer. */
+async function contractAnswer(api: RuntimeApi, io: SampleIO): Promise<{ at: number; handedOutAt: number }> {
   const { cell, contract } = io;
+  const last = cell.routes - 1;
+  const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
+  const answer = answerOf(outcome, `POST ${routePath(last)}`);
+  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
+    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
+  }
+  return answer;
+}
+
+/** The first invocation of the user's handler: its event, the expected status and body pattern. */
+async function appAnswer(api: RuntimeApi, io: SampleIO, app: AppSpec): Promise<{ at: number; handedOutAt: number }> {
+  const outcome = await io.whileAlive(api.invoke(app.event ?? {}).outcome, 'its first response');
+  // anything but a response fails the sample with answerOf's reason
+  if (outcome.kind !== 'response') return answerOf(outcome, 'the event');
+  const answer = lambdaAnswer(outcome.body);
+  const problem = answerProblem('the event', app.expect, answer.status, answer.body);
+  if (problem) throw new SampleFailure(problem);
+  return { at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
+}
+
+async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
   // the probe prints its ready line just before its first `next`; INIT ends at that `next`
   let readyText: string;
   try {
@@ -96,19 +130,14 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     // a module that failed while loading posted /runtime/init/error before it exited: say that
     const initError = api.records.find((r) => r.kind === 'initError');
     if (initError?.kind === 'initError') {
-      throw new SampleFailure(`the module failed during INIT (${initError.errorType}: ${oneLine(JSON.stringify(initError.error), 160)})`);
+      throw new SampleFailure(`the module failed during INIT (${initError.errorType}: ${errorText(initError.error)})`);
     }
     throw error;
   }
   const ready = parseReady(readyText);
   const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
   await io.endOfInit();
-  const last = cell.routes - 1;
-  const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
-  const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
-    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
-  }
+  const answer = io.app ? await appAnswer(api, io, io.app) : await contractAnswer(api, io);
   // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
   const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, answer.at - io.spawnAt);
@@ -136,18 +165,24 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
 
 export const lambdaTarget: Target = {
   name: 'lambda',
-  async open({ cell, file }): Promise<TargetSample> {
+  async open({ cell, file, app }): Promise<TargetSample> {
     // the name the packaging step gives the same cell's function on AWS
     const name = functionName(cell);
     const memorySizeMB = cell.memory || DEFAULT_LAMBDA_MEMORY_MB;
     const api = await startRuntimeApi({ functionName: name });
+    // the user's handler (`measure`): coldstart's bootstrap runs, and requires the handler named here
+    const handlerFile = app?.file ?? file;
+    const handlerExport = app?.exportName ?? 'handler';
     return {
-      env: lambdaEnvironment(api.address, {
-        functionName: name,
-        memoryMb: memorySizeMB,
-        handler: `${path.basename(file, '.js')}.handler`,
-        taskRoot: path.dirname(file),
-      }),
+      env: {
+        ...lambdaEnvironment(api.address, {
+          functionName: name,
+          memoryMb: memorySizeMB,
+          handler: `${path.basename(handlerFile, path.extname(handlerFile))}.${handlerExport}`,
+          taskRoot: path.dirname(handlerFile),
+        }),
+        ...(app ? { [HANDLER_FILE_ENV]: app.file, [HANDLER_EXPORT_ENV]: handlerExport } : {}),
+      },
       measure: (io) => measure(api, io, memorySizeMB),
       close: () => api.close(),
     };

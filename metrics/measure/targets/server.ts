@@ -15,21 +15,30 @@ import {
   type ChildMark,
 } from '../../../generators/probe.ts';
 import type { Contract } from '../../../generators/types.ts';
+import { APP_LINE_SOURCE } from '../../../generators/app-probe.ts';
+import type { AppSpec } from '../../core/app.ts';
 import type { Cell } from '../../core/cell.ts';
 import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
+import { answerProblem, connectHost, freePort, httpRequest, requestText } from '../app-answer.ts';
 import { oneLine } from '../text.ts';
 import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
 
 interface Ready {
   timeOrigin: number;
-  marks: Record<ChildMark, number>;
+  /** `imported` and `startup` are absent from the user's app (the preload sees only start and listen) */
+  marks: { start: number; listen: number } & Partial<Record<ChildMark, number>>;
   /** CPU ms at the marks the child reported (protocol v2); empty for v1 */
   cpu: CpuMarks;
   port: number;
+  /** the address it listens on (the preload reports it; generated files listen on 127.0.0.1) */
+  address?: string;
   rss: number;
   heapUsed: number;
   runtime: string;
 }
+
+/** The marks a ready line may leave out: the user's app (`source: "app"`, from the preload) has no import or route marks. */
+const APP_OPTIONAL_MARKS: readonly ChildMark[] = ['imported', 'startup'];
 
 /** What the child reports once its first answer is written. */
 export interface AfterLine {
@@ -80,16 +89,22 @@ export function parseReadyLine(text: string): Ready {
   const v = value as Partial<Ready> & { cpu?: unknown };
   if (!isFiniteNumber(v.timeOrigin)) throw new SampleFailure('ready line has no timeOrigin');
   const marks = v.marks as Record<string, unknown> | undefined;
+  const fromApp = value.source === APP_LINE_SOURCE;
   let previous = 0;
   for (const name of CHILD_MARKS) {
     const mark = marks?.[name];
+    if (mark === undefined && fromApp && APP_OPTIONAL_MARKS.includes(name)) continue;
     if (!isFiniteNumber(mark)) throw new SampleFailure(`ready line has no "${name}" mark`);
     if (mark < previous) throw new SampleFailure(`ready line marks are out of order at "${name}"`);
     previous = mark;
   }
   if (typeof v.port !== 'number' || !Number.isInteger(v.port) || v.port < 1 || v.port > 65535) {
+    if (fromApp && value.port === null) {
+      throw new SampleFailure(`the app listened on ${oneLine(String(value.address), 120)}, not on a TCP port`);
+    }
     throw new SampleFailure(`ready line has no valid port: ${String(v.port)}`);
   }
+  if (v.address !== undefined && typeof v.address !== 'string') throw new SampleFailure('ready line has an address that is not text');
   if (typeof v.rss !== 'number' || typeof v.heapUsed !== 'number' || typeof v.runtime !== 'string') {
     throw new SampleFailure('ready line lacks rss, heapUsed or runtime');
   }
@@ -159,21 +174,38 @@ async function checkInvalid(port: number, cell: Cell, contract: Contract, timeou
   }
 }
 
-async function measure(io: SampleIO): Promise<Measured> {
+/** The first answer: the contract's last route for a generated file, the user's request for an app. */
+async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number): Promise<Answer> {
+  const { cell, contract, app } = io;
+  if (!app) {
+    const last = cell.routes - 1;
+    const answer = await postJson(ready.port, routePath(last), contract.validBody(last, PROBE_NAME), io.remaining());
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(answer.body);
+    } catch {
+      parsed = undefined;
+    }
+    if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
+      throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
+    }
+    return answer;
+  }
+  if (expectedPort !== 0 && ready.port !== expectedPort) {
+    throw new SampleFailure(`the app listened on port ${ready.port}, not on the PORT=${expectedPort} it was given`);
+  }
+  const request = app.request ?? { method: 'GET', path: '/' };
+  const answer = await httpRequest({ host: connectHost(ready.address), port: ready.port }, request, io.remaining());
+  const problem = answerProblem(requestText(request), app.expect, answer.status, answer.body);
+  if (problem) throw new SampleFailure(problem);
+  return answer;
+}
+
+async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
   const { cell, contract } = io;
-  const ready = parseReadyLine(await io.protocolLine('ready line'));
+  const ready = parseReadyLine(await io.protocolLine(io.app ? 'listening server' : 'ready line'));
   await io.endOfInit();
-  const last = cell.routes - 1;
-  const answer = await postJson(ready.port, routePath(last), contract.validBody(last, PROBE_NAME), io.remaining());
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer.body);
-  } catch {
-    parsed = undefined;
-  }
-  if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
-    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
-  }
+  const answer = await firstAnswer(io, ready, expectedPort);
   // listen is on the child's clock too: moved onto the timeline like the other marks
   const listen = ready.timeOrigin + ready.marks.listen - (performance.timeOrigin + io.spawnAt);
   const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answer.at - io.spawnAt);
@@ -188,7 +220,18 @@ async function measure(io: SampleIO): Promise<Measured> {
   return measured;
 }
 
+/** The port an app is told in PORT: a free one (it must listen there), or 0 (any port it picks). */
+async function appPort(app: AppSpec | undefined): Promise<number> {
+  if (!app || app.port === 0) return 0;
+  return freePort();
+}
+
 export const serverTarget: Target = {
   name: 'server',
-  open: () => Promise.resolve({ env: {}, measure, close: () => Promise.resolve() }),
+  async open({ app }) {
+    const port = await appPort(app);
+    // the app learns its port the way apps do: PORT (and HOST for the ones that read it)
+    const env: Record<string, string> = app ? { PORT: String(port), HOST: '127.0.0.1' } : {};
+    return { env, measure: (io) => measure(io, port), close: () => Promise.resolve() };
+  },
 };

@@ -5,6 +5,7 @@
  * answer and returns the sample's marks. Targets throw SampleFailure for anything the child did wrong.
  */
 import type { Contract } from '../../../generators/types.ts';
+import type { AppSpec } from '../../core/app.ts';
 import type { Cell } from '../../core/cell.ts';
 import { performance } from 'node:perf_hooks';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
@@ -19,6 +20,8 @@ export class SampleFailure extends Error {}
 export interface SampleIO {
   cell: Cell;
   contract: Contract;
+  /** the user's own app (`measure`): its request or event and the answer it must give, instead of the contract's */
+  app?: AppSpec;
   /** also send an invalid body after the timed answer and expect 4xx */
   checkInvalidBody: boolean;
   /** the runner's clock (performance.now()) at the spawn call: the origin of every mark */
@@ -71,14 +74,14 @@ export interface TargetSample {
 export interface Target {
   name: string;
   /** Per sample, before the spawn: `file` is what the child runs (its folder is the task root on Lambda). */
-  open(sample: { cell: Cell; file: string }): Promise<TargetSample>;
+  open(sample: { cell: Cell; file: string; app?: AppSpec }): Promise<TargetSample>;
 }
 
-/** The marks every child reports on its own clock, before it is ready. */
+/** The marks a child reports on its own clock, before it is ready (the user's app, through the preload, only `start`). */
 export interface ChildMarks {
   start: number;
-  imported: number;
-  startup: number;
+  imported?: number;
+  startup?: number;
 }
 
 /**
@@ -98,11 +101,12 @@ export function timelineMarks(
   if (processStart < -5 || ready.at > firstResponse + 5) {
     throw new SampleFailure(`the child's clock disagrees with the runner's (process start at ${processStart.toFixed(1)} ms)`);
   }
+  const { imported, startup } = child.marks;
   return {
     processStart,
     start: onTimeline(child.marks.start),
-    imported: onTimeline(child.marks.imported),
-    startup: onTimeline(child.marks.startup),
+    ...(imported !== undefined ? { imported: onTimeline(imported) } : {}),
+    ...(startup !== undefined ? { startup: onTimeline(startup) } : {}),
     [ready.name]: ready.at,
     firstResponse,
   };

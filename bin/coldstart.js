@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// `npx coldstart <command>` from a checkout: the TypeScript command line, run through tsx.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../metrics/cli/main.ts');
+process.exitCode = await main(process.argv);

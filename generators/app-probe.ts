@@ -1,0 +1,106 @@
+/**
+ * The files coldstart adds around the user's own app (`measure`), so that the app's code is never
+ * touched. Both are the same bytes every time; what changes between apps (the entry, the handler's
+ * file and export) reaches them through the environment, never through generated text.
+ *
+ * - `app/preload.cjs`, loaded with `node --require` before the entry (CommonJS or ESM alike): it
+ *   marks `start`, and hooks `net.Server.prototype.listen`, so the moment ANY server of the app
+ *   emits 'listening' it prints the ready line of the server protocol (probe.ts) with the marks
+ *   `start` and `listen`, the address and port, and once the first HTTP answer is written the
+ *   after-answer line with the CPU time. It loads only `node:net` (which every server loads anyway).
+ *   On SIGTERM, when the app has no SIGTERM handler of its own, it exits normally (so that a
+ *   `--cpu-prof` profile is written).
+ * - `app/lambda-bootstrap.cjs`: the Lambda probe (lambda-probe.ts) followed by a `require` of the
+ *   user's handler file (COLDSTART_HANDLER_FILE; ESM too, through Node's require of ES modules,
+ *   Node >= 20.19) and the export named by COLDSTART_HANDLER_EXPORT: marks `imported` after the
+ *   require and `startup` once the export is checked. A missing file, a missing export or one that
+ *   is not a function fails INIT with a one-line reason (posted to /runtime/init/error).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { LAMBDA_PROBE } from './lambda-probe.ts';
+import { AFTER_FIRST_RESPONSE, PROTOCOL_PREFIX, PROTOCOL_VERSION } from './probe.ts';
+import { GENERATED_DIR } from './write.ts';
+
+/** The variables the Lambda bootstrap reads: the handler's absolute file and its export. */
+export const HANDLER_FILE_ENV = 'COLDSTART_HANDLER_FILE';
+export const HANDLER_EXPORT_ENV = 'COLDSTART_HANDLER_EXPORT';
+/** The `source` the preload's ready line carries. */
+export const APP_LINE_SOURCE = 'app';
+
+export const APP_PRELOAD = `'use strict';
+/* coldstart app preload v${PROTOCOL_VERSION}: loaded with --require before the app's entry; the app is not changed */
+(function () {
+  function cpuMs() { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+  const marks = { start: performance.now() };
+  const cpu = { start: cpuMs() };
+  const net = require('node:net');
+  const prefix = ${JSON.stringify(PROTOCOL_PREFIX)};
+  let reported = false;
+  function line(value) { process.stdout.write(prefix + JSON.stringify(value) + '\\n'); }
+  function report(server) {
+    if (reported) return;
+    reported = true;
+    marks.listen = performance.now();
+    cpu.listen = cpuMs();
+    const address = server.address();
+    const memory = process.memoryUsage();
+    server.once('request', (request, response) => response.once('finish', () => {
+      line({ v: ${PROTOCOL_VERSION}, after: ${JSON.stringify(AFTER_FIRST_RESPONSE)}, cpu: cpuMs(), rss: process.memoryUsage().rss });
+    }));
+    line({
+      v: ${PROTOCOL_VERSION}, source: ${JSON.stringify(APP_LINE_SOURCE)}, timeOrigin: performance.timeOrigin, marks, cpu,
+      port: address !== null && typeof address === 'object' ? address.port : null,
+      address: address !== null && typeof address === 'object' ? address.address : String(address),
+      rss: memory.rss, heapUsed: memory.heapUsed,
+      runtime: process.versions.bun ? 'bun ' + process.versions.bun : 'node ' + process.version, pid: process.pid,
+    });
+  }
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function (...args) {
+    if (!reported) this.once('listening', () => report(this));
+    return listen.apply(this, args);
+  };
+  process.on('SIGTERM', function coldstartTerm() {
+    if (process.listenerCount('SIGTERM') === 1) process.exit(0);
+  });
+})();
+`;
+
+export const APP_LAMBDA_BOOTSTRAP = `// coldstart's bootstrap for a user's Lambda handler: the probe, then the handler. Do not edit.
+'use strict';
+${LAMBDA_PROBE}
+(function () {
+  const file = process.env.${HANDLER_FILE_ENV};
+  const name = process.env.${HANDLER_EXPORT_ENV};
+  const loaded = require(file);
+  __csMark('imported');
+  const value = loaded !== null && (typeof loaded === 'object' || typeof loaded === 'function') ? loaded[name] : undefined;
+  if (value === undefined) {
+    const names = loaded !== null && typeof loaded === 'object' ? Object.keys(loaded).slice(0, 8).join(', ') : '';
+    throw new Error('the handler file exports no "' + name + '"' + (names ? ' (it exports: ' + names + ')' : ''));
+  }
+  if (typeof value !== 'function') throw new Error('the export "' + name + '" is a ' + typeof value + ', not a function');
+  exports.handler = value;
+  __csMark('startup');
+})();
+`;
+
+export const APP_DIR = path.join(GENERATED_DIR, 'app');
+
+/** Write both files under generated/app/ (only when their bytes change); returns their paths. */
+export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap: string } {
+  mkdirSync(dir, { recursive: true });
+  const write = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    let previous: string | undefined;
+    try {
+      previous = readFileSync(file, 'utf8');
+    } catch {
+      previous = undefined;
+    }
+    if (previous !== text) writeFileSync(file, text);
+    return file;
+  };
+  return { preload: write('preload.cjs', APP_PRELOAD), lambdaBootstrap: write('lambda-bootstrap.cjs', APP_LAMBDA_BOOTSTRAP) };
+}

@@ -1,0 +1,217 @@
+/**
+ * `measure` (npm run measure, npx coldstart measure): the cold start of the user's own server entries
+ * and Lambda handlers, through the same run pipeline as `run` (session, sample runner, targets,
+ * limits, levers, every output). Only where the cells come from differs: plan/apps.ts.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
+import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { appNameOf, checkAppFile, checkAppName, prepareAppCells } from '../plan/apps.ts';
+import { ORDERS, type Order } from '../plan/order.ts';
+import {
+  addAttributeOption,
+  addCostOptions,
+  addExportOptions,
+  addLeverOptions,
+  addLimitOptions,
+  addMeasureOptions,
+  addPrecisionOptions,
+  costOptionsOf,
+  exportOf,
+  leverListsOf,
+  limitOptionsOf,
+  precisionOf,
+} from './options.ts';
+import { parseChoice, parseInteger, parseList } from './parse.ts';
+import { runMetrics } from './run.ts';
+import { commandLine, displayPath, writeExport } from './shared.ts';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+/** Where the user typed the command: npm runs scripts in the package's folder and says where it came from in INIT_CWD. */
+export function invocationDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.INIT_CWD ?? process.cwd();
+}
+
+/** `--request 'POST /orders'`: a method and a path starting with /. */
+export function parseRequest(text: string): { method: string; path: string } {
+  const match = /^\s*([A-Za-z]+)\s+(\/\S*)\s*$/.exec(text);
+  const method = match?.[1]?.toUpperCase();
+  if (!match?.[2] || !method || !(METHODS as readonly string[]).includes(method)) {
+    throw new UsageError(`--request: "${text}" is not "METHOD /path" (METHOD one of ${METHODS.join(', ')})`);
+  }
+  return { method, path: match[2] };
+}
+
+function parsePattern(text: string): string {
+  try {
+    new RegExp(text);
+  } catch (error) {
+    throw new UsageError(`--expect-body: ${(error as Error).message}`);
+  }
+  return text;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `--handler FILE.export`: the module (FILE, or FILE.js / .mjs / .cjs as Lambda resolves it) and the export. */
+export function parseHandler(spec: string, base: string): { file: string; exportName: string } {
+  const dot = spec.lastIndexOf('.');
+  const slash = Math.max(spec.lastIndexOf('/'), spec.lastIndexOf(path.sep));
+  if (dot <= slash + 1 || dot === spec.length - 1) throw new UsageError(`--handler: "${spec}" is not FILE.export (e.g. src/index.handler)`);
+  const exportName = spec.slice(dot + 1);
+  if (!/^[A-Za-z_$][\w$]*$/.test(exportName)) throw new UsageError(`--handler: "${exportName}" is not an export name`);
+  const stem = path.resolve(base, spec.slice(0, dot));
+  const file = ['', '.js', '.mjs', '.cjs'].map((ext) => stem + ext).find((candidate) => /\.[cm]?js$/.test(candidate) && isFile(candidate));
+  if (!file) throw new UsageError(`--handler: no module ${displayPath(stem)}(.js|.mjs|.cjs) for "${spec}"`);
+  return { file, exportName };
+}
+
+function isFile(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile();
+}
+
+function readText(option: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${option}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** Every app the options name, in order (entries, then handlers), each checked. */
+export function appsOf(opts: Record<string, unknown>, base = invocationDir()): AppSpec[] {
+  const entries = (opts.entry as string[] | undefined) ?? [];
+  const handlers = (opts.handler as string[] | undefined) ?? [];
+  if (entries.length + handlers.length === 0)
+    throw new UsageError('measure: give a server with --entry FILE or a Lambda handler with --handler FILE.export');
+  const cwd = typeof opts.cwd === 'string' ? path.resolve(base, opts.cwd) : base;
+  const request: AppRequest = { ...parseRequest(opts.request as string) };
+  if (typeof opts.body === 'string') {
+    request.body = readText('--body', path.resolve(base, opts.body));
+    request.contentType = opts.contentType as string;
+  }
+  const expect: AppExpectation = {
+    status: opts.expectStatus as number,
+    ...(typeof opts.expectBody === 'string' ? { bodyPattern: opts.expectBody } : {}),
+  };
+  // the handler specs first: a mistake in one is named before a missing event
+  const modules = handlers.map((spec) => parseHandler(spec, base));
+  let event: unknown;
+  if (handlers.length) {
+    if (typeof opts.event !== 'string') throw new UsageError('--handler needs --event FILE: the JSON event to invoke it with');
+    const text = readText('--event', path.resolve(base, opts.event));
+    try {
+      event = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new UsageError(`--event: ${opts.event} is not JSON (${(error as Error).message})`);
+    }
+  }
+  const apps: AppSpec[] = [
+    ...entries.map((line): AppSpec => {
+      // `FILE ARGS…`: the entry and its own arguments, split at spaces (no shell)
+      const [file = '', ...args] = line.trim().split(/\s+/);
+      const resolved = checkAppFile('--entry', path.resolve(base, file));
+      return {
+        name: appNameOf(resolved),
+        kind: 'server',
+        file: resolved,
+        args,
+        cwd,
+        request,
+        expect,
+        port: opts.port === '0' ? 0 : 'auto',
+      };
+    }),
+    ...modules.map(({ file, exportName }): AppSpec => {
+      return { name: appNameOf(file), kind: 'lambda', file, exportName, args: [], cwd, event, expect, port: 'auto' };
+    }),
+  ];
+  const names = typeof opts.name === 'string' ? parseList('--name', opts.name).map(checkAppName) : [];
+  if (names.length > apps.length) throw new UsageError(`--name: ${names.length} names for ${apps.length} apps`);
+  names.forEach((name, i) => (apps[i]!.name = name));
+  const seen = new Set<string>();
+  for (const app of apps) {
+    if (seen.has(app.name)) throw new UsageError(`two apps are named "${app.name}": name them with --name a,b,…`);
+    seen.add(app.name);
+  }
+  return apps;
+}
+
+export function registerMeasureCommand(program: Command): void {
+  const command = program
+    .command('measure')
+    .description('measure the cold start of your own server entry (--entry) or Lambda handler (--handler), and where it goes by package');
+  command
+    .option('--entry <file>', 'a server entry and its arguments ("dist/server.js --flag"); repeat for several', collect)
+    .option('--handler <file.export>', 'a Lambda handler module and its export (src/index.handler); repeat for several', collect)
+    .option('--name <list>', 'names for the apps in the order given (entries, then handlers); default: from the file names')
+    .option('--request <request>', 'the first request to a server: "METHOD /path"', 'GET /')
+    .option('--body <file>', 'the body of that request, read from FILE')
+    .option('--content-type <type>', 'the content type of --body', 'application/json')
+    .option('--expect-status <n>', 'the status the first answer must have', parseInteger('--expect-status', 100, 599), 200)
+    .option('--expect-body <regex>', "a regular expression the first answer's body must match", parsePattern)
+    .option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON)')
+    .addOption(
+      new Option('--port <port>', 'auto: the app gets a free port in PORT and must listen on it; 0: PORT=0, any port counts')
+        .default('auto')
+        .argParser(parseChoice('--port', ['auto', '0'] as const)),
+    )
+    .option('--cwd <dir>', 'the folder the apps run in (default: where you ran the command)');
+  addMeasureOptions(command, {
+    samples: 'timed samples per app, or auto (rounds until every median is known to --precision)',
+    timeout: 'per-sample limit from spawn to a verified answer',
+    auto: true,
+  });
+  addPrecisionOptions(command);
+  command
+    .addOption(
+      new Option('--order <order>', 'interleaved, sequential or random').default('interleaved').argParser(parseChoice('--order', ORDERS)),
+    )
+    .option('--seed <text>', 'seed for --order random', 'coldstart');
+  addLimitOptions(command);
+  addLeverOptions(command);
+  addCostOptions(command);
+  addAttributeOption(command);
+  command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
+  addExportOptions(command);
+  command.action(async (opts: Record<string, unknown>) => {
+    const apps = appsOf(opts);
+    const result = await runMetrics({
+      frameworks: apps.map((a) => a.name),
+      routes: [1],
+      variants: ['plain'],
+      apps,
+      prepare: (env, log) =>
+        prepareAppCells({ apps, node: opts.node as string, levers: leverListsOf(opts), ...memoriesOf(opts) }, env, log),
+      samples: opts.samples as number | 'auto',
+      precision: precisionOf(opts),
+      warmup: opts.warmup as number,
+      timeoutMs: (opts.timeout as number) * 1000,
+      order: opts.order as Order,
+      seed: opts.seed as string,
+      node: opts.node as string,
+      out: opts.out as string | undefined,
+      command: commandLine(process.argv, 'measure'),
+      cost: costOptionsOf(opts),
+      levers: leverListsOf(opts),
+      targets: [...new Set(apps.map((a) => a.kind))],
+      limits: limitOptionsOf(opts),
+      attribute: opts.attribute === true,
+      ...memoriesOf(opts),
+    });
+    writeExport(exportOf(opts), result.summaries);
+    const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
+    const where = `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
+    process.stdout.write(`${where}${failed ? `; ${failed} failed samples` : ''}\n`);
+    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+  });
+}
+
+function memoriesOf(opts: Record<string, unknown>): { memories?: number[] } {
+  return opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {};
+}

@@ -1,0 +1,48 @@
+/**
+ * The user's own app as `measure` runs it: a server entry or a Lambda handler, and how to ask it
+ * for its first answer. Plain data: the plan builds it from the options, the targets read it, and
+ * meta.json records it.
+ */
+
+/** How the first request is sent to a server app and judged. */
+export interface AppRequest {
+  method: string;
+  /** path and query, starting with / */
+  path: string;
+  /** the body's bytes as text (read from --body FILE), absent for none */
+  body?: string;
+  contentType?: string;
+}
+
+export interface AppExpectation {
+  /** the status the answer must have (a Lambda result without statusCode counts as 200) */
+  status: number;
+  /** a regular expression the answer's body must match (JavaScript syntax) */
+  bodyPattern?: string;
+}
+
+export interface AppSpec {
+  /** its name in cell labels and tables (`framework` of its cells) */
+  name: string;
+  kind: 'server' | 'lambda';
+  /** absolute path of the entry (server) or of the handler's module (lambda) */
+  file: string;
+  /** lambda: the export that is the handler */
+  exportName?: string;
+  /** server: arguments after the entry */
+  args: string[];
+  /** the folder the app runs in */
+  cwd: string;
+  /** server: the first request */
+  request?: AppRequest;
+  /** lambda: the event (any JSON) */
+  event?: unknown;
+  expect: AppExpectation;
+  /** server: `auto` gives the app a free port in PORT and requires it to listen there; 0 sets PORT=0 and takes any port */
+  port: 'auto' | 0;
+}
+
+/** `METHOD /path`: the request as the user wrote it. */
+export function describeRequest(request: AppRequest): string {
+  return `${request.method} ${request.path}`;
+}

@@ -1,0 +1,76 @@
+/**
+ * attribution.json: what `--attribute` found per cell (one unrecorded, profiled run each), kept in the
+ * run folder so that `report` rebuilds attribution.md and its chart from it like every other output.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseCell, type Cell } from './cell.ts';
+
+/* the figures of one profile (analyse/attribution.ts computes them) */
+export interface PackageShare {
+  name: string;
+  selfMs: number;
+  inclusiveMs: number;
+}
+
+export interface ModuleLoad {
+  /** the file, from its package folder on (`fastify/lib/route.js`) or relative to the app */
+  file: string;
+  owner: string;
+  loadMs: number;
+}
+
+export interface Attribution {
+  /** the whole profile: the sum of every sample's time, idle included */
+  profiledMs: number;
+  /** the profile without `(idle)`: what the percentages are of */
+  busyMs: number;
+  samples: number;
+  /** by self time, largest first */
+  packages: PackageShare[];
+  /** the slowest module loads, largest first */
+  modules: ModuleLoad[];
+}
+
+export const ATTRIBUTION_FILE = 'attribution.json';
+
+export interface CellAttribution {
+  cell: Cell;
+  /** the profiled run answered as the timed samples must */
+  ok: boolean;
+  /** why there is no attribution (the run failed, no profile was written, the runtime has no profiler) */
+  reason?: string;
+  /** the profiled run's own firstResponse, ms from spawn (the profiler slows it down) */
+  firstResponseMs?: number;
+  attribution?: Attribution;
+  /** with --build bundle: bytes in the bundle per package (esbuild's metafile) */
+  bundleBytes?: Record<string, number>;
+}
+
+export interface AttributionFile {
+  version: 1;
+  /** how the profiles were taken */
+  method: { profiler: string; intervalUs: number };
+  cells: CellAttribution[];
+}
+
+export function writeAttribution(dir: string, file: AttributionFile): void {
+  writeFileSync(path.join(dir, ATTRIBUTION_FILE), JSON.stringify(file, null, 1) + '\n');
+}
+
+/** The run folder's attribution.json, or undefined when it has none or it cannot be read (cells that are not cells are left out). */
+export function readAttribution(dir: string): AttributionFile | undefined {
+  const file = path.join(dir, ATTRIBUTION_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<AttributionFile>;
+    if (value.version !== 1 || !Array.isArray(value.cells) || !value.method) return undefined;
+    const cells = value.cells.flatMap((c) => {
+      const cell = parseCell(c.cell);
+      return cell ? [{ ...c, cell }] : [];
+    });
+    return { version: 1, method: value.method, cells };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * How the user's own app is asked and judged (`measure`): a free port for it, the HTTP request the
+ * user described, and the check of an answer against the expected status and body pattern. Both
+ * targets use it for app cells; generated cells keep their route contract.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { readLambdaResult } from '../../generators/lambda-event.ts';
+import type { AppExpectation, AppRequest } from '../core/app.ts';
+import { oneLine } from './text.ts';
+import { SampleFailure } from './targets/target.ts';
+
+/** A free TCP port on 127.0.0.1 (the kernel's pick, released at once; the app is told it in PORT). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = address !== null && typeof address === 'object' ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Where the runner connects to a server that listens on `address`: loopback for the wildcard addresses. */
+export function connectHost(address: string | undefined): string {
+  if (address === undefined || address === '' || address === '::' || address === '0.0.0.0') return '127.0.0.1';
+  return address;
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: string;
+  /** runner clock (performance.now) when the whole answer had arrived */
+  at: number;
+}
+
+/** One HTTP request on a fresh connection; a network failure is a SampleFailure naming the request. */
+export function httpRequest(
+  target: { host: string; port: number },
+  request: { method: string; path: string; body?: string; contentType?: string },
+  timeoutMs: number,
+): Promise<HttpAnswer> {
+  const what = `${request.method} ${request.path}`;
+  const headers: Record<string, string | number> = { connection: 'close' };
+  if (request.body !== undefined) {
+    headers['content-type'] = request.contentType ?? 'application/json';
+    headers['content-length'] = Buffer.byteLength(request.body);
+  }
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      {
+        host: target.host,
+        port: target.port,
+        path: request.path,
+        method: request.method,
+        agent: false,
+        headers,
+        timeout: Math.max(1, timeoutMs),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }),
+        );
+        response.on('error', (error) => reject(new SampleFailure(`${what}: ${error.message}`)));
+      },
+    );
+    outgoing.on('timeout', () => outgoing.destroy(new SampleFailure(`${what}: no answer in time`)));
+    outgoing.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`${what}: ${error.message}`)));
+    outgoing.end(request.body);
+  });
+}
+
+/** Why an answer is not the expected one, or undefined when it is. */
+export function answerProblem(what: string, expect: AppExpectation, status: number, body: string): string | undefined {
+  if (status !== expect.status) return `${what} answered ${status}, expected ${expect.status}: ${oneLine(body, 160)}`;
+  if (expect.bodyPattern !== undefined && !new RegExp(expect.bodyPattern).test(body)) {
+    return `${what} answered ${status} but its body does not match /${expect.bodyPattern}/: ${oneLine(body, 160)}`;
+  }
+  return undefined;
+}
+
+/**
+ * A Lambda handler's result as the app's answer: an API Gateway / Function URL shaped result (an
+ * object with statusCode) gives its status and body text; any other result counts as status 200
+ * with its JSON as the body (a handler that is not behind HTTP).
+ */
+export function lambdaAnswer(result: unknown): { status: number; body: string } {
+  if (result !== null && typeof result === 'object' && 'statusCode' in result) {
+    const read = readLambdaResult(result);
+    if (!read.ok) throw new SampleFailure(`the handler's result is not an HTTP answer: ${read.reason}`);
+    const { body, isBase64Encoded } = result as { body?: string; isBase64Encoded?: unknown };
+    const text = body === undefined ? '' : isBase64Encoded === true ? Buffer.from(body, 'base64').toString('utf8') : body;
+    return { status: read.status, body: text };
+  }
+  return { status: 200, body: result === undefined ? '' : JSON.stringify(result) };
+}
+
+/** The describable request of a server app (`GET /`, `POST /orders`). */
+export function requestText(request: AppRequest | undefined): string {
+  return request ? `${request.method} ${request.path}` : 'the request';
+}

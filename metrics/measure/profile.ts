@@ -1,0 +1,97 @@
+/**
+ * `--attribute`: after the samples, one more run per cell under V8's CPU profiler (`node --cpu-prof`
+ * into a folder of the scratch folder; CommonJS and ESM alike), never recorded as a sample. The
+ * profile is written when the child exits (the runner's SIGTERM: generated files, coldstart's
+ * preload and bootstrap exit normally on it), read, attributed to packages (analyse/attribution.ts)
+ * and removed with the scratch folder.
+ */
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { APP_DIR } from '../../generators/app-probe.ts';
+import { GENERATED_DIR } from '../../generators/write.ts';
+import { attributeProfile, isCpuProfile } from '../analyse/attribution.ts';
+import type { AttributionFile, CellAttribution } from '../core/attribution-file.ts';
+import type { PlannedCell } from '../plan/cells.ts';
+import { isCounted, type PlannedRun } from '../plan/order.ts';
+import type { ResolvedRuntime } from '../plan/runtimes.ts';
+import { bundleBytes } from './bundle-bytes.ts';
+import { measurePlannedRun, type RunContext } from './planned-run.ts';
+import { oneLine } from './text.ts';
+
+/** The profiler's sampling interval: finer than V8's default 1 ms, so a 50 ms start still has a few hundred samples. */
+export const PROFILE_INTERVAL_US = 250;
+
+export const PROFILE_METHOD: AttributionFile['method'] = {
+  profiler: `node --cpu-prof --cpu-prof-interval ${PROFILE_INTERVAL_US} (V8's sampling CPU profiler), one unrecorded run per cell`,
+  intervalUs: PROFILE_INTERVAL_US,
+};
+
+/** The largest .cpuprofile in `dir` (the main thread's; workers write their own), or undefined. */
+function mainProfile(dir: string): string | undefined {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => path.join(dir, f));
+  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+}
+
+/** One profiled run of a cell and what its profile says, or the reason there is none. */
+export async function attributeCell(
+  planned: PlannedCell,
+  context: RunContext,
+  runtime: ResolvedRuntime | undefined,
+): Promise<CellAttribution> {
+  const { cell, launch } = planned;
+  if (!launch) return { cell, ok: false, reason: planned.blocked?.reason ?? 'the cell does not run' };
+  if (runtime?.kind === 'bun') return { cell, ok: false, reason: 'Bun has no --cpu-prof: no profile' };
+  const dir = mkdtempSync(path.join(context.scratch, 'profile-'));
+  const profiled: PlannedCell = {
+    ...planned,
+    launch: {
+      ...launch,
+      preArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', String(PROFILE_INTERVAL_US), ...(launch.preArgs ?? [])],
+    },
+  };
+  const run: PlannedRun = { cell, planned: profiled, phase: 'warmup', index: 0, checkInvalidBody: false };
+  const sample = await measurePlannedRun(run, context);
+  const bytes = cell.build === 'bundle' ? bundleBytes(launch.file) : undefined;
+  const base: CellAttribution = {
+    cell,
+    ok: sample.ok,
+    ...(sample.marks ? { firstResponseMs: sample.marks.firstResponse } : {}),
+    ...(bytes ? { bundleBytes: bytes } : {}),
+  };
+  const file = mainProfile(dir);
+  if (!file) return { ...base, reason: sample.ok ? 'no profile was written' : `the profiled run failed: ${sample.error ?? 'unknown'}` };
+  let profile: unknown;
+  try {
+    profile = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return { ...base, reason: `the profile is not JSON: ${oneLine((error as Error).message, 120)}` };
+  }
+  if (!isCpuProfile(profile)) return { ...base, reason: 'the profile is not a V8 CPU profile' };
+  const appRoot = planned.app ? path.dirname(planned.app.file) : GENERATED_DIR;
+  const attribution = attributeProfile(profile, {
+    coldstartFiles: [path.join(APP_DIR, 'preload.cjs'), path.join(APP_DIR, 'lambda-bootstrap.cjs')],
+    appRoot,
+  });
+  return { ...base, attribution, ...(sample.ok ? {} : { reason: `the profiled run failed: ${sample.error ?? 'unknown'}` }) };
+}
+
+/** Every cell that runs, profiled once, in order; stops early when the run is interrupted. */
+export async function attributeCells(
+  cells: readonly PlannedCell[],
+  context: RunContext,
+  runtimes: ReadonlyMap<string, ResolvedRuntime>,
+  interrupted: () => boolean,
+  log: (line: string) => void,
+): Promise<CellAttribution[]> {
+  const result: CellAttribution[] = [];
+  // counted cells run under valgrind: their profile would say nothing about the cold start
+  const runnable = cells.filter((c) => c.launch && !isCounted(c.cell));
+  if (runnable.length) log(`attribution: one profiled run for each of ${runnable.length} cells…`);
+  for (const planned of runnable) {
+    if (interrupted()) break;
+    result.push(await attributeCell(planned, context, runtimes.get(planned.cell.runtime)));
+  }
+  return result;
+}

@@ -1,0 +1,118 @@
+/**
+ * Attribution by package: the owner of a frame's file, self and inclusive time and module loads on a
+ * synthetic profile whose answer is known, and `run --attribute` on a generated fastify cell (its
+ * profile names fastify, its report lists it; with --build bundle, bytes per package beside it).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { attributeProfile, ownerOf, type CpuProfile, type CpuProfileNode } from '../metrics/analyse/attribution.ts';
+import { readAttribution } from '../metrics/core/attribution-file.ts';
+import { runCli, tempDir } from './helpers.ts';
+
+describe('ownerOf', () => {
+  it('names the package that owns a file, the app, Node and native frames', () => {
+    assert.equal(ownerOf('file:///p/node_modules/fastify/fastify.js'), 'fastify');
+    assert.equal(ownerOf('file:///p/node_modules/@hono/node-server/dist/index.mjs'), '@hono/node-server');
+    assert.equal(ownerOf('/p/node_modules/a/node_modules/b/index.js'), 'b');
+    assert.equal(ownerOf('file:///p/src/server.js'), '(app)');
+    assert.equal(ownerOf('file:///p/my%20app/server.js', ['/p/my app/server.js']), '(coldstart)');
+    assert.equal(ownerOf('node:internal/modules/cjs/loader'), '(node)');
+    assert.equal(ownerOf(''), '');
+  });
+});
+
+/** A profile tree from `parent → children` lines: `[id, functionName, url, line, column, children]`. */
+function profile(nodes: [number, string, string, number, number, number[]][], samples: number[], deltas: number[]): CpuProfile {
+  const list: CpuProfileNode[] = nodes.map(([id, functionName, url, lineNumber, columnNumber, children]) => ({
+    id,
+    callFrame: { functionName, url, lineNumber, columnNumber },
+    children,
+  }));
+  const end = deltas.reduce((a, b) => a + b, 0) + 1000;
+  return { nodes: list, startTime: 0, endTime: end, samples, timeDeltas: deltas };
+}
+
+describe('attributeProfile', () => {
+  // (root) → app top level → require (node) → compileFunction (native) ; app → fastify top level → fastify fn; (gc); (idle)
+  const app = 'file:///p/app.js';
+  const fastify = 'file:///p/node_modules/fastify/fastify.js';
+  const p = profile(
+    [
+      [1, '(root)', '', -1, -1, [2, 7, 8, 9]],
+      [2, '', app, 0, 0, [3, 5]],
+      [3, 'require', 'node:internal/modules/cjs/loader', 10, 2, [4]],
+      [4, 'compileFunction', '', -1, -1, []],
+      [5, '', fastify, 0, 0, [6]],
+      [6, 'build', fastify, 40, 2, []],
+      [7, '(garbage collector)', '', -1, -1, []],
+      [8, '(idle)', '', -1, -1, []],
+      [9, 'bootstrap', 'node:internal/main/run_main_module', 1, 1, []],
+    ],
+    // each sample lasts until the next one; the last one until endTime (1000 µs after it)
+    [9, 4, 6, 6, 2, 7, 8],
+    [0, 1000, 2000, 1000, 1000, 500, 500],
+  );
+  const a = attributeProfile(p, { appRoot: '/p' });
+  const by = new Map(a.packages.map((x) => [x.name, x]));
+
+  it('charges each sample to its owner, internals to the package or app that called them; the selves add up', () => {
+    // sample durations: 9:1, 4:2, 6:1, 6:1, 2:0.5, 7:0.5, 8:1 (ms)
+    assert.equal(by.get('(node)')!.selfMs, 1); // bootstrap, nothing above it
+    assert.equal(by.get('(app)')!.selfMs, 2 + 0.5); // compileFunction under require under app, and app itself
+    assert.equal(by.get('fastify')!.selfMs, 2);
+    assert.equal(by.get('(gc)')!.selfMs, 0.5);
+    assert.equal(by.get('(idle)')!.selfMs, 1);
+    assert.equal(a.profiledMs, 7);
+    assert.equal(a.busyMs, 6);
+    assert.equal(
+      a.packages.reduce((s, x) => s + x.selfMs, 0),
+      a.profiledMs,
+    );
+  });
+
+  it('counts inclusive time once per owner on the stack, and module loads from top-level frames', () => {
+    assert.equal(by.get('(app)')!.inclusiveMs, 2 + 2 + 0.5); // the require, fastify's samples, its own
+    assert.equal(by.get('fastify')!.inclusiveMs, 2);
+    assert.deepEqual(
+      a.modules.map((m) => [m.file, m.owner, m.loadMs]),
+      [
+        ['app.js', '(app)', 4.5],
+        ['fastify/fastify.js', 'fastify', 2],
+      ],
+    );
+  });
+});
+
+describe('run --attribute on a generated cell', () => {
+  it('attributes fastify at 10 routes to fastify and its dependencies, and counts the bundle bytes per package', () => {
+    const dir = path.join(tempDir(), 'run');
+    const run = runCli(
+      ['run', '--frameworks', 'fastify', '--routes', '10', '--samples', '1', '--warmup', '0'].concat([
+        '--build',
+        'plain,bundle',
+        '--attribute',
+        '--out',
+        dir,
+      ]),
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const file = readAttribution(dir);
+    assert.ok(file);
+    assert.equal(file.cells.length, 2);
+    const plain = file.cells.find((c) => c.cell.build === 'plain')!;
+    const names = plain.attribution!.packages.map((p) => p.name);
+    assert.ok(names.includes('fastify'), names.join(','));
+    assert.ok(names.includes('(app)'), names.join(','));
+    assert.equal(plain.bundleBytes, undefined);
+    const bundle = file.cells.find((c) => c.cell.build === 'bundle')!;
+    assert.ok(bundle.bundleBytes && bundle.bundleBytes.fastify! > 10_000, JSON.stringify(bundle.bundleBytes));
+    assert.ok(bundle.bundleBytes['(app)']! > 0);
+    const md = readFileSync(path.join(dir, 'attribution.md'), 'utf8');
+    assert.match(md, /## 10-startup-fastify-routes\.js\n/);
+    assert.match(md, /\| `fastify` \| [\d.]+ \| [\d.]+ % \|/);
+    assert.match(md, /bytes in the bundle/);
+    assert.ok(existsSync(path.join(dir, 'chart-attribution.svg')));
+  });
+});
