@@ -1,9 +1,10 @@
 /**
  * Counted runs for real (valgrind; skipped with the reason when it is absent): a node-http cell
  * counted twice has every phase, in order, and its two counts agree within the README's stated
- * spread (0.1 %); a Lambda cell's INIT is cut at its first GET next; a copy of the generated file that answers wrongly fails its counted sample with no
- * counts; without valgrind the mode is a one-line error and exit 2; --jobs beside timed cells is
- * refused; the shards of a run merged equal the unsharded run's cells.
+ * spread (0.1 %); a Lambda cell's INIT is cut at its first GET next; a copy of the generated
+ * file that answers wrongly fails its counted sample with no counts; without valgrind the mode is a
+ * one-line error and exit 2; --jobs beside timed cells is refused; the shards of a run merged equal
+ * the unsharded run's cells.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';

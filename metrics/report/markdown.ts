@@ -18,7 +18,8 @@ function countedMethod(options: Record<string, unknown>): string {
   const measures = options.measures;
   if (!Array.isArray(measures) || !measures.includes('instructions')) return '';
   const only = measures.length === 1 ? ' (timed samples and warm-up apply to no cell)' : '';
-  return `; counted cells: ${String(options.countSamples ?? 1)} sample(s) each, no warm-up, ${String(options.jobs ?? 1)} at a time${only}`;
+  const number = (value: unknown) => (typeof value === 'number' ? value : 1);
+  return `; counted cells: ${number(options.countSamples)} sample(s) each, no warm-up, ${number(options.jobs)} at a time${only}`;
 }
 
 export function environmentBlock(meta: RunMeta | undefined): string {
