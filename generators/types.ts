@@ -32,6 +32,11 @@ export interface Contract {
   validBody(i: number, name: string): unknown;
   /** a JSON body that a validating framework must reject with 4xx (the name is missing) */
   invalidBody(i: number): unknown;
+  /**
+   * Whether an answer to the valid body is correct, when not the default (status 200 and
+   * `{"hello": name, "route": i}` somewhere in the body): the hello-world reference answers a bare 200
+   */
+  accepts?(status: number, body: unknown, i: number, name: string): boolean;
 }
 
 export interface FrameworkGenerator {
@@ -51,6 +56,8 @@ export interface FrameworkGenerator {
    * `validated` (mion validates from the types, always). Reports say so instead of pretending.
    */
   alwaysValidates?: boolean;
+  /** Set when the file validates nothing in either variant (the hello-world reference): no invalid-body check. */
+  neverValidates?: boolean;
   /** how to install the packages when they are missing (default: `npm install <packages>`) */
   installHint?: string;
   /**

@@ -134,6 +134,7 @@ describe('--help and the README document every option the program defines', () =
       'hyperfine',
       'lambda-import',
       'lambda-package',
+      'lambda-reference',
       'measure',
       'merge',
       'report',

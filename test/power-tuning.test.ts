@@ -54,7 +54,7 @@ describe('power tuning', () => {
     assert.equal(hono.sizes[4]!.costPerMillion, undefined);
   });
 
-  it('flags INIT over 10 s and a first response over 29 s, per size', () => {
+  it('flags INIT over 10 s and a first response over 30 s, per size', () => {
     const deepkit = powerTuning(cells, price)[0]!;
     assert.deepEqual(
       deepkit.sizes.map((s) => [s.memoryMB, s.outOfMemory, s.initOverLimit, s.responseOverLimit]),
@@ -113,12 +113,13 @@ describe('power tuning', () => {
         '128 MB ($8.33, 4000 ms) | 512 MB ($9.08, 1090 ms) | 128 MB |',
     );
     assert.match(markdown, /× \$0\.0000166667 per GB-s × 10\^6\. "fastest within \+10 %"/);
-    assert.match(markdown, /† INIT over 10 s \(Lambda's on-demand INIT limit\) · ‡ first response over 29 s/);
+    assert.match(markdown, /† INIT over 10 s \(Lambda's on-demand INIT limit\) · ‡ first response over 30 s /);
+    assert.match(markdown, /‡ first response over 30 s \(the HTTP API's integration timeout; a REST API's is 29 s\)/);
     assert.match(powerTuningMarkdown(powerTuning(cells, price), { ...price, includeRequests: true }), /\+ \$0\.2 per million requests/);
     assert.equal(powerTuningMarkdown([], price), '_No cell was measured at a Lambda memory size._');
   });
 
-  it('charts time and cost against memory, a line per framework × routes, the 29 s rule where the time axis reaches it', async () => {
+  it('charts time and cost against memory, a line per framework × routes, the 30 s rule where the time axis reaches it', async () => {
     const rows = powerTuning(cells, price);
     const points = powerPoints(rows);
     assert.equal(points.length, 9, 'every size that ran, none that ran out of memory or failed');
@@ -126,7 +127,7 @@ describe('power tuning', () => {
     assert.deepEqual(series, ['deepkit-http · 5000 routes', 'fastify · 1000 routes', 'hono · 1000 routes']);
     const svg = await renderSvg(powerTuningSpec(rows));
     assert.match(svg, /^<svg/);
-    for (const text of ['hono · 1000 routes', 'API Gateway timeout, 29 s', '1,024', '$ per million cold starts']) {
+    for (const text of ['hono · 1000 routes', 'HTTP API timeout, 30 s', '1,024', '$ per million cold starts']) {
       assert.ok(svg.includes(text), `the chart shows "${text}"`);
     }
     const quick = await renderSvg(
@@ -137,7 +138,7 @@ describe('power tuning', () => {
         ),
       ),
     );
-    assert.ok(!quick.includes('API Gateway'), 'no 29 s rule where the time axis does not reach it');
+    assert.ok(!quick.includes('HTTP API timeout'), 'no 30 s rule where the time axis does not reach it');
     assert.match(await renderSvg(powerTuningSpec([])), /no data/);
   });
 });

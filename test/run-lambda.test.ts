@@ -23,6 +23,8 @@ import { probedFixture } from './lambda-helpers.ts';
 const TARGETS = ['server', 'lambda'] as const;
 const FRAMEWORKS = ['hono', 'node-http'] as const;
 const ROUTES = [1, 3] as const;
+/** with Lambda cells the run also measures the hello-world reference (--lambda-reference on, the default): one cell more */
+const CELLS = FRAMEWORKS.length * ROUTES.length * TARGETS.length + 1;
 
 /** Every element of a parsed SVG (fast-xml-parser's preserveOrder tree), depth first, with its attributes. */
 function elements(nodes: unknown[], found: { tag: string; attrs: Record<string, string> }[] = []) {
@@ -53,7 +55,8 @@ describe('a real run with --target server,lambda', () => {
   it('every cell of both targets ran, and every sample answered', () => {
     const timed = samples.filter((s) => s.phase === 'sample');
     const cells = new Set(timed.map((s) => `${s.cell.framework}|${s.cell.routes}|${s.cell.target}`));
-    assert.equal(cells.size, FRAMEWORKS.length * ROUTES.length * TARGETS.length, [...cells].join(' '));
+    assert.equal(cells.size, CELLS, [...cells].join(' '));
+    assert.ok(cells.has('reference|1|lambda'), 'the hello-world reference ran as a Lambda cell');
     assert.equal(timed.length, cells.size * 2);
     for (const s of samples) assert.equal(s.ok, true, `${s.cell.framework} ${s.cell.target} ${s.cell.routes}: ${s.error ?? ''}`);
     assert.doesNotMatch(run.stdout, /failed samples/);
@@ -82,8 +85,21 @@ describe('a real run with --target server,lambda', () => {
 
   it('summary.csv has a target column with both values, a row per cell', () => {
     const rows = parseCsv<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
-    assert.equal(rows.length, FRAMEWORKS.length * ROUTES.length * TARGETS.length);
+    assert.equal(rows.length, CELLS);
     assert.deepEqual([...new Set(rows.map((r) => r.target))].sort(), ['lambda', 'server']);
+    for (const row of rows) {
+      // the REPORT columns and the estimate: filled for Lambda cells, empty for servers
+      const lambda = row.target === 'lambda';
+      for (const column of [
+        'lambda_init_duration_median_ms',
+        'lambda_duration_median_ms',
+        'estimate_init_duration_ms',
+        'estimate_duration_ms',
+      ]) {
+        assert.equal(row[column] !== '' && Number.isFinite(Number(row[column])), lambda, `${row.file} ${column}: ${row[column]}`);
+      }
+      assert.equal(row.calibration_source!.startsWith('maxday/lambda-perf data, dates '), lambda, row.calibration_source);
+    }
     for (const row of rows) {
       assert.equal(row.failures, '0', `${row.framework} ${row.target}`);
       assert.equal(row.status, 'measured');
@@ -105,6 +121,26 @@ describe('a real run with --target server,lambda', () => {
     assert.match(report, /\*\*What the adapter costs\*\*/);
     assert.match(report, /\| +\| server listen \| server first request \| server firstResponse \| lambda init \| lambda invoke \|/);
     assert.match(section('Cost: '), /Lambda cells \(`lambda\/…`\) are priced by their median Billed Duration/);
+    assert.match(section('Cost: '), /priced by the \*\*estimate\*\* of their Billed Duration on Lambda/);
+  });
+
+  it('summary.md shows measured here, what Lambda adds and the estimate, with the calibration table provenance', () => {
+    const md = readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    const start = md.indexOf('\n## Lambda: measured here, what Lambda adds, the estimate');
+    assert.ok(start >= 0, md);
+    const section = md.slice(start, md.indexOf('\n## ', start + 1));
+    assert.match(section, /Calibration: maxday\/lambda-perf data, dates \d{4}-\d{2}-\d{2}–\d{4}-\d{2}-\d{2} \(hello world: /u);
+    assert.ok(section.includes('`exports.handler = () => ({statusCode: 200})`'), 'the reference function is named');
+    assert.match(section, /\| +\| as on Lambda \| Init measured here \| Init: Lambda adds \| Init estimate \| Duration measured here \|/);
+    for (const f of FRAMEWORKS) {
+      for (const n of ROUTES) {
+        assert.match(
+          section,
+          new RegExp(`\\| lambda/${n}-startup-${f}-routes\\.js \\| nodejs\\d+\\.x x86_64 1024 MB \\| [\\d.]+ \\| [+−][\\d.]+ \\(`),
+        );
+      }
+    }
+    assert.match(section, /The reference itself, real beside here/);
   });
 
   it('chart-firstresponse.svg is well-formed, with a line per framework and target', () => {
@@ -114,7 +150,7 @@ describe('a real run with --target server,lambda', () => {
     const series = elements(tree)
       .filter((e) => e.tag === 'path' && e.attrs['aria-roledescription'] === 'line mark')
       .map((e) => /framework: (.+)$/.exec(e.attrs['aria-label'] ?? '')?.[1] ?? '?');
-    const expected = FRAMEWORKS.flatMap((f) => TARGETS.map((t) => `${f} [target=${t}]`));
+    const expected = [...FRAMEWORKS.flatMap((f) => TARGETS.map((t) => `${f} [target=${t}]`)), 'reference [target=lambda]'];
     assert.deepEqual(series.sort(), expected.sort());
   });
 
@@ -124,7 +160,7 @@ describe('a real run with --target server,lambda', () => {
       for (const n of ROUTES) assert.match(self.stdout, new RegExp(`\\| lambda/${n}-startup-${f}-routes\\.js \\| firstResponse \\|`));
     assert.match(
       self.stdout,
-      /0 significant regression\(s\), 0 significant improvement\(s\), 8 without significant change, 0 not comparable/,
+      /0 significant regression\(s\), 0 significant improvement\(s\), 9 without significant change, 0 not comparable/,
     );
   });
 });

@@ -58,6 +58,8 @@ export interface LambdaSummary {
   /** the largest Max Memory Used of the samples, MB */
   maxMemoryUsedMB: number | undefined;
   memorySizeMB: number | undefined;
+  /** the invocation's CPU time, over the samples that recorded it (absent in older runs) */
+  invokeCpuMs?: Stats;
 }
 
 function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | undefined {
@@ -75,6 +77,10 @@ function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | un
     `${key}|lambda.billed`,
   );
   if (!initMs || !durationMs || !billedMs) return undefined;
+  const invokeCpuMs = describe(
+    figures.flatMap((f) => (f.invokeCpuMs === undefined ? [] : [f.invokeCpuMs])),
+    `${key}|lambda.invokeCpu`,
+  );
   const memory = figures.flatMap((f) => (f.maxMemoryUsedMB === undefined ? [] : [f.maxMemoryUsedMB]));
   return {
     initMs,
@@ -82,6 +88,7 @@ function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | un
     billedMs,
     maxMemoryUsedMB: memory.length ? Math.max(...memory) : undefined,
     memorySizeMB: figures.find((f) => f.memorySizeMB !== undefined)?.memorySizeMB,
+    ...(invokeCpuMs ? { invokeCpuMs } : {}),
   };
 }
 

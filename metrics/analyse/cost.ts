@@ -70,20 +70,26 @@ export function costMetaOptions(options: CostOptions = {}): Record<string, unkno
 /** What a million cold starts of one cell cost, and from which figures. */
 export interface CellCost {
   perMillion: number;
-  /** `firstResponse`: the median wall time to the first answer; `billed`: the median Billed Duration plus the request price */
-  basis: 'firstResponse' | 'billed';
+  /**
+   * `firstResponse`: the median wall time to the first answer; `billed`: the median Billed Duration plus
+   * the request price; `estimate`: the calibrated estimate of Lambda's Billed Duration plus the request price
+   */
+  basis: 'firstResponse' | 'billed' | 'estimate';
   /** the memory size priced: the cell's own (--lambda-memory), else the cost model's */
   memoryMB: number;
 }
 
 /**
  * A cell's cost: a Lambda-shaped cell (its REPORT figures) by its median Billed Duration plus the
- * request price, any other by its median firstResponse; at the cell's own memory size when it ran
- * at one. Undefined without a successful sample.
+ * request price (or, given, by the calibrated estimate of it), any other by its median firstResponse;
+ * at the cell's own memory size when it ran at one. Undefined without a successful sample.
  */
-export function cellCost(summary: CellSummary, settings: CostSettings): CellCost | undefined {
+export function cellCost(summary: CellSummary, settings: CostSettings, estimatedBilledMs?: number): CellCost | undefined {
   const memoryMB = summary.cell.memory || settings.memoryMB;
   const priced = { memoryMB, pricePerGBs: settings.pricePerGBs };
+  if (summary.lambda && estimatedBilledMs !== undefined) {
+    return { perMillion: costPerMillion(estimatedBilledMs, priced) + REQUEST_PRICE_PER_MILLION, basis: 'estimate', memoryMB };
+  }
   if (summary.lambda) {
     return { perMillion: costPerMillion(summary.lambda.billedMs.median, priced) + REQUEST_PRICE_PER_MILLION, basis: 'billed', memoryMB };
   }

@@ -8,8 +8,11 @@ import { costPerMillion, REQUEST_PRICE_PER_MILLION } from './cost.ts';
 
 /** Lambda's INIT phase of an on-demand function may take at most 10 s. */
 export const INIT_LIMIT_MS = 10_000;
-/** API Gateway gives up on an integration after 29 s. */
-export const API_GATEWAY_TIMEOUT_MS = 29_000;
+/**
+ * An HTTP API (what lambda:package deploys) gives up on its Lambda integration after 30 s (a REST
+ * API's default limit is 29 s).
+ */
+export const API_GATEWAY_TIMEOUT_MS = 30_000;
 /** "Fastest within budget": a size may cost at most this share more than the cheapest. */
 export const BUDGET_SHARE = 0.1;
 /** Costs are compared with this relative tolerance, so a size at exactly +10 % counts as within. */

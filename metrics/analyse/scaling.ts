@@ -94,6 +94,21 @@ export interface ScalingFit {
   /** undefined with fewer than MIN_FIT_POINTS distinct N */
   fit: LinearFit | undefined;
   growth: GrowthCheck | undefined;
+  /** the mark fitted when it is not `metric`: `init` stands for `listen` in a Lambda series */
+  mark?: Metric;
+}
+
+/**
+ * The mark that ends a cell's start: `listen` for a server, `init` (the first `next`) for a Lambda
+ * handler, which has no listen.
+ */
+export function readyMark(summary: Pick<CellSummary, 'metrics'>): 'listen' | 'init' {
+  return summary.metrics.listen === undefined && summary.metrics.init !== undefined ? 'init' : 'listen';
+}
+
+/** A metric of a cell, with `listen` read as the cell's ready mark. */
+function markOf(summary: CellSummary, metric: Metric): Metric {
+  return metric === 'listen' ? readyMark(summary) : metric;
 }
 
 export function fitLinear(points: [number, number][]): LinearFit {
@@ -191,13 +206,17 @@ export function checkGrowth(points: [number, number][], fit: LinearFit): GrowthC
 /** The fit of one series and metric, on the medians of its cells. */
 export function fitSeries(series: Series, metric: ScalingMetric): ScalingFit {
   const points = series.cells.flatMap((s): [number, number][] => {
-    const m = s.metrics[metric]?.median;
+    const m = s.metrics[markOf(s, metric)]?.median;
     return m === undefined ? [] : [[s.cell.routes, m]];
   });
+  // a Lambda series fits its init where a server series fits listen
+  const mark: Metric | undefined =
+    metric === 'listen' && series.cells.length > 0 && series.cells.every((s) => readyMark(s) === 'init') ? 'init' : undefined;
+  const marked = mark ? { mark } : {};
   const distinct = new Set(points.map(([n]) => n)).size;
-  if (distinct < MIN_FIT_POINTS) return { series, metric, points, fit: undefined, growth: undefined };
+  if (distinct < MIN_FIT_POINTS) return { series, metric, points, fit: undefined, growth: undefined, ...marked };
   const fit = fitLinear(points);
-  return { series, metric, points, fit, growth: checkGrowth(points, fit) };
+  return { series, metric, points, fit, growth: checkGrowth(points, fit), ...marked };
 }
 
 export function scalingFits(summaries: CellSummary[]): ScalingFit[] {
@@ -218,8 +237,9 @@ export type PhaseName = (typeof PHASES)[number]['name'];
 export function phaseBreakdown(summary: CellSummary): Record<PhaseName, number> | undefined {
   const result: Partial<Record<PhaseName, number>> = {};
   for (const phase of PHASES) {
-    const to = summary.metrics[phase.to]?.values;
-    const from = phase.from === undefined ? to?.map(() => 0) : summary.metrics[phase.from]?.values;
+    // a Lambda cell's `listen` phase ends at its init (the first `next`)
+    const to = summary.metrics[markOf(summary, phase.to)]?.values;
+    const from = phase.from === undefined ? to?.map(() => 0) : summary.metrics[markOf(summary, phase.from)]?.values;
     if (!to || !from || to.length === 0 || from.length !== to.length) return undefined;
     result[phase.name] = median(to.map((t, i) => t - from[i]!));
   }

@@ -12,6 +12,7 @@ import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
+import { registerLambdaReferenceCommand } from './lambda-reference.ts';
 import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
@@ -27,6 +28,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerMergeCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,
+  registerLambdaReferenceCommand,
   registerCleanCommand,
 ];
 

@@ -235,6 +235,14 @@ export function addLimitOptions(command: Command): Command {
       new Option('--cpu-period <ms>', "with --lambda-memory: the CPU quota period; a short first request fits in one period's quota")
         .default(DEFAULT_CPU_PERIOD_US / 1000)
         .argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
+    )
+    .addOption(
+      new Option(
+        '--lambda-reference <on|off>',
+        "with Lambda cells: also measure lambda-perf's hello-world reference under their settings, to derive what Lambda adds",
+      )
+        .default('on')
+        .argParser(parseChoice('--lambda-reference', ['on', 'off'] as const)),
     );
 }
 

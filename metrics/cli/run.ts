@@ -227,6 +227,7 @@ export function registerRunCommand(program: Command): void {
       limits: limitOptionsOf(opts),
       attribute: opts.attribute === true,
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
+      lambdaReference: opts.lambdaReference !== 'off',
       ...countOptionsOf(opts),
     });
     writeExport(exportOf(opts), result.summaries);

@@ -44,6 +44,8 @@ export interface LambdaFigures {
   maxMemoryUsedMB?: number;
   /** Memory Size of the function, MB */
   memorySizeMB?: number;
+  /** CPU time the child used during the invocation (its threads' scheduled time, event handed out → response), ms; absent in older runs */
+  invokeCpuMs?: number;
 }
 
 /**

@@ -4,6 +4,7 @@
  * built), and decide which cells cannot run. `run`, `hyperfine` and `generate` all start here.
  */
 import { contractOf } from '../../generators/contract.ts';
+import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
@@ -27,6 +28,8 @@ export interface CellOptions {
   targets?: readonly Target[];
   /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
   memories?: readonly number[];
+  /** with Lambda cells, also measure the hello-world reference under their settings (default false) */
+  lambdaReference?: boolean;
   /** --measure: `time` and/or `instructions` (default time) */
   measures?: readonly string[];
 }
@@ -76,7 +79,7 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets'>,
+  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'lambdaReference'>,
   log: (line: string) => void,
 ): Promise<GeneratedCells> {
   const targets = options.targets ?? ['server'];
@@ -107,6 +110,14 @@ export async function generateCells(
         }
       }
     }
+  }
+  // the hello-world reference: one more Lambda cell, multiplied by the levers like the others
+  const lambdaGenerators = generators.get('lambda');
+  if (options.lambdaReference && lambdaGenerators && cells.some((c) => c.target === 'lambda')) {
+    if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
+    lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
+    // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
+    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0] ?? 'plain', routes: 1, target: 'lambda' }));
   }
   log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of cells) {
@@ -148,7 +159,7 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
           : { command: levers.runtimes.get(cell.runtime)!.command, file, compileCache: cell.compileCache as CompileCache },
       blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
       contract: contractOf(generator),
-      validates: cell.variant === 'validated' || Boolean(generator.alwaysValidates),
+      validates: generator.neverValidates ? false : cell.variant === 'validated' || Boolean(generator.alwaysValidates),
     };
   });
   return { selected, skipped, cells, levers };

@@ -4,6 +4,8 @@
  * orchestrator (write.ts) and every output import this module; it imports none of them.
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
+import type { Calibration } from '../analyse/calibration.ts';
+import type { ReferenceTable } from '../core/lambda-reference.ts';
 import type { CostOptions, CostSettings } from '../analyse/cost.ts';
 import type { Align } from '../core/format.ts';
 import type { RunMeta } from '../core/meta.ts';
@@ -23,6 +25,10 @@ export interface ReportContext {
   phasesAt: number | undefined;
   /** one line per cell with MAD outliers; summary.md lists them, run and report print a few on stderr */
   warnings: string[];
+  /** local Lambda cells: cellKey → the estimate on Lambda and what it is derived from (empty without Lambda cells) */
+  calibration: Map<string, Calibration>;
+  /** the calibration table, when the run has local Lambda cells */
+  reference?: ReferenceTable;
 }
 
 /** What `report` (and `run`) can ask of a report beyond the run folder. */

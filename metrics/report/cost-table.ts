@@ -1,11 +1,15 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
 import { cellCost, REQUEST_PRICE_PER_MILLION, type CostSettings } from '../analyse/cost.ts';
+import { calibrationOf } from './calibration.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
 
 export function costSection(context: ReportContext): MarkdownSection {
   const { cost } = context;
-  const table = pivotTables(context.summaries, 'firstResponse', (s) => dollars(cellCost(s, cost)?.perMillion));
+  const table = pivotTables(context.summaries, 'firstResponse', (s) =>
+    dollars(cellCost(s, cost, calibrationOf(context, s)?.billedEstimate)?.perMillion),
+  );
+  const estimated = context.summaries.some((s) => calibrationOf(context, s)?.billedEstimate !== undefined);
   const own = context.summaries.some((s) => s.cell.memory > 0);
   const lambda = context.summaries.some((s) => s.lambda);
   const memory = own ? 'each cell at its own memory size' : `${cost.memoryMB} MB`;
@@ -16,6 +20,12 @@ export function costSection(context: ReportContext): MarkdownSection {
           'Lambda cells (`lambda/…`) are priced by their median Billed Duration (Init Duration + Duration, each rounded up to 1 ms, ' +
             `as Lambda bills an on-demand cold start) plus $${REQUEST_PRICE_PER_MILLION} per million requests; ` +
             'server cells by their median firstResponse.',
+        ]
+      : []),
+    ...(estimated
+      ? [
+          'Local Lambda cells with a calibrated estimate are priced by the **estimate** of their Billed Duration on Lambda ' +
+            '(section "Lambda: measured here, what Lambda adds, the estimate"), not by the figure measured here.',
         ]
       : []),
     ...(own

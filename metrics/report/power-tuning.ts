@@ -17,6 +17,7 @@ import {
   type PowerRow,
   type PowerSize,
 } from '../analyse/power-tuning.ts';
+import { cellKey } from '../core/cell.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
@@ -62,7 +63,7 @@ export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string
       `$${price.pricePerGBs} per GB-s × 10^6${requests}. "fastest within +10 %": the fastest size costing at most ` +
       `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
     `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
-      `${API_GATEWAY_TIMEOUT_MS / 1000} s (API Gateway's integration timeout).`,
+      `${API_GATEWAY_TIMEOUT_MS / 1000} s (the HTTP API's integration timeout; a REST API's is 29 s).`,
   ];
   return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
 }
@@ -90,7 +91,7 @@ const PANEL_HEIGHT = 260;
 
 /**
  * Cold-start time and $ per million cold starts against memory size, one line per framework ×
- * routes, log axes; API Gateway's 29 s as a dashed rule when the time axis reaches it. No config
+ * routes, log axes; the HTTP API's 30 s integration timeout as a dashed rule when the time axis reaches it. No config
  * (fonts, legend width): the caller adds the one its other charts use.
  */
 export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
@@ -148,7 +149,14 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
             ? [
                 { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
                 {
-                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text: 'API Gateway timeout, 29 s' },
+                  mark: {
+                    type: 'text' as const,
+                    align: 'left' as const,
+                    dx: 4,
+                    dy: -6,
+                    color: '#b00',
+                    text: `HTTP API timeout, ${API_GATEWAY_TIMEOUT_MS / 1000} s`,
+                  },
                   encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: memories[0]! } },
                 },
               ]
@@ -171,19 +179,22 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
 }
 
 /** The power-tuning cells of a run: every cell run at a memory size, labelled by framework and the other varying dimensions. */
-export function powerCells(summaries: CellSummary[]): PowerCell[] {
+export function powerCells(summaries: CellSummary[], calibration?: ReportContext['calibration']): PowerCell[] {
   const sized = summaries.filter((s) => s.cell.memory > 0 && !s.unsupported);
   const varying = (['target', 'variant', 'runtime', 'build', 'compileCache'] as const).filter(
     (d) => new Set(sized.map((s) => s.cell[d])).size > 1,
   );
   return sized.map((s) => {
     const extras = varying.map((d) => `${d}=${s.cell[d]}`);
-    const initMs = (s.metrics.init ?? s.metrics.listen)?.median;
+    const estimate = calibration?.get(cellKey(s.cell));
+    const initMs = estimate?.init?.estimate ?? (s.metrics.init ?? s.metrics.listen)?.median;
+    const firstResponseMs =
+      estimate?.init && estimate.duration ? estimate.init.estimate + estimate.duration.estimate : s.metrics.firstResponse?.median;
     return {
       framework: extras.length ? `${s.cell.framework} [${extras.join(', ')}]` : s.cell.framework,
       routes: s.cell.routes,
       memoryMB: s.cell.memory,
-      ...(s.metrics.firstResponse ? { firstResponseMs: s.metrics.firstResponse.median } : {}),
+      ...(firstResponseMs !== undefined ? { firstResponseMs } : {}),
       ...(initMs !== undefined ? { initMs } : {}),
       outOfMemory: s.errors.some((e) => /^out of memory at /.test(e.reason)),
     };
@@ -202,13 +213,17 @@ export function hasPowerTuning(context: ReportContext): boolean {
 }
 
 export function powerTuningChart(context: ReportContext): Promise<string> {
-  return renderSvg({ ...powerTuningSpec(powerTuning(powerCells(context.summaries), priceOf(context))), config: CHART_CONFIG });
+  return renderSvg({
+    ...powerTuningSpec(powerTuning(powerCells(context.summaries, context.calibration), priceOf(context))),
+    config: CHART_CONFIG,
+  });
 }
 
 export function powerTuningSection(context: ReportContext): MarkdownSection | undefined {
   if (!hasPowerTuning(context)) return undefined;
   const price = priceOf(context);
-  const rows = powerTuning(powerCells(context.summaries), price);
+  const rows = powerTuning(powerCells(context.summaries, context.calibration), price);
+  const estimated = [...context.calibration.values()].some((c) => c.billedEstimate !== undefined);
   const limits = context.meta?.options.limits as { kind?: string; initCpus?: number; cpuPeriodUs?: number } | undefined;
   const how = limits
     ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ` +
@@ -220,6 +235,10 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
     body:
       `${how} Lambda gives a function CPU in proportion to its memory (a full vCPU at 1769 MB), ` +
       'so work a framework defers to the first request slows down with the share, while INIT runs at full speed.' +
+      (estimated
+        ? ' Local Lambda cells with a calibrated estimate show the **estimate** on Lambda (Init + Duration estimates) and its cost, ' +
+          'not the figure measured here.'
+        : '') +
       `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };
 }

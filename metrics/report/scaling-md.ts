@@ -2,7 +2,7 @@
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
-import { MIN_FIT_POINTS, PHASES, phaseBreakdown, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../analyse/scaling.ts';
+import { MIN_FIT_POINTS, PHASES, phaseBreakdown, readyMark, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../analyse/scaling.ts';
 import { markdownTable, ms } from '../core/format.ts';
 
 export function growthText(f: ScalingFit): string {
@@ -18,7 +18,7 @@ function isFlat(f: ScalingFit): boolean {
 
 /** What one fit says, in one sentence. */
 export function fitSentence(f: ScalingFit): string {
-  const name = `${f.series.label} ${f.metric}`;
+  const name = `${f.series.label} ${f.mark ?? f.metric}`;
   if (!f.fit || !f.growth) {
     const distinct = new Set(f.points.map(([n]) => n)).size;
     return `${name}: ${distinct} distinct route count${distinct === 1 ? '' : 's'}; a fit needs at least ${MIN_FIT_POINTS}.`;
@@ -36,7 +36,7 @@ export function fitSentence(f: ScalingFit): string {
 export function fitTable(fits: ScalingFit[]): string {
   const rows = fits.map((f) => [
     f.series.label,
-    f.metric,
+    f.mark ?? f.metric,
     String(new Set(f.points.map(([n]) => n)).size),
     f.fit ? ms(f.fit.fixedMs) : '–',
     f.fit ? ms(f.fit.perRouteMs * 1000) : '–',
@@ -69,6 +69,15 @@ export const PHASES_NOTE =
   'route registration = `imported` → `startup`, listen = `startup` → `listen`, first request = `listen` → `firstResponse`. ' +
   'Each is the median of the per-sample differences, so they add up to about, not exactly, the firstResponse median.';
 
+/** The phases' note, with what `listen` means for Lambda cells when the run has some. */
+export function phasesNote(summaries: CellSummary[]): string {
+  const lambda = summaries.some((s) => readyMark(s) === 'init');
+  return lambda
+    ? `${PHASES_NOTE} For a Lambda handler (which has no listen) the listen phase is \`startup\` → \`init\` (its first \`next\`, ` +
+        'the end of INIT) and first request is `init` → `firstResponse`; the scaling fits take `init` where a server has `listen`.'
+    : PHASES_NOTE;
+}
+
 export const FIT_NOTE = [
   'Per framework (and every other dimension but routes), a least-squares line `time = fixed + perRoute × N` through the cell medians: ' +
     'fixed is the cost at N = 0 (ms), perRoute the cost each route adds (µs/route), ' +
@@ -100,7 +109,7 @@ export function scalingMarkdown(context: ReportContext): string {
     '',
     '## Phase breakdown per cell (median ms)',
     '',
-    PHASES_NOTE,
+    phasesNote(context.summaries),
     '',
     phaseTable(context.summaries),
     '',
@@ -140,7 +149,7 @@ export function phasesSection(context: ReportContext): MarkdownSection {
     title: 'Where the time goes (phases)',
     body: [
       context.phasesAt === undefined ? '' : `![phase breakdown at N = ${context.phasesAt}](chart-phases.svg)\n`,
-      PHASES_NOTE,
+      phasesNote(context.summaries),
       '',
       phaseTable(context.summaries),
     ]

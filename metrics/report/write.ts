@@ -5,11 +5,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
+import { calibrate, type Calibration } from '../analyse/calibration.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
+import { readReferenceTable, ReferenceTableError, type ReferenceTable } from '../core/lambda-reference.ts';
 import { readMeta } from '../core/meta.ts';
 import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import {
@@ -22,6 +24,7 @@ import {
 } from './attribution.ts';
 import { curveChart, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
+import { calibrationCsvColumns, calibrationSection } from './calibration.ts';
 import { costSection } from './cost-table.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
@@ -54,6 +57,8 @@ export const OUTPUTS: Output[] = [
   { file: POWER_TUNING_CHART, when: hasPowerTuning, render: powerTuningChart, section: powerTuningSection },
   // Lambda cells: their REPORT figures, and the adapter's cost beside the server
   { section: lambdaSection },
+  // local Lambda cells: measured here, what Lambda adds (the reference's real cold starts), the estimate
+  { section: calibrationSection, csvColumns: calibrationCsvColumns },
   // no file: the cost table in summary.md
   { section: costSection },
   // --samples auto: the samples each cell took and the precision it reached
@@ -84,6 +89,18 @@ export function outlierWarnings(summaries: CellSummary[]): string[] {
   });
 }
 
+/** Lambda's name of the cost model's architecture. */
+const LAMBDA_ARCHITECTURE = { x86: 'x86_64', arm64: 'arm64' } as const;
+
+function loadReferenceTable(): ReferenceTable {
+  try {
+    return readReferenceTable();
+  } catch (error) {
+    if (error instanceof ReferenceTableError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** Read a run folder; a missing or broken samples.jsonl is a UsageError naming it. */
 export function loadRun(dir: string, settings: ReportSettings = {}): ReportContext {
   const file = path.join(dir, SAMPLES_FILE);
@@ -104,13 +121,17 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {
     throw new UsageError(`--phases-at: ${settings.phasesAt} is not a route count of this run (${routes.join(', ') || 'none'})`);
   }
+  const cost = resolveCost(settings.cost, storedCost(meta?.options));
+  const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
   return {
     dir,
     samples,
     summaries,
     counted,
     meta,
-    cost: resolveCost(settings.cost, storedCost(meta?.options)),
+    cost,
+    calibration: reference ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch]) : new Map<string, Calibration>(),
+    ...(reference ? { reference } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
   };

@@ -16,6 +16,7 @@ import { functionName } from '../../cloud/function-name.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
+import { processCpuMs } from '../proc-cpu.ts';
 import { answerProblem, lambdaAnswer } from '../app-answer.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
 import { oneLine } from '../text.ts';
@@ -104,7 +105,10 @@ async function contractAnswer(api: RuntimeApi, io: SampleIO): Promise<{ at: numb
   const last = cell.routes - 1;
   const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
   const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  if (answer.status !== 200 || !isExpectedAnswer(answer.body, last, PROBE_NAME)) {
+  const correct = contract.accepts
+    ? contract.accepts(answer.status, answer.body, last, PROBE_NAME)
+    : answer.status === 200 && isExpectedAnswer(answer.body, last, PROBE_NAME);
+  if (!correct) {
     throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
   }
   return answer;
@@ -136,8 +140,11 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   }
   const ready = parseReady(readyText);
   const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
+  // the invocation's own CPU time, read from outside the child (for the CPU share model)
+  const cpuAtInit = processCpuMs(io.pid);
   await io.endOfInit();
   const answer = io.app ? await appAnswer(api, io, io.app) : await contractAnswer(api, io);
+  const cpuAtAnswer = processCpuMs(io.pid);
   // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
   const marks = timelineMarks(ready, io.spawnAt, { name: 'init', at: init }, answer.at - io.spawnAt);
@@ -157,6 +164,7 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     billedMs: billedMs(init, durationMs),
     memorySizeMB,
     ...(peak !== undefined ? { maxMemoryUsedMB: peak } : {}),
+    ...(cpuAtInit !== undefined && cpuAtAnswer !== undefined ? { invokeCpuMs: Math.round((cpuAtAnswer - cpuAtInit) * 1000) / 1000 } : {}),
   };
   const measured: Measured = { marks, cpu, lambda, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(api, io);

@@ -1,0 +1,129 @@
+/**
+ * From a local Lambda cell to an estimate of the same cell on AWS Lambda, through the hello-world
+ * reference measured in the same run under the same settings and its real cold starts (the
+ * calibration table):
+ *
+ * - Init: what Lambda adds = the real reference's median Init Duration − the local reference's;
+ *   estimate = the cell's Init Duration + that. (Sandbox and extension setup, log shipping and the
+ *   host's CPU cannot happen here; the difference of the same function holds all of it.)
+ * - Duration: the cell's invocation CPU time, converted to Lambda's speed by the reference (its real
+ *   unthrottled Duration × REFERENCE_CPU_FRACTION over its local invocation CPU), plus the
+ *   reference's non-CPU part, through the CPU share model (cpu-share.ts) at the cell's memory size.
+ *
+ * Imported cells (`aws-lambda`) are real and get no estimate; the reference's own cells get one
+ * (it reproduces the table there, a check of the model).
+ */
+import { REFERENCE_FRAMEWORK } from '../../generators/lambda-reference.ts';
+import { VARIANTS } from '../../generators/types.ts';
+import { cellKey, makeCell, type Cell } from '../core/cell.ts';
+import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
+import type { CellSummary } from './aggregate.ts';
+import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
+
+/** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
+export const UNTHROTTLED_REFERENCE_MB = 1024;
+
+export type Addition = { median: number; low: number; high: number };
+
+export interface Calibration {
+  /** what the estimate is derived from, or why there is none */
+  runtime: string;
+  architecture: string;
+  memoryMB: number;
+  /** the row of the real reference used for Init (the cell's size, else the nearest) */
+  row?: ReferenceRow;
+  /** why there is no estimate */
+  missing?: string;
+  init?: { measured: number; addition: Addition; estimate: number };
+  duration?: { measured: number; addition: Addition; estimate: number };
+  /** Init + Duration estimates, each rounded up to 1 ms */
+  billedEstimate?: number;
+  /** the local reference's medians it used */
+  localReference?: { initMs: number; invokeCpuMs: number; n: number };
+}
+
+/** A Lambda runtime identifier for a cell: from the version its child reported, else its runtime's name. */
+export function runtimeLineOf(summary: Pick<CellSummary, 'runtimeVersion' | 'cell'>): string | undefined {
+  const major = /v(\d+)\./.exec(summary.runtimeVersion ?? '')?.[1] ?? /^node(\d+)$/.exec(summary.cell.runtime)?.[1];
+  return major === undefined ? undefined : `nodejs${major}.x`;
+}
+
+/** The reference cell measured under a cell's settings: the same dimensions but framework, routes and variant. */
+export function referenceSummaryOf(cell: Cell, byKey: Map<string, CellSummary>): CellSummary | undefined {
+  for (const variant of [cell.variant, ...VARIANTS]) {
+    const found = byKey.get(cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1 })));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function nearestRow(table: ReferenceTable, runtime: string, architecture: string, memoryMB: number): ReferenceRow | undefined {
+  const exact = referenceRow(table, runtime, architecture, memoryMB);
+  if (exact) return exact;
+  const rows = table.rows.filter((r) => r.runtime === runtime && r.architecture === architecture);
+  return rows.sort((a, b) => Math.abs(a.memoryMB - memoryMB) - Math.abs(b.memoryMB - memoryMB) || b.memoryMB - a.memoryMB)[0];
+}
+
+function addition(real: Spread, local: number): Addition {
+  return { median: real.median - local, low: real.p25 - local, high: real.p75 - local };
+}
+
+/**
+ * The calibration of every local Lambda cell (cellKey → calibration). `architecture` is Lambda's
+ * name of the run's architecture (x86_64, arm64).
+ */
+export function calibrate(summaries: CellSummary[], table: ReferenceTable, architecture: string): Map<string, Calibration> {
+  const byKey = new Map(summaries.map((s) => [cellKey(s.cell), s]));
+  const result = new Map<string, Calibration>();
+  for (const summary of summaries) {
+    if (summary.cell.target !== 'lambda' || !summary.lambda) continue;
+    const memoryMB = summary.cell.memory || summary.lambda.memorySizeMB || UNTHROTTLED_REFERENCE_MB;
+    const runtime = runtimeLineOf(summary) ?? 'unknown';
+    const base: Calibration = { runtime, architecture, memoryMB };
+    result.set(cellKey(summary.cell), base);
+    const row = nearestRow(table, runtime, architecture, memoryMB);
+    const unthrottled = referenceRow(table, runtime, architecture, UNTHROTTLED_REFERENCE_MB);
+    if (!row || !unthrottled) {
+      base.missing = `the calibration table has no ${runtime} ${architecture} reference`;
+      continue;
+    }
+    base.row = row;
+    const local = referenceSummaryOf(summary.cell, byKey)?.lambda;
+    if (!local) {
+      base.missing = 'the run measured no hello-world reference under these settings (--lambda-reference on)';
+      continue;
+    }
+    const localCpu = local.invokeCpuMs?.median;
+    const cellCpu = summary.lambda.invokeCpuMs?.median;
+    const initMeasured = summary.lambda.initMs.median;
+    const initAddition = addition(row.initMs, local.initMs.median);
+    base.init = { measured: initMeasured, addition: initAddition, estimate: initMeasured + initAddition.median };
+    base.localReference = { initMs: local.initMs.median, invokeCpuMs: localCpu ?? NaN, n: local.initMs.n };
+    if (localCpu === undefined || cellCpu === undefined || localCpu <= 0) {
+      base.missing = 'no invocation CPU time recorded (a run from before it was measured): Duration has no estimate';
+      continue;
+    }
+    // Lambda's speed relative to this machine, from the reference's unthrottled invocation
+    const realCpu = unthrottled.durationMs.median * REFERENCE_CPU_FRACTION;
+    const waiting = unthrottled.durationMs.median - realCpu;
+    const speed = realCpu / localCpu;
+    const estimateAt = (cpu: number) =>
+      durationAtMemory({ cpuMs: cpu * speed, wallMs: cpu * speed + waiting }, memoryMB, CALIBRATED_PERIOD_MS);
+    const durationMeasured = summary.lambda.durationMs.median;
+    const durationEstimate = estimateAt(cellCpu);
+    // the spread of the addition: the cell's own CPU quartiles through the model
+    const cpuValues = [...summary.lambda.invokeCpuMs!.values].sort((a, b) => a - b);
+    const q = (p: number) => cpuValues[Math.min(cpuValues.length - 1, Math.max(0, Math.round(p * (cpuValues.length - 1))))]!;
+    base.duration = {
+      measured: durationMeasured,
+      addition: {
+        median: durationEstimate - durationMeasured,
+        low: estimateAt(q(0.25)) - durationMeasured,
+        high: estimateAt(q(0.75)) - durationMeasured,
+      },
+      estimate: durationEstimate,
+    };
+    base.billedEstimate = Math.ceil(base.init.estimate) + Math.ceil(durationEstimate);
+  }
+  return result;
+}

@@ -1,0 +1,136 @@
+/**
+ * The calibration in the report, for runs with Lambda cells: per local Lambda cell its Init
+ * Duration and Duration as measured here, what Lambda adds (from the hello-world reference's real
+ * cold starts minus the same function measured here, with the table's source, dates and spread) and
+ * the estimate; the reference itself, real beside local; and summary.csv's REPORT and estimate
+ * columns (only for runs with Lambda-shaped cells, so older server runs keep their columns).
+ */
+import type { CellSummary } from '../analyse/aggregate.ts';
+import type { Calibration } from '../analyse/calibration.ts';
+import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-share.ts';
+import { cellKey, cellLabel } from '../core/cell.ts';
+import { round3 } from '../core/format.ts';
+import { markdownTable, ms } from '../core/format.ts';
+import { referenceProvenance, type Spread } from '../core/lambda-reference.ts';
+import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
+
+const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
+
+function additionText(a: { median: number; low: number; high: number }): string {
+  const low = Math.min(a.low, a.high);
+  const high = Math.max(a.low, a.high);
+  return `${signed(a.median)} (${signed(low)} to ${signed(high)})`;
+}
+
+function spreadText(s: Spread): string {
+  return `${ms(s.median)} (IQR ${ms(s.p25)}–${ms(s.p75)}, n ${s.n})`;
+}
+
+/** The estimate of a cell, when the run could make one. */
+export function calibrationOf(context: ReportContext, summary: CellSummary): Calibration | undefined {
+  return context.calibration.get(cellKey(summary.cell));
+}
+
+function estimateTable(context: ReportContext): string {
+  const rows = context.summaries.flatMap((s) => {
+    const c = calibrationOf(context, s);
+    if (!c) return [];
+    return [
+      [
+        cellLabel(s.cell),
+        `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
+        ms(c.init?.measured ?? s.lambda?.initMs.median),
+        c.init ? additionText(c.init.addition) : '–',
+        c.init ? ms(c.init.estimate) : '–',
+        ms(c.duration?.measured ?? s.lambda?.durationMs.median),
+        c.duration ? additionText(c.duration.addition) : '–',
+        c.duration ? ms(c.duration.estimate) : '–',
+        c.billedEstimate === undefined ? '–' : String(c.billedEstimate),
+      ],
+    ];
+  });
+  return markdownTable(
+    [
+      '',
+      'as on Lambda',
+      'Init measured here',
+      'Init: Lambda adds',
+      'Init estimate',
+      'Duration measured here',
+      'Duration: Lambda adds',
+      'Duration estimate',
+      'Billed estimate',
+    ],
+    rows,
+    ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
+}
+
+/** The reference function, real (the table) beside its local measurement, per setting the run used. */
+function referenceTable(context: ReportContext): string | undefined {
+  const rows = context.summaries.flatMap((s) => {
+    const c = calibrationOf(context, s);
+    if (!c || s.cell.framework !== 'reference' || !c.row || !s.lambda) return [];
+    return [
+      [
+        cellLabel(s.cell),
+        `${c.row.runtime} ${c.row.architecture} ${c.row.memoryMB} MB`,
+        spreadText(c.row.initMs),
+        `${ms(s.lambda.initMs.median)} (n ${s.lambda.initMs.n})`,
+        spreadText(c.row.durationMs),
+        ms(s.lambda.durationMs.median),
+        c.duration ? ms(c.duration.estimate) : '–',
+      ],
+    ];
+  });
+  if (rows.length === 0) return undefined;
+  return markdownTable(
+    ['reference cell', 'real row', 'real Init Duration', 'Init here', 'real Duration', 'Duration here', 'Duration estimate'],
+    rows,
+    ['left', 'left', 'right', 'right', 'right', 'right', 'right'],
+  );
+}
+
+export function calibrationSection(context: ReportContext): MarkdownSection | undefined {
+  if (context.calibration.size === 0 || !context.reference) return undefined;
+  const missing = [...new Set([...context.calibration.values()].flatMap((c) => (c.missing ? [c.missing] : [])))];
+  const parts = [
+    `Calibration: ${referenceProvenance(context.reference)}.`,
+    '',
+    'Per local Lambda cell (medians, ms): measured here, what Lambda adds (median, and in brackets the spread: the real ' +
+      "reference's interquartile range for Init, the cell's CPU-time quartiles for Duration), and the estimate. " +
+      "**Init**: Lambda adds the real reference's median Init Duration minus the same function measured here under the " +
+      'same settings (runtime line, memory size, start, file cache); the addition holds what cannot happen here (sandbox ' +
+      'and extension setup, log shipping, the host) and changes with those settings (a cold file cache here leaves less to ' +
+      "add) but not with the app. **Duration**: the invocation's CPU time here, converted to Lambda's speed by the " +
+      `reference, through the CPU share model (a budget of memory / 1769 vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
+      `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
+      'The cost and power-tuning tables use the estimate.',
+    '',
+    estimateTable(context),
+  ];
+  const reference = referenceTable(context);
+  if (reference) parts.push('', 'The reference itself, real beside here (its Duration estimate checks the model):', '', reference);
+  if (missing.length) parts.push('', ...missing.map((m) => `- no estimate: ${m}`));
+  return { title: 'Lambda: measured here, what Lambda adds, the estimate', body: parts.join('\n') };
+}
+
+/** summary.csv's REPORT columns and the estimate, only for runs with Lambda-shaped cells. */
+export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
+  if (!context.summaries.some((s) => s.lambda)) return [];
+  const est = (pick: (c: Calibration) => number | undefined) => (s: CellSummary) => {
+    const c = calibrationOf(context, s);
+    return c ? round3(pick(c)) : '';
+  };
+  return [
+    { header: 'lambda_init_duration_median_ms', value: (s) => round3(s.lambda?.initMs.median) },
+    { header: 'lambda_duration_median_ms', value: (s) => round3(s.lambda?.durationMs.median) },
+    { header: 'lambda_billed_duration_median_ms', value: (s) => round3(s.lambda?.billedMs.median) },
+    { header: 'lambda_max_memory_used_mb', value: (s) => s.lambda?.maxMemoryUsedMB ?? '' },
+    { header: 'lambda_invoke_cpu_median_ms', value: (s) => round3(s.lambda?.invokeCpuMs?.median) },
+    { header: 'estimate_init_duration_ms', value: est((c) => c.init?.estimate) },
+    { header: 'estimate_duration_ms', value: est((c) => c.duration?.estimate) },
+    { header: 'estimate_billed_duration_ms', value: est((c) => c.billedEstimate) },
+    { header: 'calibration_source', value: (s) => (calibrationOf(context, s)?.row && context.reference ? context.reference.source : '') },
+  ];
+}

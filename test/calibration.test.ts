@@ -1,0 +1,153 @@
+/**
+ * The calibration: the shipped table and its provenance, rebuilding it from lambda-perf data files
+ * and REPORT lines (lambda:reference), the CPU share model against the table's own Durations, and
+ * the estimate of a Lambda cell from the reference measured beside it (also for an older run whose
+ * samples have no invocation CPU time).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { aggregate } from '../metrics/analyse/aggregate.ts';
+import { calibrate } from '../metrics/analyse/calibration.ts';
+import { durationAtMemory, REFERENCE_CPU_FRACTION } from '../metrics/analyse/cpu-share.ts';
+import { buildReferenceTable } from '../metrics/cloud/lambda-perf.ts';
+import { readReferenceTable, referenceProvenance, referenceRow, REFERENCE_HANDLER } from '../metrics/core/lambda-reference.ts';
+import type { SampleRecord } from '../metrics/core/samples.ts';
+import { runCli, tempDir } from './helpers.ts';
+import { cell, sampleOf, writeRun } from './synthetic.ts';
+
+const shipped = readReferenceTable();
+
+function lambdaSample(framework: string, routes: number, initMs: number, durationMs: number, invokeCpuMs?: number): SampleRecord {
+  const c = cell(framework, routes, { target: 'lambda' });
+  const base = sampleOf(c, initMs + durationMs);
+  const { listen: _listen, ...marks } = base.marks!;
+  return {
+    ...base,
+    marks: { ...marks, init: initMs, firstResponse: initMs + durationMs },
+    lambda: {
+      initMs,
+      durationMs,
+      billedMs: Math.ceil(initMs) + Math.ceil(durationMs),
+      memorySizeMB: 1024,
+      maxMemoryUsedMB: 40,
+      ...(invokeCpuMs !== undefined ? { invokeCpuMs } : {}),
+    },
+  };
+}
+
+describe('the shipped calibration table', () => {
+  it('says where its figures come from and when, and names the reference function', () => {
+    assert.match(shipped.source, /^maxday\/lambda-perf data, dates \d{4}-\d{2}-\d{2}–\d{4}-\d{2}-\d{2}$/);
+    assert.ok(shipped.from <= shipped.to);
+    assert.equal(shipped.handler, REFERENCE_HANDLER);
+    assert.match(referenceProvenance(shipped), /maxday\/lambda-perf data, dates .*exports\.handler = \(\) => \(\{statusCode: 200\}\)/);
+  });
+
+  it('has nodejs22.x and nodejs24.x on both architectures at 128, 512 and 1024 MB, each with its count and spread', () => {
+    for (const runtime of ['nodejs22.x', 'nodejs24.x']) {
+      for (const arch of ['x86_64', 'arm64']) {
+        for (const memory of [128, 512, 1024]) {
+          const row = referenceRow(shipped, runtime, arch, memory);
+          assert.ok(row, `${runtime} ${arch} ${memory}`);
+          assert.ok(row.initMs.n > 0 && row.initMs.p25 <= row.initMs.median && row.initMs.median <= row.initMs.p75);
+          assert.ok(row.durationMs.n > 0 && row.durationMs.p25 <= row.durationMs.median && row.durationMs.median <= row.durationMs.p75);
+        }
+      }
+    }
+  });
+
+  it("the CPU share model gives each line's 128, 256 and 512 MB Duration from its 1024 MB one within 15 %", () => {
+    for (const r of shipped.rows.filter((row) => row.memoryMB === 1024)) {
+      const d = r.durationMs.median;
+      for (const memory of [128, 256, 512]) {
+        const real = referenceRow(shipped, r.runtime, r.architecture, memory)!.durationMs.median;
+        const model = durationAtMemory({ cpuMs: d * REFERENCE_CPU_FRACTION, wallMs: d }, memory);
+        assert.ok(Math.abs(model / real - 1) <= 0.15, `${r.runtime} ${r.architecture} ${memory} MB: model ${model} vs real ${real}`);
+      }
+    }
+  });
+});
+
+describe('rebuilding the table', () => {
+  const day = (entries: unknown[]) => JSON.stringify({ metadata: { generatedAt: 'x' }, runtimeData: entries });
+  const entry = (name: string, init: number[], ad: number) => ({ r: name, p: 'zip', m: 128, a: 'x86_64', i: init, ad, mu: 70 });
+
+  it('from lambda-perf data files: every Init Duration a value, every daily mean Duration a value; other runtimes left out', () => {
+    const dir = tempDir();
+    writeFileSync(
+      path.join(dir, '2026-08-01.json'),
+      day([entry('lambda-perf-nodejs22x-zip-128-x86_64', [100, 110, 120], 10), entry('lambda-perf-python312-zip-128-x86_64', [80], 1)]),
+    );
+    writeFileSync(path.join(dir, '2026-08-02.json'), day([entry('lambda-perf-nodejs22x-zip-128-x86_64', [130], 14)]));
+    const table = buildReferenceTable({ lambdaPerfFiles: [path.join(dir, '2026-08-02.json'), path.join(dir, '2026-08-01.json')] });
+    assert.equal(table.source, 'maxday/lambda-perf data, dates 2026-08-01–2026-08-02');
+    assert.equal(table.rows.length, 1);
+    const row = table.rows[0]!;
+    assert.deepEqual([row.runtime, row.architecture, row.memoryMB], ['nodejs22.x', 'x86_64', 128]);
+    assert.deepEqual(row.initMs, { median: 115, p25: 107.5, p75: 122.5, n: 4 });
+    assert.equal(row.durationMs.median, 12);
+    assert.equal(row.durationMs.n, 2);
+  });
+
+  const report = (id: string, duration: number, used: number) =>
+    `REPORT RequestId: ${id}\tDuration: ${duration} ms\tBilled Duration: ${Math.ceil(duration)} ms\t` +
+    `Memory Size: 1024 MB\tMax Memory Used: ${used} MB`;
+
+  it('lambda:reference from your REPORT lines writes the table and prints its provenance; a missing --runtime is exit 2', () => {
+    const dir = tempDir();
+    const log = path.join(dir, 'reference.log');
+    writeFileSync(
+      log,
+      [
+        `2026-09-01T10:00:00.000Z ${report('a1', 3.1, 70)}\tInit Duration: 140.00 ms`,
+        `2026-09-01T10:00:01.000Z ${report('a2', 1, 70)}`,
+        `2026-09-02T10:00:00.000Z ${report('a3', 3.3, 71)}\tInit Duration: 150.00 ms`,
+      ].join('\n'),
+    );
+    const out = path.join(dir, 'table.json');
+    const ok = runCli(['lambda-reference', '--reports', log, '--runtime', 'nodejs24.x', '--architecture', 'arm64', '--out', out]);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /calibration table: REPORT lines of the reference function deployed by you, dates 2026-09-01–2026-09-02/u);
+    assert.match(ok.stdout, /nodejs24\.x arm64 1024 MB: Init Duration 145 ms \(IQR 142\.5–147\.5, n 2\)/);
+    const table = readReferenceTable(out);
+    assert.equal(table.rows[0]!.initMs.n, 2, 'the warm invocation is no cold start');
+    const bad = runCli(['lambda-reference', '--reports', log, '--out', out]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /^coldstart: REPORT lines need --runtime and --architecture/);
+    const nothing = runCli(['lambda-reference', '--out', out]);
+    assert.equal(nothing.status, 2);
+    assert.doesNotMatch(nothing.stderr, /\n.+\n/);
+  });
+});
+
+describe('the estimate of a Lambda cell', () => {
+  it('Init: measured + (real reference − local reference); Duration through the model from the CPU times', () => {
+    const samples = [
+      lambdaSample('node-http', 1, 40, 4, 3),
+      lambdaSample('reference', 1, 35, 3, 2),
+      lambdaSample('node-http', 1, 42, 4, 3),
+      lambdaSample('reference', 1, 37, 3, 2),
+    ];
+    const calibration = calibrate(aggregate(samples), shipped, 'x86_64');
+    const c = [...calibration.entries()].find(([key]) => key.startsWith('node-http'))![1];
+    const row = referenceRow(shipped, 'nodejs20.x', 'x86_64', 1024)!;
+    assert.equal(c.missing, undefined);
+    assert.equal(c.init!.measured, 41);
+    assert.ok(Math.abs(c.init!.addition.median - (row.initMs.median - 36)) < 1e-9);
+    assert.ok(Math.abs(c.init!.estimate - (41 + row.initMs.median - 36)) < 1e-9);
+    // 1.5× the reference's CPU on Lambda's scale, above one vCPU's worth at 1024 MB: at least the reference's Duration
+    assert.ok(c.duration!.estimate > row.durationMs.median);
+    assert.equal(c.billedEstimate, Math.ceil(c.init!.estimate) + Math.ceil(c.duration!.estimate));
+  });
+
+  it('an older run (no invocation CPU time) still reports: an Init estimate, no Duration estimate, and why', () => {
+    const dir = writeRun(tempDir(), [lambdaSample('node-http', 1, 40, 4), lambdaSample('reference', 1, 35, 3)], { arch: 'x86' });
+    const result = runCli(['report', dir]);
+    assert.equal(result.status, 0, result.stderr);
+    const md = readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    assert.match(md, /no estimate: no invocation CPU time recorded/);
+    assert.match(md, /\| lambda\/1-startup-node-http-routes\.js \| nodejs20\.x x86_64 1024 MB \| 40\.0 \| \+[\d.]+ \(/);
+  });
+});
