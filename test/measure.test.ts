@@ -105,6 +105,10 @@ describe('measure: four real apps end to end, with --attribute', () => {
     assert.ok(rows.every((r) => r.source === 'app'));
     const md = readFileSync(path.join(dir, 'summary.md'), 'utf8');
     assert.match(md, /\| app:shop \|/);
+    assert.match(
+      md,
+      /- \*\*Apps:\*\* plain \(server `[^`]*plain\.js`, `POST \/orders`\); .* orders \(handler `[^`]*orders\.mjs\.handler`\)/,
+    );
     assert.match(md, /## Where the cold start goes, by package/);
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { apps: { name: string }[] } };
     assert.deepEqual(

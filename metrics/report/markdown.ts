@@ -22,6 +22,22 @@ function countedMethod(options: Record<string, unknown>): string {
   return `; counted cells: ${number(options.countSamples)} sample(s) each, no warm-up, ${number(options.jobs)} at a time${only}`;
 }
 
+/** `measure` runs: the user's apps as meta.json records them (file names from outside: one line, no backticks). */
+function appsLine(meta: RunMeta): string | undefined {
+  const apps = meta.options.apps;
+  if (!Array.isArray(apps) || apps.length === 0) return undefined;
+  const text = (value: unknown) => `\`${String(value).replace(/[`\r\n]/g, '')}\``;
+  const described = (apps as Record<string, unknown>[]).map((app) => {
+    const request = app.request as { method?: unknown; path?: unknown } | undefined;
+    const how =
+      app.kind === 'lambda'
+        ? `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
+        : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
+    return `${String(app.name)} (${how})`;
+  });
+  return `- **Apps:** ${described.join('; ')}`;
+}
+
 export function environmentBlock(meta: RunMeta | undefined): string {
   if (!meta) return '_meta.json is missing: environment unknown._';
   const m = meta.machine;
@@ -42,7 +58,7 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Method:** \`${meta.command}\` ` +
       `(samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)}` +
       `${countedMethod(meta.options)})`,
-    `- **Frameworks:** ${frameworks || 'none'}`,
+    appsLine(meta) ?? `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.join(', ')}; ` +
       `not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];

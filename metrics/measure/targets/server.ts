@@ -212,8 +212,13 @@ async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)
   const cpu: CpuMarks = { ...ready.cpu };
-  const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);
-  const after = afterText === undefined ? undefined : parseAfterLine(afterText);
+  // an app that is itself a coldstart-generated file prints its own ready line too: skip it
+  let after: AfterLine | undefined;
+  for (let lines = io.app ? 2 : 1; lines > 0 && !after; lines--) {
+    const afterText = await io.optionalProtocolLine(AFTER_LINE_WAIT_MS);
+    if (afterText === undefined) break;
+    after = parseAfterLine(afterText);
+  }
   if (after && after.cpu >= (cpu.listen ?? 0)) cpu.firstResponse = after.cpu;
   if (Object.keys(cpu).length) measured.cpu = cpu;
   if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(ready.port, cell, contract, io.remaining());
