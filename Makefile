@@ -1,11 +1,11 @@
-# Thin doors into the npm scripts (the same code).
+# Thin doors into the npm scripts (the same code). ARGS passes options: make metrics ARGS="--routes 1,10".
 .PHONY: generate metrics report compare test lint format clean
 
 generate:
-	npm run generate
+	npm run generate -- $(ARGS)
 
 metrics:
-	npm run metrics
+	npm run metrics -- $(ARGS)
 
 report:
 	npm run report -- $(or $(DIR),results/latest)

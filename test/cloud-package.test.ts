@@ -194,8 +194,11 @@ describe('a Lambda package', () => {
 
     const file = path.join(work, 'a-file');
     writeFileSync(file, 'x');
-    assert.throws(() => writeLambdaPackage(file, cells), usageError(/is a file, not a folder/));
-    assert.throws(() => writeLambdaPackage(path.join(file, 'sub'), cells), usageError(/cannot write the package into .* \(ENOTDIR\)/));
+    assert.throws(() => writeLambdaPackage(file, cells), usageError(/--out: .*a-file is not a folder \(.*a-file is a file\)/));
+    assert.throws(
+      () => writeLambdaPackage(path.join(file, 'sub'), cells),
+      usageError(/--out: .*a-file\/sub is not a folder \(.*a-file is a file\)/),
+    );
     assert.equal(readFileSync(file, 'utf8'), 'x');
 
     const used = path.join(work, 'used');

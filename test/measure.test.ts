@@ -196,7 +196,9 @@ describe('measure: bad input', () => {
       ...['--name', 'never,elsewhere,missing,wrongbody,nope,notfn', '--expect-body', '"ok":true'],
       ...['--samples', '1', '--warmup', '0', '--timeout', '8', '--out', dir],
     ]);
-    assert.equal(run.status, 0, run.stderr);
+    // every sample failed: the run says so with its own exit code (issue 20)
+    assert.equal(run.status, 3, run.stderr);
+    assert.match(run.stderr, /coldstart: 6 sample\(s\) failed \(see summary\.md\): exit 3/);
     const reasons = new Map(readSamples(path.join(dir, 'samples.jsonl')).map((s) => [s.cell.framework, s.ok ? 'ok' : (s.error ?? '')]));
     assert.match(reasons.get('never')!, /no listening server within \d+ ms/);
     assert.match(reasons.get('elsewhere')!, /the app listened on port \d+, not on the PORT=\d+ it was given/);

@@ -2,7 +2,7 @@
  * `compare RUN_A RUN_B`: the comparison of two run folders as markdown on stdout (and --out FILE).
  * `--fail-above R` exits 1 when a cell got slower by more than R and significantly (for CI).
  */
-import { writeFileSync } from 'node:fs';
+import { writeFileWhole } from '../core/files.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -50,9 +50,9 @@ export function runCompare(options: CompareOptions): CompareResult {
   const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
   if (options.out) {
     try {
-      writeFileSync(options.out, markdown);
+      writeFileWhole(options.out, markdown);
     } catch (error) {
-      throw new UsageError(`--out: cannot write ${options.out}: ${(error as Error).message}`);
+      throw new UsageError(`--out: ${(error as Error).message}`);
     }
   }
   return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0 };

@@ -7,11 +7,12 @@
  * own --export-json shape). When DIR holds a run (samples.jsonl) its report is rewritten and shows
  * both figures per cell.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { cellLabel } from '../core/cell.ts';
 import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { writeFileWhole } from '../core/files.ts';
 import { HYPERFINE_FILE, type HyperfineRunInfo } from '../core/hyperfine-file.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
@@ -53,8 +54,9 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
   const version = hyperfineVersion(environment.env);
   if (!version) throw new UsageError(INSTALL_HINT);
 
-  const { session, prepared } = await openSession({ out: options.out, marker: HYPERFINE_FILE, what: 'a hyperfine run' }, () =>
-    prepareCells(options, environment.env, log),
+  const { session, prepared } = await openSession(
+    { out: options.out, marker: HYPERFINE_FILE, what: 'a hyperfine run', command: 'hyperfine', say: (line) => log(`coldstart: ${line}`) },
+    () => prepareCells(options, environment.env, log),
   );
   const { cells, levers } = prepared;
   const runtimes = runtimeVersions(levers);
@@ -118,13 +120,19 @@ export async function runHyperfine(options: HyperfineOptions): Promise<Hyperfine
     rmSync(exports, { recursive: true, force: true });
     session.close();
   }
-  info.finishedAt = new Date().toISOString();
-  if (session.interrupted) info.interrupted = true;
-  const file = path.join(session.dir, HYPERFINE_FILE);
-  writeFileSync(file, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
-  const merged = existsSync(path.join(session.dir, SAMPLES_FILE));
-  if (merged) await writeReport(session.dir, { warn: (line) => log(`warning: ${line}`) });
-  return { dir: session.dir, file, measured: results.length, failed: info.failed, merged, interrupted: session.interrupted };
+  try {
+    info.finishedAt = new Date().toISOString();
+    if (session.interrupted) info.interrupted = true;
+    const file = path.join(session.dir, HYPERFINE_FILE);
+    // from here a further Ctrl-C (or npm's copy of the first) does not kill what is written
+    session.writingReport();
+    writeFileWhole(file, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
+    const merged = existsSync(path.join(session.dir, SAMPLES_FILE));
+    if (merged) await writeReport(session.dir, { warn: (line) => log(`warning: ${line}`) });
+    return { dir: session.dir, file, measured: results.length, failed: info.failed, merged, interrupted: session.interrupted };
+  } finally {
+    session.finish();
+  }
 }
 
 export function registerHyperfineCommand(program: Command): void {

@@ -17,7 +17,7 @@ import { UsageError } from '../core/errors.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { MB_PER_VCPU } from '../measure/limits/settings.ts';
-import { makeWritableDir } from '../measure/session.ts';
+import { makeWritableDir } from '../core/out-dir.ts';
 import { writeReport } from '../report/write.ts';
 import { LAMBDA_RUNTIMES, type LambdaRuntime } from './lambda-package.ts';
 import { parseChoice } from './parse.ts';

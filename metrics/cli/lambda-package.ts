@@ -5,16 +5,14 @@
  * adapter, its bundle fails) is listed with its reason and left out; when no cell can be packaged,
  * nothing is written and the exit code is 1.
  */
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Contract, Target } from '../../generators/types.ts';
 import { functionName, type FunctionCell } from '../cloud/function-name.ts';
-import { FUNCTIONS_DIR, README_FILE, TEMPLATE_FILE, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
+import { checkPackageDir, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
 import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
 import { DEFAULT_ARCHITECTURE, DEFAULT_MEMORY_MB, DEFAULT_RUNTIME } from '../cloud/sam-template.ts';
 import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
-import { UsageError } from '../core/errors.ts';
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
 import { generateCells } from '../plan/cells.ts';
 import { addSelectionOptions, selectionOf, type Selection } from './options.ts';
@@ -58,23 +56,11 @@ function nameOf(cell: Cell): string {
   }
 }
 
-/**
- * Refuse a folder that cannot take a package before anything is generated or bundled (that can take
- * a while); writeLambdaPackage checks the same again when it writes.
- */
-function checkOut(dir: string): void {
-  if (!existsSync(dir)) return;
-  if (!statSync(dir).isDirectory()) throw new UsageError(`--out ${dir} is a file, not a folder`);
-  for (const entry of [TEMPLATE_FILE, FUNCTIONS_DIR, README_FILE]) {
-    if (existsSync(path.join(dir, entry)))
-      throw new UsageError(`--out ${dir} already holds a package (${entry}): choose another folder or remove it`);
-  }
-}
-
 /** Generate, bundle and write the package; `log` gets progress lines. */
 export async function packageLambda(options: LambdaPackageOptions, log: (line: string) => void): Promise<LambdaPackageOutcome> {
   const dir = path.resolve(options.out);
-  checkOut(dir);
+  // refused before anything is generated or bundled (that can take a while); checked again when written
+  checkPackageDir(dir);
   const generated = await generateCells({ ...options, targets: ['lambda'] }, log);
   const target = LAMBDA_RUNTIMES[options.runtime];
   const packaged: PackageCell[] = [];

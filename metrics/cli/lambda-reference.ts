@@ -5,7 +5,6 @@
  * deployed yourself (metrics/cloud/lambda-perf.ts). It writes the table (by default over the one the
  * tool ships, metrics/core/lambda-reference.json) and prints its provenance and rows.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { buildReferenceTable } from '../cloud/lambda-perf.ts';
@@ -13,6 +12,7 @@ import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
 import { UsageError } from '../core/errors.ts';
 import { referenceProvenance, SHIPPED_REFERENCE_FILE, type ReferenceTable } from '../core/lambda-reference.ts';
 import { displayPath } from './shared.ts';
+import { writeFileWhole } from '../core/files.ts';
 
 export interface LambdaReferenceOptions {
   lambdaPerf: string[];
@@ -38,9 +38,9 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
     ...(options.architecture ? { architecture: options.architecture } : {}),
   });
   try {
-    writeFileSync(options.out, JSON.stringify(table, null, 2) + '\n');
+    writeFileWhole(options.out, JSON.stringify(table, null, 2) + '\n');
   } catch (error) {
-    throw new UsageError(`--out: cannot write ${options.out}: ${(error as Error).message}`);
+    throw new UsageError(`--out: ${(error as Error).message}`);
   }
   log(`calibration table: ${referenceProvenance(table)}`);
   for (const r of table.rows) {

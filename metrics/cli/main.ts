@@ -1,11 +1,12 @@
 /**
  * coldstart's command line (commander): one file per command in this folder, registered here. npm
  * scripts and the Makefile are thin doors into it. Every user mistake is one line on stderr and exit
- * 2; never a stack trace.
+ * 2, a refusal of the machine (disk full, a folder where a file belongs) one line naming the file and
+ * exit 4; never a stack trace.
  */
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { EXIT_USAGE, UsageError } from '../core/errors.ts';
+import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, UsageError } from '../core/errors.ts';
 import { registerCleanCommand } from './clean.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerGenerateCommand } from './generate.ts';
@@ -42,6 +43,10 @@ export function buildProgram(): Command {
   return program;
 }
 
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
@@ -58,8 +63,18 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`coldstart: ${error.message}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`coldstart: internal error: ${(error as Error).message.replace(/\s*\n\s*/g, ' ')}\n`);
-    return 1;
+    if (error instanceof EnvironmentError) {
+      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
+      return EXIT_ENVIRONMENT;
+    }
+    // the machine refused a file the code did not expect to be refused: still the machine's, named
+    const { code, path: file, syscall } = error as NodeJS.ErrnoException;
+    if (code && file) {
+      process.stderr.write(`coldstart: cannot ${syscall ?? 'use'} ${oneLine(file)} (${code})\n`);
+      return EXIT_ENVIRONMENT;
+    }
+    process.stderr.write(`coldstart: internal error: ${oneLine((error as Error).message)}\n`);
+    return EXIT_ERROR;
   }
 }
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
-import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { appNameOf, checkAppFile, checkAppName, prepareAppCells } from '../plan/apps.ts';
 import { ORDERS, type Order } from '../plan/order.ts';
 import {
@@ -25,7 +25,7 @@ import {
   precisionOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
-import { runMetrics } from './run.ts';
+import { addAllowFailuresOption, finishRun, runMetrics } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -178,6 +178,7 @@ export function registerMeasureCommand(program: Command): void {
   addCostOptions(command);
   addAttributeOption(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
+  addAllowFailuresOption(command);
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const apps = appsOf(opts);
@@ -205,10 +206,7 @@ export function registerMeasureCommand(program: Command): void {
       ...memoriesOf(opts),
     });
     writeExport(exportOf(opts), result.summaries);
-    const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
-    const where = `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
-    process.stdout.write(`${where}${failed ? `; ${failed} failed samples` : ''}\n`);
-    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+    finishRun(result, opts.allowFailures === true);
   });
 }
 

@@ -5,7 +5,7 @@
  * where each cell ran. A cell measured in two parts is refused: the join would mix two machines in
  * one cell's statistics.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { cellKey, cellLabel } from '../core/cell.ts';
@@ -13,6 +13,8 @@ import { UsageError } from '../core/errors.ts';
 import { META_FILE, readMeta, writeMeta, type RunMeta } from '../core/meta.ts';
 import { readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import { writeReport } from '../report/write.ts';
+import { writeFileWhole } from '../core/files.ts';
+import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
 
 /** What meta.json of a merged run says about one of its parts. */
 export interface MergedPart {
@@ -49,6 +51,7 @@ export async function runMerge(dirs: readonly string[], out: string): Promise<{ 
   const target = path.resolve(out);
   if (existsSync(path.join(target, SAMPLES_FILE)))
     throw new UsageError(`${target} already holds a run (${SAMPLES_FILE}): choose another --out`);
+  checkOutDir(target);
   if (existsSync(target) && readdirSync(target).length > 0) throw new UsageError(`--out: ${target} exists and is not empty`);
   const owner = new Map<string, string>();
   const parts: MergedPart[] = [];
@@ -77,8 +80,8 @@ export async function runMerge(dirs: readonly string[], out: string): Promise<{ 
       cells: keys,
     });
   }
-  mkdirSync(target, { recursive: true });
-  writeFileSync(path.join(target, SAMPLES_FILE), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  makeWritableDir(target);
+  writeFileWhole(path.join(target, SAMPLES_FILE), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
   const first = metas[0];
   if (first) {
     // the first part's meta.json, with every part's own machine and load under `parts`; the top-level

@@ -1,6 +1,7 @@
 /** `report DIR`: rebuild every artefact of a run folder from its samples.jsonl (and meta.json). */
 import path from 'node:path';
 import type { Command } from 'commander';
+import { assertNotHeld } from '../measure/run-lock.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import { addCostOptions, addExportOptions, costOptionsOf, exportOf } from './options.ts';
 import { parseInteger } from './parse.ts';
@@ -20,6 +21,8 @@ export function registerReportCommand(program: Command): void {
       parseInteger('--phases-at', 1),
     )
     .action(async (dir: string, opts: Record<string, unknown>) => {
+      // a run still writing the folder would overwrite (or be overwritten by) this report
+      assertNotHeld(path.resolve(dir));
       const written = await writeReport(path.resolve(dir), {
         cost: costOptionsOf(opts),
         phasesAt: opts.phasesAt as number | undefined,

@@ -2,7 +2,8 @@
  * `run` (npm run metrics): prepare the cells, open a measurement session, run every planned sample
  * as a fresh process, append each to samples.jsonl the moment it finishes, then write the report.
  * Ctrl-C kills the live children, keeps every finished sample, writes the report of what there is
- * and exits 130.
+ * and exits 130 (further signals do not kill that report); a run with failed samples exits 3 unless
+ * --allow-failures.
  */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
@@ -18,7 +19,7 @@ import {
   type CellProgress,
 } from '../analyse/precision.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
-import { EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
@@ -74,116 +75,133 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
   if (options.measures?.includes('instructions') && !counting) throw new UsageError(NO_VALGRIND);
   // `measure` brings its own cells (the user's apps); `run` generates them
   const prepare = options.prepare ?? ((env: NodeJS.ProcessEnv) => prepareCells(options, env, log));
-  const { session, prepared } = await openSession({ out: options.out, marker: SAMPLES_FILE, what: 'a run' }, async () => {
-    const all = await prepare(environment.env, log);
-    const cells = shardCells(all.cells, options.shard);
-    return { ...all, cells, jobs: resolveJobs(options.jobs, cells) };
-  });
-  const { cells, jobs } = prepared;
-  const { dir, startedAt } = session;
-  const auto =
-    options.precision ??
-    precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
-  const samplesFile = path.join(dir, SAMPLES_FILE);
-  const meta = runMeta(options, prepared, { startedAt, dropped: environment.dropped, limits, precision: auto });
-  if (jobs > 1) meta.options.jobs = jobs;
-  writeMeta(dir, meta);
-
-  const first = options.samples === 'auto' ? auto.minSamples : options.samples;
-  const plan = buildPlan(cells, {
-    samples: first,
-    warmup: options.warmup,
-    order: options.order,
-    seed: options.seed,
-    countSamples: options.countSamples ?? 1,
-  });
-  const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
-  const progress = new Progress(plan, progressStream);
-  const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits, counting };
-  const measure = (run: PlannedRun) => measurePlannedRun(run, context);
-  let samplesDurationMs = 0;
-  let recorded = 0;
-  // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
-  const taken = new Map<string, CellProgress & { index: number }>(
-    cells
-      .filter((c) => c.launch && !isCounted(c.cell))
-      .map((c) => [
-        cellKey(c.cell),
-        { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 },
-      ]),
+  const { session, prepared } = await openSession(
+    { out: options.out, marker: SAMPLES_FILE, what: 'a run', command: 'run', say: (line) => log(`coldstart: ${line}`) },
+    async () => {
+      const all = await prepare(environment.env, log);
+      const cells = shardCells(all.cells, options.shard);
+      return { ...all, cells, jobs: resolveJobs(options.jobs, cells) };
+    },
   );
-  const step = async (run: PlannedRun) => {
-    progress.starting(run);
-    const sample = await measure(run);
-    // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
-    if (session.interrupted) return;
-    appendSample(samplesFile, sample);
-    samplesDurationMs += sample.durationMs;
-    if (sample.phase === 'sample') {
-      recorded++;
-      const cell = taken.get(cellKey(sample.cell));
-      if (cell) {
-        cell.index = Math.max(cell.index, sample.index);
-        if (sample.ok && sample.marks) (cell.values as number[]).push(sample.marks.firstResponse);
-        else if (!sample.unsupported) cell.failures++;
-      }
-    }
-    progress.finished(sample);
-  };
-  // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
-  const load = startLoadMonitor();
-  // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
-  const limitsGuard = limits ? guardLimits() : undefined;
   try {
-    await session.eachParallel(plan, jobs, step);
-    // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
-    for (let round = first + 1; options.samples === 'auto' && !session.interrupted; round++) {
-      const decision = decideRound([...taken.values()], auto);
-      if (decision.more.length === 0) break;
-      const next = cells
-        .filter((c) => decision.more.includes(cellKey(c.cell)))
-        .map((c): PlannedRun => ({
-          cell: c.cell,
-          planned: c,
-          phase: 'sample',
-          index: taken.get(cellKey(c.cell))!.index + 1,
-          checkInvalidBody: false,
-        }));
-      const open = decision.cells.filter((c) => !c.stopped);
-      const labels = open.slice(0, 4).map((c) => `${cellLabel(cells.find((p) => cellKey(p.cell) === c.key)!.cell)} ${formatPrecision(c)}`);
-      progress.extend(
-        next,
-        `round ${round}: ${open.length} cell(s) above ±${percent(auto.precision)}: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
-      );
-      await session.each(next, step);
-    }
-    // --attribute: one more, unrecorded, profiled run per cell
-    if (options.attribute && !session.interrupted) {
-      const attributed = await attributeCells(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
-      writeAttribution(dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
-    }
-  } finally {
-    limitsGuard?.dispose();
-    meta.load = load.stop();
-    progress.stop();
-    caches.cleanup();
-    session.close();
-  }
+    const { cells, jobs } = prepared;
+    const { dir, startedAt } = session;
+    const auto =
+      options.precision ??
+      precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
+    const samplesFile = path.join(dir, SAMPLES_FILE);
+    const meta = runMeta(options, prepared, { startedAt, dropped: environment.dropped, limits, precision: auto });
+    if (jobs > 1) meta.options.jobs = jobs;
+    writeMeta(dir, meta);
 
-  const finishedAt = new Date();
-  Object.assign(meta, {
-    finishedAt: finishedAt.toISOString(),
-    durationMs: finishedAt.getTime() - startedAt.getTime(),
-    samplesDurationMs,
-    interrupted: session.interrupted,
-  });
-  writeMeta(dir, meta);
-  // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
-  if (recorded === 0) return { dir, summaries: [], interrupted: session.interrupted };
-  if (meta.load.warning) log(`warning: ${meta.load.warning}`);
-  await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
-  pointLatest(dir);
-  return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted };
+    const first = options.samples === 'auto' ? auto.minSamples : options.samples;
+    const plan = buildPlan(cells, {
+      samples: first,
+      warmup: options.warmup,
+      order: options.order,
+      seed: options.seed,
+      countSamples: options.countSamples ?? 1,
+    });
+    const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
+    const progress = new Progress(plan, progressStream);
+    const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits, counting };
+    const measure = (run: PlannedRun) => measurePlannedRun(run, context);
+    let samplesDurationMs = 0;
+    let recorded = 0;
+    // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
+    const taken = new Map<string, CellProgress & { index: number }>(
+      cells
+        .filter((c) => c.launch && !isCounted(c.cell))
+        .map((c) => [
+          cellKey(c.cell),
+          { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 },
+        ]),
+    );
+    const step = async (run: PlannedRun) => {
+      progress.starting(run);
+      const sample = await measure(run);
+      // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
+      if (session.interrupted) return;
+      appendSample(samplesFile, sample);
+      samplesDurationMs += sample.durationMs;
+      if (sample.phase === 'sample') {
+        recorded++;
+        const cell = taken.get(cellKey(sample.cell));
+        if (cell) {
+          cell.index = Math.max(cell.index, sample.index);
+          if (sample.ok && sample.marks) (cell.values as number[]).push(sample.marks.firstResponse);
+          else if (!sample.unsupported) cell.failures++;
+        }
+      }
+      progress.finished(sample);
+    };
+    // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
+    const load = startLoadMonitor();
+    // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
+    const limitsGuard = limits ? guardLimits() : undefined;
+    try {
+      await session.eachParallel(plan, jobs, step);
+      // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
+      for (let round = first + 1; options.samples === 'auto' && !session.interrupted; round++) {
+        const decision = decideRound([...taken.values()], auto);
+        if (decision.more.length === 0) break;
+        const next = cells
+          .filter((c) => decision.more.includes(cellKey(c.cell)))
+          .map((c): PlannedRun => ({
+            cell: c.cell,
+            planned: c,
+            phase: 'sample',
+            index: taken.get(cellKey(c.cell))!.index + 1,
+            checkInvalidBody: false,
+          }));
+        const open = decision.cells.filter((c) => !c.stopped);
+        const labels = open
+          .slice(0, 4)
+          .map((c) => `${cellLabel(cells.find((p) => cellKey(p.cell) === c.key)!.cell)} ${formatPrecision(c)}`);
+        progress.extend(
+          next,
+          `round ${round}: ${open.length} cell(s) above ±${percent(auto.precision)}: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
+        );
+        await session.each(next, step);
+      }
+      // --attribute: one more, unrecorded, profiled run per cell
+      if (options.attribute && !session.interrupted) {
+        const attributed = await attributeCells(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
+        writeAttribution(dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
+      }
+    } finally {
+      limitsGuard?.dispose();
+      meta.load = load.stop();
+      progress.stop();
+      caches.cleanup();
+      session.close();
+    }
+
+    const finishedAt = new Date();
+    Object.assign(meta, {
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      samplesDurationMs,
+      interrupted: session.interrupted,
+    });
+    writeMeta(dir, meta);
+    // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
+    if (recorded === 0) return { dir, summaries: [], interrupted: session.interrupted };
+    if (meta.load.warning) log(`warning: ${meta.load.warning}`);
+    // from here a further Ctrl-C (or npm's copy of the first) does not kill the report
+    session.writingReport();
+    if (session.interrupted) log(`writing the report of the finished samples in ${displayPath(dir)}`);
+    try {
+      await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
+    } catch (error) {
+      if (!(error instanceof EnvironmentError)) throw error;
+      throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
+    }
+    pointLatest(dir);
+    return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted };
+  } finally {
+    session.finish();
+  }
 }
 
 export function registerRunCommand(program: Command): void {
@@ -208,6 +226,7 @@ export function registerRunCommand(program: Command): void {
   addAttributeOption(command);
   addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
+  addAllowFailuresOption(command);
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const result = await runMetrics({
@@ -231,9 +250,24 @@ export function registerRunCommand(program: Command): void {
       ...countOptionsOf(opts),
     });
     writeExport(exportOf(opts), result.summaries);
-    const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
-    const where = `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
-    process.stdout.write(`${where}${failed ? `; ${failed} failed samples` : ''}\n`);
-    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+    finishRun(result, opts.allowFailures === true);
   });
+}
+
+export function addAllowFailuresOption(command: Command): void {
+  command.option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`);
+}
+
+/** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */
+export function finishRun(result: RunResult, allowFailures: boolean): void {
+  const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
+  const where = `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
+  process.stdout.write(`${where}${failed ? `; ${failed} failed samples` : ''}\n`);
+  if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+  else if (failed > 0 && !allowFailures) {
+    process.stderr.write(
+      `coldstart: ${failed} sample(s) failed (see summary.md): exit ${EXIT_FAILED_SAMPLES}; --allow-failures accepts them\n`,
+    );
+    process.exitCode = EXIT_FAILED_SAMPLES;
+  }
 }

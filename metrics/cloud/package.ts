@@ -7,12 +7,14 @@
  * compression level). Everything is checked and built in memory before the first byte is written;
  * a write that fails removes what this call wrote.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { zipSync } from 'fflate';
 import { contractOf, PROBE_NAME, routePath } from '../../generators/contract.ts';
 import type { Contract } from '../../generators/types.ts';
-import { UsageError } from '../core/errors.ts';
+import { EnvironmentError, UsageError } from '../core/errors.ts';
+import { writeFileWhole } from '../core/files.ts';
+import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
 import { functionName, FunctionNameError, type FunctionCell } from './function-name.ts';
 import { packageReadme } from './package-readme.ts';
 import { isArchitecture, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from './platform.ts';
@@ -79,8 +81,9 @@ function checkOptions(options: PackageOptions): { runtime: string; memorySize: n
   return { runtime, memorySize, architecture };
 }
 
-function checkDir(dir: string): void {
-  if (!existsSync(dir)) return;
+/** Refuse a folder that cannot take a package (a file, a kernel filesystem, one that holds a package). */
+export function checkPackageDir(dir: string): void {
+  if (checkOutDir(dir).length > 0) return;
   if (!statSync(dir).isDirectory()) throw new UsageError(`--out ${dir} is a file, not a folder`);
   for (const entry of [TEMPLATE_FILE, FUNCTIONS_DIR, README_FILE]) {
     if (existsSync(path.join(dir, entry)))
@@ -97,21 +100,11 @@ function readBundle(bundle: string, name: string): Buffer {
   }
 }
 
-/** The outermost folder on the way to `dir` that does not exist yet (what a failed write must remove). */
-function firstMissingFolder(dir: string): string | undefined {
-  let missing: string | undefined;
-  for (let at = path.resolve(dir); !existsSync(at); at = path.dirname(at)) {
-    missing = at;
-    if (path.dirname(at) === at) break;
-  }
-  return missing;
-}
-
 /** Write the package of `cells` into `dir` (created if missing). */
 export function writeLambdaPackage(dir: string, cells: PackageCell[], options: PackageOptions = {}): PackageResult {
   if (cells.length === 0) throw new UsageError('no Lambda cells to package: the selection is empty');
   const checked = checkOptions(options);
-  checkDir(dir);
+  checkPackageDir(dir);
   const names = new Set<string>();
   const built = cells.map((entry) => {
     let name: string;
@@ -144,27 +137,28 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
     checked,
   );
 
+  const made = makeWritableDir(dir);
   const created: string[] = [];
-  const missing = firstMissingFolder(dir);
   try {
-    mkdirSync(path.join(dir, FUNCTIONS_DIR), { recursive: true });
+    mkdirSync(path.join(dir, FUNCTIONS_DIR));
     created.push(path.join(dir, FUNCTIONS_DIR));
-    for (const b of built) writeFileSync(path.join(dir, b.codeUri), b.zip);
-    writeFileSync(path.join(dir, TEMPLATE_FILE), template);
+    for (const b of built) writeFileWhole(path.join(dir, b.codeUri), b.zip);
+    writeFileWhole(path.join(dir, TEMPLATE_FILE), template);
     created.push(path.join(dir, TEMPLATE_FILE));
-    writeFileSync(path.join(dir, README_FILE), readme);
+    writeFileWhole(path.join(dir, README_FILE), readme);
     created.push(path.join(dir, README_FILE));
   } catch (error) {
     // undo what this call wrote; a folder that could not be made (e.g. under a file) needs nothing
-    for (const entry of missing !== undefined ? [missing] : created) {
+    for (const entry of made.length > 0 ? [made[0]!] : created) {
       try {
         rmSync(entry, { recursive: true, force: true });
       } catch {
         // the error that matters is the write's, reported below
       }
     }
+    if (error instanceof EnvironmentError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot write the package into ${dir} (${code ?? (error as Error).message})`);
+    throw new EnvironmentError(`cannot write the package into ${dir} (${code ?? (error as Error).message})`);
   }
   return {
     dir,

@@ -2,9 +2,10 @@
  * attribution.json: what `--attribute` found per cell (one unrecorded, profiled run each), kept in the
  * run folder so that `report` rebuilds attribution.md and its chart from it like every other output.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseCell, type Cell } from './cell.ts';
+import { writeFileWhole } from './files.ts';
 
 /* the figures of one profile (analyse/attribution.ts computes them) */
 export interface PackageShare {
@@ -55,7 +56,7 @@ export interface AttributionFile {
 }
 
 export function writeAttribution(dir: string, file: AttributionFile): void {
-  writeFileSync(path.join(dir, ATTRIBUTION_FILE), JSON.stringify(file, null, 1) + '\n');
+  writeFileWhole(path.join(dir, ATTRIBUTION_FILE), JSON.stringify(file, null, 1) + '\n');
 }
 
 /** The run folder's attribution.json, or undefined when it has none or it cannot be read (cells that are not cells are left out). */

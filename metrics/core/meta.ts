@@ -1,8 +1,10 @@
 /** meta.json: what a run was, on what machine, with which versions, and what the children did not get. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
+import { UsageError } from './errors.ts';
+import { writeFileWhole } from './files.ts';
 import type { LoadSummary } from './load.ts';
 
 export interface FrameworkMeta {
@@ -57,16 +59,33 @@ export function toolVersion(): string {
 }
 
 export function writeMeta(dir: string, meta: RunMeta): void {
-  writeFileSync(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
+  writeFileWhole(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
 }
 
-/** meta.json of a run folder, or undefined when absent or unreadable (reports then say less). */
+/**
+ * meta.json of a run folder, or undefined when absent or not JSON (reports then say less); a folder
+ * in its place, or JSON that is not an object, is a UsageError naming the file.
+ */
 export function readMeta(dir: string): RunMeta | undefined {
+  const file = path.join(dir, META_FILE);
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path.join(dir, META_FILE), 'utf8')) as RunMeta;
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new UsageError(`${file} is a folder, not a run's meta.json`);
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new UsageError(`${file} is not a run's meta.json (a JSON object expected, found ${found})`);
+  }
+  return value as RunMeta;
 }
 
 /** The dropped names worth a line in a report: the ones that change how node starts. */

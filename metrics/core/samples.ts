@@ -1,5 +1,6 @@
 /** One line of samples.jsonl: one run of one generated file. */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { appendLine } from './files.ts';
 import { parseCell, type Cell } from './cell.ts';
 
 /** The file of a run folder that holds every sample, one JSON record per line. */
@@ -111,7 +112,7 @@ export interface SampleRecord {
 }
 
 export function appendSample(file: string, sample: SampleRecord): void {
-  appendFileSync(file, JSON.stringify(sample) + '\n');
+  appendLine(file, JSON.stringify(sample));
 }
 
 export class SamplesFileError extends Error {}

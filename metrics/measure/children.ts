@@ -1,7 +1,9 @@
 /**
  * Child processes of a run. Each sample's child leads its own process group (spawned detached), so
  * it and anything it started can be killed together; the registry kills every live group when the
- * runner itself is interrupted, so no process is ever left behind.
+ * runner itself is interrupted, so no process is ever left behind (descendants that leave the group
+ * are found by their mark, marked.ts; children die with a killed runner, parent-death.ts). And the
+ * runner's interrupt guard, from the first Ctrl-C to the end of the report.
  */
 import type { ChildProcess } from 'node:child_process';
 
@@ -43,17 +45,40 @@ function waitClose(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
+/** Wait for the child's exit, at most `ms`; true when it exited. */
+function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (exited(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** How long the pipes may stay open after the child exited before the runner closes them. */
+const PIPES_AFTER_EXIT_MS = 250;
+
 /**
  * Stop a child: SIGTERM to its group, SIGKILL after `graceMs`, and a final SIGKILL to the group in
- * any case so that grandchildren that outlive their parent go too.
+ * any case so that grandchildren that outlive their parent go too; then `sweep` (descendants that
+ * left the group). A process that still holds the child's stdout or stderr (a daemon started with
+ * setsid that escaped every kill) cannot keep the runner waiting: the runner closes its ends.
  */
-export async function stopGroup(child: ChildProcess, graceMs = 2000): Promise<void> {
+export async function stopGroup(child: ChildProcess, graceMs = 2000, sweep?: () => void): Promise<void> {
   if (!exited(child)) {
     signalGroup(child, 'SIGTERM');
-    if (!(await waitClose(child, graceMs))) signalGroup(child, 'SIGKILL');
+    if (!(await waitExit(child, graceMs))) signalGroup(child, 'SIGKILL');
   }
   signalGroup(child, 'SIGKILL');
-  await waitClose(child, graceMs);
+  sweep?.();
+  await waitExit(child, graceMs);
+  if (!(await waitClose(child, PIPES_AFTER_EXIT_MS))) {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    await waitClose(child, graceMs);
+  }
   live.delete(child);
 }
 
@@ -63,21 +88,53 @@ export function killAll(): void {
 }
 
 export interface InterruptGuard {
-  /** true once SIGINT or SIGTERM arrived */
+  /** true once SIGINT or SIGTERM arrived while the samples ran */
   readonly interrupted: boolean;
+  /** the report of run folder `dir` is being written: a signal now asks for it once, a later one aborts */
+  writingReport(dir: string): void;
   /** stop catching the signals (call it in a finally) */
   dispose(): void;
 }
 
 /**
- * While a run measures: SIGINT or SIGTERM kills every live group at once and marks the run
- * interrupted (the caller stops after the sample in flight); an exit of the runner kills them too.
+ * Signals closer together than this are one interrupt: a terminal's Ctrl-C reaches every process of
+ * the foreground group, and launchers (npm, make) forward it again, so one key press arrives two or
+ * three times within milliseconds; a nervous double press comes a few hundred ms later.
  */
-export function catchInterrupts(): InterruptGuard {
+export const SAME_INTERRUPT_MS = 1000;
+
+/**
+ * From the first SIGINT or SIGTERM of a run to the end of its report: the first kills every live
+ * group at once and marks the run interrupted (the caller stops after the sample in flight and
+ * writes the report of what finished); copies within SAME_INTERRUPT_MS do nothing more. While the
+ * report is written, a signal that is not such a copy of the last one aborts the report (exit 130;
+ * every finished sample stays in samples.jsonl, and files are written whole or not at all). An exit
+ * of the runner kills the groups too.
+ */
+export function catchInterrupts(say: (line: string) => void = (line) => process.stderr.write(`coldstart: ${line}\n`)): InterruptGuard {
   let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
+  let report: string | undefined;
+  let last = -Infinity;
+  let warned = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const now = performance.now();
+    const copy = now - last < SAME_INTERRUPT_MS;
+    last = now;
     killAll();
+    if (copy) return;
+    if (report !== undefined && (interrupted || warned)) {
+      say(
+        `${signal}: report aborted; ${report}/samples.jsonl keeps every finished sample: \`npm run report -- ${report}\` writes the report`,
+      );
+      process.exit(130);
+    }
+    if (report !== undefined) {
+      warned = true;
+      say(`${signal}: every sample is done, writing the report; press Ctrl-C again to abort it`);
+      return;
+    }
+    interrupted = true;
+    say(`${signal}: stopping; the report of the finished samples follows (press Ctrl-C again while it is written to abort it)`);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -85,6 +142,9 @@ export function catchInterrupts(): InterruptGuard {
   return {
     get interrupted() {
       return interrupted;
+    },
+    writingReport(dir: string) {
+      report = dir;
     },
     dispose() {
       process.off('SIGINT', onSignal);

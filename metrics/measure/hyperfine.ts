@@ -3,6 +3,7 @@
  * children's clean environment, no shell, and its result read back from its --export-json file.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { withParentDeath } from './parent-death.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { parseHyperfineJson } from '../core/hyperfine-file.ts';
 import { stopGroup, track } from './children.ts';
@@ -90,7 +91,9 @@ export async function benchmark(
   launch: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; output?: NodeJS.WritableStream },
 ): Promise<BenchmarkOutcome> {
   rmSync(b.exportFile, { force: true });
-  const child = spawn('hyperfine', hyperfineArgs(b), {
+  // hyperfine dies with the runner, even a runner killed with SIGKILL
+  const wrapped = withParentDeath({ command: 'hyperfine', args: hyperfineArgs(b), env: launch.env });
+  const child = spawn(wrapped.command, wrapped.args, {
     cwd: launch.cwd,
     env: launch.env,
     detached: true,

@@ -12,6 +12,8 @@ import type { Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import type { Launch } from '../plan/launch.ts';
 import { stopGroup, track } from './children.ts';
+import { killMarked, nextSampleMark, OWNER_ENV } from './marked.ts';
+import { withParentDeath } from './parent-death.ts';
 import { SampleFailure, type SampleIO, type Target } from './targets/target.ts';
 import { serverTarget } from './targets/server.ts';
 import { oneLine, telling } from './text.ts';
@@ -208,8 +210,11 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const file = request.file ?? request.launch.args.at(-1) ?? '';
   const targetSample = await target.open({ cell, file, ...(request.app ? { app: request.app } : {}) });
   let stderr = '';
-  const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env } };
-  const launch = hooks.wrap ? hooks.wrap(base) : base;
+  // the mark every descendant inherits, so that one that leaves the process group is found too
+  const mark = nextSampleMark();
+  const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env, [OWNER_ENV]: mark } };
+  // the child dies with the runner, even a runner killed with SIGKILL
+  const launch = withParentDeath(hooks.wrap ? hooks.wrap(base) : base);
   // the clock starts after the wrap: a limits wrapper prepares the kernel first, outside the sample
   const spawnAt = performance.now();
   const deadline = spawnAt + request.timeoutMs;
@@ -247,7 +252,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     record.error = error instanceof SampleFailure ? error.message : `runner error: ${(error as Error).message}`;
   } finally {
     stopping = true;
-    await stopGroup(child);
+    await stopGroup(child, undefined, () => killMarked(mark));
     await targetSample.close();
     record.durationMs = performance.now() - spawnAt;
     await hooks.after?.(record, ended);

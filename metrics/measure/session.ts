@@ -1,15 +1,18 @@
 /**
- * One measurement session, shared by `run` and `hyperfine`: the run folder (checked and made before
- * anything is measured), a scratch folder the children run in (some frameworks write files into
- * their cwd), the interrupt guard (Ctrl-C kills every live child and stops the loop after the item
- * in flight), and the cleanup that leaves nothing behind.
+ * One measurement session, shared by `run` and `hyperfine`: the run folder (checked, made and
+ * locked before anything is measured), a scratch folder the children run in (some frameworks write
+ * files into their cwd), what killed runs left behind (cleaned first), the interrupt guard (Ctrl-C
+ * kills every live child and stops the loop after the item in flight; further signals do not kill
+ * the report), and the cleanup that leaves nothing behind.
  */
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
 import { catchInterrupts, killAll, liveChildren, type InterruptGuard } from './children.ts';
+import { cleanLeftovers, scratchPrefix } from './leftovers.ts';
+import { makeWritableDir } from '../core/out-dir.ts';
+import { isLockFile, lockFolder, type FolderLock } from './run-lock.ts';
 
 export const RESULTS_DIR = path.join(PROJECT_ROOT, 'results');
 
@@ -20,44 +23,24 @@ export function timestampName(date: Date): string {
     .replace(/:/g, '-');
 }
 
-function code(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-}
-
 /**
- * Make `dir` one level at a time (a recursive mkdir can loop forever under /proc) and check that it
- * is a writable folder; any problem is a one-line UsageError naming the path.
+ * results/<timestamp>/, made atomically: a second run in the same second gets `<timestamp>-2`
+ * (mkdir fails when the name exists, so two runs never share a default folder).
  */
-export function makeWritableDir(dir: string, option = '--out'): string[] {
-  const missing: string[] = [];
-  let existing = dir;
-  while (!existsSync(existing)) {
-    missing.unshift(existing);
-    const parent = path.dirname(existing);
-    if (parent === existing) break;
-    existing = parent;
-  }
-  try {
-    if (!statSync(existing).isDirectory()) throw new UsageError(`${option}: ${dir} is not a folder (${existing} is a file)`);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`${option}: cannot use ${dir} (${code(error)})`);
-  }
-  for (const part of missing) {
+function makeDefaultDir(date: Date): string {
+  makeWritableDir(RESULTS_DIR, 'results');
+  const base = path.join(RESULTS_DIR, timestampName(date));
+  for (let n = 1; n < 1000; n++) {
+    const dir = n === 1 ? base : `${base}-${n}`;
     try {
-      mkdirSync(part);
+      mkdirSync(dir);
+      return dir;
     } catch (error) {
-      throw new UsageError(`${option}: cannot create ${dir} (${code(error)} at ${part})`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new UsageError(`cannot create ${dir} (${(error as NodeJS.ErrnoException).code})`);
     }
   }
-  try {
-    accessSync(dir, constants.W_OK);
-    const probe = mkdtempSync(path.join(dir, '.coldstart-'));
-    rmSync(probe, { recursive: true, force: true });
-  } catch (error) {
-    throw new UsageError(`${option}: cannot write in ${dir} (${code(error)})`);
-  }
-  return missing;
+  throw new UsageError(`cannot find a free folder name for ${base}`);
 }
 
 export interface SessionOptions {
@@ -67,7 +50,23 @@ export interface SessionOptions {
   marker: string;
   /** what to call that kind of run in the refusal */
   what: string;
+  /** the command, named in the folder's lock */
+  command?: string;
   startedAt?: Date;
+  /** where the session says what it cleaned up or took over */
+  say?: (line: string) => void;
+}
+
+/** A path the run writes that exists as something else than a file (a folder in its way). */
+function notAFile(dir: string, names: string[]): string | undefined {
+  for (const name of names) {
+    try {
+      if (!statSync(path.join(dir, name)).isFile()) return name;
+    } catch {
+      // absent: fine
+    }
+  }
+  return undefined;
 }
 
 export class MeasurementSession {
@@ -75,20 +74,47 @@ export class MeasurementSession {
   readonly scratch: string;
   readonly startedAt: Date;
   private readonly guard: InterruptGuard;
+  private readonly lock: FolderLock;
   /** the folders this session made, outermost first: removed by abandon() while still empty */
   private readonly made: string[];
+  private closed = false;
+  private readonly releaseOnExit = () => this.lock.release();
 
   constructor(options: SessionOptions) {
     this.startedAt = options.startedAt ?? new Date();
-    const dir = path.resolve(options.out ?? path.join(RESULTS_DIR, timestampName(this.startedAt)));
-    if (existsSync(path.join(dir, options.marker))) {
-      throw new UsageError(`${dir} already holds ${options.what} (${options.marker}): choose another --out`);
+    const say = options.say ?? ((line: string) => process.stderr.write(`coldstart: ${line}\n`));
+    let dir: string;
+    if (options.out) {
+      dir = path.resolve(options.out);
+      if (existsSync(path.join(dir, options.marker))) {
+        throw new UsageError(`${dir} already holds ${options.what} (${options.marker}): choose another --out`);
+      }
+      this.made = makeWritableDir(dir);
+    } else {
+      dir = makeDefaultDir(this.startedAt);
+      this.made = [dir];
     }
-    if (!options.out && existsSync(dir) && readdirSync(dir).length > 0) throw new UsageError(`${dir} exists and is not empty`);
-    this.made = makeWritableDir(dir);
     this.dir = dir;
-    this.scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
-    this.guard = catchInterrupts();
+    try {
+      this.lock = lockFolder(dir, options.command ?? 'run', say);
+    } catch (error) {
+      this.removeMade();
+      throw error;
+    }
+    process.on('exit', this.releaseOnExit);
+    // another run may have written between our check and our lock
+    const inTheWay = existsSync(path.join(dir, options.marker)) ? options.marker : notAFile(dir, [options.marker, 'meta.json']);
+    if (inTheWay) {
+      this.releaseLock();
+      throw new UsageError(
+        inTheWay === options.marker
+          ? `${dir} already holds ${options.what} (${options.marker}): choose another --out`
+          : `--out: ${path.join(dir, inTheWay)} is in the way (not a file): choose another --out`,
+      );
+    }
+    cleanLeftovers(say);
+    this.scratch = mkdtempSync(scratchPrefix());
+    this.guard = catchInterrupts(say);
   }
 
   get interrupted(): boolean {
@@ -116,12 +142,20 @@ export class MeasurementSession {
     await Promise.all(Array.from({ length: jobs }, worker));
   }
 
-  /** Close, and remove the run folder again when this session made it and nothing was written (a usage error). */
-  abandon(): void {
-    this.close();
+  /** From here on the session writes its report: a further signal does not kill it (see catchInterrupts). */
+  writingReport(): void {
+    this.guard.writingReport(this.dir);
+  }
+
+  private releaseLock(): void {
+    process.off('exit', this.releaseOnExit);
+    this.lock.release();
+  }
+
+  private removeMade(): void {
     for (const dir of [...this.made].reverse()) {
       try {
-        if (readdirSync(dir).length > 0) break;
+        if (readdirSync(dir).some((name) => !isLockFile(name))) break;
         rmSync(dir, { recursive: true, force: true });
       } catch {
         break;
@@ -129,17 +163,31 @@ export class MeasurementSession {
     }
   }
 
-  /** Stop catching signals, kill anything still alive, remove the scratch folder. */
+  /** Finish, and remove the run folder again when this session made it and nothing was written (a usage error). */
+  abandon(): void {
+    this.finish();
+    this.removeMade();
+  }
+
+  /** Kill anything still alive and remove the scratch folder; signals are still caught (the report follows). */
   close(): void {
-    this.guard.dispose();
+    if (this.closed) return;
+    this.closed = true;
     if (liveChildren() > 0) killAll();
     rmSync(this.scratch, { recursive: true, force: true });
+  }
+
+  /** The end: close, stop catching signals, release the folder. */
+  finish(): void {
+    this.close();
+    this.guard.dispose();
+    this.releaseLock();
   }
 }
 
 /**
- * Open a session (the run folder checked and made), then `prepare` what it will measure; when that
- * fails (a usage error) the folder is removed again while still empty, and the error goes on.
+ * Open a session (the run folder checked, made and locked), then `prepare` what it will measure;
+ * when that fails (a usage error) the folder is removed again while still empty, and the error goes on.
  */
 export async function openSession<T>(
   options: SessionOptions,

@@ -10,7 +10,7 @@
  * Every time is in SECONDS and parameter values are strings, as hyperfine writes them. `times` are
  * one metric of every successful sample (firstResponse by default), on the runner's spawn timeline.
  */
-import { writeFileSync } from 'node:fs';
+import { writeFileWhole } from '../core/files.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel, shownDimensions, type Cell } from '../core/cell.ts';
 import type { HyperfineFile, HyperfineResult } from '../core/hyperfine-file.ts';
@@ -55,5 +55,5 @@ export function hyperfineExport(summaries: CellSummary[], metric: Metric = DEFAU
 }
 
 export function writeHyperfineExport(file: string, summaries: CellSummary[], metric: Metric = DEFAULT_EXPORT_METRIC): void {
-  writeFileSync(file, JSON.stringify(hyperfineExport(summaries, metric), null, 2) + '\n');
+  writeFileWhole(file, JSON.stringify(hyperfineExport(summaries, metric), null, 2) + '\n');
 }

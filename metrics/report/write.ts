@@ -2,7 +2,8 @@
  * A run folder's artefacts, all rebuilt from samples.jsonl (and meta.json when present): every
  * output format is one entry in OUTPUTS, so `npm run report -- DIR` and a live run write the same.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { writeFileWhole } from '../core/files.ts';
 import path from 'node:path';
 import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
@@ -141,7 +142,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
 export async function writeReport(dir: string, settings: ReportSettings = {}): Promise<string[]> {
   const context = loadRun(dir, settings);
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
-  writeFileSync(
+  writeFileWhole(
     path.join(dir, 'summary.csv'),
     summaryCsv([...context.summaries, ...context.counted], (s) => cellLabel(s.cell), csvColumns),
   );
@@ -150,14 +151,14 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   const columns: ExtraColumn[] = [];
   for (const output of OUTPUTS) {
     if (output.file && output.render && (output.when?.(context) ?? true)) {
-      writeFileSync(path.join(dir, output.file), await output.render(context));
+      writeFileWhole(path.join(dir, output.file), await output.render(context));
       written.push(output.file);
     }
     const section = output.section?.(context);
     if (section) sections.push(section);
     columns.push(...(output.columns?.(context) ?? []));
   }
-  writeFileSync(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
+  writeFileWhole(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
   // the console gets a few; summary.md has them all
   for (const line of context.warnings.slice(0, WARNINGS_SHOWN)) settings.warn?.(line);

@@ -3,12 +3,12 @@
  * cpu and memory controllers, else cgroup v1 where its hierarchies are writable, else a one-line
  * reason that says what is needed. Detection also removes sample cgroups a killed runner left.
  */
-import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { aliveSince } from '../owner.ts';
 import {
   cgroupDir,
   parseMountinfo,
   parseProcCgroup,
-  processAlive,
   readText,
   removeCgroupsSync,
   sampleCgroupName,
@@ -52,6 +52,15 @@ function probe(parent: string): string | undefined {
   return undefined;
 }
 
+/** Did a live runner make `dir`? Its pid alive and started before the cgroup was made (not a reused pid). */
+function madeByLiveRunner(dir: string, pid: number): boolean {
+  try {
+    return aliveSince(pid, statSync(dir).mtimeMs);
+  } catch {
+    return true; // gone or unreadable: not ours to remove
+  }
+}
+
 /** Remove what a runner that no longer lives left in `parent` (killing any process still inside). */
 export function sweepStale(parent: string): string[] {
   const removed: string[] = [];
@@ -64,7 +73,7 @@ export function sweepStale(parent: string): string[] {
   for (const entry of entries) {
     const match = MADE_BY_A_RUNNER.exec(entry);
     const pid = Number(match?.[1] ?? match?.[2]);
-    if (!match || pid === process.pid || processAlive(pid)) continue;
+    if (!match || pid === process.pid || madeByLiveRunner(`${parent}/${entry}`, pid)) continue;
     try {
       removeCgroupsSync([`${parent}/${entry}`], false);
       removed.push(`${parent}/${entry}`);
@@ -124,6 +133,27 @@ function tryV1(mounts: Mount[], own: OwnCgroups): LimitsMechanism | string {
   // the runner's own cpu cgroup, where moving the runner is a no-op (not the mount's top when its cgroup is not visible)
   const runnerCpu = cgroupDir(cpuMount, own.v1.get('cpu') ?? '/');
   return new CgroupV1(parents, memoryMount.mountPoint, runnerCpu && `${runnerCpu}/cgroup.procs`);
+}
+
+/**
+ * Sample cgroups of runners that are no longer alive, removed wherever a runner makes them (v1: the
+ * runner's own cgroup of each hierarchy; v2: its cgroup and the top). Without probing: every run
+ * calls it, with or without limits. The directories removed.
+ */
+export function sweepStaleCgroups(sources: DetectSources = readSources()): string[] {
+  if (process.platform !== 'linux') return [];
+  const mounts = parseMountinfo(sources.mountinfo);
+  const own = parseProcCgroup(sources.selfCgroup);
+  const parents = new Set<string>();
+  const v1 = v1Parents(mounts, own);
+  if (typeof v1 !== 'string') for (const dir of [v1.cpu, v1.memory, v1.cpuacct]) if (dir) parents.add(dir);
+  const v2 = mounts.find((m) => m.fsType === 'cgroup2');
+  if (v2) {
+    parents.add(v2.mountPoint);
+    const dir = own.v2 === undefined ? undefined : cgroupDir(v2, own.v2);
+    if (dir) parents.add(dir);
+  }
+  return [...parents].flatMap((parent) => sweepStale(parent));
 }
 
 export function readSources(): DetectSources {

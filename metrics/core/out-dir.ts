@@ -1,0 +1,118 @@
+/**
+ * The one check of every command's output folder (`--out` of run, hyperfine, lambda:package,
+ * lambda:import): made one level at a time (a recursive mkdir can loop forever under /proc),
+ * refused on a filesystem that holds no ordinary files (/proc, /sys, a cgroup hierarchy, where a
+ * mkdir would even make a cgroup), and proven writable with a real file. Any problem is a one-line
+ * UsageError naming the path, and leaves nothing behind.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { EnvironmentError, UsageError } from './errors.ts';
+
+/** statfs f_type of the kernel's pseudo filesystems (linux/magic.h): no place for a run's files. */
+const PSEUDO_FILESYSTEMS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x1cd1, 'devpts'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0xcafe4a11, 'bpf'],
+  [0x6165676c, 'pstore'],
+  [0x62656570, 'configfs'],
+  [0x65735543, 'fusectl'],
+  [0x19800202, 'mqueue'],
+  [0x42494e4d, 'binfmt_misc'],
+  [0xde5e81e4, 'efivarfs'],
+  [0xf97cff8c, 'selinuxfs'],
+  [0x6e736673, 'nsfs'],
+  [0x958458f6, 'hugetlbfs'],
+]);
+
+function code(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/** The pseudo filesystem `dir` is on, or undefined for an ordinary one (or where statfs cannot tell). */
+export function pseudoFilesystem(dir: string): string | undefined {
+  try {
+    return PSEUDO_FILESYSTEMS.get(statfsSync(dir).type);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Write and remove one small file in `dir`: a folder that takes a directory may still refuse files. */
+function probeWrite(dir: string): void {
+  const file = path.join(dir, `.coldstart-probe-${process.pid}`);
+  const fd = openSync(file, 'wx');
+  try {
+    writeSync(fd, 'x');
+  } finally {
+    closeSync(fd);
+    unlinkSync(file);
+  }
+}
+
+function removeMade(made: string[]): void {
+  for (const dir of [...made].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+/**
+ * Check, without making anything, that `dir` can be an output folder: the nearest existing folder
+ * on its way is a folder on an ordinary filesystem. The folders still missing, outermost first.
+ */
+export function checkOutDir(dir: string, option = '--out'): string[] {
+  const missing: string[] = [];
+  let existing = dir;
+  while (!existsSync(existing)) {
+    missing.unshift(existing);
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  try {
+    if (!statSync(existing).isDirectory()) throw new UsageError(`${option}: ${dir} is not a folder (${existing} is a file)`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${option}: cannot use ${dir} (${code(error)})`);
+  }
+  const pseudo = pseudoFilesystem(existing);
+  if (pseudo) throw new UsageError(`${option}: ${dir} is on ${pseudo}, a kernel filesystem that holds no files: choose another folder`);
+  return missing;
+}
+
+/**
+ * Make `dir` and check that it is a writable folder on an ordinary filesystem; the folders made,
+ * outermost first. `option` names the option in the error.
+ */
+export function makeWritableDir(dir: string, option = '--out'): string[] {
+  const missing = checkOutDir(dir, option);
+  const made: string[] = [];
+  for (const part of missing) {
+    try {
+      mkdirSync(part);
+      made.push(part);
+    } catch (error) {
+      removeMade(made);
+      throw new UsageError(`${option}: cannot create ${dir} (${code(error)} at ${part})`);
+    }
+  }
+  try {
+    probeWrite(dir);
+  } catch (error) {
+    removeMade(made);
+    // the disk, not the option, is the problem
+    if (['ENOSPC', 'EDQUOT', 'EIO'].includes(code(error))) throw new EnvironmentError(`cannot write in ${dir} (${code(error)})`);
+    throw new UsageError(`${option}: cannot write in ${dir} (${code(error)})`);
+  }
+  return made;
+}
