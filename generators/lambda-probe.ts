@@ -180,7 +180,11 @@ export interface LambdaAfterLine {
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
-const isMarks = (value: unknown): value is Record<LambdaMark, number> => isObject(value) && LAMBDA_MARKS.every((m) => isNumber(value[m]));
+/** A time a child reports, ms since it started: finite, non-negative, below 10^9 (what samples.jsonl accepts back). */
+const isTime = (value: unknown): value is number => isNumber(value) && value >= 0 && value <= 1e9;
+/** A byte count: finite, non-negative, a safe integer's size. */
+const isBytes = (value: unknown): value is number => isNumber(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
+const isMarks = (value: unknown): value is Record<LambdaMark, number> => isObject(value) && LAMBDA_MARKS.every((m) => isTime(value[m]));
 
 /**
  * Read one stdout line of a Lambda file: the ready line, the after line, or undefined for any other
@@ -198,7 +202,7 @@ export function readLambdaLine(line: string): LambdaReadyLine | LambdaAfterLine 
     throw new Error(`not a v${LAMBDA_PROTOCOL_VERSION} line: ${line.slice(0, 200)}`);
   }
   if (value.after === 'firstResponse') {
-    if (isNumber(value.cpu) && isNumber(value.rss)) return value as unknown as LambdaAfterLine;
+    if (isTime(value.cpu) && isBytes(value.rss)) return value as unknown as LambdaAfterLine;
     throw new Error(`after line without numeric cpu and rss: ${line.slice(0, 200)}`);
   }
   const ok =
@@ -206,8 +210,8 @@ export function readLambdaLine(line: string): LambdaReadyLine | LambdaAfterLine 
     isNumber(value.timeOrigin) &&
     isMarks(value.marks) &&
     isMarks(value.cpu) &&
-    isNumber(value.rss) &&
-    isNumber(value.heapUsed) &&
+    isBytes(value.rss) &&
+    isBytes(value.heapUsed) &&
     typeof value.runtime === 'string' &&
     isNumber(value.pid);
   if (!ok) throw new Error(`malformed lambda ready line: ${line.slice(0, 200)}`);

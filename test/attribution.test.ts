@@ -109,6 +109,9 @@ describe('run --attribute on a generated cell', () => {
     const bundle = file.cells.find((c) => c.cell.build === 'bundle')!;
     assert.ok(bundle.bundleBytes && bundle.bundleBytes.fastify! > 10_000, JSON.stringify(bundle.bundleBytes));
     assert.ok(bundle.bundleBytes['(app)']! > 0);
+    // the bundle's frames are mapped back to their packages through its source map
+    const bundled = bundle.attribution!.packages.map((p) => p.name);
+    assert.ok(bundled.includes('fastify'), bundled.join(','));
     const md = readFileSync(path.join(dir, 'attribution.md'), 'utf8');
     assert.match(md, /## 10-startup-fastify-routes\.js\n/);
     assert.match(md, /\| `fastify` \| [\d.]+ \| [\d.]+ % \|/);

@@ -42,6 +42,8 @@ describe('a cold start as a sample record', () => {
         memory: 1024,
         source: 'generated',
         measure: 'time',
+        shape: 'flat',
+        schema: 'small',
       },
       phase: 'sample',
       index: 3,

@@ -280,6 +280,8 @@ describe('importing files', () => {
       memory: 128,
       source: 'generated',
       measure: 'time',
+      shape: 'flat',
+      schema: 'small',
     });
     const conflicting = importReports([QUERY], { functionName: 'coldstart-koa-10-plain' });
     assert.equal(conflicting.records.length, 0);

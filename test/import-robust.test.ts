@@ -21,7 +21,7 @@ import { fixture, tempDir } from './helpers.ts';
 
 const FORMATS = fixture('cloud/formats');
 const JSON_LOG = path.join(FORMATS, 'coldstart-hono-100-validated.json');
-const TEXT_LOG = path.join(FORMATS, 'coldstart-hono-100-validated.log');
+const TEXT_LOG = path.join(FORMATS, 'coldstart-hono-100-validated.txt');
 const AT = '2026-01-01T00:00:00.000Z';
 
 describe('the JSON log format, INIT_REPORT and SnapStart restores', () => {

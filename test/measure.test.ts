@@ -29,7 +29,9 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    res.writeHead(req.method === 'POST' && req.url === '/orders' ? 201 : 404, { 'content-type': 'application/json' });
+    // answers 201 only when --env reached it
+    const ok = req.method === 'POST' && req.url === '/orders' && process.env.SHOP_NAME === 'corner-shop';
+    res.writeHead(ok ? 201 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ ok: true, id: JSON.parse(body || '{}').id }));
   });
 }).listen(Number(process.env.PORT || 3000));
@@ -71,7 +73,7 @@ describe('measure: four real apps end to end, with --attribute', () => {
       ...['--entry', path.join(apps, 'plain.js'), '--entry', path.join(apps, 'shop.js'), '--entry', path.join(apps, 'edge.mjs')],
       ...['--handler', path.join(apps, 'orders.handler'), '--event', path.join(apps, 'event.json')],
       ...['--request', 'POST /orders', '--body', path.join(apps, 'body.json'), '--expect-status', '201', '--expect-body', '"ok":\\s*true'],
-      ...['--samples', '2', '--warmup', '0', '--attribute', '--out', dir],
+      ...['--env', 'SHOP_NAME=corner-shop', '--samples', '2', '--warmup', '0', '--attribute', '--out', dir],
     ]);
     assert.equal(run.status, 0, run.stderr);
     samples = readSamples(path.join(dir, 'samples.jsonl'));
@@ -110,11 +112,14 @@ describe('measure: four real apps end to end, with --attribute', () => {
       /- \*\*Apps:\*\* plain \(server `[^`]*plain\.js`, `POST \/orders`\); .* orders \(handler `[^`]*orders\.mjs\.handler`\)/,
     );
     assert.match(md, /## Where the cold start goes, by package/);
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { apps: { name: string }[] } };
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { apps: { name: string; env?: string[] }[] } };
     assert.deepEqual(
       meta.options.apps.map((a) => a.name),
       ['plain', 'shop', 'edge', 'orders'],
     );
+    // the apps' variables reach them (plain.js echoes one) and meta.json keeps their names, never their values
+    assert.deepEqual(meta.options.apps[0]!.env, ['SHOP_NAME']);
+    assert.doesNotMatch(readFileSync(path.join(dir, 'meta.json'), 'utf8'), /corner-shop/);
     const compared = runCli(['compare', dir, dir]);
     assert.equal(compared.status, 0, compared.stderr);
     assert.match(compared.stdout, /app:edge/);

@@ -127,3 +127,37 @@ describe('phase breakdown', () => {
     assert.equal(at([]), undefined);
   });
 });
+
+describe('Lambda cells: init where a server has listen', () => {
+  const lambdaSamples = [1, 10, 100].flatMap((routes) =>
+    [0, 1].map((i): SampleRecord => {
+      const f = 100 + routes;
+      return {
+        cell: cell('hono', routes, { target: 'lambda' }),
+        phase: 'sample',
+        index: i + 1,
+        ok: true,
+        marks: { processStart: 1, start: 10, imported: 30, startup: 50, init: 50 + routes / 2, firstResponse: f },
+        durationMs: f + 5,
+        at: '2026-01-01T00:00:00.000Z',
+      };
+    }),
+  );
+  const summaries = aggregate(lambdaSamples);
+
+  it('the phase breakdown ends the listen phase at init and starts the first request there', () => {
+    const phases = phaseBreakdown(summaries.find((s) => s.cell.routes === 100)!);
+    assert.ok(phases);
+    assert.equal(phases.listen, 50);
+    assert.equal(phases['first request'], 200 - 100);
+  });
+
+  it('the scaling fit of a Lambda series takes init and says so', () => {
+    const fits = scalingFits(summaries).filter((f) => f.metric === 'listen');
+    assert.equal(fits.length, 1);
+    assert.equal(fits[0]!.mark, 'init');
+    assert.ok(fits[0]!.fit);
+    assert.ok(Math.abs(fits[0]!.fit.perRouteMs - 0.5) < 1e-9);
+    assert.match(fitSentence(fits[0]!), /hono \[target=lambda\] init|hono init/);
+  });
+});

@@ -48,7 +48,7 @@ const INTERNAL = new Set<string>([OWNER.node, '']);
 export const MODULES_KEPT = 15;
 
 /** A file URL or path as a path (`file:///a/b.js` → `/a/b.js`); other URLs as they are. */
-function pathOf(url: string): string {
+export function pathOf(url: string): string {
   if (!url.startsWith('file://')) return url;
   try {
     return decodeURIComponent(new URL(url).pathname);
@@ -82,7 +82,15 @@ function moduleName(url: string, appRoot: string | undefined): string {
 }
 
 /** Attribute a profile; `coldstartFiles` are coldstart's own preload and bootstrap, `appRoot` shortens the app's file names. */
-export function attributeProfile(profile: CpuProfile, options: { coldstartFiles?: readonly string[]; appRoot?: string } = {}): Attribution {
+export function attributeProfile(
+  profile: CpuProfile,
+  options: {
+    coldstartFiles?: readonly string[];
+    appRoot?: string;
+    /** a bundle's frames mapped back to the file they came from (its source map), or undefined */
+    originalFile?: (url: string, line: number, column: number) => string | undefined;
+  } = {},
+): Attribution {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -94,7 +102,8 @@ export function attributeProfile(profile: CpuProfile, options: { coldstartFiles?
     let owner = own.get(id);
     if (owner === undefined) {
       const frame = byId.get(id)!.callFrame;
-      owner = PSEUDO.get(frame.functionName) ?? ownerOf(frame.url, options.coldstartFiles);
+      const original = frame.url === '' ? undefined : options.originalFile?.(frame.url, frame.lineNumber, frame.columnNumber);
+      owner = PSEUDO.get(frame.functionName) ?? ownerOf(original ?? frame.url, options.coldstartFiles);
       own.set(id, owner);
     }
     return owner;

@@ -39,7 +39,7 @@ export interface Calibration {
   /** Init + Duration estimates, each rounded up to 1 ms */
   billedEstimate?: number;
   /** the local reference's medians it used */
-  localReference?: { initMs: number; invokeCpuMs: number; n: number };
+  localReference?: { initMs: number; invokeCpuMs?: number; n: number };
 }
 
 /** A Lambda runtime identifier for a cell: from the version its child reported, else its runtime's name. */
@@ -98,7 +98,7 @@ export function calibrate(summaries: CellSummary[], table: ReferenceTable, archi
     const initMeasured = summary.lambda.initMs.median;
     const initAddition = addition(row.initMs, local.initMs.median);
     base.init = { measured: initMeasured, addition: initAddition, estimate: initMeasured + initAddition.median };
-    base.localReference = { initMs: local.initMs.median, invokeCpuMs: localCpu ?? NaN, n: local.initMs.n };
+    base.localReference = { initMs: local.initMs.median, n: local.initMs.n, ...(localCpu !== undefined ? { invokeCpuMs: localCpu } : {}) };
     if (localCpu === undefined || cellCpu === undefined || localCpu <= 0) {
       base.missing = 'no invocation CPU time recorded (a run from before it was measured): Duration has no estimate';
       continue;

@@ -15,6 +15,8 @@ import { DEFAULT_ARCHITECTURE, DEFAULT_MEMORY_MB, DEFAULT_RUNTIME } from '../clo
 import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
 import { generateCells } from '../plan/cells.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../../generators/routes.ts';
+import { UsageError } from '../core/errors.ts';
 import { addSelectionOptions, selectionOf, type Selection } from './options.ts';
 import { parseChoice, parseMemory } from './parse.ts';
 import { displayPath } from './shared.ts';
@@ -58,6 +60,12 @@ function nameOf(cell: Cell): string {
 
 /** Generate, bundle and write the package; `log` gets progress lines. */
 export async function packageLambda(options: LambdaPackageOptions, log: (line: string) => void): Promise<LambdaPackageOutcome> {
+  // an AWS function's name carries framework, N and variant only: other shapes and schemas would collide
+  if (options.shapes.some((v) => v !== DEFAULT_SHAPE) || options.schemas.some((v) => v !== DEFAULT_SCHEMA)) {
+    throw new UsageError(
+      `lambda:package packages the ${DEFAULT_SHAPE} shape with the ${DEFAULT_SCHEMA} schema only (function names do not carry them)`,
+    );
+  }
   const dir = path.resolve(options.out);
   // refused before anything is generated or bundled (that can take a while); checked again when written
   checkPackageDir(dir);

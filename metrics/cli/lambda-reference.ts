@@ -10,6 +10,7 @@ import { Option, type Command } from 'commander';
 import { buildReferenceTable } from '../cloud/lambda-perf.ts';
 import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
 import { UsageError } from '../core/errors.ts';
+import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, SHIPPED_REFERENCE_FILE, type ReferenceTable } from '../core/lambda-reference.ts';
 import { displayPath } from './shared.ts';
 import { writeFileWhole } from '../core/files.ts';
@@ -42,7 +43,7 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
   } catch (error) {
     throw new UsageError(`--out: ${(error as Error).message}`);
   }
-  log(`calibration table: ${referenceProvenance(table)}`);
+  log(oneLine(`calibration table: ${referenceProvenance(table)}`));
   for (const r of table.rows) {
     log(
       `  ${r.runtime} ${r.architecture} ${r.memoryMB} MB: ` +

@@ -83,6 +83,26 @@ function readText(option: string, file: string): string {
   }
 }
 
+/** `--env NAME=VALUE`, repeated: the apps' own variables. */
+export function envOf(items: string[]): { env?: Record<string, string> } {
+  if (items.length === 0) return {};
+  const env: Record<string, string> = {};
+  for (const item of items) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(item);
+    if (!match) throw new UsageError(`--env: "${item.slice(0, 60)}" is not NAME=VALUE`);
+    env[match[1]!] = match[2]!;
+  }
+  return { env };
+}
+
+/** The command line for meta.json with every `--env` value left out (values may be secrets). */
+export function withoutEnvValues(argv: string[]): string[] {
+  return argv.map((arg, i) => {
+    if (argv[i - 1] === '--env') return arg.replace(/=.*$/s, '=…');
+    return arg.startsWith('--env=') ? arg.replace(/^(--env=[^=]*)=.*$/s, '$1=…') : arg;
+  });
+}
+
 /** Every app the options name, in order (entries, then handlers), each checked. */
 export function appsOf(opts: Record<string, unknown>, base = invocationDir()): AppSpec[] {
   const entries = (opts.entry as string[] | undefined) ?? [];
@@ -111,6 +131,7 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
       throw new UsageError(`--event: ${opts.event} is not JSON (${(error as Error).message})`);
     }
   }
+  const env = envOf((opts.env as string[] | undefined) ?? []);
   const apps: AppSpec[] = [
     ...entries.map((line): AppSpec => {
       // `FILE ARGS…`: the entry and its own arguments, split at spaces (no shell)
@@ -125,10 +146,11 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
         request,
         expect,
         port: opts.port === '0' ? 0 : 'auto',
+        ...env,
       };
     }),
     ...modules.map(({ file, exportName }): AppSpec => {
-      return { name: appNameOf(file), kind: 'lambda', file, exportName, args: [], cwd, event, expect, port: 'auto' };
+      return { name: appNameOf(file), kind: 'lambda', file, exportName, args: [], cwd, event, expect, port: 'auto', ...env };
     }),
   ];
   const names = typeof opts.name === 'string' ? parseList('--name', opts.name).map(checkAppName) : [];
@@ -161,7 +183,8 @@ export function registerMeasureCommand(program: Command): void {
         .default('auto')
         .argParser(parseChoice('--port', ['auto', '0'] as const)),
     )
-    .option('--cwd <dir>', 'the folder the apps run in (default: where you ran the command)');
+    .option('--cwd <dir>', 'the folder the apps run in (default: where you ran the command)')
+    .option('--env <name=value>', 'a variable the apps need (they get a clean environment); repeat for several', collect);
   addMeasureOptions(command, {
     samples: 'timed samples per app, or auto (rounds until every median is known to --precision)',
     timeout: 'per-sample limit from spawn to a verified answer',
@@ -197,7 +220,7 @@ export function registerMeasureCommand(program: Command): void {
       seed: opts.seed as string,
       node: opts.node as string,
       out: opts.out as string | undefined,
-      command: commandLine(process.argv, 'measure'),
+      command: commandLine(withoutEnvValues(process.argv), 'measure'),
       cost: costOptionsOf(opts),
       levers: leverListsOf(opts),
       targets: [...new Set(apps.map((a) => a.kind))],

@@ -48,6 +48,9 @@ export function runMeta(
       frameworks: selected.map((g) => g.name),
       routes: options.routes,
       variants: options.variants,
+      ...(options.shapes ? { shapes: options.shapes } : {}),
+      ...(options.schemas ? { schemas: options.schemas } : {}),
+      ...(options.firstHits ? { firstHits: options.firstHits } : {}),
       samples: options.samples,
       ...(options.samples === 'auto'
         ? {
@@ -63,7 +66,8 @@ export function runMeta(
       seed: options.seed,
       ...costMetaOptions(options.cost),
       targets: options.targets ?? ['server'],
-      ...(options.apps ? { apps: options.apps } : {}),
+      // the apps' variables by name only: their values may be secrets
+      ...(options.apps ? { apps: options.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) } : {}),
       ...(options.attribute ? { attribute: true } : {}),
       ...(options.memories ? { lambdaMemory: options.memories } : {}),
       ...(limits

@@ -240,7 +240,9 @@ export class ImportCollector {
       else this.result.warmStarts++;
       return;
     }
-    const key = `${assigned.name} ${report.requestId}`;
+    // its own copy of the id: a slice of a line would keep the whole chunk it was read in alive
+    const requestId = Buffer.from(report.requestId, 'utf8').toString('utf8');
+    const key = `${assigned.name} ${requestId}`;
     const first = this.seen.get(key);
     if (first !== undefined) {
       this.issue({ source: report.source, reason: `request ${report.requestId} was already read at ${first}` });
@@ -252,7 +254,7 @@ export class ImportCollector {
     const own = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
     this.group(assigned.name, assigned.cell, report.memorySizeMB).reports.push({
       ...report,
-      requestId: own(report.requestId),
+      requestId,
       ...(report.status !== undefined ? { status: own(report.status) } : {}),
       ...(report.errorType !== undefined ? { errorType: own(report.errorType) } : {}),
     });

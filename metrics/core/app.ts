@@ -38,6 +38,8 @@ export interface AppSpec {
   /** lambda: the event (any JSON) */
   event?: unknown;
   expect: AppExpectation;
+  /** variables the app needs (--env NAME=VALUE), on top of the clean environment; meta.json keeps their names only */
+  env?: Record<string, string>;
   /** server: `auto` gives the app a free port in PORT and requires it to listen there; 0 sets PORT=0 and takes any port */
   port: 'auto' | 0;
 }

@@ -85,7 +85,60 @@ export function readMeta(dir: string): RunMeta | undefined {
     const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     throw new UsageError(`${file} is not a run's meta.json (a JSON object expected, found ${found})`);
   }
-  return value as RunMeta;
+  return normalizeMeta(value as Record<string, unknown>);
+}
+
+type Json = Record<string, unknown>;
+const isJsonObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const text = (v: unknown, otherwise = 'unknown'): string =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : otherwise;
+const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const textRecord = (v: unknown): Record<string, string> =>
+  isJsonObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * meta.json as the reports read it: a run folder may come from anywhere, so every field a report
+ * shows gets the type it needs (a text that is not one reads `unknown`, a list or map that is not one
+ * reads empty); the rest is kept as it is for the readers that check their own fields.
+ */
+export function normalizeMeta(value: Json): RunMeta {
+  const machine = isJsonObject(value.machine) ? value.machine : {};
+  const runner = isJsonObject(value.runner) ? value.runner : {};
+  const environment = isJsonObject(value.environment) ? value.environment : {};
+  const frameworks = isJsonObject(value.frameworks) ? value.frameworks : {};
+  const durationMs = finite(value.durationMs);
+  const samplesDurationMs = finite(value.samplesDurationMs);
+  return {
+    ...value,
+    tool: text(value.tool),
+    toolVersion: text(value.toolVersion),
+    startedAt: text(value.startedAt),
+    ...(typeof value.finishedAt === 'string' ? { finishedAt: value.finishedAt } : { finishedAt: undefined }),
+    durationMs,
+    samplesDurationMs,
+    interrupted: value.interrupted === true,
+    command: text(value.command, ''),
+    options: isJsonObject(value.options) ? value.options : {},
+    machine: { os: text(machine.os), cpu: text(machine.cpu), cores: finite(machine.cores) ?? 0, memoryGB: finite(machine.memoryGB) ?? 0 },
+    runner: { node: text(runner.node) },
+    runtimes: textRecord(value.runtimes),
+    frameworks: Object.fromEntries(
+      Object.entries(frameworks)
+        .filter((e): e is [string, Json] => isJsonObject(e[1]))
+        .map(([name, f]) => [
+          name,
+          {
+            version: text(f.version),
+            packages: textRecord(f.packages),
+            validation: text(f.validation, ''),
+            alwaysValidates: f.alwaysValidates === true,
+          },
+        ]),
+    ),
+    skipped: textRecord(value.skipped),
+    environment: { passed: texts(environment.passed), dropped: texts(environment.dropped) },
+  };
 }
 
 /** The dropped names worth a line in a report: the ones that change how node starts. */

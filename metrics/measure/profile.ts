@@ -14,7 +14,7 @@ import type { AttributionFile, CellAttribution } from '../core/attribution-file.
 import type { PlannedCell } from '../plan/cells.ts';
 import { isCounted, type PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
-import { bundleBytes } from './bundle-bytes.ts';
+import { bundleBytes, bundleOrigins } from './bundle-bytes.ts';
 import { measurePlannedRun, type RunContext } from './planned-run.ts';
 import { oneLine } from './text.ts';
 
@@ -73,6 +73,7 @@ export async function attributeCell(
   const attribution = attributeProfile(profile, {
     coldstartFiles: [path.join(APP_DIR, 'preload.cjs'), path.join(APP_DIR, 'lambda-bootstrap.cjs')],
     appRoot,
+    ...(cell.build === 'bundle' ? { originalFile: bundleOrigins(launch.file) } : {}),
   });
   return { ...base, attribution, ...(sample.ok ? {} : { reason: `the profiled run failed: ${sample.error ?? 'unknown'}` }) };
 }

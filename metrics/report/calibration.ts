@@ -11,7 +11,8 @@ import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-sha
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { round3 } from '../core/format.ts';
 import { markdownTable, ms } from '../core/format.ts';
-import { referenceProvenance, type Spread } from '../core/lambda-reference.ts';
+import { markdownCode, markdownText } from '../core/escape.ts';
+import type { Spread } from '../core/lambda-reference.ts';
 import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
@@ -95,7 +96,9 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
   if (context.calibration.size === 0 || !context.reference) return undefined;
   const missing = [...new Set([...context.calibration.values()].flatMap((c) => (c.missing ? [c.missing] : [])))];
   const parts = [
-    `Calibration: ${referenceProvenance(context.reference)}.`,
+    // the table may be a user's own (lambda:reference --out): its text is escaped like any text from outside
+    `Calibration: ${markdownText(context.reference.source)} (hello world: ${markdownCode(context.reference.handler)}; ` +
+      `${markdownText(context.reference.notes)}).`,
     '',
     'Per local Lambda cell (medians, ms): measured here, what Lambda adds (median, and in brackets the spread: the real ' +
       "reference's interquartile range for Init, the cell's CPU-time quartiles for Duration), and the estimate. " +
