@@ -1,14 +1,16 @@
 /**
  * Counted runs for real (valgrind; skipped with the reason when it is absent): a node-http cell
  * counted twice has every phase, in order, and its two counts agree within the README's stated
- * spread (0.1 %); a copy of the generated file that answers wrongly fails its counted sample with no
- * counts; without valgrind the mode is a one-line error and exit 2; --jobs beside timed cells is
- * refused; the shards of a run merged equal the unsharded run's cells.
+ * spread (0.1 %); a Lambda cell's INIT is cut at its first GET next; a copy of the generated
+ * file that answers wrongly fails its counted sample with no counts; without valgrind the mode is a
+ * one-line error and exit 2; --jobs beside timed cells is refused; the shards of a run merged equal
+ * the unsharded run's cells.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { SyntaxValidator } from 'fast-xml-validator';
 import { contractOf } from '../generators/contract.ts';
 import { cellKey, makeCell } from '../metrics/core/cell.ts';
 import { INSTRUCTION_MARKS, readSamples } from '../metrics/core/samples.ts';
@@ -54,7 +56,9 @@ describe('a counted run of node-http', { skip }, () => {
     const summary = readFileSync(path.join(dir, 'summary.md'), 'utf8');
     assert.match(summary, /## Instructions \(counted cells\)/);
     assert.match(summary, /\| 1-startup-node-http-routes\.js \[measure=instructions\] \|( [\d.,]+ \|){6} 0\.\d{3} % \(2\) \|/);
-    assert.ok(existsSync(path.join(dir, 'chart-phases-instructions.svg')));
+    const chart = readFileSync(path.join(dir, 'chart-phases-instructions.svg'), 'utf8');
+    assert.doesNotThrow(() => SyntaxValidator.validate(chart), 'not well-formed XML');
+    assert.match(chart, /route registration/);
     assert.match(readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n')[0]!, /instructions_total_median/);
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { countFlags: string[] } };
     assert.deepEqual(meta.options.countFlags, ['--predictable', '--hash-seed=1', '--random-seed=1']);
@@ -84,6 +88,22 @@ describe('a counted run of node-http', { skip }, () => {
     assert.equal(sample.ok, false);
     assert.match(sample.error!, /wrong answer from POST \/route-0/);
     assert.equal(sample.instructions, undefined);
+  });
+});
+
+describe('a counted Lambda cell', { skip }, () => {
+  it('cuts INIT at its first GET next (through vgdb): start < imported < startup < init < firstResponse', () => {
+    const dir = path.join(tempDir('coldstart-counted-lambda-'), 'run');
+    const result = runCli(['run', '-f', 'node-http', '-r', '1', '--target', 'lambda', '--measure', 'instructions', '--out', dir], {
+      timeoutMs: 300_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    const [sample] = readSamples(path.join(dir, 'samples.jsonl'));
+    assert.ok(sample?.ok, sample?.error);
+    const counts = sample.instructions!;
+    assert.equal(counts.listen, undefined);
+    const marks = [counts.start, counts.imported, counts.startup, counts.init, counts.firstResponse];
+    for (let i = 1; i < marks.length; i++) assert.ok(marks[i]! > marks[i - 1]!, JSON.stringify(counts));
   });
 });
 

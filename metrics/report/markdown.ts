@@ -14,6 +14,15 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
   return parseLoadSummary((meta as { load?: unknown } | undefined)?.load);
 }
 
+/** What a run with counted cells did with them, for the Method line; empty for other runs. */
+function countedMethod(options: Record<string, unknown>): string {
+  const measures = options.measures;
+  if (!Array.isArray(measures) || !measures.includes('instructions')) return '';
+  const only = measures.length === 1 ? ' (timed samples and warm-up apply to no cell)' : '';
+  const number = (value: unknown) => (typeof value === 'number' ? value : 1);
+  return `; counted cells: ${number(options.countSamples)} sample(s) each, no warm-up, ${number(options.jobs)} at a time${only}`;
+}
+
 /** `measure` runs: the user's apps as meta.json records them (file names from outside: one line, no backticks). */
 function appsLine(meta: RunMeta): string | undefined {
   const apps = meta.options.apps;
@@ -50,7 +59,8 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Runtime:** ${runtimes || 'unknown'} (runner: node ${markdownCode(meta.runner.node)})`,
     `- **Run:** ${t(meta.startedAt)}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
     `- **Method:** ${markdownCode(meta.command)} ` +
-      `(samples: ${t(meta.options.samples)}, warm-up: ${t(meta.options.warmup)}, order: ${t(meta.options.order)})`,
+      `(samples: ${t(meta.options.samples)}, warm-up: ${t(meta.options.warmup)}, order: ${t(meta.options.order)}` +
+      `${countedMethod(meta.options)})`,
     appsLine(meta) ?? `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.map(t).join(', ')}; ` +
       `not passed: ${dropped.map(t).join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
