@@ -40,6 +40,8 @@ describe('a cold start as a sample record', () => {
         compileCache: 'off',
         target: 'aws-lambda',
         memory: 1024,
+        source: 'generated',
+        measure: 'time',
       },
       phase: 'sample',
       index: 3,

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { UsageError } from '../metrics/core/errors.ts';
 import { detectFormat, describeImport, importReports, readReportFile } from '../metrics/cloud/import.ts';
 import { parseInsightsCsv, parseInsightsJson } from '../metrics/cloud/insights.ts';
-import { formatIssue, parseReportMessage, parseReportText, parseTimestamp } from '../metrics/cloud/report-lines.ts';
+import { parseReportText } from '../metrics/cloud/log-line.ts';
+import { formatIssue, parseReportMessage, parseTimestamp } from '../metrics/cloud/report-lines.ts';
 import { fixture, tempDir } from './helpers.ts';
 
 const cloud = (name: string) => fixture(path.join('cloud', name));
@@ -277,6 +278,8 @@ describe('importing files', () => {
       compileCache: 'off',
       target: 'aws-lambda',
       memory: 128,
+      source: 'generated',
+      measure: 'time',
     });
     const conflicting = importReports([QUERY], { functionName: 'coldstart-koa-10-plain' });
     assert.equal(conflicting.records.length, 0);

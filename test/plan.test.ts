@@ -122,10 +122,14 @@ describe('levers: the product of the cells', () => {
   });
 });
 
-/** A stand-in `node` that only answers `--version` (so a test can be any Node line on any machine). */
+/**
+ * A stand-in `node` that only says who it is (so a test can be any Node line on any machine): its
+ * version to `--version`, and to `-p` what a real node prints for the runtime check.
+ */
 function fakeNode(version: string): string {
   const file = path.join(tempDir('coldstart-fake-node-'), 'node');
-  writeFileSync(file, `#!/bin/sh\necho ${version}\n`);
+  const identity = JSON.stringify({ release: 'node', node: version.replace(/^v/, '') });
+  writeFileSync(file, `#!/bin/sh\nif [ "$1" = "-p" ]; then echo '${identity}'; else echo ${version}; fi\n`);
   chmodSync(file, 0o755);
   return file;
 }

@@ -86,7 +86,8 @@ function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | un
     initMs,
     durationMs,
     billedMs,
-    maxMemoryUsedMB: memory.length ? Math.max(...memory) : undefined,
+    // a loop, not Math.max(...memory): an import of many cold starts must not overflow the stack
+    maxMemoryUsedMB: memory.length ? memory.reduce((a, b) => Math.max(a, b)) : undefined,
     memorySizeMB: figures.find((f) => f.memorySizeMB !== undefined)?.memorySizeMB,
     ...(invokeCpuMs ? { invokeCpuMs } : {}),
   };

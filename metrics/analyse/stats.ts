@@ -20,10 +20,47 @@ export interface Interval {
   high: number;
 }
 
+/** Above this many values the CI of the median is the order-statistic one (bootstrapMedianCI). */
+export const MAX_BOOTSTRAP_VALUES = 10_000;
+
+/**
+ * Distribution-free CI of the median from order statistics: the ranks n/2 ∓ z·√n/2 (the normal
+ * approximation of the binomial count of values below the median), for large samples.
+ */
+export function orderStatisticMedianCI(values: readonly number[], level = CI_LEVEL): Interval | undefined {
+  const n = values.length;
+  if (n < 2) return undefined;
+  const sorted = Float64Array.from(values).sort();
+  const z = probit(1 - (1 - level) / 2);
+  const low = Math.max(1, Math.floor(n / 2 - (z * Math.sqrt(n)) / 2));
+  const high = Math.min(n, Math.ceil(n / 2 + 1 + (z * Math.sqrt(n)) / 2));
+  return { low: sorted[low - 1]!, high: sorted[high - 1]! };
+}
+
+/** The standard normal quantile (Acklam's rational approximation; |error| < 1.2e-9). */
+function probit(p: number): number {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const tail = (q: number) =>
+    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
+  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
+  const q = p - 0.5;
+  const r = q * q;
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
+}
+
 /**
  * Percentile bootstrap CI of the median: `resamples` resamples with replacement drawn with
  * seedrandom(seed), the median of each, and their 2.5 % and 97.5 % quantiles. Undefined below two
- * values (a resample of one value says nothing about spread).
+ * values (a resample of one value says nothing about spread). Each resample's median is read from
+ * counts per rank, O(n), rather than by sorting the resample, O(n log n): the same draws give the same
+ * medians. Above MAX_BOOTSTRAP_VALUES values (imported logs) it is the order-statistic interval.
  */
 export function bootstrapMedianCI(
   values: readonly number[],
@@ -33,19 +70,35 @@ export function bootstrapMedianCI(
 ): Interval | undefined {
   const n = values.length;
   if (n < 2) return undefined;
+  if (n > MAX_BOOTSTRAP_VALUES) return orderStatisticMedianCI(values, level);
   const random = seedrandom(seed);
-  const buffer = new Float64Array(n);
+  // the values in order, and the rank of each: a resample is a count per rank
+  const order = Array.from(values.keys()).sort((a, b) => values[a]! - values[b]! || a - b);
+  const sorted = Float64Array.from(order, (i) => values[i]!);
+  const rank = new Int32Array(n);
+  order.forEach((i, r) => (rank[i] = r));
+  const counts = new Int32Array(n);
   const medians = new Float64Array(resamples);
   const mid = n >> 1;
   for (let r = 0; r < resamples; r++) {
-    for (let i = 0; i < n; i++) buffer[i] = values[Math.floor(random() * n)]!;
-    buffer.sort();
-    medians[r] = n % 2 ? buffer[mid]! : (buffer[mid - 1]! + buffer[mid]!) / 2;
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[rank[Math.floor(random() * n)]!]!++;
+    // the values at positions mid − 1 and mid of the sorted resample
+    let below: number | undefined;
+    let seen = 0;
+    for (let k = 0; k < n; k++) {
+      seen += counts[k]!;
+      if (below === undefined && seen > mid - 1) below = sorted[k]!;
+      if (seen > mid) {
+        medians[r] = n % 2 ? sorted[k]! : (below! + sorted[k]!) / 2;
+        break;
+      }
+    }
   }
   medians.sort();
-  const sorted = Array.from(medians);
+  const ordered = Array.from(medians);
   const tail = (1 - level) / 2;
-  return { low: quantileSorted(sorted, tail), high: quantileSorted(sorted, 1 - tail) };
+  return { low: quantileSorted(ordered, tail), high: quantileSorted(ordered, 1 - tail) };
 }
 
 /**

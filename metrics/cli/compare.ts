@@ -3,6 +3,7 @@
  * `--fail-above R` exits 1 when a cell got slower by more than R and significantly (for CI).
  */
 import { writeFileWhole } from '../core/files.ts';
+import { checkOutputFile } from './output-file.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -38,6 +39,7 @@ export interface CompareResult {
 }
 
 export function runCompare(options: CompareOptions): CompareResult {
+  if (options.out) checkOutputFile('--out', options.out, [options.a, options.b]);
   const a = loadRun(path.resolve(options.a));
   const b = loadRun(path.resolve(options.b));
   const comparison = compareSummaries(

@@ -5,7 +5,7 @@
  * the report, so `report`, `compare` and the charts read real measurements as they read local ones.
  * Every line that gave no record is counted and named; an import with no record writes nothing.
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { VARIANTS } from '../../generators/types.ts';
@@ -15,7 +15,7 @@ import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import type { Arch } from '../analyse/cost.ts';
 import { UsageError } from '../core/errors.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
-import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
 import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { writeReport } from '../report/write.ts';
@@ -85,7 +85,10 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
       variants: VARIANTS.filter((v) => records.some((r) => r.cell.variant === v)),
       targets: ['aws-lambda'],
       memorySizesMB: memories,
-      samples: `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples)`,
+      samples:
+        `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
+        (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
+        `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
       warmup: 'none',
       order: 'as invoked on AWS',
       ...(options.architecture ? { architecture: options.architecture, arch: COST_ARCH[options.architecture] } : {}),
@@ -111,9 +114,74 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
   };
 }
 
+/** samples.jsonl in blocks of lines: not an append (an open and a close) per record, nor one string of them all. */
+function writeRecords(file: string, records: readonly AwsLambdaSampleRecord[]): void {
+  const fd = openSync(file, 'wx');
+  try {
+    for (let i = 0; i < records.length; i += 10_000) {
+      writeSync(
+        fd,
+        records
+          .slice(i, i + 10_000)
+          .map((record) => `${JSON.stringify(record)}\n`)
+          .join(''),
+      );
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The folder an import of `dir` is written in first: beside it, named after it and the importing process. */
+const STAGING = (dir: string, pid: number) => `${dir}.importing-${pid}`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Staging folders of imports into `dir` whose process is gone (killed mid-import): removed, said. */
+function removeStaleStaging(dir: string, warn: (line: string) => void): void {
+  const parent = path.dirname(dir);
+  const prefix = `${path.basename(dir)}.importing-`;
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    rmSync(path.join(parent, name), { recursive: true, force: true });
+    warn(`removed ${displayPath(path.join(parent, name))}, left by an import that did not finish`);
+  }
+}
+
+/**
+ * Move a finished import into the run folder: the whole folder when `dir` does not exist (or is
+ * empty), else file by file with samples.jsonl last, so the folder holds a run only once all of it is there.
+ */
+function publish(staging: string, dir: string): void {
+  if (!existsSync(dir) || readdirSync(dir).length === 0) {
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+    return;
+  }
+  const files = readdirSync(staging).sort((a, b) => Number(a === SAMPLES_FILE) - Number(b === SAMPLES_FILE));
+  for (const file of files) renameSync(path.join(staging, file), path.join(dir, file));
+  rmSync(staging, { recursive: true, force: true });
+}
+
 /**
  * Read the files, then write the run folder. Nothing is written when the folder already holds a
- * run or no cold start came out (UsageError, after `print` got what was read).
+ * run or no cold start came out (UsageError, after `print` got what was read). The run is written in
+ * a staging folder beside it and moved in when complete: an import killed midway leaves no half run
+ * (a later import removes its staging folder and starts again).
  */
 export async function importLambda(
   options: LambdaImportOptions,
@@ -136,12 +204,19 @@ export async function importLambda(
       `no cold start (a REPORT line with Init Duration) of a packaged function in ${options.files.length} file(s): nothing written`,
     );
   }
-  makeWritableDir(dir);
-  const samplesFile = path.join(dir, SAMPLES_FILE);
-  for (const record of result.records) appendSample(samplesFile, record);
-  writeMeta(dir, importMeta(options, result, importedAt));
-  const written = await writeReport(dir, { warn: (line) => warn(`warning: ${line}`) });
-  return { dir, result, written };
+  removeStaleStaging(dir, (line) => warn(`note: ${line}`));
+  const staging = STAGING(dir, process.pid);
+  makeWritableDir(staging);
+  try {
+    writeRecords(path.join(staging, SAMPLES_FILE), result.records);
+    writeMeta(staging, importMeta(options, result, importedAt));
+    // the staging folder's name never reaches the user: it is the run folder once moved
+    const written = await writeReport(staging, { warn: (line) => warn(`warning: ${line.replaceAll(staging, dir)}`) });
+    publish(staging, dir);
+    return { dir, result, written };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 export function registerLambdaImportCommand(program: Command): void {

@@ -21,6 +21,7 @@ import { METRICS, type Metric } from '../core/samples.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
 import { RUNTIME_NAMES } from '../plan/runtimes.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
+import { checkOutputFile } from './output-file.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
 import {
   parseChoice,
@@ -33,8 +34,24 @@ import {
   parsePrice,
   parseRoutes,
   parseSeconds,
+  MAX_TIMEOUT_S,
   parseVariants,
 } from './parse.ts';
+
+/**
+ * Options that do nothing without another one (`--precision` without `--samples auto`, `--init-cpus`
+ * without `--lambda-memory`, …): given on the command line while `applies` does not hold, they are a
+ * usage error before the command starts, not silently ignored. `keys` are commander's attribute names.
+ */
+export function requireWith(command: Command, keys: string[], applies: (opts: Record<string, unknown>) => boolean, what: string): void {
+  command.hook('preAction', (self) => {
+    if (applies(self.opts())) return;
+    const given = keys.filter((key) => self.getOptionValueSource(key) === 'cli');
+    if (given.length === 0) return;
+    const flags = given.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    throw new UsageError(`${flags.join(', ')} ${given.length > 1 ? 'do' : 'does'} nothing without ${what}: give it, or leave them out`);
+  });
+}
 
 /** `--frameworks`, `--routes`, `--variant`: every command that picks cells. */
 export function addSelectionOptions(command: Command): Command {
@@ -77,7 +94,7 @@ export function addMeasureOptions(command: Command, what: { samples: string; tim
   return command
     .option('-s, --samples <n>', what.samples, samples, 5)
     .option('-w, --warmup <n>', 'unrecorded warm-up runs per cell', parseInteger('--warmup', 0, 100), 1)
-    .option('-t, --timeout <seconds>', what.timeout, parseSeconds('--timeout'), 120)
+    .option('-t, --timeout <seconds>', `${what.timeout} (at most ${MAX_TIMEOUT_S})`, parseSeconds('--timeout'), 120)
     .option('--node <path>', 'the node binary to measure', process.execPath);
 }
 
@@ -149,13 +166,19 @@ export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
 
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
 export function addExportOptions(command: Command): Command {
+  requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
+  // the run folder the command writes (--out) or reads (report DIR) may not exist yet when the option is parsed
+  command.hook('preAction', (self) => {
+    const { exportJson, out } = self.opts<{ exportJson?: string; out?: string }>();
+    if (exportJson !== undefined) checkOutputFile('--export-json', exportJson, [...(out ? [out] : []), ...self.args]);
+  });
   return command
     .addOption(
       new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
         (file: string) => {
           // checked before a long run, not after it
           if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
-          return file;
+          return checkOutputFile('--export-json', file);
         },
       ),
     )
@@ -172,6 +195,7 @@ export function exportOf(opts: Record<string, unknown>): { file: string; metric:
 
 /** `--precision`, `--min-samples`, `--max-samples`: how `--samples auto` decides when a cell has enough. */
 export function addPrecisionOptions(command: Command): Command {
+  requireWith(command, ['precision', 'minSamples', 'maxSamples'], (opts) => opts.samples === 'auto', '--samples auto');
   return command
     .addOption(
       new Option('--precision <percent>', 'with --samples auto: the 95 % CI of each median must lie within ± this share of it')
@@ -216,6 +240,7 @@ export function addTargetOptions(command: Command): Command {
 
 /** `--lambda-memory`: the memory sizes to run at, with `--init-cpus` and `--cpu-period`. */
 export function addLimitOptions(command: Command): Command {
+  requireWith(command, ['initCpus', 'cpuPeriod'], (opts) => opts.lambdaMemory !== undefined, '--lambda-memory');
   return command
     .addOption(
       new Option(

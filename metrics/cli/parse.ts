@@ -31,10 +31,17 @@ export function parseInteger(option: string, min: number, max = Number.MAX_SAFE_
   };
 }
 
-export function parseSeconds(option: string): (text: string) => number {
+/**
+ * The longest limit a timer can hold is 2^31 − 1 ms (24.8 days); Node fires a longer one after 1 ms.
+ * A sample's limit stays far below it: an hour.
+ */
+export const MAX_TIMEOUT_S = 3600;
+
+export function parseSeconds(option: string, max = MAX_TIMEOUT_S): (text: string) => number {
   return (text: string) => {
     const n = Number(text);
-    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0)) throw new UsageError(`${option}: "${text}" is not a positive number of seconds`);
+    if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0) || n > max)
+      throw new UsageError(`${option}: "${text}" is not a positive number of seconds up to ${max}`);
     return n;
   };
 }

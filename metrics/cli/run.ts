@@ -50,6 +50,7 @@ import {
   leverListsOf,
   limitOptionsOf,
   precisionOf,
+  requireWith,
   selectionOf,
 } from './options.ts';
 import { addCountOptions, countOptionsOf, resolveJobs, shardCells } from './count-options.ts';
@@ -220,6 +221,7 @@ export function registerRunCommand(program: Command): void {
         .argParser(parseChoice('--order', ORDERS)),
     )
     .option('--seed <text>', 'seed for --order random', 'coldstart');
+  requireWith(command, ['seed'], (opts) => opts.order === 'random', '--order random');
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);

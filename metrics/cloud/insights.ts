@@ -15,14 +15,9 @@
 import { parse } from 'csv-parse/sync';
 import { functionOfLogGroup } from './function-name.ts';
 import { MAX_MEMORY_MB, MIN_MEMORY_MB } from './platform.ts';
-import {
-  isReportMessage,
-  parseReportMessage,
-  parseTimestamp,
-  type LambdaReport,
-  type ParsedReports,
-  type ReportSource,
-} from './report-lines.ts';
+import { parseLogLine } from './log-line.ts';
+import { parseTimestamp, type InitFailure, type LambdaReport, type ParsedReports, type ReportSource } from './report-lines.ts';
+import { impossibleReport } from './report-values.ts';
 
 export class ExportFormatError extends Error {}
 
@@ -47,7 +42,8 @@ function number(row: Row, name: string): number | string | undefined {
 
 const DISCOVERED = ['requestId', 'duration', 'billedDuration', 'memorySize', 'maxMemoryUsed'] as const;
 
-type RowResult = { kind: 'report'; report: LambdaReport } | { kind: 'issue'; reason: string } | { kind: 'ignored' };
+type RowResult =
+  { kind: 'report'; report: LambdaReport } | { kind: 'init'; init: InitFailure } | { kind: 'issue'; reason: string } | { kind: 'ignored' };
 
 function fromDiscoveredFields(row: Row): RowResult {
   const missing = DISCOVERED.filter((name) => field(row, name) === undefined);
@@ -76,25 +72,39 @@ function fromDiscoveredFields(row: Row): RowResult {
     maxMemoryUsedMB: (values.maxMemoryUsed as number) / scale,
     ...(values.initMs !== undefined ? { initMs: values.initMs as number } : {}),
   };
+  const impossible = impossibleReport(report);
+  return impossible ? { kind: 'issue', reason: impossible } : { kind: 'report', report };
+}
+
+/** A row's `@message`: a REPORT or INIT_REPORT line, or an event of the JSON log format (log-line.ts reads all three). */
+function fromMessage(message: string, type: string | undefined): RowResult {
+  const item = parseLogLine(message, { file: '' });
+  if (item === undefined || item.kind === 'ignored') {
+    return type === 'REPORT' ? { kind: 'issue', reason: '@type is REPORT but @message is not' } : { kind: 'ignored' };
+  }
+  if (item.kind === 'issue') return { kind: 'issue', reason: item.issue.reason };
+  // the row's own fields say when and who; the message's source is the row's
+  if (item.kind === 'init') {
+    const { source: _source, ...init } = item.init;
+    return { kind: 'init', init };
+  }
+  const { source: _source, ...report } = item.report;
   return { kind: 'report', report };
 }
 
 function fromRow(row: Row): RowResult {
   const type = field(row, 'type');
-  if (type !== undefined && type !== 'REPORT') return { kind: 'ignored' };
+  if (type !== undefined && type !== 'REPORT' && type !== 'INIT_REPORT') return { kind: 'ignored' };
   const message = field(row, 'message');
   let result: RowResult;
   if (DISCOVERED.some((name) => field(row, name) !== undefined)) {
     result = fromDiscoveredFields(row);
   } else if (message !== undefined) {
-    if (!isReportMessage(message))
-      return type === 'REPORT' ? { kind: 'issue', reason: '@type is REPORT but @message is not' } : { kind: 'ignored' };
-    const parsed = parseReportMessage(message);
-    result = parsed.ok ? { kind: 'report', report: parsed.report } : { kind: 'issue', reason: parsed.reason };
+    result = fromMessage(message, type);
   } else {
     return { kind: 'issue', reason: 'neither @message nor the REPORT fields (@requestId, @duration, …)' };
   }
-  if (result.kind !== 'report') return result;
+  if (result.kind !== 'report' && result.kind !== 'init') return result;
   const stamp = field(row, 'timestamp');
   const timestamp = stamp === undefined ? undefined : parseTimestamp(stamp);
   if (stamp !== undefined && timestamp === undefined) return { kind: 'issue', reason: `@timestamp ${JSON.stringify(stamp)} is not a time` };
@@ -102,17 +112,18 @@ function fromRow(row: Row): RowResult {
   const functionName = log === undefined ? undefined : functionOfLogGroup(log);
   if (log !== undefined && functionName === undefined)
     return { kind: 'issue', reason: `@log ${JSON.stringify(log)} is not a Lambda log group` };
-  return {
-    kind: 'report',
-    report: { ...result.report, ...(timestamp ? { timestamp } : {}), ...(functionName ? { functionName } : {}) },
-  };
+  const about = { ...(timestamp ? { timestamp } : {}), ...(functionName ? { functionName } : {}) };
+  return result.kind === 'init'
+    ? { kind: 'init', init: { ...result.init, ...about } }
+    : { kind: 'report', report: { ...result.report, ...about } };
 }
 
 function collect(rows: { row: Row; source: ReportSource }[]): ParsedReports {
-  const parsed: ParsedReports = { reports: [], issues: [], ignored: 0 };
+  const parsed: ParsedReports = { reports: [], initFailures: [], issues: [], ignored: 0 };
   for (const { row, source } of rows) {
     const result = fromRow(row);
     if (result.kind === 'report') parsed.reports.push({ ...result.report, source });
+    else if (result.kind === 'init') parsed.initFailures.push({ ...result.init, source });
     else if (result.kind === 'issue') parsed.issues.push({ source, reason: result.reason });
     else parsed.ignored++;
   }

@@ -11,3 +11,6 @@ export const MAX_MEMORY_MB = 10_240;
 export function isArchitecture(value: string): value is Architecture {
   return (ARCHITECTURES as readonly string[]).includes(value);
 }
+
+/** The longest a function may run, ms (15 minutes): no Duration can exceed it. */
+export const MAX_DURATION_MS = 900_000;

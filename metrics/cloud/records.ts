@@ -13,7 +13,7 @@ import { makeCell, type Cell } from '../core/cell.ts';
 import type { LambdaFigures, SampleRecord } from '../core/samples.ts';
 import type { FunctionCell } from './function-name.ts';
 import type { Architecture } from './platform.ts';
-import { formatSource, type SourcedReport } from './report-lines.ts';
+import { formatSource, type SourcedInitFailure, type SourcedReport } from './report-lines.ts';
 
 export const AWS_LAMBDA_TARGET = 'aws-lambda';
 
@@ -104,5 +104,48 @@ export function lambdaSampleRecord(report: SourcedReport, cell: FunctionCell, co
     lambda,
     durationMs: total,
     at: report.timestamp ?? context.importedAt,
+  };
+}
+
+/**
+ * An INIT that Lambda reported as failed (INIT_REPORT with Status timeout or error) as a failed sample
+ * of its cell: a cold start that never served. Its figures say what the line said: the INIT's
+ * duration when given; no invocation ran, so Duration and Max Memory Used are 0 (failed samples never
+ * enter the statistics).
+ */
+export function initFailureRecord(
+  init: SourcedInitFailure,
+  cell: FunctionCell,
+  memoryMB: number,
+  context: RecordContext,
+): AwsLambdaSampleRecord {
+  const initMs = init.initMs ?? 0;
+  const lambda: ReportFigures = {
+    functionName: context.functionName,
+    requestId: 'INIT_REPORT',
+    initMs,
+    durationMs: 0,
+    billedMs: Math.ceil(initMs),
+    memorySizeMB: memoryMB,
+    maxMemoryUsedMB: 0,
+    ...(context.architecture ? { architecture: context.architecture } : {}),
+    status: init.status,
+    ...(init.errorType !== undefined ? { errorType: init.errorType } : {}),
+    source: formatSource({ ...init.source, file: path.basename(init.source.file) }),
+  };
+  const details = [
+    init.errorType,
+    init.phase ? `phase ${init.phase}` : undefined,
+    init.initMs !== undefined ? `after ${initMs} ms` : undefined,
+  ];
+  return {
+    cell: awsLambdaCell(cell, memoryMB),
+    phase: 'sample',
+    index: context.index,
+    ok: false,
+    error: `Lambda reported INIT_REPORT Status: ${init.status}${details.some(Boolean) ? ` (${details.filter(Boolean).join(', ')})` : ''}`,
+    lambda,
+    durationMs: initMs,
+    at: init.timestamp ?? context.importedAt,
   };
 }

@@ -10,14 +10,20 @@
  * second line of the same log event: inside an Insights `@message` they are read as fields, in a
  * plain-text file that second line is one of the ignored lines. Fields are tab-separated as Lambda
  * writes them; copies from a console often turn tabs into spaces, so fields are found by their names.
- * `INIT_REPORT` lines (an INIT that failed or timed out) are not REPORT lines and are ignored.
+ * SnapStart functions resumed from a snapshot write `Restore Duration` instead of `Init Duration`: a
+ * restore, neither a warm invocation nor an INIT. An `INIT_REPORT` line (`Init Duration`, `Phase`,
+ * `Status`, `Error Type`) reports an INIT on its own: with a Status other than success it is a failed
+ * cold start. Lambda's JSON log format writes the same as `platform.report` and `platform.initReport`
+ * records (json-log.ts); parseLogLine reads a line in either format.
  *
- * This module reads one message (parseReportMessage) and plain-text files of log lines
- * (parseReportText): what `aws logs tail` prints, an S3 export of a log group, a console copy. A line
- * may carry a timestamp (and a log stream) before the message. Lines that are not REPORT lines
- * (START, END, the function's own output) are counted as ignored; a REPORT line that does not parse
- * is an issue that names its file, line and why.
+ * This module reads one message (parseReportMessage, parseInitReportMessage); log-line.ts reads the
+ * lines of plain-text files: what `aws logs tail` prints, an S3 export of a log group, a console copy.
+ * A line may carry a timestamp (and a log stream) before the message. Lines that are not REPORT lines
+ * (START, END, the function's own output) are counted as ignored; a REPORT line that does not parse,
+ * or whose figures Lambda cannot report (report-values.ts), is an issue that names its file, line and why.
  */
+import { MAX_DURATION_MS } from './platform.ts';
+import { impossibleReport } from './report-values.ts';
 
 /** One invocation as its REPORT line states it; times in ms, memory in MB (MiB, as Lambda means it). */
 export interface LambdaReport {
@@ -28,6 +34,8 @@ export interface LambdaReport {
   maxMemoryUsedMB: number;
   /** present on cold starts only */
   initMs?: number;
+  /** present on SnapStart restores only */
+  restoreMs?: number;
   /** Lambda's `Status` field when it wrote one (failed invocations); absent means success */
   status?: string;
   /** Lambda's `Error Type` field, with a failed status */
@@ -54,9 +62,27 @@ export interface ReportIssue {
   reason: string;
 }
 
+/** An INIT that Lambda reported as failed (`INIT_REPORT … Status: timeout`): a cold start that never served. */
+export interface InitFailure {
+  status: string;
+  errorType?: string;
+  /** how long the INIT ran, when the line says */
+  initMs?: number;
+  /** `init` (the INIT phase itself) or `invoke` (the INIT retried at the first invocation) */
+  phase?: string;
+  timestamp?: string;
+  functionName?: string;
+}
+
+export interface SourcedInitFailure extends InitFailure {
+  source: ReportSource;
+}
+
 /** What one file gave: reports, the problems (each named), and how many entries were not REPORTs. */
 export interface ParsedReports {
   reports: SourcedReport[];
+  /** INIT_REPORT lines with a failed Status */
+  initFailures: SourcedInitFailure[];
   issues: ReportIssue[];
   /** lines or rows that are not REPORT lines (START, END, function output) */
   ignored: number;
@@ -75,6 +101,7 @@ export function formatIssue(issue: ReportIssue): string {
 /** The field names Lambda writes on a REPORT line; longer names first so `Init Duration` is not read as `Duration`. */
 const FIELD_NAMES = [
   'RequestId',
+  'Phase',
   'Billed Restore Duration',
   'Restore Duration',
   'Billed Duration',
@@ -91,6 +118,11 @@ const FIELD_NAMES = [
 type FieldName = (typeof FIELD_NAMES)[number];
 
 const FIELD = new RegExp(`(?:^|\\s)(${FIELD_NAMES.map((n) => n.replace(' ', '\\s+')).join('|')}):`, 'g');
+/** A field's name as matched (words joined by any whitespace) → its name; the usual single space is looked up directly. */
+const NAMES = new Map<string, FieldName>(FIELD_NAMES.map((n) => [n, n]));
+function fieldName(matched: string): FieldName {
+  return (NAMES.get(matched) ?? NAMES.get(matched.replace(/\s+/g, ' ')))!;
+}
 const REQUIRED: readonly FieldName[] = ['RequestId', 'Duration', 'Billed Duration', 'Memory Size', 'Max Memory Used'];
 
 /** `REPORT` then `RequestId`: how every REPORT line Lambda writes begins. */
@@ -125,7 +157,7 @@ export function parseReportMessage(message: string): ParsedMessage {
   if (found.length === 0 || found[0]!.index !== 0) return { ok: false, reason: 'no RequestId field after REPORT' };
   for (let i = 0; i < found.length; i++) {
     const match = found[i]!;
-    const name = FIELD_NAMES.find((n) => n === match[1]!.replace(/\s+/g, ' '))!;
+    const name = fieldName(match[1]!);
     if (fields.has(name)) return { ok: false, reason: `${name} appears twice` };
     const from = match.index + match[0].length;
     const to = i + 1 < found.length ? found[i + 1]!.index : body.length;
@@ -144,6 +176,8 @@ export function parseReportMessage(message: string): ParsedMessage {
   };
   for (const value of Object.values(values)) if (typeof value === 'string') return { ok: false, reason: value };
   const numbers = values as { [K in keyof typeof values]: Exclude<(typeof values)[K], string> };
+  const restoreMs = fields.has('Restore Duration') ? quantity(fields, 'Restore Duration', 'ms') : undefined;
+  if (typeof restoreMs === 'string') return { ok: false, reason: restoreMs };
   const report: LambdaReport = {
     requestId,
     durationMs: numbers.durationMs,
@@ -151,12 +185,49 @@ export function parseReportMessage(message: string): ParsedMessage {
     memorySizeMB: numbers.memorySizeMB,
     maxMemoryUsedMB: numbers.maxMemoryUsedMB,
     ...(numbers.initMs !== undefined ? { initMs: numbers.initMs } : {}),
+    ...(restoreMs !== undefined ? { restoreMs } : {}),
   };
   const status = fields.get('Status');
   if (status) report.status = status;
   const errorType = fields.get('Error Type');
   if (errorType) report.errorType = errorType;
-  return { ok: true, report };
+  const impossible = impossibleReport(report);
+  return impossible ? { ok: false, reason: impossible } : { ok: true, report };
+}
+
+/** `INIT_REPORT`, how Lambda begins the line of an INIT it reports on its own. */
+const INIT_REPORT_START = /(?:^|\s)INIT_REPORT\s+(?=Init Duration|Phase|Status)/;
+
+export type ParsedInit = { ok: true; init: InitFailure | undefined } | { ok: false; reason: string };
+
+/** Read an INIT_REPORT message: a failed INIT, undefined for a successful one, or why it does not parse. */
+export function parseInitReportMessage(message: string): ParsedInit {
+  const start = INIT_REPORT_START.exec(message);
+  if (!start) return { ok: false, reason: 'not an INIT_REPORT line' };
+  const body = message.slice(start.index + start[0].length).trim();
+  const fields = new Map<string, string>();
+  const found = [...body.matchAll(FIELD)];
+  for (let i = 0; i < found.length; i++) {
+    const match = found[i]!;
+    const to = i + 1 < found.length ? found[i + 1]!.index : body.length;
+    fields.set(fieldName(match[1]!), body.slice(match.index + match[0].length, to).trim());
+  }
+  const status = fields.get('Status');
+  if (!status) return { ok: false, reason: 'INIT_REPORT without Status' };
+  if (status === 'success') return { ok: true, init: undefined };
+  const init: InitFailure = { status };
+  const errorType = fields.get('Error Type');
+  if (errorType) init.errorType = errorType;
+  const phase = fields.get('Phase');
+  if (phase) init.phase = phase;
+  if (fields.has('Init Duration')) {
+    const initMs = quantity(fields as Map<FieldName, string>, 'Init Duration', 'ms');
+    if (typeof initMs === 'string') return { ok: false, reason: initMs };
+    if (initMs > MAX_DURATION_MS)
+      return { ok: false, reason: `Init Duration ${initMs} ms is beyond what Lambda reports (at most ${MAX_DURATION_MS} ms)` };
+    init.initMs = initMs;
+  }
+  return { ok: true, init };
 }
 
 /**
@@ -174,27 +245,4 @@ export function parseTimestamp(text: string): string | undefined {
   const zone = match[3] === undefined || match[3] === 'Z' ? 'Z' : match[3].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
   const ms = Date.parse(`${match[1]}T${fraction}${zone}`);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-}
-
-/** A plain-text file of log lines. */
-export function parseReportText(text: string, file: string): ParsedReports {
-  const result: ParsedReports = { reports: [], issues: [], ignored: 0 };
-  const lines = text.split('\n');
-  lines.forEach((raw, n) => {
-    const line = raw.replace(/\r$/, '');
-    if (!line.trim()) return;
-    const source = { file, line: n + 1 };
-    if (!isReportMessage(line)) {
-      result.ignored++;
-      return;
-    }
-    const parsed = parseReportMessage(line);
-    if (!parsed.ok) {
-      result.issues.push({ source, reason: parsed.reason });
-      return;
-    }
-    const timestamp = parseTimestamp(line);
-    result.reports.push({ ...parsed.report, ...(timestamp ? { timestamp } : {}), source });
-  });
-  return result;
 }

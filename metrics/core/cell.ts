@@ -141,12 +141,23 @@ export function compareCells(a: Cell, b: Cell): number {
   return 0;
 }
 
+/**
+ * What a named dimension's value may be: a name of letters, digits and `._+:@/-` (every framework,
+ * runtime, build, cache and target is one). Labels, file names and every report are built from these
+ * values, so a stored cell cannot bring markup, a path out of generated/ or a line break with it.
+ */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._+:@/-]{0,99}$/;
+
 /** Parse a cell out of untrusted JSON (samples.jsonl); undefined when it is not one. */
 export function parseCell(value: unknown): Cell | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  if (typeof v.framework !== 'string' || (v.variant !== 'validated' && v.variant !== 'plain')) return undefined;
-  if (typeof v.routes !== 'number' || !Number.isInteger(v.routes)) return undefined;
+  const name = (x: unknown): x is string => typeof x === 'string' && NAME.test(x) && !x.includes('..');
+  if (!name(v.framework) || (v.variant !== 'validated' && v.variant !== 'plain')) return undefined;
+  if (typeof v.routes !== 'number' || !Number.isInteger(v.routes) || v.routes < 0) return undefined;
+  const optional = ['runtime', 'build', 'compileCache', 'target', 'source', 'measure'] as const;
+  if (optional.some((d) => v[d] !== undefined && !name(v[d]))) return undefined;
+  if (v.memory !== undefined && !(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0)) return undefined;
   return makeCell({
     framework: v.framework,
     variant: v.variant,
@@ -155,7 +166,7 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.build === 'string' ? { build: v.build } : {}),
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
-    ...(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0 ? { memory: v.memory } : {}),
+    ...(typeof v.memory === 'number' ? { memory: v.memory } : {}),
     ...(typeof v.source === 'string' ? { source: v.source } : {}),
     ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),
   });

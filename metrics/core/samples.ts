@@ -1,4 +1,9 @@
-/** One line of samples.jsonl: one run of one generated file. */
+/**
+ * One line of samples.jsonl: one run of one generated file. Read back, each line is untrusted JSON (a
+ * run folder may come from anywhere, be edited by hand or be torn): a record is taken only when every
+ * figure a report computes with is a finite, non-negative number within what a timeline can hold, so
+ * no table shows `-Infinity` or `NaN`; otherwise the error names the line, the field and its value.
+ */
 import { readFileSync } from 'node:fs';
 import { appendLine } from './files.ts';
 import { parseCell, type Cell } from './cell.ts';
@@ -137,28 +142,104 @@ export function readSamples(file: string): SampleRecord[] {
       if (n === lines.length - 1 || (n === lines.length - 2 && lines[lines.length - 1] === '')) return;
       throw new SamplesFileError(`${file}:${n + 1} is not JSON`);
     }
-    const record = value as Partial<SampleRecord>;
-    const cell = parseCell(record.cell);
-    if (!cell || typeof record.ok !== 'boolean' || (record.phase !== 'sample' && record.phase !== 'warmup')) {
-      throw new SamplesFileError(`${file}:${n + 1} is not a sample record`);
-    }
-    const { cpu, instructions, ...rest } = record as SampleRecord;
-    const cpuMarks = parseCpuMarks(cpu);
-    const counts = parseInstructionMarks(instructions);
-    samples.push({ ...rest, cell, ...(cpuMarks ? { cpu: cpuMarks } : {}), ...(counts ? { instructions: counts } : {}) });
+    const parsed = parseSampleRecord(value);
+    if (!parsed.ok) throw new SamplesFileError(`${file}:${n + 1} is not a sample record: ${parsed.reason}`);
+    samples.push(parsed.record);
   });
   return samples;
 }
 
-/** The finite numbers of a stored `cpu` object under known names; undefined when there are none. */
+/** The largest time a record may hold, ms: about 11.6 days, far beyond any sample's limit. */
+export const MAX_RECORD_MS = 1e9;
+
+export type ParsedRecord = { ok: true; record: SampleRecord } | { ok: false; reason: string };
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Why `value` at `where` is not a figure (a finite number from 0 to max), or undefined when it is one. */
+function badNumber(where: string, value: unknown, max = MAX_RECORD_MS): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= max) return undefined;
+  const shown = typeof value === 'number' || value === undefined ? String(value) : JSON.stringify(value);
+  return `${where} is ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}, not a number from 0 to ${max}`;
+}
+
+/**
+ * Every own key of an optional object of figures must be one; `names` limits which keys count, and
+ * `text` lets text and flags stand beside the figures (the REPORT figures' function name, the limits' outOfMemory).
+ */
+function badFigures(
+  where: string,
+  value: unknown,
+  options: { names?: readonly string[]; max?: number; text?: boolean } = {},
+): string | undefined {
+  const { names, max, text } = options;
+  if (value === undefined) return undefined;
+  if (!isObject(value)) return `${where} is not an object`;
+  for (const [name, figure] of Object.entries(value)) {
+    if (names && !names.includes(name)) continue;
+    if (text && (typeof figure === 'boolean' || typeof figure === 'string')) continue;
+    const bad = badNumber(`${where}.${name}`, figure, max);
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
+/** The finite, non-negative numbers of a stored `cpu` object under known names; undefined when there are none. */
 export function parseCpuMarks(value: unknown): CpuMarks | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
+  if (!isObject(value)) return undefined;
   const marks: CpuMarks = {};
   for (const name of CPU_METRICS) {
-    const ms = (value as Record<string, unknown>)[name];
-    if (typeof ms === 'number' && Number.isFinite(ms)) marks[name] = ms;
+    const ms = value[name];
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 && ms <= MAX_RECORD_MS) marks[name] = ms;
   }
   return Object.keys(marks).length ? marks : undefined;
+}
+
+/** One parsed JSON value of samples.jsonl as a record, or why it is not one. */
+export function parseSampleRecord(value: unknown): ParsedRecord {
+  if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
+  const cell = parseCell(value.cell);
+  if (!cell) return { ok: false, reason: 'no valid cell (framework, variant, routes and names of letters, digits and ._+:@/-)' };
+  if (typeof value.ok !== 'boolean') return { ok: false, reason: '"ok" is not true or false' };
+  if (value.phase !== 'sample' && value.phase !== 'warmup') return { ok: false, reason: '"phase" is neither sample nor warmup' };
+  if (typeof value.index !== 'number' || !Number.isInteger(value.index) || value.index < 0)
+    return { ok: false, reason: '"index" is not a whole number' };
+  for (const name of ['error', 'unsupported', 'stderrTail', 'runtimeVersion', 'at'] as const) {
+    if (value[name] !== undefined && typeof value[name] !== 'string') return { ok: false, reason: `"${name}" is not text` };
+  }
+  const bad =
+    badFigures('marks', value.marks, { names: METRICS }) ??
+    (value.ok && !isObject(value.marks) ? 'a successful sample without marks' : undefined) ??
+    (value.ok && isObject(value.marks) && value.marks.firstResponse === undefined
+      ? 'a successful sample without marks.firstResponse'
+      : undefined) ??
+    badFigures('lambda', value.lambda, { text: true }) ??
+    badFigures('limits', value.limits, { max: Number.MAX_SAFE_INTEGER, text: true }) ??
+    (value.rss === undefined ? undefined : badNumber('rss', value.rss, Number.MAX_SAFE_INTEGER)) ??
+    (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
+    badNumber('durationMs', value.durationMs ?? 0);
+  if (bad) return { ok: false, reason: bad };
+  const { cpu, marks, instructions, ...rest } = value as unknown as SampleRecord;
+  const cpuMarks = parseCpuMarks(cpu);
+  const counts = parseInstructionMarks(instructions);
+  // only the marks of known names go on (all checked above): an unknown key never reaches a table
+  const known = isObject(marks)
+    ? (Object.fromEntries(METRICS.filter((m) => marks[m] !== undefined).map((m) => [m, marks[m]])) as Marks)
+    : undefined;
+  return {
+    ok: true,
+    record: {
+      ...rest,
+      cell,
+      ...(known ? { marks: known } : {}),
+      ...(cpuMarks ? { cpu: cpuMarks } : {}),
+      ...(counts ? { instructions: counts } : {}),
+    },
+  };
 }
 
 /** The non-negative integers of a stored `instructions` object under known names; undefined when there are none. */

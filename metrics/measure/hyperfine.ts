@@ -108,10 +108,14 @@ export async function benchmark(
   });
   // the timer sets it while the exit is awaited: a property, as TypeScript would keep a `let` narrowed to false across the await
   const timeout = { fired: false };
-  const timer = setTimeout(() => {
-    timeout.fired = true;
-    void stopGroup(child);
-  }, launch.timeoutMs);
+  const timer = setTimeout(
+    () => {
+      timeout.fired = true;
+      void stopGroup(child);
+      // a timer longer than 2^31 − 1 ms fires at once: the longest it can hold (24.8 days) is the limit then
+    },
+    Math.min(launch.timeoutMs, 2 ** 31 - 1),
+  );
   const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ code: null, error }));
     child.once('close', (code) => resolve({ code }));

@@ -123,6 +123,55 @@ export function binaryVersion(command: string, env: NodeJS.ProcessEnv): string |
   }
 }
 
+/** What `--node` must print when asked who it is: the runtime's own view of itself, one JSON line. */
+const IDENTITY_PROBE =
+  'JSON.stringify({ release: process.release && process.release.name, node: process.versions && process.versions.node, ' +
+  'bun: process.versions && process.versions.bun })';
+
+/**
+ * The version of a JavaScript runtime binary as `--version` would print it (`v20.20.2`; Bun's
+ * `1.4.5`), asked of the runtime itself: it must evaluate `process.release.name` and
+ * `process.versions` and say it is Node (or Bun, which says `node` too). A binary that merely exits 0
+ * (`/bin/true`) or prints something else is not one; the reason says what it did.
+ */
+export function javascriptRuntimeVersion(command: string, env: NodeJS.ProcessEnv): { version: string } | { reason: string } {
+  let out: string;
+  try {
+    out = execFileSync(command, ['-p', IDENTITY_PROBE], {
+      env,
+      encoding: 'utf8',
+      timeout: 20_000,
+      maxBuffer: 64 * 1024,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { status?: number | null; signal?: string | null };
+    const how =
+      e.code === 'ENOENT'
+        ? 'not found'
+        : e.code === 'EACCES'
+          ? 'not executable'
+          : e.status != null
+            ? `exit code ${e.status}`
+            : (e.signal ?? e.code ?? 'failed');
+    return { reason: `does not run as a JavaScript runtime (-p: ${how})` };
+  }
+  let identity: unknown;
+  try {
+    identity = JSON.parse(out.trim().split('\n').pop() ?? '');
+  } catch {
+    identity = undefined;
+  }
+  const id = (identity ?? {}) as { release?: unknown; node?: unknown; bun?: unknown };
+  const semver = (v: unknown): v is string => typeof v === 'string' && /^\d+\.\d+\.\d+/.test(v);
+  if (id.release !== 'node' || !semver(id.node)) {
+    const said = out.trim().slice(0, 60);
+    const printed = said ? JSON.stringify(said) : 'nothing';
+    return { reason: `is not a JavaScript runtime: asked for process.release and process.versions, it printed ${printed}` };
+  }
+  return { version: semver(id.bun) ? id.bun : `v${id.node}` };
+}
+
 /** Major, minor and patch of `v22.1.0` / `22.1.0`; undefined when it is not a version. */
 export function parseVersion(text: string): [number, number, number] | undefined {
   const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());
@@ -215,8 +264,9 @@ export function resolveRuntimes(
   const resolved = new Map<string, ResolvedRuntime>();
   for (const name of names) {
     if (name === 'node') {
-      const version = binaryVersion(node, env);
-      if (!version) throw new UsageError(`--node: "${node}" does not run (--version failed)`);
+      const identity = javascriptRuntimeVersion(node, env);
+      if ('reason' in identity) throw new UsageError(`--node: "${node}" ${identity.reason}`);
+      const { version } = identity;
       const kind: RuntimeKind = /^v\d/.test(version) ? 'node' : 'bun';
       resolved.set(name, describeRuntime(name, kind, node, version, node === process.execPath ? 'the node running coldstart' : node));
     } else if (name in PINNED_RUNTIMES) {

@@ -1,4 +1,5 @@
 /** The markdown `compare` prints: both runs, a row per cell and metric, the verdicts and their count. */
+import { markdownCode, markdownText } from '../core/escape.ts';
 import {
   isCpuMetric,
   isInstructionMetric,
@@ -27,10 +28,11 @@ function verdictText(row: CompareRow): string {
 
 function runLine(name: string, context: ReportContext): string {
   const meta = context.meta;
+  const node = meta ? (meta.runtimes.node ?? meta.runner.node) : '';
   const about = meta
-    ? ` (${meta.startedAt}; ${meta.machine.cpu}, ${meta.machine.cores} vCPUs; node ${meta.runtimes.node ?? meta.runner.node})`
+    ? ` (${markdownText(`${meta.startedAt}; ${meta.machine.cpu}, ${meta.machine.cores} vCPUs; node ${node}`)})`
     : ' (no meta.json)';
-  return `- **${name}:** \`${context.dir}\`${about}`;
+  return `- **${name}:** ${markdownCode(context.dir)}${about}`;
 }
 
 /** A median in its metric's unit: ms, or whole instructions. */

@@ -4,6 +4,7 @@
  * the runner's `listen` beside hyperfine's process time per cell and flags the cells where they
  * cannot both be right.
  */
+import { markdownCode, markdownText } from '../core/escape.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellKey } from '../core/cell.ts';
 import { crossCheck, FAR_BELOW_RATIO, isFlagged, typicalGap, type CrossCheck, type Spread } from '../analyse/crosscheck.ts';
@@ -59,15 +60,19 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
   const value = crossCheckOf(context);
   if (!value) return undefined;
   const title = 'Cross-check with hyperfine';
-  if ('error' in value) return { title, body: `${HYPERFINE_FILE} could not be read, so nothing was cross-checked: ${value.error}` };
+  if ('error' in value)
+    return { title, body: `${HYPERFINE_FILE} could not be read, so nothing was cross-checked: ${markdownText(value.error)}` };
   const { rows, file } = value.check;
   const info = file.coldstart;
   const when =
-    info?.startedAt && context.meta?.startedAt ? ` The runner started at ${context.meta.startedAt}, hyperfine at ${info.startedAt}.` : '';
+    info?.startedAt && context.meta?.startedAt
+      ? ` The runner started at ${markdownText(context.meta.startedAt)}, hyperfine at ${markdownText(info.startedAt)}.`
+      : '';
   const how =
     info?.tool === 'coldstart'
-      ? `${info.hyperfine ?? 'hyperfine'} ran every file ${info.runs ?? '?'} times per cell after ${info.warmup ?? '?'} ` +
-        `warm-up run${info.warmup === 1 ? '' : 's'} (\`${info.command ?? 'hyperfine'}\`), ` +
+      ? `${markdownText(info.hyperfine ?? 'hyperfine')} ran every file ${markdownText(String(info.runs ?? '?'))} times per cell ` +
+        `after ${markdownText(String(info.warmup ?? '?'))} warm-up run${info.warmup === 1 ? '' : 's'} ` +
+        `(${markdownCode(info.command ?? 'hyperfine')}), ` +
         "with `COLDSTART_EXIT=1` (the server exits right after its ready line), no shell, the runner's clean environment " +
         `and a scratch cwd.${when}`
       : `${HYPERFINE_FILE} was not written by \`npm run metrics:hyperfine\`; ` +
@@ -106,10 +111,11 @@ export function crossCheckSection(context: ReportContext): MarkdownSection | und
   );
   lines.push(
     flagged.length
-      ? `**${flagged.length} cell${flagged.length > 1 ? 's' : ''} flagged:** ${flagged.map((r) => `\`${r.label}\``).join(', ')}.`
+      ? `**${flagged.length} cell${flagged.length > 1 ? 's' : ''} flagged:** ${flagged.map((r) => markdownCode(r.label)).join(', ')}.`
       : 'No cell flagged.',
   );
-  for (const failure of info?.failed ?? []) lines.push(`- \`${failure.command}\`: hyperfine failed: ${failure.reason}`);
+  for (const failure of info?.failed ?? [])
+    lines.push(`- ${markdownCode(failure.command)}: hyperfine failed: ${markdownText(failure.reason)}`);
   if (info?.interrupted) lines.push('- hyperfine was interrupted: some cells were not measured.');
   return { title, body: lines.join('\n') };
 }

@@ -99,6 +99,8 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
   ]);
   return stringify(rows, {
     header: true,
+    // text from outside (a child's answer in invalid_body, imported names) never starts a spreadsheet formula
+    escape_formulas: true,
     columns: [
       ...dimensions,
       ...FIGURE_COLUMNS,

@@ -4,6 +4,7 @@
  * varying dimensions) and one column per lever value: the median firstResponse and its ratio to the
  * first value. Then, per framework, the lever that gave the largest drop.
  */
+import { markdownText } from '../core/escape.ts';
 import { median } from 'simple-statistics';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { DIMENSION_DEFAULTS, type Cell } from '../core/cell.ts';
@@ -89,7 +90,7 @@ export function leverTable(dimension: LeverDimension, summaries: CellSummary[], 
   ]);
   const align: Align[] = ['left', 'right', ...others.map(() => 'left' as const), ...values.map(() => 'right' as const)];
   // a runtime's column names its exact version when meta.json has it
-  const header = (v: string) => (dimension === 'runtime' && meta?.runtimes[v] ? `${v} ${meta.runtimes[v]}` : v);
+  const header = (v: string) => markdownText(dimension === 'runtime' && meta?.runtimes[v] ? `${v} ${meta.runtimes[v]}` : v);
   return markdownTable(['framework', 'routes', ...others, ...values.map(header)], rows, align);
 }
 

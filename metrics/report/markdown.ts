@@ -7,6 +7,7 @@ import type { ExtraColumn, MarkdownSection } from './contract.ts';
 import { loadText, parseLoadSummary, type LoadSummary } from '../core/load.ts';
 import { invalidBodyText } from './csv.ts';
 import { duration, markdownTable, ms, type Align } from '../core/format.ts';
+import { markdownCode, markdownText } from '../core/escape.ts';
 
 /** The machine's load while the run measured, when meta.json recorded it (runs before it did not). */
 export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
@@ -17,14 +18,14 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
 function appsLine(meta: RunMeta): string | undefined {
   const apps = meta.options.apps;
   if (!Array.isArray(apps) || apps.length === 0) return undefined;
-  const text = (value: unknown) => `\`${String(value).replace(/[`\r\n]/g, '')}\``;
+  const text = (value: unknown) => markdownCode(String(value));
   const described = (apps as Record<string, unknown>[]).map((app) => {
     const request = app.request as { method?: unknown; path?: unknown } | undefined;
     const how =
       app.kind === 'lambda'
         ? `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
         : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
-    return `${String(app.name)} (${how})`;
+    return `${markdownText(String(app.name))} (${how})`;
   });
   return `- **Apps:** ${described.join('; ')}`;
 }
@@ -34,32 +35,35 @@ export function environmentBlock(meta: RunMeta | undefined): string {
   const m = meta.machine;
   const dropped = notableDropped(meta.environment.dropped);
   const others = meta.environment.dropped.length - dropped.length;
+  // every text here comes from meta.json, which a run folder carries from wherever it was made
+  const t = (value: unknown) => markdownText(String(value));
   const frameworks = Object.entries(meta.frameworks)
-    .map(([name, f]) => `${name} ${f.version}`)
+    .map(([name, f]) => `${t(name)} ${t(f.version)}`)
     .join(', ');
   const runtimes = Object.entries(meta.runtimes)
-    .map(([name, version]) => `${name} \`${version}\``)
+    .map(([name, version]) => `${t(name)} ${markdownCode(version)}`)
     .join(', ');
   const took =
     meta.durationMs !== undefined ? `, took ${duration(meta.durationMs)} (the runs' own time: ${duration(meta.samplesDurationMs)})` : '';
   const lines = [
-    `- **Machine:** ${m.os} | ${m.cores} vCPUs | ${m.memoryGB} GB | ${m.cpu}`,
-    `- **Runtime:** ${runtimes || 'unknown'} (runner: node \`${meta.runner.node}\`)`,
-    `- **Run:** ${meta.startedAt}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
-    `- **Method:** \`${meta.command}\` ` +
-      `(samples: ${String(meta.options.samples)}, warm-up: ${String(meta.options.warmup)}, order: ${String(meta.options.order)})`,
+    `- **Machine:** ${t(m.os)} | ${t(m.cores)} vCPUs | ${t(m.memoryGB)} GB | ${t(m.cpu)}`,
+    `- **Runtime:** ${runtimes || 'unknown'} (runner: node ${markdownCode(meta.runner.node)})`,
+    `- **Run:** ${t(meta.startedAt)}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
+    `- **Method:** ${markdownCode(meta.command)} ` +
+      `(samples: ${t(meta.options.samples)}, warm-up: ${t(meta.options.warmup)}, order: ${t(meta.options.order)})`,
     appsLine(meta) ?? `- **Frameworks:** ${frameworks || 'none'}`,
-    `- **Children's environment:** ${meta.environment.passed.join(', ')}; ` +
-      `not passed: ${dropped.join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
+    `- **Children's environment:** ${meta.environment.passed.map(t).join(', ')}; ` +
+      `not passed: ${dropped.map(t).join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,
   ];
   const load = runLoad(meta);
   if (load) lines.push(`- **Machine load:** ${loadText(load)}`);
-  for (const [name, reason] of Object.entries(meta.skipped)) lines.push(`- **Skipped:** ${name} (${reason})`);
+  for (const [name, reason] of Object.entries(meta.skipped)) lines.push(`- **Skipped:** ${t(name)} (${t(reason)})`);
   for (const [name, version] of Object.entries(meta.runtimes)) {
     const eol = pastEndOfLife(version, new Date(meta.startedAt));
     if (eol)
       lines.push(
-        `- ⚠ **End of life:** ${name} \`${version}\` was past its end of life (${eol}) when this ran: measure a supported line too.`,
+        `- ⚠ **End of life:** ${t(name)} ${markdownCode(version)} was past its end of life (${eol}) when this ran: ` +
+          'measure a supported line too.',
       );
   }
   return lines.join('\n');
@@ -192,15 +196,18 @@ export function pivotTables(
 function failures(summaries: CellSummary[]): string {
   const lines: string[] = [];
   for (const s of summaries) {
-    for (const e of s.errors) lines.push(`- \`${cellLabel(s.cell)}\`: ${e.count} × ${e.reason}`);
-    if (s.invalidBody && !s.invalidBody.ok) lines.push(`- \`${cellLabel(s.cell)}\`: ${invalidBodyText(s)}`);
+    // reasons carry a child's own words (its stderr) or an imported log's fields
+    for (const e of s.errors) lines.push(`- ${markdownCode(cellLabel(s.cell))}: ${e.count} × ${markdownText(e.reason)}`);
+    if (s.invalidBody && !s.invalidBody.ok) lines.push(`- ${markdownCode(cellLabel(s.cell))}: ${markdownText(invalidBodyText(s))}`);
   }
   return lines.length ? lines.join('\n') : 'None: every sample answered its last route correctly.';
 }
 
 /** Cells the runtime cannot run (not failures): listed with the reason, only when there are any. */
 function unsupportedSection(summaries: CellSummary[]): MarkdownSection[] {
-  const lines = summaries.filter((s) => s.unsupported).map((s) => `- \`${cellLabel(s.cell)}\`: ${s.unsupported}`);
+  const lines = summaries
+    .filter((s) => s.unsupported)
+    .map((s) => `- ${markdownCode(cellLabel(s.cell))}: ${markdownText(s.unsupported ?? '')}`);
   return lines.length
     ? [{ title: 'Unsupported', body: `Not measured and not failed: the runtime cannot do what the cell asks.\n\n${lines.join('\n')}` }]
     : [];

@@ -1,4 +1,5 @@
 /** scaling.md: the linear fits per series, growth faster than linear in words, and the phase breakdown. */
+import { markdownCode, markdownText } from '../core/escape.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
@@ -91,7 +92,7 @@ export const FIT_NOTE = [
 
 export function scalingMarkdown(context: ReportContext): string {
   const fits = scalingFits(context.summaries);
-  const run = context.meta ? `${context.meta.startedAt}, \`${context.meta.command}\`` : context.dir;
+  const run = context.meta ? `${markdownText(context.meta.startedAt)}, ${markdownCode(context.meta.command)}` : markdownCode(context.dir);
   return [
     '# Scaling with routes',
     '',

@@ -1,0 +1,53 @@
+/**
+ * Raw data is sacred: an output option that names a file (`--export-json`, compare's `--out`) may
+ * never name a run folder's raw data (samples.jsonl, meta.json) or any other file a run writes into
+ * its folder (the report, the charts, hyperfine.json, hidden files such as a lock). One check for
+ * every such option, made when the options are read: before the first sample, not after the run.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.ts';
+import { META_FILE } from '../core/meta.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+
+/** The files a run folder holds that the run itself writes (by name; chart names vary). */
+export function isRunFile(name: string): boolean {
+  return (
+    name === SAMPLES_FILE ||
+    name === META_FILE ||
+    name === 'hyperfine.json' ||
+    /^(summary|scaling|levers)\.(md|csv)$/.test(name) ||
+    /^chart-[\w-]*\.svg$/.test(name) ||
+    name.startsWith('.')
+  );
+}
+
+/** A path with every existing part resolved (symbolic links, `..`), so a link to samples.jsonl is seen as that. */
+function resolved(file: string): string {
+  const absolute = path.resolve(file);
+  if (existsSync(absolute)) return realpathSync(absolute);
+  const dir = path.dirname(absolute);
+  return path.join(existsSync(dir) ? realpathSync(dir) : dir, path.basename(absolute));
+}
+
+/** Whether a folder holds a run: raw data of its own. */
+function isRunFolder(dir: string): boolean {
+  return existsSync(path.join(dir, SAMPLES_FILE)) || existsSync(path.join(dir, META_FILE));
+}
+
+/**
+ * Check an output file: refused (UsageError) when it is a run's file inside a run folder, or inside
+ * one of `runDirs` (the folders the command itself reads or writes, which may not exist yet).
+ */
+export function checkOutputFile(option: string, file: string, runDirs: readonly string[] = []): string {
+  const target = resolved(file);
+  const dir = path.dirname(target);
+  const name = path.basename(target);
+  const ownDirs = runDirs.map(resolved);
+  if (isRunFile(name) && (isRunFolder(dir) || ownDirs.includes(dir))) {
+    throw new UsageError(
+      `${option} ${file} would overwrite ${name} of the run folder ${dir}: a run's own files are never an output; choose another file`,
+    );
+  }
+  return file;
+}

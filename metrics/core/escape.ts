@@ -1,0 +1,55 @@
+/**
+ * Text from outside (a child's stderr, imported log fields, file names, the command line, meta.json
+ * of a run folder) escaped for the format it lands in: one helper per format, used everywhere such
+ * text is written. Each helper leaves ordinary text (letters, digits, spaces, `.,:;=/()-`, words
+ * joined by `_`) exactly as it is, so reports of benign runs keep their bytes.
+ *
+ * CSV goes through csv-stringify (report/csv.ts) and YAML through the yaml library
+ * (cloud/sam-template.ts): both quote what needs quoting. The SVG charts are drawn by vega, whose
+ * SVG renderer escapes every text it writes (test/escape.test.ts checks it).
+ */
+
+/** Control characters (newlines, tabs, escape sequences) as one space: one line, nothing a terminal or a renderer acts on. */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
+}
+
+/** `&`, `<`, `>` and both quotes as XML/HTML entities: for SVG or HTML text and attribute values. */
+export function xmlText(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/**
+ * Text inside a markdown paragraph, list item or table cell: one line; no HTML (`<`, `>`, `&` become
+ * entities), no emphasis, links, images, code spans or table breaks (`\` `` ` `` `*` `[` `]` `~` are
+ * backslash-escaped, `|` becomes an entity; `_` too, unless it joins two letters or digits, where it
+ * cannot emphasise). Callers never start a line with it (a bullet, a label or a table's `| ` comes
+ * first), so `#`, `>` or `1.` at its start cannot make a heading, a quote or a list.
+ */
+export function markdownText(text: string): string {
+  return (
+    oneLine(text)
+      .replace(/[\\`*[\]~]/g, (c) => `\\${c}`)
+      .replace(/_/g, (c, at: number, whole: string) =>
+        /[A-Za-z0-9]/.test(whole[at - 1] ?? '') && /[A-Za-z0-9]/.test(whole[at + 1] ?? '') ? c : '\\_',
+      )
+      // `|` as an entity: a table splits cells before it reads escapes, and markdownTable's `\|` would double it
+      .replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]!)
+  );
+}
+
+/**
+ * A markdown code span holding `text` verbatim (as far as markdown allows: newlines become spaces):
+ * fenced by one more backtick than the longest run of backticks inside, padded with a space when the
+ * text starts or ends with a backtick. Inside a table cell, markdownTable escapes `|` as GitHub asks.
+ */
+export function markdownCode(text: string): string {
+  const line = oneLine(text);
+  // a loop, not Math.max(...runs): a text with a million backticks must not overflow the stack
+  let longest = 0;
+  for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = line.startsWith('`') || line.endsWith('`') || (line.startsWith(' ') && line.endsWith(' ') && line.trim() !== '') ? ' ' : '';
+  return `${fence}${pad}${line}${pad}${fence}`;
+}
