@@ -5,7 +5,7 @@
  * Everything in it is fixed but the request id and the request time, which the caller may pin.
  */
 import { randomUUID } from 'node:crypto';
-import { routePath } from './contract.ts';
+import { routePath, type RouteRequest } from './contract.ts';
 
 /** The made-up API the events come from (an API id is 10 lowercase letters or digits). */
 export const API_ID = 'coldstart0';
@@ -30,7 +30,8 @@ export interface HttpApiEventV2 {
     time: string;
     timeEpoch: number;
   };
-  body: string;
+  /** absent for a request without a body, as API Gateway sends it */
+  body?: string;
   isBase64Encoded: boolean;
 }
 
@@ -51,10 +52,15 @@ export function apiGatewayTime(epochMs: number): string {
   return `${date}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 }
 
-/** An HTTP API (payload 2.0) event for `POST <path>` carrying `body` as JSON. */
-export function httpApiEvent(path: string, body: unknown, options: EventOptions = {}): HttpApiEventV2 {
-  const text = JSON.stringify(body);
+/**
+ * An HTTP API (payload 2.0) event for `<method> <path>` (POST by default) carrying `body` as JSON;
+ * a request without a body (`undefined`, a GET) has no body and no content headers.
+ */
+export function httpApiEvent(path: string, body: unknown, options: EventOptions = {}, method = 'POST'): HttpApiEventV2 {
+  const text = body === undefined ? '' : JSON.stringify(body);
   const timeEpoch = options.timeEpoch ?? Date.now();
+  const content: Record<string, string> =
+    body === undefined ? {} : { 'content-length': String(Buffer.byteLength(text)), 'content-type': 'application/json' };
   return {
     version: '2.0',
     routeKey: '$default',
@@ -62,8 +68,7 @@ export function httpApiEvent(path: string, body: unknown, options: EventOptions 
     rawQueryString: '',
     headers: {
       accept: 'application/json',
-      'content-length': String(Buffer.byteLength(text)),
-      'content-type': 'application/json',
+      ...content,
       host: API_DOMAIN,
       'user-agent': USER_AGENT,
       'x-forwarded-for': '127.0.0.1',
@@ -75,16 +80,21 @@ export function httpApiEvent(path: string, body: unknown, options: EventOptions 
       apiId: API_ID,
       domainName: API_DOMAIN,
       domainPrefix: API_ID,
-      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: USER_AGENT },
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: USER_AGENT },
       requestId: options.requestId ?? randomUUID(),
       routeKey: '$default',
       stage: '$default',
       time: apiGatewayTime(timeEpoch),
       timeEpoch,
     },
-    body: text,
+    ...(body === undefined ? {} : { body: text }),
     isBase64Encoded: false,
   };
+}
+
+/** The event of one request of the runner to a route (routes.ts), in the runner's method and path. */
+export function requestEvent(request: RouteRequest, options: EventOptions = {}): HttpApiEventV2 {
+  return httpApiEvent(request.path, request.body, options, request.method);
 }
 
 /** The event for route i of the contract. */

@@ -1,7 +1,8 @@
 /**
  * The one interface every framework generator implements. A generator is a pure function of
- * (routes, variant): the same inputs give the same bytes.
+ * (routes, variant, shape, schema): the same inputs give the same bytes.
  */
+import type { Schema, Shape } from './routes.ts';
 
 export const VARIANTS = ['validated', 'plain'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -21,6 +22,10 @@ export interface GenerateInput {
   /** number of routes, an integer from MIN_ROUTES to MAX_ROUTES */
   routes: number;
   variant: Variant;
+  /** the route shape (routes.ts); default `flat`, the files as they always were */
+  shape?: Shape;
+  /** the schema weight of the bodies (`small`: one field; `user`: the ~1 KB User model); default `small` */
+  schema?: Schema;
 }
 
 /**
@@ -70,6 +75,11 @@ export interface FrameworkGenerator {
    * registry: no file is generated and its cells are `unsupported` with this one-line reason.
    */
   unsupported?: string;
+  /**
+   * Route shapes and schema weights this framework cannot be written in, each with its one-line
+   * reason: those cells are `unsupported` (no file is generated).
+   */
+  unsupportedShapes?: Partial<Record<Shape | Schema, string>>;
   /** request shape, when not the default `{"name": …}` */
   contract?: Partial<Contract>;
   /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */

@@ -2,7 +2,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './registry.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from './routes.ts';
 import { MAX_ROUTES, MIN_ROUTES, type FrameworkGenerator, type Target, type Variant } from './types.ts';
+
+/** A file's route shape and schema weight; both default to the files as they always were (flat, small). */
+export interface ShapeOptions {
+  shape?: Shape;
+  schema?: Schema;
+}
 
 export const GENERATED_DIR = path.join(PROJECT_ROOT, 'generated');
 
@@ -13,12 +20,25 @@ export function generatedName(framework: string, routes: number): string {
 
 /**
  * Where a generated file lives, relative to generated/: the default variant (validated) at the top,
- * other variants in a folder of their own name; Lambda files the same way under `lambda/`.
+ * other variants in a folder of their own name, then a folder for a shape other than flat and one
+ * for a schema other than small (`plain/params/user/…`); Lambda files the same way under `lambda/`.
  */
-export function generatedRelativePath(framework: string, variant: Variant, routes: number, target: Target = 'server'): string {
-  const name = generatedName(framework, routes);
-  const file = variant === 'validated' ? name : path.posix.join(variant, name);
-  return target === 'server' ? file : path.posix.join(target, file);
+export function generatedRelativePath(
+  framework: string,
+  variant: Variant,
+  routes: number,
+  target: Target = 'server',
+  shaped: ShapeOptions = {},
+): string {
+  const shape = shaped.shape ?? DEFAULT_SHAPE;
+  const schema = shaped.schema ?? DEFAULT_SCHEMA;
+  const folders = [
+    ...(target === 'server' ? [] : [target]),
+    ...(variant === 'validated' ? [] : [variant]),
+    ...(shape === DEFAULT_SHAPE ? [] : [shape]),
+    ...(schema === DEFAULT_SCHEMA ? [] : [schema]),
+  ];
+  return path.posix.join(...folders, generatedName(framework, routes));
 }
 
 export class RouteCountError extends Error {}
@@ -39,17 +59,28 @@ export interface Written {
   changed: boolean;
 }
 
+/** Why a generator cannot write a file of this shape and schema, or undefined when it can. */
+export function unsupportedReason(generator: FrameworkGenerator, shaped: ShapeOptions = {}): string | undefined {
+  if (generator.unsupported) return generator.unsupported;
+  const shape = shaped.shape ?? DEFAULT_SHAPE;
+  const schema = shaped.schema ?? DEFAULT_SCHEMA;
+  return generator.unsupportedShapes?.[shape] ?? generator.unsupportedShapes?.[schema];
+}
+
 /** Generate one file; rewrite it only when its bytes change, so mtimes mean something. */
 export async function writeGenerated(
   generator: FrameworkGenerator,
   routes: number,
   variant: Variant,
   outDir = GENERATED_DIR,
+  shaped: ShapeOptions = {},
 ): Promise<Written> {
   checkRouteCount(routes);
-  if (generator.unsupported) throw new UnsupportedError(`${generator.name} (${generator.target}): ${generator.unsupported}`);
-  const source = await generator.generate({ routes, variant });
-  const file = path.join(outDir, generatedRelativePath(generator.name, variant, routes, generator.target));
+  const why = unsupportedReason(generator, shaped);
+  if (why) throw new UnsupportedError(`${generator.name} (${generator.target}): ${why}`);
+  const input = { routes, variant, ...(shaped.shape ? { shape: shaped.shape } : {}), ...(shaped.schema ? { schema: shaped.schema } : {}) };
+  const source = await generator.generate(input);
+  const file = path.join(outDir, generatedRelativePath(generator.name, variant, routes, generator.target, shaped));
   mkdirSync(path.dirname(file), { recursive: true });
   let previous: string | undefined;
   try {

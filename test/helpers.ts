@@ -12,6 +12,7 @@ import { makeCell, type Cell } from '../metrics/core/cell.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { runSample } from '../metrics/measure/sample.ts';
+import type { Target } from '../metrics/measure/targets/target.ts';
 import { ensureRuntime, type ResolvedRuntime } from '../metrics/plan/runtimes.ts';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -90,6 +91,10 @@ export interface RunFileOptions {
   command?: string;
   args?: string[];
   env?: Record<string, string>;
+  /** first hits after the timed answer (default none) */
+  firstHits?: number;
+  /** how the file runs (default the HTTP server target) */
+  target?: Target;
 }
 
 /** One real sample of `file` through the runner. */
@@ -107,6 +112,8 @@ export function runFile(file: string, options: RunFileOptions = {}): Promise<Sam
     index: 1,
     timeoutMs: options.timeoutMs ?? 30_000,
     checkInvalidBody: options.checkInvalidBody ?? false,
+    ...(options.firstHits ? { firstHits: options.firstHits } : {}),
+    ...(options.target ? { target: options.target } : {}),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { ShapeOptions } from '../write.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { DEEPKIT_VALIDATION, deepkitRoutes } from '../server/deepkit.ts';
@@ -11,14 +12,14 @@ import { DEEPKIT_HANDLER, DEEPKIT_LAMBDA_TYPE_PACKAGES, deepkitLambdaImports } f
  * the server target, its HttpKernel handed each event by @h4ad/serverless-adapter's
  * HttpDeepkitFramework (the server target wraps the same kernel in a node http.Server).
  */
-export function deepkitHttpLambdaSource(routes: number, variant: Variant): string {
+export function deepkitHttpLambdaSource(routes: number, variant: Variant, shaped: ShapeOptions = {}): string {
   return `import {App} from '@deepkit/app';
 import {HttpBody, HttpKernel, HttpModule, HttpRouterRegistry} from '@deepkit/http';
 ${deepkitLambdaImports()}
 
 __csMark('imported');
 const app = new App({imports: [new HttpModule()]});
-${deepkitRoutes(routes, variant)}
+${deepkitRoutes(routes, variant, shaped)}
 __csMark('startup');
 ${DEEPKIT_HANDLER}
 `;
@@ -30,8 +31,8 @@ const deepkitHttp: FrameworkGenerator = {
   packages: ['@deepkit/http', '@deepkit/app', '@deepkit/type', H4AD],
   adapter: H4AD,
   validation: DEEPKIT_VALIDATION,
-  generate({ routes, variant }: GenerateInput): string {
-    const source = deepkitHttpLambdaSource(routes, variant);
+  generate({ routes, variant, shape, schema }: GenerateInput): string {
+    const source = deepkitHttpLambdaSource(routes, variant, { shape, schema });
     const compiled = compileWithTypes(source, DEEPKIT_COMPILER, { typePackages: DEEPKIT_LAMBDA_TYPE_PACKAGES });
     return `${lambdaFileHeader('deepkit-http', variant, routes)}\n${withoutUseStrict(compiled)}`;
   },

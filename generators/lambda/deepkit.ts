@@ -1,4 +1,5 @@
 import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { ShapeOptions } from '../write.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { DEEPKIT_TYPE_PACKAGES, DEEPKIT_VALIDATION, deepkitRoutes } from '../server/deepkit.ts';
@@ -27,7 +28,7 @@ export const DEEPKIT_HANDLER = h4adHandler('app.get(HttpKernel)', 'HttpDeepkitFr
  * HttpDeepkitFramework; the application server is never started (no socket). The router and body
  * parsers are built on the first event, as on the server.
  */
-export function deepkitLambdaSource(routes: number, variant: Variant): string {
+export function deepkitLambdaSource(routes: number, variant: Variant, shaped: ShapeOptions = {}): string {
   return `import {App} from '@deepkit/app';
 import {FrameworkModule} from '@deepkit/framework';
 import {HttpBody, HttpKernel, HttpRouterRegistry} from '@deepkit/http';
@@ -37,7 +38,7 @@ __csMark('imported');
 const app = new App({
   imports: [new FrameworkModule({logStartup: false, httpLog: false})],
 });
-${deepkitRoutes(routes, variant)}
+${deepkitRoutes(routes, variant, shaped)}
 __csMark('startup');
 ${DEEPKIT_HANDLER}
 `;
@@ -49,8 +50,8 @@ const deepkit: FrameworkGenerator = {
   packages: ['@deepkit/framework', '@deepkit/app', '@deepkit/http', '@deepkit/type', '@deepkit/filesystem', H4AD],
   adapter: H4AD,
   validation: DEEPKIT_VALIDATION,
-  generate({ routes, variant }: GenerateInput): string {
-    const source = deepkitLambdaSource(routes, variant);
+  generate({ routes, variant, shape, schema }: GenerateInput): string {
+    const source = deepkitLambdaSource(routes, variant, { shape, schema });
     const compiled = compileWithTypes(source, DEEPKIT_COMPILER, { typePackages: DEEPKIT_LAMBDA_TYPE_PACKAGES });
     return `${lambdaFileHeader('deepkit', variant, routes)}\n${withoutUseStrict(compiled)}`;
   },

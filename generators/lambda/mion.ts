@@ -1,7 +1,7 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
-import { MION_CONTRACT, MION_VALIDATION, mionInstallHint, mionRoutes, withoutUseStrict } from '../server/mion.ts';
+import { MION_CONTRACT, MION_UNSUPPORTED, MION_VALIDATION, mionInstallHint, mionRoutes, withoutUseStrict } from '../server/mion.ts';
 
 const PACKAGES = ['@mionkit/router', '@mionkit/aws'];
 
@@ -34,6 +34,7 @@ const mion: FrameworkGenerator = {
   alwaysValidates: true,
   installHint: mionInstallHint(PACKAGES),
   contract: MION_CONTRACT,
+  unsupportedShapes: MION_UNSUPPORTED,
   generate({ routes, variant }: GenerateInput): string {
     const compiled = compileWithTypes(mionLambdaSource(routes), MION_COMPILER);
     return `${lambdaFileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;

@@ -1,6 +1,36 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
-import { INVALID_BODY, NODE_HTTP_VALIDATION, nodeHttpRoutes } from '../server/node-http.ts';
+import { INVALID_BODY, NODE_HTTP_VALIDATION, nodeHttpRoutes, nodeHttpShaped } from '../server/node-http.ts';
+import { isClassic } from '../shape-render.ts';
+
+/** Every shape but the classic one: the server's segment tree, read from the event's method and rawPath. */
+function shapedHandler(input: GenerateInput): string {
+  const app = nodeHttpShaped(input);
+  return `${lambdaFileHeader('node-http', input.variant, input.routes)}${app.requires}
+__csMark('imported');
+${app.build}
+function answer(statusCode, value) {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
+}
+__csMark('startup');
+exports.handler = async function handler(event) {
+  const http = event.requestContext && event.requestContext.http;
+  const method = http ? http.method : event.httpMethod;
+  const found = find(method, http ? event.rawPath : event.path);
+  if (!found) return answer(404, { error: 'not found' });
+  if (method === 'GET' || method === 'DELETE') return answer(200, found.handler(undefined, found.params));
+  let body;
+  try {
+    body = JSON.parse(event.isBase64Encoded ? Buffer.from(event.body || '', 'base64').toString('utf8') : event.body);
+  } catch {
+    return answer(400, { error: 'invalid JSON' });
+  }
+  const valid = validate(body);
+  if (valid === undefined) return answer(400, { error: 'invalid body' });
+  return answer(200, found.handler(valid, found.params));
+};
+`;
+}
 
 /**
  * The floor on Lambda: no framework and no adapter, a handler of its own over the same route table
@@ -13,7 +43,9 @@ const nodeHttp: FrameworkGenerator = {
   packages: [],
   adapter: 'none',
   validation: NODE_HTTP_VALIDATION,
-  generate({ routes, variant }: GenerateInput): string {
+  generate(input: GenerateInput): string {
+    if (!isClassic(input)) return shapedHandler(input);
+    const { routes, variant } = input;
     const check = variant === 'validated' ? `\n  if (${INVALID_BODY}) return answer(400, { error: 'name must be a string' });` : '';
     return `${lambdaFileHeader('node-http', variant, routes)}
 __csMark('imported');

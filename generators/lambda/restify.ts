@@ -1,6 +1,6 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
-import { RESTIFY_VALIDATION, restifyApp } from '../server/restify.ts';
+import { RESTIFY_NO_GROUPS, RESTIFY_VALIDATION, restifyApp } from '../server/restify.ts';
 import { SERVERLESS_HTTP } from './_adapters.ts';
 
 /**
@@ -14,6 +14,7 @@ const restify: FrameworkGenerator = {
   packages: ['restify', SERVERLESS_HTTP, 'zod'],
   adapter: SERVERLESS_HTTP,
   validation: RESTIFY_VALIDATION,
+  unsupportedShapes: { nested: RESTIFY_NO_GROUPS },
   generate(input: GenerateInput): string {
     const app = restifyApp(input);
     return `${lambdaFileHeader('restify', input.variant, input.routes)}

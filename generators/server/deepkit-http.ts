@@ -1,4 +1,5 @@
 import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { ShapeOptions } from '../write.ts';
 import { fileHeader } from '../probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { DEEPKIT_TYPE_PACKAGES, DEEPKIT_VALIDATION, deepkitRoutes, PROBE_DECLARATIONS } from './deepkit.ts';
@@ -10,7 +11,7 @@ import { withoutUseStrict } from './mion.ts';
  * Compiled with @deepkit/type-compiler 1.0.19 like `deepkit`; the router and body parsers are
  * built on the first request here too.
  */
-export function deepkitHttpSource(routes: number, variant: Variant): string {
+export function deepkitHttpSource(routes: number, variant: Variant, shaped: ShapeOptions = {}): string {
   return `import {Server} from 'http';
 import {App} from '@deepkit/app';
 import {HttpBody, HttpKernel, HttpModule, HttpRequest, HttpResponse, HttpRouterRegistry} from '@deepkit/http';
@@ -19,7 +20,7 @@ ${PROBE_DECLARATIONS}
 
 __csMark('imported');
 const app = new App({imports: [new HttpModule()]});
-${deepkitRoutes(routes, variant)}
+${deepkitRoutes(routes, variant, shaped)}
 __csMark('startup');
 
 const kernel = app.get(HttpKernel);
@@ -37,8 +38,10 @@ const deepkitHttp: FrameworkGenerator = {
   target: 'server',
   packages: ['@deepkit/http', '@deepkit/app', '@deepkit/type'],
   validation: DEEPKIT_VALIDATION,
-  generate({ routes, variant }: GenerateInput): string {
-    const compiled = compileWithTypes(deepkitHttpSource(routes, variant), DEEPKIT_COMPILER, { typePackages: DEEPKIT_TYPE_PACKAGES });
+  generate({ routes, variant, shape, schema }: GenerateInput): string {
+    const compiled = compileWithTypes(deepkitHttpSource(routes, variant, { shape, schema }), DEEPKIT_COMPILER, {
+      typePackages: DEEPKIT_TYPE_PACKAGES,
+    });
     return `${fileHeader('deepkit-http', variant, routes)}\n${withoutUseStrict(compiled)}`;
   },
 };

@@ -2,6 +2,10 @@ import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { withoutUseStrict } from './mion.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { TS_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import type { ShapeOptions } from '../write.ts';
 
 /**
  * deepkit as its users write it: an `App` with `FrameworkModule` (its own http server), one
@@ -23,8 +27,39 @@ export function deepkitRoute(i: number, variant: Variant): string {
   return `router.post('/route-${i}', (body: HttpBody<${bodyType(variant)}>) => ({hello: body.name, route: ${i}}));`;
 }
 
+/**
+ * Every shape but the classic one: path parameters are the handler's parameters by name, the body
+ * `HttpBody<{name: string}>` or `HttpBody<User>` (the User type once per file); the nested shape
+ * gives each route its group's `baseUrl` (what deepkit's controllers and `router.forOptions` set;
+ * forOptions itself cannot be used: @deepkit/http 1.0.19's convertOptions drops its defaults, so its
+ * routes lose the prefix).
+ */
+function deepkitShapedRoutes(input: GenerateInput): string {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const bodyType = validated ? (user ? 'User' : '{name: string}') : 'any';
+  const line = (row: RouteRow, owner: string) => {
+    const args = [
+      ...row.segments.flatMap((s) => ('param' in s ? [`${s.param}: string`] : [])),
+      ...(row.body ? [`body: HttpBody<${bodyType}>`] : []),
+    ];
+    const params = `{${row.segments.flatMap((s) => ('param' in s ? [s.param] : [])).join(', ')}}`;
+    const path = row.group === undefined ? `'${patternOf(row)}'` : `{...${owner}, path: '${patternOf(row)}'}`;
+    return `router.${verb(row)}(${path}, (${args.join(', ')}) => (${answerOf(row, schema, 'body', params)}));`;
+  };
+  const groups = {
+    open: (g: number) => `const group${g} = {baseUrl: '/group-${g}'};`,
+    owner: (g: number) => `group${g}`,
+    close: () => '',
+  };
+  const update = user ? userSupport(schema).replace('function updateUser(user)', 'function updateUser(user: any)') : '';
+  return `${user ? `${TS_USER}\n` : ''}const router = app.get(HttpRouterRegistry);${update}
+${renderRoutes(table, 'router', line, groups).replace(/\n\n/g, '\n')}`;
+}
+
 /** The routes every deepkit app of both targets registers, on the `app` built before them. */
-export function deepkitRoutes(routes: number, variant: Variant): string {
+export function deepkitRoutes(routes: number, variant: Variant, shaped: ShapeOptions = {}): string {
+  if (!isClassic({ routes, variant, ...shaped })) return deepkitShapedRoutes({ routes, variant, ...shaped });
   return `const router = app.get(HttpRouterRegistry);
 ${eachRoute(routes, (i) => deepkitRoute(i, variant))}`;
 }
@@ -39,7 +74,7 @@ declare const __csMark: (name: string) => void;
 declare const __csReady: (server: unknown) => void;
 declare const __csFail: (error: unknown) => void;`;
 
-export function deepkitSource(routes: number, variant: Variant): string {
+export function deepkitSource(routes: number, variant: Variant, shaped: ShapeOptions = {}): string {
   return `import {App} from '@deepkit/app';
 import {ApplicationServer, FrameworkModule} from '@deepkit/framework';
 import {HttpBody, HttpRouterRegistry} from '@deepkit/http';
@@ -50,7 +85,7 @@ __csMark('imported');
 const app = new App({
   imports: [new FrameworkModule({host: __csHost, port: __csPort, logStartup: false, httpLog: false})],
 });
-${deepkitRoutes(routes, variant)}
+${deepkitRoutes(routes, variant, shaped)}
 __csMark('startup');
 
 // A listen error reaches deepkit's rpc WebSocketServer (attached to the http.Server inside start())
@@ -84,8 +119,10 @@ const deepkit: FrameworkGenerator = {
   target: 'server',
   packages: ['@deepkit/framework', '@deepkit/app', '@deepkit/http', '@deepkit/type', '@deepkit/filesystem'],
   validation: DEEPKIT_VALIDATION,
-  generate({ routes, variant }: GenerateInput): string {
-    const compiled = compileWithTypes(deepkitSource(routes, variant), DEEPKIT_COMPILER, { typePackages: DEEPKIT_TYPE_PACKAGES });
+  generate({ routes, variant, shape, schema }: GenerateInput): string {
+    const compiled = compileWithTypes(deepkitSource(routes, variant, { shape, schema }), DEEPKIT_COMPILER, {
+      typePackages: DEEPKIT_TYPE_PACKAGES,
+    });
     return `${fileHeader('deepkit', variant, routes)}\n${withoutUseStrict(compiled)}`;
   },
 };

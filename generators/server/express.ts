@@ -1,6 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { ZOD_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * express 5 as its users write it: `express.json()` for the body and one `app.post` per route; in
@@ -22,8 +25,37 @@ const VALIDATE_BODY = `function validateBody(schema) {
   };
 }`;
 
+/**
+ * Every shape but the classic one: the small schema per route as in the classic files, the user
+ * schema once (`UserSchema`) and referenced by every route that takes a body; the nested shape
+ * registers each group on its own `express.Router()` mounted at the group's prefix.
+ */
+function shapedApp(input: GenerateInput): AppParts {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const line = (row: RouteRow, owner: string) => {
+    const handler = `function route${row.i}(req, res) { res.json(${answerOf(row, schema, 'req.body', 'req.params')}); }`;
+    const check = validated && row.body ? `validateBody(${user ? 'UserSchema' : 'z.object({ name: z.string() })'}), ` : '';
+    return `${owner}.${verb(row)}('${patternOf(row)}', ${check}${handler});`;
+  };
+  const groups = {
+    open: (g: number) => `const group${g} = express.Router();`,
+    owner: (g: number) => `group${g}`,
+    close: (g: number) => `app.use('/group-${g}', group${g});`,
+  };
+  return {
+    requires: `const express = require('express');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const app = express();
+app.use(express.json());${validated ? `\n${VALIDATE_BODY}` : ''}${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
+${renderRoutes(table, 'app', line, groups)}`,
+  };
+}
+
 /** The app both targets build: `app`, an express application with its N routes. */
-export function expressApp({ routes, variant }: GenerateInput): AppParts {
+export function expressApp(input: GenerateInput): AppParts {
+  if (!isClassic(input)) return shapedApp(input);
+  const { routes, variant } = input;
   const validated = variant === 'validated';
   return {
     requires: `const express = require('express');`,

@@ -1,6 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { ZOD_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * h3 v2 as its users write it: `new H3()`, one `app.post` per route returning an object, served
@@ -23,10 +26,44 @@ function route(i: number, validated: boolean): string {
 }
 
 /**
+ * Every shape but the classic one: the small schema per route (its own `bodyN` as in the classic
+ * files), the user schema once (`UserSchema`); the nested shape registers each group on its own
+ * H3, mounted with `app.mount(prefix, group)`.
+ */
+function shapedApp(input: GenerateInput, names: string[]): AppParts {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const line = (row: RouteRow, owner: string) => {
+    const answer = answerOf(row, schema, 'body', 'event.context.params');
+    const read = !row.body
+      ? ''
+      : validated
+        ? `const body = await readValidatedBody(event, ${user ? 'UserSchema' : `body${row.i}`}); `
+        : 'const body = await readBody(event); ';
+    const own = validated && row.body && !user ? `const body${row.i} = z.object({ name: z.string() });\n` : '';
+    return `${own}${owner}.${verb(row)}('${patternOf(row)}', async function route${row.i}(event) { ${read}return ${answer}; });`;
+  };
+  const groups = {
+    open: (g: number) => `const group${g} = new H3();`,
+    owner: (g: number) => `group${g}`,
+    close: (g: number) => `app.mount('/group-${g}', group${g});`,
+  };
+  const imports = ['H3', ...names, validated ? 'readValidatedBody' : 'readBody'].join(', ');
+  return {
+    requires: `const { ${imports} } = require('h3');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const app = new H3();${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
+${renderRoutes(table, 'app', line, groups)}`,
+  };
+}
+
+/**
  * The app both targets build: `app`, an H3 with its N routes. `names` are further exports of h3
  * the target needs (the server's `serve`), read in the same require.
  */
-export function h3App({ routes, variant }: GenerateInput, names: string[] = []): AppParts {
+export function h3App(input: GenerateInput, names: string[] = []): AppParts {
+  if (!isClassic(input)) return shapedApp(input, names);
+  const { routes, variant } = input;
   const validated = variant === 'validated';
   const imports = ['H3', ...names, validated ? 'readValidatedBody' : 'readBody'].join(', ');
   return {

@@ -1,6 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { JOI_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport } from '../shape-render.ts';
 
 /**
  * hapi as its users write it: one `server.route` per route; in `validated` each route carries
@@ -17,10 +20,48 @@ function route(i: number, validated: boolean): string {
 }
 
 /**
+ * Every shape but the classic one: the small schema per route (its own Joi object), the user schema
+ * once (`UserSchema`, Joi); the nested shape registers each group as a hapi plugin with
+ * `routes.prefix`. A plugin's `register` runs synchronously inside `server.register`, so the routes
+ * exist before the server starts (the server target also waits for `registered`).
+ */
+function shapedApp(input: GenerateInput, options: string): AppParts {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const line = (row: RouteRow, owner: string) => {
+    const handler = `handler: function route${row.i}(request) { return ${answerOf(row, schema, 'request.payload', 'request.params')}; }`;
+    const payload = user ? 'UserSchema' : 'Joi.object({ name: Joi.string().required() })';
+    const check = validated && row.body ? `options: { validate: { payload: ${payload} } }, ` : '';
+    return `${owner}.route({ method: '${row.method}', path: '${patternOf(row, (name) => `{${name}}`)}', ${check}${handler} });`;
+  };
+  const groups = {
+    open: (g: number) => `registered.push(server.register({ name: 'group${g}', register(server) {`,
+    owner: () => '  server',
+    close: (g: number) => `} }, { routes: { prefix: '/group-${g}' } }));`,
+  };
+  const nested = table.some((row) => row.group !== undefined);
+  const shared = validated && user ? `\n${JOI_USER}` : '';
+  return {
+    requires: `const Hapi = require('@hapi/hapi');`,
+    validation: validated ? `\nconst Joi = require('joi');` : '',
+    build: `const server = Hapi.server(${options});${validated ? `\nserver.validator(Joi);` : ''}${shared}${userSupport(schema)}
+${nested ? 'const registered = [];\n' : ''}${renderRoutes(table, 'server', line, groups)}`,
+  };
+}
+
+/** The statement that starts a hapi server once every plugin of the nested shape is registered. */
+export function hapiStart(input: GenerateInput): string {
+  const start = 'server.start().then(() => __csReady(server.listener), __csFail);';
+  return shapedInput(input).shape === 'nested' ? `Promise.all(registered).then(() => ${start.slice(0, -1)}, __csFail);` : start;
+}
+
+/**
  * The app both targets build: `server`, a hapi server with its N routes. `options` is the source
  * of the argument to `Hapi.server` ('' for none: a server that never listens).
  */
-export function hapiApp({ routes, variant }: GenerateInput, options: string): AppParts {
+export function hapiApp(input: GenerateInput, options: string): AppParts {
+  if (!isClassic(input)) return shapedApp(input, options);
+  const { routes, variant } = input;
   const validated = variant === 'validated';
   return {
     requires: `const Hapi = require('@hapi/hapi');`,
@@ -45,7 +86,7 @@ ${app.requires}${app.validation}
 __csMark('imported');
 ${app.build}
 __csMark('startup');
-server.start().then(() => __csReady(server.listener), __csFail);
+${hapiStart(input)}
 `;
   },
 };

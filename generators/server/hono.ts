@@ -1,6 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { ZOD_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * hono as its users write it on node: `new Hono()` (its default SmartRouter), one `app.post` per
@@ -20,8 +23,39 @@ function route(i: number, validated: boolean): string {
   );
 }
 
+/**
+ * Every shape but the classic one: the small schema per route, the user schema once (`UserSchema`);
+ * the nested shape registers each group on its own Hono, mounted with `app.route(prefix, group)`.
+ */
+function shapedApp(input: GenerateInput): AppParts {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const line = (row: RouteRow, owner: string) => {
+    const answer = (body: string) => answerOf(row, schema, body, 'c.req.param()');
+    let handler: string;
+    if (!row.body) handler = `function route${row.i}(c) { return c.json(${answer('')}); }`;
+    else if (validated) handler = `function route${row.i}(c) { return c.json(${answer(`c.req.valid('json')`)}); }`;
+    else handler = `async function route${row.i}(c) { const body = await c.req.json(); return c.json(${answer('body')}); }`;
+    const check = validated && row.body ? `zValidator('json', ${user ? 'UserSchema' : 'z.object({ name: z.string() })'}), ` : '';
+    return `${owner}.${verb(row)}('${patternOf(row)}', ${check}${handler});`;
+  };
+  const groups = {
+    open: (g: number) => `const group${g} = new Hono();`,
+    owner: (g: number) => `group${g}`,
+    close: (g: number) => `app.route('/group-${g}', group${g});`,
+  };
+  return {
+    requires: `const { Hono } = require('hono');`,
+    validation: validated ? `\nconst { zValidator } = require('@hono/zod-validator');\nconst { z } = require('zod');` : '',
+    build: `const app = new Hono();${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
+${renderRoutes(table, 'app', line, groups)}`,
+  };
+}
+
 /** The app both targets build: `app`, a Hono with its N routes. */
-export function honoApp({ routes, variant }: GenerateInput): AppParts {
+export function honoApp(input: GenerateInput): AppParts {
+  if (!isClassic(input)) return shapedApp(input);
+  const { routes, variant } = input;
   const validated = variant === 'validated';
   return {
     requires: `const { Hono } = require('hono');`,

@@ -1,6 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { ZOD_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * koa as its users write it: @koa/bodyparser for the body and an @koa/router with one
@@ -26,8 +29,42 @@ const VALIDATE_BODY = `function validateBody(schema) {
   };
 }`;
 
+/**
+ * Every shape but the classic one: the small schema per route, the user schema once (`UserSchema`);
+ * the nested shape registers each group on its own router, nested into the main one with
+ * `router.use(prefix, group.routes())` (@koa/router's nested routers).
+ */
+function shapedApp(input: GenerateInput): AppParts {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const line = (row: RouteRow, owner: string) => {
+    const handler = `async function route${row.i}(ctx) { ctx.body = ${answerOf(row, schema, 'ctx.request.body', 'ctx.params')}; }`;
+    const check = validated && row.body ? `validateBody(${user ? 'UserSchema' : 'z.object({ name: z.string() })'}), ` : '';
+    return `${owner}.${verb(row)}('${patternOf(row)}', ${check}${handler});`;
+  };
+  const groups = {
+    open: (g: number) => `const group${g} = new Router();`,
+    owner: (g: number) => `group${g}`,
+    close: (g: number) => `router.use('/group-${g}', group${g}.routes());`,
+  };
+  return {
+    requires: `const Koa = require('koa');
+const Router = require('@koa/router');
+const { bodyParser } = require('@koa/bodyparser');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const app = new Koa();
+const router = new Router();${validated ? `\n${VALIDATE_BODY}` : ''}${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
+${renderRoutes(table, 'router', line, groups)}
+app.use(bodyParser());
+app.use(router.routes());
+app.use(router.allowedMethods());`,
+  };
+}
+
 /** The app both targets build: `app`, a Koa with the body parser and a router of N routes. */
-export function koaApp({ routes, variant }: GenerateInput): AppParts {
+export function koaApp(input: GenerateInput): AppParts {
+  if (!isClassic(input)) return shapedApp(input);
+  const { routes, variant } = input;
   const validated = variant === 'validated';
   return {
     requires: `const Koa = require('koa');

@@ -77,6 +77,18 @@ export const MION_CONTRACT: Partial<Contract> = {
   invalidBody: (i) => ({ [`route-${i}`]: [] }),
 };
 
+/**
+ * The shapes and schema weights mion is not written in: it is RPC (a route is an id answered by
+ * POST, no path parameters, no methods), and its nested routes and typed User were not written
+ * because mion is not on this registry to check them against.
+ */
+export const MION_UNSUPPORTED = {
+  params: 'mion is RPC: a route is an id answered by POST, with no path parameters',
+  rest: 'mion is RPC: a route is an id answered by POST, with no HTTP methods per resource',
+  nested: 'not written: mion is not on this registry, so nested route objects could not be checked against it',
+  user: 'not written: mion is not on this registry, so the typed User route could not be checked against it',
+} as const;
+
 /** The compiled output starts with its own "use strict": the header already has one. */
 export function withoutUseStrict(js: string): string {
   return js.replace(/^"use strict";\r?\n/, '');
@@ -90,6 +102,7 @@ const mion: FrameworkGenerator = {
   alwaysValidates: true,
   installHint: mionInstallHint(['@mionkit/router', '@mionkit/http']),
   contract: MION_CONTRACT,
+  unsupportedShapes: MION_UNSUPPORTED,
   generate({ routes, variant }: GenerateInput): string {
     const compiled = compileWithTypes(mionSource(routes), MION_COMPILER);
     return `${fileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;

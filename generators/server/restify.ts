@@ -1,6 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { patternOf, type RouteRow } from '../routes.ts';
+import { ZOD_USER } from '../schema-idioms.ts';
+import { answerOf, isClassic, renderRoutes, shapedInput, userSupport } from '../shape-render.ts';
 
 /**
  * restify as its users write it: `restify.plugins.bodyParser()` and one `server.post` per route
@@ -26,8 +29,38 @@ const VALIDATE_BODY = `function validateBody(schema) {
   };
 }`;
 
+/** restify's registration function of each method (`del` for DELETE). */
+const RESTIFY_VERBS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'del' } as const;
+
+/**
+ * Every shape but nested (restify has no grouping of its own) and the classic one: the small
+ * schema per route, the user schema once (`UserSchema`).
+ */
+function shapedApp(input: GenerateInput): AppParts {
+  const { table, schema, validated } = shapedInput(input);
+  const user = schema === 'user';
+  const line = (row: RouteRow, owner: string) => {
+    const answer = answerOf(row, schema, 'req.body', 'req.params');
+    const handler = `function route${row.i}(req, res, next) { res.send(200, ${answer}); return next(); }`;
+    const check = validated && row.body ? `validateBody(${user ? 'UserSchema' : 'z.object({ name: z.string() })'}), ` : '';
+    return `${owner}.${RESTIFY_VERBS[row.method]}('${patternOf(row)}', ${check}${handler});`;
+  };
+  const shared = validated && user ? `\n${ZOD_USER}` : '';
+  return {
+    requires: `const restify = require('restify');`,
+    validation: validated ? `\nconst { z } = require('zod');` : '',
+    build: `const server = restify.createServer();
+server.use(restify.plugins.bodyParser());${validated ? `\n${VALIDATE_BODY}` : ''}${shared}${userSupport(schema)}
+${renderRoutes(table, 'server', line)}`,
+  };
+}
+
+export const RESTIFY_NO_GROUPS = 'restify has no route grouping of its own (no routers, plugins or prefixes)';
+
 /** The app both targets build: `server`, a restify server with the body parser and N routes. */
-export function restifyApp({ routes, variant }: GenerateInput): AppParts {
+export function restifyApp(input: GenerateInput): AppParts {
+  if (!isClassic(input)) return shapedApp(input);
+  const { routes, variant } = input;
   const validated = variant === 'validated';
   return {
     requires: `const restify = require('restify');`,
@@ -45,6 +78,7 @@ const restify: FrameworkGenerator = {
   target: 'server',
   packages: ['restify', 'zod'],
   validation: RESTIFY_VALIDATION,
+  unsupportedShapes: { nested: RESTIFY_NO_GROUPS },
   generate(input: GenerateInput): string {
     const app = restifyApp(input);
     return `${fileHeader('restify', input.variant, input.routes)}

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { TARGETS, VARIANTS, type Variant } from '../../generators/types.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, SCHEMAS, SHAPES, type Schema, type Shape } from '../../generators/routes.ts';
 import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
 import {
   DEFAULT_MAX_SAMPLES,
@@ -36,6 +37,7 @@ import {
   parseSeconds,
   MAX_TIMEOUT_S,
   parseVariants,
+  parseAllList,
 } from './parse.ts';
 
 /**
@@ -53,7 +55,7 @@ export function requireWith(command: Command, keys: string[], applies: (opts: Re
   });
 }
 
-/** `--frameworks`, `--routes`, `--variant`: every command that picks cells. */
+/** `--frameworks`, `--routes`, `--variant`, `--shape`, `--schema`: every command that picks cells. */
 export function addSelectionOptions(command: Command): Command {
   return command
     .addOption(
@@ -70,6 +72,16 @@ export function addSelectionOptions(command: Command): Command {
       new Option('--variant <variant>', `${VARIANTS.join(', ')} or all (comma list)`)
         .default(['validated'], 'validated')
         .argParser(parseVariants),
+    )
+    .addOption(
+      new Option('--shape <list>', `route shapes, comma list of ${SHAPES.join(', ')} or all`)
+        .default([DEFAULT_SHAPE], DEFAULT_SHAPE)
+        .argParser(parseAllList('--shape', SHAPES)),
+    )
+    .addOption(
+      new Option('--schema <list>', `schema weights of the bodies, comma list of ${SCHEMAS.join(', ')} or all`)
+        .default([DEFAULT_SCHEMA], DEFAULT_SCHEMA)
+        .argParser(parseAllList('--schema', SCHEMAS)),
     );
 }
 
@@ -77,6 +89,8 @@ export interface Selection {
   frameworks: string[] | 'all';
   routes: number[];
   variants: Variant[];
+  shapes: Shape[];
+  schemas: Schema[];
 }
 
 export function selectionOf(opts: Record<string, unknown>): Selection {
@@ -84,6 +98,8 @@ export function selectionOf(opts: Record<string, unknown>): Selection {
     frameworks: opts.frameworks as string[] | 'all',
     routes: opts.routes as number[],
     variants: opts.variant as Variant[],
+    shapes: (opts.shape as Shape[] | undefined) ?? [DEFAULT_SHAPE],
+    schemas: (opts.schema as Schema[] | undefined) ?? [DEFAULT_SCHEMA],
   };
 }
 

@@ -59,6 +59,12 @@ export function parseChoiceList<T extends string>(option: string, choices: reado
   return (text: string) => [...new Set(parseList(option, text).map(one))];
 }
 
+/** A comma list of choices, `all` standing for every one (in their own order). */
+export function parseAllList<T extends string>(option: string, choices: readonly T[]): (text: string) => T[] {
+  const parse = parseChoiceList(option, [...choices, 'all'] as const);
+  return (text: string) => [...new Set(parse(text).flatMap((v) => (v === 'all' ? [...choices] : [v])))];
+}
+
 export function parseVariants(text: string): Variant[] {
   const items = parseChoiceList('--variant', [...VARIANTS, 'all'] as const)(text);
   return [...new Set(items.flatMap((v) => (v === 'all' ? [...VARIANTS] : [v])))];

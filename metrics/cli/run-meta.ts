@@ -48,6 +48,9 @@ export function runMeta(
       frameworks: selected.map((g) => g.name),
       routes: options.routes,
       variants: options.variants,
+      ...(options.shapes ? { shapes: options.shapes } : {}),
+      ...(options.schemas ? { schemas: options.schemas } : {}),
+      ...(options.firstHits ? { firstHits: options.firstHits } : {}),
       samples: options.samples,
       ...(options.samples === 'auto'
         ? {

@@ -7,6 +7,9 @@ import type { Order } from '../plan/order.ts';
 import type { Shard } from './count-options.ts';
 import type { LimitOptions } from './options.ts';
 
+/** How many first hits `run` sends by default. */
+export const DEFAULT_FIRST_HITS = 10;
+
 export interface RunOptions extends CellOptions {
   /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
   samples: number | 'auto';
@@ -16,6 +19,8 @@ export interface RunOptions extends CellOptions {
   timeoutMs: number;
   order: Order;
   seed: string;
+  /** --first-hits: requests to further routes after each sample's timed answer (0 when absent; the CLI's default is DEFAULT_FIRST_HITS) */
+  firstHits?: number;
   out: string | undefined;
   /** the command line, for meta.json */
   command: string;

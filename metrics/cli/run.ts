@@ -54,9 +54,9 @@ import {
   selectionOf,
 } from './options.ts';
 import { addCountOptions, countOptionsOf, resolveJobs, shardCells } from './count-options.ts';
-import { parseChoice } from './parse.ts';
+import { parseChoice, parseInteger } from './parse.ts';
 import { runMeta } from './run-meta.ts';
-import type { RunOptions } from './run-options.ts';
+import { DEFAULT_FIRST_HITS, type RunOptions } from './run-options.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 
 export type { RunOptions } from './run-options.ts';
@@ -105,7 +105,15 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     });
     const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
     const progress = new Progress(plan, progressStream);
-    const context = { scratch: session.scratch, env: environment.env, timeoutMs: options.timeoutMs, caches, limits, counting };
+    const context = {
+      scratch: session.scratch,
+      env: environment.env,
+      timeoutMs: options.timeoutMs,
+      firstHits: options.firstHits ?? 0,
+      caches,
+      limits,
+      counting,
+    };
     const measure = (run: PlannedRun) => measurePlannedRun(run, context);
     let samplesDurationMs = 0;
     let recorded = 0;
@@ -220,7 +228,13 @@ export function registerRunCommand(program: Command): void {
         .default('interleaved')
         .argParser(parseChoice('--order', ORDERS)),
     )
-    .option('--seed <text>', 'seed for --order random', 'coldstart');
+    .option('--seed <text>', 'seed for --order random', 'coldstart')
+    .option(
+      '--first-hits <k>',
+      'after the timed first answer, one request each to K further distinct routes spread over the table (0: none)',
+      parseInteger('--first-hits', 0, 1000),
+      DEFAULT_FIRST_HITS,
+    );
   requireWith(command, ['seed'], (opts) => opts.order === 'random', '--order random');
   addTargetOptions(command);
   addLeverOptions(command);
@@ -239,6 +253,7 @@ export function registerRunCommand(program: Command): void {
       timeoutMs: (opts.timeout as number) * 1000,
       order: opts.order as Order,
       seed: opts.seed as string,
+      firstHits: opts.firstHits as number,
       node: opts.node as string,
       out: opts.out as string | undefined,
       command: commandLine(process.argv),

@@ -5,10 +5,18 @@
 import path from 'node:path';
 import { generatedRelativePath, GENERATED_DIR } from '../../generators/write.ts';
 import type { Variant } from '../../generators/types.ts';
+import { SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema, type Shape } from '../../generators/routes.ts';
+
+const SHAPES: readonly string[] = SHAPE_LIST;
+const SCHEMAS: readonly string[] = SCHEMA_LIST;
 
 export interface Cell {
   framework: string;
   variant: Variant;
+  /** the route shape of the file (generators/routes.ts): flat, params, nested, rest */
+  shape: string;
+  /** the schema weight of its bodies: small (one field) or user (the ~1 KB User model) */
+  schema: string;
   routes: number;
   /** which runtime binary runs the file */
   runtime: string;
@@ -36,6 +44,8 @@ export interface Cell {
 export const CELL_DIMENSIONS = [
   'framework',
   'variant',
+  'shape',
+  'schema',
   'routes',
   'target',
   'memory',
@@ -50,6 +60,8 @@ export type Dimension = (typeof CELL_DIMENSIONS)[number];
 /** The value a dimension has when a run does not vary it; labels leave defaults out. */
 export const DIMENSION_DEFAULTS = {
   variant: 'validated',
+  shape: 'flat',
+  schema: 'small',
   runtime: 'node',
   build: 'plain',
   compileCache: 'off',
@@ -63,7 +75,7 @@ export const DIMENSION_DEFAULTS = {
  * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
  * they have their default, so an older run folder reports exactly as before.
  */
-export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure', 'source'] as const satisfies readonly Dimension[];
+export const OPTIONAL_DIMENSIONS = ['target', 'memory', 'measure', 'source', 'shape', 'schema'] as const satisfies readonly Dimension[];
 type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
 
 /** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
@@ -78,6 +90,8 @@ export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> 
   return {
     framework: fields.framework,
     variant: fields.variant,
+    shape: fields.shape ?? DIMENSION_DEFAULTS.shape,
+    schema: fields.schema ?? DIMENSION_DEFAULTS.schema,
     routes: fields.routes,
     runtime: fields.runtime ?? DIMENSION_DEFAULTS.runtime,
     build: fields.build ?? DIMENSION_DEFAULTS.build,
@@ -102,7 +116,8 @@ export function cellKey(cell: Cell): string {
  */
 export function cellFile(cell: Cell): string {
   if (cell.source === APP_SOURCE) return `${cell.target === 'lambda' ? 'lambda/' : ''}app:${cell.framework}`;
-  return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda');
+  const shaped = { shape: cell.shape as Shape, schema: cell.schema as Schema };
+  return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
 }
 
 /** The `source` of a cell measured from the user's own entry or handler. */
@@ -123,7 +138,7 @@ export function cellLabel(cell: Cell): string {
 }
 
 /** Targets in the order tables show them: the server first, then the local Lambda, then AWS's figures. */
-const TARGET_ORDER = ['server', 'lambda', 'aws-lambda'];
+const TARGET_ORDER: readonly string[] = ['server', 'lambda', 'aws-lambda'];
 
 /** Sort by framework, variant, then routes numerically, then the other dimensions. */
 export function compareCells(a: Cell, b: Cell): number {
@@ -131,9 +146,10 @@ export function compareCells(a: Cell, b: Cell): number {
     const x = a[d];
     const y = b[d];
     if (x === y) continue;
-    if (d === 'target') {
-      const rank = (t: string) => (TARGET_ORDER.includes(t) ? TARGET_ORDER.indexOf(t) : TARGET_ORDER.length);
-      if (rank(a.target) !== rank(b.target)) return rank(a.target) - rank(b.target);
+    const order = d === 'target' ? TARGET_ORDER : d === 'shape' ? SHAPES : d === 'schema' ? SCHEMAS : undefined;
+    if (order) {
+      const rank = (t: string) => (order.includes(t) ? order.indexOf(t) : order.length);
+      if (rank(String(x)) !== rank(String(y))) return rank(String(x)) - rank(String(y));
     }
     if (typeof x === 'number' && typeof y === 'number') return x - y;
     return String(x) < String(y) ? -1 : 1;
@@ -158,6 +174,8 @@ export function parseCell(value: unknown): Cell | undefined {
   const optional = ['runtime', 'build', 'compileCache', 'target', 'source', 'measure'] as const;
   if (optional.some((d) => v[d] !== undefined && !name(v[d]))) return undefined;
   if (v.memory !== undefined && !(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0)) return undefined;
+  if (v.shape !== undefined && !(typeof v.shape === 'string' && SHAPES.includes(v.shape))) return undefined;
+  if (v.schema !== undefined && !(typeof v.schema === 'string' && SCHEMAS.includes(v.schema))) return undefined;
   return makeCell({
     framework: v.framework,
     variant: v.variant,
@@ -166,6 +184,8 @@ export function parseCell(value: unknown): Cell | undefined {
     ...(typeof v.build === 'string' ? { build: v.build } : {}),
     ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
     ...(typeof v.target === 'string' ? { target: v.target } : {}),
+    ...(typeof v.shape === 'string' ? { shape: v.shape } : {}),
+    ...(typeof v.schema === 'string' ? { schema: v.schema } : {}),
     ...(typeof v.memory === 'number' ? { memory: v.memory } : {}),
     ...(typeof v.source === 'string' ? { source: v.source } : {}),
     ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),

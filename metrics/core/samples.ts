@@ -65,6 +65,19 @@ export type CpuMetric = (typeof CPU_METRICS)[number];
 export type CpuMarks = Partial<Record<CpuMetric, number>>;
 
 /**
+ * The first hits of a sample: after its timed first answer, one request each to K further distinct
+ * routes (routes.ts firstHitRoutes), sent one after the other, each answer verified.
+ */
+export interface FirstHits {
+  /** the routes hit, in order */
+  routes: number[];
+  /** each one's latency, request sent → whole answer received, ms */
+  latencyMs: number[];
+  /** when the last of them was answered, ms on the spawn timeline: all K routes warm */
+  allWarm: number;
+}
+
+/**
  * Instructions the child had executed at each mark, counted under valgrind (callgrind's Ir: every
  * guest instruction of every thread since exec), for cells with measure `instructions`. Cumulative
  * like `cpu`; the phases are their differences. A server has `listen`, a Lambda handler `init`.
@@ -114,6 +127,8 @@ export interface SampleRecord {
   at: string;
   /** the once-per-cell check that an invalid body gets 4xx, on the run that did it */
   invalidBody?: InvalidBodyCheck;
+  /** the first hits after the timed answer (runs with --first-hits above 0) */
+  firstHits?: FirstHits;
 }
 
 export function appendSample(file: string, sample: SampleRecord): void {
@@ -199,6 +214,16 @@ export function parseCpuMarks(value: unknown): CpuMarks | undefined {
   return Object.keys(marks).length ? marks : undefined;
 }
 
+/** A stored `firstHits` object when it is one (routes and latencies of equal length, finite numbers); else undefined. */
+export function parseFirstHits(value: unknown): FirstHits | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { routes, latencyMs, allWarm } = value as Record<string, unknown>;
+  const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+  if (!Array.isArray(routes) || !Array.isArray(latencyMs) || routes.length !== latencyMs.length || !finite(allWarm)) return undefined;
+  if (!routes.every((r) => Number.isInteger(r)) || !latencyMs.every(finite)) return undefined;
+  return { routes: routes.map(Number), latencyMs: latencyMs.map(Number), allWarm };
+}
+
 /** One parsed JSON value of samples.jsonl as a record, or why it is not one. */
 export function parseSampleRecord(value: unknown): ParsedRecord {
   if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
@@ -223,9 +248,10 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
     badNumber('durationMs', value.durationMs ?? 0);
   if (bad) return { ok: false, reason: bad };
-  const { cpu, marks, instructions, ...rest } = value as unknown as SampleRecord;
+  const { cpu, marks, instructions, firstHits, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);
   const counts = parseInstructionMarks(instructions);
+  const hits = parseFirstHits(firstHits);
   // only the marks of known names go on (all checked above): an unknown key never reaches a table
   const known = isObject(marks)
     ? (Object.fromEntries(METRICS.filter((m) => marks[m] !== undefined).map((m) => [m, marks[m]])) as Marks)
@@ -238,6 +264,7 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
       ...(known ? { marks: known } : {}),
       ...(cpuMarks ? { cpu: cpuMarks } : {}),
       ...(counts ? { instructions: counts } : {}),
+      ...(hits ? { firstHits: hits } : {}),
     },
   };
 }

@@ -47,6 +47,8 @@ export interface RunContext {
   /** the children's clean environment */
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** --first-hits: further routes each sample asks after its timed answer */
+  firstHits?: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
   /** valgrind, when the run has counted cells */
@@ -84,6 +86,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         index: run.index,
         timeoutMs: counted ? context.timeoutMs * COUNT_SLOWDOWN : context.timeoutMs,
         checkInvalidBody: recorded && run.checkInvalidBody,
+        firstHits: context.firstHits ?? 0,
         ...(counted ? { slowdown: COUNT_SLOWDOWN } : {}),
       },
       hooks,

@@ -7,7 +7,8 @@ import { contractOf } from '../../generators/contract.ts';
 import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
-import { writeGenerated } from '../../generators/write.ts';
+import { unsupportedReason, writeGenerated } from '../../generators/write.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../../generators/routes.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
@@ -28,6 +29,10 @@ export interface CellOptions {
   targets?: readonly Target[];
   /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
   memories?: readonly number[];
+  /** --shape: route shapes (default flat) */
+  shapes?: readonly Shape[];
+  /** --schema: schema weights (default small) */
+  schemas?: readonly Schema[];
   /** with Lambda cells, also measure the hello-world reference under their settings (default false) */
   lambdaReference?: boolean;
   /** --measure: `time` and/or `instructions` (default time) */
@@ -79,7 +84,7 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'lambdaReference'>,
+  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'shapes' | 'schemas' | 'lambdaReference'>,
   log: (line: string) => void,
 ): Promise<GeneratedCells> {
   const targets = options.targets ?? ['server'];
@@ -98,15 +103,22 @@ export async function generateCells(
   }
   const cells: Cell[] = [];
   const unsupported = new Map<string, string>();
+  const shapes = options.shapes ?? [DEFAULT_SHAPE];
+  const schemas = options.schemas ?? [DEFAULT_SCHEMA];
   for (const name of selected.keys()) {
     for (const variant of options.variants) {
-      for (const routes of options.routes) {
-        for (const target of targets) {
-          const generator = generators.get(target)!.get(name);
-          if (!generator) continue;
-          const cell = makeCell({ framework: name, variant, routes, target });
-          cells.push(cell);
-          if (generator.unsupported) unsupported.set(cellKey(cell), generator.unsupported);
+      for (const shape of shapes) {
+        for (const schema of schemas) {
+          for (const routes of options.routes) {
+            for (const target of targets) {
+              const generator = generators.get(target)!.get(name);
+              if (!generator) continue;
+              const cell = makeCell({ framework: name, variant, shape, schema, routes, target });
+              cells.push(cell);
+              const why = unsupportedReason(generator, { shape, schema });
+              if (why) unsupported.set(cellKey(cell), why);
+            }
+          }
         }
       }
     }
@@ -122,7 +134,8 @@ export async function generateCells(
   log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of cells) {
     if (unsupported.has(cellKey(cell))) continue;
-    await writeGenerated(generators.get(cell.target as Target)!.get(cell.framework)!, cell.routes, cell.variant);
+    const shaped = { shape: cell.shape as Shape, schema: cell.schema as Schema };
+    await writeGenerated(generators.get(cell.target as Target)!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
   }
   return { selected: [...selected.values()], skipped, cells, generators, unsupported };
 }

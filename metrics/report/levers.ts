@@ -12,8 +12,23 @@ import type { RunMeta } from '../core/meta.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 
 /** The dimensions a user pulls as levers, in the order the tables come. */
-export const LEVER_DIMENSIONS = ['target', 'runtime', 'build', 'compileCache', 'variant'] as const satisfies readonly (keyof Cell)[];
+export const LEVER_DIMENSIONS = [
+  'target',
+  'runtime',
+  'build',
+  'compileCache',
+  'variant',
+  'shape',
+  'schema',
+] as const satisfies readonly (keyof Cell)[];
 export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
+
+/**
+ * Dimensions that describe the app rather than how it is run (its route shape, its schema weight):
+ * they get a table like a lever, but never count as "the lever that helps" (an app does not drop
+ * its routes to start faster).
+ */
+const WORKLOAD_DIMENSIONS: readonly LeverDimension[] = ['shape', 'schema'];
 
 /** meta.options key holding each lever's list in the order given on the command line. */
 const META_LISTS: Record<LeverDimension, string> = {
@@ -22,6 +37,8 @@ const META_LISTS: Record<LeverDimension, string> = {
   build: 'builds',
   compileCache: 'compileCaches',
   variant: 'variants',
+  shape: 'shapes',
+  schema: 'schemas',
 };
 
 export const LEVERS_FILE = 'levers.md';
@@ -109,7 +126,7 @@ export interface LeverEffect {
 export function leverEffects(framework: string, summaries: CellSummary[], meta?: RunMeta): LeverEffect[] {
   const mine = summaries.filter((s) => s.cell.framework === framework);
   const effects: LeverEffect[] = [];
-  for (const dimension of varyingLevers(summaries)) {
+  for (const dimension of varyingLevers(summaries).filter((d) => !WORKLOAD_DIMENSIONS.includes(d))) {
     const [base, ...rest] = leverValues(dimension, summaries, meta);
     for (const value of rest) {
       const ratios: number[] = [];

@@ -181,7 +181,7 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
 /** The power-tuning cells of a run: every cell run at a memory size, labelled by framework and the other varying dimensions. */
 export function powerCells(summaries: CellSummary[], calibration?: ReportContext['calibration']): PowerCell[] {
   const sized = summaries.filter((s) => s.cell.memory > 0 && !s.unsupported);
-  const varying = (['target', 'variant', 'runtime', 'build', 'compileCache'] as const).filter(
+  const varying = (['target', 'variant', 'shape', 'schema', 'runtime', 'build', 'compileCache'] as const).filter(
     (d) => new Set(sized.map((s) => s.cell[d])).size > 1,
   );
   return sized.map((s) => {

@@ -27,6 +27,7 @@ import { curveChart, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
 import { calibrationCsvColumns, calibrationSection } from './calibration.ts';
 import { costSection } from './cost-table.ts';
+import { firstHitsOutput } from './first-hits.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
@@ -48,6 +49,8 @@ export const OUTPUTS: Output[] = [
     render: ({ summaries, meta }) => leversFile(summaries, meta),
     section: ({ summaries, meta }) => leversSection(summaries, meta),
   },
+  // --first-hits: first-hit columns beside firstResponse (summary.md, summary.csv) and their section
+  firstHitsOutput,
   // hyperfine.json, when the folder has one: the process column and the cross-check section
   { section: crossCheckSection, columns: processColumns, csvColumns: processCsvColumns },
   { file: 'chart-firstresponse.svg', render: (context) => curveChart(context.summaries, 'firstResponse'), section: chartsSection },

@@ -8,8 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
-import { routeEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
+import type { RouteRequest } from '../../../generators/contract.ts';
+import { requestEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
@@ -29,6 +29,7 @@ import {
   type Target,
   type TargetSample,
 } from './target.ts';
+import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 
 /** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
 export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
@@ -76,16 +77,24 @@ export function billedMs(initMs: number, durationMs: number): number {
   return Math.ceil(initMs) + Math.ceil(durationMs);
 }
 
-async function checkInvalid(api: RuntimeApi, io: SampleIO): Promise<InvalidBodyCheck> {
-  const last = io.cell.routes - 1;
+async function checkInvalid(api: RuntimeApi, io: SampleIO, routes: CellRoutes): Promise<InvalidBodyCheck | undefined> {
+  const request = routes.invalid();
+  if (!request) return undefined;
   try {
-    const outcome = await io.whileAlive(api.invoke(routeEvent(last, io.contract.invalidBody(last))).outcome, 'the invalid-body answer');
+    const outcome = await io.whileAlive(api.invoke(requestEvent(request)).outcome, 'the invalid-body answer');
     const answer = answerOf(outcome, 'invalid body check');
     if (answer.status >= 400 && answer.status < 500) return { ok: true, status: answer.status };
     return { ok: false, status: answer.status, reason: `an invalid body got ${answer.status}, expected 4xx` };
   } catch (error) {
     return { ok: false, reason: `invalid body check: ${(error as Error).message}` };
   }
+}
+
+/** One event through the Runtime API, its answer on the runner's clock (handed out → response). */
+async function invokeRoute(api: RuntimeApi, io: SampleIO, request: RouteRequest, what: string): Promise<RouteAnswer> {
+  const outcome = await io.whileAlive(api.invoke(requestEvent(request)).outcome, what);
+  const answer = answerOf(outcome, `${request.method} ${request.path}`);
+  return { status: answer.status, body: answer.body, sentAt: answer.handedOutAt, at: answer.at };
 }
 
 function parseReady(text: string): LambdaReadyLine {
@@ -99,19 +108,12 @@ function parseReady(text: string): LambdaReadyLine {
   return line;
 }
 
-/** The first invocation of a generated handler: the event for its last route, the contract's answer. */
-async function contractAnswer(api: RuntimeApi, io: SampleIO): Promise<{ at: number; handedOutAt: number }> {
-  const { cell, contract } = io;
-  const last = cell.routes - 1;
-  const outcome = await io.whileAlive(api.invoke(routeEvent(last, contract.validBody(last, PROBE_NAME))).outcome, 'its first response');
-  const answer = answerOf(outcome, `POST ${routePath(last)}`);
-  const correct = contract.accepts
-    ? contract.accepts(answer.status, answer.body, last, PROBE_NAME)
-    : answer.status === 200 && isExpectedAnswer(answer.body, last, PROBE_NAME);
-  if (!correct) {
-    throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(JSON.stringify(answer.body), 160)}`);
-  }
-  return answer;
+/** The first invocation of a generated handler: the event for the last route of its table, the expected answer. */
+async function contractAnswer(api: RuntimeApi, io: SampleIO, routes: CellRoutes): Promise<{ at: number; handedOutAt: number }> {
+  const last = routes.last;
+  const answer = await invokeRoute(api, io, routes.request(last), 'its first response');
+  routes.check(last, answer);
+  return { at: answer.at, handedOutAt: answer.sentAt };
 }
 
 /** The first invocation of the user's handler: its event, the expected status and body pattern. */
@@ -143,7 +145,9 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
   // the invocation's own CPU time, read from outside the child (for the CPU share model)
   const cpuAtInit = processCpuMs(io.pid);
   await io.endOfInit();
-  const answer = io.app ? await appAnswer(api, io, io.app) : await contractAnswer(api, io);
+  // a generated handler answers its route table; the user's own handler its one event
+  const routes = io.app ? undefined : new CellRoutes(io.cell, io.contract);
+  const answer = routes ? await contractAnswer(api, io, routes) : await appAnswer(api, io, io.app!);
   const cpuAtAnswer = processCpuMs(io.pid);
   // INIT ends at the first `next`, on the runner's clock
   const init = initEnd - io.spawnAt;
@@ -167,7 +171,13 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     ...(cpuAtInit !== undefined && cpuAtAnswer !== undefined ? { invokeCpuMs: Math.round((cpuAtAnswer - cpuAtInit) * 1000) / 1000 } : {}),
   };
   const measured: Measured = { marks, cpu, lambda, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
-  if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(api, io);
+  if (!routes) return measured;
+  const hits = await routes.firstHits(io.firstHits, io.spawnAt, (next, what) => invokeRoute(api, io, next, what));
+  if (hits) measured.firstHits = hits;
+  if (io.checkInvalidBody) {
+    const invalid = await checkInvalid(api, io, routes);
+    if (invalid) measured.invalidBody = invalid;
+  }
   return measured;
 }
 

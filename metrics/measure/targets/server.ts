@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { isExpectedAnswer, PROBE_NAME, routePath } from '../../../generators/contract.ts';
+import type { RouteRequest } from '../../../generators/contract.ts';
 import {
   AFTER_FIRST_RESPONSE,
   CHILD_MARKS,
@@ -14,13 +14,12 @@ import {
   PROTOCOL_VERSIONS,
   type ChildMark,
 } from '../../../generators/probe.ts';
-import type { Contract } from '../../../generators/types.ts';
 import { APP_LINE_SOURCE } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
-import type { Cell } from '../../core/cell.ts';
 import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
 import { answerProblem, connectHost, freePort, httpRequest, requestText } from '../app-answer.ts';
 import { oneLine } from '../text.ts';
+import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
 
 interface Ready {
@@ -128,45 +127,44 @@ export function parseAfterLine(text: string): AfterLine | undefined {
   return { cpu: v.cpu, rss: isFiniteNumber(v.rss) ? v.rss : undefined };
 }
 
-interface Answer {
-  status: number;
-  body: string;
-  /** runner clock (performance.now) when the whole answer had arrived */
-  at: number;
-}
-
-function postJson(port: number, path: string, body: unknown, timeoutMs: number): Promise<Answer> {
-  const payload = JSON.stringify(body);
+/** Send one request to the child on 127.0.0.1 (a fresh connection each time) and read the whole answer. */
+function send(port: number, request: RouteRequest, timeoutMs: number): Promise<RouteAnswer> {
+  const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const what = `${request.method} ${request.path}`;
+  const headers: Record<string, string | number> = { connection: 'close' };
+  if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
   return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), connection: 'close' },
-        timeout: Math.max(1, timeoutMs),
-      },
+    const sentAt = performance.now();
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, path: request.path, method: request.method, agent: false, headers, timeout: Math.max(1, timeoutMs) },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }),
-        );
-        response.on('error', (error) => reject(new SampleFailure(`POST ${path}: ${error.message}`)));
+        response.on('end', () => {
+          const at = performance.now();
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // kept as text: the check says what came back
+          }
+          resolve({ status: response.statusCode ?? 0, body, sentAt, at });
+        });
+        response.on('error', (error) => reject(new SampleFailure(`${what}: ${error.message}`)));
       },
     );
-    request.on('timeout', () => request.destroy(new SampleFailure(`POST ${path}: no answer in time`)));
-    request.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`POST ${path}: ${error.message}`)));
-    request.end(payload);
+    outgoing.on('timeout', () => outgoing.destroy(new SampleFailure(`${what}: no answer in time`)));
+    outgoing.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`${what}: ${error.message}`)));
+    outgoing.end(payload);
   });
 }
 
-async function checkInvalid(port: number, cell: Cell, contract: Contract, timeoutMs: number): Promise<InvalidBodyCheck> {
-  const last = cell.routes - 1;
+async function checkInvalid(port: number, routes: CellRoutes, timeoutMs: number): Promise<InvalidBodyCheck | undefined> {
+  const request = routes.invalid();
+  if (!request) return undefined;
   try {
-    const answer = await postJson(port, routePath(last), contract.invalidBody(last), timeoutMs);
+    const answer = await send(port, request, timeoutMs);
     if (answer.status >= 400 && answer.status < 500) return { ok: true, status: answer.status };
     return { ok: false, status: answer.status, reason: `an invalid body got ${answer.status}, expected 4xx` };
   } catch (error) {
@@ -174,22 +172,15 @@ async function checkInvalid(port: number, cell: Cell, contract: Contract, timeou
   }
 }
 
-/** The first answer: the contract's last route for a generated file, the user's request for an app. */
-async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number): Promise<Answer> {
-  const { cell, contract, app } = io;
-  if (!app) {
-    const last = cell.routes - 1;
-    const answer = await postJson(ready.port, routePath(last), contract.validBody(last, PROBE_NAME), io.remaining());
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(answer.body);
-    } catch {
-      parsed = undefined;
-    }
-    if (answer.status !== 200 || !isExpectedAnswer(parsed, last, PROBE_NAME)) {
-      throw new SampleFailure(`wrong answer from POST ${routePath(last)}: ${answer.status} ${oneLine(answer.body, 160)}`);
-    }
-    return answer;
+/** The first answer: the table's last route for a generated file, the user's request for an app; when it had arrived. */
+async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number, routes: CellRoutes | undefined): Promise<number> {
+  const { app } = io;
+  if (routes || !app) {
+    const table = routes ?? new CellRoutes(io.cell, io.contract);
+    const last = table.last;
+    const answer = await send(ready.port, table.request(last), io.remaining());
+    table.check(last, answer);
+    return answer.at;
   }
   if (expectedPort !== 0 && ready.port !== expectedPort) {
     throw new SampleFailure(`the app listened on port ${ready.port}, not on the PORT=${expectedPort} it was given`);
@@ -198,17 +189,18 @@ async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number): Pr
   const answer = await httpRequest({ host: connectHost(ready.address), port: ready.port }, request, io.remaining());
   const problem = answerProblem(requestText(request), app.expect, answer.status, answer.body);
   if (problem) throw new SampleFailure(problem);
-  return answer;
+  return answer.at;
 }
 
 async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
-  const { cell, contract } = io;
+  // a generated file answers its route table; the user's own app answers its one request
+  const routes = io.app ? undefined : new CellRoutes(io.cell, io.contract);
   const ready = parseReadyLine(await io.protocolLine(io.app ? 'listening server' : 'ready line'));
   await io.endOfInit();
-  const answer = await firstAnswer(io, ready, expectedPort);
+  const answerAt = await firstAnswer(io, ready, expectedPort, routes);
   // listen is on the child's clock too: moved onto the timeline like the other marks
   const listen = ready.timeOrigin + ready.marks.listen - (performance.timeOrigin + io.spawnAt);
-  const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answer.at - io.spawnAt);
+  const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answerAt - io.spawnAt);
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)
   const cpu: CpuMarks = { ...ready.cpu };
@@ -221,7 +213,13 @@ async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
   }
   if (after && after.cpu >= (cpu.listen ?? 0)) cpu.firstResponse = after.cpu;
   if (Object.keys(cpu).length) measured.cpu = cpu;
-  if (io.checkInvalidBody) measured.invalidBody = await checkInvalid(ready.port, cell, contract, io.remaining());
+  if (!routes) return measured;
+  const hits = await routes.firstHits(io.firstHits, io.spawnAt, (request) => send(ready.port, request, io.remaining()));
+  if (hits) measured.firstHits = hits;
+  if (io.checkInvalidBody) {
+    const invalid = await checkInvalid(ready.port, routes, io.remaining());
+    if (invalid) measured.invalidBody = invalid;
+  }
   return measured;
 }
 

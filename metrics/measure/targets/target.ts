@@ -8,7 +8,7 @@ import type { Contract } from '../../../generators/types.ts';
 import type { AppSpec } from '../../core/app.ts';
 import type { Cell } from '../../core/cell.ts';
 import { performance } from 'node:perf_hooks';
-import type { CpuMarks, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
+import type { CpuMarks, FirstHits, InvalidBodyCheck, LambdaFigures, Marks } from '../../core/samples.ts';
 
 /** How long, once the answer is verified, a target waits for the child's after-answer line (its CPU time). */
 export const AFTER_LINE_WAIT_MS = 1000;
@@ -24,6 +24,8 @@ export interface SampleIO {
   app?: AppSpec;
   /** also send an invalid body after the timed answer and expect 4xx */
   checkInvalidBody: boolean;
+  /** after the timed answer, first requests to this many further distinct routes (0: none) */
+  firstHits: number;
   /** the runner's clock (performance.now()) at the spawn call: the origin of every mark */
   spawnAt: number;
   /** the child's pid */
@@ -60,6 +62,7 @@ export interface Measured {
   heapUsed?: number;
   runtimeVersion?: string;
   invalidBody?: InvalidBodyCheck;
+  firstHits?: FirstHits;
 }
 
 /** One sample's resources on the target side (a Runtime API server, for instance). */
