@@ -282,7 +282,11 @@ export function addAllowFailuresOption(command: Command): void {
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */
 export function finishRun(result: RunResult, allowFailures: boolean): void {
   const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
-  const where = `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
+  const where =
+    result.summaries.length === 0
+      ? `${result.interrupted ? 'interrupted ' : ''}before the first timed sample: no report ` +
+        `(${displayPath(result.dir)} keeps meta.json and the warm-ups)`
+      : `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
   process.stdout.write(`${where}${failed ? `; ${failed} failed samples` : ''}\n`);
   if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
   else if (failed > 0 && !allowFailures) {

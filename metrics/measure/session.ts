@@ -5,7 +5,7 @@
  * kills every live child and stops the loop after the item in flight; further signals do not kill
  * the report), and the cleanup that leaves nothing behind.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
@@ -205,11 +205,14 @@ export async function openSession<T>(
 /** results/latest names the newest run, when the run lives in results/. */
 export function pointLatest(dir: string): void {
   if (path.dirname(dir) !== RESULTS_DIR) return;
+  // a new link renamed over the old one: two runs ending together never find the name taken
   const link = path.join(RESULTS_DIR, 'latest');
+  const temporary = path.join(RESULTS_DIR, `.latest-${process.pid}`);
   try {
-    unlinkSync(link);
+    unlinkSync(temporary);
   } catch {
-    // no previous link
+    // none left over
   }
-  symlinkSync(path.basename(dir), link);
+  symlinkSync(path.basename(dir), temporary);
+  renameSync(temporary, link);
 }
