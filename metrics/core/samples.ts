@@ -246,7 +246,7 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     badFigures('limits', value.limits, { max: Number.MAX_SAFE_INTEGER, text: true }) ??
     (value.rss === undefined ? undefined : badNumber('rss', value.rss, Number.MAX_SAFE_INTEGER)) ??
     (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
-    badNumber('durationMs', value.durationMs ?? 0);
+    (value.durationMs === undefined ? undefined : badNumber('durationMs', value.durationMs));
   if (bad) return { ok: false, reason: bad };
   const { cpu, marks, instructions, firstHits, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);
