@@ -152,7 +152,7 @@ describe('limits on real cgroups', { skip }, () => {
     }
   });
 
-  it('the CPU switch: the same work after INIT takes longer under 0.1 vCPU than under 2 vCPUs', async () => {
+  it('the CPU switch: after INIT the quota holds the child to 0.1 vCPU, whatever else the machine runs', async () => {
     const burn = async (memoryMB: number) => {
       const limits = mechanism.create(limitSettings(memoryMB));
       const child = start(limits, process.execPath, [fixture('limits-burn.js'), '20'], true);
@@ -171,12 +171,17 @@ describe('limits on real cgroups', { skip }, () => {
         await limits.teardown();
       }
     };
-    const wide = await burn(3538); // 3538 / 1769 = 2 vCPUs
     const narrow = await burn(177); // 0.1 vCPU
-    assert.ok(narrow.wall > 2 * wide.wall, `0.1 vCPU took ${narrow.wall.toFixed(0)} ms, 2 vCPUs ${wide.wall.toFixed(0)} ms`);
     if (narrow.cpu && narrow.before) {
-      assert.ok(narrow.cpu.usageMs > narrow.before.usageMs, 'the burn is counted as CPU time');
+      // the cgroup's own counters: load on the machine can only lower the share, never raise it, so this
+      // holds on a busy machine where a wall-time ratio against a wide run does not
+      const usedMs = narrow.cpu.usageMs - narrow.before.usageMs;
+      assert.ok(usedMs > 0, 'the burn is counted as CPU time');
+      assert.ok(usedMs / narrow.wall <= 0.15, `0.1 vCPU used ${usedMs.toFixed(0)} ms of CPU in ${narrow.wall.toFixed(0)} ms`);
       assert.ok((narrow.cpu.throttledPeriods ?? 0) > (narrow.before.throttledPeriods ?? 0), 'the quota held the narrow burn back');
+    } else {
+      const wide = await burn(3538); // 3538 / 1769 = 2 vCPUs
+      assert.ok(narrow.wall > 2 * wide.wall, `0.1 vCPU took ${narrow.wall.toFixed(0)} ms, 2 vCPUs ${wide.wall.toFixed(0)} ms`);
     }
   });
 
