@@ -45,9 +45,14 @@ describe('the Runtime API, as a runtime sees it', () => {
 
   it('holds `next` until an event is queued, then hands it out with the four headers; a response is accepted', () =>
     withApi(async (api) => {
-      const next = call(api, 'GET', `${V}/invocation/next`);
-      await new Promise((r) => setTimeout(r, 100));
-      assert.notEqual(api.initEnd, undefined, 'the first next ends INIT even while it waits');
+      let answered = false;
+      const next = call(api, 'GET', `${V}/invocation/next`).then((got) => {
+        answered = true;
+        return got;
+      });
+      // the request reaches the server in its own time (a fixed sleep failed at load 18)
+      assert.ok(await waitFor(() => api.initEnd !== undefined, 10_000, 10), 'the first next ends INIT even while it waits');
+      assert.equal(answered, false, 'next is held while no event is queued');
       const event = routeEvent(4, { name: 'ada' });
       const invocation = api.invoke(event);
       const got = await next;
