@@ -13,7 +13,8 @@ import { instructionFigures } from '../metrics/analyse/instructions.ts';
 import { countsFromDumps, parseDump, type Dump } from '../metrics/measure/counting.ts';
 import { parseShard, resolveJobs, shardCells } from '../metrics/cli/count-options.ts';
 import { UsageError } from '../metrics/core/errors.ts';
-import type { PlannedCell } from '../metrics/plan/cells.ts';
+import { uncountable, type PlannedCell } from '../metrics/plan/cells.ts';
+import { makeCell } from '../metrics/core/cell.ts';
 import { buildPlan } from '../metrics/plan/order.ts';
 import { summaryCsv } from '../metrics/report/csv.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
@@ -149,5 +150,15 @@ describe('counts in the summaries and in compare', () => {
       rows.find((r) => r.includes(',instructions,'))!,
       /,200000000,200000000,200000000,0$/,
     );
+  });
+});
+
+describe('which cells can be counted', () => {
+  const lambda = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, target: 'lambda', measure: 'instructions' });
+  it('a Lambda cell only under the probe and from a warm file cache, with the option to use in the reason', () => {
+    assert.match(uncountable({ ...lambda, bootstrap: 'ric', fileCache: 'warm' }, 'node') ?? '', /--lambda-bootstrap probe/);
+    assert.match(uncountable({ ...lambda, bootstrap: 'probe', fileCache: 'cold' }, 'node') ?? '', /--file-cache warm/);
+    assert.equal(uncountable({ ...lambda, bootstrap: 'probe', fileCache: 'warm' }, 'node'), undefined);
+    assert.equal(uncountable({ ...lambda, measure: 'time', bootstrap: 'ric', fileCache: 'cold' }, 'node'), undefined);
   });
 });

@@ -76,6 +76,11 @@ export function uncountable(cell: Cell, runtimeKind: string): string | undefined
   if (cell.measure !== 'instructions') return undefined;
   if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
   if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  // the cuts are the probe's marks; the Runtime Interface Client prints none
+  if (cell.target === 'lambda' && cell.bootstrap === 'ric')
+    return "a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe";
+  // the kernel's reading of the files is not counted, so an evicted file cache changes no count
+  if (cell.fileCache === 'cold') return 'a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm';
   return undefined;
 }
 
