@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
-import { calibrate } from '../metrics/analyse/calibration.ts';
+import { calibrate, runtimeLineOf } from '../metrics/analyse/calibration.ts';
 import { durationAtMemory, REFERENCE_CPU_FRACTION } from '../metrics/analyse/cpu-share.ts';
 import { buildReferenceTable } from '../metrics/cloud/lambda-perf.ts';
 import { readReferenceTable, referenceProvenance, referenceRow, REFERENCE_HANDLER } from '../metrics/core/lambda-reference.ts';
@@ -149,5 +149,16 @@ describe('the estimate of a Lambda cell', () => {
     const md = readFileSync(path.join(dir, 'summary.md'), 'utf8');
     assert.match(md, /no estimate: no invocation CPU time recorded/);
     assert.match(md, /\| lambda\/1-startup-node-http-routes\.js \| nodejs20\.x x86_64 1024 MB \| 40\.0 \| \+[\d.]+ \(/);
+  });
+});
+
+describe("a cell's Lambda runtime line", () => {
+  it('comes from the version a probe reported, else from the runtime the cell names (node24 or nodejs24.x)', () => {
+    const of = (runtime: string, runtimeVersion?: string) => runtimeLineOf({ cell: { ...cell('node-http', 1), runtime }, runtimeVersion });
+    assert.equal(of('node', 'v22.23.3'), 'nodejs22.x');
+    assert.equal(of('node24'), 'nodejs24.x');
+    assert.equal(of('nodejs24.x'), 'nodejs24.x');
+    assert.equal(of('nodejs22.x'), 'nodejs22.x');
+    assert.equal(of('bun'), undefined);
   });
 });

@@ -99,6 +99,8 @@ describe('a counted Lambda cell', { skip }, () => {
     const args = ['run', '-f', 'node-http', '-r', '1', '--target', 'lambda', ...lambdaStart, '--measure', 'instructions', '--out', dir];
     const result = runCli(args, { timeoutMs: 300_000 });
     assert.equal(result.status, 0, result.stderr);
+    // a run of counted cells only has a report too (they stay out of the timed summaries)
+    assert.match(result.stdout, /results in .*\(summary\.md\)/);
     const [sample] = readSamples(path.join(dir, 'samples.jsonl'));
     assert.ok(sample?.ok, sample?.error);
     const counts = sample.instructions!;

@@ -44,7 +44,8 @@ export interface Calibration {
 
 /** A Lambda runtime identifier for a cell: from the version its child reported, else its runtime's name. */
 export function runtimeLineOf(summary: Pick<CellSummary, 'runtimeVersion' | 'cell'>): string | undefined {
-  const major = /v(\d+)\./.exec(summary.runtimeVersion ?? '')?.[1] ?? /^node(\d+)$/.exec(summary.cell.runtime)?.[1];
+  // a probe reports its version; under the Runtime Interface Client the cell's runtime names the line (nodejs24.x)
+  const major = /v(\d+)\./.exec(summary.runtimeVersion ?? '')?.[1] ?? /^node(?:js)?(\d+)(?:\.x)?$/.exec(summary.cell.runtime)?.[1];
   return major === undefined ? undefined : `nodejs${major}.x`;
 }
 

@@ -66,6 +66,9 @@ export interface RunResult {
   dir: string;
   summaries: CellSummary[];
   interrupted: boolean;
+  /** samples recorded (timed and counted) and how many of them failed (unsupported cells are not failures) */
+  recorded: number;
+  failed: number;
 }
 
 export async function runMetrics(options: RunOptions): Promise<RunResult> {
@@ -120,6 +123,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     const measure = (run: PlannedRun) => measurePlannedRun(run, context);
     let samplesDurationMs = 0;
     let recorded = 0;
+    let failedSamples = 0;
     // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
     const taken = new Map<string, CellProgress & { index: number }>(
       cells
@@ -138,6 +142,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       samplesDurationMs += sample.durationMs;
       if (sample.phase === 'sample') {
         recorded++;
+        if (!sample.ok && !sample.unsupported) failedSamples++;
         const cell = taken.get(cellKey(sample.cell));
         if (cell) {
           cell.index = Math.max(cell.index, sample.index);
@@ -199,7 +204,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     });
     writeMeta(dir, meta);
     // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
-    if (recorded === 0) return { dir, summaries: [], interrupted: session.interrupted };
+    if (recorded === 0) return { dir, summaries: [], interrupted: session.interrupted, recorded, failed: failedSamples };
     if (meta.load.warning) log(`warning: ${meta.load.warning}`);
     // from here a further Ctrl-C (or npm's copy of the first) does not kill the report
     session.writingReport();
@@ -211,7 +216,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
     }
     pointLatest(dir);
-    return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted };
+    return { dir, summaries: loadRun(dir).summaries, interrupted: session.interrupted, recorded, failed: failedSamples };
   } finally {
     session.finish();
   }
@@ -281,9 +286,10 @@ export function addAllowFailuresOption(command: Command): void {
 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */
 export function finishRun(result: RunResult, allowFailures: boolean): void {
-  const failed = result.summaries.reduce((n, s) => n + s.failed, 0);
+  // counted cells are failures too, though they stay out of the timed summaries
+  const failed = result.failed;
   const where =
-    result.summaries.length === 0
+    result.recorded === 0
       ? `${result.interrupted ? 'interrupted ' : ''}before the first timed sample: no report ` +
         `(${displayPath(result.dir)} keeps meta.json and the warm-ups)`
       : `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
