@@ -9,7 +9,7 @@ import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
 import { appNameOf, checkAppFile, checkAppName, prepareAppCells } from '../plan/apps.ts';
-import { ORDERS, type Order } from '../plan/order.ts';
+import { ORDERS } from '../plan/order.ts';
 import {
   addAttributeOption,
   addCostOptions,
@@ -18,14 +18,11 @@ import {
   addLimitOptions,
   addMeasureOptions,
   addPrecisionOptions,
-  costOptionsOf,
   exportOf,
   leverListsOf,
-  limitOptionsOf,
-  precisionOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
-import { addAllowFailuresOption, finishRun, runMetrics } from './run.ts';
+import { addAllowFailuresOption, finishRun, runMetrics, sampleOptionsOf } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -212,21 +209,9 @@ export function registerMeasureCommand(program: Command): void {
       apps,
       prepare: (env, log) =>
         prepareAppCells({ apps, node: opts.node as string, levers: leverListsOf(opts), ...memoriesOf(opts) }, env, log),
-      samples: opts.samples as number | 'auto',
-      precision: precisionOf(opts),
-      warmup: opts.warmup as number,
-      timeoutMs: (opts.timeout as number) * 1000,
-      order: opts.order as Order,
-      seed: opts.seed as string,
-      node: opts.node as string,
-      out: opts.out as string | undefined,
+      ...sampleOptionsOf(opts),
       command: commandLine(withoutEnvValues(process.argv), 'measure'),
-      cost: costOptionsOf(opts),
-      levers: leverListsOf(opts),
       targets: [...new Set(apps.map((a) => a.kind))],
-      limits: limitOptionsOf(opts),
-      attribute: opts.attribute === true,
-      ...memoriesOf(opts),
     });
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);

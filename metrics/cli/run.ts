@@ -256,22 +256,10 @@ export function registerRunCommand(program: Command): void {
   command.action(async (opts: Record<string, unknown>) => {
     const result = await runMetrics({
       ...selectionOf(opts),
-      samples: opts.samples as number | 'auto',
-      precision: precisionOf(opts),
-      warmup: opts.warmup as number,
-      timeoutMs: (opts.timeout as number) * 1000,
-      order: opts.order as Order,
-      seed: opts.seed as string,
+      ...sampleOptionsOf(opts),
       firstHits: opts.firstHits as number,
-      node: opts.node as string,
-      out: opts.out as string | undefined,
       command: commandLine(process.argv),
-      cost: costOptionsOf(opts),
-      levers: leverListsOf(opts),
       targets: opts.target as Target[],
-      limits: limitOptionsOf(opts),
-      attribute: opts.attribute === true,
-      ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
       lambdaReference: opts.lambdaReference !== 'off',
       ...countOptionsOf(opts),
     });
@@ -282,6 +270,25 @@ export function registerRunCommand(program: Command): void {
 
 export function addAllowFailuresOption(command: Command): void {
   command.option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`);
+}
+
+/** What `run` and `measure` read from their shared options: sampling, order, limits, cost, levers, the run folder. */
+export function sampleOptionsOf(opts: Record<string, unknown>) {
+  return {
+    samples: opts.samples as number | 'auto',
+    precision: precisionOf(opts),
+    warmup: opts.warmup as number,
+    timeoutMs: (opts.timeout as number) * 1000,
+    order: opts.order as Order,
+    seed: opts.seed as string,
+    node: opts.node as string,
+    out: opts.out as string | undefined,
+    cost: costOptionsOf(opts),
+    levers: leverListsOf(opts),
+    limits: limitOptionsOf(opts),
+    attribute: opts.attribute === true,
+    ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
+  } satisfies Partial<RunOptions>;
 }
 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */

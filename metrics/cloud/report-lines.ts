@@ -23,19 +23,11 @@
  * or whose figures Lambda cannot report (report-values.ts), is an issue that names its file, line and why.
  */
 import { MAX_DURATION_MS } from './platform.ts';
-import { impossibleReport } from './report-values.ts';
+import { impossibleReport, type ReportValues } from './report-values.ts';
 
 /** One invocation as its REPORT line states it; times in ms, memory in MB (MiB, as Lambda means it). */
-export interface LambdaReport {
+export interface LambdaReport extends ReportValues {
   requestId: string;
-  durationMs: number;
-  billedMs: number;
-  memorySizeMB: number;
-  maxMemoryUsedMB: number;
-  /** present on cold starts only */
-  initMs?: number;
-  /** present on SnapStart restores only */
-  restoreMs?: number;
   /** Lambda's `Status` field when it wrote one (failed invocations); absent means success */
   status?: string;
   /** Lambda's `Error Type` field, with a failed status */

@@ -5,13 +5,15 @@
  */
 import { MAX_DURATION_MS, MAX_MEMORY_MB, MIN_MEMORY_MB } from './platform.ts';
 
-/** The figures of a REPORT line, as report-lines.ts's LambdaReport holds them. */
+/** The figures of a REPORT line (report-lines.ts's LambdaReport adds where it came from); times in ms, memory in MB. */
 export interface ReportValues {
   durationMs: number;
   billedMs: number;
   memorySizeMB: number;
   maxMemoryUsedMB: number;
+  /** present on cold starts only */
   initMs?: number;
+  /** present on SnapStart restores only */
   restoreMs?: number;
 }
 
