@@ -4,7 +4,8 @@
  * before each run of a cell, exactly the files that run's process reads: found once per cell by an
  * unrecorded discovery run under strace (every file it opened or executed), kept when they lie in
  * the project (the runtime binary and the client in .runtimes/, the handler or bundle in generated/,
- * node_modules), never the machine's own libraries, never the scratch folder. Eviction is
+ * node_modules) or, for the user's own app, in its folders or any node_modules folder, never the
+ * machine's own libraries, never the scratch folder. Eviction is
  * posix_fadvise(POSIX_FADV_DONTNEED) per file through coreutils `dd iflag=nocache count=0`: no
  * global cache drop, nothing else on the machine touched. Pages another live process has mapped
  * (a runtime binary that another run executes at the same moment) stay: the kernel does not drop
@@ -52,9 +53,19 @@ export function parseStraceOpens(text: string, cwd: string): string[] {
   return [...seen];
 }
 
-/** The files among `opened` a sample's own cache state covers: regular files under `roots`, not under `exclude`, resolved. */
-export function sampleFiles(opened: readonly string[], roots: readonly string[], exclude: readonly string[]): string[] {
+/**
+ * The files among `opened` a sample's own cache state covers: regular files under `roots`, not under
+ * `exclude`, resolved; with `anyPackage`, also every file inside a node_modules folder wherever it is
+ * (a user's app may resolve packages hoisted above its own folder: they would be in its zip).
+ */
+export function sampleFiles(
+  opened: readonly string[],
+  roots: readonly string[],
+  exclude: readonly string[],
+  options: { anyPackage?: boolean } = {},
+): string[] {
   const inside = (file: string, dir: string) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  const packaged = (file: string) => options.anyPackage === true && file.includes(`${path.sep}node_modules${path.sep}`);
   const files = new Set<string>();
   for (const file of opened) {
     let real: string;
@@ -64,9 +75,18 @@ export function sampleFiles(opened: readonly string[], roots: readonly string[],
     } catch {
       continue;
     }
-    if (roots.some((r) => inside(real, r)) && !exclude.some((e) => inside(real, e))) files.add(real);
+    if ((roots.some((r) => inside(real, r)) || packaged(real)) && !exclude.some((e) => inside(real, e))) files.add(real);
   }
   return [...files].sort();
+}
+
+/** A folder's real path (the files are compared by theirs), or the folder as given when it cannot be resolved. */
+function realOrSame(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /** Drop `files` from the page cache (posix_fadvise DONTNEED on each, via dd); dirty pages are written first. */
@@ -117,13 +137,14 @@ export class SampleFileCache {
 
   /**
    * Before a run of `cell`: find its files (the first time), then evict them (cold) or read them
-   * (warm). Undefined when the run may go ahead, else why it cannot (its discovery failed).
+   * (warm). Undefined when the run may go ahead, else why it cannot (its discovery failed). `app`:
+   * the folders of the user's own app (`measure`), whose files and packages count as the sample's too.
    */
-  async prepare(cell: Cell, discover: DiscoveryRun): Promise<string | undefined> {
+  async prepare(cell: Cell, discover: DiscoveryRun, app?: { roots: readonly string[] }): Promise<string | undefined> {
     const key = this.key(cell);
     let list = this.lists.get(key);
     if (!list) {
-      list = await this.discover(discover);
+      list = await this.discover(discover, app);
       this.lists.set(key, list);
     }
     if ('error' in list) return list.error;
@@ -132,7 +153,7 @@ export class SampleFileCache {
     return undefined;
   }
 
-  private async discover(discover: DiscoveryRun): Promise<{ files: string[] } | { error: string }> {
+  private async discover(discover: DiscoveryRun, app?: { roots: readonly string[] }): Promise<{ files: string[] } | { error: string }> {
     const output = path.join(this.scratch, `strace-${this.lists.size}.txt`);
     let cwd = this.scratch;
     try {
@@ -142,7 +163,8 @@ export class SampleFileCache {
       });
       if (!record.ok) return { error: `the file-cache discovery run failed: ${record.error ?? 'no answer'}` };
       const opened = parseStraceOpens(readFileSync(output, 'utf8'), cwd);
-      const files = sampleFiles(opened, this.roots, [this.scratch]);
+      const roots = [...this.roots, ...(app?.roots ?? []).map(realOrSame)];
+      const files = sampleFiles(opened, roots, [this.scratch], { anyPackage: app !== undefined });
       // written files (a fresh bundle) are flushed once, so that eviction can drop them
       spawnSync('sync', ['--data', '--', ...files], { stdio: 'ignore' });
       return { files };
