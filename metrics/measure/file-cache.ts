@@ -53,10 +53,21 @@ export function parseStraceOpens(text: string, cwd: string): string[] {
   return [...seen];
 }
 
+/** A folder as the kernel names it (through any symlink), or as given when it does not exist. */
+function realFolder(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
 /**
  * The files among `opened` a sample's own cache state covers: regular files under `roots`, not under
  * `exclude`, resolved; with `anyPackage`, also every file inside a node_modules folder wherever it is
- * (a user's app may resolve packages hoisted above its own folder: they would be in its zip).
+ * (a user's app may resolve packages hoisted above its own folder: they would be in its zip). Files
+ * and folders are compared by their real paths, so a root reached through a symlink (a linked
+ * node_modules or runtimes folder) still holds its files.
  */
 export function sampleFiles(
   opened: readonly string[],
@@ -66,6 +77,8 @@ export function sampleFiles(
 ): string[] {
   const inside = (file: string, dir: string) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
   const packaged = (file: string) => options.anyPackage === true && file.includes(`${path.sep}node_modules${path.sep}`);
+  roots = [...new Set(roots.flatMap((r) => [r, realFolder(r)]))];
+  exclude = [...new Set(exclude.flatMap((e) => [e, realFolder(e)]))];
   const files = new Set<string>();
   for (const file of opened) {
     let real: string;
@@ -78,15 +91,6 @@ export function sampleFiles(
     if ((roots.some((r) => inside(real, r)) || packaged(real)) && !exclude.some((e) => inside(real, e))) files.add(real);
   }
   return [...files].sort();
-}
-
-/** A folder's real path (the files are compared by theirs), or the folder as given when it cannot be resolved. */
-function realOrSame(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
 }
 
 /** Drop `files` from the page cache (posix_fadvise DONTNEED on each, via dd); dirty pages are written first. */
@@ -163,8 +167,14 @@ export class SampleFileCache {
       });
       if (!record.ok) return { error: `the file-cache discovery run failed: ${record.error ?? 'no answer'}` };
       const opened = parseStraceOpens(readFileSync(output, 'utf8'), cwd);
-      const roots = [...this.roots, ...(app?.roots ?? []).map(realOrSame)];
-      const files = sampleFiles(opened, roots, [this.scratch], { anyPackage: app !== undefined });
+      const files = sampleFiles(opened, [...this.roots, ...(app?.roots ?? [])], [this.scratch], { anyPackage: app !== undefined });
+      // nothing to evict would make a cold cell a warm one without a word
+      if (!files.length)
+        return {
+          error:
+            'the file-cache discovery run read no file of its own to evict ' +
+            `(none under the project or the runtimes folder${app ? " or the app's" : ''})`,
+        };
       // written files (a fresh bundle) are flushed once, so that eviction can drop them
       spawnSync('sync', ['--data', '--', ...files], { stdio: 'ignore' });
       return { files };

@@ -128,7 +128,7 @@ function appLaunch(
 ): CellLaunch {
   const base = { command: runtime.command, compileCache: cell.compileCache as CompileCache, cwd: app.cwd };
   if (app.kind === 'server') return { ...base, file: app.file, preArgs: ['--require', files.preload], args: app.args };
-  const start = cell.bootstrap === 'ric' && ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
+  const start = ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
   return start ? { ...base, file: app.file, start } : { ...base, file: files.lambdaBootstrap };
 }
 

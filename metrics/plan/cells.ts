@@ -22,7 +22,7 @@ import {
   type LeverLists,
   type PreparedLevers,
 } from './levers.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
+import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
 import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES } from './lambda-runtimes.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
@@ -30,7 +30,7 @@ import { selectFrameworks } from './selection.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
-  if (cell.bootstrap !== 'ric' || isLambdaRuntimeLine(cell.runtime)) return undefined;
+  if (!isRicBootstrap(cell.bootstrap) || isLambdaRuntimeLine(cell.runtime)) return undefined;
   return {
     kind: 'unsupported',
     reason: `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}`,
@@ -39,13 +39,19 @@ export function ricUnsupported(cell: Cell): BlockedCell | undefined {
 
 /** A `ric` cell's start: the bootstrap of its runtime line at its memory size, `taskRoot` the folder the client loads the handler from. */
 export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedStart | undefined {
-  if (!isLambdaRuntimeLine(cell.runtime)) return undefined;
-  return managedRuntimeStart({ line: cell.runtime, memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB, ricDir, taskRoot });
+  if (!isLambdaRuntimeLine(cell.runtime) || !isRicBootstrap(cell.bootstrap)) return undefined;
+  return managedRuntimeStart({
+    bootstrap: cell.bootstrap,
+    line: cell.runtime,
+    memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
+    ricDir,
+    taskRoot,
+  });
 }
 
 /** The Runtime Interface Client, built on first use, only when one of `cells` starts with it. */
 export function ricFor(cells: readonly Cell[], env: NodeJS.ProcessEnv, log: (line: string) => void): ResolvedRic | undefined {
-  return cells.some((c) => c.bootstrap === 'ric' && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
+  return cells.some((c) => isRicBootstrap(c.bootstrap) && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
 }
 
 /** What every command that measures or generates cells is asked for. */
@@ -77,7 +83,7 @@ export function uncountable(cell: Cell, runtimeKind: string): string | undefined
   if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
   if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
   // the cuts are the probe's marks; the Runtime Interface Client prints none
-  if (cell.target === 'lambda' && cell.bootstrap === 'ric')
+  if (cell.target === 'lambda' && isRicBootstrap(cell.bootstrap))
     return "a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe";
   // the kernel's reading of the files is not counted, so an evicted file cache changes no count
   if (cell.fileCache === 'cold') return 'a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm';
@@ -222,7 +228,7 @@ export function planGeneratedCell(
   const why = unsupported ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
   const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
   const file = levers.files.get(key);
-  const start = cell.bootstrap === 'ric' && ric && file ? ricStart(cell, ric.dir, path.dirname(file)) : undefined;
+  const start = ric && file ? ricStart(cell, ric.dir, path.dirname(file)) : undefined;
   return {
     cell,
     launch:
