@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { contractOf } from '../generators/contract.ts';
@@ -13,6 +13,7 @@ import { loadGenerators, PROJECT_ROOT } from '../generators/registry.ts';
 import { writeGenerated } from '../generators/write.ts';
 import { makeCell } from '../metrics/core/cell.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
+import { sampleRoots } from '../metrics/measure/file-cache-run.ts';
 import { evictFiles, parseStraceOpens, SampleFileCache, sampleFiles, straceProblem } from '../metrics/measure/file-cache.ts';
 import { runSample } from '../metrics/measure/sample.ts';
 import { tempDir } from './helpers.ts';
@@ -50,6 +51,19 @@ describe("strace's record", () => {
     const opened = [own, path.join(scratch, 'cache.bin'), '/etc/hostname', root, path.join(root, 'gone.js')];
     assert.deepEqual(sampleFiles(opened, [root], [scratch]), [own]);
   });
+
+  it('keeps the files of a root reached through a symlink (a linked node_modules or runtimes folder)', () => {
+    const base = tempDir();
+    const elsewhere = path.join(base, 'elsewhere');
+    const project = path.join(base, 'project');
+    spawnSync('mkdir', ['-p', path.join(elsewhere, 'pkg'), project]);
+    const file = path.join(elsewhere, 'pkg', 'index.js');
+    writeFileSync(file, '1');
+    symlinkSync(elsewhere, path.join(project, 'node_modules'));
+    const opened = [path.join(project, 'node_modules', 'pkg', 'index.js'), file];
+    assert.deepEqual(sampleFiles(opened, [path.join(project, 'node_modules')], []), [file]);
+    assert.deepEqual(sampleFiles(opened, [project], []), [], 'the symlink alone does not make elsewhere part of the project');
+  });
 });
 
 describe('eviction', () => {
@@ -74,7 +88,7 @@ describe('eviction', () => {
       const { file } = await writeGenerated(fastify, 1, 'validated');
       const scratch = tempDir();
       const cell = makeCell({ framework: 'fastify', variant: 'validated', routes: 1, fileCache: 'cold' });
-      const cache = new SampleFileCache(scratch, [PROJECT_ROOT]);
+      const cache = new SampleFileCache(scratch, sampleRoots());
       let traced: string[] = [];
       const problem = await cache.prepare(cell, (wrap) => {
         const launch = wrap({ command: process.execPath, args: [file], cwd: scratch, env: childEnvironment().env });
@@ -99,9 +113,10 @@ describe('eviction', () => {
         files.some((f) => f.includes(`${path.sep}node_modules${path.sep}fastify${path.sep}`)),
         'fastify itself is in the list',
       );
+      const roots = sampleRoots().map((r) => realpathSync(r) + path.sep);
       assert.ok(
-        files.every((f) => f.startsWith(PROJECT_ROOT + path.sep)),
-        'nothing outside the project',
+        files.every((f) => roots.some((r) => f.startsWith(r))),
+        'nothing outside the project, its node_modules and the runtimes folder',
       );
       const control = path.join(PROJECT_ROOT, 'README.md');
       readFileSync(control);

@@ -49,6 +49,17 @@ describe("the managed runtime's bootstrap", () => {
     assert.equal(start.env.AWS_EXECUTION_ENV, 'AWS_Lambda_nodejs22.x');
   });
 
+  it('ric-noflags starts the same client with the same variables and none of the flags', () => {
+    const flagged = managedRuntimeStart({ line: 'nodejs24.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
+    const bare = managedRuntimeStart({ bootstrap: 'ric-noflags', line: 'nodejs24.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
+    assert.equal(bare.bootstrap, 'ric-noflags');
+    assert.deepEqual(bare.args, ['/rt/index.mjs']);
+    assert.deepEqual(bare.flags, []);
+    assert.deepEqual(bare.env, flagged.env);
+    assert.equal(flagged.args.at(-1), '/rt/index.mjs');
+    assert.ok(flagged.flags.length > 0);
+  });
+
   it("a ric cell's launch runs the client (the handler is not an argument), never with the parent's NODE_PATH", () => {
     const start = managedRuntimeStart({ line: 'nodejs24.x', memoryMB: 1024, ricDir: '/rt', taskRoot: '/task' });
     const launch = launchOf({ command: '/bin/node24', file: '/task/h.js', compileCache: 'off', start }, '/scratch', {

@@ -117,3 +117,49 @@ describe("the Runtime Interface Client starts every framework's handler", { skip
     }
   });
 });
+
+describe("ric-noflags: the client without the bootstrap's flags", { skip: skip ?? false }, () => {
+  it('answers, and meta.json records the same variables and no flags', () => {
+    const dir = path.join(tempDir(), 'run');
+    const run = runCli(
+      [
+        'run',
+        '--target',
+        'lambda',
+        '-f',
+        'node-http',
+        '--routes',
+        '1',
+        '--lambda-bootstrap',
+        'ric,ric-noflags',
+        '--lambda-reference',
+        'off',
+        '--file-cache',
+        'warm',
+        '--samples',
+        '1',
+        '--warmup',
+        '0',
+        '--out',
+        dir,
+      ],
+      { timeoutMs: 300_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const samples = readSamples(path.join(dir, 'samples.jsonl')).filter((s) => s.phase === 'sample' && s.cell.framework === 'node-http');
+    assert.deepEqual(samples.map((s) => [s.cell.bootstrap, s.ok]).sort(), [
+      ['ric', true],
+      ['ric-noflags', true],
+    ]);
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
+      lambda: { starts: Record<string, { bootstrap: string; flags: string[]; env: Record<string, string> }> };
+    };
+    const starts = Object.values(meta.lambda.starts);
+    const bare = starts.find((s) => s.bootstrap === 'ric-noflags');
+    const flagged = starts.find((s) => s.bootstrap === 'ric');
+    assert.ok(bare && flagged);
+    assert.deepEqual(bare.flags, []);
+    assert.ok(flagged.flags.includes('--expose-gc'));
+    assert.equal(bare.env.AWS_EXECUTION_ENV, flagged.env.AWS_EXECUTION_ENV);
+  });
+});

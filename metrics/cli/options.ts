@@ -286,7 +286,8 @@ export function addLimitOptions(command: Command): Command {
       new Option(
         '--lambda-bootstrap <list>',
         `comma list of ${BOOTSTRAPS.join(', ')}: how a Lambda cell starts (default ${DEFAULT_BOOTSTRAP}); ric = AWS's Runtime ` +
-          "Interface Client launched as the managed runtime's bootstrap does, probe = the file as its own Runtime API client",
+          "Interface Client launched as the managed runtime's bootstrap does, ric-noflags = the same without the bootstrap's " +
+          'node flags, probe = the file as its own Runtime API client',
       ).argParser(parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)),
     )
     .addOption(

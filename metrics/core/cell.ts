@@ -33,7 +33,8 @@ export interface Cell {
   memory: number;
   /**
    * how a Lambda handler's process starts: `probe` (the file is its own Runtime API client, `node file`)
-   * or `ric` (AWS's Runtime Interface Client started as the managed runtime's bootstrap does)
+   * or `ric` (AWS's Runtime Interface Client started as the managed runtime's bootstrap does), `ric-noflags`
+   * (the same without the bootstrap's node flags)
    */
   bootstrap: string;
   /** the OS file cache before each sample: `warm` (as the warm-up left it) or `cold` (the sample's own files evicted) */

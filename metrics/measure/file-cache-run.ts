@@ -1,4 +1,5 @@
 /** A run's file cache: the cells' file lists when some cell starts from a cold file cache, and what meta.json says of it. */
+import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
 import type { PlannedCell } from '../plan/cells.ts';
@@ -14,10 +15,15 @@ export const FILE_CACHE_META = {
   warm: 'before each run: each of those files read once',
 };
 
+/** Where a sample's own files may lie: the project, its node_modules and the runtimes folder (either may be a symlink to elsewhere). */
+export function sampleRoots(): string[] {
+  return [PROJECT_ROOT, path.join(PROJECT_ROOT, 'node_modules'), RUNTIMES_DIR];
+}
+
 /** The file lists of a run with cold cells (strace must be there: a UsageError otherwise); undefined when every cell is warm. */
 export function fileCacheOf(cells: readonly PlannedCell[], scratch: string): SampleFileCache | undefined {
   if (!cells.some((c) => c.launch && c.cell.fileCache === 'cold')) return undefined;
   const problem = straceProblem();
   if (problem) throw new UsageError(`--file-cache cold: ${problem}`);
-  return new SampleFileCache(scratch, [PROJECT_ROOT, RUNTIMES_DIR]);
+  return new SampleFileCache(scratch, sampleRoots());
 }

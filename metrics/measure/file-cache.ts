@@ -52,9 +52,24 @@ export function parseStraceOpens(text: string, cwd: string): string[] {
   return [...seen];
 }
 
-/** The files among `opened` a sample's own cache state covers: regular files under `roots`, not under `exclude`, resolved. */
+/** A folder as the kernel names it (through any symlink), or as given when it does not exist. */
+function realFolder(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * The files among `opened` a sample's own cache state covers: regular files under `roots`, not under
+ * `exclude`, resolved. Files and folders are compared by their real paths, so a root reached through a
+ * symlink (a linked node_modules or runtimes folder) still holds its files.
+ */
 export function sampleFiles(opened: readonly string[], roots: readonly string[], exclude: readonly string[]): string[] {
   const inside = (file: string, dir: string) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  roots = [...new Set(roots.flatMap((r) => [r, realFolder(r)]))];
+  exclude = [...new Set(exclude.flatMap((e) => [e, realFolder(e)]))];
   const files = new Set<string>();
   for (const file of opened) {
     let real: string;
@@ -143,6 +158,9 @@ export class SampleFileCache {
       if (!record.ok) return { error: `the file-cache discovery run failed: ${record.error ?? 'no answer'}` };
       const opened = parseStraceOpens(readFileSync(output, 'utf8'), cwd);
       const files = sampleFiles(opened, this.roots, [this.scratch]);
+      // nothing to evict would make a cold cell a warm one without a word
+      if (!files.length)
+        return { error: 'the file-cache discovery run read no file of its own to evict (none under the project or the runtimes folder)' };
       // written files (a fresh bundle) are flushed once, so that eviction can drop them
       spawnSync('sync', ['--data', '--', ...files], { stdio: 'ignore' });
       return { files };

@@ -22,7 +22,7 @@ import {
   type LeverLists,
   type PreparedLevers,
 } from './levers.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
+import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
 import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES } from './lambda-runtimes.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
@@ -30,7 +30,7 @@ import { selectFrameworks } from './selection.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
 function ricUnsupported(cell: Cell): BlockedCell | undefined {
-  if (cell.bootstrap !== 'ric' || isLambdaRuntimeLine(cell.runtime)) return undefined;
+  if (!isRicBootstrap(cell.bootstrap) || isLambdaRuntimeLine(cell.runtime)) return undefined;
   return {
     kind: 'unsupported',
     reason: `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}`,
@@ -39,8 +39,9 @@ function ricUnsupported(cell: Cell): BlockedCell | undefined {
 
 /** A `ric` cell's start: the bootstrap of its runtime line at its memory size, the handler's folder as the task root. */
 function ricStart(cell: Cell, ricDir: string, file: string): ManagedStart | undefined {
-  if (!isLambdaRuntimeLine(cell.runtime)) return undefined;
+  if (!isLambdaRuntimeLine(cell.runtime) || !isRicBootstrap(cell.bootstrap)) return undefined;
   return managedRuntimeStart({
+    bootstrap: cell.bootstrap,
     line: cell.runtime,
     memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
     ricDir,
@@ -77,7 +78,7 @@ export function uncountable(cell: Cell, runtimeKind: string): string | undefined
   if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
   if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
   // the cuts are the probe's marks; the Runtime Interface Client prints none
-  if (cell.target === 'lambda' && cell.bootstrap === 'ric')
+  if (cell.target === 'lambda' && isRicBootstrap(cell.bootstrap))
     return "a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe";
   // the kernel's reading of the files is not counted, so an evicted file cache changes no count
   if (cell.fileCache === 'cold') return 'a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm';
@@ -196,7 +197,7 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   );
   const levers = await prepareLevers(base, leverLists, { runtimes, log });
   // the Runtime Interface Client, built on first use, only when a cell starts with it
-  const ric = levers.cells.some((c) => c.bootstrap === 'ric' && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
+  const ric = levers.cells.some((c) => isRicBootstrap(c.bootstrap) && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
@@ -223,7 +224,7 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
               command: levers.runtimes.get(cell.runtime)!.command,
               file,
               compileCache: cell.compileCache as CompileCache,
-              ...(cell.bootstrap === 'ric' && ric ? { start: ricStart(cell, ric.dir, file) } : {}),
+              ...(isRicBootstrap(cell.bootstrap) && ric ? { start: ricStart(cell, ric.dir, file) } : {}),
             },
       blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
       contract: contractOf(generator),

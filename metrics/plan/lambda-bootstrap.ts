@@ -11,12 +11,21 @@
  * where /var/runtime holds the Runtime Interface Client (npm package aws-lambda-ric: index.mjs and
  * its native rapid-client.node), which loads the handler named by _HANDLER from LAMBDA_TASK_ROOT.
  * Here /var/runtime is the client installed in .runtimes/ (ric.ts) and /var/task the handler's folder.
+ * `ric-noflags`: the same client, variables and handler without the bootstrap's node flags, so that what
+ * the flags cost (they make Node reject its built-in code cache) is a lever of its own.
  */
 import path from 'node:path';
 import { lineMajor, type LambdaRuntimeLine } from './lambda-runtimes.ts';
 
-export const BOOTSTRAPS = ['ric', 'probe'] as const;
+export const BOOTSTRAPS = ['ric', 'ric-noflags', 'probe'] as const;
 export type Bootstrap = (typeof BOOTSTRAPS)[number];
+/** The starts that run the Runtime Interface Client (with or without the bootstrap's flags). */
+export type RicBootstrap = Exclude<Bootstrap, 'probe'>;
+
+/** Whether a cell's start is the Runtime Interface Client's (a string: cells of older runs hold any text). */
+export function isRicBootstrap(bootstrap: string | undefined): bootstrap is RicBootstrap {
+  return bootstrap === 'ric' || bootstrap === 'ric-noflags';
+}
 /** The default for Lambda cells: the managed runtime's own start. */
 export const DEFAULT_BOOTSTRAP: Bootstrap = 'ric';
 
@@ -36,12 +45,12 @@ export function heapFlags(memoryMB: number): string[] {
 
 /** What the managed runtime's bootstrap adds to a process: its arguments (the client last) and variables. */
 export interface ManagedStart {
-  bootstrap: 'ric';
+  bootstrap: RicBootstrap;
   /** node's arguments: the flags, then the client's index.mjs */
   args: string[];
   /** NODE_PATH and AWS_EXECUTION_ENV */
   env: Record<string, string>;
-  /** the flags alone, for meta.json */
+  /** the flags alone, for meta.json (none for `ric-noflags`) */
   flags: string[];
 }
 
@@ -51,13 +60,14 @@ export interface ManagedStart {
  * without layers they do not exist there either.
  */
 export function managedRuntimeStart(options: {
+  bootstrap?: RicBootstrap;
   line: LambdaRuntimeLine;
   memoryMB: number;
   ricDir: string;
   taskRoot: string;
 }): ManagedStart {
-  const { line, memoryMB, ricDir, taskRoot } = options;
-  const flags = [...lineFlags(line), ...heapFlags(memoryMB)];
+  const { bootstrap = 'ric', line, memoryMB, ricDir, taskRoot } = options;
+  const flags = bootstrap === 'ric' ? [...lineFlags(line), ...heapFlags(memoryMB)] : [];
   const nodePath = [
     `/opt/nodejs/node${lineMajor(line)}/node_modules`,
     '/opt/nodejs/node_modules',
@@ -66,7 +76,7 @@ export function managedRuntimeStart(options: {
     taskRoot,
   ].join(':');
   return {
-    bootstrap: 'ric',
+    bootstrap,
     args: [...flags, path.join(ricDir, 'index.mjs')],
     env: { NODE_PATH: nodePath, AWS_EXECUTION_ENV: `AWS_Lambda_${line}` },
     flags,

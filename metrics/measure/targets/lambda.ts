@@ -17,7 +17,7 @@ import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB } from '../../plan/lambda-bootstrap.ts';
+import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
 import { isLambdaRuntimeLine } from '../../plan/lambda-runtimes.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { processCpuMs } from '../proc-cpu.ts';
@@ -147,7 +147,7 @@ function initFailure(api: RuntimeApi): SampleFailure | undefined {
  */
 async function awaitInit(api: RuntimeApi, io: SampleIO): Promise<{ ready: LambdaReadyLine | undefined; initEnd: number }> {
   try {
-    const ready = io.cell.bootstrap === 'ric' ? undefined : parseReady(await io.protocolLine('ready line'));
+    const ready = isRicBootstrap(io.cell.bootstrap) ? undefined : parseReady(await io.protocolLine('ready line'));
     const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
     return { ready, initEnd };
   } catch (error) {
