@@ -201,10 +201,18 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const cells = levers.cells.map((cell): PlannedCell => {
     const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const why =
-      generated.unsupported.get(
-        cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })),
-      ) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
+    // the generated cell's key: its shape and schema decide what the framework can be written in
+    const generatedKey = cellKey(
+      makeCell({
+        framework: cell.framework,
+        variant: cell.variant,
+        shape: cell.shape,
+        schema: cell.schema,
+        routes: cell.routes,
+        target: cell.target,
+      }),
+    );
+    const why = generated.unsupported.get(generatedKey) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
     const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
     const file = levers.files.get(key);
     return {
