@@ -27,16 +27,26 @@ export interface RouteRequest {
   body: unknown;
 }
 
+/** The body of a User request to route i: in the framework's envelope when it has one. */
+function userRequestBody(contract: Contract, i: number, user: Record<string, unknown>): unknown {
+  return contract.envelope ? contract.envelope(i, user) : user;
+}
+
 /** The valid request to a route: its method and concrete path, and the schema's body when it takes one. */
 export function validRequest(row: RouteRow, schema: Schema, contract: Contract, name: string): RouteRequest {
-  const body = !row.body ? undefined : schema === 'user' ? userBody(name) : contract.validBody(row.i, name);
+  const body = !row.body
+    ? undefined
+    : schema === 'user'
+      ? userRequestBody(contract, row.i, userBody(name))
+      : contract.validBody(row.i, name);
   return { method: row.method, path: requestPath(row), body };
 }
 
 /** The request a validating route must answer with 4xx; undefined for a route that takes no body. */
 export function invalidRequest(row: RouteRow, schema: Schema, contract: Contract, name: string): RouteRequest | undefined {
   if (!row.body) return undefined;
-  return { method: row.method, path: requestPath(row), body: schema === 'user' ? invalidUserBody(name) : contract.invalidBody(row.i) };
+  const body = schema === 'user' ? userRequestBody(contract, row.i, invalidUserBody(name)) : contract.invalidBody(row.i);
+  return { method: row.method, path: requestPath(row), body };
 }
 
 /** What the answer to a valid request must contain: dotted path → value. */

@@ -48,6 +48,12 @@ export interface Contract {
   /** a JSON body that a validating framework must reject with 4xx (the name is missing) */
   invalidBody(i: number): unknown;
   /**
+   * The body carrying `payload` (the user schema's User, valid or not) as route i's one parameter, for
+   * a framework whose requests wrap their parameters (mion's RPC: `{"route-<i>": [payload]}`);
+   * absent: the payload is the body
+   */
+  envelope?(i: number, payload: unknown): unknown;
+  /**
    * Whether an answer to the valid body is correct, when not the default (status 200 and
    * `{"hello": name, "route": i}` somewhere in the body): the hello-world reference answers a bare 200
    */

@@ -3,18 +3,21 @@
  * that understands only payload 1.0 (it routes on `event.path` and `event.httpMethod`, as mion's
  * @mionkit/aws does) answers when its cell's contract says 1.0, under the probe and under the real
  * Runtime Interface Client, rejects the invalid body, and answers 404 to the 2.0 events every other
- * adapter gets; lambda:package deploys it behind an HTTP API with PayloadFormatVersion 1.0.
+ * adapter gets; lambda:package deploys it behind an HTTP API with PayloadFormatVersion 1.0. With
+ * mion's packages installed by hand (not on this registry), mion's own Lambda cells do the same.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { contractOf } from '../generators/contract.ts';
 import { httpApiEvent, restApiEvent, routeEvent } from '../generators/lambda-event.ts';
 import { lambdaFileHeader } from '../generators/lambda-probe.ts';
+import { loadGenerators, missingPackage } from '../generators/registry.ts';
 import { samTemplate } from '../metrics/cloud/sam-template.ts';
 import { makeCell } from '../metrics/core/cell.ts';
+import { readSamples, type SampleRecord } from '../metrics/core/samples.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { runSample } from '../metrics/measure/sample.ts';
 import { lambdaTarget } from '../metrics/measure/targets/lambda.ts';
@@ -22,7 +25,7 @@ import { managedRuntimeStart } from '../metrics/plan/lambda-bootstrap.ts';
 import { launchOf } from '../metrics/plan/launch.ts';
 import { ensureRic, ricBuildProblem } from '../metrics/plan/ric.ts';
 import { ensureRuntime } from '../metrics/plan/runtimes.ts';
-import { tempDir } from './helpers.ts';
+import { runCli, tempDir, type CliResult } from './helpers.ts';
 
 /** A handler that knows only the REST API's shape: no rawPath, no requestContext.http. */
 const V1_ONLY = `
@@ -127,3 +130,73 @@ describe('a handler that understands only payload 1.0', () => {
     assert.deepEqual(sample.invalidBody, { ok: true, status: 400 });
   });
 });
+
+const mion = (await loadGenerators('lambda')).find((g) => g.name === 'mion')!;
+const mionMissing = missingPackage(mion);
+
+describe(
+  "mion's Lambda cells (@mionkit/aws reads payload 1.0)",
+  { skip: mionMissing ? `mion: skipped (${mionMissing} not installed; mion is not on this registry: see the README's Frameworks)` : false },
+  () => {
+    const bootstraps = ricBuildProblem() ? ['probe'] : ['probe', 'ric'];
+    let dir: string;
+    let run: CliResult;
+    let samples: SampleRecord[];
+
+    before(() => {
+      dir = path.join(tempDir('coldstart-mion-'), 'run');
+      run = runCli(
+        [
+          'run',
+          '--target',
+          'lambda',
+          '--frameworks',
+          'mion',
+          '--routes',
+          '3',
+          '--lambda-bootstrap',
+          bootstraps.join(','),
+          '--lambda-runtime',
+          'nodejs24.x',
+          '--file-cache',
+          'warm',
+          '--lambda-reference',
+          'off',
+          '--first-hits',
+          '2',
+          '--samples',
+          '1',
+          '--warmup',
+          '0',
+          '--out',
+          dir,
+        ],
+        { timeoutMs: 600_000 },
+      );
+      samples = readSamples(path.join(dir, 'samples.jsonl')).filter((s) => s.phase === 'sample');
+    });
+
+    it(`answer the last route, reach the first hits and reject the invalid body (${bootstraps.join(', ')})`, () => {
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(samples.map((s) => s.cell.bootstrap).sort(), [...bootstraps].sort());
+      for (const sample of samples) {
+        const context = `${sample.cell.bootstrap}: ${sample.error ?? ''} ${sample.stderrTail ?? ''}`;
+        assert.equal(sample.ok, true, context);
+        assert.equal(sample.cell.framework, 'mion');
+        assert.equal(sample.firstHits?.routes.length, 2, context);
+        assert.deepEqual(sample.invalidBody, { ok: true, status: 400 }, context);
+      }
+    });
+
+    it('meta.json records payload 1.0 for each of them', () => {
+      const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
+        lambda: { starts: Record<string, { eventFormat: string }> };
+      };
+      const formats = Object.values(meta.lambda.starts).map((start) => start.eventFormat);
+      assert.deepEqual(
+        formats,
+        bootstraps.map(() => '1.0'),
+      );
+    });
+  },
+);

@@ -38,8 +38,10 @@ function linesOf(stdout: string): (LambdaReadyLine | LambdaAfterLine)[] {
 async function checkContract(generator: FrameworkGenerator, file: string, routes: number, variant: Variant): Promise<void> {
   const contract = contractOf(generator);
   const last = routes - 1;
+  // in the payload format the generator's adapter is deployed with (mion's: 1.0)
+  const format = { format: contract.eventFormat };
   const run = await runLambda(file, {
-    events: [routeEvent(last, contract.validBody(last, PROBE_NAME)), routeEvent(last, contract.invalidBody(last))],
+    events: [routeEvent(last, contract.validBody(last, PROBE_NAME), format), routeEvent(last, contract.invalidBody(last), format)],
   });
   const [valid, invalid] = run.outcomes;
   const context = `\nstderr: ${run.stderr.slice(-2000)}\nfailures: ${run.api.failures().join('; ')}`;
@@ -164,7 +166,7 @@ for (const generator of generators) {
     it('imported by a managed runtime: only handler is used (no bootstrap, no line), it answers, it takes no callback', async () => {
       const { file } = await writeGenerated(generator, 3, 'validated');
       const contract = contractOf(generator);
-      const event = routeEvent(2, contract.validBody(2, PROBE_NAME));
+      const event = routeEvent(2, contract.validBody(2, PROBE_NAME), { format: contract.eventFormat });
       const context = `{ awsRequestId: 'x', getRemainingTimeInMillis: () => 3000 }`;
       const script = `const { handler } = require(${JSON.stringify(file)});
       process.stdout.write('PARAMETERS ' + handler.length + '\\n');
@@ -183,7 +185,8 @@ for (const generator of generators) {
 }
 
 describe('the esbuild bundle of a Lambda file answers from a folder without node_modules', () => {
-  for (const name of ['node-http', 'fastify', 'hono', 'express']) {
+  // mion too: lambda:package deploys its bundle, and its routes' type data must survive esbuild
+  for (const name of ['node-http', 'fastify', 'hono', 'express', 'mion']) {
     const generator = generators.find((g) => g.name === name)!;
     const missing = missingPackage(generator);
     it(name, { skip: missing ? `${missing} not installed` : false }, async () => {

@@ -240,3 +240,27 @@ describe('launchOf: the one launch builder', () => {
     }
   });
 });
+
+describe('prepareCells: a shape the framework cannot be written in', () => {
+  it('is unsupported with its reason and no launch (restify has no route grouping), the other shape runs', async () => {
+    const prepared = await prepareCells(
+      {
+        frameworks: ['restify'],
+        routes: [1],
+        variants: ['validated'],
+        shapes: ['flat', 'nested'],
+        node: process.execPath,
+        levers: { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
+      },
+      childEnvironment().env,
+      () => undefined,
+    );
+    const byShape = new Map(prepared.cells.map((p) => [p.cell.shape, p]));
+    const nested = byShape.get('nested')!;
+    assert.equal(nested.launch, undefined);
+    assert.equal(nested.blocked?.kind, 'unsupported');
+    assert.match(nested.blocked.reason, /no route grouping/);
+    assert.equal(byShape.get('flat')!.blocked, undefined);
+    assert.ok(byShape.get('flat')!.launch);
+  });
+});

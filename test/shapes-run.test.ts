@@ -23,18 +23,25 @@ import { runFile } from './helpers.ts';
 
 const ROUTES = 12;
 
-/** The test's own request to one route of a running server and its own reading of the answer (not the runner's code). */
-async function independentRequest(port: number, shape: Shape, schema: Schema, label: string): Promise<void> {
+/**
+ * The test's own request to one route of a running server and its own reading of the answer (not the
+ * runner's code). An RPC framework (mion) takes the route's parameters in its envelope,
+ * `{"route-<i>": [body]}`, and answers under the route id.
+ */
+async function independentRequest(port: number, shape: Shape, schema: Schema, label: string, rpc: boolean): Promise<void> {
   const random = seedrandom(`independent ${label}`);
   const row = routeTable(shape, ROUTES)[Math.floor(random() * ROUTES)]!;
   const name = 'independent';
-  const body = row.body ? (schema === 'user' ? userBody(name) : { name }) : undefined;
+  const id = `route-${row.i}`;
+  const payload = schema === 'user' ? userBody(name) : rpc ? name : { name };
+  const body = row.body ? (rpc ? { [id]: [payload] } : payload) : undefined;
   const response = await fetch(`http://127.0.0.1:${port}${requestPath(row)}`, {
     method: row.method,
     ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
   });
-  const answer = (await response.json()) as Record<string, unknown>;
-  const where = `${label}: ${row.method} ${requestPath(row)} → ${response.status} ${JSON.stringify(answer).slice(0, 300)}`;
+  const whole = (await response.json()) as Record<string, unknown>;
+  const answer = (rpc ? whole[id] : whole) as Record<string, unknown>;
+  const where = `${label}: ${row.method} ${requestPath(row)} → ${response.status} ${JSON.stringify(whole).slice(0, 300)}`;
   assert.equal(response.status, 200, where);
   assert.equal(answer.route, row.i, where);
   for (const param of paramsOf(row)) assert.equal(answer[param], paramValue(param, row.i), where);
@@ -50,7 +57,7 @@ async function independentRequest(port: number, shape: Shape, schema: Schema, la
  * The server target with one more step: once the runner has measured and checked the sample, and
  * before the child is stopped, the test sends its own request to the same server (one spawn for both).
  */
-function serverWithIndependentRequest(shape: Shape, schema: Schema, label: string): Target {
+function serverWithIndependentRequest(shape: Shape, schema: Schema, label: string, rpc: boolean): Target {
   return {
     name: 'server',
     async open(sample) {
@@ -67,7 +74,7 @@ function serverWithIndependentRequest(shape: Shape, schema: Schema, label: strin
               return line;
             },
           });
-          await independentRequest(port!, shape, schema, label);
+          await independentRequest(port!, shape, schema, label, rpc);
           return measured;
         },
       };
@@ -85,7 +92,9 @@ async function checkRun(generator: FrameworkGenerator, shape: Shape, schema: Sch
     checkInvalidBody: true,
     firstHits: ROUTES - 1,
     target:
-      generator.target === 'lambda' ? lambdaTarget : serverWithIndependentRequest(shape, schema, `${generator.name} ${shape} ${schema}`),
+      generator.target === 'lambda'
+        ? lambdaTarget
+        : serverWithIndependentRequest(shape, schema, `${generator.name} ${shape} ${schema}`, generator.contract?.envelope !== undefined),
   });
   assert.equal(sample.ok, true, `${sample.error}\n${sample.stderrTail ?? ''}`);
   assert.deepEqual(

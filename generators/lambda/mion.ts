@@ -1,4 +1,5 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import { DEFAULT_SCHEMA, type Schema } from '../routes.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
 import { MION_CONTRACT, MION_UNSUPPORTED, MION_VALIDATION, mionInstallHint, mionRoutes, withoutUseStrict } from '../server/mion.ts';
@@ -12,14 +13,14 @@ const PACKAGES = ['@mionkit/router', '@mionkit/aws'];
  * `event.path` and the headers from `event.headers`: the payload 1.0 format, which its cells get
  * (eventFormat) and lambda:package deploys it with.
  */
-export function mionLambdaSource(routes: number): string {
+export function mionLambdaSource(routes: number, schema: Schema = DEFAULT_SCHEMA): string {
   return `import {initRouter, registerRoutes} from '@mionkit/router';
 import {awsLambdaHandler} from '@mionkit/aws';
 
 declare const __csMark: (name: string) => void;
 
 __csMark('imported');
-${mionRoutes(routes)}
+${mionRoutes(routes, schema)}
 __csMark('startup');
 export const handler = awsLambdaHandler;
 `;
@@ -36,8 +37,8 @@ const mion: FrameworkGenerator = {
   installHint: mionInstallHint(PACKAGES),
   contract: MION_CONTRACT,
   unsupportedShapes: MION_UNSUPPORTED,
-  generate({ routes, variant }: GenerateInput): string {
-    const compiled = compileWithTypes(mionLambdaSource(routes), MION_COMPILER);
+  generate({ routes, variant, schema }: GenerateInput): string {
+    const compiled = compileWithTypes(mionLambdaSource(routes, schema), MION_COMPILER);
     return `${lambdaFileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;
   },
 };

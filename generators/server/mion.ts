@@ -1,5 +1,8 @@
 import type { Contract, FrameworkGenerator, GenerateInput } from '../types.ts';
+import { DEFAULT_SCHEMA, type Schema } from '../routes.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
+import { TS_USER } from '../schema-idioms.ts';
+import { userSupport } from '../shape-render.ts';
 import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
 
 /**
@@ -10,19 +13,28 @@ import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
  * them ("No valid runtime type for function"). So the app is written in TypeScript and compiled
  * with the matching type compiler (generators/typescript.ts); the probe stays plain JS on top.
  *
- * mion always validates: `plain` is the same code as `validated` (alwaysValidates).
+ * mion always validates: `plain` is the same code as `validated` (alwaysValidates). With the user
+ * schema a route's one parameter is the User type (declared once per file), its answer the updated
+ * User beside hello and route: mion validates the body against the type (dates as ISO strings,
+ * the payment methods' discriminated union) and serializes the answer from the return type.
  *
  * Route annotations use no imported types, and the app never imports @deepkit/type (it would
  * resolve to the project's 1.0.19, not the alpha.97 mion loads).
  */
-function route(i: number): string {
-  return `  'route-${i}': (ctx, name: string): {hello: string; route: number} => ({hello: name, route: ${i}}),`;
+function route(i: number, schema: Schema): string {
+  if (schema !== 'user') return `  'route-${i}': (ctx, name: string): {hello: string; route: number} => ({hello: name, route: ${i}}),`;
+  const answer = `{hello: user.username, route: ${i}, user: updateUser(user)}`;
+  return `  'route-${i}': (ctx, user: User): {hello: string; route: number; user: User} => (${answer}),`;
 }
 
 /** The routes both targets register: the object of N typed routes, then the router set up with it. */
-export function mionRoutes(routes: number): string {
-  return `const routes = {
-${eachRoute(routes, route)}
+export function mionRoutes(routes: number, schema: Schema = DEFAULT_SCHEMA): string {
+  const user =
+    schema === 'user'
+      ? `${TS_USER}${userSupport(schema).replace('function updateUser(user)', 'function updateUser(user: User): User')}\n`
+      : '';
+  return `${user}const routes = {
+${eachRoute(routes, (i) => route(i, schema))}
 };
 initRouter();
 registerRoutes(routes);`;
@@ -40,7 +52,7 @@ export function mionInstallHint(packages: string[]): string {
 }
 
 /** The app's TypeScript source; the probe's globals are declared so they read as typed. */
-export function mionSource(routes: number): string {
+export function mionSource(routes: number, schema: Schema = DEFAULT_SCHEMA): string {
   return `import {initRouter, registerRoutes} from '@mionkit/router';
 import {setNodeHttpOpts, startNodeServer} from '@mionkit/http';
 
@@ -51,7 +63,7 @@ declare const __csReady: (server: unknown) => void;
 declare const __csFail: (error: unknown) => void;
 
 __csMark('imported');
-${mionRoutes(routes)}
+${mionRoutes(routes, schema)}
 __csMark('startup');
 
 // @mionkit/http 0.7.2 calls server.listen(httpOptions.port, callback) with no host (all
@@ -71,22 +83,25 @@ started.then((server) => __csReady(server), __csFail);
 `;
 }
 
-/** mion's RPC request shape: the body is `{"route-<i>": [name]}`, an empty parameter list is invalid. */
+/**
+ * mion's RPC request shape: the body is `{"route-<i>": [params]}` (`[name]`, or `[user]` for the user
+ * schema), an empty parameter list is invalid.
+ */
 export const MION_CONTRACT: Partial<Contract> = {
   validBody: (i, name) => ({ [`route-${i}`]: [name] }),
   invalidBody: (i) => ({ [`route-${i}`]: [] }),
+  envelope: (i, payload) => ({ [`route-${i}`]: [payload] }),
 };
 
 /**
- * The shapes and schema weights mion is not written in: it is RPC (a route is an id answered by
- * POST, no path parameters, no methods), and its nested routes and typed User were not written
- * because mion is not on this registry to check them against.
+ * The shapes mion is not written in: it is RPC (a route is an id answered by POST: no path
+ * parameters, no methods), and its nested route objects name one route, not a prefix
+ * (@mionkit/core 0.7.2 joins the keys with '-': `{'group-0': {'route-3': …}}` is `/group-0-route-3`).
  */
 export const MION_UNSUPPORTED = {
   params: 'mion is RPC: a route is an id answered by POST, with no path parameters',
   rest: 'mion is RPC: a route is an id answered by POST, with no HTTP methods per resource',
-  nested: 'not written: mion is not on this registry, so nested route objects could not be checked against it',
-  user: 'not written: mion is not on this registry, so the typed User route could not be checked against it',
+  nested: 'mion is RPC: nested route objects join their keys into one route id (/group-0-route-3), with no group path prefix',
 } as const;
 
 /** The compiled output starts with its own "use strict": the header already has one. */
@@ -103,8 +118,8 @@ const mion: FrameworkGenerator = {
   installHint: mionInstallHint(['@mionkit/router', '@mionkit/http']),
   contract: MION_CONTRACT,
   unsupportedShapes: MION_UNSUPPORTED,
-  generate({ routes, variant }: GenerateInput): string {
-    const compiled = compileWithTypes(mionSource(routes), MION_COMPILER);
+  generate({ routes, variant, schema }: GenerateInput): string {
+    const compiled = compileWithTypes(mionSource(routes, schema), MION_COMPILER);
     return `${fileHeader('mion', variant, routes)}\n${withoutUseStrict(compiled)}`;
   },
 };

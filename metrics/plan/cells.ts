@@ -204,10 +204,18 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
   const ric = ricFor(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
-    const unsupported = generated.unsupported.get(
-      cellKey(makeCell({ framework: cell.framework, variant: cell.variant, routes: cell.routes, target: cell.target })),
+    // the generated cell's key: its shape and schema decide what the framework can be written in
+    const generatedKey = cellKey(
+      makeCell({
+        framework: cell.framework,
+        variant: cell.variant,
+        shape: cell.shape,
+        schema: cell.schema,
+        routes: cell.routes,
+        target: cell.target,
+      }),
     );
-    return planGeneratedCell(cell, levers, generator, ric, unsupported);
+    return planGeneratedCell(cell, levers, generator, ric, generated.unsupported.get(generatedKey));
   });
   return { selected, skipped, cells, levers, ...(ric ? { ric } : {}) };
 }
