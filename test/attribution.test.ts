@@ -72,6 +72,26 @@ describe('attributeProfile', () => {
     );
   });
 
+  it('keeps the self times up to the end of INIT apart, a sample split where INIT ends; they add up to INIT', () => {
+    const cut = attributeProfile(p, { appRoot: '/p', initEndUs: 3500 });
+    const at = new Map(cut.packages.map((x) => [x.name, x.initSelfMs]));
+    // 0–1000 µs (node), 1000–3000 (app, its require), then half of the first fastify sample
+    assert.deepEqual([at.get('(node)'), at.get('(app)'), at.get('fastify'), at.get('(gc)'), at.get('(idle)')], [1, 2, 0.5, 0, 0]);
+    assert.deepEqual(cut.init, { profiledMs: 3.5, busyMs: 3.5 });
+    assert.equal(
+      cut.packages.reduce((s, x) => s + x.initSelfMs!, 0),
+      cut.init.profiledMs,
+    );
+    // the whole profile is the same with or without the cut
+    assert.deepEqual(
+      cut.packages.map(({ initSelfMs: _i, ...rest }) => rest),
+      a.packages,
+    );
+    // an end outside the profile (clocks that disagree) gives no cut rather than a wrong one
+    assert.equal(attributeProfile(p, { initEndUs: 10_000_000 }).init, undefined);
+    assert.equal(attributeProfile(p, { initEndUs: -5 }).packages[0]!.initSelfMs, undefined);
+  });
+
   it('lists an owner that was on the stack but never on top, with its inclusive time and no self time', () => {
     // the app's top level only calls fastify: no sample has the app on top
     const calls = profile(
@@ -121,6 +141,8 @@ describe('run --attribute on a generated cell', () => {
     const names = plain.attribution!.packages.map((p) => p.name);
     assert.ok(names.includes('fastify'), names.join(','));
     assert.ok(names.includes('(app)'), names.join(','));
+    // the profile is cut where the server listened: INIT's part is there
+    assert.ok(plain.attribution!.init && plain.attribution!.init.profiledMs <= plain.attribution!.profiledMs + 1e-6);
     assert.equal(plain.bundleBytes, undefined);
     const bundle = file.cells.find((c) => c.cell.build === 'bundle')!;
     assert.ok(bundle.bundleBytes && bundle.bundleBytes.fastify! > 10_000, JSON.stringify(bundle.bundleBytes));

@@ -159,7 +159,15 @@ describe("measure: the user's handlers under the managed runtime's start", { ski
       assert.ok(names.includes('aws-lambda-ric'), `${entry.cell.framework}: ${names.join(',')}`);
       const self = a.packages.reduce((sum, p) => sum + p.selfMs, 0);
       assert.ok(Math.abs(self - a.profiledMs) < 1e-6 * Math.max(1, a.profiledMs), `${self} vs ${a.profiledMs}`);
+      // INIT ends at the first next, which the profile contains: its part is cut out, the selves adding up to it
+      assert.ok(a.init && a.init.profiledMs <= a.profiledMs + 1e-6, `${entry.cell.framework}: ${JSON.stringify(a.init)}`);
+      const initSelf = a.packages.reduce((sum, p) => sum + (p.initSelfMs ?? 0), 0);
+      assert.ok(Math.abs(initSelf - a.init.profiledMs) < 1e-6 * Math.max(1, a.init.profiledMs), `${initSelf} vs ${a.init.profiledMs}`);
     }
+    assert.match(
+      readFileSync(path.join(dir, 'attribution.md'), 'utf8'),
+      /\| package \| self \(ms\) \| self \| self in INIT \(ms\) \| of INIT \|/,
+    );
   });
 });
 

@@ -146,6 +146,10 @@ describe('measure: four real apps end to end, with --attribute', () => {
       const self = a.packages.reduce((sum, p) => sum + p.selfMs, 0);
       assert.ok(Math.abs(self - a.profiledMs) < 1e-6 * Math.max(1, a.profiledMs), `${self} vs ${a.profiledMs}`);
       for (const p of a.packages) assert.ok(p.inclusiveMs >= p.selfMs - 1e-9, p.name);
+      // INIT (to the listen, or the handler's first next) cut out of the same profile: its selves add up to it
+      assert.ok(a.init && a.init.profiledMs <= a.profiledMs + 1e-6, `${entry.cell.framework}: ${JSON.stringify(a.init)}`);
+      const initSelf = a.packages.reduce((sum, p) => sum + (p.initSelfMs ?? 0), 0);
+      assert.ok(Math.abs(initSelf - a.init.profiledMs) < 1e-6 * Math.max(1, a.init.profiledMs), `${initSelf} vs ${a.init.profiledMs}`);
     }
     const express = byName.get('shop')!.attribution!;
     assert.ok(

@@ -89,6 +89,8 @@ export function attributeProfile(
     appRoot?: string;
     /** a bundle's frames mapped back to the file they came from (its source map), or undefined */
     originalFile?: (url: string, line: number, column: number) => string | undefined;
+    /** the end of INIT on the profile's clock (µs, CLOCK_MONOTONIC): the self times up to it are kept apart too */
+    initEndUs?: number;
   } = {},
 ): Attribution {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -152,6 +154,13 @@ export function attributeProfile(
   const inclusive = new Map<string, number>();
   const moduleTime = new Map<number, number>();
   let profiled = 0;
+  // INIT: only when its end lies inside the profile (else the clocks disagree, or INIT ended before the profiler started)
+  const initEnd =
+    options.initEndUs !== undefined && options.initEndUs > profile.startTime && options.initEndUs <= profile.endTime
+      ? options.initEndUs
+      : undefined;
+  const initSelf = new Map<string, number>();
+  let initProfiled = 0;
   const count = Math.min(profile.samples.length, profile.timeDeltas.length);
   // a sample stands for the time until the next one (the last: until the profile's end), as DevTools counts it
   const stamps: number[] = new Array<number>(count);
@@ -164,6 +173,12 @@ export function attributeProfile(
     profiled += ms;
     const owner = chargedTo(id);
     self.set(owner, (self.get(owner) ?? 0) + ms);
+    if (initEnd !== undefined && stamps[i]! < initEnd) {
+      // the part of this sample's time before INIT ended
+      const initMs = Math.min(us, initEnd - stamps[i]!) / 1000;
+      initProfiled += initMs;
+      initSelf.set(owner, (initSelf.get(owner) ?? 0) + initMs);
+    }
     const stack = stackOf(id);
     for (const o of stack.owners) inclusive.set(o, (inclusive.get(o) ?? 0) + ms);
     for (const m of stack.modules) moduleTime.set(m, (moduleTime.get(m) ?? 0) + ms);
@@ -173,7 +188,12 @@ export function attributeProfile(
   const idle = self.get(OWNER.idle) ?? 0;
   // an owner on the stack but never at its top (the app's own module calling into express) still has its inclusive time
   const packages = [...new Set([...self.keys(), ...inclusive.keys()])]
-    .map((name) => ({ name, selfMs: self.get(name) ?? 0, inclusiveMs: inclusive.get(name) ?? 0 }))
+    .map((name) => ({
+      name,
+      selfMs: self.get(name) ?? 0,
+      inclusiveMs: inclusive.get(name) ?? 0,
+      ...(initEnd !== undefined ? { initSelfMs: initSelf.get(name) ?? 0 } : {}),
+    }))
     .sort((a, b) => b.selfMs - a.selfMs || a.name.localeCompare(b.name));
   // one entry per file: a module evaluated once has one top-level frame, but a frame can appear under several parents
   const perFile = new Map<string, ModuleLoad>();
@@ -185,7 +205,8 @@ export function attributeProfile(
     perFile.set(file, entry);
   }
   const modules = [...perFile.values()].sort((a, b) => b.loadMs - a.loadMs || a.file.localeCompare(b.file)).slice(0, MODULES_KEPT);
-  return { profiledMs: profiled, busyMs: profiled - idle, samples: count, packages, modules };
+  const init = initEnd === undefined ? {} : { init: { profiledMs: initProfiled, busyMs: initProfiled - (initSelf.get(OWNER.idle) ?? 0) } };
+  return { profiledMs: profiled, busyMs: profiled - idle, samples: count, packages, modules, ...init };
 }
 
 /** Is this JSON a V8 CPU profile? */

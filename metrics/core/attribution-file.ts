@@ -12,6 +12,8 @@ export interface PackageShare {
   name: string;
   selfMs: number;
   inclusiveMs: number;
+  /** its self time up to the end of INIT, when the profile has that cut (Attribution.init) */
+  initSelfMs?: number;
 }
 
 export interface ModuleLoad {
@@ -31,6 +33,11 @@ export interface Attribution {
   packages: PackageShare[];
   /** the slowest module loads, largest first */
   modules: ModuleLoad[];
+  /**
+   * the profile up to the end of INIT (a server's listen, a handler's first `next`), cut where the
+   * runner saw it on the profile's own clock; absent when the run could not place it (older files too)
+   */
+  init?: { profiledMs: number; busyMs: number };
 }
 
 export const ATTRIBUTION_FILE = 'attribution.json';

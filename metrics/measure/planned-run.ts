@@ -58,6 +58,8 @@ export interface RunContext {
   counting?: CountTools;
   /** the cells' file lists, when some cell runs from a cold file cache */
   files?: SampleFileCache;
+  /** told the runner's clock at each sample's spawn (the profiled run places INIT's end on the profile's clock) */
+  onSpawn?: (spawnAt: number) => void;
 }
 
 /** An unrecorded run of the cell that finds its files (under strace), with a compile cache of its own. */
@@ -122,6 +124,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         checkInvalidBody: recorded && run.checkInvalidBody,
         firstHits: context.firstHits ?? 0,
         ...(counted ? { slowdown: COUNT_SLOWDOWN } : {}),
+        ...(context.onSpawn ? { onSpawn: context.onSpawn } : {}),
       },
       hooks,
     );

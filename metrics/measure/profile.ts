@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { GENERATED_DIR } from '../../generators/write.ts';
 import { attributeProfile, isCpuProfile } from '../analyse/attribution.ts';
@@ -64,7 +65,13 @@ export async function attributeCell(
     },
   };
   const run: PlannedRun = { cell, planned: profiled, phase: 'warmup', index: 0, checkInvalidBody: false };
-  const sample = await measurePlannedRun(run, context);
+  // the spawn on the monotonic clock V8's profiles count in (µs; libuv's hrtime reads the same clock)
+  let spawnUs: number | undefined;
+  const onSpawn = (spawnAt: number) => (spawnUs = Number(process.hrtime.bigint() / 1000n) - (performance.now() - spawnAt) * 1000);
+  const sample = await measurePlannedRun(run, { ...context, onSpawn });
+  // INIT ends where a server listens or a handler asks for its first event
+  const initMark = sample.marks?.init ?? sample.marks?.listen;
+  const initEndUs = spawnUs !== undefined && initMark !== undefined ? spawnUs + initMark * 1000 : undefined;
   const bytes = cell.build === 'bundle' ? bundleBytes(launch.file) : undefined;
   const base: CellAttribution = {
     cell,
@@ -86,6 +93,7 @@ export async function attributeCell(
     coldstartFiles: [files.preload, files.lambdaBootstrap, files.termExit],
     appRoot,
     ...(cell.build === 'bundle' ? { originalFile: bundleOrigins(launch.file) } : {}),
+    ...(initEndUs !== undefined ? { initEndUs } : {}),
   });
   return { ...base, attribution, ...(sample.ok ? {} : { reason: `the profiled run failed: ${sample.error ?? 'unknown'}` }) };
 }

@@ -38,6 +38,8 @@ export interface SampleRequest {
   app?: AppSpec;
   /** how many times slower than usual the child runs (under valgrind): scales the short waits for optional lines */
   slowdown?: number;
+  /** told the runner's clock (performance.now()) at the spawn call, the origin of the sample's marks */
+  onSpawn?: (spawnAt: number) => void;
 }
 
 /** How many bytes of stderr a failed sample keeps. */
@@ -222,6 +224,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
+  request.onSpawn?.(spawnAt);
   hooks.spawned?.(child.pid);
   // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
   let stopping = false;

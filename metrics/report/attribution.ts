@@ -1,7 +1,8 @@
 /**
  * `--attribute`: where each cell's cold start goes, by npm package, from attribution.json.
  * attribution.md has per cell the package table (self and inclusive ms and % of the busy profiled
- * time, bytes in the bundle with --build bundle) and the slowest module loads; chart-attribution.svg
+ * time, the self time up to the end of INIT and its share of INIT when the profile has that cut, bytes
+ * in the bundle with --build bundle) and the slowest module loads; chart-attribution.svg
  * stacks each cell's self time by package; summary.md gets the top packages per cell and the links.
  */
 import type { TopLevelSpec } from 'vega-lite';
@@ -47,22 +48,43 @@ function cellSection(entry: CellAttribution): string {
   const a = entry.attribution;
   if (!a) return `${title}\n\nNo attribution: ${entry.reason ?? 'no profile'}.`;
   const share = (value: number) => (a.busyMs > 0 ? percent(value / a.busyMs) : '–');
+  const init = a.init;
+  const initShare = (value: number) => (init && init.busyMs > 0 ? percent(value / init.busyMs) : '–');
   const bytes = entry.bundleBytes;
   const shown = a.packages.slice(0, TABLE_ROWS);
   const rest = a.packages.slice(TABLE_ROWS);
+  const idle = (p: { name: string }) => p.name === OWNER.idle;
   const rows = shown.map((p) => [
     code(p.name),
     ms(p.selfMs),
-    p.name === OWNER.idle ? '–' : share(p.selfMs),
+    idle(p) ? '–' : share(p.selfMs),
+    ...(init ? [ms(p.initSelfMs ?? 0), idle(p) ? '–' : initShare(p.initSelfMs ?? 0)] : []),
     ms(p.inclusiveMs),
-    p.name === OWNER.idle ? '–' : share(p.inclusiveMs),
+    idle(p) ? '–' : share(p.inclusiveMs),
     ...(bytes ? [bytesText(bytes[p.name])] : []),
   ]);
   if (rest.length) {
     const restMs = rest.reduce((sum, p) => sum + p.selfMs, 0);
-    rows.push([`${rest.length} other packages`, ms(restMs), share(restMs), '', '', ...(bytes ? [''] : [])]);
+    const restInit = rest.reduce((sum, p) => sum + (p.initSelfMs ?? 0), 0);
+    rows.push([
+      `${rest.length} other packages`,
+      ms(restMs),
+      share(restMs),
+      ...(init ? [ms(restInit), initShare(restInit)] : []),
+      '',
+      '',
+      ...(bytes ? [''] : []),
+    ]);
   }
-  const headers = ['package', 'self (ms)', 'self', 'inclusive (ms)', 'inclusive', ...(bytes ? ['bytes in the bundle'] : [])];
+  const headers = [
+    'package',
+    'self (ms)',
+    'self',
+    ...(init ? ['self in INIT (ms)', 'of INIT'] : []),
+    'inclusive (ms)',
+    'inclusive',
+    ...(bytes ? ['bytes in the bundle'] : []),
+  ];
   const status = entry.ok
     ? `the profiled run answered correctly (firstResponse ${ms(entry.firstResponseMs)} ms under the profiler)`
     : `the profiled run did not answer correctly (${entry.reason ?? 'unknown'}): the profile covers what ran`;
@@ -81,9 +103,10 @@ function cellSection(entry: CellAttribution): string {
   return [
     title,
     '',
-    `${a.samples} samples over ${ms(a.profiledMs)} ms, of which ${ms(a.busyMs)} ms busy (percentages are of that); ${status}.`,
+    `${a.samples} samples over ${ms(a.profiledMs)} ms, of which ${ms(a.busyMs)} ms busy (percentages are of that); ${status}.` +
+      (init ? ` INIT (to the listen, or a handler's first \`next\`): ${ms(init.busyMs)} ms busy; "of INIT" is the share of that.` : ''),
     '',
-    markdownTable(headers, rows, ['left', 'right', 'right', 'right', 'right', 'right']),
+    markdownTable(headers, rows, ['left', ...headers.slice(1).map(() => 'right' as const)]),
     ...modules,
   ].join('\n');
 }
@@ -142,23 +165,38 @@ export async function attributionChart(context: ReportContext): Promise<string> 
 export function attributionSection(context: ReportContext): MarkdownSection | undefined {
   const file = attributed(context);
   if (!file) return undefined;
+  // the INIT columns only when some profile has the cut (older attribution.json files have none)
+  const withInit = file.cells.some((c) => c.attribution?.init);
   const rows = file.cells.map((entry) => {
     const a = entry.attribution;
-    if (!a) return [cellLabel(entry.cell), '–', `no attribution: ${entry.reason ?? 'no profile'}`];
+    if (!a) return [cellLabel(entry.cell), '–', `no attribution: ${entry.reason ?? 'no profile'}`, ...(withInit ? ['–', ''] : [])];
     const top = a.packages
       .filter((p) => p.name !== OWNER.idle)
       .slice(0, SUMMARY_PACKAGES)
       .map((p) => `${p.name} ${a.busyMs > 0 ? percent(p.selfMs / a.busyMs) : '–'}`);
-    return [cellLabel(entry.cell), ms(a.busyMs), top.join(', ')];
+    const initTop = a.init
+      ? a.packages
+          .filter((p) => p.name !== OWNER.idle && (p.initSelfMs ?? 0) > 0)
+          .sort((x, y) => (y.initSelfMs ?? 0) - (x.initSelfMs ?? 0))
+          .slice(0, SUMMARY_PACKAGES)
+          .map((p) => `${p.name} ${a.init!.busyMs > 0 ? percent((p.initSelfMs ?? 0) / a.init!.busyMs) : '–'}`)
+          .join(', ')
+      : '–';
+    return [cellLabel(entry.cell), ms(a.busyMs), top.join(', '), ...(withInit ? [a.init ? ms(a.init.busyMs) : '–', initTop] : [])];
   });
   return {
     title: 'Where the cold start goes, by package',
     body: [
       `One unrecorded run per cell under V8's CPU profiler; the self time of the largest packages as a share of the busy ` +
-        `profiled time (runtime start → first answer). Every package, inclusive times and the slowest module loads: ` +
+        `profiled time (runtime start → first answer) and, where the run placed it, of INIT alone (→ listen, or a handler's ` +
+        `first \`next\`). Every package, inclusive times and the slowest module loads: ` +
         `[${ATTRIBUTION_MD}](${ATTRIBUTION_MD}).`,
       '',
-      markdownTable(['', 'busy (ms)', 'largest shares (self)'], rows, ['left', 'right', 'left']),
+      markdownTable(
+        ['', 'busy (ms)', 'largest shares (self)', ...(withInit ? ['INIT busy (ms)', 'largest shares of INIT (self)'] : [])],
+        rows,
+        ['left', 'right', 'left', ...(withInit ? (['right', 'left'] as const) : [])],
+      ),
       '',
       `![self time by package](${ATTRIBUTION_CHART})`,
     ].join('\n'),
