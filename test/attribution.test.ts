@@ -72,6 +72,22 @@ describe('attributeProfile', () => {
     );
   });
 
+  it('lists an owner that was on the stack but never on top, with its inclusive time and no self time', () => {
+    // the app's top level only calls fastify: no sample has the app on top
+    const calls = profile(
+      [
+        [1, '(root)', '', -1, -1, [2]],
+        [2, '', app, 0, 0, [3]],
+        [3, 'build', fastify, 40, 2, []],
+      ],
+      [3, 3],
+      [0, 1000],
+    );
+    const owners = new Map(attributeProfile(calls, { appRoot: '/p' }).packages.map((x) => [x.name, x]));
+    assert.deepEqual(owners.get('(app)'), { name: '(app)', selfMs: 0, inclusiveMs: 2 });
+    assert.equal(owners.get('fastify')!.selfMs, 2);
+  });
+
   it('counts inclusive time once per owner on the stack, and module loads from top-level frames', () => {
     assert.equal(by.get('(app)')!.inclusiveMs, 2 + 2 + 0.5); // the require, fastify's samples, its own
     assert.equal(by.get('fastify')!.inclusiveMs, 2);

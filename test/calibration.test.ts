@@ -10,7 +10,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { aggregate } from '../metrics/analyse/aggregate.ts';
 import { calibrate, runtimeLineOf } from '../metrics/analyse/calibration.ts';
-import { durationAtMemory, REFERENCE_CPU_FRACTION } from '../metrics/analyse/cpu-share.ts';
+import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from '../metrics/analyse/cpu-share.ts';
+import { CPU_REFERENCE, cpuSpeedsOf, lambdaCpuPerIteration } from '../metrics/core/lambda-cpu-reference.ts';
+import { CPU_SPEED_ITERATIONS, measureCpuSpeed } from '../metrics/measure/cpu-speed.ts';
 import { buildReferenceTable } from '../metrics/cloud/lambda-perf.ts';
 import { readReferenceTable, referenceProvenance, referenceRow, REFERENCE_HANDLER } from '../metrics/core/lambda-reference.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
@@ -140,6 +142,64 @@ describe('the estimate of a Lambda cell', () => {
     // 1.5× the reference's CPU on Lambda's scale, above one vCPU's worth at 1024 MB: at least the reference's Duration
     assert.ok(c.duration!.estimate > row.durationMs.median);
     assert.equal(c.billedEstimate, Math.ceil(c.init!.estimate) + Math.ceil(c.duration!.estimate));
+  });
+
+  it("with the CPU reference's loop timed here: the reference's Lambda CPU plus the cell's extra CPU at Lambda's speed", () => {
+    const samples = [lambdaSample('node-http', 1, 40, 4, 12), lambdaSample('reference', 1, 35, 3, 2)];
+    const real = lambdaCpuPerIteration('nodejs20.x', 'x86_64')!;
+    // this machine twice as fast as Lambda for the loop
+    const local = { iterations: 1000, cpuMs: [real.msPerIteration * 500, real.msPerIteration * 400, real.msPerIteration * 600] };
+    const calibration = calibrate(aggregate(samples), shipped, 'x86_64', { node: local });
+    const of = (framework: string) => [...calibration.entries()].find(([key]) => key.startsWith(framework))![1];
+    const c = of('node-http');
+    assert.ok(Math.abs(c.cpuSpeed!.factor - 2) < 1e-9, `factor ${c.cpuSpeed!.factor}`);
+    assert.equal(c.cpuSpeed!.row.memoryMB, 2048);
+    const row = referenceRow(shipped, 'nodejs20.x', 'x86_64', 1024)!;
+    const realCpu = row.durationMs.median * REFERENCE_CPU_FRACTION;
+    const lambdaCpu = realCpu + 2 * (12 - 2);
+    const expected = durationAtMemory(
+      { cpuMs: lambdaCpu, wallMs: lambdaCpu + row.durationMs.median - realCpu },
+      1024,
+      CALIBRATED_PERIOD_MS,
+    );
+    assert.ok(Math.abs(c.duration!.estimate - expected) < 1e-9, `${c.duration!.estimate} against ${expected}`);
+    // the reference itself: exactly its real Duration's model at its size, whatever the speed
+    const ref = of('reference');
+    const refExpected = durationAtMemory({ cpuMs: realCpu, wallMs: row.durationMs.median }, 1024, CALIBRATED_PERIOD_MS);
+    assert.ok(Math.abs(ref.duration!.estimate - refExpected) < 1e-9);
+    // without the loop the old conversion holds (older runs report as they did)
+    const old = [...calibrate(aggregate(samples), shipped, 'x86_64').entries()].find(([key]) => key.startsWith('node-http'))![1];
+    assert.equal(old.cpuSpeed, undefined);
+    assert.notEqual(old.duration!.estimate, c.duration!.estimate);
+  });
+
+  it("meta.json's CPU speeds are read defensively: entries that are not positive numbers are left out", () => {
+    assert.deepEqual(cpuSpeedsOf(undefined), {});
+    assert.deepEqual(cpuSpeedsOf({ cpuSpeed: 'x' }), {});
+    assert.deepEqual(
+      cpuSpeedsOf({
+        cpuSpeed: {
+          a: { iterations: 10, cpuMs: [1, 2] },
+          b: { iterations: 0, cpuMs: [1] },
+          c: { iterations: 10, cpuMs: [] },
+          d: { iterations: 10, cpuMs: [1, -1] },
+          e: null,
+        },
+      }),
+      { a: { iterations: 10, cpuMs: [1, 2] } },
+    );
+  });
+
+  it("the CPU reference ships its source and date, and the loop runs here on the machine's node", () => {
+    assert.match(CPU_REFERENCE.source, /^cebert\/aws-lambda-performance-benchmarks, commit [0-9a-f]{7}/);
+    assert.match(CPU_REFERENCE.date, /^\d{4}-\d{2}-\d{2}$/);
+    assert.equal(lambdaCpuPerIteration('nodejs24.x', 'x86_64')!.row.runtime, 'nodejs22.x', 'the nearest line the table has');
+    assert.equal(lambdaCpuPerIteration('nodejs22.x', 'riscv'), undefined);
+    const speed = measureCpuSpeed(process.execPath, 2)!;
+    assert.equal(speed.iterations, CPU_SPEED_ITERATIONS);
+    assert.equal(speed.cpuMs.length, 2);
+    assert.ok(speed.cpuMs.every((ms) => ms > 0));
+    assert.equal(measureCpuSpeed('/nonexistent/node', 1), undefined);
   });
 
   it('an older run (no invocation CPU time) still reports: an Init estimate, no Duration estimate, and why', () => {

@@ -171,7 +171,8 @@ export function attributeProfile(
   // a sample always counts for its own owner (a native frame's sample is charged up, not on the stack by itself)
   for (const [owner, ms] of self) inclusive.set(owner, Math.max(inclusive.get(owner) ?? 0, ms));
   const idle = self.get(OWNER.idle) ?? 0;
-  const packages = [...self.keys()]
+  // an owner on the stack but never at its top (the app's own module calling into express) still has its inclusive time
+  const packages = [...new Set([...self.keys(), ...inclusive.keys()])]
     .map((name) => ({ name, selfMs: self.get(name) ?? 0, inclusiveMs: inclusive.get(name) ?? 0 }))
     .sort((a, b) => b.selfMs - a.selfMs || a.name.localeCompare(b.name));
   // one entry per file: a module evaluated once has one top-level frame, but a frame can appear under several parents

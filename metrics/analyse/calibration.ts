@@ -6,9 +6,13 @@
  * - Init: what Lambda adds = the real reference's median Init Duration − the local reference's;
  *   estimate = the cell's Init Duration + that. (Sandbox and extension setup, log shipping and the
  *   host's CPU cannot happen here; the difference of the same function holds all of it.)
- * - Duration: the cell's invocation CPU time, converted to Lambda's speed by the reference (its real
- *   unthrottled Duration × REFERENCE_CPU_FRACTION over its local invocation CPU), plus the
- *   reference's non-CPU part, through the CPU share model (cpu-share.ts) at the cell's memory size.
+ * - Duration: the cell's invocation CPU time as Lambda would spend it, plus the reference's non-CPU
+ *   part, through the CPU share model (cpu-share.ts) at the cell's memory size. Lambda's CPU time of
+ *   the reference is its real unthrottled Duration × REFERENCE_CPU_FRACTION. When the run timed the
+ *   CPU reference's loop here (meta.json lambda.cpuSpeed), the cell's CPU is the reference's Lambda CPU
+ *   plus what the cell spends beyond the local reference, at Lambda's speed (the loop's real CPU time
+ *   over its local one, core/lambda-cpu-reference.ts). Runs from before that scale the cell's CPU by
+ *   the reference's Lambda CPU over its local CPU, as they always did.
  *
  * Imported cells (`aws-lambda`) are real and get no estimate; the reference's own cells get one
  * (it reproduces the table there, a check of the model).
@@ -18,6 +22,7 @@ import { VARIANTS } from '../../generators/types.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary } from './aggregate.ts';
+import { lambdaCpuPerIteration, localCpuPerIteration, type CpuReferenceRow, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
@@ -40,6 +45,26 @@ export interface Calibration {
   billedEstimate?: number;
   /** the local reference's medians it used */
   localReference?: { initMs: number; invokeCpuMs?: number; n: number };
+  /** Lambda's CPU speed against this machine's, when the run timed the CPU reference's loop */
+  cpuSpeed?: CpuSpeedFactor;
+}
+
+export interface CpuSpeedFactor {
+  /** Lambda's CPU ms for the loop over this machine's: how much slower (> 1) Lambda's CPU is */
+  factor: number;
+  /** the real row it came from */
+  row: CpuReferenceRow;
+  /** this machine's CPU ms for the reference's iterations */
+  localMs: number;
+}
+
+/** Lambda's CPU speed for a cell's runtime (as timed here) and line (as Lambda's table has it). */
+export function cpuSpeedFactor(local: LocalCpuSpeed | undefined, runtime: string, architecture: string): CpuSpeedFactor | undefined {
+  if (!local) return undefined;
+  const real = lambdaCpuPerIteration(runtime, architecture);
+  const localPerIteration = localCpuPerIteration(local);
+  if (!real || !(localPerIteration > 0)) return undefined;
+  return { factor: real.msPerIteration / localPerIteration, row: real.row, localMs: localPerIteration * 1_000_000 };
 }
 
 /** A Lambda runtime identifier for a cell: from the version its child reported, else its runtime's name. */
@@ -73,7 +98,13 @@ function addition(real: Spread, local: number): Addition {
  * The calibration of every local Lambda cell (cellKey → calibration). `architecture` is Lambda's
  * name of the run's architecture (x86_64, arm64).
  */
-export function calibrate(summaries: CellSummary[], table: ReferenceTable, architecture: string): Map<string, Calibration> {
+export function calibrate(
+  summaries: CellSummary[],
+  table: ReferenceTable,
+  architecture: string,
+  /** meta.json's lambda.cpuSpeed: this machine's CPU for the CPU reference's loop, by the cells' runtime */
+  cpuSpeeds: Record<string, LocalCpuSpeed> = {},
+): Map<string, Calibration> {
   const byKey = new Map(summaries.map((s) => [cellKey(s.cell), s]));
   const result = new Map<string, Calibration>();
   for (const summary of summaries) {
@@ -104,12 +135,17 @@ export function calibrate(summaries: CellSummary[], table: ReferenceTable, archi
       base.missing = 'no invocation CPU time recorded (a run from before it was measured): Duration has no estimate';
       continue;
     }
-    // Lambda's speed relative to this machine, from the reference's unthrottled invocation
     const realCpu = unthrottled.durationMs.median * REFERENCE_CPU_FRACTION;
     const waiting = unthrottled.durationMs.median - realCpu;
-    const speed = realCpu / localCpu;
+    const speed = cpuSpeedFactor(cpuSpeeds[summary.cell.runtime], runtime, architecture);
+    if (speed) base.cpuSpeed = speed;
+    // Lambda's CPU time of the cell: the reference's, plus the cell's own beyond it at Lambda's speed;
+    // without the loop timed here (an older run), the reference's ratio of Lambda's CPU to this machine's
+    const lambdaCpu = speed
+      ? (cpu: number) => realCpu + speed.factor * Math.max(0, cpu - localCpu)
+      : (cpu: number) => (cpu * realCpu) / localCpu;
     const estimateAt = (cpu: number) =>
-      durationAtMemory({ cpuMs: cpu * speed, wallMs: cpu * speed + waiting }, memoryMB, CALIBRATED_PERIOD_MS);
+      durationAtMemory({ cpuMs: lambdaCpu(cpu), wallMs: lambdaCpu(cpu) + waiting }, memoryMB, CALIBRATED_PERIOD_MS);
     const durationMeasured = summary.lambda.durationMs.median;
     const durationEstimate = estimateAt(cellCpu);
     // the spread of the addition: the cell's own CPU quartiles through the model

@@ -1,5 +1,7 @@
 /** What meta.json says of a run's Lambda cells: the runtime lines, how each start was launched (flags, variables), the event format. */
 import { cellLabel } from '../core/cell.ts';
+import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { measureCpuSpeed } from '../measure/cpu-speed.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 
@@ -10,6 +12,11 @@ export interface LambdaMeta {
   client?: string;
   /** the variables every Lambda child gets (values per sample: the Runtime API's address, the log stream) */
   variables: string[];
+  /**
+   * by the cells' runtime: this machine's CPU time for the CPU reference's loop on that runtime's node
+   * (measure/cpu-speed.ts), which converts the cells' invocation CPU time to Lambda's speed
+   */
+  cpuSpeed?: Record<string, LocalCpuSpeed>;
 }
 
 export function lambdaMeta({ cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>): LambdaMeta | undefined {
@@ -25,5 +32,16 @@ export function lambdaMeta({ cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>)
       ...(start ? { flags: start.flags, env: start.env } : {}),
     };
   }
-  return { starts, ...(ric ? { client: ric.source } : {}), variables: [...LAMBDA_ENVIRONMENT_NAMES] };
+  const cpuSpeed: Record<string, LocalCpuSpeed> = {};
+  for (const { cell, launch } of lambda) {
+    if (!launch || cell.runtime in cpuSpeed || cell.measure === 'instructions') continue;
+    const speed = measureCpuSpeed(launch.command);
+    if (speed) cpuSpeed[cell.runtime] = speed;
+  }
+  return {
+    starts,
+    ...(ric ? { client: ric.source } : {}),
+    variables: [...LAMBDA_ENVIRONMENT_NAMES],
+    ...(Object.keys(cpuSpeed).length ? { cpuSpeed } : {}),
+  };
 }

@@ -12,6 +12,7 @@ import { cellKey, cellLabel } from '../core/cell.ts';
 import { round3 } from '../core/format.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
+import { CPU_REFERENCE } from '../core/lambda-cpu-reference.ts';
 import type { Spread } from '../core/lambda-reference.ts';
 import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 
@@ -92,6 +93,33 @@ function referenceTable(context: ReportContext): string | undefined {
   );
 }
 
+/** What Lambda's CPU speed was taken to be, per runtime, when the run timed the CPU reference's loop (absent in older runs). */
+function cpuSpeedLines(context: ReportContext): string[] {
+  const seen = new Map<string, string>();
+  for (const [key, c] of context.calibration) {
+    if (!c.cpuSpeed) continue;
+    const runtime = context.summaries.find((s) => cellKey(s.cell) === key)?.cell.runtime ?? c.runtime;
+    const { factor, row, localMs } = c.cpuSpeed;
+    const id = `${runtime}|${row.runtime}|${row.architecture}`;
+    if (seen.has(id)) continue;
+    seen.set(
+      id,
+      `- ${markdownText(runtime)}: ${ms(localMs)} ms of CPU here against ${ms(row.durationMs)} ms on Lambda ` +
+        `(${markdownText(row.runtime)} ${markdownText(row.architecture)} ${row.memoryMB} MB): ` +
+        `Lambda's CPU ${factor.toFixed(2)}× this machine's`,
+    );
+  }
+  if (!seen.size) return [];
+  return [
+    '',
+    `Lambda's CPU speed, for Duration: the cell's invocation CPU beyond the local reference's is converted at Lambda's speed ` +
+      `and added to the reference's Lambda CPU. The speed is the CPU reference's loop (${markdownText(CPU_REFERENCE.workload)}; ` +
+      `${markdownText(CPU_REFERENCE.source)}, ${CPU_REFERENCE.date}, ${markdownText(CPU_REFERENCE.notes)}), timed here on each runtime:`,
+    '',
+    ...seen.values(),
+  ];
+}
+
 export function calibrationSection(context: ReportContext): MarkdownSection | undefined {
   if (context.calibration.size === 0 || !context.reference) return undefined;
   const missing = [...new Set([...context.calibration.values()].flatMap((c) => (c.missing ? [c.missing] : [])))];
@@ -109,6 +137,7 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
       `reference, through the CPU share model (a budget of memory / 1769 vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
       `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
       'The cost and power-tuning tables use the estimate.',
+    ...cpuSpeedLines(context),
     '',
     estimateTable(context),
   ];

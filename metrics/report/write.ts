@@ -13,6 +13,7 @@ import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
 import { readReferenceTable, ReferenceTableError, type ReferenceTable } from '../core/lambda-reference.ts';
+import { cpuSpeedsOf } from '../core/lambda-cpu-reference.ts';
 import { readMeta } from '../core/meta.ts';
 import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import {
@@ -134,7 +135,9 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     counted,
     meta,
     cost,
-    calibration: reference ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch]) : new Map<string, Calibration>(),
+    calibration: reference
+      ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch], cpuSpeedsOf(meta?.lambda))
+      : new Map<string, Calibration>(),
     ...(reference ? { reference } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
