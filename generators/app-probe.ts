@@ -1,6 +1,6 @@
 /**
  * The files coldstart adds around the user's own app (`measure`), so that the app's code is never
- * touched. Both are the same bytes every time; what changes between apps (the entry, the handler's
+ * touched. Each is the same bytes every time; what changes between apps (the entry, the handler's
  * file and export) reaches them through the environment, never through generated text.
  *
  * - `app/preload.cjs`, loaded with `node --require` before the entry (CommonJS or ESM alike): it
@@ -10,11 +10,16 @@
  *   after-answer line with the CPU time. It loads only `node:net` (which every server loads anyway).
  *   On SIGTERM, when the app has no SIGTERM handler of its own, it exits normally (so that a
  *   `--cpu-prof` profile is written).
- * - `app/lambda-bootstrap.cjs`: the Lambda probe (lambda-probe.ts) followed by a `require` of the
- *   user's handler file (COLDSTART_HANDLER_FILE; ESM too, through Node's require of ES modules,
- *   Node >= 20.19) and the export named by COLDSTART_HANDLER_EXPORT: marks `imported` after the
- *   require and `startup` once the export is checked. A missing file, a missing export or one that
- *   is not a function fails INIT with a one-line reason (posted to /runtime/init/error).
+ * - `app/lambda-bootstrap.cjs` (the `probe` start of a handler; under `ric` AWS's client loads it):
+ *   the Lambda probe (lambda-probe.ts) followed by a `require` of the user's handler file
+ *   (COLDSTART_HANDLER_FILE; ESM too, through Node's require of ES modules, Node >= 20.19) and the
+ *   export named by COLDSTART_HANDLER_EXPORT (dotted: nested; then in the default export, as the
+ *   client looks): marks `imported` after the require and `startup` once the export is checked. A
+ *   missing file, a missing export or one that is not a function fails INIT with a one-line reason
+ *   (posted to /runtime/init/error).
+ * - `app/term-exit.cjs`, loaded with `--require` into the profiled run of a cell started by AWS's
+ *   client (which has no SIGTERM handler): the runner's SIGTERM then ends the process normally, so
+ *   that `--cpu-prof` writes its profile, unless the code has a SIGTERM handler of its own.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -75,7 +80,11 @@ ${LAMBDA_PROBE}
   const name = process.env.${HANDLER_EXPORT_ENV};
   const loaded = require(file);
   __csMark('imported');
-  const value = loaded !== null && (typeof loaded === 'object' || typeof loaded === 'function') ? loaded[name] : undefined;
+  // a dotted name reaches a nested export, and an ES module's default export is searched too, as Lambda's client does
+  const step = (at, key) => (at !== null && (typeof at === 'object' || typeof at === 'function') ? at[key] : undefined);
+  const find = (from) => name.split('.').reduce(step, from);
+  let value = find(loaded);
+  if (value === undefined && loaded !== null && typeof loaded === 'object' && 'default' in loaded) value = find(loaded.default);
   if (value === undefined) {
     const names = loaded !== null && typeof loaded === 'object' ? Object.keys(loaded).slice(0, 8).join(', ') : '';
     throw new Error('the handler file exports no "' + name + '"' + (names ? ' (it exports: ' + names + ')' : ''));
@@ -86,10 +95,17 @@ ${LAMBDA_PROBE}
 })();
 `;
 
+export const APP_TERM_EXIT = `'use strict';
+/* coldstart: exit normally on SIGTERM (so that --cpu-prof writes its profile) unless the code handles it itself */
+process.on('SIGTERM', function coldstartTerm() {
+  if (process.listenerCount('SIGTERM') === 1) process.exit(0);
+});
+`;
+
 export const APP_DIR = path.join(GENERATED_DIR, 'app');
 
-/** Write both files under generated/app/ (only when their bytes change); returns their paths. */
-export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap: string } {
+/** Write the files under generated/app/ (only when their bytes change); returns their paths. */
+export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap: string; termExit: string } {
   mkdirSync(dir, { recursive: true });
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);
@@ -102,5 +118,9 @@ export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap
     if (previous !== text) writeFileSync(file, text);
     return file;
   };
-  return { preload: write('preload.cjs', APP_PRELOAD), lambdaBootstrap: write('lambda-bootstrap.cjs', APP_LAMBDA_BOOTSTRAP) };
+  return {
+    preload: write('preload.cjs', APP_PRELOAD),
+    lambdaBootstrap: write('lambda-bootstrap.cjs', APP_LAMBDA_BOOTSTRAP),
+    termExit: write('term-exit.cjs', APP_TERM_EXIT),
+  };
 }

@@ -5,16 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { contractOf } from '../generators/contract.ts';
+import { writeAppFiles } from '../generators/app-probe.ts';
+import { contractOf, defaultContract } from '../generators/contract.ts';
 import { loadGenerators, PROJECT_ROOT } from '../generators/registry.ts';
 import { writeGenerated } from '../generators/write.ts';
+import type { AppSpec } from '../metrics/core/app.ts';
 import { makeCell } from '../metrics/core/cell.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { sampleRoots } from '../metrics/measure/file-cache-run.ts';
-import { evictFiles, parseStraceOpens, SampleFileCache, sampleFiles, straceProblem } from '../metrics/measure/file-cache.ts';
+import {
+  evictFiles,
+  parseStraceOpens,
+  SampleFileCache,
+  sampleFiles,
+  straceProblem,
+  type DiscoveryRun,
+} from '../metrics/measure/file-cache.ts';
 import { runSample } from '../metrics/measure/sample.ts';
 import { tempDir } from './helpers.ts';
 
@@ -50,6 +59,19 @@ describe("strace's record", () => {
     writeFileSync(path.join(scratch, 'cache.bin'), '1');
     const opened = [own, path.join(scratch, 'cache.bin'), '/etc/hostname', root, path.join(root, 'gone.js')];
     assert.deepEqual(sampleFiles(opened, [root], [scratch]), [own]);
+  });
+
+  it("for a user's app, also keeps files of any node_modules folder (packages hoisted above its own folder)", () => {
+    const root = tempDir();
+    const app = path.join(root, 'app');
+    const hoisted = path.join(root, 'node_modules', 'hoisted', 'index.js');
+    mkdirSync(path.dirname(hoisted), { recursive: true });
+    mkdirSync(app);
+    writeFileSync(hoisted, '1');
+    writeFileSync(path.join(root, 'other.js'), '1');
+    const opened = [hoisted, path.join(root, 'other.js')];
+    assert.deepEqual(sampleFiles(opened, [app], []), []);
+    assert.deepEqual(sampleFiles(opened, [app], [], { anyPackage: true }), [hoisted]);
   });
 
   it('keeps the files of a root reached through a symlink (a linked node_modules or runtimes folder)', () => {
@@ -124,6 +146,49 @@ describe('eviction', () => {
       await cache.prepare(cell, () => Promise.reject(new Error('discovery runs once')));
       for (const f of files) assert.equal(resident(f), 0, `${f} was evicted`);
       assert.ok(resident(control)! > 0, 'a project file the sample does not read stays cached');
+    },
+  );
+
+  it(
+    "a user's app outside the project: its own files, the packages next to it and those hoisted above it are evicted",
+    { skip: noStrace || noFincore },
+    async () => {
+      const root = tempDir('coldstart-user-app-');
+      const dir = path.join(root, 'app');
+      const packages = [path.join(dir, 'node_modules', 'near'), path.join(root, 'node_modules', 'hoisted')];
+      for (const pkg of packages) {
+        mkdirSync(pkg, { recursive: true });
+        writeFileSync(path.join(pkg, 'index.js'), `module.exports = ${JSON.stringify('x'.repeat(64 * 1024))};\n`);
+      }
+      const entry = path.join(dir, 'server.js');
+      writeFileSync(
+        entry,
+        "require('near');\nrequire('hoisted');\n" +
+          "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT));\n",
+      );
+      const app: AppSpec = { name: 'user', kind: 'server', file: entry, args: [], cwd: dir, expect: { status: 200 }, port: 'auto' };
+      const cell = makeCell({ framework: 'user', variant: 'plain', routes: 1, source: 'app', fileCache: 'cold' });
+      const scratch = tempDir();
+      const cache = new SampleFileCache(scratch, [PROJECT_ROOT]);
+      const { preload } = writeAppFiles();
+      const discover: DiscoveryRun = (wrap) =>
+        runSample({
+          cell,
+          launch: wrap({ command: process.execPath, args: ['--require', preload, entry], cwd: dir, env: childEnvironment().env }),
+          contract: defaultContract,
+          app,
+          phase: 'warmup',
+          index: 0,
+          timeoutMs: 60_000,
+          checkInvalidBody: false,
+        });
+      assert.equal(await cache.prepare(cell, discover, { roots: [dir] }), undefined);
+      const files = cache.filesOf(cell)!;
+      const wanted = [entry, ...packages.map((p) => path.join(p, 'index.js'))];
+      for (const file of wanted) assert.ok(files.includes(file), `${file} is in the list: ${files.join(', ')}`);
+      for (const file of wanted) readFileSync(file);
+      await cache.prepare(cell, () => Promise.reject(new Error('discovery runs once')), { roots: [dir] });
+      for (const file of wanted) assert.equal(resident(file), 0, `${file} was evicted`);
     },
   );
 });

@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readAttribution } from '../metrics/core/attribution-file.ts';
 import { readSamples, type SampleRecord } from '../metrics/core/samples.ts';
-import { appNameOf } from '../metrics/plan/apps.ts';
+import { appNameOf, lambdaTaskRoot } from '../metrics/plan/apps.ts';
 import { parseHandler, parseRequest } from '../metrics/cli/measure.ts';
 import { processesWith, ROOT, runCli, runClis, tempDir, type CliResult } from './helpers.ts';
 
@@ -22,6 +22,9 @@ function appFolder(files: Record<string, string>): string {
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   return dir;
 }
+
+/** The start handlers had before the managed runtime's: the probe on the machine's node, a warm file cache, no reference. */
+const PROBE_START = ['--lambda-runtime', 'node', '--lambda-bootstrap', 'probe', '--file-cache', 'warm', '--lambda-reference', 'off'];
 
 const APPS = {
   'plain.js': `const http = require('node:http');
@@ -74,6 +77,8 @@ describe('measure: four real apps end to end, with --attribute', () => {
       ...['--handler', path.join(apps, 'orders.handler'), '--event', path.join(apps, 'event.json')],
       ...['--request', 'POST /orders', '--body', path.join(apps, 'body.json'), '--expect-status', '201', '--expect-body', '"ok":\\s*true'],
       ...['--env', 'SHOP_NAME=corner-shop', '--samples', '2', '--warmup', '0', '--attribute', '--out', dir],
+      // the handler on this machine's node through coldstart's bootstrap (its marks); the managed runtime's start: measure-ric.test.ts
+      ...PROBE_START,
     ]);
     assert.equal(run.status, 0, run.stderr);
     samples = readSamples(path.join(dir, 'samples.jsonl'));
@@ -109,7 +114,7 @@ describe('measure: four real apps end to end, with --attribute', () => {
     assert.match(md, /\| app:shop \|/);
     assert.match(
       md,
-      /- \*\*Apps:\*\* plain \(server `[^`]*plain\.js`, `POST \/orders`\); .* orders \(handler `[^`]*orders\.mjs\.handler`\)/,
+      /- \*\*Apps:\*\* plain \(server `[^`]*plain\.js`, `POST \/orders`\); .* orders \(handler `orders\.handler` in `[^`]+`\)/,
     );
     assert.match(md, /## Where the cold start goes, by package/);
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { apps: { name: string; env?: string[] }[] } };
@@ -200,6 +205,7 @@ describe('measure: bad input', () => {
       ...['--handler', path.join(apps, 'h.nope'), '--handler', path.join(apps, 'h.notfn'), '--event', path.join(apps, 'event.json')],
       ...['--name', 'never,elsewhere,missing,wrongbody,nope,notfn', '--expect-body', '"ok":true'],
       ...['--samples', '1', '--warmup', '0', '--timeout', '8', '--out', dir],
+      ...PROBE_START,
     ]);
     // every sample failed: the run says so with its own exit code (issue 20)
     assert.equal(run.status, 3, run.stderr);
@@ -222,7 +228,15 @@ describe('measure: parsing', () => {
     assert.throws(() => parseRequest('/orders'), /is not "METHOD \/path"/);
     const apps = appFolder({ 'index.mjs': 'export const main = () => 1;', 'x.js': '' });
     assert.deepEqual(parseHandler('index.main', apps), { file: path.join(apps, 'index.mjs'), exportName: 'main' });
-    assert.deepEqual(parseHandler('x.js.handler', apps), { file: path.join(apps, 'x.js'), exportName: 'handler' });
+    // as Lambda reads a Handler setting: the module up to the first dot, the rest a (nested) export
+    assert.deepEqual(parseHandler('x.js.handler', apps), { file: path.join(apps, 'x.js'), exportName: 'js.handler' });
+    assert.deepEqual(parseHandler('./index.api.get', apps), { file: path.join(apps, 'index.mjs'), exportName: 'api.get' });
+    assert.throws(() => parseHandler('index.2x', apps), /"2x" is not an export name/);
+    // the task root: the folder the handler was named from when it lies inside it (Lambda's Handler relative to it), else its own
+    assert.deepEqual(lambdaTaskRoot('/p/src/index.mjs', 'handler', '/p'), { taskRoot: '/p', handler: 'src/index.handler' });
+    assert.deepEqual(lambdaTaskRoot('/p/h.cjs', 'api.get', '/p'), { taskRoot: '/p', handler: 'h.api.get' });
+    assert.deepEqual(lambdaTaskRoot('/elsewhere/h.js', 'handler', '/p'), { taskRoot: '/elsewhere', handler: 'h.handler' });
+    assert.deepEqual(lambdaTaskRoot('/p/../q/h.js', 'handler', '/p'), { taskRoot: '/q', handler: 'h.handler' });
     assert.equal(appNameOf('/a/Orders API.mjs'), 'orders-api');
     assert.equal(appNameOf('/a/1.js'), 'app-1');
   });

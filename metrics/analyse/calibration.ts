@@ -19,7 +19,7 @@
  */
 import { REFERENCE_FRAMEWORK } from '../../generators/lambda-reference.ts';
 import { VARIANTS } from '../../generators/types.ts';
-import { cellKey, makeCell, type Cell } from '../core/cell.ts';
+import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary } from './aggregate.ts';
 import { lambdaCpuPerIteration, localCpuPerIteration, type CpuReferenceRow, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
@@ -74,10 +74,15 @@ export function runtimeLineOf(summary: Pick<CellSummary, 'runtimeVersion' | 'cel
   return major === undefined ? undefined : `nodejs${major}.x`;
 }
 
-/** The reference cell measured under a cell's settings: the same dimensions but framework, routes and variant. */
+/**
+ * The reference cell measured under a cell's settings: the same dimensions but framework, routes and
+ * variant, and its source (the reference is generated, also beside the user's own handlers).
+ */
 export function referenceSummaryOf(cell: Cell, byKey: Map<string, CellSummary>): CellSummary | undefined {
   for (const variant of [cell.variant, ...VARIANTS]) {
-    const found = byKey.get(cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1 })));
+    const found = byKey.get(
+      cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1, source: DIMENSION_DEFAULTS.source })),
+    );
     if (found) return found;
   }
   return undefined;

@@ -23,12 +23,13 @@ export function lambdaMeta({ cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>)
   const lambda = cells.filter((c) => c.cell.target === 'lambda');
   if (!lambda.length) return undefined;
   const starts: LambdaMeta['starts'] = {};
-  for (const { cell, launch, contract } of lambda) {
+  for (const { cell, launch, contract, app } of lambda) {
     const start = launch?.start;
     starts[cellLabel(cell)] = {
       bootstrap: cell.bootstrap,
       runtime: cell.runtime,
-      eventFormat: contract.eventFormat,
+      // the user's handler gets the user's event, whatever its shape
+      eventFormat: app ? 'the --event file' : contract.eventFormat,
       ...(start ? { flags: start.flags, env: start.env } : {}),
     };
   }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
-import { appNameOf, checkAppFile, checkAppName, prepareAppCells } from '../plan/apps.ts';
+import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot, prepareAppCells } from '../plan/apps.ts';
 import { ORDERS } from '../plan/order.ts';
 import {
   addAttributeOption,
@@ -55,15 +55,19 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** `--handler FILE.export`: the module (FILE, or FILE.js / .mjs / .cjs as Lambda resolves it) and the export. */
+/**
+ * `--handler FILE.export`, read as Lambda reads its Handler setting: the module is the last path
+ * segment up to its first dot (FILE.js, .mjs or .cjs, in that order, as Lambda's client tries them), the
+ * rest the export, a dotted path reaching a nested one (`index.api.get`: the export `api`, its `get`).
+ */
 export function parseHandler(spec: string, base: string): { file: string; exportName: string } {
-  const dot = spec.lastIndexOf('.');
   const slash = Math.max(spec.lastIndexOf('/'), spec.lastIndexOf(path.sep));
+  const dot = spec.indexOf('.', slash + 1);
   if (dot <= slash + 1 || dot === spec.length - 1) throw new UsageError(`--handler: "${spec}" is not FILE.export (e.g. src/index.handler)`);
   const exportName = spec.slice(dot + 1);
-  if (!/^[A-Za-z_$][\w$]*$/.test(exportName)) throw new UsageError(`--handler: "${exportName}" is not an export name`);
+  if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(exportName)) throw new UsageError(`--handler: "${exportName}" is not an export name`);
   const stem = path.resolve(base, spec.slice(0, dot));
-  const file = ['', '.js', '.mjs', '.cjs'].map((ext) => stem + ext).find((candidate) => /\.[cm]?js$/.test(candidate) && isFile(candidate));
+  const file = ['.js', '.mjs', '.cjs'].map((ext) => stem + ext).find(isFile);
   if (!file) throw new UsageError(`--handler: no module ${displayPath(stem)}(.js|.mjs|.cjs) for "${spec}"`);
   return { file, exportName };
 }
@@ -147,7 +151,22 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
       };
     }),
     ...modules.map(({ file, exportName }): AppSpec => {
-      return { name: appNameOf(file), kind: 'lambda', file, exportName, args: [], cwd, event, expect, port: 'auto', ...env };
+      // the task root is where a handler runs, as /var/task on Lambda
+      const { taskRoot, handler } = lambdaTaskRoot(file, exportName, cwd);
+      return {
+        name: appNameOf(file),
+        kind: 'lambda',
+        file,
+        exportName,
+        taskRoot,
+        handler,
+        args: [],
+        cwd: taskRoot,
+        event,
+        expect,
+        port: 'auto',
+        ...env,
+      };
     }),
   ];
   const names = typeof opts.name === 'string' ? parseList('--name', opts.name).map(checkAppName) : [];
@@ -180,7 +199,10 @@ export function registerMeasureCommand(program: Command): void {
         .default('auto')
         .argParser(parseChoice('--port', ['auto', '0'] as const)),
     )
-    .option('--cwd <dir>', 'the folder the apps run in (default: where you ran the command)')
+    .option(
+      '--cwd <dir>',
+      'the folder the apps run in (default: where you ran the command); a handler inside it runs in it, its Lambda task root',
+    )
     .option('--env <name=value>', 'a variable the apps need (they get a clean environment); repeat for several', collect);
   addMeasureOptions(command, {
     samples: 'timed samples per app, or auto (rounds until every median is known to --precision)',
@@ -202,16 +224,18 @@ export function registerMeasureCommand(program: Command): void {
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const apps = appsOf(opts);
+    const lambdaReference = opts.lambdaReference !== 'off';
     const result = await runMetrics({
       frameworks: apps.map((a) => a.name),
       routes: [1],
       variants: ['plain'],
       apps,
       prepare: (env, log) =>
-        prepareAppCells({ apps, node: opts.node as string, levers: leverListsOf(opts), ...memoriesOf(opts) }, env, log),
+        prepareAppCells({ apps, node: opts.node as string, levers: leverListsOf(opts), lambdaReference, ...memoriesOf(opts) }, env, log),
       ...sampleOptionsOf(opts),
       command: commandLine(withoutEnvValues(process.argv), 'measure'),
       targets: [...new Set(apps.map((a) => a.kind))],
+      lambdaReference,
     });
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);

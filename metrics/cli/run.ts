@@ -9,18 +9,8 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Target } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import {
-  decideRound,
-  DEFAULT_MAX_SAMPLES,
-  DEFAULT_MIN_SAMPLES,
-  DEFAULT_PRECISION,
-  formatPrecision,
-  precisionSettings,
-  type CellProgress,
-} from '../analyse/precision.ts';
-import { cellKey, cellLabel } from '../core/cell.ts';
+import { DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, precisionSettings } from '../analyse/precision.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
-import { percent } from '../core/format.ts';
 import { startLoadMonitor } from '../core/load.ts';
 import { writeMeta } from '../core/meta.ts';
 import { writeAttribution } from '../core/attribution-file.ts';
@@ -35,7 +25,7 @@ import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
 import { findCountTools, NO_VALGRIND } from '../measure/counting.ts';
 import { prepareCells } from '../plan/cells.ts';
-import { buildPlan, isCounted, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
+import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
   addAttributeOption,
@@ -56,6 +46,7 @@ import {
 } from './options.ts';
 import { addCountOptions, countOptionsOf, resolveJobs, shardCells } from './count-options.ts';
 import { parseChoice, parseInteger } from './parse.ts';
+import { SampleRounds } from './rounds.ts';
 import { runMeta } from './run-meta.ts';
 import { DEFAULT_FIRST_HITS, type RunOptions } from './run-options.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
@@ -124,15 +115,8 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
     let samplesDurationMs = 0;
     let recorded = 0;
     let failedSamples = 0;
-    // per cell, what `--samples auto` decides on: the successful firstResponse values and the failures
-    const taken = new Map<string, CellProgress & { index: number }>(
-      cells
-        .filter((c) => c.launch && !isCounted(c.cell))
-        .map((c) => [
-          cellKey(c.cell),
-          { key: cellKey(c.cell), seed: `coldstart|${cellKey(c.cell)}|firstResponse`, values: [], failures: 0, index: 0 },
-        ]),
-    );
+    // what `--samples auto` decides on
+    const rounds = new SampleRounds(cells, auto);
     const step = async (run: PlannedRun) => {
       progress.starting(run);
       const sample = await measure(run);
@@ -143,12 +127,7 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       if (sample.phase === 'sample') {
         recorded++;
         if (!sample.ok && !sample.unsupported) failedSamples++;
-        const cell = taken.get(cellKey(sample.cell));
-        if (cell) {
-          cell.index = Math.max(cell.index, sample.index);
-          if (sample.ok && sample.marks) (cell.values as number[]).push(sample.marks.firstResponse);
-          else if (!sample.unsupported) cell.failures++;
-        }
+        rounds.record(sample);
       }
       progress.finished(sample);
     };
@@ -160,26 +139,10 @@ export async function runMetrics(options: RunOptions): Promise<RunResult> {
       await session.eachParallel(plan, jobs, step);
       // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
       for (let round = first + 1; options.samples === 'auto' && !session.interrupted; round++) {
-        const decision = decideRound([...taken.values()], auto);
-        if (decision.more.length === 0) break;
-        const next = cells
-          .filter((c) => decision.more.includes(cellKey(c.cell)))
-          .map((c): PlannedRun => ({
-            cell: c.cell,
-            planned: c,
-            phase: 'sample',
-            index: taken.get(cellKey(c.cell))!.index + 1,
-            checkInvalidBody: false,
-          }));
-        const open = decision.cells.filter((c) => !c.stopped);
-        const labels = open
-          .slice(0, 4)
-          .map((c) => `${cellLabel(cells.find((p) => cellKey(p.cell) === c.key)!.cell)} ${formatPrecision(c)}`);
-        progress.extend(
-          next,
-          `round ${round}: ${open.length} cell(s) above ±${percent(auto.precision)}: ${labels.join('; ')}${open.length > 4 ? '; …' : ''}`,
-        );
-        await session.each(next, step);
+        const next = rounds.next(round);
+        if (!next) break;
+        progress.extend(next.runs, next.note);
+        await session.each(next.runs, step);
       }
       // --attribute: one more, unrecorded, profiled run per cell
       if (options.attribute && !session.interrupted) {

@@ -27,8 +27,16 @@ export interface AppSpec {
   kind: 'server' | 'lambda';
   /** absolute path of the entry (server) or of the handler's module (lambda) */
   file: string;
-  /** lambda: the export that is the handler */
+  /** lambda: the export that is the handler (a dotted path reaches a nested one, as Lambda's Handler setting does) */
   exportName?: string;
+  /**
+   * lambda: the folder Lambda's runtime gets as LAMBDA_TASK_ROOT (/var/task there): the folder the
+   * handler was named from (--cwd, else where the command ran) when the handler lies inside it, else
+   * the handler's own folder; the handler runs in it
+   */
+  taskRoot?: string;
+  /** lambda: Lambda's Handler setting (_HANDLER) for that task root: `src/index.handler` */
+  handler?: string;
   /** server: arguments after the entry */
   args: string[];
   /** the folder the app runs in */

@@ -10,7 +10,8 @@ import { SampleFileCache, STRACE_ARGS, straceProblem } from './file-cache.ts';
 export const FILE_CACHE_META = {
   discovery:
     `one unrecorded run per cell under strace ${STRACE_ARGS.join(' ')}: ` +
-    'the files it opened or executed inside the project or the runtimes folder',
+    'the files it opened or executed inside the project or the runtimes folder ' +
+    "(a user's app: also inside its task root or working folder, or any node_modules folder)",
   cold: 'before each run: posix_fadvise(POSIX_FADV_DONTNEED) on each of those files (dd iflag=nocache count=0)',
   warm: 'before each run: each of those files read once',
 };

@@ -4,7 +4,8 @@
  * before each run of a cell, exactly the files that run's process reads: found once per cell by an
  * unrecorded discovery run under strace (every file it opened or executed), kept when they lie in
  * the project (the runtime binary and the client in .runtimes/, the handler or bundle in generated/,
- * node_modules), never the machine's own libraries, never the scratch folder. Eviction is
+ * node_modules) or, for the user's own app, in its folders or any node_modules folder, never the
+ * machine's own libraries, never the scratch folder. Eviction is
  * posix_fadvise(POSIX_FADV_DONTNEED) per file through coreutils `dd iflag=nocache count=0`: no
  * global cache drop, nothing else on the machine touched. Pages another live process has mapped
  * (a runtime binary that another run executes at the same moment) stay: the kernel does not drop
@@ -63,11 +64,19 @@ function realFolder(dir: string): string {
 
 /**
  * The files among `opened` a sample's own cache state covers: regular files under `roots`, not under
- * `exclude`, resolved. Files and folders are compared by their real paths, so a root reached through a
- * symlink (a linked node_modules or runtimes folder) still holds its files.
+ * `exclude`, resolved; with `anyPackage`, also every file inside a node_modules folder wherever it is
+ * (a user's app may resolve packages hoisted above its own folder: they would be in its zip). Files
+ * and folders are compared by their real paths, so a root reached through a symlink (a linked
+ * node_modules or runtimes folder) still holds its files.
  */
-export function sampleFiles(opened: readonly string[], roots: readonly string[], exclude: readonly string[]): string[] {
+export function sampleFiles(
+  opened: readonly string[],
+  roots: readonly string[],
+  exclude: readonly string[],
+  options: { anyPackage?: boolean } = {},
+): string[] {
   const inside = (file: string, dir: string) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  const packaged = (file: string) => options.anyPackage === true && file.includes(`${path.sep}node_modules${path.sep}`);
   roots = [...new Set(roots.flatMap((r) => [r, realFolder(r)]))];
   exclude = [...new Set(exclude.flatMap((e) => [e, realFolder(e)]))];
   const files = new Set<string>();
@@ -79,7 +88,7 @@ export function sampleFiles(opened: readonly string[], roots: readonly string[],
     } catch {
       continue;
     }
-    if (roots.some((r) => inside(real, r)) && !exclude.some((e) => inside(real, e))) files.add(real);
+    if ((roots.some((r) => inside(real, r)) || packaged(real)) && !exclude.some((e) => inside(real, e))) files.add(real);
   }
   return [...files].sort();
 }
@@ -132,13 +141,14 @@ export class SampleFileCache {
 
   /**
    * Before a run of `cell`: find its files (the first time), then evict them (cold) or read them
-   * (warm). Undefined when the run may go ahead, else why it cannot (its discovery failed).
+   * (warm). Undefined when the run may go ahead, else why it cannot (its discovery failed). `app`:
+   * the folders of the user's own app (`measure`), whose files and packages count as the sample's too.
    */
-  async prepare(cell: Cell, discover: DiscoveryRun): Promise<string | undefined> {
+  async prepare(cell: Cell, discover: DiscoveryRun, app?: { roots: readonly string[] }): Promise<string | undefined> {
     const key = this.key(cell);
     let list = this.lists.get(key);
     if (!list) {
-      list = await this.discover(discover);
+      list = await this.discover(discover, app);
       this.lists.set(key, list);
     }
     if ('error' in list) return list.error;
@@ -147,7 +157,7 @@ export class SampleFileCache {
     return undefined;
   }
 
-  private async discover(discover: DiscoveryRun): Promise<{ files: string[] } | { error: string }> {
+  private async discover(discover: DiscoveryRun, app?: { roots: readonly string[] }): Promise<{ files: string[] } | { error: string }> {
     const output = path.join(this.scratch, `strace-${this.lists.size}.txt`);
     let cwd = this.scratch;
     try {
@@ -157,10 +167,14 @@ export class SampleFileCache {
       });
       if (!record.ok) return { error: `the file-cache discovery run failed: ${record.error ?? 'no answer'}` };
       const opened = parseStraceOpens(readFileSync(output, 'utf8'), cwd);
-      const files = sampleFiles(opened, this.roots, [this.scratch]);
+      const files = sampleFiles(opened, [...this.roots, ...(app?.roots ?? [])], [this.scratch], { anyPackage: app !== undefined });
       // nothing to evict would make a cold cell a warm one without a word
       if (!files.length)
-        return { error: 'the file-cache discovery run read no file of its own to evict (none under the project or the runtimes folder)' };
+        return {
+          error:
+            'the file-cache discovery run read no file of its own to evict ' +
+            `(none under the project or the runtimes folder${app ? " or the app's" : ''})`,
+        };
       // written files (a fresh bundle) are flushed once, so that eviction can drop them
       spawnSync('sync', ['--data', '--', ...files], { stdio: 'ignore' });
       return { files };

@@ -90,7 +90,10 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
   const { limits } = context;
   return context.caches.run(run.cell, async (cacheDir, recorded) => {
     // the file cache the run starts from: its own files evicted (cold) or read (warm)
-    const problem = await context.files?.prepare(run.cell, discoveryRun(run, launch, context));
+    const app = planned.app
+      ? { roots: [...new Set([planned.app.taskRoot ?? path.dirname(planned.app.file), planned.app.cwd])] }
+      : undefined;
+    const problem = await context.files?.prepare(run.cell, discoveryRun(run, launch, context), app);
     if (problem) return blockedRecord(run, { kind: 'failed', reason: problem });
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};

@@ -2,12 +2,13 @@
  * `--attribute`: after the samples, one more run per cell under V8's CPU profiler (`node --cpu-prof`
  * into a folder of the scratch folder; CommonJS and ESM alike), never recorded as a sample. The
  * profile is written when the child exits (the runner's SIGTERM: generated files, coldstart's
- * preload and bootstrap exit normally on it), read, attributed to packages (analyse/attribution.ts)
- * and removed with the scratch folder.
+ * preload and bootstrap exit normally on it, and a process AWS's client started is given a
+ * `--require` that does), read, attributed to packages (analyse/attribution.ts) and removed with
+ * the scratch folder. Under the client its own module counts as the package `aws-lambda-ric`.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { APP_DIR } from '../../generators/app-probe.ts';
+import { writeAppFiles } from '../../generators/app-probe.ts';
 import { GENERATED_DIR } from '../../generators/write.ts';
 import { attributeProfile, isCpuProfile } from '../analyse/attribution.ts';
 import type { AttributionFile, CellAttribution } from '../core/attribution-file.ts';
@@ -44,11 +45,22 @@ export async function attributeCell(
   if (!launch) return { cell, ok: false, reason: planned.blocked?.reason ?? 'the cell does not run' };
   if (runtime?.kind === 'bun') return { cell, ok: false, reason: 'Bun has no --cpu-prof: no profile' };
   const dir = mkdtempSync(path.join(context.scratch, 'profile-'));
+  const files = writeAppFiles();
+  // AWS's client has no SIGTERM handler: without one the runner's SIGTERM would end it before the profile is written
+  const exitOnTerm = launch.start ? ['--require', files.termExit] : [];
   const profiled: PlannedCell = {
     ...planned,
     launch: {
       ...launch,
-      preArgs: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', String(PROFILE_INTERVAL_US), ...(launch.preArgs ?? [])],
+      preArgs: [
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        dir,
+        '--cpu-prof-interval',
+        String(PROFILE_INTERVAL_US),
+        ...exitOnTerm,
+        ...(launch.preArgs ?? []),
+      ],
     },
   };
   const run: PlannedRun = { cell, planned: profiled, phase: 'warmup', index: 0, checkInvalidBody: false };
@@ -69,9 +81,9 @@ export async function attributeCell(
     return { ...base, reason: `the profile is not JSON: ${oneLine((error as Error).message, 120)}` };
   }
   if (!isCpuProfile(profile)) return { ...base, reason: 'the profile is not a V8 CPU profile' };
-  const appRoot = planned.app ? path.dirname(planned.app.file) : GENERATED_DIR;
+  const appRoot = planned.app ? (planned.app.taskRoot ?? path.dirname(planned.app.file)) : GENERATED_DIR;
   const attribution = attributeProfile(profile, {
-    coldstartFiles: [path.join(APP_DIR, 'preload.cjs'), path.join(APP_DIR, 'lambda-bootstrap.cjs')],
+    coldstartFiles: [files.preload, files.lambdaBootstrap, files.termExit],
     appRoot,
     ...(cell.build === 'bundle' ? { originalFile: bundleOrigins(launch.file) } : {}),
   });

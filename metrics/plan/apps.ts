@@ -3,20 +3,33 @@
  * files. An app is a cell like any other (framework = its name, variant plain, routes 1, source
  * app), multiplied by the same levers and memory sizes, so every output and `compare` work on it;
  * only the SOURCE of its file and how it is asked differ (core/app.ts). A server entry runs with
- * coldstart's preload (`--require`); a handler runs under coldstart's Lambda bootstrap.
+ * coldstart's preload (`--require`). A handler starts as the generated Lambda cells do: by default
+ * under AWS's Runtime Interface Client launched as the managed runtime's bootstrap does (`ric`), which
+ * loads it from its task root by its Handler setting, with the same runtime lines, file cache and
+ * hello-world reference; `probe` runs coldstart's Lambda bootstrap, which requires it.
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
+import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import type { AppSpec } from '../core/app.ts';
-import { APP_SOURCE, cellKey, makeCell } from '../core/cell.ts';
+import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { bundleFile, bundlePath } from './bundle.ts';
-import type { PlannedCell, PreparedCells } from './cells.ts';
+import {
+  planGeneratedCell,
+  prepareReferenceCells,
+  ricFor,
+  ricStart,
+  ricUnsupported,
+  type PlannedCell,
+  type PreparedCells,
+} from './cells.ts';
+import type { CellLaunch } from './launch.ts';
 import { DEFAULT_LEVERS, expandCells, runtimesOfTargets, type BlockedCell, type CompileCache, type LeverLists } from './levers.ts';
-import { LOCAL_NODE } from './lambda-runtimes.ts';
-import { resolveRuntimes } from './runtimes.ts';
+import type { ResolvedRic } from './ric.ts';
+import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 
 export interface AppCellOptions {
   apps: AppSpec[];
@@ -25,6 +38,8 @@ export interface AppCellOptions {
   levers?: LeverLists;
   /** --lambda-memory (default none: no limits, 0) */
   memories?: readonly number[];
+  /** with handlers: also measure the hello-world reference under their settings, as `run` does (default false) */
+  lambdaReference?: boolean;
 }
 
 /** A name for tables and Lambda function names: lowercase letters, digits and single dashes. */
@@ -53,6 +68,22 @@ export function checkAppName(name: string): string {
   return name;
 }
 
+/**
+ * Where Lambda's runtime finds a handler: LAMBDA_TASK_ROOT and the Handler setting relative to it.
+ * The task root is `root` (the folder the handler was named from) when the file lies inside it, so
+ * `--handler src/index.handler` is the Handler setting of a function zipped from that folder; a file
+ * outside it is its own folder's `index.handler`. The module part never has a dot (Lambda's client
+ * reads the module up to the first dot of the last segment).
+ */
+export function lambdaTaskRoot(file: string, exportName: string, root: string): { taskRoot: string; handler: string } {
+  const resolved = path.resolve(file);
+  const relative = path.relative(root, resolved);
+  const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  const taskRoot = inside ? path.resolve(root) : path.dirname(resolved);
+  const module = path.relative(taskRoot, resolved).slice(0, -path.extname(resolved).length || undefined);
+  return { taskRoot, handler: `${module.split(path.sep).join('/')}.${exportName}` };
+}
+
 /** The file must exist and be a file: a one-line UsageError otherwise. */
 export function checkAppFile(option: string, file: string): string {
   if (!existsSync(file)) throw new UsageError(`${option}: ${file} does not exist`);
@@ -60,66 +91,104 @@ export function checkAppFile(option: string, file: string): string {
   return file;
 }
 
-/** Every app × memory size × runtime × build × compile cache, each with its launch. */
+/** What one app cell runs: its file or bundle, and the app as the target asks it (a bundled handler is its bundle's `name.export`). */
+async function appFile(
+  app: AppSpec,
+  cell: Cell,
+  runtime: ResolvedRuntime,
+  log: (line: string) => void,
+): Promise<{ app: AppSpec } | { blocked: BlockedCell }> {
+  if (cell.compileCache !== 'off' && runtime.compileCacheUnsupported)
+    return { blocked: { kind: 'unsupported', reason: runtime.compileCacheUnsupported } };
+  if (cell.build !== 'bundle') return { app };
+  const output = bundlePath(path.posix.join('app', `${app.name}.js`), runtime.bundleTarget);
+  // always rebuilt: the bundle's cache key knows the project's packages, not the app's
+  rmSync(`${output}.key`, { force: true });
+  const outcome = await bundleFile(app.file, output, runtime.bundleTarget);
+  if (!outcome.ok) {
+    log(`${app.name}: ${outcome.error}`);
+    return { blocked: { kind: 'failed', reason: outcome.error } };
+  }
+  // the bundle is the function's whole code: its folder is the task root, as a zip of it would be
+  const where = app.kind === 'lambda' ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};
+  return { app: { ...app, file: outcome.file, ...where } };
+}
+
+/**
+ * How an app cell starts. A server: its entry with the preload. A handler under `ric`: the client,
+ * which loads it from its task root (where it runs, as Lambda's /var/task); under `probe`: coldstart's
+ * Lambda bootstrap, which requires it.
+ */
+function appLaunch(
+  app: AppSpec,
+  cell: Cell,
+  runtime: ResolvedRuntime,
+  files: { preload: string; lambdaBootstrap: string },
+  ric: ResolvedRic | undefined,
+): CellLaunch {
+  const base = { command: runtime.command, compileCache: cell.compileCache as CompileCache, cwd: app.cwd };
+  if (app.kind === 'server') return { ...base, file: app.file, preArgs: ['--require', files.preload], args: app.args };
+  const start = ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
+  return start ? { ...base, file: app.file, start } : { ...base, file: files.lambdaBootstrap };
+}
+
+/**
+ * Every app × memory size × runtime × build × compile cache (and, for handlers, Lambda line × start ×
+ * file cache, with the defaults of generated Lambda cells), each with its launch; with handlers and
+ * `lambdaReference`, the hello-world reference under the same settings.
+ */
 export async function prepareAppCells(
   options: AppCellOptions,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<PreparedCells> {
-  // a handler starts through coldstart's own bootstrap (the probe), on the runtime asked for, from a warm
-  // file cache (the cold cache's file lists cover the project's files, not the user's)
-  const given = options.levers ?? DEFAULT_LEVERS;
-  const lists: LeverLists = { ...given, lambdaRuntimes: given.lambdaRuntimes ?? [LOCAL_NODE], bootstraps: ['probe'], fileCaches: ['warm'] };
-  const runtimes = resolveRuntimes(runtimesOfTargets(lists, [...new Set(options.apps.map((a) => a.kind))]), options.node, env, log);
-  const { preload, lambdaBootstrap } = writeAppFiles();
+  const lists = options.levers ?? DEFAULT_LEVERS;
+  const kinds = [...new Set(options.apps.map((a) => a.kind))];
+  const runtimes = resolveRuntimes(runtimesOfTargets(lists, kinds), options.node, env, log);
+  const appFiles = writeAppFiles();
   const byName = new Map(options.apps.map((app) => [app.name, app]));
   const memories = options.memories ?? [0];
   const base = options.apps.flatMap((app) =>
     memories.map((memory) => makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, source: APP_SOURCE })),
   );
   const cells = expandCells(base, lists);
-  const files = new Map<string, string>();
-  const blocked = new Map<string, BlockedCell>();
+  const reference =
+    options.lambdaReference && kinds.includes('lambda')
+      ? await prepareReferenceCells(memories, lists, { runtimes, log, variant: 'plain' })
+      : undefined;
+  const ric = ricFor([...cells, ...(reference?.cells ?? [])], env, log);
+  const files = new Map<string, string>(reference?.files);
+  const blocked = new Map<string, BlockedCell>(reference?.blocked);
   if (cells.some((c) => c.build === 'bundle')) log('bundling the apps with esbuild…');
   const planned: PlannedCell[] = [];
   for (const cell of cells) {
-    const app = byName.get(cell.framework)!;
     const runtime = runtimes.get(cell.runtime)!;
     const key = cellKey(cell);
-    let file = app.file;
-    if (cell.compileCache !== 'off' && runtime.compileCacheUnsupported) {
-      blocked.set(key, { kind: 'unsupported', reason: runtime.compileCacheUnsupported });
-    } else if (cell.build === 'bundle') {
-      const output = bundlePath(path.posix.join('app', `${app.name}.js`), runtime.bundleTarget);
-      // always rebuilt: the bundle's cache key knows the project's packages, not the app's
-      rmSync(`${output}.key`, { force: true });
-      const outcome = await bundleFile(app.file, output, runtime.bundleTarget);
-      if (outcome.ok) file = outcome.file;
-      else {
-        log(`${app.name}: ${outcome.error}`);
-        blocked.set(key, { kind: 'failed', reason: outcome.error });
-      }
+    const prepared = ricUnsupported(cell)
+      ? { blocked: ricUnsupported(cell)! }
+      : await appFile(byName.get(cell.framework)!, cell, runtime, log);
+    if ('blocked' in prepared) {
+      blocked.set(key, prepared.blocked);
+      planned.push({
+        cell,
+        launch: undefined,
+        blocked: prepared.blocked,
+        contract: defaultContract,
+        validates: false,
+        app: byName.get(cell.framework)!,
+      });
+      continue;
     }
-    // a server runs its (bundled) entry with the preload; a handler runs coldstart's bootstrap, which requires it
-    const runs = app.kind === 'server' ? file : lambdaBootstrap;
-    if (!blocked.has(key)) files.set(key, runs);
-    const why = blocked.get(key);
-    planned.push({
-      cell,
-      launch: why
-        ? undefined
-        : {
-            command: runtime.command,
-            file: runs,
-            compileCache: cell.compileCache as CompileCache,
-            ...(app.kind === 'server' ? { preArgs: ['--require', preload], args: app.args } : {}),
-            cwd: app.cwd,
-          },
-      blocked: why,
-      contract: defaultContract,
-      validates: false,
-      app: { ...app, file },
-    });
+    const launch = appLaunch(prepared.app, cell, runtime, appFiles, ric);
+    files.set(key, launch.file);
+    planned.push({ cell, launch, blocked: undefined, contract: defaultContract, validates: false, app: prepared.app });
   }
-  return { selected: [], skipped: new Map(), cells: planned, levers: { lists, cells, runtimes, files, blocked } };
+  if (reference) planned.push(...reference.cells.map((cell) => planGeneratedCell(cell, reference, referenceGenerator, ric)));
+  return {
+    selected: [],
+    skipped: new Map(),
+    cells: planned,
+    levers: { lists, cells: [...cells, ...(reference?.cells ?? [])], runtimes, files, blocked },
+    ...(ric ? { ric } : {}),
+  };
 }

@@ -29,7 +29,7 @@ import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
-function ricUnsupported(cell: Cell): BlockedCell | undefined {
+export function ricUnsupported(cell: Cell): BlockedCell | undefined {
   if (!isRicBootstrap(cell.bootstrap) || isLambdaRuntimeLine(cell.runtime)) return undefined;
   return {
     kind: 'unsupported',
@@ -37,16 +37,21 @@ function ricUnsupported(cell: Cell): BlockedCell | undefined {
   };
 }
 
-/** A `ric` cell's start: the bootstrap of its runtime line at its memory size, the handler's folder as the task root. */
-function ricStart(cell: Cell, ricDir: string, file: string): ManagedStart | undefined {
+/** A `ric` cell's start: the bootstrap of its runtime line at its memory size, `taskRoot` the folder the client loads the handler from. */
+export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedStart | undefined {
   if (!isLambdaRuntimeLine(cell.runtime) || !isRicBootstrap(cell.bootstrap)) return undefined;
   return managedRuntimeStart({
     bootstrap: cell.bootstrap,
     line: cell.runtime,
     memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
     ricDir,
-    taskRoot: path.dirname(file),
+    taskRoot,
   });
+}
+
+/** The Runtime Interface Client, built on first use, only when one of `cells` starts with it. */
+export function ricFor(cells: readonly Cell[], env: NodeJS.ProcessEnv, log: (line: string) => void): ResolvedRic | undefined {
+  return cells.some((c) => isRicBootstrap(c.bootstrap) && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
 }
 
 /** What every command that measures or generates cells is asked for. */
@@ -196,10 +201,8 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
     memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
   );
   const levers = await prepareLevers(base, leverLists, { runtimes, log });
-  // the Runtime Interface Client, built on first use, only when a cell starts with it
-  const ric = levers.cells.some((c) => isRicBootstrap(c.bootstrap) && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
+  const ric = ricFor(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
-    const key = cellKey(cell);
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
     // the generated cell's key: its shape and schema decide what the framework can be written in
     const generatedKey = cellKey(
@@ -212,24 +215,57 @@ export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv,
         target: cell.target,
       }),
     );
-    const why = generated.unsupported.get(generatedKey) ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
-    const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
-    const file = levers.files.get(key);
-    return {
-      cell,
-      launch:
-        blocked || !file
-          ? undefined
-          : {
-              command: levers.runtimes.get(cell.runtime)!.command,
-              file,
-              compileCache: cell.compileCache as CompileCache,
-              ...(isRicBootstrap(cell.bootstrap) && ric ? { start: ricStart(cell, ric.dir, file) } : {}),
-            },
-      blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
-      contract: contractOf(generator),
-      validates: generator.neverValidates ? false : cell.variant === 'validated' || Boolean(generator.alwaysValidates),
-    };
+    return planGeneratedCell(cell, levers, generator, ric, generated.unsupported.get(generatedKey));
   });
   return { selected, skipped, cells, levers, ...(ric ? { ric } : {}) };
+}
+
+/**
+ * A generated cell with its launch (under `ric`, the managed runtime's start with the file's folder as
+ * the task root), or why it does not run: its generator cannot write it (`unsupported`), it cannot be
+ * counted, the client cannot start on its runtime, or its bundle or runtime failed.
+ */
+export function planGeneratedCell(
+  cell: Cell,
+  levers: PreparedLevers,
+  generator: FrameworkGenerator,
+  ric: ResolvedRic | undefined,
+  unsupported?: string,
+): PlannedCell {
+  const key = cellKey(cell);
+  const why = unsupported ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
+  const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
+  const file = levers.files.get(key);
+  const start = ric && file ? ricStart(cell, ric.dir, path.dirname(file)) : undefined;
+  return {
+    cell,
+    launch:
+      blocked || !file
+        ? undefined
+        : {
+            command: levers.runtimes.get(cell.runtime)!.command,
+            file,
+            compileCache: cell.compileCache as CompileCache,
+            ...(start ? { start } : {}),
+          },
+    blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
+    contract: contractOf(generator),
+    validates: generator.neverValidates ? false : cell.variant === 'validated' || Boolean(generator.alwaysValidates),
+  };
+}
+
+/**
+ * The hello-world reference's cells under the levers of a run whose Lambda cells are not generated
+ * (`measure`'s handlers): its file written, one cell per memory size × lever values, each planned.
+ */
+export async function prepareReferenceCells(
+  memories: readonly number[],
+  lists: LeverLists,
+  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant },
+): Promise<PreparedLevers> {
+  await writeGenerated(referenceGenerator, 1, options.variant);
+  const base = memories.map((memory) =>
+    makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory }),
+  );
+  return prepareLevers(base, lists, options);
 }

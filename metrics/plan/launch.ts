@@ -18,7 +18,7 @@ export interface CellLaunch {
   compileCache: CompileCache;
   /** a Lambda cell started as the managed runtime starts it (lambda-bootstrap.ts); absent: `command file` */
   start?: ManagedStart;
-  /** runtime options before the file (the user's app: the preload) */
+  /** runtime options before the file (the user's app: the preload; a profiled run: the profiler's), or before the bootstrap's flags */
   preArgs?: string[];
   /** arguments after the file (the user's app: its own command line) */
   args?: string[];
@@ -48,9 +48,10 @@ export function launchOf(cell: CellLaunch, cwd: string, env: NodeJS.ProcessEnv, 
   }
   if (cell.start) {
     // the client loads the handler: the bootstrap's flags and variables, never the parent's NODE_PATH
+    // (runtime options of the runner's own, the profiler's, come before the bootstrap's)
     return {
       command: cell.command,
-      args: [...cell.start.args],
+      args: [...(cell.preArgs ?? []), ...cell.start.args],
       cwd: cell.cwd ?? cwd,
       env: { ...childEnv, ...cell.start.env },
       file: cell.file,

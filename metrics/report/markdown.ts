@@ -30,9 +30,12 @@ function appsLine(meta: RunMeta): string | undefined {
   const text = (value: unknown) => markdownCode(String(value));
   const described = (apps as Record<string, unknown>[]).map((app) => {
     const request = app.request as { method?: unknown; path?: unknown } | undefined;
+    // a handler: its Handler setting and task root (runs before they were recorded: its file and export)
     const how =
       app.kind === 'lambda'
-        ? `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
+        ? typeof app.handler === 'string' && typeof app.taskRoot === 'string'
+          ? `handler ${text(app.handler)} in ${text(app.taskRoot)}`
+          : `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
         : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
     return `${markdownText(String(app.name))} (${how})`;
   });

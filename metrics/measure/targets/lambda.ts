@@ -36,13 +36,22 @@ import {
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 
 export { DEFAULT_LAMBDA_MEMORY_MB };
-/** A posted error as one line: Lambda's `errorType: errorMessage` when it has that shape, else its JSON. */
-function errorText(error: unknown): string {
+/**
+ * A posted error as one line: `errorType: errorMessage` (the error-type header, then the body's type
+ * when it says more, e.g. the probe's `Runtime.InitError: TypeError: …`; the client's
+ * `Runtime.HandlerNotFound: index.main is undefined or not exported` once), the message's first line
+ * only (the client appends Node's require stack); a body of another shape as its JSON.
+ */
+export function errorText(errorType: string, error: unknown): string {
   if (error !== null && typeof error === 'object') {
-    const { errorType, errorMessage } = error as Record<string, unknown>;
-    if (typeof errorMessage === 'string') return oneLine(`${typeof errorType === 'string' ? `${errorType}: ` : ''}${errorMessage}`, 200);
+    const { errorType: bodyType, errorMessage } = error as Record<string, unknown>;
+    if (typeof errorMessage === 'string') {
+      const first = errorMessage.split('\n').find((line) => line.trim()) ?? '';
+      const types = [errorType, typeof bodyType === 'string' && bodyType !== errorType ? bodyType : ''].filter(Boolean);
+      return oneLine([...types, first].join(': '), 200);
+    }
   }
-  return oneLine(JSON.stringify(error), 160);
+  return oneLine(`${errorType ? `${errorType}: ` : ''}${JSON.stringify(error)}`, 200);
 }
 
 /** What an invocation's outcome means for the sample: the handler's answer, or a one-line failure. */
@@ -54,9 +63,9 @@ function answerOf(outcome: InvocationOutcome, what: string): { status: number; b
       return { status: answer.status, body: answer.body, at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
     }
     case 'invocationError':
-      throw new SampleFailure(`${what}: the handler failed (${outcome.errorType}: ${errorText(outcome.error)})`);
+      throw new SampleFailure(`${what}: the handler failed (${errorText(outcome.errorType, outcome.error)})`);
     case 'initError':
-      throw new SampleFailure(`the module failed during INIT (${outcome.errorType}: ${errorText(outcome.error)})`);
+      throw new SampleFailure(`the module failed during INIT (${errorText(outcome.errorType, outcome.error)})`);
     case 'rejected':
       throw new SampleFailure(`${what}: the child broke the Runtime API protocol (${outcome.reason})`);
     case 'closed':
@@ -137,7 +146,7 @@ async function appAnswer(api: RuntimeApi, io: SampleIO, app: AppSpec): Promise<{
 function initFailure(api: RuntimeApi): SampleFailure | undefined {
   const initError = api.records.find((r) => r.kind === 'initError');
   if (initError?.kind !== 'initError') return undefined;
-  return new SampleFailure(`the module failed during INIT (${initError.errorType}: ${errorText(initError.error)})`);
+  return new SampleFailure(`the module failed during INIT (${errorText(initError.errorType, initError.error)})`);
 }
 
 /**
@@ -208,7 +217,8 @@ export const lambdaTarget: Target = {
     const name = functionName(cell);
     const memorySizeMB = cell.memory || DEFAULT_LAMBDA_MEMORY_MB;
     const api = await startRuntimeApi({ functionName: name });
-    // the user's handler (`measure`): coldstart's bootstrap runs, and requires the handler named here
+    // the user's handler (`measure`): its task root and Handler setting (the client loads it by them),
+    // and for coldstart's bootstrap (the probe start) its file and export
     const handlerFile = app?.file ?? file;
     const handlerExport = app?.exportName ?? 'handler';
     return {
@@ -217,8 +227,8 @@ export const lambdaTarget: Target = {
         ...lambdaEnvironment(api.address, {
           functionName: name,
           memoryMb: memorySizeMB,
-          handler: `${path.basename(handlerFile, path.extname(handlerFile))}.${handlerExport}`,
-          taskRoot: path.dirname(handlerFile),
+          handler: app?.handler ?? `${path.basename(handlerFile, path.extname(handlerFile))}.${handlerExport}`,
+          taskRoot: app?.taskRoot ?? path.dirname(handlerFile),
           ...(isLambdaRuntimeLine(cell.runtime) ? { executionEnv: `AWS_Lambda_${cell.runtime}` } : {}),
         }),
         ...(app ? { [HANDLER_FILE_ENV]: app.file, [HANDLER_EXPORT_ENV]: handlerExport } : {}),
