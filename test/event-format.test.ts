@@ -136,7 +136,11 @@ const mionMissing = missingPackage(mion);
 
 describe(
   "mion's Lambda cells (@mionkit/aws reads payload 1.0)",
-  { skip: mionMissing ? `mion: skipped (${mionMissing} not installed; mion is not on this registry: see the README's Frameworks)` : false },
+  {
+    skip: mionMissing
+      ? `mion: skipped (${mionMissing} not installed; mion is not on this registry: see Building mion in the README)`
+      : false,
+  },
   () => {
     const bootstraps = ricBuildProblem() ? ['probe'] : ['probe', 'ric'];
     let dir: string;
