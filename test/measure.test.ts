@@ -181,6 +181,7 @@ describe('measure: bad input', () => {
       [['--entry', path.join(apps, 'ok.js'), '--name', 'Bad Name'], /--name: "Bad Name" is not a name/],
       [['--entry', path.join(apps, 'ok.js'), '--entry', path.join(apps, 'ok.js')], /two apps are named "ok"/],
       [[], /give a server with --entry FILE or a Lambda handler with --handler FILE\.export/],
+      [['--entry', path.join(apps, 'ok.js'), '--cwd', path.join(apps, 'no-such-folder')], /--cwd: .*no-such-folder is not a folder/],
     ];
     const results = await runClis(cases.map(([args]) => ['measure', ...args, '--out', out]));
     results.forEach((result, i) => {

@@ -111,6 +111,7 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
   if (entries.length + handlers.length === 0)
     throw new UsageError('measure: give a server with --entry FILE or a Lambda handler with --handler FILE.export');
   const cwd = typeof opts.cwd === 'string' ? path.resolve(base, opts.cwd) : base;
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${displayPath(cwd)} is not a folder`);
   const request: AppRequest = { ...parseRequest(opts.request as string) };
   if (typeof opts.body === 'string') {
     request.body = readText('--body', path.resolve(base, opts.body));
