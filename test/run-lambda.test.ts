@@ -17,6 +17,7 @@ import { readSamples, type SampleRecord } from '../metrics/core/samples.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { runSample } from '../metrics/measure/sample.ts';
 import { lambdaTarget } from '../metrics/measure/targets/lambda.ts';
+import { VALIDATION_NOTE } from '../metrics/report/calibration.ts';
 import { fixture, processesWith, runCli, tempDir, waitFor, type CliResult } from './helpers.ts';
 import { probedFixture } from './lambda-helpers.ts';
 
@@ -143,6 +144,11 @@ describe('a real run with --target server,lambda', () => {
       }
     }
     assert.match(section, /The reference itself, real beside here/);
+    assert.ok(section.includes(VALIDATION_NOTE), 'how far to trust the estimate is printed with it');
+    assert.match(
+      section,
+      /Lambda's CPU speed, for Duration: .*\n\n- node: [\d.]+ ms of CPU here against \d+ ms on Lambda \(nodejs\d+\.x x86_64 2048 MB\)/u,
+    );
   });
 
   it('chart-firstresponse.svg is well-formed, with a line per framework and target', () => {

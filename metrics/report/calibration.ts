@@ -93,6 +93,18 @@ function referenceTable(context: ReportContext): string | undefined {
   );
 }
 
+/**
+ * What the Init estimate's check against published real measurements found (README: "Validation
+ * against published real measurements"; measured 2026-11-23): printed with every estimate, since it
+ * says how far to trust one.
+ */
+export const VALIDATION_NOTE =
+  'How far to trust the Init estimate: against published real Init Durations of functions whose code is public ' +
+  '(cebert/aws-lambda-performance-benchmarks 2025-11, k-i-soft/lambda-coldstart-bench 2026-04; README, "Validation against ' +
+  'published real measurements"), it was within −11 to +2 ms for a function the size of hello world, and 29–34 % ' +
+  "(91–120 ms) low for one that loads the AWS SDK's DynamoDB client: Lambda's part that grows with the code loaded was " +
+  '2.2–2.6× the local one. Read the estimate of an app that loads much code as a lower bound.';
+
 /** What Lambda's CPU speed was taken to be, per runtime, when the run timed the CPU reference's loop (absent in older runs). */
 function cpuSpeedLines(context: ReportContext): string[] {
   const seen = new Map<string, string>();
@@ -137,6 +149,8 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
       `reference, through the CPU share model (a budget of memory / 1769 vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
       `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
       'The cost and power-tuning tables use the estimate.',
+    '',
+    VALIDATION_NOTE,
     ...cpuSpeedLines(context),
     '',
     estimateTable(context),
