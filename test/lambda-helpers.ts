@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { lambdaFileHeader } from '../generators/lambda-probe.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
+import { straceProblem } from '../metrics/measure/file-cache.ts';
+import { ensureRic, ricBuildProblem } from '../metrics/plan/ric.ts';
 import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../metrics/measure/runtime-api.ts';
 import { fixture } from './helpers.ts';
 
@@ -77,4 +79,19 @@ export function probedFixture(name: string): { file: string; cleanup: () => void
   const file = path.join(dir, 'index.js');
   writeFileSync(file, `${lambdaFileHeader('fixture', 'validated', 1)}\n${readFileSync(fixture(name), 'utf8')}`);
   return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Why the Runtime Interface Client (and, with `strace`, the cold file cache's strace) is not there,
+ * or undefined once it is (built now if it must be): the skip of a test that needs them.
+ */
+export function ricSkip(options: { strace?: boolean } = {}): string | undefined {
+  const problem = ricBuildProblem() ?? (options.strace ? straceProblem() : undefined);
+  if (problem) return `${problem}; skipped`;
+  try {
+    ensureRic(childEnvironment().env, () => {});
+    return undefined;
+  } catch (error) {
+    return `${(error as Error).message}; skipped`;
+  }
 }

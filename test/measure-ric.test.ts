@@ -14,24 +14,10 @@ import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readAttribution } from '../metrics/core/attribution-file.ts';
 import { readSamples, type SampleRecord } from '../metrics/core/samples.ts';
-import { childEnvironment } from '../metrics/measure/environment.ts';
-import { straceProblem } from '../metrics/measure/file-cache.ts';
-import { ensureRic, ricBuildProblem } from '../metrics/plan/ric.ts';
 import { runCli, tempDir, type CliResult } from './helpers.ts';
+import { ricSkip } from './lambda-helpers.ts';
 
-/** Why the client (or strace, for the cold file cache) is not there, or undefined once it is (built now if it must be). */
-function ricSkip(): string | undefined {
-  const problem = ricBuildProblem() ?? straceProblem();
-  if (problem) return `${problem}; skipped`;
-  try {
-    ensureRic(childEnvironment().env, () => {});
-    return undefined;
-  } catch (error) {
-    return `${(error as Error).message}; skipped`;
-  }
-}
-
-const skip = ricSkip();
+const skip = ricSkip({ strace: true });
 
 /** A folder of handlers with their own node_modules (a package written here), as a user's function is zipped. */
 function handlerFolder(files: Record<string, string>): string {

@@ -10,21 +10,8 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { SampleRecord } from '../metrics/core/samples.ts';
 import { readSamples } from '../metrics/core/samples.ts';
-import { childEnvironment } from '../metrics/measure/environment.ts';
-import { ensureRic, ricBuildProblem } from '../metrics/plan/ric.ts';
 import { runCli, tempDir, type CliResult } from './helpers.ts';
-
-/** Why the client is not there, or undefined once it is (built now if it must be). */
-function ricSkip(): string | undefined {
-  const problem = ricBuildProblem();
-  if (problem) return `${problem}; skipped`;
-  try {
-    ensureRic(childEnvironment().env, () => {});
-    return undefined;
-  } catch (error) {
-    return `${(error as Error).message}; skipped`;
-  }
-}
+import { ricSkip } from './lambda-helpers.ts';
 
 const skip = ricSkip();
 
