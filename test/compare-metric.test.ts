@@ -113,3 +113,39 @@ describe('when to recommend comparing CPU times', () => {
     assert.equal(recommendCpu(quiet, halfBusy), undefined, '0.55 against 0.95 per core: close enough');
   });
 });
+
+describe('compare on first hits', () => {
+  /** Samples of `c` whose K first hits took `latency` ms each (varied a little per sample), all warm at `warm`. */
+  function withHits(c: Cell, latency: number, warm: number, count = 8): SampleRecord[] {
+    return Array.from({ length: count }, (_, i) =>
+      sampleOf(c, 100 + i, i + 1, {
+        firstHits: { routes: [1, 2, 3], latencyMs: [latency + i * 0.1, latency + 0.05, latency - i * 0.1], allWarm: warm + i },
+      }),
+    );
+  }
+
+  it('a slower first hit per route is a regression on firstHits.latency, the time to all warm on firstHits.allWarm', () => {
+    const hono = cell('hono', 100);
+    const a = aggregate(withHits(hono, 2, 120));
+    const b = aggregate(withHits(hono, 3, 160));
+    const [latency, allWarm, first] = compareSummaries(a, b, ['firstHits.latency', 'firstHits.allWarm', 'firstResponse']).rows;
+    assert.equal(latency!.metric, 'firstHits.latency');
+    assert.equal(latency!.verdict, 'regression');
+    assert.equal(latency!.a!.n, 24, 'every first hit of every sample');
+    assert.ok(Math.abs(latency!.ratio! - 1.5) < 0.05, `ratio ${latency!.ratio}`);
+    assert.equal(allWarm!.verdict, 'regression');
+    assert.equal(allWarm!.a!.n, 8);
+    assert.equal(first!.verdict, 'no significant change', 'the timed first answer did not move');
+    assert.equal(parseMetricName('firstHits.allWarm'), 'firstHits.allWarm');
+    assert.match(metricDescription('firstHits.latency'), /first request to each further route/);
+  });
+
+  it('a run without first hits (--first-hits 0, or an older run) is not comparable on them', () => {
+    const a = aggregate(withHits(cell('hono', 100), 2, 120));
+    const b = aggregate([sampleOf(cell('hono', 100), 100, 1)]);
+    assert.equal(statsOf(b[0]!, 'firstHits.latency'), undefined);
+    const row = compareSummaries(a, b, ['firstHits.latency']).rows[0]!;
+    assert.equal(row.verdict, 'not comparable');
+    assert.equal(row.notRecorded, 'B recorded no firstHits.latency', 'B had successful samples, just no first hits');
+  });
+});

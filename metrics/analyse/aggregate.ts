@@ -48,6 +48,8 @@ export interface CellSummary {
   unsupported?: string;
   /** Lambda-shaped cells: the REPORT figures over the successful samples */
   lambda?: LambdaSummary;
+  /** runs with --first-hits: every first-hit latency of the successful samples pooled, and when all were warm (ms from spawn) */
+  firstHits?: { latencyMs: Stats; allWarmMs: Stats };
 }
 
 /** What Lambda's REPORT lines of a cell's samples say, summarised. */
@@ -91,6 +93,20 @@ function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | un
     memorySizeMB: figures.find((f) => f.memorySizeMB !== undefined)?.memorySizeMB,
     ...(invokeCpuMs ? { invokeCpuMs } : {}),
   };
+}
+
+/** The first hits of a cell's successful samples: every latency pooled, and when each sample had them all warm. */
+export function firstHitStats(samples: readonly SampleRecord[], key: string): { latencyMs: Stats; allWarmMs: Stats } | undefined {
+  const withHits = samples.filter((s) => s.firstHits);
+  const latencyMs = describe(
+    withHits.flatMap((s) => s.firstHits!.latencyMs),
+    `${key}|firstHits`,
+  );
+  const allWarmMs = describe(
+    withHits.map((s) => s.firstHits!.allWarm),
+    `${key}|allWarm`,
+  );
+  return latencyMs && allWarmMs ? { latencyMs, allWarmMs } : undefined;
 }
 
 /** `seed` makes the bootstrap reproducible: aggregate passes the cell key and the metric. */
@@ -155,6 +171,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
     }
     const checks = group.filter((s) => s.invalidBody);
     const lambda = lambdaSummary(good, key);
+    const firstHits = firstHitStats(good, key);
     summaries.push({
       cell: group[0]!.cell,
       ok: good.length,
@@ -170,6 +187,7 @@ export function aggregate(samples: SampleRecord[]): CellSummary[] {
       runtimeVersion: good[0]?.runtimeVersion ?? group.find((s) => s.runtimeVersion)?.runtimeVersion,
       ...(unsupported !== undefined ? { unsupported } : {}),
       ...(lambda ? { lambda } : {}),
+      ...(firstHits ? { firstHits } : {}),
     });
   }
   return summaries.sort((a, b) => compareCells(a.cell, b.cell));

@@ -27,14 +27,18 @@ export const ALPHA = 0.05;
 export const LOAD_PER_CORE_DIFFERENCE = 0.5;
 
 export type CpuMetricName = `cpu.${CpuMetric}`;
+/** Runs with --first-hits: the pooled latency of the first request to each further route, and when all were warm (ms from spawn). */
+export const FIRST_HIT_METRICS = ['firstHits.latency', 'firstHits.allWarm'] as const;
+export type FirstHitMetricName = (typeof FIRST_HIT_METRICS)[number];
 /** Counted cells: `instructions` (the total to the first answer) or `instructions.<phase>`. */
 export type InstructionMetricName = 'instructions' | `instructions.${InstructionFigure}`;
 /** A wall-time metric as samples.jsonl names it under `marks`, `cpu.<mark>` for the child's CPU time, or an instruction count. */
-export type MetricName = Metric | CpuMetricName | InstructionMetricName;
+export type MetricName = Metric | CpuMetricName | InstructionMetricName | FirstHitMetricName;
 export const DEFAULT_COMPARE_METRIC: MetricName = 'firstResponse';
 export const METRIC_NAMES: readonly MetricName[] = [
   ...METRICS,
   ...CPU_METRICS.map((m): CpuMetricName => `cpu.${m}`),
+  ...FIRST_HIT_METRICS,
   'instructions',
   ...INSTRUCTION_FIGURES.filter((f) => f !== 'total').map((f): InstructionMetricName => `instructions.${f}`),
 ];
@@ -64,6 +68,14 @@ export interface CompareRow {
   tooFew: boolean;
   /** instruction counts: the share a count had to move by to be a change (the threshold, or more when the cells' own spread is wider) */
   threshold?: number;
+  /** not comparable although a side has successful samples: which side did not record the metric (first hits of a 1-route cell, CPU in an older run) */
+  notRecorded?: string;
+}
+
+/** Which side has successful samples but no figure for the metric, in words; undefined when none. */
+function notRecordedIn(sides: [string, CellSummary][], metric: MetricName): string | undefined {
+  const missing = sides.filter(([, s]) => s.ok > 0 && !statsOf(s, metric)).map(([side]) => side);
+  return missing.length ? `${missing.join(' and ')} recorded no ${metric}` : undefined;
 }
 
 export interface Comparison {
@@ -93,6 +105,8 @@ export function parseMetricName(text: string): MetricName {
 /** What the metric measures, for the comparison's heading. */
 export function metricDescription(name: MetricName): string {
   if (isInstructionMetric(name)) return `instructions counted under valgrind, ${INSTRUCTION_FIGURE_TEXT[instructionFigure(name)]}`;
+  if (name === 'firstHits.latency') return 'wall time of the first request to each further route (ms, every first hit of every sample)';
+  if (name === 'firstHits.allWarm') return "wall time until every first hit was answered (ms from the runner's spawn call)";
   return isCpuMetric(name)
     ? `CPU time of the child at ${name.slice(4)} (user + system ms since its process started)`
     : `wall time to ${name} (ms from the runner's spawn call)`;
@@ -101,6 +115,8 @@ export function metricDescription(name: MetricName): string {
 /** A cell's statistics for the metric; undefined when the run did not record it (older runs have no CPU). */
 export function statsOf(summary: CellSummary, name: MetricName): Stats | undefined {
   if (isInstructionMetric(name)) return summary.instructions?.[instructionFigure(name)];
+  if (name === 'firstHits.latency') return summary.firstHits?.latencyMs;
+  if (name === 'firstHits.allWarm') return summary.firstHits?.allWarmMs;
   return isCpuMetric(name) ? summary.cpu?.[name.slice(4) as CpuMetric] : summary.metrics[name];
 }
 
@@ -172,9 +188,20 @@ export function compareSummaries(
         .filter((metric) => isInstructionMetric(metric) === (sa.cell.measure === 'instructions'))
         .map((metric) => {
           const sb = inB.get(cellKey(sa.cell))!;
-          return isInstructionMetric(metric)
+          const row = isInstructionMetric(metric)
             ? compareCountRow(sa.cell, metric, statsOf(sa, metric), statsOf(sb, metric), instructionThreshold, failAbove)
             : compareRow(sa.cell, metric, statsOf(sa, metric), statsOf(sb, metric), failAbove);
+          const notRecorded =
+            row.verdict === 'not comparable'
+              ? notRecordedIn(
+                  [
+                    ['A', sa],
+                    ['B', sb],
+                  ],
+                  metric,
+                )
+              : undefined;
+          return notRecorded ? { ...row, notRecorded } : row;
         }),
     ),
     onlyA: a

@@ -5,7 +5,7 @@
  */
 import { cellKey } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
-import { describe, type Stats } from './aggregate.ts';
+import { firstHitStats, type Stats } from './aggregate.ts';
 
 export interface FirstHitSummary {
   /** first hits per sample (K, or N-1 when the table is smaller) */
@@ -28,16 +28,14 @@ export function firstHitSummaries(samples: readonly SampleRecord[]): Map<string,
   }
   const out = new Map<string, FirstHitSummary>();
   for (const [key, group] of byCell) {
-    const latency = describe(
-      group.flatMap((s) => s.firstHits!.latencyMs),
-      `${key}|firstHits`,
-    );
-    const allWarm = describe(
-      group.map((s) => s.firstHits!.allWarm),
-      `${key}|allWarm`,
-    );
-    if (!latency || !allWarm) continue;
-    out.set(key, { hits: Math.max(...group.map((s) => s.firstHits!.routes.length)), samples: group.length, latency, allWarm });
+    const stats = firstHitStats(group, key);
+    if (!stats) continue;
+    out.set(key, {
+      hits: Math.max(...group.map((s) => s.firstHits!.routes.length)),
+      samples: group.length,
+      latency: stats.latencyMs,
+      allWarm: stats.allWarmMs,
+    });
   }
   return out;
 }

@@ -20,6 +20,7 @@ export function formatP(p: number | undefined): string {
 }
 
 function verdictText(row: CompareRow): string {
+  if (row.verdict === 'not comparable' && row.notRecorded) return `not comparable: ${row.notRecorded}`;
   if (row.verdict === 'not comparable') return `not comparable: no successful sample in ${row.a ? 'B' : row.b ? 'A' : 'A and B'}`;
   if (row.verdict === 'regression') return row.fails ? '**regression** ✗ (above --fail-above)' : '**regression**';
   if (row.verdict === 'improvement') return '**improvement**';
