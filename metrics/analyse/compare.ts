@@ -68,7 +68,10 @@ export interface CompareRow {
   tooFew: boolean;
   /** instruction counts: the share a count had to move by to be a change (the threshold, or more when the cells' own spread is wider) */
   threshold?: number;
-  /** not comparable although a side has successful samples: which side did not record the metric (first hits of a 1-route cell, CPU in an older run) */
+  /**
+   * not comparable although a side has successful samples: which side did not record the metric
+   * (first hits of a 1-route cell, CPU in an older run)
+   */
   notRecorded?: string;
 }
 
