@@ -17,6 +17,7 @@ import { UsageError } from '../core/errors.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { MB_PER_VCPU } from '../measure/limits/settings.ts';
+import { processAlive } from '../measure/owner.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { writeReport } from '../report/write.ts';
 import { DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES } from '../plan/lambda-runtimes.ts';
@@ -138,15 +139,6 @@ function writeRecords(file: string, records: readonly AwsLambdaSampleRecord[]): 
 /** The folder an import of `dir` is written in first: beside it, named after it and the importing process. */
 const STAGING = (dir: string, pid: number) => `${dir}.importing-${pid}`;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Staging folders of imports into `dir` whose process is gone (killed mid-import): removed, said. */
 function removeStaleStaging(dir: string, warn: (line: string) => void): void {
   const parent = path.dirname(dir);
@@ -159,7 +151,7 @@ function removeStaleStaging(dir: string, warn: (line: string) => void): void {
   }
   for (const name of names) {
     const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
-    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
     rmSync(path.join(parent, name), { recursive: true, force: true });
     warn(`removed ${displayPath(path.join(parent, name))}, left by an import that did not finish`);
   }

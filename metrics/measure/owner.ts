@@ -45,7 +45,8 @@ export function parseOwnerTag(tag: string): Owner | undefined {
   return { pid: Number(match[1]), start: match[2] === undefined ? undefined : Number(match[2]) };
 }
 
-function pidExists(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, run by someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -57,7 +58,7 @@ function pidExists(pid: number): boolean {
 /** Is this runner still running? The same pid with another start time is another process. */
 export function ownerAlive(owner: Owner): boolean {
   if (owner.pid === process.pid) return owner.start === undefined || owner.start === selfOwner().start;
-  if (!pidExists(owner.pid)) return false;
+  if (!processAlive(owner.pid)) return false;
   if (owner.start === undefined) return true;
   const start = processStart(owner.pid);
   return start === undefined || start === owner.start;
@@ -82,7 +83,7 @@ function bootTimeMs(): number | undefined {
  * process with that pid that started later is another process on a reused pid.
  */
 export function aliveSince(pid: number, madeAtMs: number): boolean {
-  if (!pidExists(pid)) return false;
+  if (!processAlive(pid)) return false;
   const ticks = processStart(pid);
   const boot = bootTimeMs();
   if (ticks === undefined || boot === undefined) return true;

@@ -226,12 +226,3 @@ export function nextSampleCgroupName(): string {
   made += 1;
   return sampleCgroupName(process.pid, made);
 }
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
