@@ -22,7 +22,13 @@ import { VARIANTS } from '../../generators/types.ts';
 import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary } from './aggregate.ts';
-import { lambdaCpuPerIteration, localCpuPerIteration, type CpuReferenceRow, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import {
+  CPU_REFERENCE,
+  lambdaCpuPerIteration,
+  localCpuPerIteration,
+  type CpuReferenceRow,
+  type LocalCpuSpeed,
+} from '../core/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
@@ -64,7 +70,7 @@ export function cpuSpeedFactor(local: LocalCpuSpeed | undefined, runtime: string
   const real = lambdaCpuPerIteration(runtime, architecture);
   const localPerIteration = localCpuPerIteration(local);
   if (!real || !(localPerIteration > 0)) return undefined;
-  return { factor: real.msPerIteration / localPerIteration, row: real.row, localMs: localPerIteration * 1_000_000 };
+  return { factor: real.msPerIteration / localPerIteration, row: real.row, localMs: localPerIteration * CPU_REFERENCE.iterations };
 }
 
 /** A Lambda runtime identifier for a cell: from the version its child reported, else its runtime's name. */

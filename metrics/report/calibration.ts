@@ -108,10 +108,11 @@ export const VALIDATION_NOTE =
 /** What Lambda's CPU speed was taken to be, per runtime, when the run timed the CPU reference's loop (absent in older runs). */
 function cpuSpeedLines(context: ReportContext): string[] {
   const seen = new Map<string, string>();
-  for (const [key, c] of context.calibration) {
-    if (!c.cpuSpeed) continue;
-    const runtime = context.summaries.find((s) => cellKey(s.cell) === key)?.cell.runtime ?? c.runtime;
-    const { factor, row, localMs } = c.cpuSpeed;
+  for (const summary of context.summaries) {
+    const speed = context.calibration.get(cellKey(summary.cell))?.cpuSpeed;
+    if (!speed) continue;
+    const runtime = summary.cell.runtime;
+    const { factor, row, localMs } = speed;
     const id = `${runtime}|${row.runtime}|${row.architecture}`;
     if (seen.has(id)) continue;
     seen.set(
