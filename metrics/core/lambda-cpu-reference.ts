@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { median } from 'simple-statistics';
 
 export interface CpuReferenceRow {
   runtime: string;
@@ -63,8 +64,7 @@ export interface LocalCpuSpeed {
 
 /** This machine's CPU ms per iteration: the median of the runs (CPU time, so load inflates it little). */
 export function localCpuPerIteration(speed: LocalCpuSpeed): number {
-  const sorted = [...speed.cpuMs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]! / speed.iterations;
+  return median(speed.cpuMs) / speed.iterations;
 }
 
 /** meta.json's lambda.cpuSpeed, read defensively (a run folder is outside input); entries that do not parse are left out. */
