@@ -13,7 +13,7 @@ import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import { lambdaMeta } from './lambda-meta.ts';
-import type { RunOptions } from './run-options.ts';
+import type { RunOptions } from '../pipeline/run-options.ts';
 
 /**
  * The Lambda lines, starts and file caches the cells use, in the order given (the lever tables'
