@@ -125,7 +125,8 @@ export function countsFromDumps(dumps: readonly Dump[], shape: CountShape): Inst
       cuts > expected.filter((e) => e === CUT_FUNCTION).length
         ? `: the code itself calls ${CUT_FUNCTION}() (process.cpuUsage() or process.resourceUsage()), which cuts too`
         : '';
-    return `instruction counts: expected ${expected.length} cuts (${expected.join(', ')}), callgrind wrote ${dumps.length} (${have})${extra}`;
+    const wrote = `callgrind wrote ${dumps.length} (${have})`;
+    return `instruction counts: expected ${expected.length} cuts (${expected.join(', ')}), ${wrote}${extra}`;
   }
   const counts: InstructionMarks = {};
   let total = 0;
