@@ -99,7 +99,14 @@ describe('measure --measure instructions: your own server app, gated in CI', { s
     assert.match(summary, /app start-up \(M\)/);
   });
 
-  it('compare passes for a re-run of the same app and fails (exit 1) for ~1 % more start-up work', async () => {
+  it('compare passes for a re-run of the same app and fails (exit 1) for ~1 % more start-up work', async (t) => {
+    // the figures, for the record (nothing is asserted on them)
+    const [a, b] = ['a', 'b'].map((run) => readSamples(path.join(dir(run), 'samples.jsonl'))[0]!);
+    const [totalA, totalB] = [a!.instructions!.firstResponse!, b!.instructions!.firstResponse!];
+    const ready = (s: typeof a) => s!.instructions!.listen! - s!.instructions!.start!;
+    t.diagnostic(`total ${totalA} → ${totalB} (${((totalB / totalA - 1) * 100).toFixed(2)} %)`);
+    t.diagnostic(`ready ${ready(a)} → ${ready(b)} (${((ready(b) / ready(a) - 1) * 100).toFixed(2)} %)`);
+    t.diagnostic(`one counted sample: ${Math.round(a!.durationMs)} ms wall`);
     const gate = ['--metric', 'instructions,instructions.ready', '--fail-above', '1.005'];
     const [same, more] = await runClis([
       ['compare', dir('a'), dir('one'), ...gate],
