@@ -7,11 +7,8 @@ import os from 'node:os';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import { isCounted } from '../plan/order.ts';
 import { parseChoiceList, parseInteger } from './parse.ts';
-
-export const MEASURES = ['time', 'instructions'] as const;
-export type Measure = (typeof MEASURES)[number];
+import { MEASURES, type Measure, isCounted } from '../core/dimensions.ts';
 
 /** `--shard i/n`: the i-th of n parts (1-based). */
 export interface Shard {

@@ -3,9 +3,9 @@ import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
 import type { CellOptions, PreparedCells } from '../plan/cells.ts';
-import type { Order } from '../plan/order.ts';
 import type { Shard } from './count-options.ts';
 import type { LimitOptions } from './options.ts';
+import type { Order } from '../core/dimensions.ts';
 
 /** How many first hits `run` sends by default. */
 export const DEFAULT_FIRST_HITS = 10;

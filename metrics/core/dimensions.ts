@@ -80,6 +80,10 @@ export type Source = (typeof SOURCES)[number];
 /** The `source` of a cell measured from the user's own entry or handler. */
 export const APP_SOURCE = 'app' satisfies Source;
 
+/** The shape and schema of a file when the run or the record does not say. */
+export const DEFAULT_SHAPE: Shape = 'flat';
+export const DEFAULT_SCHEMA: Schema = 'small';
+
 /** The order of a run's samples. */
 export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
 export type Order = (typeof ORDERS)[number];
@@ -190,8 +194,8 @@ export const DIMENSIONS = {
   }),
   shape: dimension<Shape>()({
     values: SHAPES,
-    stored: 'flat',
-    cli: ['flat'],
+    stored: DEFAULT_SHAPE,
+    cli: [DEFAULT_SHAPE],
     flags: [
       {
         flag: '--shape',
@@ -209,8 +213,8 @@ export const DIMENSIONS = {
   }),
   schema: dimension<Schema>()({
     values: SCHEMAS,
-    stored: 'small',
-    cli: ['small'],
+    stored: DEFAULT_SCHEMA,
+    cli: [DEFAULT_SCHEMA],
     flags: [
       {
         flag: '--schema',
@@ -527,7 +531,7 @@ export const LEVER_DIMENSIONS = CELL_DIMENSIONS.filter((d) => dimensionRow(d).le
 export type LeverDimension = { [K in CellDimension]: (typeof DIMENSIONS)[K] extends { lever: object } ? K : never }[CellDimension];
 
 /** A cell counted under valgrind rather than timed: the one test of the `measure` dimension's counted value. */
-export function isCounted(cell: Pick<Cell, 'measure'>): boolean {
+export function isCounted(cell: { readonly measure: string }): boolean {
   return cell.measure === 'instructions';
 }
 
