@@ -3,18 +3,11 @@
  * counted cells), `--count-samples`, `--jobs` (counted cells side by side) and `--shard i/n` (a
  * deterministic part of the cells, for a matrix of machines).
  */
-import os from 'node:os';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
-import type { PlannedCell } from '../plan/cells.ts';
+import type { Shard } from '../pipeline/jobs.ts';
 import { parseChoiceList, parseInteger } from './parse.ts';
-import { MEASURES, type Measure, isCounted } from '../core/dimensions.ts';
-
-/** `--shard i/n`: the i-th of n parts (1-based). */
-export interface Shard {
-  index: number;
-  count: number;
-}
+import { MEASURES, type Measure } from '../core/dimensions.ts';
 
 export interface CountOptions {
   measures: Measure[];
@@ -67,26 +60,4 @@ export function countOptionsOf(opts: Record<string, unknown>): CountOptions {
     jobs: opts.jobs as number | undefined,
     shard: opts.shard as Shard | undefined,
   };
-}
-
-/**
- * How many runs go at once. Timed samples side by side would take each other's cores and time each
- * other: with a timed cell, more than one job is refused.
- */
-export function resolveJobs(jobs: number | undefined, cells: readonly PlannedCell[]): number {
-  const timed = cells.some((c) => !isCounted(c.cell));
-  if (jobs === undefined) return timed ? 1 : os.availableParallelism();
-  if (jobs > 1 && timed) {
-    throw new UsageError(
-      `--jobs ${jobs}: timed cells run one at a time (side by side they would slow each other down); ` +
-        'use --jobs with --measure instructions only',
-    );
-  }
-  return jobs;
-}
-
-/** The cells of shard i/n: every n-th cell of the run's order, starting at the i-th (framework × N spread over the shards). */
-export function shardCells<T>(cells: readonly T[], shard: Shard | undefined): T[] {
-  if (!shard) return [...cells];
-  return cells.filter((_, k) => k % shard.count === shard.index - 1);
 }

@@ -2,7 +2,7 @@
 import { cellLabel } from '../core/cell.ts';
 import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import { measureCpuSpeed } from '../measure/cpu-speed.ts';
-import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api.ts';
+import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 
 export interface LambdaMeta {

@@ -12,7 +12,7 @@ import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import { lambdaMeta } from './lambda-meta.ts';
-import type { RunOptions } from './run-options.ts';
+import type { RunOptions } from '../pipeline/run-options.ts';
 import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 
 /**

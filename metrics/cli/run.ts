@@ -43,15 +43,16 @@ import {
   requireWith,
   selectionOf,
 } from './options.ts';
-import { addCountOptions, countOptionsOf, resolveJobs, shardCells } from './count-options.ts';
+import { addCountOptions, countOptionsOf } from './count-options.ts';
+import { resolveJobs, shardCells } from '../pipeline/jobs.ts';
 import { parseChoice, parseInteger } from './parse.ts';
 import { SampleRounds } from './rounds.ts';
 import { runMeta } from './run-meta.ts';
-import { DEFAULT_FIRST_HITS, type RunOptions } from './run-options.ts';
+import { DEFAULT_FIRST_HITS, type RunOptions } from '../pipeline/run-options.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 import { type Target, ORDERS, type Order } from '../core/dimensions.ts';
 
-export type { RunOptions } from './run-options.ts';
+export type { RunOptions } from '../pipeline/run-options.ts';
 
 export interface RunResult {
   dir: string;

@@ -3,9 +3,14 @@ import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
 import type { CellOptions, PreparedCells } from '../plan/cells.ts';
-import type { Shard } from './count-options.ts';
-import type { LimitOptions } from './options.ts';
 import type { Order } from '../core/dimensions.ts';
+import type { Shard } from './jobs.ts';
+
+/** With memory sizes: the INIT CPU and the quota period (--init-cpus, --cpu-period). */
+export interface LimitOptions {
+  initCpus: number;
+  cpuPeriodUs: number;
+}
 
 /** How many first hits `run` sends by default. */
 export const DEFAULT_FIRST_HITS = 10;
@@ -24,14 +29,15 @@ export interface RunOptions extends CellOptions {
   out: string | undefined;
   /** the command line, for meta.json */
   command: string;
-  /** where progress goes (stderr by default) */
-  progressStream?: NodeJS.WriteStream;
   /** the cost model (--memory, --arch, --price), kept in meta.json for the report */
   cost?: CostOptions;
   /** with memory sizes: the INIT CPU and the quota period */
   limits?: LimitOptions;
-  /** `measure`: the user's apps (recorded in meta.json) and how their cells are prepared instead of generated ones */
+  /** `measure`: the user's apps (recorded in meta.json): the cells come from them instead of generated files */
   apps?: AppSpec[];
+  /** where progress goes (stderr by default); TEMPORARY until cli/run.ts calls the pipeline with its Deps */
+  progressStream?: NodeJS.WriteStream;
+  /** TEMPORARY until cli/run.ts calls the pipeline with its Deps (the CellSource) */
   prepare?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<PreparedCells>;
   /** --attribute: one more, unrecorded, profiled run per cell, attributed to packages (attribution.json) */
   attribute?: boolean;

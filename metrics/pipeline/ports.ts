@@ -1,0 +1,107 @@
+/**
+ * The seam between the use cases and the machine: everything a run does that spawns a process or
+ * probes the machine goes through `Deps`, so a pipeline test with fakes (FakeSampler, FakeSource)
+ * starts no child process. `realDeps()` wires today's real implementations; the CLI passes it, tests
+ * and `--debug-mode` pass their own.
+ */
+import type { CellAttribution } from '../core/attribution-file.ts';
+import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { startLoadMonitor, type LoadSummary } from '../core/load.ts';
+import type { SampleRecord } from '../core/samples.ts';
+import { findCountTools, type CountTools } from '../measure/counting.ts';
+import { measureCpuSpeed } from '../measure/cpu-speed.ts';
+import { fileCacheOf } from '../measure/file-cache-run.ts';
+import type { SampleFileCache } from '../measure/file-cache.ts';
+import { measurePlannedRun, resolveLimits, type RunContext, type RunLimits } from '../measure/planned-run.ts';
+import { attributeCells } from '../measure/profile.ts';
+import { prepareAppCells } from '../plan/apps.ts';
+import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
+import type { PlannedRun } from '../plan/order.ts';
+import type { ResolvedRuntime } from '../plan/runtimes.ts';
+import type { LimitOptions, RunOptions } from './run-options.ts';
+
+/** Measures one planned run: the real one spawns the cell's process (measure/planned-run.ts); a fake makes the record up. */
+export interface Sampler {
+  measure(run: PlannedRun, context: RunContext): Promise<SampleRecord>;
+}
+
+/** Where a run's cells come from: generated files (plan/cells.ts) or the user's apps (plan/apps.ts). */
+export interface CellSource {
+  prepare(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells>;
+}
+
+/** Where progress (the bar, or one line per cell) and the run's notes go; `isTTY` picks the bar. */
+export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/** `--attribute`: one unrecorded, profiled run per cell (measure/profile.ts). */
+export type Attribute = (
+  cells: readonly PlannedCell[],
+  context: RunContext,
+  runtimes: ReadonlyMap<string, ResolvedRuntime>,
+  interrupted: () => boolean,
+  log: (line: string) => void,
+) => Promise<CellAttribution[]>;
+
+export interface Deps {
+  /** the environment coldstart runs in (the children get a clean copy of it) */
+  env: NodeJS.ProcessEnv;
+  sampler: Sampler;
+  /** the cells of a run, chosen from what it is asked for (apps: the user's; otherwise generated) */
+  source(spec: RunOptions): CellSource;
+  /** the results a command prints (a run's last line, compare's table) */
+  stdout(text: string): void;
+  /** errors and warnings the command prints itself */
+  stderr(text: string): void;
+  /** progress and the run's notes (stderr in the CLI) */
+  progress: ProgressStream;
+  now(): Date;
+  /** the machine's load while the samples run */
+  loadMonitor(): { stop(): LoadSummary };
+  /** valgrind and vgdb, for counted cells; undefined when absent */
+  countTools(): CountTools | undefined;
+  /** with memory sizes: the limits mechanism (cgroups), or a UsageError saying what is missing */
+  limits(memories: readonly number[] | undefined, options: LimitOptions | undefined): RunLimits | undefined;
+  /** this machine's CPU time for the CPU reference's loop on a node binary (Lambda cells' CPU conversion) */
+  cpuSpeed(command: string): LocalCpuSpeed | undefined;
+  /** with cold file-cache cells: the cells' file lists (strace), or undefined when every cell is warm */
+  fileCache(cells: readonly PlannedCell[], scratch: string): SampleFileCache | undefined;
+  attribute: Attribute;
+}
+
+/** The real sampler: every run a fresh process (measure/planned-run.ts). */
+export const realSampler: Sampler = { measure: measurePlannedRun };
+
+/** The real cells: the user's apps for `measure`, generated files for `run`. */
+export function realSource(spec: RunOptions): CellSource {
+  const { apps } = spec;
+  if (apps) {
+    const { node, levers, lambdaReference, memories } = spec;
+    return {
+      prepare: (env, log) =>
+        prepareAppCells(
+          { apps, node, ...(levers ? { levers } : {}), ...(lambdaReference ? { lambdaReference } : {}), ...(memories ? { memories } : {}) },
+          env,
+          log,
+        ),
+    };
+  }
+  return { prepare: (env, log) => prepareCells(spec, env, log) };
+}
+
+export function realDeps(): Deps {
+  return {
+    env: process.env,
+    sampler: realSampler,
+    source: realSource,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    progress: process.stderr,
+    now: () => new Date(),
+    loadMonitor: () => startLoadMonitor(),
+    countTools: () => findCountTools(process.env.PATH),
+    limits: (memories, options) => resolveLimits(memories, options),
+    cpuSpeed: (command) => measureCpuSpeed(command),
+    fileCache: (cells, scratch) => fileCacheOf(cells, scratch),
+    attribute: attributeCells,
+  };
+}
