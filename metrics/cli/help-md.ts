@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command, Help } from 'commander';
+import { OPTION_RULES } from '../core/run-spec.ts';
 import { buildProgram } from './main.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -97,6 +98,20 @@ function commandSection(command: Command, scripts: Map<string, string>): string[
   return lines;
 }
 
+/** The rules between options (core/run-spec.ts): what each option needs to have an effect. */
+function rulesSection(): string[] {
+  return [
+    '## Rules between options',
+    '',
+    'An option that has no effect in the chosen selection is refused: one line on stderr, exit 2, nothing measured.',
+    '',
+    '| option | has an effect only with |',
+    '| --- | --- |',
+    ...OPTION_RULES.map((rule) => `| ${rule.flags.map(codeCell).join(', ')} | ${cell(rule.without)} |`),
+    '',
+  ];
+}
+
 /** The whole reference, as the committed file holds it. */
 export function cliReference(): string {
   const program = buildProgram();
@@ -121,6 +136,7 @@ export function cliReference(): string {
       return `| [${name}](#${name}) | ${script ? code(`npm run ${script}`) : ''} | ${cell(helper.subcommandDescription(command))} |`;
     }),
     '',
+    ...rulesSection(),
     ...commands.flatMap((command) => commandSection(command, scripts)),
   ];
   return withoutMachinePaths(`${lines.join('\n').replace(/\n+$/, '')}\n`);
