@@ -83,17 +83,22 @@ export interface CellOptions {
   measures?: readonly string[];
 }
 
-/** Why a counted cell cannot be counted, or undefined when it can. */
+/**
+ * Why a counted cell cannot be counted (every reason, each with what to change), or undefined when it
+ * can. Generated cells and the user's apps alike: the cuts are the probe's (or the app preload's) marks.
+ */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
   if (cell.measure !== 'instructions') return undefined;
-  if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
-  if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  const reasons: string[] = [];
+  if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only');
+  if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size');
   // the cuts are the probe's marks; the Runtime Interface Client prints none
   if (cell.target === 'lambda' && isRicBootstrap(cell.bootstrap))
-    return "a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe";
+    reasons.push("a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe");
   // the kernel's reading of the files is not counted, so an evicted file cache changes no count
-  if (cell.fileCache === 'cold') return 'a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm';
-  return undefined;
+  if (cell.fileCache === 'cold')
+    reasons.push('a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm');
+  return reasons.length ? reasons.join('; ') : undefined;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -283,16 +288,18 @@ export function planGeneratedCell(
 
 /**
  * The hello-world reference's cells under the levers of a run whose Lambda cells are not generated
- * (`measure`'s handlers): its file written, one cell per memory size × lever values, each planned.
+ * (`measure`'s handlers): its file written, one cell per memory size × measure × lever values, each planned.
  */
 export async function prepareReferenceCells(
   memories: readonly number[],
   lists: LeverLists,
-  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant },
+  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures?: readonly string[] },
 ): Promise<PreparedLevers> {
   await writeGenerated(referenceGenerator, 1, options.variant);
-  const base = memories.map((memory) =>
-    makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory }),
+  const base = memories.flatMap((memory) =>
+    (options.measures ?? ['time']).map((measure) =>
+      makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory, measure }),
+    ),
   );
   return prepareLevers(base, lists, options);
 }
