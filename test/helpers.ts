@@ -7,13 +7,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractOf } from '../generators/contract.ts';
-import type { FrameworkGenerator, Variant } from '../generators/types.ts';
+import type { FrameworkGenerator } from '../generators/types.ts';
 import { makeCell, type Cell } from '../metrics/core/cell.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { runSample } from '../metrics/measure/sample.ts';
 import type { Target } from '../metrics/measure/targets/target.ts';
 import { ensureRuntime, type ResolvedRuntime } from '../metrics/plan/runtimes.ts';
+import type { Variant } from '../metrics/core/dimensions.ts';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export const ROOT = path.resolve(import.meta.dirname, '..');

@@ -9,7 +9,6 @@ import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
 import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot, prepareAppCells } from '../plan/apps.ts';
-import { ORDERS } from '../plan/order.ts';
 import {
   addAttributeOption,
   addCostOptions,
@@ -25,6 +24,7 @@ import { parseChoice, parseInteger, parseList } from './parse.ts';
 import { addCountOptions, countOptionsOf } from './count-options.ts';
 import { addAllowFailuresOption, finishRun, runMetrics, sampleOptionsOf } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
+import { ORDERS } from '../core/dimensions.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 

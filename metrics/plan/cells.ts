@@ -7,9 +7,8 @@ import path from 'node:path';
 import { contractOf } from '../../generators/contract.ts';
 import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
 import { loadGenerators } from '../../generators/registry.ts';
-import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
+import type { Contract, FrameworkGenerator } from '../../generators/types.ts';
 import { unsupportedReason, writeGenerated } from '../../generators/write.ts';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../../generators/routes.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
@@ -23,11 +22,12 @@ import {
   type LeverLists,
   type PreparedLevers,
 } from './levers.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
-import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES } from './lambda-runtimes.ts';
+import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
+import { type Target, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../core/dimensions.ts';
+import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES, DEFAULT_MEMORY_MB } from '../core/lambda-platform.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
@@ -44,7 +44,7 @@ export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedS
   return managedRuntimeStart({
     bootstrap: cell.bootstrap,
     line: cell.runtime,
-    memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
+    memoryMB: cell.memory || DEFAULT_MEMORY_MB,
     ricDir,
     taskRoot,
   });
