@@ -8,21 +8,25 @@
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { VARIANTS } from '../../generators/types.ts';
 import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
-import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import type { Arch } from '../analyse/cost.ts';
 import { UsageError } from '../core/errors.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import { processAlive } from '../measure/owner.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { writeReport } from '../report/write.ts';
-import { DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES } from '../plan/lambda-runtimes.ts';
 import { parseChoice } from './parse.ts';
 import { commandLine, displayPath } from './shared.ts';
+import { VARIANTS } from '../core/dimensions.ts';
+import {
+  DEPRECATED_LAMBDA_RUNTIMES,
+  LAMBDA_RUNTIME_NAMES,
+  ARCHITECTURES,
+  type Architecture,
+  MB_PER_VCPU,
+} from '../core/lambda-platform.ts';
 
 /** Lines REPORT lines may come from: the current ones and, for older logs, the deprecated ones. */
 const IMPORT_RUNTIMES = [...LAMBDA_RUNTIME_NAMES, ...Object.keys(DEPRECATED_LAMBDA_RUNTIMES)];

@@ -9,7 +9,6 @@ import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
 import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot, prepareAppCells } from '../plan/apps.ts';
-import { ORDERS } from '../plan/order.ts';
 import {
   addAttributeOption,
   addCostOptions,
@@ -22,8 +21,10 @@ import {
   leverListsOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
+import { addCountOptions, countOptionsOf } from './count-options.ts';
 import { addAllowFailuresOption, finishRun, runMetrics, sampleOptionsOf } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
+import { ORDERS } from '../core/dimensions.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
@@ -220,23 +221,30 @@ export function registerMeasureCommand(program: Command): void {
   addLeverOptions(command);
   addCostOptions(command);
   addAttributeOption(command);
+  addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addAllowFailuresOption(command);
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const apps = appsOf(opts);
     const lambdaReference = opts.lambdaReference !== 'off';
+    const counts = countOptionsOf(opts);
     const result = await runMetrics({
       frameworks: apps.map((a) => a.name),
       routes: [1],
       variants: ['plain'],
       apps,
       prepare: (env, log) =>
-        prepareAppCells({ apps, node: opts.node as string, levers: leverListsOf(opts), lambdaReference, ...memoriesOf(opts) }, env, log),
+        prepareAppCells(
+          { apps, node: opts.node as string, levers: leverListsOf(opts), lambdaReference, measures: counts.measures, ...memoriesOf(opts) },
+          env,
+          log,
+        ),
       ...sampleOptionsOf(opts),
       command: commandLine(withoutEnvValues(process.argv), 'measure'),
       targets: [...new Set(apps.map((a) => a.kind))],
       lambdaReference,
+      ...counts,
     });
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);

@@ -6,7 +6,6 @@ import type { PrecisionSettings } from '../analyse/precision.ts';
 import { machine, toolVersion, type RunMeta } from '../core/meta.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { COUNT_V8_FLAGS } from '../measure/counting.ts';
-import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
@@ -14,6 +13,7 @@ import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import { lambdaMeta } from './lambda-meta.ts';
 import type { RunOptions } from '../pipeline/run-options.ts';
+import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 
 /**
  * The Lambda lines, starts and file caches the cells use, in the order given (the lever tables'

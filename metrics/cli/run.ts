@@ -7,7 +7,6 @@
  */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Target } from '../../generators/types.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { DEFAULT_MAX_SAMPLES, DEFAULT_MIN_SAMPLES, DEFAULT_PRECISION, precisionSettings } from '../analyse/precision.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
@@ -26,7 +25,7 @@ import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest } from '../measure/session.ts';
 import { findCountTools, NO_VALGRIND } from '../measure/counting.ts';
 import { prepareCells } from '../plan/cells.ts';
-import { buildPlan, ORDERS, type Order, type PlannedRun } from '../plan/order.ts';
+import { buildPlan, type PlannedRun } from '../plan/order.ts';
 import { loadRun, writeReport } from '../report/write.ts';
 import {
   addAttributeOption,
@@ -52,6 +51,7 @@ import { SampleRounds } from './rounds.ts';
 import { runMeta } from './run-meta.ts';
 import { DEFAULT_FIRST_HITS, type RunOptions } from '../pipeline/run-options.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
+import { type Target, ORDERS, type Order } from '../core/dimensions.ts';
 
 export type { RunOptions } from '../pipeline/run-options.ts';
 

@@ -3,7 +3,7 @@ import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
 import type { CellOptions, PreparedCells } from '../plan/cells.ts';
-import type { Order } from '../plan/order.ts';
+import type { Order } from '../core/dimensions.ts';
 import type { Shard } from './jobs.ts';
 
 /** With memory sizes: the INIT CPU and the quota period (--init-cpus, --cpu-period). */
