@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
-import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot, prepareAppCells } from '../plan/apps.ts';
+import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot } from '../plan/apps.ts';
 import { ORDERS } from '../plan/order.ts';
 import {
   addAttributeOption,
@@ -19,10 +19,11 @@ import {
   addMeasureOptions,
   addPrecisionOptions,
   exportOf,
-  leverListsOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
-import { addAllowFailuresOption, finishRun, runMetrics, sampleOptionsOf } from './run.ts';
+import { realDeps } from '../pipeline/ports.ts';
+import { runPipeline } from '../pipeline/run.ts';
+import { addAllowFailuresOption, finishRun, sampleOptionsOf } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -226,23 +227,17 @@ export function registerMeasureCommand(program: Command): void {
   command.action(async (opts: Record<string, unknown>) => {
     const apps = appsOf(opts);
     const lambdaReference = opts.lambdaReference !== 'off';
-    const result = await runMetrics({
-      frameworks: apps.map((a) => a.name),
-      routes: [1],
-      variants: ['plain'],
-      apps,
-      prepare: (env, log) =>
-        prepareAppCells({ apps, node: opts.node as string, levers: leverListsOf(opts), lambdaReference, ...memoriesOf(opts) }, env, log),
-      ...sampleOptionsOf(opts),
-      command: commandLine(withoutEnvValues(process.argv), 'measure'),
-      targets: [...new Set(apps.map((a) => a.kind))],
-      lambdaReference,
-    });
+    const result = await runPipeline(
+      {
+        apps,
+        ...sampleOptionsOf(opts),
+        command: commandLine(withoutEnvValues(process.argv), 'measure'),
+        targets: [...new Set(apps.map((a) => a.kind))],
+        lambdaReference,
+      },
+      realDeps(),
+    );
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);
   });
-}
-
-function memoriesOf(opts: Record<string, unknown>): { memories?: number[] } {
-  return opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {};
 }

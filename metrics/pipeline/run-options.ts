@@ -2,7 +2,7 @@
 import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
-import type { CellOptions, PreparedCells } from '../plan/cells.ts';
+import type { CellOptions } from '../plan/cells.ts';
 import type { Order } from '../plan/order.ts';
 import type { Shard } from './jobs.ts';
 
@@ -15,7 +15,19 @@ export interface LimitOptions {
 /** How many first hits `run` sends by default. */
 export const DEFAULT_FIRST_HITS = 10;
 
-export interface RunOptions extends CellOptions {
+/** `run`'s cells: generated files of the selected frameworks. */
+export type GeneratedRun = CellOptions & { apps?: undefined };
+
+/** `measure`'s cells: the user's apps (their names are the cells' frameworks), under the same levers, sizes and measures. */
+export type AppsRun = Omit<CellOptions, 'frameworks' | 'routes' | 'variants' | 'shapes' | 'schemas'> & {
+  /** the apps, recorded in meta.json (their variables by name only) */
+  apps: AppSpec[];
+};
+
+/** What a run is asked for: its cells (generated or the user's apps) and how to sample them. */
+export type RunOptions = (GeneratedRun | AppsRun) & RunSettings;
+
+export interface RunSettings {
   /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
   samples: number | 'auto';
   /** with `samples: 'auto'` */
@@ -33,12 +45,6 @@ export interface RunOptions extends CellOptions {
   cost?: CostOptions;
   /** with memory sizes: the INIT CPU and the quota period */
   limits?: LimitOptions;
-  /** `measure`: the user's apps (recorded in meta.json): the cells come from them instead of generated files */
-  apps?: AppSpec[];
-  /** where progress goes (stderr by default); TEMPORARY until cli/run.ts calls the pipeline with its Deps */
-  progressStream?: NodeJS.WriteStream;
-  /** TEMPORARY until cli/run.ts calls the pipeline with its Deps (the CellSource) */
-  prepare?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<PreparedCells>;
   /** --attribute: one more, unrecorded, profiled run per cell, attributed to packages (attribution.json) */
   attribute?: boolean;
   /** samples per counted cell (default 1) */
