@@ -21,7 +21,7 @@ import type { ResolvedRuntime } from '../../metrics/plan/runtimes.ts';
 import type { Deps } from '../../metrics/pipeline/ports.ts';
 import { reportPipeline } from '../../metrics/pipeline/report.ts';
 import { exitCodeOf, runPipeline } from '../../metrics/pipeline/run.ts';
-import type { RunOptions } from '../../metrics/pipeline/run-options.ts';
+import type { GeneratedRun, RunSettings } from '../../metrics/pipeline/run-options.ts';
 
 const NODE: ResolvedRuntime = {
   name: 'node',
@@ -107,7 +107,7 @@ function depsOf(prepared: PreparedCells, onSample: (run: PlannedRun) => void = (
   };
 }
 
-function spec(out: string, extra: Partial<RunOptions> = {}): RunOptions {
+function spec(out: string): GeneratedRun & RunSettings {
   return {
     frameworks: ['fastify'],
     routes: [1, 10],
@@ -120,8 +120,7 @@ function spec(out: string, extra: Partial<RunOptions> = {}): RunOptions {
     seed: 'coldstart',
     out,
     command: 'npm run metrics -- (in-process test)',
-    ...extra,
-  } as RunOptions;
+  };
 }
 
 const readMetaFile = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as RunMeta;
