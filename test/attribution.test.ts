@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { attributeProfile, ownerOf, type CpuProfile, type CpuProfileNode } from '../metrics/analyse/attribution.ts';
+import { attributeProfile } from '../metrics/analyse/attribution.ts';
+import type { CpuProfile, CpuProfileNode } from '../metrics/core/cpu-profile.ts';
+import { ownerOf } from '../metrics/core/packages.ts';
 import { readAttribution } from '../metrics/core/attribution-file.ts';
 import { runCli, tempDir } from './helpers.ts';
 

@@ -10,7 +10,9 @@ import { lambdaFileHeader } from '../generators/lambda-probe.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { straceProblem } from '../metrics/measure/file-cache.ts';
 import { ensureRic, ricBuildProblem } from '../metrics/plan/ric.ts';
-import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../metrics/measure/runtime-api.ts';
+import { lambdaEnvironment } from '../metrics/measure/runtime-api/environment.ts';
+import { startRuntimeApi, type RuntimeApi } from '../metrics/measure/runtime-api/server.ts';
+import type { InvocationOutcome } from '../metrics/measure/runtime-api/state.ts';
 import { fixture } from './helpers.ts';
 
 export interface LambdaRun {

@@ -1,6 +1,8 @@
 /**
- * The runner's Lambda Runtime API: the interface as a runtime sees it (long-polled `next`, the
- * headers, responses and errors, the statuses garbage gets), what it records, and real children:
+ * The runner's Lambda Runtime API over a socket: the HTTP adapter as a runtime sees it (long-polled
+ * `next`, the headers, the error type header, a body over the limit, the JSON a refusal gets, close
+ * cutting off a waiting request; the transitions themselves are test/unit/runtime-api-state.test.ts's
+ * table), the Lambda environment, and real children:
  * the Lambda probe's bootstrap failing during INIT, a handler that throws or crashes, a callback
  * handler, a child that never asks for an event, a broken client, and SIGTERM.
  */
@@ -10,7 +12,9 @@ import { describe, it } from 'node:test';
 import { routeEvent } from '../generators/lambda-event.ts';
 import { readLambdaLine } from '../generators/lambda-probe.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
-import { lambdaEnvironment, MAX_PAYLOAD_BYTES, startRuntimeApi, type RuntimeApi } from '../metrics/measure/runtime-api.ts';
+import { lambdaEnvironment } from '../metrics/measure/runtime-api/environment.ts';
+import { startRuntimeApi, type RuntimeApi } from '../metrics/measure/runtime-api/server.ts';
+import { MAX_PAYLOAD_BYTES } from '../metrics/measure/runtime-api/state.ts';
 import { fixture, processesWith, waitFor } from './helpers.ts';
 import { probedFixture, runLambda } from './lambda-helpers.ts';
 
@@ -96,27 +100,6 @@ describe('the Runtime API, as a runtime sees it', () => {
       assert.deepEqual(outcome.error, JSON.parse(error));
     }));
 
-  it('an init error before the first next settles every queued event; after INIT it is out of turn (403)', async () => {
-    await withApi(async (api) => {
-      const queued = api.invoke({});
-      const body = JSON.stringify({ errorType: 'Error', errorMessage: 'cannot load', stackTrace: [] });
-      const type = { 'lambda-runtime-function-error-type': 'Runtime.InitError' };
-      assert.equal((await call(api, 'POST', `${V}/init/error`, body, type)).status, 202);
-      const outcome = await queued.outcome;
-      assert.equal(outcome.kind, 'initError');
-      assert.equal(outcome.errorType, 'Runtime.InitError');
-      assert.equal((await api.invoke({}).outcome).kind, 'initError', 'an event queued later fails the same way');
-      assert.equal((await call(api, 'GET', `${V}/invocation/next`)).status, 403);
-    });
-    await withApi(async (api) => {
-      api.invoke({});
-      await call(api, 'GET', `${V}/invocation/next`);
-      const late = await call(api, 'POST', `${V}/init/error`, '{}');
-      assert.equal(late.status, 403);
-      assert.equal((JSON.parse(late.text) as ApiError).errorType, 'InvalidStateTransition');
-    });
-  });
-
   type Garbage = { name: string; status: number; errorType: string; reason: RegExp; send: (api: RuntimeApi) => ReturnType<typeof call> };
   const garbage: Garbage[] = [
     {
@@ -132,13 +115,6 @@ describe('the Runtime API, as a runtime sees it', () => {
       errorType: 'MethodNotAllowed',
       reason: /POST .*\/next: wrong method/,
       send: (api) => call(api, 'POST', `${V}/invocation/next`, '{}'),
-    },
-    {
-      name: 'a response before any event',
-      status: 400,
-      errorType: 'InvalidRequestID',
-      reason: /unknown or already answered request id/,
-      send: (api) => call(api, 'POST', `${V}/invocation/x/response`, '{}'),
     },
   ];
   for (const g of garbage) {
@@ -156,32 +132,18 @@ describe('the Runtime API, as a runtime sees it', () => {
       }));
   }
 
-  it('garbage in an invocation: an unknown id (400), a body that is not JSON (400), over 6 MB (413), next out of turn (403)', () =>
+  it('a body over 6 MB gets 413 and fails the event, which stays open: the proper answer is still accepted', () =>
     withApi(async (api) => {
-      const cases = [
-        ['unknown id', 400, /unknown or already answered/, (id: string) => call(api, 'POST', `${V}/invocation/${id}x/response`, '{}')],
-        ['not JSON', 400, /body is not JSON/, (id: string) => call(api, 'POST', `${V}/invocation/${id}/response`, 'hello')],
-        [
-          'too large',
-          413,
-          /body over \d+ bytes/,
-          (id: string) => call(api, 'POST', `${V}/invocation/${id}/response`, 'x'.repeat(MAX_PAYLOAD_BYTES + 1)),
-        ],
-        ['next before answering', 403, /before answering/, () => call(api, 'GET', `${V}/invocation/next`)],
-      ] as const;
-      for (const [label, status, reason, send] of cases) {
-        const invocation = api.invoke({ label });
-        const next = await call(api, 'GET', `${V}/invocation/next`);
-        assert.equal(next.status, 200, `${label}: ${next.text}`);
-        const answer = await send(invocation.requestId);
-        assert.equal(answer.status, status, label);
-        const outcome = await invocation.outcome;
-        assert.equal(outcome.kind, 'rejected', label);
-        assert.match(outcome.reason, reason);
-        // the invocation stays open after a rejected answer: the proper one is still accepted
-        assert.equal((await call(api, 'POST', `${V}/invocation/${invocation.requestId}/response`, '{}')).status, 202, label);
-      }
-      assert.equal(api.failures().length, cases.length);
+      const invocation = api.invoke({});
+      assert.equal((await call(api, 'GET', `${V}/invocation/next`)).status, 200);
+      const answer = await call(api, 'POST', `${V}/invocation/${invocation.requestId}/response`, 'x'.repeat(MAX_PAYLOAD_BYTES + 1));
+      assert.equal(answer.status, 413);
+      assert.equal((JSON.parse(answer.text) as ApiError).errorType, 'RequestEntityTooLarge');
+      const outcome = await invocation.outcome;
+      assert.equal(outcome.kind, 'rejected');
+      assert.match(outcome.reason, /body over \d+ bytes/);
+      assert.equal((await call(api, 'POST', `${V}/invocation/${invocation.requestId}/response`, '{}')).status, 202);
+      assert.equal(api.failures().length, 1);
     }));
 
   it('close() cuts off a waiting next; later events settle as closed at once', async () => {

@@ -21,23 +21,9 @@
  * viewers), and the format is a small tree (nodes, samples, timeDeltas): so it is read here.
  */
 import type { Attribution, ModuleLoad } from '../core/attribution-file.ts';
+import type { CpuProfile, CpuProfileNode } from '../core/cpu-profile.ts';
+import { OWNER, ownerOf, pathOf } from '../core/packages.ts';
 
-export interface CpuProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-
-export interface CpuProfile {
-  nodes: CpuProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  /** µs since the previous sample (the first: since startTime) */
-  timeDeltas: number[];
-}
-
-export const OWNER = { app: '(app)', coldstart: '(coldstart)', node: '(node)', program: '(program)', gc: '(gc)', idle: '(idle)' } as const;
 const PSEUDO = new Map<string, string>([
   ['(program)', OWNER.program],
   ['(garbage collector)', OWNER.gc],
@@ -46,31 +32,6 @@ const PSEUDO = new Map<string, string>([
 const INTERNAL = new Set<string>([OWNER.node, '']);
 /** How many module loads an attribution keeps. */
 export const MODULES_KEPT = 15;
-
-/** A file URL or path as a path (`file:///a/b.js` → `/a/b.js`); other URLs as they are. */
-export function pathOf(url: string): string {
-  if (!url.startsWith('file://')) return url;
-  try {
-    return decodeURIComponent(new URL(url).pathname);
-  } catch {
-    return url.slice('file://'.length);
-  }
-}
-
-/** The owner of a frame's script: a package name, (app), (coldstart), (node), or '' for a native frame. */
-export function ownerOf(url: string, coldstartFiles: readonly string[] = []): string {
-  if (url === '') return '';
-  if (url.startsWith('node:') || !/^(file:|\/|[A-Za-z]:\\)/.test(url)) return OWNER.node;
-  const file = pathOf(url);
-  const parts = file.split(/[\\/]/);
-  const at = parts.lastIndexOf('node_modules');
-  if (at >= 0 && parts[at + 1]) {
-    const first = parts[at + 1]!;
-    return first.startsWith('@') && parts[at + 2] ? `${first}/${parts[at + 2]}` : first;
-  }
-  if (coldstartFiles.includes(file)) return OWNER.coldstart;
-  return OWNER.app;
-}
 
 /** A module's file as a reader knows it: from its package folder on, or its path relative to `appRoot`. */
 function moduleName(url: string, appRoot: string | undefined): string {
@@ -81,137 +42,172 @@ function moduleName(url: string, appRoot: string | undefined): string {
   return file;
 }
 
-/** Attribute a profile; `coldstartFiles` are coldstart's own preload and bootstrap, `appRoot` shortens the app's file names. */
-export function attributeProfile(
-  profile: CpuProfile,
-  options: {
-    coldstartFiles?: readonly string[];
-    appRoot?: string;
-    /** a bundle's frames mapped back to the file they came from (its source map), or undefined */
-    originalFile?: (url: string, line: number, column: number) => string | undefined;
-    /** the end of INIT on the profile's clock (µs, CLOCK_MONOTONIC): the self times up to it are kept apart too */
-    initEndUs?: number;
-  } = {},
-): Attribution {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  // per node: the owner of its own frame, and the owner its self time counts for
-  const own = new Map<number, string>();
-  const selfOwner = new Map<number, string>();
-  const stacks = new Map<number, { owners: Set<string>; modules: Set<number> }>(); // per node: the owners and module frames on its stack
-  const ownerFor = (id: number): string => {
-    let owner = own.get(id);
+export interface AttributeOptions {
+  coldstartFiles?: readonly string[];
+  appRoot?: string;
+  /** a bundle's frames mapped back to the file they came from (its source map), or undefined */
+  originalFile?: (url: string, line: number, column: number) => string | undefined;
+  /** the end of INIT on the profile's clock (µs, CLOCK_MONOTONIC): the self times up to it are kept apart too */
+  initEndUs?: number;
+}
+
+/** The owners and module frames on a node's stack. */
+interface Stack {
+  owners: Set<string>;
+  modules: Set<number>;
+}
+
+/** A profile's call tree, with each node's owner, the owner its self time counts for and its stack, each worked out once. */
+class CallTree {
+  readonly byId: Map<number, CpuProfileNode>;
+  private readonly parent = new Map<number, number>();
+  /** per node: the owner of its own frame */
+  private readonly own = new Map<number, string>();
+  /** per node: the owner its self time counts for */
+  private readonly selfOwner = new Map<number, string>();
+  private readonly stacks = new Map<number, Stack>();
+
+  constructor(
+    profile: CpuProfile,
+    private readonly options: AttributeOptions,
+  ) {
+    this.byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    for (const node of profile.nodes) for (const child of node.children ?? []) this.parent.set(child, node.id);
+    // the root's own frame is V8's `(root)`: never an owner
+    for (const node of profile.nodes)
+      if (node.callFrame.functionName === '(root)' && !this.parent.has(node.id)) this.own.set(node.id, '(root)');
+  }
+
+  ownerFor(id: number): string {
+    let owner = this.own.get(id);
     if (owner === undefined) {
-      const frame = byId.get(id)!.callFrame;
-      const original = frame.url === '' ? undefined : options.originalFile?.(frame.url, frame.lineNumber, frame.columnNumber);
-      owner = PSEUDO.get(frame.functionName) ?? ownerOf(original ?? frame.url, options.coldstartFiles);
-      own.set(id, owner);
+      const frame = this.byId.get(id)!.callFrame;
+      const original = frame.url === '' ? undefined : this.options.originalFile?.(frame.url, frame.lineNumber, frame.columnNumber);
+      owner = PSEUDO.get(frame.functionName) ?? ownerOf(original ?? frame.url, this.options.coldstartFiles);
+      this.own.set(id, owner);
     }
     return owner;
-  };
-  // what runs on behalf of its caller: Node's internals, native frames, and coldstart's own hooks (the preload's listen wrapper)
-  const passesOn = (owner: string) => INTERNAL.has(owner) || owner === OWNER.coldstart;
-  const chargedTo = (id: number): string => {
-    const cached = selfOwner.get(id);
+  }
+
+  chargedTo(id: number): string {
+    const cached = this.selfOwner.get(id);
     if (cached !== undefined) return cached;
-    const owner = ownerFor(id);
+    const owner = this.ownerFor(id);
     let charged: string;
-    if (!passesOn(owner)) charged = owner;
+    // what runs on behalf of its caller: Node's internals, native frames, and coldstart's own hooks (the preload's listen wrapper)
+    if (!INTERNAL.has(owner) && owner !== OWNER.coldstart) charged = owner;
     else {
-      const up = parent.get(id);
-      const above = up === undefined || ownerFor(up) === '(root)' ? undefined : chargedTo(up);
+      const up = this.parent.get(id);
+      const above = up === undefined || this.ownerFor(up) === '(root)' ? undefined : this.chargedTo(up);
       // with no package or app above, it stays with coldstart's code when that is what ran, else with Node
       charged = above !== undefined && !INTERNAL.has(above) ? above : owner === OWNER.coldstart ? OWNER.coldstart : OWNER.node;
     }
-    selfOwner.set(id, charged);
+    this.selfOwner.set(id, charged);
     return charged;
-  };
-  interface Stack {
-    owners: Set<string>;
-    modules: Set<number>;
   }
-  const stackOf = (id: number): Stack => {
-    let stack = stacks.get(id);
+
+  stackOf(id: number): Stack {
+    let stack = this.stacks.get(id);
     if (!stack) {
-      const up = parent.get(id);
-      const above = up === undefined ? { owners: new Set<string>(), modules: new Set<number>() } : stackOf(up);
+      const up = this.parent.get(id);
+      const above = up === undefined ? { owners: new Set<string>(), modules: new Set<number>() } : this.stackOf(up);
       stack = { owners: new Set(above.owners), modules: new Set(above.modules) };
-      const owner = ownerFor(id);
-      if (owner !== '' && owner !== '(root)') stack.owners.add(owner === OWNER.node ? OWNER.node : owner);
-      const frame = byId.get(id)!.callFrame;
+      const owner = this.ownerFor(id);
+      if (owner !== '' && owner !== '(root)') stack.owners.add(owner);
+      const frame = this.byId.get(id)!.callFrame;
       if (frame.functionName === '' && frame.lineNumber === 0 && frame.columnNumber === 0 && frame.url !== '' && owner !== OWNER.node) {
         stack.modules.add(id);
       }
-      stacks.set(id, stack);
+      this.stacks.set(id, stack);
     }
     return stack;
-  };
-  // the root's own frame is V8's `(root)`: never an owner
-  for (const node of profile.nodes) if (node.callFrame.functionName === '(root)' && !parent.has(node.id)) own.set(node.id, '(root)');
+  }
+}
 
-  const self = new Map<string, number>();
-  const inclusive = new Map<string, number>();
-  const moduleTime = new Map<number, number>();
-  let profiled = 0;
-  // INIT: only when its end lies inside the profile (else the clocks disagree, or INIT ended before the profiler started)
-  const initEnd =
-    options.initEndUs !== undefined && options.initEndUs > profile.startTime && options.initEndUs <= profile.endTime
-      ? options.initEndUs
-      : undefined;
-  const initSelf = new Map<string, number>();
-  let initProfiled = 0;
-  const count = Math.min(profile.samples.length, profile.timeDeltas.length);
+/** The sums over a profile's samples, in ms. */
+interface Tally {
+  profiled: number;
+  count: number;
+  self: Map<string, number>;
+  inclusive: Map<string, number>;
+  moduleTime: Map<number, number>;
+  initProfiled: number;
+  initSelf: Map<string, number>;
+}
+
+const add = <K>(map: Map<K, number>, key: K, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
+
+/** Every sample's time to its owners, its stack and (before `initEnd`) to INIT. */
+function tally(profile: CpuProfile, tree: CallTree, initEnd: number | undefined): Tally {
+  const t: Tally = {
+    profiled: 0,
+    count: 0,
+    self: new Map(),
+    inclusive: new Map(),
+    moduleTime: new Map(),
+    initProfiled: 0,
+    initSelf: new Map(),
+  };
+  const count = (t.count = Math.min(profile.samples.length, profile.timeDeltas.length));
   // a sample stands for the time until the next one (the last: until the profile's end), as DevTools counts it
   const stamps: number[] = new Array<number>(count);
-  for (let i = 0, t = profile.startTime; i < count; i++) stamps[i] = t += profile.timeDeltas[i]!;
+  for (let i = 0, at = profile.startTime; i < count; i++) stamps[i] = at += profile.timeDeltas[i]!;
   for (let i = 0; i < count; i++) {
     const id = profile.samples[i]!;
     const us = Math.max(0, (i + 1 < count ? stamps[i + 1]! : profile.endTime) - stamps[i]!);
-    if (!byId.has(id) || us === 0) continue;
+    if (!tree.byId.has(id) || us === 0) continue;
     const ms = us / 1000;
-    profiled += ms;
-    const owner = chargedTo(id);
-    self.set(owner, (self.get(owner) ?? 0) + ms);
+    t.profiled += ms;
+    const owner = tree.chargedTo(id);
+    add(t.self, owner, ms);
     if (initEnd !== undefined && stamps[i]! < initEnd) {
       // the part of this sample's time before INIT ended
       const initMs = Math.min(us, initEnd - stamps[i]!) / 1000;
-      initProfiled += initMs;
-      initSelf.set(owner, (initSelf.get(owner) ?? 0) + initMs);
+      t.initProfiled += initMs;
+      add(t.initSelf, owner, initMs);
     }
-    const stack = stackOf(id);
-    for (const o of stack.owners) inclusive.set(o, (inclusive.get(o) ?? 0) + ms);
-    for (const m of stack.modules) moduleTime.set(m, (moduleTime.get(m) ?? 0) + ms);
+    const stack = tree.stackOf(id);
+    for (const o of stack.owners) add(t.inclusive, o, ms);
+    for (const m of stack.modules) add(t.moduleTime, m, ms);
   }
   // a sample always counts for its own owner (a native frame's sample is charged up, not on the stack by itself)
-  for (const [owner, ms] of self) inclusive.set(owner, Math.max(inclusive.get(owner) ?? 0, ms));
-  const idle = self.get(OWNER.idle) ?? 0;
-  // an owner on the stack but never at its top (the app's own module calling into express) still has its inclusive time
-  const packages = [...new Set([...self.keys(), ...inclusive.keys()])]
-    .map((name) => ({
-      name,
-      selfMs: self.get(name) ?? 0,
-      inclusiveMs: inclusive.get(name) ?? 0,
-      ...(initEnd !== undefined ? { initSelfMs: initSelf.get(name) ?? 0 } : {}),
-    }))
-    .sort((a, b) => b.selfMs - a.selfMs || a.name.localeCompare(b.name));
-  // one entry per file: a module evaluated once has one top-level frame, but a frame can appear under several parents
+  for (const [owner, ms] of t.self) t.inclusive.set(owner, Math.max(t.inclusive.get(owner) ?? 0, ms));
+  return t;
+}
+
+/**
+ * The slowest module loads, one entry per file: a module evaluated once has one top-level frame, but a
+ * frame can appear under several parents.
+ */
+function moduleLoads(t: Tally, tree: CallTree, appRoot: string | undefined): ModuleLoad[] {
   const perFile = new Map<string, ModuleLoad>();
-  for (const [id, ms] of moduleTime) {
-    const frame = byId.get(id)!.callFrame;
-    const file = moduleName(frame.url, options.appRoot);
-    const entry = perFile.get(file) ?? { file, owner: ownerFor(id), loadMs: 0 };
+  for (const [id, ms] of t.moduleTime) {
+    const file = moduleName(tree.byId.get(id)!.callFrame.url, appRoot);
+    const entry = perFile.get(file) ?? { file, owner: tree.ownerFor(id), loadMs: 0 };
     entry.loadMs += ms;
     perFile.set(file, entry);
   }
-  const modules = [...perFile.values()].sort((a, b) => b.loadMs - a.loadMs || a.file.localeCompare(b.file)).slice(0, MODULES_KEPT);
-  const init = initEnd === undefined ? {} : { init: { profiledMs: initProfiled, busyMs: initProfiled - (initSelf.get(OWNER.idle) ?? 0) } };
-  return { profiledMs: profiled, busyMs: profiled - idle, samples: count, packages, modules, ...init };
+  return [...perFile.values()].sort((a, b) => b.loadMs - a.loadMs || a.file.localeCompare(b.file)).slice(0, MODULES_KEPT);
 }
 
-/** Is this JSON a V8 CPU profile? */
-export function isCpuProfile(value: unknown): value is CpuProfile {
-  if (value === null || typeof value !== 'object') return false;
-  const v = value as Record<string, unknown>;
-  return Array.isArray(v.nodes) && Array.isArray(v.samples) && Array.isArray(v.timeDeltas) && typeof v.startTime === 'number';
+/** Attribute a profile; `coldstartFiles` are coldstart's own preload and bootstrap, `appRoot` shortens the app's file names. */
+export function attributeProfile(profile: CpuProfile, options: AttributeOptions = {}): Attribution {
+  const tree = new CallTree(profile, options);
+  // INIT: only when its end lies inside the profile (else the clocks disagree, or INIT ended before the profiler started)
+  const { initEndUs } = options;
+  const initEnd = initEndUs !== undefined && initEndUs > profile.startTime && initEndUs <= profile.endTime ? initEndUs : undefined;
+  const t = tally(profile, tree, initEnd);
+  // an owner on the stack but never at its top (the app's own module calling into express) still has its inclusive time
+  const packages = [...new Set([...t.self.keys(), ...t.inclusive.keys()])]
+    .map((name) => ({
+      name,
+      selfMs: t.self.get(name) ?? 0,
+      inclusiveMs: t.inclusive.get(name) ?? 0,
+      ...(initEnd !== undefined ? { initSelfMs: t.initSelf.get(name) ?? 0 } : {}),
+    }))
+    .sort((a, b) => b.selfMs - a.selfMs || a.name.localeCompare(b.name));
+  const modules = moduleLoads(t, tree, options.appRoot);
+  const init =
+    initEnd === undefined ? {} : { init: { profiledMs: t.initProfiled, busyMs: t.initProfiled - (t.initSelf.get(OWNER.idle) ?? 0) } };
+  return { profiledMs: t.profiled, busyMs: t.profiled - (t.self.get(OWNER.idle) ?? 0), samples: t.count, packages, modules, ...init };
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
-import { ownerOf, pathOf } from '../analyse/attribution.ts';
+import { ownerOf, pathOf } from '../core/packages.ts';
 import { bundleMetaPath } from '../plan/bundle.ts';
 
 interface Metafile {

@@ -11,7 +11,7 @@ import { launchOf, type CellLaunch } from '../plan/launch.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { CompileCacheDirs } from './compile-cache.ts';
 import type { DiscoveryRun, SampleFileCache } from './file-cache.ts';
-import { detectLimits } from './limits/detect.ts';
+import { detectLimits, type Detection } from './limits/detect.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitsMechanism } from './limits/types.ts';
 import { COUNT_SLOWDOWN, countHooks, type CountTools } from './counting.ts';
@@ -27,10 +27,14 @@ export interface RunLimits {
   cpuPeriodUs: number;
 }
 
-/** With memory sizes to run at: the mechanism, or a one-line UsageError saying what is needed; every size checked. */
+/**
+ * With memory sizes to run at: the mechanism, or a one-line UsageError saying what is needed; every size
+ * checked. `detect` finds the mechanism (the fake deps of --debug-mode pass one that touches no cgroup).
+ */
 export function resolveLimits(
   memories: readonly number[] | undefined,
   options: { initCpus: number; cpuPeriodUs: number } = { initCpus: DEFAULT_INIT_CPUS, cpuPeriodUs: DEFAULT_CPU_PERIOD_US },
+  detect: () => Detection = detectLimits,
 ): RunLimits | undefined {
   if (!memories?.length) return undefined;
   const { initCpus, cpuPeriodUs } = options;
@@ -39,7 +43,7 @@ export function resolveLimits(
     const problem = limitSettingsError(settings(memoryMB));
     if (problem) throw new UsageError(`--lambda-memory/--cpu-period: ${problem}`);
   }
-  const detected = detectLimits();
+  const detected = detect();
   if (!detected.ok) throw new UsageError(`--lambda-memory: ${detected.reason}`);
   return { mechanism: detected.mechanism, settings, initCpus, cpuPeriodUs };
 }

@@ -48,6 +48,21 @@ const STDERR_TAIL = 2000;
 const STDOUT_LIMIT = 1 << 20;
 
 /**
+ * Why a sample failed whose child ended by itself (`how`: `exited with code 1`, `was killed by SIGSEGV`),
+ * `ready` once it had printed its ready line, `error` its own error line from stderr. The fake sampler
+ * fails with the same text.
+ */
+export function endedReason(how: string, ready: boolean, error: string | undefined): string {
+  return `${how} ${ready ? 'before it answered' : 'before it was ready'}${error ? `: ${oneLine(error)}` : ''}`;
+}
+
+/** Why a sample failed whose child said nothing more for `waitMs` (`what`: `ready line`); the last other line it printed, if any. */
+export function hungReason(what: string, waitMs: number, lastLine = ''): string {
+  const seen = lastLine ? `; last stdout line: ${oneLine(lastLine, 120)}` : '';
+  return `no ${what} within ${Math.round(waitMs)} ms (hung or too slow)${seen}`;
+}
+
+/**
  * The child's stdout as protocol lines: lines with the prefix are queued for the target, other
  * output is tolerated up to STDOUT_LIMIT. Waiting fails when the child exits, cannot start, prints
  * too much or the deadline passes.
@@ -75,11 +90,10 @@ class ProtocolReader {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       // the child's own error line, when its stderr has one
       const error = telling(stderrTail());
-      const when = this.delivered === 0 ? 'before it was ready' : 'before it answered';
       this.exitedHow = `${how}${error ? ` (${oneLine(error, 160)})` : ''}`;
       for (const waiter of this.exitWaiters) waiter(this.exitedHow);
       this.exitWaiters.clear();
-      this.fail(new SampleFailure(`${how} ${when}${error ? `: ${oneLine(error)}` : ''}`), true);
+      this.fail(new SampleFailure(endedReason(how, this.delivered > 0, error)), true);
     });
   }
 
@@ -128,8 +142,7 @@ class ProtocolReader {
       const wait = Math.max(1, this.deadline - performance.now());
       const timer = setTimeout(() => {
         this.waiting = undefined;
-        const seen = this.lastOther ? `; last stdout line: ${oneLine(this.lastOther, 120)}` : '';
-        reject(new SampleFailure(`no ${what} within ${Math.round(wait)} ms (hung or too slow)${seen}`));
+        reject(new SampleFailure(hungReason(what, wait, this.lastOther)));
       }, wait);
       this.waiting = {
         resolve: (line) => {
@@ -151,7 +164,7 @@ class ProtocolReader {
       const wait = Math.max(1, this.deadline - performance.now());
       const timer = setTimeout(() => {
         this.exitWaiters.delete(onExit);
-        reject(new SampleFailure(`no ${what} within ${Math.round(wait)} ms (hung or too slow)`));
+        reject(new SampleFailure(hungReason(what, wait)));
       }, wait);
       const onExit = (how: string) => {
         clearTimeout(timer);

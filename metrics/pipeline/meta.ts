@@ -18,7 +18,7 @@ import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
 import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
-import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api.ts';
+import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';

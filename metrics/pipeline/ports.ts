@@ -13,7 +13,7 @@ import { measureCpuSpeed } from '../measure/cpu-speed.ts';
 import { fileCacheOf } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
 import { measurePlannedRun, resolveLimits, type RunContext, type RunLimits } from '../measure/planned-run.ts';
-import { attributeCells } from '../measure/profile.ts';
+import { attributeCells } from './attribute.ts';
 import { prepareAppCells } from '../plan/apps.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
 import type { PlannedRun } from '../plan/order.ts';

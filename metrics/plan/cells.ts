@@ -18,6 +18,7 @@ import {
   prepareLevers,
   runtimesOfTargets,
   type BlockedCell,
+  type Bundler,
   type CompileCache,
   type LeverLists,
   type PreparedLevers,
@@ -49,9 +50,14 @@ export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedS
   });
 }
 
+/** Whether one of `cells` starts with the Runtime Interface Client. */
+export function needsRic(cells: readonly Cell[]): boolean {
+  return cells.some((c) => isRicBootstrap(c.bootstrap) && !ricUnsupported(c));
+}
+
 /** The Runtime Interface Client, built on first use, only when one of `cells` starts with it. */
 export function ricFor(cells: readonly Cell[], env: NodeJS.ProcessEnv, log: (line: string) => void): ResolvedRic | undefined {
-  return cells.some((c) => isRicBootstrap(c.bootstrap) && !ricUnsupported(c)) ? ensureRic(env, log) : undefined;
+  return needsRic(cells) ? ensureRic(env, log) : undefined;
 }
 
 /** What every command that measures or generates cells is asked for. */
@@ -131,6 +137,7 @@ export interface GeneratedCells {
 export async function generateCells(
   options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'shapes' | 'schemas' | 'lambdaReference'>,
   log: (line: string) => void,
+  write = true,
 ): Promise<GeneratedCells> {
   const targets = options.targets ?? ['server'];
   const skipped = new Map<string, string>();
@@ -176,8 +183,8 @@ export async function generateCells(
     // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
     cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0] ?? 'plain', routes: 1, target: 'lambda' }));
   }
-  log(`generating ${cells.length - unsupported.size} files…`);
-  for (const cell of cells) {
+  if (write) log(`generating ${cells.length - unsupported.size} files…`);
+  for (const cell of write ? cells : []) {
     if (unsupported.has(cellKey(cell))) continue;
     const shaped = { shape: cell.shape as Shape, schema: cell.schema as Schema };
     await writeGenerated(generators.get(cell.target as Target)!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
@@ -186,22 +193,42 @@ export async function generateCells(
 }
 
 /**
+ * What preparing cells does outside the process: runtimes run (`--version`) or installed, files
+ * written, bundles built, the Runtime Interface Client built. The fake source (fake-source.ts) plans
+ * the same cells with none of it.
+ */
+export interface PrepareEffects {
+  runtimes: typeof resolveRuntimes;
+  /** write every generated file */
+  write: boolean;
+  bundle?: Bundler;
+  ric: typeof ricFor;
+}
+
+const REAL_EFFECTS: PrepareEffects = { runtimes: resolveRuntimes, write: true, ric: ricFor };
+
+/**
  * Every cell of a run with its launch resolved. `env` is the children's clean environment (the
  * runtimes' `--version` runs with it). A runtime that cannot be installed is a UsageError.
  */
-export async function prepareCells(options: CellOptions, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells> {
+export async function prepareCells(
+  options: CellOptions,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+  effects: PrepareEffects = REAL_EFFECTS,
+): Promise<PreparedCells> {
   // the runtimes first: a --node that does not run is an error before anything is generated
   const leverLists = options.levers ?? DEFAULT_LEVERS;
-  const runtimes = resolveRuntimes(runtimesOfTargets(leverLists, options.targets ?? ['server']), options.node, env, log);
-  const generated = await generateCells(options, log);
+  const runtimes = effects.runtimes(runtimesOfTargets(leverLists, options.targets ?? ['server']), options.node, env, log);
+  const generated = await generateCells(options, log, effects.write);
   const { selected, skipped } = generated;
   const memories = options.memories ?? [0];
   const measures = options.measures ?? ['time'];
   const base = generated.cells.flatMap((cell) =>
     memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
   );
-  const levers = await prepareLevers(base, leverLists, { runtimes, log });
-  const ric = ricFor(levers.cells, env, log);
+  const levers = await prepareLevers(base, leverLists, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
+  const ric = effects.ric(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
     const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
     // the generated cell's key: its shape and schema decide what the framework can be written in

@@ -83,6 +83,9 @@ export interface PreparedLevers {
   blocked: Map<string, BlockedCell>;
 }
 
+/** What builds a bundle (bundleFile; the fake source's only names the file). */
+export type Bundler = typeof bundleFile;
+
 /**
  * Multiply the cells by the levers and bundle what is bundled, with the runtimes already resolved
  * (plan/runtimes.ts). A bundle that fails blocks only its cells.
@@ -90,9 +93,10 @@ export interface PreparedLevers {
 export async function prepareLevers(
   base: Cell[],
   lists: LeverLists,
-  options: { runtimes: Map<string, ResolvedRuntime>; log: (line: string) => void },
+  options: { runtimes: Map<string, ResolvedRuntime>; log: (line: string) => void; bundle?: Bundler },
 ): Promise<PreparedLevers> {
   const { runtimes } = options;
+  const bundle = options.bundle ?? bundleFile;
   const cells = expandCells(base, lists);
   const files = new Map<string, string>();
   const blocked = new Map<string, BlockedCell>();
@@ -125,7 +129,7 @@ export async function prepareLevers(
     if (!entry) {
       entry = {
         label: `${cellFile(cell)} (target ${runtime.bundleTarget})`,
-        outcome: bundleFile(cellFilePath(cell), output, runtime.bundleTarget),
+        outcome: bundle(cellFilePath(cell), output, runtime.bundleTarget),
       };
       bundles.set(output, entry);
     }

@@ -255,6 +255,26 @@ export function ensureRuntime(
   return describeRuntime(name, pinned.kind, binary, version, spec);
 }
 
+/** How a run's runtimes are found: the `node` binary identified, a pinned one installed. */
+interface RuntimeFinder {
+  node: (node: string) => ResolvedRuntime;
+  pinned: (name: keyof typeof PINNED_RUNTIMES) => ResolvedRuntime;
+}
+
+function resolveRuntimesWith(names: readonly string[], find: RuntimeFinder): Map<string, ResolvedRuntime> {
+  const resolved = new Map<string, ResolvedRuntime>();
+  for (const name of names) {
+    if (name === 'node') resolved.set(name, find.node(name));
+    else if (name in PINNED_RUNTIMES) resolved.set(name, find.pinned(name as keyof typeof PINNED_RUNTIMES));
+    // a Lambda runtime line runs on the pinned download of its Node line
+    else if (isLambdaRuntimeLine(name)) resolved.set(name, { ...find.pinned(nodeOfLine(name)), name });
+    else throw new UsageError(`--runtime: "${name}" is not one of ${RUNTIME_NAMES.join(', ')}`);
+  }
+  return resolved;
+}
+
+const nodeSource = (node: string) => (node === process.execPath ? 'the node running coldstart' : node);
+
 /** Resolve every runtime a run asks for; `node` is the given binary (the running node by default). */
 export function resolveRuntimes(
   names: readonly string[],
@@ -262,22 +282,31 @@ export function resolveRuntimes(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Map<string, ResolvedRuntime> {
-  const resolved = new Map<string, ResolvedRuntime>();
-  for (const name of names) {
-    if (name === 'node') {
+  return resolveRuntimesWith(names, {
+    node: (name) => {
       const identity = javascriptRuntimeVersion(node, env);
       if ('reason' in identity) throw new UsageError(`--node: "${node}" ${identity.reason}`);
       const { version } = identity;
       const kind: RuntimeKind = /^v\d/.test(version) ? 'node' : 'bun';
-      resolved.set(name, describeRuntime(name, kind, node, version, node === process.execPath ? 'the node running coldstart' : node));
-    } else if (name in PINNED_RUNTIMES) {
-      resolved.set(name, ensureRuntime(name as keyof typeof PINNED_RUNTIMES, env, log));
-    } else if (isLambdaRuntimeLine(name)) {
-      // a Lambda runtime line runs on the pinned download of its Node line
-      resolved.set(name, { ...ensureRuntime(nodeOfLine(name), env, log), name });
-    } else {
-      throw new UsageError(`--runtime: "${name}" is not one of ${RUNTIME_NAMES.join(', ')}`);
-    }
-  }
-  return resolved;
+      return describeRuntime(name, kind, node, version, nodeSource(node));
+    },
+    pinned: (name) => ensureRuntime(name, env, log),
+  });
+}
+
+/**
+ * The runtimes as resolveRuntimes would give them, found without running or installing anything (the
+ * fake source of --debug-mode and the pipeline tests): `node` is taken to be the running node's version,
+ * a pinned runtime its pinned version where it would be installed.
+ */
+export function assumedRuntimes(names: readonly string[], node: string): Map<string, ResolvedRuntime> {
+  const host = currentHost();
+  return resolveRuntimesWith(names, {
+    node: (name) => describeRuntime(name, 'node', node, process.version, nodeSource(node)),
+    pinned: (name) => {
+      const pinned: PinnedRuntime = PINNED_RUNTIMES[name];
+      const pkg = runtimePackage(name, host);
+      return describeRuntime(name, pinned.kind, installedBinary(name, host), expectedVersion(pinned), `${pkg.name}@${pkg.version}`);
+    },
+  });
 }

@@ -6,7 +6,7 @@
  * stacks each cell's self time by package; summary.md gets the top packages per cell and the links.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { OWNER } from '../analyse/attribution.ts';
+import { OWNER } from '../core/packages.ts';
 import { readAttribution, type AttributionFile, type CellAttribution } from '../core/attribution-file.ts';
 import { cellLabel, compareCells } from '../core/cell.ts';
 import { markdownTable, ms, percent } from '../core/format.ts';

@@ -29,6 +29,12 @@ export interface RouteAnswer {
 
 export type SendRequest = (request: RouteRequest, what: string) => Promise<RouteAnswer>;
 
+/** Why an answer to `request` is not the expected one: `wrong answer from GET /r7: 500 {…}` (the fake sampler fails with it too). */
+export function wrongAnswerReason(request: RouteRequest, answer: { status: number; body: unknown }, what = ''): string {
+  const text = typeof answer.body === 'string' ? answer.body : ((JSON.stringify(answer.body) as string | undefined) ?? '');
+  return `wrong answer${what} from ${request.method} ${request.path}: ${answer.status} ${oneLine(text, 160)}`;
+}
+
 /** A cell's route table with the requests the runner sends it. */
 export class CellRoutes {
   readonly table: RouteRow[];
@@ -58,9 +64,7 @@ export class CellRoutes {
       ? this.contract.accepts(answer.status, answer.body, row.i, PROBE_NAME)
       : answer.status === 200 && answerMatches(answer.body, expectedAnswer(row, this.schema, PROBE_NAME));
     if (correct) return;
-    const request = this.request(row);
-    const text = typeof answer.body === 'string' ? answer.body : ((JSON.stringify(answer.body) as string | undefined) ?? '');
-    throw new SampleFailure(`wrong answer${what} from ${request.method} ${request.path}: ${answer.status} ${oneLine(text, 160)}`);
+    throw new SampleFailure(wrongAnswerReason(this.request(row), answer, what));
   }
 
   /** The invalid request for the check, to the last route that takes a body; undefined when none does. */

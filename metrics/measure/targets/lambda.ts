@@ -22,7 +22,9 @@ import { isLambdaRuntimeLine } from '../../plan/lambda-runtimes.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { processCpuMs } from '../proc-cpu.ts';
 import { answerProblem, lambdaAnswer } from '../app-answer.ts';
-import { lambdaEnvironment, startRuntimeApi, type InvocationOutcome, type RuntimeApi } from '../runtime-api.ts';
+import { lambdaEnvironment } from '../runtime-api/environment.ts';
+import { startRuntimeApi, type RuntimeApi } from '../runtime-api/server.ts';
+import type { InvocationOutcome } from '../runtime-api/state.ts';
 import { oneLine } from '../text.ts';
 import {
   AFTER_LINE_WAIT_MS,

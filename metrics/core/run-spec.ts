@@ -1,0 +1,308 @@
+/**
+ * RunSpec: the one typed options object every use case takes (run, measure, hyperfine, the Lambda
+ * commands take parts of it). Every field is required: a default is applied here, once, in
+ * DEFAULT_SPEC, and nowhere downstream. The CLI builds a spec from its option groups; tests build one
+ * with runSpec({...}). The rules between options (an option that has no effect in the chosen
+ * selection is refused) are checked by specRefusal, one table.
+ */
+import type { Schema, Shape } from '../../generators/routes.ts';
+import type { Target, Variant } from '../../generators/types.ts';
+import type { AppSpec } from './app.ts';
+
+// TODO(dims): these value types move to core/dimensions.ts and core/lambda-platform.ts
+export type Measure = 'time' | 'instructions';
+export type Order = 'interleaved' | 'sequential' | 'random';
+export type RuntimeName = 'node' | 'node22' | 'node24' | 'bun';
+export type LambdaLine = 'nodejs22.x' | 'nodejs24.x' | 'node';
+export type Build = 'plain' | 'bundle';
+export type CompileCache = 'off' | 'cold' | 'warm';
+export type Bootstrap = 'ric' | 'ric-noflags' | 'probe';
+export type FileCache = 'warm' | 'cold';
+export type Architecture = 'x86_64' | 'arm64';
+export type ExportMetric = string;
+
+/** `--shard i/n`: the i-th of n parts (1-based). */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export interface GeneratedSource {
+  kind: 'generated';
+  /** names, or every framework whose packages are installed */
+  frameworks: readonly string[] | 'all';
+  routes: number[];
+  variants: Variant[];
+  shapes: Shape[];
+  schemas: Schema[];
+}
+
+/** `measure`: the user's own server entries and Lambda handlers. */
+export interface AppsSource {
+  kind: 'apps';
+  apps: AppSpec[];
+}
+
+export type Source = GeneratedSource | AppsSource;
+
+/** What every cell is multiplied by. */
+export interface CellSpec {
+  /** generated cells: how the files run; apps: derived from the apps' kinds */
+  targets: Target[];
+  /** Lambda memory sizes in MB; empty = no limits (memory 0 in the cell) */
+  memories: number[];
+  measures: Measure[];
+  /** server cells' runtimes */
+  runtimes: RuntimeName[];
+  /** Lambda cells' runtime lines (`node` = the node running coldstart) */
+  lambdaRuntimes: LambdaLine[];
+  builds: Build[];
+  compileCaches: CompileCache[];
+  /** Lambda cells' start */
+  bootstraps: Bootstrap[];
+  /** every cell's OS file cache; `by-target` = warm for a server, cold for a Lambda cell */
+  fileCaches: FileCache[] | 'by-target';
+  /** with Lambda cells: also measure lambda-perf's hello-world reference under their settings */
+  lambdaReference: boolean;
+  /** the node binary of the `node` runtime */
+  node: string;
+}
+
+export interface PrecisionSpec {
+  /** the target half-width of the 95 % CI as a share of the median (0.03 for ±3 %) */
+  precision: number;
+  minSamples: number;
+  maxSamples: number;
+}
+
+export interface SamplingSpec {
+  /** timed samples per cell, or rounds until every median is known to `precision` */
+  samples: number | 'auto';
+  precision: PrecisionSpec;
+  warmup: number;
+  /** samples per counted cell */
+  countSamples: number;
+  timeoutMs: number;
+  order: Order;
+  seed: string;
+  /** requests to further routes after each sample's timed answer */
+  firstHits: number;
+  /** runs in flight at once; `auto` = the cores when every cell is counted, else 1 */
+  jobs: number | 'auto';
+  /** measure only this part of the cells */
+  shard: Shard | undefined;
+}
+
+/** With memory sizes: the INIT CPU and the CPU quota period. */
+export interface LimitSpec {
+  initCpus: number;
+  cpuPeriodUs: number;
+}
+
+/** The cost model of the report. */
+export interface CostSpec {
+  memoryMB: number;
+  architecture: Architecture;
+  /** $ per GB-second; undefined = the architecture's on-demand price */
+  pricePerGBs: number | undefined;
+}
+
+export interface OutputSpec {
+  /** the run folder; undefined = results/<timestamp>/ */
+  out: string | undefined;
+  /** also write the results in hyperfine's --export-json shape */
+  exportJson: { file: string; metric: ExportMetric } | undefined;
+  /** one more, unrecorded, profiled run per cell, attributed to packages */
+  attribute: boolean;
+  /** exit 0 even when samples failed */
+  allowFailures: boolean;
+}
+
+export interface RunSpec {
+  /** the command line, for meta.json */
+  command: string;
+  source: Source;
+  cells: CellSpec;
+  sampling: SamplingSpec;
+  limits: LimitSpec;
+  cost: CostSpec;
+  output: OutputSpec;
+}
+
+/** What a caller gives: any group in part, the source whole. */
+export type SpecInput = {
+  command?: string;
+  source?: Source;
+} & { [G in Exclude<keyof RunSpec, 'command' | 'source'>]?: Partial<RunSpec[G]> };
+
+export const DEFAULT_ROUTES: readonly number[] = [1, 10, 100, 1000, 10_000];
+
+/** THE defaults of every option: the CLI's `--help` shows these, and nothing downstream applies another. */
+export const DEFAULT_SPEC: Readonly<RunSpec> = {
+  command: 'coldstart run',
+  source: {
+    kind: 'generated',
+    frameworks: 'all',
+    routes: [...DEFAULT_ROUTES],
+    variants: ['validated'],
+    shapes: ['flat'],
+    schemas: ['small'],
+  },
+  cells: {
+    targets: ['server'],
+    memories: [],
+    measures: ['time'],
+    runtimes: ['node'],
+    lambdaRuntimes: ['nodejs24.x'],
+    builds: ['plain'],
+    compileCaches: ['off'],
+    bootstraps: ['ric'],
+    fileCaches: 'by-target',
+    lambdaReference: true,
+    node: process.execPath,
+  },
+  sampling: {
+    samples: 5,
+    precision: { precision: 0.03, minSamples: 5, maxSamples: 30 },
+    warmup: 1,
+    countSamples: 1,
+    timeoutMs: 120_000,
+    order: 'interleaved',
+    seed: 'coldstart',
+    firstHits: 10,
+    jobs: 'auto',
+    shard: undefined,
+  },
+  limits: { initCpus: 2, cpuPeriodUs: 100_000 },
+  cost: { memoryMB: 1024, architecture: 'x86_64', pricePerGBs: undefined },
+  output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false },
+};
+
+/** A whole spec: DEFAULT_SPEC with `input` over it, group by group. */
+export function runSpec(input: SpecInput = {}): RunSpec {
+  const d = DEFAULT_SPEC;
+  return {
+    command: input.command ?? d.command,
+    source: input.source ?? d.source,
+    cells: { ...d.cells, ...input.cells },
+    sampling: { ...d.sampling, ...input.sampling, precision: { ...d.sampling.precision, ...input.sampling?.precision } },
+    limits: { ...d.limits, ...input.limits },
+    cost: { ...d.cost, ...input.cost },
+    output: { ...d.output, ...input.output },
+  };
+}
+
+/** The targets of a spec's cells: the apps' kinds for `measure`, else `cells.targets`. */
+export function targetsOf(spec: Pick<RunSpec, 'source' | 'cells'>): Target[] {
+  if (spec.source.kind === 'generated') return spec.cells.targets;
+  const kinds = spec.source.apps.map((a) => (a.kind === 'lambda' ? 'lambda' : 'server'));
+  return [...new Set<Target>(kinds)];
+}
+
+/** Lever lists of one target, every target-dependent default resolved. */
+export interface TargetLevers {
+  runtimes: (RuntimeName | LambdaLine)[];
+  builds: Build[];
+  compileCaches: CompileCache[];
+  bootstraps: Bootstrap[];
+  fileCaches: FileCache[];
+}
+
+/** A server runs on `runtimes`, starts as itself (probe) and reads warm files; a Lambda cell on its lines, bootstraps and cold files. */
+export function leversOfTarget(cells: CellSpec, target: Target): TargetLevers {
+  const lambda = target === 'lambda';
+  return {
+    runtimes: lambda ? cells.lambdaRuntimes : cells.runtimes,
+    builds: cells.builds,
+    compileCaches: cells.compileCaches,
+    bootstraps: lambda ? cells.bootstraps : ['probe'],
+    fileCaches: cells.fileCaches === 'by-target' ? [lambda ? 'cold' : 'warm'] : cells.fileCaches,
+  };
+}
+
+/** Whether any cell of the spec is counted (instructions under valgrind) or timed. */
+export function hasCounted(spec: Pick<RunSpec, 'cells'>): boolean {
+  return spec.cells.measures.includes('instructions');
+}
+export function hasTimed(spec: Pick<RunSpec, 'cells'>): boolean {
+  return spec.cells.measures.includes('time');
+}
+function hasTarget(spec: RunSpec, target: Target): boolean {
+  return targetsOf(spec).includes(target);
+}
+function hasApp(spec: RunSpec, kind: AppSpec['kind']): boolean {
+  return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === kind);
+}
+function runsLocalNode(spec: RunSpec): boolean {
+  const server = hasTarget(spec, 'server') && spec.cells.runtimes.includes('node');
+  return server || (hasTarget(spec, 'lambda') && spec.cells.lambdaRuntimes.includes('node'));
+}
+
+/**
+ * A rule between options: `flags`, given on the command line, have an effect only when `applies`
+ * holds of the spec; otherwise they are refused with "FLAGS do(es) nothing without WITHOUT".
+ * Flags are the long ones (`--seed`); a command that has none of them is never concerned.
+ */
+export interface OptionRule {
+  flags: readonly string[];
+  applies: (spec: RunSpec) => boolean;
+  without: string;
+}
+
+export const OPTION_RULES: readonly OptionRule[] = [
+  { flags: ['--seed'], applies: (s) => s.sampling.order === 'random', without: '--order random' },
+  { flags: ['--precision', '--min-samples', '--max-samples'], applies: (s) => s.sampling.samples === 'auto', without: '--samples auto' },
+  { flags: ['--init-cpus', '--cpu-period'], applies: (s) => s.cells.memories.length > 0, without: '--lambda-memory' },
+  { flags: ['--export-metric'], applies: (s) => s.output.exportJson !== undefined, without: '--export-json' },
+  {
+    flags: ['--samples', '--warmup', '--precision', '--min-samples', '--max-samples'],
+    applies: hasTimed,
+    without: 'a timed cell (--measure time): counted cells take --count-samples and no warm-up',
+  },
+  { flags: ['--count-samples', '--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
+  {
+    flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],
+    applies: (s) => hasTarget(s, 'lambda'),
+    without: 'a Lambda cell (--target lambda, or measure --handler)',
+  },
+  { flags: ['--runtime'], applies: (s) => hasTarget(s, 'server'), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
+  { flags: ['--node'], applies: runsLocalNode, without: 'a cell on the node runtime (--runtime node or --lambda-runtime node)' },
+  {
+    flags: ['--first-hits'],
+    applies: (s) => s.source.kind === 'generated' && s.source.routes.some((n) => n > 1),
+    without: 'a route table of more than one route (--routes)',
+  },
+  { flags: ['--event'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry gets --request)' },
+  {
+    flags: ['--request', '--port', '--body', '--content-type'],
+    applies: (s) => hasApp(s, 'server'),
+    without: '--entry (a handler gets --event)',
+  },
+];
+
+/** Why a spec asks for something that cannot be measured at all, or undefined. */
+export function selectionRefusal(spec: RunSpec): string | undefined {
+  const { lambdaRuntimes, bootstraps } = spec.cells;
+  if (hasTarget(spec, 'lambda') && lambdaRuntimes.every((r) => r === 'node') && bootstraps.every((b) => b !== 'probe')) {
+    return (
+      `every Lambda cell would be unsupported: --lambda-bootstrap ${bootstraps.join(',')} starts the Runtime Interface Client, ` +
+      'which runs only on a Lambda runtime line, not on node; add a line to --lambda-runtime or use --lambda-bootstrap probe'
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The first reason the options cannot stand together, or undefined: an option given (`given`: the
+ * long flags the user typed) that has no effect in the spec's selection, or a selection that leaves
+ * nothing to measure.
+ */
+export function specRefusal(spec: RunSpec, given: ReadonlySet<string>): string | undefined {
+  for (const rule of OPTION_RULES) {
+    const flags = rule.flags.filter((f) => given.has(f));
+    if (flags.length === 0 || rule.applies(spec)) continue;
+    const many = flags.length > 1;
+    return `${flags.join(', ')} ${many ? 'do' : 'does'} nothing without ${rule.without}: give it, or leave ${many ? 'them' : 'it'} out`;
+  }
+  return selectionRefusal(spec);
+}

@@ -1,0 +1,31 @@
+/**
+ * The fake cell source of --debug-mode and the pipeline tests: the real expansion of a run's cells
+ * (frameworks selected, × variants × shapes × schemas × routes × targets × memory sizes × measures ×
+ * levers, with every reason a cell is unsupported, uncountable or blocked), planned exactly as
+ * prepareCells plans them, but without any effect outside the process: no file is written, no
+ * runtime is run (`node --version`) or installed, no bundle or Runtime Interface Client is built.
+ * Each cell gets the launch it would have; only a fake sampler may measure it.
+ */
+import { RIC_PACKAGE, RIC_VERSION, ricPackageDir } from './ric.ts';
+import { needsRic, prepareCells, type CellOptions, type PrepareEffects, type PreparedCells } from './cells.ts';
+import { assumedRuntimes } from './runtimes.ts';
+
+export const FAKE_EFFECTS: PrepareEffects = {
+  runtimes: (names, node) => assumedRuntimes(names, node),
+  write: false,
+  // the bundle's file is named, not built
+  bundle: (_input, output) => Promise.resolve({ ok: true, file: output, built: false }),
+  ric: (cells) =>
+    needsRic(cells)
+      ? { dir: ricPackageDir(), version: RIC_VERSION, source: `${RIC_PACKAGE}@${RIC_VERSION} (not built: fake source)` }
+      : undefined,
+};
+
+export interface FakeCellSource {
+  prepare(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells>;
+}
+
+/** The cells `run` would measure for these options, planned without writing or running anything. */
+export function fakeCellSource(options: CellOptions): FakeCellSource {
+  return { prepare: (env, log) => prepareCells(options, env, log, FAKE_EFFECTS) };
+}

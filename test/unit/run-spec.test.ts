@@ -1,0 +1,117 @@
+/** RunSpec: the defaults come from one object, and the rules refuse an option that has no effect in the selection. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AppSpec } from '../../metrics/core/app.ts';
+import { DEFAULT_SPEC, leversOfTarget, runSpec, specRefusal } from '../../metrics/core/run-spec.ts';
+
+const handler: AppSpec = { name: 'h', kind: 'lambda', file: '/x/h.js', args: [], cwd: '/x', expect: { status: 200 }, port: 'auto' };
+const server: AppSpec = { name: 's', kind: 'server', file: '/x/s.js', args: [], cwd: '/x', expect: { status: 200 }, port: 'auto' };
+
+describe('runSpec', () => {
+  it('fills every field from DEFAULT_SPEC and keeps what it is given', () => {
+    const spec = runSpec({ sampling: { samples: 'auto', precision: { precision: 0.05, minSamples: 5, maxSamples: 30 } } });
+    assert.equal(spec.sampling.samples, 'auto');
+    assert.equal(spec.sampling.warmup, DEFAULT_SPEC.sampling.warmup);
+    assert.equal(spec.sampling.precision.precision, 0.05);
+    assert.deepEqual(spec.cells, DEFAULT_SPEC.cells);
+  });
+
+  it('resolves the target-dependent levers: a server starts as itself on warm files, a Lambda cell on its lines and cold files', () => {
+    const cells = runSpec().cells;
+    assert.deepEqual(leversOfTarget(cells, 'server'), {
+      runtimes: ['node'],
+      builds: ['plain'],
+      compileCaches: ['off'],
+      bootstraps: ['probe'],
+      fileCaches: ['warm'],
+    });
+    assert.deepEqual(leversOfTarget(cells, 'lambda').bootstraps, ['ric']);
+    assert.deepEqual(leversOfTarget(cells, 'lambda').fileCaches, ['cold']);
+    assert.deepEqual(leversOfTarget({ ...cells, fileCaches: ['warm'] }, 'lambda').fileCaches, ['warm']);
+  });
+});
+
+describe('specRefusal', () => {
+  const cases: { name: string; spec: Parameters<typeof runSpec>[0]; given: string[]; refused: RegExp | undefined }[] = [
+    { name: '--seed without --order random', spec: {}, given: ['--seed'], refused: /^--seed does nothing without --order random/ },
+    { name: '--seed with --order random', spec: { sampling: { order: 'random' } }, given: ['--seed'], refused: undefined },
+    {
+      name: 'Lambda options with no Lambda cell',
+      spec: {},
+      given: ['--lambda-runtime', '--no-lambda-reference'],
+      refused: /^--lambda-runtime, --no-lambda-reference do nothing without a Lambda cell/,
+    },
+    {
+      name: 'Lambda options with a Lambda cell',
+      spec: { cells: { targets: ['lambda'] } },
+      given: ['--lambda-runtime'],
+      refused: undefined,
+    },
+    {
+      name: '--count-samples without counted cells',
+      spec: {},
+      given: ['--count-samples'],
+      refused: /^--count-samples does nothing without a counted cell/,
+    },
+    {
+      name: '--warmup with counted cells only',
+      spec: { cells: { measures: ['instructions'] } },
+      given: ['--warmup'],
+      refused: /^--warmup does nothing without a timed cell/,
+    },
+    {
+      name: '--event with --entry only',
+      spec: { source: { kind: 'apps', apps: [server] } },
+      given: ['--event'],
+      refused: /^--event does nothing without --handler/,
+    },
+    {
+      name: '--request with --handler only',
+      spec: { source: { kind: 'apps', apps: [handler] } },
+      given: ['--request', '--port'],
+      refused: /^--request, --port do nothing without --entry/,
+    },
+    {
+      name: '--request with both kinds',
+      spec: { source: { kind: 'apps', apps: [server, handler] } },
+      given: ['--request', '--event'],
+      refused: undefined,
+    },
+    {
+      name: '--first-hits at one route',
+      spec: {
+        source: {
+          ...(DEFAULT_SPEC.source as object),
+          kind: 'generated',
+          frameworks: 'all',
+          routes: [1],
+          variants: ['plain'],
+          shapes: ['flat'],
+          schemas: ['small'],
+        },
+      },
+      given: ['--first-hits'],
+      refused: /^--first-hits does nothing/,
+    },
+    { name: '--node with bun only', spec: { cells: { runtimes: ['bun'] } }, given: ['--node'], refused: /^--node does nothing/ },
+    {
+      name: 'every Lambda cell unsupported',
+      spec: { cells: { targets: ['lambda'], lambdaRuntimes: ['node'], bootstraps: ['ric'] } },
+      given: [],
+      refused: /^every Lambda cell would be unsupported/,
+    },
+    {
+      name: 'node with probe runs',
+      spec: { cells: { targets: ['lambda'], lambdaRuntimes: ['node'], bootstraps: ['probe'] } },
+      given: [],
+      refused: undefined,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const refusal = specRefusal(runSpec(c.spec), new Set(c.given));
+      if (c.refused) assert.match(refusal ?? '', c.refused);
+      else assert.equal(refusal, undefined);
+    });
+  }
+});
