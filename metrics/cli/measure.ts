@@ -23,7 +23,7 @@ import {
 import { parseChoice, parseInteger, parseList } from './parse.ts';
 import { realDeps } from '../pipeline/ports.ts';
 import { runPipeline } from '../pipeline/run.ts';
-import { addAllowFailuresOption, finishRun, sampleOptionsOf } from './run.ts';
+import { addAllowFailuresOption, finishRun, specOfOpts } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -226,17 +226,9 @@ export function registerMeasureCommand(program: Command): void {
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const apps = appsOf(opts);
-    const lambdaReference = opts.lambdaReference !== 'off';
-    const result = await runPipeline(
-      {
-        apps,
-        ...sampleOptionsOf(opts),
-        command: commandLine(withoutEnvValues(process.argv), 'measure'),
-        targets: [...new Set(apps.map((a) => a.kind))],
-        lambdaReference,
-      },
-      realDeps(),
-    );
+    const command = commandLine(withoutEnvValues(process.argv), 'measure');
+    const spec = specOfOpts(opts, command, { kind: 'apps', apps }, [...new Set(apps.map((a) => a.kind))]);
+    const result = await runPipeline(spec, realDeps());
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);
   });

@@ -9,7 +9,19 @@ import { EXIT_FAILED_SAMPLES } from '../core/errors.ts';
 import { ORDERS, type Order } from '../plan/order.ts';
 import { realDeps } from '../pipeline/ports.ts';
 import { exitCodeOf, runPipeline, runSummaryLine, type RunResult } from '../pipeline/run.ts';
-import { DEFAULT_FIRST_HITS, type RunOptions } from '../pipeline/run-options.ts';
+import { DEFAULT_FIRST_HITS } from '../pipeline/run-options.ts';
+import {
+  runSpec,
+  type Bootstrap,
+  type Build,
+  type CompileCache,
+  type FileCache,
+  type LambdaLine,
+  type Measure,
+  type RunSpec,
+  type RuntimeName,
+  type Source,
+} from '../core/run-spec.ts';
 import {
   addAttributeOption,
   addCostOptions,
@@ -65,18 +77,9 @@ export function registerRunCommand(program: Command): void {
   addAllowFailuresOption(command);
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
-    const result = await runPipeline(
-      {
-        ...selectionOf(opts),
-        ...sampleOptionsOf(opts),
-        firstHits: opts.firstHits as number,
-        command: commandLine(process.argv),
-        targets: opts.target as Target[],
-        lambdaReference: opts.lambdaReference !== 'off',
-        ...countOptionsOf(opts),
-      },
-      realDeps(),
-    );
+    const selection = selectionOf(opts);
+    const spec = specOfOpts(opts, commandLine(process.argv), { kind: 'generated', ...selection }, opts.target as Target[]);
+    const result = await runPipeline(spec, realDeps());
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);
   });
@@ -86,23 +89,50 @@ export function addAllowFailuresOption(command: Command): void {
   command.option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`);
 }
 
-/** What `run` and `measure` read from their shared options: sampling, order, limits, cost, levers, the run folder. */
-export function sampleOptionsOf(opts: Record<string, unknown>) {
-  return {
-    samples: opts.samples as number | 'auto',
-    precision: precisionOf(opts),
-    warmup: opts.warmup as number,
-    timeoutMs: (opts.timeout as number) * 1000,
-    order: opts.order as Order,
-    seed: opts.seed as string,
-    node: opts.node as string,
-    out: opts.out as string | undefined,
-    cost: costOptionsOf(opts),
-    levers: leverListsOf(opts),
+/**
+ * What `run` and `measure` read from their shared options, as a RunSpec: sampling, order, limits,
+ * cost, levers, counting, the run folder. TEMPORARY: the option groups (cli/groups/) replace it.
+ */
+export function specOfOpts(opts: Record<string, unknown>, command: string, source: Source, targets: Target[]): RunSpec {
+  const levers = leverListsOf(opts);
+  const cost = costOptionsOf(opts);
+  const count = countOptionsOf(opts);
+  return runSpec({
+    command,
+    source,
+    cells: {
+      targets,
+      memories: (opts.lambdaMemory as number[] | undefined) ?? [],
+      ...((count.measures as Measure[] | undefined) ? { measures: count.measures } : {}),
+      runtimes: levers.runtimes as RuntimeName[],
+      builds: levers.builds as Build[],
+      compileCaches: levers.compileCaches as CompileCache[],
+      ...(levers.lambdaRuntimes ? { lambdaRuntimes: levers.lambdaRuntimes as LambdaLine[] } : {}),
+      ...(levers.bootstraps ? { bootstraps: levers.bootstraps as Bootstrap[] } : {}),
+      ...(levers.fileCaches ? { fileCaches: levers.fileCaches as FileCache[] } : {}),
+      lambdaReference: opts.lambdaReference !== 'off',
+      node: opts.node as string,
+    },
+    sampling: {
+      samples: opts.samples as number | 'auto',
+      precision: precisionOf(opts),
+      warmup: opts.warmup as number,
+      timeoutMs: (opts.timeout as number) * 1000,
+      order: opts.order as Order,
+      seed: opts.seed as string,
+      firstHits: (opts.firstHits as number | undefined) ?? 0,
+      ...(count.countSamples ? { countSamples: count.countSamples } : {}),
+      jobs: count.jobs ?? 'auto',
+      shard: count.shard,
+    },
     limits: limitOptionsOf(opts),
-    attribute: opts.attribute === true,
-    ...(opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {}),
-  } satisfies Partial<RunOptions>;
+    cost: {
+      ...(cost.memoryMB ? { memoryMB: cost.memoryMB } : {}),
+      ...(cost.arch ? { architecture: cost.arch === 'x86' ? 'x86_64' : 'arm64' } : {}),
+      pricePerGBs: cost.pricePerGBs,
+    },
+    output: { out: opts.out as string | undefined, attribute: opts.attribute === true },
+  });
 }
 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */

@@ -1,8 +1,14 @@
-/** What `run` is asked for: the cells (selection, targets, memory sizes, levers) and how to sample them. */
-import type { CostOptions } from '../analyse/cost.ts';
+/**
+ * What a run is asked for, as the planner and meta.json take it: the cells (selection or apps,
+ * targets, memory sizes, levers) and how to sample them. The use cases take a RunSpec
+ * (core/run-spec.ts) and derive these from it (runOptionsOf).
+ */
+import type { Arch, CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
+import { targetsOf, type Architecture, type RunSpec } from '../core/run-spec.ts';
 import type { CellOptions } from '../plan/cells.ts';
+import type { LeverLists } from '../plan/levers.ts';
 import type { Order } from '../plan/order.ts';
 import type { Shard } from './jobs.ts';
 
@@ -53,4 +59,60 @@ export interface RunSettings {
   jobs?: number;
   /** measure only this part of the cells */
   shard?: Shard;
+}
+
+/** The cost model's name of an architecture (analyse/cost.ts still says x86). */
+function costArch(architecture: Architecture): Arch {
+  return architecture === 'x86_64' ? 'x86' : 'arm64';
+}
+
+/** The lever lists the planner takes (plan/levers.ts); `by-target` file caches are its own default. */
+function leversOf({ cells }: Pick<RunSpec, 'cells'>): LeverLists {
+  return {
+    runtimes: cells.runtimes,
+    builds: cells.builds,
+    compileCaches: cells.compileCaches,
+    lambdaRuntimes: cells.lambdaRuntimes,
+    bootstraps: cells.bootstraps,
+    ...(cells.fileCaches === 'by-target' ? {} : { fileCaches: cells.fileCaches }),
+  };
+}
+
+/** What the planner is asked for: the spec's cells (generated, or the user's apps) with their levers, sizes and measures. */
+export function cellOptionsOf(spec: Pick<RunSpec, 'source' | 'cells'>): GeneratedRun | AppsRun {
+  const { source, cells } = spec;
+  const common = {
+    node: cells.node,
+    levers: leversOf(spec),
+    targets: targetsOf(spec),
+    ...(cells.memories.length ? { memories: cells.memories } : {}),
+    lambdaReference: cells.lambdaReference,
+    measures: cells.measures,
+  };
+  if (source.kind === 'apps') return { ...common, apps: source.apps };
+  const { frameworks, routes, variants, shapes, schemas } = source;
+  return { ...common, frameworks, routes, variants, shapes, schemas };
+}
+
+/** A RunSpec as the run's own options (what meta.json records is unchanged from before the spec). */
+export function runOptionsOf(spec: RunSpec): RunOptions {
+  const { source, sampling, output, cost } = spec;
+  return {
+    ...cellOptionsOf(spec),
+    command: spec.command,
+    samples: sampling.samples,
+    precision: sampling.precision,
+    warmup: sampling.warmup,
+    timeoutMs: sampling.timeoutMs,
+    order: sampling.order,
+    seed: sampling.seed,
+    firstHits: source.kind === 'generated' ? sampling.firstHits : 0,
+    countSamples: sampling.countSamples,
+    ...(sampling.jobs === 'auto' ? {} : { jobs: sampling.jobs }),
+    ...(sampling.shard ? { shard: sampling.shard } : {}),
+    out: output.out,
+    attribute: output.attribute,
+    cost: { memoryMB: cost.memoryMB, arch: costArch(cost.architecture), ...(cost.pricePerGBs ? { pricePerGBs: cost.pricePerGBs } : {}) },
+    limits: spec.limits,
+  };
 }

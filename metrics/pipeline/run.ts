@@ -19,6 +19,7 @@ import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } f
 import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { writeMeta, type RunMeta } from '../core/meta.ts';
+import type { RunSpec } from '../core/run-spec.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { NO_VALGRIND } from '../measure/counting.ts';
@@ -34,9 +35,9 @@ import { writeReport, type WrittenReport } from '../report/write.ts';
 import { displayPath } from './display.ts';
 import { resolveJobs, shardCells } from './jobs.ts';
 import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
-import type { Deps } from './ports.ts';
+import type { CellSource, Deps } from './ports.ts';
 import { SampleRounds } from './rounds.ts';
-import type { RunOptions } from './run-options.ts';
+import { runOptionsOf, type RunOptions } from './run-options.ts';
 
 export interface RunResult {
   dir: string;
@@ -66,9 +67,10 @@ interface Tally {
   failed: number;
 }
 
-export async function runPipeline(spec: RunOptions, deps: Deps): Promise<RunResult> {
+export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResult> {
   const log = (line: string) => deps.progress.write(`${line}\n`);
-  const run = await openRun(spec, deps, log);
+  const spec = runOptionsOf(runSpec);
+  const run = await openRun(spec, deps.source(runSpec), deps, log);
   try {
     const measured = await measureAll(spec, deps, run, log);
     return await finish(run, measured, deps, log);
@@ -78,13 +80,12 @@ export async function runPipeline(spec: RunOptions, deps: Deps): Promise<RunResu
 }
 
 /** The cells, the session (run folder made and locked), and meta.json's start written before anything is measured. */
-async function openRun(spec: RunOptions, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
+async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
   const environment = childEnvironment(deps.env);
   const limits = deps.limits(spec.memories, spec.limits);
   const counted = spec.measures?.includes('instructions');
   const counting = counted ? deps.countTools() : undefined;
   if (counted && !counting) throw new UsageError(NO_VALGRIND);
-  const source = deps.source(spec);
   const { session, prepared } = await openSession(
     { out: spec.out, marker: SAMPLES_FILE, what: 'a run', command: 'run', startedAt: deps.now(), say: (line) => log(`coldstart: ${line}`) },
     async () => {

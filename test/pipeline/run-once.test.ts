@@ -14,6 +14,7 @@ import { defaultContract } from '../../generators/contract.ts';
 import type { AppSpec } from '../../metrics/core/app.ts';
 import { APP_SOURCE, makeCell, type Cell } from '../../metrics/core/cell.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
+import { runSpec, type RunSpec, type Source } from '../../metrics/core/run-spec.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import type { PlannedCell, PreparedCells } from '../../metrics/plan/cells.ts';
 import type { PlannedRun } from '../../metrics/plan/order.ts';
@@ -21,7 +22,6 @@ import type { ResolvedRuntime } from '../../metrics/plan/runtimes.ts';
 import type { Deps } from '../../metrics/pipeline/ports.ts';
 import { reportPipeline } from '../../metrics/pipeline/report.ts';
 import { exitCodeOf, runPipeline } from '../../metrics/pipeline/run.ts';
-import type { GeneratedRun, RunSettings } from '../../metrics/pipeline/run-options.ts';
 
 const NODE: ResolvedRuntime = {
   name: 'node',
@@ -107,20 +107,24 @@ function depsOf(prepared: PreparedCells, onSample: (run: PlannedRun) => void = (
   };
 }
 
-function spec(out: string): GeneratedRun & RunSettings {
-  return {
+function spec(
+  out: string,
+  source: Source = {
+    kind: 'generated',
     frameworks: ['fastify'],
     routes: [1, 10],
     variants: ['validated'],
-    node: process.execPath,
-    samples: 2,
-    warmup: 1,
-    timeoutMs: 1000,
-    order: 'interleaved',
-    seed: 'coldstart',
-    out,
+    shapes: ['flat'],
+    schemas: ['small'],
+  },
+): RunSpec {
+  return runSpec({
     command: 'npm run metrics -- (in-process test)',
-  };
+    source,
+    cells: { node: process.execPath },
+    sampling: { samples: 2, warmup: 1, timeoutMs: 1000 },
+    output: { out },
+  });
 }
 
 const readMetaFile = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as RunMeta;
@@ -199,8 +203,7 @@ describe('the run pipeline, in-process', () => {
       env: { SHOP_SECRET: 'hunter2' },
     };
     const cells = [makeCell({ framework: 'shop', variant: 'plain', routes: 1, source: APP_SOURCE })];
-    const { frameworks: _f, routes: _r, variants: _v, ...settings } = spec(out);
-    await runPipeline({ ...settings, apps: [app], targets: ['server'] }, depsOf(preparedOf(cells, [app])));
+    await runPipeline(spec(out, { kind: 'apps', apps: [app] }), depsOf(preparedOf(cells, [app])));
     const meta = readMetaFile(out);
     assert.deepEqual(meta.options.apps, [{ ...app, env: ['SHOP_SECRET'] }]);
     for (const key of ['frameworks', 'routes', 'variants']) assert.equal(key in meta.options, false, key);
