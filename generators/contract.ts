@@ -1,6 +1,7 @@
 import { DEFAULT_EVENT_FORMAT, type Contract, type FrameworkGenerator } from './types.ts';
-import { paramsOf, paramValue, requestPath, type Method, type RouteRow, type Schema } from './routes.ts';
+import { paramsOf, paramValue, requestPath, type Method, type RouteRow } from './routes.ts';
 import { expectedDisplayName, invalidUserBody, userBody } from './user-model.ts';
+import type { Schema } from '../metrics/core/dimensions.ts';
 
 /** The name the runner sends; fixed so that answers are comparable and deterministic. */
 export const PROBE_NAME = 'coldstart';

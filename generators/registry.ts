@@ -7,7 +7,8 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FrameworkGenerator, Target } from './types.ts';
+import type { FrameworkGenerator } from './types.ts';
+import type { Target } from '../metrics/core/dimensions.ts';
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
 const NAME = /^[a-z][a-z0-9-]*$/;

@@ -14,14 +14,7 @@
  * - `rest`: resources `/items-<r>` with five routes each (GET list, GET one, POST, PUT, DELETE).
  */
 import seedrandom from 'seedrandom';
-
-export const SHAPES = ['flat', 'params', 'nested', 'rest'] as const;
-export type Shape = (typeof SHAPES)[number];
-export const SCHEMAS = ['small', 'user'] as const;
-export type Schema = (typeof SCHEMAS)[number];
-
-export const DEFAULT_SHAPE: Shape = 'flat';
-export const DEFAULT_SCHEMA: Schema = 'small';
+import type { Shape } from '../metrics/core/dimensions.ts';
 
 /** Routes per group in the `nested` shape, and per resource in `rest` (one per method). */
 export const GROUP_SIZE = 10;

@@ -4,9 +4,10 @@
  * `{ hello, route, …params, user }`: for the flat shape with the small schema that is exactly
  * `{ hello: <body>.name, route: <i> }`, the answer the files always had.
  */
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, paramsOf, routeTable, type RouteRow, type Schema, type Shape } from './routes.ts';
+import { paramsOf, routeTable, type RouteRow } from './routes.ts';
 import type { GenerateInput } from './types.ts';
 import { UPDATE_USER } from './user-model.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../metrics/core/dimensions.ts';
 
 export interface ShapedInput {
   routes: number;

@@ -2,21 +2,7 @@
  * The one interface every framework generator implements. A generator is a pure function of
  * (routes, variant, shape, schema): the same inputs give the same bytes.
  */
-import type { Schema, Shape } from './routes.ts';
-
-export const VARIANTS = ['validated', 'plain'] as const;
-export type Variant = (typeof VARIANTS)[number];
-
-/**
- * Where a generated file runs: `server` is a long-running HTTP server on `listen`; `lambda` is an
- * AWS Lambda handler (`exports.handler`) behind the framework's adapter, driven through the Lambda
- * Runtime API. Each target has its own folder of generators (generators/<target>/).
- */
-export const TARGETS = ['server', 'lambda'] as const;
-export type Target = (typeof TARGETS)[number];
-
-export const MIN_ROUTES = 1;
-export const MAX_ROUTES = 100_000;
+import type { Schema, Shape, Target, Variant } from '../metrics/core/dimensions.ts';
 
 export interface GenerateInput {
   /** number of routes, an integer from MIN_ROUTES to MAX_ROUTES */

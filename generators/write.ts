@@ -2,8 +2,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './registry.ts';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from './routes.ts';
-import { MAX_ROUTES, MIN_ROUTES, type FrameworkGenerator, type Target, type Variant } from './types.ts';
+import type { FrameworkGenerator } from './types.ts';
+import {
+  MAX_ROUTES,
+  MIN_ROUTES,
+  type Target,
+  type Variant,
+  DEFAULT_SCHEMA,
+  DEFAULT_SHAPE,
+  type Schema,
+  type Shape,
+} from '../metrics/core/dimensions.ts';
 
 /** A file's route shape and schema weight; both default to the files as they always were (flat, small). */
 export interface ShapeOptions {

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { writeLambdaPackage, type PackageCell, type PackageOptions } from '../metrics/cloud/package.ts';
 import { samTemplateYaml } from '../metrics/cloud/sam-template.ts';
-import { LAMBDA_RUNTIME_NAMES } from '../metrics/plan/lambda-runtimes.ts';
 import { tempDir } from './helpers.ts';
+import { LAMBDA_RUNTIME_NAMES } from '../metrics/core/lambda-platform.ts';
 
 const version = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' });
 const skip = version.error || version.status !== 0 ? 'cfn-lint is not installed (pip install cfn-lint); skipped' : false;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadGenerators } from '../generators/registry.ts';
-import { VARIANTS } from '../generators/types.ts';
 import {
   functionInFileName,
   functionName,
@@ -10,6 +9,7 @@ import {
   MAX_FUNCTION_NAME,
   parseFunctionName,
 } from '../metrics/cloud/function-name.ts';
+import { VARIANTS } from '../metrics/core/dimensions.ts';
 
 describe('Lambda function names', () => {
   it('round-trips every registered framework, variant and a spread of route counts', async () => {

@@ -83,7 +83,7 @@ describe('a counted run of node-http', { skip }, () => {
         checkInvalidBody: false,
         slowdown: 10,
       },
-      countHooks({ tools: tools!, scratch, target: 'server' }),
+      countHooks({ tools: tools!, scratch, shape: 'server' }),
     );
     assert.equal(sample.ok, false);
     assert.match(sample.error!, /wrong answer from POST \/route-0/);

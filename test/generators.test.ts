@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { loadGenerators, missingPackage } from '../generators/registry.ts';
-import { VARIANTS } from '../generators/types.ts';
 import { checkRouteCount, generatedRelativePath, writeGenerated } from '../generators/write.ts';
 import { PROBE } from '../generators/probe.ts';
 import { CPU_METRICS } from '../metrics/core/samples.ts';
 import { cellFor, runFile } from './helpers.ts';
+import { VARIANTS } from '../metrics/core/dimensions.ts';
 
 const generators = await loadGenerators();
 const ROUTES = 3;

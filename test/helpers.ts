@@ -7,13 +7,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractOf } from '../generators/contract.ts';
-import type { FrameworkGenerator, Variant } from '../generators/types.ts';
+import type { FrameworkGenerator } from '../generators/types.ts';
 import { makeCell, type Cell } from '../metrics/core/cell.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
 import { childEnvironment } from '../metrics/measure/environment.ts';
 import { runSample } from '../metrics/measure/sample.ts';
 import type { Target } from '../metrics/measure/targets/target.ts';
 import { ensureRuntime, type ResolvedRuntime } from '../metrics/plan/runtimes.ts';
+import type { Variant } from '../metrics/core/dimensions.ts';
 
 export const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -40,9 +41,10 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; timeo
 
 /**
  * Run the CLI once per argument list, `parallel` at a time (each start loads the whole tool, ~2 s),
- * for commands that measure nothing; the results in the order given.
+ * for commands whose results do not depend on the machine's load (nothing timed: usage errors,
+ * counted runs); the results in the order given.
  */
-export async function runClis(argLists: string[][], parallel = 3): Promise<CliResult[]> {
+export async function runClis(argLists: string[][], parallel = 3, timeoutMs = 120_000): Promise<CliResult[]> {
   const results: CliResult[] = new Array<CliResult>(argLists.length);
   let next = 0;
   const worker = async () => {
@@ -54,7 +56,7 @@ export async function runClis(argLists: string[][], parallel = 3): Promise<CliRe
         let stderr = '';
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
         child.on('close', (status) => {
           clearTimeout(timer);
           resolve({ status, stdout, stderr });

@@ -15,10 +15,11 @@ import { contractOf, isExpectedAnswer, PROBE_NAME } from '../generators/contract
 import { readLambdaResult, routeEvent } from '../generators/lambda-event.ts';
 import { LAMBDA_PROBE, readLambdaLine, type LambdaAfterLine, type LambdaReadyLine } from '../generators/lambda-probe.ts';
 import { adapterLabel, installedVersion, loadGenerators, missingPackage, packageOf } from '../generators/registry.ts';
-import { VARIANTS, type FrameworkGenerator, type Variant } from '../generators/types.ts';
+import type { FrameworkGenerator } from '../generators/types.ts';
 import { generatedRelativePath, UnsupportedError, writeGenerated } from '../generators/write.ts';
 import { bundleFile } from '../metrics/plan/bundle.ts';
 import { runLambda } from './lambda-helpers.ts';
+import { VARIANTS, type Variant } from '../metrics/core/dimensions.ts';
 
 const generators = await loadGenerators('lambda');
 const servers = await loadGenerators('server');

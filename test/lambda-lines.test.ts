@@ -8,9 +8,9 @@ import { describe, it } from 'node:test';
 import { cellKey, cellLabel, makeCell, parseCell } from '../metrics/core/cell.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { DEFAULT_BOOTSTRAP, heapFlags, managedRuntimeStart } from '../metrics/plan/lambda-bootstrap.ts';
-import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../metrics/plan/lambda-runtimes.ts';
 import { launchOf } from '../metrics/plan/launch.ts';
 import { DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, expandCells } from '../metrics/plan/levers.ts';
+import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../metrics/core/lambda-platform.ts';
 
 describe('Lambda runtime lines', () => {
   it('offers nodejs22.x and nodejs24.x, the newest by default', () => {

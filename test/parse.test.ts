@@ -1,7 +1,6 @@
 /** The option parsers (metrics/cli/parse.ts): every bad value is a UsageError naming the option. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VARIANTS } from '../generators/types.ts';
 import {
   parseChoice,
   parseChoiceList,
@@ -17,7 +16,7 @@ import {
 } from '../metrics/cli/parse.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { BUILDS, COMPILE_CACHES } from '../metrics/plan/levers.ts';
-import { RUNTIME_NAMES } from '../metrics/plan/runtimes.ts';
+import { VARIANTS, RUNTIME_NAMES } from '../metrics/core/dimensions.ts';
 
 /** Throws a UsageError whose message matches. */
 function rejects(parse: () => unknown, message: RegExp): void {

@@ -14,9 +14,10 @@ import { bundlePath } from '../metrics/plan/bundle.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../metrics/plan/cells.ts';
 import { COMPILE_CACHE_ENV, launchOf, type CellLaunch } from '../metrics/plan/launch.ts';
 import { expandCells, prepareLevers } from '../metrics/plan/levers.ts';
-import { buildPlan, type Order, type PlannedRun } from '../metrics/plan/order.ts';
+import { buildPlan, type PlannedRun } from '../metrics/plan/order.ts';
 import { resolveRuntimes } from '../metrics/plan/runtimes.ts';
 import { tempDir } from './helpers.ts';
+import type { Order } from '../metrics/core/dimensions.ts';
 
 function planned(cell: Cell, validates = true): PlannedCell {
   return {

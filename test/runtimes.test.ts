@@ -27,11 +27,11 @@ import {
   parseVersion,
   PINNED_RUNTIMES,
   resolveRuntimes,
-  RUNTIME_NAMES,
   runtimePackage,
   type Host,
 } from '../metrics/plan/runtimes.ts';
 import { pinnedNode22, ROOT, tempDir } from './helpers.ts';
+import { RUNTIME_NAMES } from '../metrics/core/dimensions.ts';
 
 const env = childEnvironment().env;
 const pinnedNames = Object.keys(PINNED_RUNTIMES) as (keyof typeof PINNED_RUNTIMES)[];

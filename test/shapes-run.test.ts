@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import seedrandom from 'seedrandom';
 import { loadGenerators, missingPackage } from '../generators/registry.ts';
-import { paramsOf, paramValue, requestPath, routeTable, SCHEMAS, SHAPES, type Schema, type Shape } from '../generators/routes.ts';
+import { paramsOf, paramValue, requestPath, routeTable } from '../generators/routes.ts';
 import type { FrameworkGenerator } from '../generators/types.ts';
 import { userBody } from '../generators/user-model.ts';
 import { unsupportedReason, writeGenerated } from '../generators/write.ts';
@@ -20,6 +20,7 @@ import { lambdaTarget } from '../metrics/measure/targets/lambda.ts';
 import { serverTarget } from '../metrics/measure/targets/server.ts';
 import type { Target } from '../metrics/measure/targets/target.ts';
 import { runFile } from './helpers.ts';
+import { SCHEMAS, SHAPES, type Schema, type Shape } from '../metrics/core/dimensions.ts';
 
 const ROUTES = 12;
 

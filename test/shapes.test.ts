@@ -10,8 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { answerMatches, expectedAnswer, invalidRequest, PROBE_NAME, validRequest, defaultContract } from '../generators/contract.ts';
 import { loadGenerators } from '../generators/registry.ts';
-import { firstHitRoutes, GROUP_SIZE, requestPath, routeTable, SCHEMAS, SHAPES } from '../generators/routes.ts';
-import { TARGETS, VARIANTS } from '../generators/types.ts';
+import { firstHitRoutes, GROUP_SIZE, requestPath, routeTable } from '../generators/routes.ts';
 import { generatedRelativePath, unsupportedReason } from '../generators/write.ts';
 import { userBody } from '../generators/user-model.ts';
 import { cellKey, cellLabel, makeCell, parseCell, shownDimensions } from '../metrics/core/cell.ts';
@@ -20,6 +19,7 @@ import { firstHitSummaries } from '../metrics/analyse/first-hits.ts';
 import type { SampleRecord } from '../metrics/core/samples.ts';
 import { leverMarkdown, largestDropSentences } from '../metrics/report/levers.ts';
 import { FIXTURES, runCli } from './helpers.ts';
+import { TARGETS, VARIANTS, SCHEMAS, SHAPES } from '../metrics/core/dimensions.ts';
 
 describe('the route table', () => {
   for (const shape of SHAPES) {

@@ -1,4 +1,4 @@
-import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import type { ShapeOptions } from '../write.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
@@ -6,6 +6,7 @@ import { DEEPKIT_VALIDATION, deepkitRoutes } from '../server/deepkit.ts';
 import { withoutUseStrict } from '../server/mion.ts';
 import { H4AD } from './_adapters.ts';
 import { DEEPKIT_HANDLER, DEEPKIT_LAMBDA_TYPE_PACKAGES, deepkitLambdaImports } from './deepkit.ts';
+import type { Variant } from '../../metrics/core/dimensions.ts';
 
 /**
  * deepkit's lighter setup on Lambda: `App` with `HttpModule` alone and the same typed routes as

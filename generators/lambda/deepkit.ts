@@ -1,10 +1,11 @@
-import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import type { ShapeOptions } from '../write.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { DEEPKIT_TYPE_PACKAGES, DEEPKIT_VALIDATION, deepkitRoutes } from '../server/deepkit.ts';
 import { withoutUseStrict } from '../server/mion.ts';
 import { H4AD, H4AD_MODULES, h4adHandler } from './_adapters.ts';
+import type { Variant } from '../../metrics/core/dimensions.ts';
 
 /** The imports and declarations both deepkit Lambda files start with (TypeScript, compiled with deepkit types). */
 export function deepkitLambdaImports(): string {

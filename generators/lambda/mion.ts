@@ -1,8 +1,8 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { DEFAULT_SCHEMA, type Schema } from '../routes.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
 import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
 import { MION_CONTRACT, MION_UNSUPPORTED, MION_VALIDATION, mionInstallHint, mionRoutes, withoutUseStrict } from '../server/mion.ts';
+import { DEFAULT_SCHEMA, type Schema } from '../../metrics/core/dimensions.ts';
 
 const PACKAGES = ['@mionkit/router', '@mionkit/aws'];
 

@@ -1,9 +1,10 @@
-import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import type { ShapeOptions } from '../write.ts';
 import { fileHeader } from '../probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { DEEPKIT_TYPE_PACKAGES, DEEPKIT_VALIDATION, deepkitRoutes, PROBE_DECLARATIONS } from './deepkit.ts';
 import { withoutUseStrict } from './mion.ts';
+import type { Variant } from '../../metrics/core/dimensions.ts';
 
 /**
  * deepkit's lighter setup: `App` with `HttpModule` alone (no FrameworkModule), the same typed

@@ -1,4 +1,4 @@
-import type { FrameworkGenerator, GenerateInput, Variant } from '../types.ts';
+import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { withoutUseStrict } from './mion.ts';
@@ -6,6 +6,7 @@ import { patternOf, type RouteRow } from '../routes.ts';
 import { TS_USER } from '../schema-idioms.ts';
 import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 import type { ShapeOptions } from '../write.ts';
+import type { Variant } from '../../metrics/core/dimensions.ts';
 
 /**
  * deepkit as its users write it: an `App` with `FrameworkModule` (its own http server), one

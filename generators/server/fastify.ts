@@ -1,9 +1,10 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
-import { paramsOf, patternOf, type RouteRow, type Schema } from '../routes.ts';
+import { paramsOf, patternOf, type RouteRow } from '../routes.ts';
 import { JSON_SCHEMA_USER } from '../schema-idioms.ts';
 import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import type { Schema } from '../../metrics/core/dimensions.ts';
 
 /**
  * fastify as its users write it: one `app.post` per route; in `validated` each route carries a

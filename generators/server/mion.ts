@@ -1,9 +1,9 @@
 import type { Contract, FrameworkGenerator, GenerateInput } from '../types.ts';
-import { DEFAULT_SCHEMA, type Schema } from '../routes.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 import { TS_USER } from '../schema-idioms.ts';
 import { userSupport } from '../shape-render.ts';
 import { compileWithTypes, MION_COMPILER } from '../typescript.ts';
+import { DEFAULT_SCHEMA, type Schema } from '../../metrics/core/dimensions.ts';
 
 /**
  * mion as its users write it: an RPC router whose route ids are the paths (`POST /route-7`), the

@@ -18,7 +18,6 @@
  * (it reproduces the table there, a check of the model).
  */
 import { REFERENCE_FRAMEWORK } from '../../generators/lambda-reference.ts';
-import { VARIANTS } from '../../generators/types.ts';
 import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary } from './aggregate.ts';
@@ -30,6 +29,7 @@ import {
   type LocalCpuSpeed,
 } from '../core/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
+import { VARIANTS } from '../core/dimensions.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
 export const UNTHROTTLED_REFERENCE_MB = 1024;

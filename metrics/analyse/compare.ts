@@ -221,6 +221,20 @@ export function compareSummaries(
 }
 
 /**
+ * Why a gate (`--fail-above`) decided nothing, or undefined when it compared something: no cell has
+ * the metrics in both runs (other cells, other names, counted against timed runs). A CI gate that
+ * compared nothing must not pass.
+ */
+export function emptyGate(comparison: Comparison): string | undefined {
+  if (comparison.failAbove === undefined || comparison.rows.some((r) => r.verdict !== 'not comparable')) return undefined;
+  const what = comparison.metrics.join(', ');
+  const why = comparison.rows.length
+    ? `no cell in both runs recorded ${what}`
+    : `no cell in both runs has ${what} (instruction metrics compare counted cells, time metrics timed ones)`;
+  return `--fail-above: nothing to gate: ${why}; the comparison without --fail-above shows the cells`;
+}
+
+/**
  * A one-line recommendation to compare CPU time instead of wall time, when the runs' recorded load
  * says wall times are not comparable: one run was busy, or their median load per core differs by
  * more than 0.5. Undefined when nothing was recorded against it (runs without a load record say nothing).

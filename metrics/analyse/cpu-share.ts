@@ -19,9 +19,7 @@
  * does not use the budget; the period P is a calibrated parameter (see CALIBRATED_PERIOD_MS), not a
  * published property of Lambda.
  */
-
-/** One vCPU at this memory size (AWS's documentation). */
-export const MB_PER_VCPU = 1769;
+import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 
 /**
  * The period of the model, ms, and the share of the reference's unthrottled Duration that is CPU

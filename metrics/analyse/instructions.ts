@@ -5,13 +5,18 @@
  */
 import type { InstructionMarks } from '../core/samples.ts';
 
-/** The phases of a counted sample and its total (instructions from exec to the first answer written). */
-export const INSTRUCTION_FIGURES = ['boot', 'import', 'registration', 'listen', 'init', 'firstRequest', 'total'] as const;
+/**
+ * The phases of a counted sample and its total (instructions from exec to the first answer written).
+ * `ready` is the user's own server's start-up (`measure --entry`): the app preload marks no import or
+ * route registration, so start → listen is one phase there (generated cells split it in three).
+ */
+export const INSTRUCTION_FIGURES = ['boot', 'ready', 'import', 'registration', 'listen', 'init', 'firstRequest', 'total'] as const;
 export type InstructionFigure = (typeof INSTRUCTION_FIGURES)[number];
 
 /** What each figure is, for tables and the comparison's heading. */
 export const INSTRUCTION_FIGURE_TEXT: Record<InstructionFigure, string> = {
   boot: 'runtime boot (exec → start)',
+  ready: "an app's start-up (start → listen: its imports, its own work, its listen)",
   import: 'framework import (start → imported)',
   registration: 'route registration (imported → startup)',
   listen: 'listen (startup → listen)',
@@ -27,6 +32,8 @@ export function instructionFigures(marks: InstructionMarks): Partial<Record<Inst
   const ready = marks.listen ?? marks.init;
   const values: [InstructionFigure, number | undefined][] = [
     ['boot', marks.start],
+    // only an app server's marks lack imported and startup
+    ['ready', marks.imported === undefined && marks.startup === undefined ? between(marks.start, marks.listen) : undefined],
     ['import', between(marks.start, marks.imported)],
     ['registration', between(marks.imported, marks.startup)],
     ['listen', between(marks.startup, marks.listen)],

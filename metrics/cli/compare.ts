@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import {
   compareSummaries,
+  emptyGate,
   DEFAULT_COMPARE_METRIC,
   METRIC_NAMES,
   parseMetricName,
@@ -49,6 +50,8 @@ export function runCompare(options: CompareOptions): CompareResult {
     options.failAbove,
     options.threshold,
   );
+  const empty = emptyGate(comparison);
+  if (empty) throw new UsageError(empty);
   const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
   if (options.out) {
     try {
@@ -68,7 +71,8 @@ export function registerCompareCommand(program: Command): void {
     .argument('<runB>', 'the run folder to compare with it')
     .option(
       '--fail-above <ratio>',
-      'exit 1 when a cell is slower in B by more than this ratio (e.g. 1.10) and significantly (p < 0.05)',
+      'exit 1 when a cell is slower in B by more than this ratio (e.g. 1.10) and significantly ' +
+        '(p < 0.05; an instruction count: beyond --threshold)',
       parseRatio,
     )
     .option(

@@ -7,9 +7,7 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
 import type { Shard } from '../pipeline/jobs.ts';
 import { parseChoiceList, parseInteger } from './parse.ts';
-
-export const MEASURES = ['time', 'instructions'] as const;
-export type Measure = (typeof MEASURES)[number];
+import { MEASURES, type Measure } from '../core/dimensions.ts';
 
 export interface CountOptions {
   measures: Measure[];

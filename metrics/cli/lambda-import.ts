@@ -2,8 +2,7 @@
  * `lambda-import` (npm run lambda:import): its options; the import itself is pipeline/lambda-import.ts.
  */
 import { Option, type Command } from 'commander';
-import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
-import { DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES } from '../plan/lambda-runtimes.ts';
+import { ARCHITECTURES, DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES, type Architecture } from '../core/lambda-platform.ts';
 import { importLambda } from '../pipeline/lambda-import.ts';
 import { parseChoice } from './parse.ts';
 import { commandLine, displayPath } from './shared.ts';

@@ -7,20 +7,27 @@
  */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Target } from '../../generators/types.ts';
 import { functionName, type FunctionCell } from '../cloud/function-name.ts';
 import { checkPackageDir, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
-import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
-import { DEFAULT_ARCHITECTURE, DEFAULT_MEMORY_MB, DEFAULT_RUNTIME } from '../cloud/sam-template.ts';
 import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
-import { LAMBDA_RUNTIME_NAMES, nodeOfLine, parseLambdaRuntime, type LambdaRuntimeLine } from '../plan/lambda-runtimes.ts';
 import { generateCells } from '../plan/cells.ts';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../../generators/routes.ts';
 import { UsageError } from '../core/errors.ts';
 import { addSelectionOptions, selectionOf, type Selection } from './options.ts';
 import { parseChoice, parseMemory } from './parse.ts';
 import { displayPath } from './shared.ts';
+import { type Target, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
+import {
+  LAMBDA_RUNTIME_NAMES,
+  nodeOfLine,
+  parseLambdaRuntime,
+  type LambdaRuntimeLine,
+  ARCHITECTURES,
+  type Architecture,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_ARCHITECTURE,
+  DEFAULT_LAMBDA_RUNTIME,
+} from '../core/lambda-platform.ts';
 
 /** The Lambda Node.js runtimes a package may name (the lines Lambda cells run on); its bundles target the line's Node. */
 export type LambdaRuntime = LambdaRuntimeLine;
@@ -133,7 +140,7 @@ export function registerLambdaPackageCommand(program: Command): void {
         `the Lambda runtime of every function, ${LAMBDA_RUNTIME_NAMES.join(' or ')} (the bundles target its Node line; ` +
           'a deprecated line is refused with its date)',
       )
-        .default(DEFAULT_RUNTIME)
+        .default(DEFAULT_LAMBDA_RUNTIME)
         .argParser((text: string) => parseLambdaRuntime('--runtime', text, false)),
     )
     .action(async (opts: Record<string, unknown>) => {

@@ -8,12 +8,12 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { buildReferenceTable } from '../cloud/lambda-perf.ts';
-import { ARCHITECTURES, type Architecture } from '../cloud/platform.ts';
 import { UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, SHIPPED_REFERENCE_FILE, type ReferenceTable } from '../core/lambda-reference.ts';
 import { displayPath } from './shared.ts';
 import { writeFileWhole } from '../core/files.ts';
+import { ARCHITECTURES, type Architecture } from '../core/lambda-platform.ts';
 
 export interface LambdaReferenceOptions {
   lambdaPerf: string[];

@@ -9,7 +9,6 @@ import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
 import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot } from '../plan/apps.ts';
-import { ORDERS } from '../plan/order.ts';
 import {
   addAttributeOption,
   addCostOptions,
@@ -21,10 +20,12 @@ import {
   exportOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
+import { addCountOptions } from './count-options.ts';
 import { realDeps } from '../pipeline/ports.ts';
 import { runPipeline } from '../pipeline/run.ts';
 import { addAllowFailuresOption, finishRun, specOfOpts } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
+import { ORDERS } from '../core/dimensions.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
@@ -221,6 +222,7 @@ export function registerMeasureCommand(program: Command): void {
   addLeverOptions(command);
   addCostOptions(command);
   addAttributeOption(command);
+  addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addAllowFailuresOption(command);
   addExportOptions(command);

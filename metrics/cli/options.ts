@@ -5,8 +5,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { TARGETS, VARIANTS, type Variant } from '../../generators/types.ts';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, SCHEMAS, SHAPES, type Schema, type Shape } from '../../generators/routes.ts';
 import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
 import {
   DEFAULT_MAX_SAMPLES,
@@ -20,9 +18,7 @@ import { UsageError } from '../core/errors.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, MAX_CPU_PERIOD_US } from '../measure/limits/settings.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
 import { BOOTSTRAPS, DEFAULT_BOOTSTRAP } from '../plan/lambda-bootstrap.ts';
-import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../plan/lambda-runtimes.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, FILE_CACHES, type LeverLists } from '../plan/levers.ts';
-import { RUNTIME_NAMES } from '../plan/runtimes.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
 import { checkOutputFile } from './output-file.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
@@ -41,6 +37,19 @@ import {
   parseVariants,
   parseAllList,
 } from './parse.ts';
+import {
+  TARGETS,
+  VARIANTS,
+  type Variant,
+  DEFAULT_SCHEMA,
+  DEFAULT_SHAPE,
+  SCHEMAS,
+  SHAPES,
+  type Schema,
+  type Shape,
+  RUNTIME_NAMES,
+} from '../core/dimensions.ts';
+import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../core/lambda-platform.ts';
 
 /**
  * Options that do nothing without another one (`--precision` without `--samples auto`, `--init-cpus`

@@ -1,6 +1,6 @@
 /** Parsers of option values. Every problem is a UsageError naming the option and the valid choices. */
-import { MAX_ROUTES, MIN_ROUTES, VARIANTS, type Variant } from '../../generators/types.ts';
 import { UsageError } from '../core/errors.ts';
+import { MAX_ROUTES, MIN_ROUTES, VARIANTS, type Variant } from '../core/dimensions.ts';
 
 /** A comma list; an empty item (`1,,2`, a trailing comma) is an error, not something to skip. */
 export function parseList(option: string, text: string): string[] {

@@ -4,9 +4,8 @@
  * 130; a run with failed samples exits 3 unless --allow-failures.
  */
 import { Option, type Command } from 'commander';
-import type { Target } from '../../generators/types.ts';
 import { EXIT_FAILED_SAMPLES } from '../core/errors.ts';
-import { ORDERS, type Order } from '../plan/order.ts';
+import { ORDERS, type Order, type Target } from '../core/dimensions.ts';
 import { realDeps } from '../pipeline/ports.ts';
 import { exitCodeOf, runPipeline, runSummaryLine, type RunResult } from '../pipeline/run.ts';
 import { DEFAULT_FIRST_HITS } from '../pipeline/run-options.ts';

@@ -1,3 +1,4 @@
+import { VARIANTS, type Variant } from '../core/dimensions.ts';
 /**
  * The AWS Lambda function name of a cell, and its inverse. Packaging names each deployed function
  * with functionName(); importing CloudWatch REPORT lines finds the cell again with
@@ -8,7 +9,6 @@
  * name, so parsing from the right is unambiguous. The memory size is not in the name: every REPORT
  * line states it.
  */
-import { VARIANTS, type Variant } from '../../generators/types.ts';
 
 export const FUNCTION_PREFIX = 'coldstart';
 

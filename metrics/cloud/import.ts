@@ -21,7 +21,6 @@ import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { functionInFileName, parseFunctionName, type FunctionCell } from './function-name.ts';
 import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from './insights.ts';
-import type { Architecture } from './platform.ts';
 import { addLineItem, parseLogLine, readLines } from './log-line.ts';
 import { AWS_LAMBDA_TARGET, initFailureRecord, lambdaSampleRecord, type AwsLambdaSampleRecord } from './records.ts';
 import {
@@ -32,6 +31,7 @@ import {
   type SourcedInitFailure,
   type SourcedReport,
 } from './report-lines.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
 
 export type ReportFormat = 'text' | 'csv' | 'json';
 

@@ -14,10 +14,10 @@
  */
 import { parse } from 'csv-parse/sync';
 import { functionOfLogGroup } from './function-name.ts';
-import { MAX_MEMORY_MB, MIN_MEMORY_MB } from './platform.ts';
 import { parseLogLine } from './log-line.ts';
 import { parseTimestamp, type InitFailure, type LambdaReport, type ParsedReports, type ReportSource } from './report-lines.ts';
 import { impossibleReport } from './report-values.ts';
+import { MAX_MEMORY_MB, MIN_MEMORY_MB } from '../core/lambda-platform.ts';
 
 export class ExportFormatError extends Error {}
 

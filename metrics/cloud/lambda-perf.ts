@@ -16,7 +16,7 @@ import { quantileSorted } from 'simple-statistics';
 import { UsageError } from '../core/errors.ts';
 import { REFERENCE_HANDLER, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import { readReportFile } from './import.ts';
-import type { Architecture } from './platform.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
 
 /** A lambda-perf function name: `lambda-perf-nodejs22x-zip-128-x86_64`. */
 const LAMBDA_PERF_NAME = /^lambda-perf-(nodejs\d+)x-(zip)-(\d+)-(x86_64|arm64)$/;

@@ -12,15 +12,23 @@ import path from 'node:path';
 import { zipSync } from 'fflate';
 import { contractOf, PROBE_NAME, routePath } from '../../generators/contract.ts';
 import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
-import { parseLambdaRuntime } from '../plan/lambda-runtimes.ts';
 import type { Contract } from '../../generators/types.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../core/files.ts';
 import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
 import { functionName, FunctionNameError, type FunctionCell } from './function-name.ts';
 import { packageReadme } from './package-readme.ts';
-import { isArchitecture, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from './platform.ts';
-import { DEFAULT_ARCHITECTURE, DEFAULT_MEMORY_MB, DEFAULT_RUNTIME, samTemplateYaml } from './sam-template.ts';
+import { samTemplateYaml } from './sam-template.ts';
+import {
+  parseLambdaRuntime,
+  isArchitecture,
+  MAX_MEMORY_MB,
+  MIN_MEMORY_MB,
+  type Architecture,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_ARCHITECTURE,
+  DEFAULT_LAMBDA_RUNTIME,
+} from '../core/lambda-platform.ts';
 
 export const TEMPLATE_FILE = 'template.yaml';
 export const README_FILE = 'README.txt';
@@ -73,7 +81,7 @@ export function zipHandler(source: Uint8Array): Uint8Array {
 }
 
 function checkOptions(options: PackageOptions): { runtime: string; memorySize: number; architecture: Architecture } {
-  const runtime = options.runtime ?? DEFAULT_RUNTIME;
+  const runtime = options.runtime ?? DEFAULT_LAMBDA_RUNTIME;
   parseLambdaRuntime('--runtime', runtime, false);
   const memorySize = options.memorySize ?? DEFAULT_MEMORY_MB;
   if (!Number.isInteger(memorySize) || memorySize < MIN_MEMORY_MB || memorySize > MAX_MEMORY_MB) {

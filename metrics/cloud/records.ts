@@ -12,8 +12,8 @@ import path from 'node:path';
 import { makeCell, type Cell } from '../core/cell.ts';
 import type { LambdaFigures, SampleRecord } from '../core/samples.ts';
 import type { FunctionCell } from './function-name.ts';
-import type { Architecture } from './platform.ts';
 import { formatSource, type SourcedInitFailure, type SourcedReport } from './report-lines.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
 
 export const AWS_LAMBDA_TARGET = 'aws-lambda';
 

@@ -22,8 +22,8 @@
  * (START, END, the function's own output) are counted as ignored; a REPORT line that does not parse,
  * or whose figures Lambda cannot report (report-values.ts), is an issue that names its file, line and why.
  */
-import { MAX_DURATION_MS } from './platform.ts';
 import { impossibleReport, type ReportValues } from './report-values.ts';
+import { MAX_DURATION_MS } from '../core/lambda-platform.ts';
 
 /** One invocation as its REPORT line states it; times in ms, memory in MB (MiB, as Lambda means it). */
 export interface LambdaReport extends ReportValues {

@@ -1,9 +1,9 @@
+import { MAX_DURATION_MS, MAX_MEMORY_MB, MIN_MEMORY_MB } from '../core/lambda-platform.ts';
 /**
  * What Lambda can report: a REPORT line (text, an Insights row, a `platform.report` record) whose
  * figures lie outside it was not written by Lambda as it is, so it is refused with the reason rather
  * than fed into medians and the cost table. Every reader of outside REPORT figures asks here.
  */
-import { MAX_DURATION_MS, MAX_MEMORY_MB, MIN_MEMORY_MB } from './platform.ts';
 
 /** The figures of a REPORT line (report-lines.ts's LambdaReport adds where it came from); times in ms, memory in MB. */
 export interface ReportValues {

@@ -12,12 +12,16 @@
  */
 import { Document, Scalar } from 'yaml';
 import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
-import { DEFAULT_LAMBDA_RUNTIME } from '../plan/lambda-runtimes.ts';
-import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from './platform.ts';
+import {
+  DEFAULT_LAMBDA_RUNTIME,
+  DEFAULT_ARCHITECTURE,
+  DEFAULT_MEMORY_MB,
+  ARCHITECTURES,
+  MAX_MEMORY_MB,
+  MIN_MEMORY_MB,
+  type Architecture,
+} from '../core/lambda-platform.ts';
 
-export const DEFAULT_RUNTIME = DEFAULT_LAMBDA_RUNTIME;
-export const DEFAULT_MEMORY_MB = 1024;
-export const DEFAULT_ARCHITECTURE: Architecture = 'x86_64';
 /** API Gateway's HTTP API answers 503 after 30 s whatever the function's timeout. */
 export const FUNCTION_TIMEOUT_S = 30;
 /** The retention periods CloudWatch Logs accepts, up to three months. */
@@ -66,7 +70,7 @@ function logicalIds(functions: TemplateFunction[]): string[] {
 }
 
 export function samTemplate(functions: TemplateFunction[], options: TemplateOptions = {}): Record<string, unknown> {
-  const runtime = options.runtime ?? DEFAULT_RUNTIME;
+  const runtime = options.runtime ?? DEFAULT_LAMBDA_RUNTIME;
   const resources: Record<string, unknown> = {};
   const outputs: Record<string, unknown> = {};
   const ids = logicalIds(functions);

@@ -4,8 +4,7 @@
  */
 import path from 'node:path';
 import { generatedRelativePath, GENERATED_DIR } from '../../generators/write.ts';
-import type { Variant } from '../../generators/types.ts';
-import { SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema, type Shape } from '../../generators/routes.ts';
+import { type Variant, SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema, type Shape } from './dimensions.ts';
 
 const SHAPES: readonly string[] = SHAPE_LIST;
 const SCHEMAS: readonly string[] = SCHEMA_LIST;

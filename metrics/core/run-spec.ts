@@ -5,9 +5,8 @@
  * with runSpec({...}). The rules between options (an option that has no effect in the chosen
  * selection is refused) are checked by specRefusal, one table.
  */
-import type { Schema, Shape } from '../../generators/routes.ts';
-import type { Target, Variant } from '../../generators/types.ts';
 import type { AppSpec } from './app.ts';
+import type { Target, Variant, Schema, Shape } from './dimensions.ts';
 
 // TODO(dims): these value types move to core/dimensions.ts and core/lambda-platform.ts
 export type Measure = 'time' | 'instructions';

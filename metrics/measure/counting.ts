@@ -6,13 +6,16 @@
  * getrusage() in node: callgrind's `--dump-before=getrusage` writes one dump of the counts so far at
  * each of them. A Lambda cell's INIT ends at its first `GET next`, where no mark is: there the runner
  * asks callgrind for a dump through vgdb while the child waits for its event (it executes nothing
- * then, so the cut is exact). The dumps' `totals:` lines, in order, are the phases.
+ * then, so the cut is exact). The dumps' `totals:` lines, in order, are the phases. The user's own server
+ * (`measure --entry`) runs with the app preload, which marks only start, listen and the first answer:
+ * an app has no import or route-registration mark, so its start-up (start → listen) is one phase.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { InstructionMarks, SampleRecord } from '../core/samples.ts';
+import { APP_SOURCE, type Cell } from '../core/cell.ts';
+import type { InstructionMark, InstructionMarks, SampleRecord } from '../core/samples.ts';
 import type { SampleHooks } from './sample.ts';
 
 /** The libc function the probe's process.cpuUsage() calls at every mark, and node calls nowhere else. */
@@ -91,20 +94,39 @@ export function readDumps(dir: string): Dump[] {
 }
 
 /**
- * The cumulative counts at the marks from the dumps, or a one-line reason why they do not fit. A
- * server cuts at start, imported, startup, listen and firstResponse; a Lambda handler at start,
- * imported, startup, init (the runner's dump) and firstResponse.
+ * Which marks a counted child is cut at: a generated server at the probe's start, imported, startup,
+ * listen and firstResponse; a Lambda handler (generated, or the user's under the `probe` bootstrap) at
+ * start, imported, startup, init (the runner's dump) and firstResponse; the user's own server
+ * (`app-server`) at the preload's start, listen and firstResponse.
  */
-export function countsFromDumps(dumps: readonly Dump[], target: 'server' | 'lambda'): InstructionMarks | string {
-  const marks =
-    target === 'server'
-      ? (['start', 'imported', 'startup', 'listen', 'firstResponse'] as const)
-      : (['start', 'imported', 'startup', 'init', 'firstResponse'] as const);
+export type CountShape = 'server' | 'lambda' | 'app-server';
+export const COUNT_MARKS: Record<CountShape, readonly InstructionMark[]> = {
+  server: ['start', 'imported', 'startup', 'listen', 'firstResponse'],
+  lambda: ['start', 'imported', 'startup', 'init', 'firstResponse'],
+  'app-server': ['start', 'listen', 'firstResponse'],
+};
+
+/** The count shape of a cell: by its target, and for a server by where its file comes from. */
+export function countShapeOf(cell: Pick<Cell, 'target' | 'source'>): CountShape {
+  if (cell.target === 'lambda') return 'lambda';
+  return cell.source === APP_SOURCE ? 'app-server' : 'server';
+}
+
+/** The cumulative counts at the marks of `shape` from the dumps, or a one-line reason why they do not fit. */
+export function countsFromDumps(dumps: readonly Dump[], shape: CountShape): InstructionMarks | string {
+  const marks = COUNT_MARKS[shape];
   const expected = marks.map((mark) => (mark === 'init' ? 'init' : CUT_FUNCTION));
   const seen = dumps.map((d) => (d.trigger.includes(INIT_HINT) ? 'init' : d.trigger.includes(CUT_FUNCTION) ? CUT_FUNCTION : d.trigger));
   if (seen.length !== expected.length || seen.some((s, i) => s !== expected[i])) {
     const have = seen.length ? seen.join(', ') : 'none';
-    return `instruction counts: expected ${expected.length} cuts (${expected.join(', ')}), callgrind wrote ${dumps.length} (${have})`;
+    const cuts = seen.filter((s) => s === CUT_FUNCTION).length;
+    // only the probe calls getrusage in node: more cuts than marks means the code called it too
+    const extra =
+      cuts > expected.filter((e) => e === CUT_FUNCTION).length
+        ? `: the code itself calls ${CUT_FUNCTION}() (process.cpuUsage() or process.resourceUsage()), which cuts too`
+        : '';
+    const wrote = `callgrind wrote ${dumps.length} (${have})`;
+    return `instruction counts: expected ${expected.length} cuts (${expected.join(', ')}), ${wrote}${extra}`;
   }
   const counts: InstructionMarks = {};
   let total = 0;
@@ -122,7 +144,7 @@ const run = promisify(execFile);
  * own under `scratch`), a Lambda INIT cut through vgdb, and afterwards the counts into the record
  * (or the sample failed with why there are none). The folder is removed in every case.
  */
-export function countHooks(options: { tools: CountTools; scratch: string; target: 'server' | 'lambda' }): SampleHooks {
+export function countHooks(options: { tools: CountTools; scratch: string; shape: CountShape }): SampleHooks {
   const dir = mkdtempSync(path.join(options.scratch, 'count-'));
   const prefix = path.join(dir, 'vgdb');
   let pid: number | undefined;
@@ -148,7 +170,7 @@ export function countHooks(options: { tools: CountTools; scratch: string; target
       pid = childPid;
     },
     endOfInit: async () => {
-      if (options.target !== 'lambda' || pid === undefined) return;
+      if (options.shape !== 'lambda' || pid === undefined) return;
       try {
         await run(options.tools.vgdb, [`--vgdb-prefix=${prefix}`, `--pid=${pid}`, 'dump', INIT_HINT], { timeout: 60_000 });
       } catch (error) {
@@ -159,7 +181,7 @@ export function countHooks(options: { tools: CountTools; scratch: string; target
       try {
         if (!record.ok) return Promise.resolve();
         if (initCut) throw new Error(initCut);
-        const counts = countsFromDumps(readDumps(dir), options.target);
+        const counts = countsFromDumps(readDumps(dir), options.shape);
         if (typeof counts === 'string') throw new Error(counts);
         record.instructions = counts;
       } catch (error) {

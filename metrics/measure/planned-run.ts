@@ -14,7 +14,7 @@ import type { DiscoveryRun, SampleFileCache } from './file-cache.ts';
 import { detectLimits, type Detection } from './limits/detect.ts';
 import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitsMechanism } from './limits/types.ts';
-import { COUNT_SLOWDOWN, countHooks, type CountTools } from './counting.ts';
+import { COUNT_SLOWDOWN, countHooks, countShapeOf, type CountTools } from './counting.ts';
 import { limitHooks } from './limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
 import { targetOf } from './targets/index.ts';
@@ -106,7 +106,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
     const counted = run.cell.measure === 'instructions';
     if (counted) {
       if (!context.counting) return blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' });
-      hooks = countHooks({ tools: context.counting, scratch: context.scratch, target: run.cell.target === 'lambda' ? 'lambda' : 'server' });
+      hooks = countHooks({ tools: context.counting, scratch: context.scratch, shape: countShapeOf(run.cell) });
     } else if (limits && run.cell.memory > 0) {
       try {
         hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));

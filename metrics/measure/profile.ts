@@ -14,11 +14,12 @@ import { GENERATED_DIR } from '../../generators/write.ts';
 import type { AttributionFile, CellAttribution } from '../core/attribution-file.ts';
 import { isCpuProfile, type CpuProfile } from '../core/cpu-profile.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import { isCounted, type PlannedRun } from '../plan/order.ts';
+import type { PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
 import { bundleBytes, bundleOrigins } from './bundle-bytes.ts';
 import { measurePlannedRun, type RunContext } from './planned-run.ts';
 import { oneLine } from './text.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 /** The profiler's sampling interval: finer than V8's default 1 ms, so a 50 ms start still has a few hundred samples. */
 export const PROFILE_INTERVAL_US = 250;

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { UsageError } from '../core/errors.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import { isCounted } from '../plan/order.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 /** `--shard i/n`: the i-th of n parts (1-based). */
 export interface Shard {

@@ -7,15 +7,14 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { VARIANTS } from '../../generators/types.ts';
+import { VARIANTS } from '../core/dimensions.ts';
 import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
-import type { Architecture } from '../cloud/platform.ts';
+import { MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import type { Arch } from '../analyse/cost.ts';
 import { UsageError } from '../core/errors.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-import { MB_PER_VCPU } from '../measure/limits/settings.ts';
 import { processAlive } from '../measure/owner.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { writeReport } from '../report/write.ts';

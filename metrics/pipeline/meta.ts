@@ -16,13 +16,13 @@ import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
-import { MB_PER_VCPU } from '../measure/limits/settings.ts';
+import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
-import { isCounted } from '../plan/order.ts';
+import { isCounted } from '../core/dimensions.ts';
 import type { RunOptions } from './run-options.ts';
 
 /** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */

@@ -75,17 +75,9 @@ export const realSampler: Sampler = { measure: measurePlannedRun };
 /** The real cells: the user's apps for `measure`, generated files for `run`. */
 export function realSource(spec: RunSpec): CellSource {
   const options = cellOptionsOf(spec);
-  const { apps } = options;
-  if (apps) {
-    const { node, levers, lambdaReference, memories } = options;
-    return {
-      prepare: (env, log) =>
-        prepareAppCells(
-          { apps, node, ...(levers ? { levers } : {}), ...(lambdaReference ? { lambdaReference } : {}), ...(memories ? { memories } : {}) },
-          env,
-          log,
-        ),
-    };
+  if (options.apps) {
+    const apps = options;
+    return { prepare: (env, log) => prepareAppCells(apps, env, log) };
   }
   return { prepare: (env, log) => prepareCells(options, env, log) };
 }

@@ -8,7 +8,8 @@ import { cellKey, cellLabel } from '../core/cell.ts';
 import { percent } from '../core/format.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import { isCounted, type PlannedRun } from '../plan/order.ts';
+import type { PlannedRun } from '../plan/order.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 /** How many open cells a round's progress line names. */
 const NAMED_CELLS = 4;

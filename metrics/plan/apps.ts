@@ -23,6 +23,7 @@ import {
   ricFor,
   ricStart,
   ricUnsupported,
+  uncountable,
   type PlannedCell,
   type PreparedCells,
 } from './cells.ts';
@@ -40,6 +41,8 @@ export interface AppCellOptions {
   memories?: readonly number[];
   /** with handlers: also measure the hello-world reference under their settings, as `run` does (default false) */
   lambdaReference?: boolean;
+  /** --measure: `time` and/or `instructions` (default time) */
+  measures?: readonly string[];
 }
 
 /** A name for tables and Lambda function names: lowercase letters, digits and single dashes. */
@@ -148,15 +151,22 @@ export async function prepareAppCells(
   const appFiles = writeAppFiles();
   const byName = new Map(options.apps.map((app) => [app.name, app]));
   const memories = options.memories ?? [0];
+  const measures = options.measures ?? ['time'];
   const base = options.apps.flatMap((app) =>
-    memories.map((memory) => makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, source: APP_SOURCE })),
+    memories.flatMap((memory) =>
+      measures.map((measure) =>
+        makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, measure, source: APP_SOURCE }),
+      ),
+    ),
   );
   const cells = expandCells(base, lists);
   const reference =
     options.lambdaReference && kinds.includes('lambda')
-      ? await prepareReferenceCells(memories, lists, { runtimes, log, variant: 'plain' })
+      ? await prepareReferenceCells(memories, lists, { runtimes, log, variant: 'plain', measures })
       : undefined;
-  const ric = ricFor([...cells, ...(reference?.cells ?? [])], env, log);
+  // the client is built only for cells that run with it (a counted cell never does)
+  const countable = (cell: Cell) => !uncountable(cell, runtimes.get(cell.runtime)!.kind);
+  const ric = ricFor([...cells, ...(reference?.cells ?? [])].filter(countable), env, log);
   const files = new Map<string, string>(reference?.files);
   const blocked = new Map<string, BlockedCell>(reference?.blocked);
   if (cells.some((c) => c.build === 'bundle')) log('bundling the apps with esbuild…');
@@ -164,9 +174,9 @@ export async function prepareAppCells(
   for (const cell of cells) {
     const runtime = runtimes.get(cell.runtime)!;
     const key = cellKey(cell);
-    const prepared = ricUnsupported(cell)
-      ? { blocked: ricUnsupported(cell)! }
-      : await appFile(byName.get(cell.framework)!, cell, runtime, log);
+    const why = uncountable(cell, runtime.kind);
+    const unrunnable: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : ricUnsupported(cell);
+    const prepared = unrunnable ? { blocked: unrunnable } : await appFile(byName.get(cell.framework)!, cell, runtime, log);
     if ('blocked' in prepared) {
       blocked.set(key, prepared.blocked);
       planned.push({

@@ -7,9 +7,8 @@ import path from 'node:path';
 import { contractOf } from '../../generators/contract.ts';
 import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
 import { loadGenerators } from '../../generators/registry.ts';
-import type { Contract, FrameworkGenerator, Target, Variant } from '../../generators/types.ts';
+import type { Contract, FrameworkGenerator } from '../../generators/types.ts';
 import { unsupportedReason, writeGenerated } from '../../generators/write.ts';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../../generators/routes.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
@@ -23,11 +22,12 @@ import {
   type LeverLists,
   type PreparedLevers,
 } from './levers.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
-import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES } from './lambda-runtimes.ts';
+import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
+import { type Target, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../core/dimensions.ts';
+import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES, DEFAULT_MEMORY_MB } from '../core/lambda-platform.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
@@ -44,7 +44,7 @@ export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedS
   return managedRuntimeStart({
     bootstrap: cell.bootstrap,
     line: cell.runtime,
-    memoryMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
+    memoryMB: cell.memory || DEFAULT_MEMORY_MB,
     ricDir,
     taskRoot,
   });
@@ -83,17 +83,22 @@ export interface CellOptions {
   measures?: readonly string[];
 }
 
-/** Why a counted cell cannot be counted, or undefined when it can. */
+/**
+ * Why a counted cell cannot be counted (every reason, each with what to change), or undefined when it
+ * can. Generated cells and the user's apps alike: the cuts are the probe's (or the app preload's) marks.
+ */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
   if (cell.measure !== 'instructions') return undefined;
-  if (runtimeKind !== 'node') return 'instructions are counted for node runtimes only';
-  if (cell.memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size';
+  const reasons: string[] = [];
+  if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only');
+  if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size');
   // the cuts are the probe's marks; the Runtime Interface Client prints none
   if (cell.target === 'lambda' && isRicBootstrap(cell.bootstrap))
-    return "a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe";
+    reasons.push("a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe");
   // the kernel's reading of the files is not counted, so an evicted file cache changes no count
-  if (cell.fileCache === 'cold') return 'a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm';
-  return undefined;
+  if (cell.fileCache === 'cold')
+    reasons.push('a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm');
+  return reasons.length ? reasons.join('; ') : undefined;
 }
 
 /** A cell ready to be measured: how it starts, what it must answer, whether it can run at all. */
@@ -283,16 +288,18 @@ export function planGeneratedCell(
 
 /**
  * The hello-world reference's cells under the levers of a run whose Lambda cells are not generated
- * (`measure`'s handlers): its file written, one cell per memory size × lever values, each planned.
+ * (`measure`'s handlers): its file written, one cell per memory size × measure × lever values, each planned.
  */
 export async function prepareReferenceCells(
   memories: readonly number[],
   lists: LeverLists,
-  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant },
+  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures?: readonly string[] },
 ): Promise<PreparedLevers> {
   await writeGenerated(referenceGenerator, 1, options.variant);
-  const base = memories.map((memory) =>
-    makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory }),
+  const base = memories.flatMap((memory) =>
+    (options.measures ?? ['time']).map((measure) =>
+      makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory, measure }),
+    ),
   );
   return prepareLevers(base, lists, options);
 }

@@ -15,7 +15,7 @@
  * the flags cost (they make Node reject its built-in code cache) is a lever of its own.
  */
 import path from 'node:path';
-import { lineMajor, type LambdaRuntimeLine } from './lambda-runtimes.ts';
+import { lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
 export const BOOTSTRAPS = ['ric', 'ric-noflags', 'probe'] as const;
 export type Bootstrap = (typeof BOOTSTRAPS)[number];
@@ -28,9 +28,6 @@ export function isRicBootstrap(bootstrap: string | undefined): bootstrap is RicB
 }
 /** The default for Lambda cells: the managed runtime's own start. */
 export const DEFAULT_BOOTSTRAP: Bootstrap = 'ric';
-
-/** The memory size a Lambda child is told (AWS_LAMBDA_FUNCTION_MEMORY_SIZE) when its cell has none. */
-export const DEFAULT_LAMBDA_MEMORY_MB = 1024;
 
 /** The flags the bootstrap passes on every current line, before the heap flags. */
 export function lineFlags(_line: LambdaRuntimeLine): string[] {

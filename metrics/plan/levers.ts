@@ -7,8 +7,8 @@
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
 import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { DEFAULT_BOOTSTRAP } from './lambda-bootstrap.ts';
-import { DEFAULT_LAMBDA_RUNTIME } from './lambda-runtimes.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
+import { DEFAULT_LAMBDA_RUNTIME } from '../core/lambda-platform.ts';
 
 export const BUILDS = ['plain', 'bundle'] as const;
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;

@@ -3,9 +3,7 @@ import seedrandom from 'seedrandom';
 import type { Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import type { PlannedCell } from './cells.ts';
-
-export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
-export type Order = (typeof ORDERS)[number];
+import { isCounted, type Order } from '../core/dimensions.ts';
 
 export interface PlannedRun {
   cell: Cell;
@@ -25,11 +23,6 @@ export interface PlanOptions {
   seed: string;
   /** samples of a counted cell (measure `instructions`), which gets no warm-up: counts do not depend on the file cache */
   countSamples?: number;
-}
-
-/** A cell counted under valgrind rather than timed. */
-export function isCounted(cell: Cell): boolean {
-  return cell.measure === 'instructions';
 }
 
 export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRun[] {

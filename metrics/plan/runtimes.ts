@@ -8,10 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
-import { isLambdaRuntimeLine, nodeOfLine } from './lambda-runtimes.ts';
-
-export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
-export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+import { isLambdaRuntimeLine, nodeOfLine } from '../core/lambda-platform.ts';
+import { RUNTIME_NAMES, type RuntimeName } from '../core/dimensions.ts';
 
 export type RuntimeKind = 'node' | 'bun';
 

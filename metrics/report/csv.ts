@@ -9,7 +9,7 @@ import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
 import type { CsvColumn } from './contract.ts';
-import { INSTRUCTION_FIGURES, relativeSpread } from '../analyse/instructions.ts';
+import { INSTRUCTION_FIGURES, relativeSpread, type InstructionFigure } from '../analyse/instructions.ts';
 
 const STATS = ['median', 'mean', 'stddev', 'min', 'max'] as const;
 
@@ -47,19 +47,27 @@ export const SUMMARY_CSV_COLUMNS = [...shownDimensions([]), ...FIGURE_COLUMNS];
 export const CPU_CSV_COLUMNS = HEADLINE_METRICS.flatMap((metric) => metricColumns(`cpu_${metric}`));
 
 /** Counted cells' columns (only in runs that have them): the median instructions of each phase, and the total's range and spread. */
-export const INSTRUCTION_CSV_COLUMNS = [
-  ...INSTRUCTION_FIGURES.map((figure) => `instructions_${figure}_median`),
-  'instructions_total_min',
-  'instructions_total_max',
-  'instructions_total_spread',
-];
+function instructionCsvColumns(figures: readonly InstructionFigure[]): string[] {
+  return [
+    ...figures.map((figure) => `instructions_${figure}_median`),
+    'instructions_total_min',
+    'instructions_total_max',
+    'instructions_total_spread',
+  ];
+}
 
-function instructionValues(summary: CellSummary): (number | '')[] {
+/** The figures with a column: `ready` (an app server's start-up) only in runs that counted one, so older runs keep their columns. */
+function csvFigures(summaries: readonly CellSummary[]): InstructionFigure[] {
+  const ready = summaries.some((s) => s.instructions?.ready);
+  return INSTRUCTION_FIGURES.filter((figure) => figure !== 'ready' || ready);
+}
+
+function instructionValues(summary: CellSummary, figures: readonly InstructionFigure[]): (number | '')[] {
   const stats = summary.instructions;
   const whole = (value: number | undefined) => (value === undefined ? '' : Math.round(value));
   const total = stats?.total;
   return [
-    ...INSTRUCTION_FIGURES.map((figure) => whole(stats?.[figure]?.median)),
+    ...figures.map((figure) => whole(stats?.[figure]?.median)),
     whole(total?.min),
     whole(total?.max),
     total ? Math.round(relativeSpread(total) * 1e6) / 1e6 : '',
@@ -81,6 +89,7 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
   // a run recorded without CPU times keeps the columns it always had
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
   const withCounts = summaries.some((s) => s.instructions);
+  const figures = csvFigures(summaries);
   const dimensions = shownDimensions(summaries.map((s) => s.cell));
   const rows = summaries.map((s) => [
     ...dimensions.map((d) => s.cell[d]),
@@ -95,7 +104,7 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
     cellStatus(s),
     ...extra.map((c) => c.value(s)),
     ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
-    ...(withCounts ? instructionValues(s) : []),
+    ...(withCounts ? instructionValues(s, figures) : []),
   ]);
   return stringify(rows, {
     header: true,
@@ -106,7 +115,7 @@ export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) =>
       ...FIGURE_COLUMNS,
       ...extra.map((c) => c.header),
       ...(withCpu ? CPU_CSV_COLUMNS : []),
-      ...(withCounts ? INSTRUCTION_CSV_COLUMNS : []),
+      ...(withCounts ? instructionCsvColumns(figures) : []),
     ],
   });
 }

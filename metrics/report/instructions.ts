@@ -8,16 +8,25 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { INSTRUCTION_FIGURE_TEXT, relativeSpread, type InstructionFigure } from '../analyse/instructions.ts';
 import { checkGrowth, fitLinear, MIN_FIT_POINTS, seriesOf } from '../analyse/scaling.ts';
-import { cellKey, cellLabel, makeCell } from '../core/cell.ts';
+import { APP_SOURCE, cellKey, cellLabel, makeCell } from '../core/cell.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import { CHART_CONFIG, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 
 export const INSTRUCTIONS_CHART = 'chart-phases-instructions.svg';
 
-const PHASE_FIGURES = ['boot', 'import', 'registration', 'listen', 'init', 'firstRequest'] as const satisfies readonly InstructionFigure[];
+const PHASE_FIGURES = [
+  'boot',
+  'ready',
+  'import',
+  'registration',
+  'listen',
+  'init',
+  'firstRequest',
+] as const satisfies readonly InstructionFigure[];
 const PHASE_NAMES: Record<(typeof PHASE_FIGURES)[number], string> = {
   boot: 'runtime boot',
+  ready: 'app start-up',
   import: 'framework import',
   registration: 'route registration',
   listen: 'listen',
@@ -49,12 +58,17 @@ function timedTwin(s: CellSummary, timed: readonly CellSummary[]): CellSummary |
 }
 
 function countsTable(counted: readonly CellSummary[], timed: readonly CellSummary[]): string {
-  const lambda = counted.some((s) => s.instructions?.init);
+  const has = (figure: InstructionFigure) => counted.some((s) => s.instructions?.[figure]);
+  // an app server's start-up is one phase (its preload marks no import or registration): with only
+  // app servers, the generated cells' phases would be empty columns
+  const app = has('ready');
+  const split = !app || has('import') || has('registration');
   const figures: InstructionFigure[] = [
     'boot',
-    'import',
-    'registration',
-    ...(lambda ? (['listen', 'init'] as const) : (['listen'] as const)),
+    ...(app ? (['ready'] as const) : []),
+    ...(split ? (['import', 'registration'] as const) : []),
+    ...(!app || has('listen') ? (['listen'] as const) : []),
+    ...(has('init') ? (['init'] as const) : []),
     'firstRequest',
     'total',
   ];
@@ -77,7 +91,7 @@ function countsTable(counted: readonly CellSummary[], timed: readonly CellSummar
   });
   const headers = [
     '',
-    ...figures.map((f) => `${f === 'firstRequest' ? 'first request' : f} (M)`),
+    ...figures.map((f) => `${f === 'firstRequest' ? 'first request' : f === 'ready' ? 'app start-up' : f} (M)`),
     'spread (n)',
     'timed CPU (ms)',
     'timed wall (ms)',
@@ -124,15 +138,22 @@ export function instructionsSection(context: ReportContext): MarkdownSection | u
   const counted = context.counted.filter((s) => !s.unsupported);
   const flags = (context.meta?.options.countFlags as string[] | undefined)?.join(' ') ?? '--predictable --hash-seed=1 --random-seed=1';
   const failures = failureLines(context.counted);
+  const app = counted.some((s) => s.instructions?.ready);
+  const generated = counted.filter((s) => s.cell.source !== APP_SOURCE);
   const body = [
     `Counted cells ran under valgrind (callgrind) with \`node ${flags}\`: every figure is the number of instructions the ` +
       'process executed (all threads), in millions, median over the samples of the cell. The phases are cut at the ' +
       "probe's marks: runtime boot (exec → start), framework import, route registration, listen (or, for a Lambda " +
       'handler, the rest of INIT to its first `GET next`) and the first request (ready → the answer written); total = ' +
       'exec → the answer written. The answer is verified as in a timed sample. Counts leave out what the kernel does ' +
-      '(system calls, reading files, page faults), waiting, and how threads overlap in real time: see the README.',
+      '(system calls, reading files, page faults), waiting, and how threads overlap in real time: see the README.' +
+      (app
+        ? " Your own server (`measure --entry`) is cut at the preload's marks: boot, its start-up (start → listen: " +
+          'its imports, its own work and its listen, as one phase) and the first request.'
+        : ''),
     '',
     Object.entries(INSTRUCTION_FIGURE_TEXT)
+      .filter(([f]) => f !== 'ready' || app)
       .map(([f, text]) => `\`${f}\`: ${text}`)
       .join('; ') + '.',
     '',
@@ -144,10 +165,10 @@ export function instructionsSection(context: ReportContext): MarkdownSection | u
     countsTable(counted, context.summaries),
     '',
     `![phases in instructions](${INSTRUCTIONS_CHART})`,
-    '',
-    "**Instructions per route** (least squares on the cells' totals: total = fixed + per route × N):",
-    '',
-    fitsTable(counted),
+    // an app has one route count: only generated cells have a fit
+    ...(generated.length
+      ? ['', "**Instructions per route** (least squares on the cells' totals: total = fixed + per route × N):", '', fitsTable(generated)]
+      : []),
     ...(failures.length ? ['', 'Counted samples that failed or cells not counted:', '', ...failures] : []),
   ];
   return { title: 'Instructions (counted cells)', body: body.join('\n') };

@@ -4,12 +4,8 @@
  * memory, one full vCPU at 1769 MB; the INIT phase of an on-demand function is observed to run at
  * full speed whatever the memory size.
  */
+import { MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
 
-/** Lambda's memory sizes, MB. */
-export const MIN_MEMORY_MB = 128;
-export const MAX_MEMORY_MB = 10_240;
-/** The memory size at which a Lambda function has one full vCPU. */
-export const MB_PER_VCPU = 1769;
 export const DEFAULT_INIT_CPUS = 2;
 /** The CFS bandwidth period, µs: the quota is granted per period, so it sets how long a throttled burst waits. */
 export const DEFAULT_CPU_PERIOD_US = 100_000;

@@ -13,13 +13,14 @@ import { firstHitRoutes } from '../../../generators/routes.ts';
 import { answerProblem, requestText } from '../app-answer.ts';
 import { cellKey, type Cell } from '../../core/cell.ts';
 import type { InstructionMarks, LambdaFigures, LimitsRecord, Marks, SampleRecord } from '../../core/samples.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
+import { isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
 import type { PlannedRun } from '../../plan/order.ts';
 import { COUNT_SLOWDOWN } from '../counting.ts';
 import type { RunContext } from '../planned-run.ts';
 import { blockedRecord, endedReason, hungReason } from '../sample.ts';
 import { CellRoutes, wrongAnswerReason } from '../targets/first-hits.ts';
 import { billedMs } from '../targets/lambda.ts';
+import { DEFAULT_MEMORY_MB } from '../../core/lambda-platform.ts';
 
 /** How a scripted run fails, each with the text the real runner gives that failure. */
 export const FAKE_FAILURES = ['crash', 'hang', 'wrong'] as const;
@@ -119,7 +120,7 @@ function lambdaFigures(cell: Cell, marks: Marks): LambdaFigures {
     initMs,
     durationMs,
     billedMs: billedMs(initMs, durationMs),
-    memorySizeMB: cell.memory || DEFAULT_LAMBDA_MEMORY_MB,
+    memorySizeMB: cell.memory || DEFAULT_MEMORY_MB,
     maxMemoryUsedMB: 60 + Math.round(cell.routes / 50),
     invokeCpuMs: round3(durationMs * CPU_SHARE),
   };

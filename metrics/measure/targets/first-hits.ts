@@ -12,12 +12,13 @@ import {
   validRequest,
   type RouteRequest,
 } from '../../../generators/contract.ts';
-import { firstHitRoutes, routeTable, type RouteRow, type Schema, type Shape } from '../../../generators/routes.ts';
+import { firstHitRoutes, routeTable, type RouteRow } from '../../../generators/routes.ts';
 import type { Contract } from '../../../generators/types.ts';
 import type { Cell } from '../../core/cell.ts';
 import type { FirstHits } from '../../core/samples.ts';
 import { oneLine } from '../text.ts';
 import { SampleFailure } from './target.ts';
+import type { Schema, Shape } from '../../core/dimensions.ts';
 
 /** An answer as a target got it: status, parsed body (or text), when it was sent and when it had arrived (runner clock). */
 export interface RouteAnswer {

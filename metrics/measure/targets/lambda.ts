@@ -17,8 +17,7 @@ import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../cloud/function-name.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
-import { DEFAULT_LAMBDA_MEMORY_MB, isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
-import { isLambdaRuntimeLine } from '../../plan/lambda-runtimes.ts';
+import { isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { processCpuMs } from '../proc-cpu.ts';
 import { answerProblem, lambdaAnswer } from '../app-answer.ts';
@@ -36,8 +35,9 @@ import {
   type TargetSample,
 } from './target.ts';
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
+import { isLambdaRuntimeLine, DEFAULT_MEMORY_MB } from '../../core/lambda-platform.ts';
 
-export { DEFAULT_LAMBDA_MEMORY_MB };
+export { DEFAULT_MEMORY_MB };
 /**
  * A posted error as one line: `errorType: errorMessage` (the error-type header, then the body's type
  * when it says more, e.g. the probe's `Runtime.InitError: TypeError: …`; the client's
@@ -217,7 +217,7 @@ export const lambdaTarget: Target = {
   async open({ cell, file, app }): Promise<TargetSample> {
     // the name the packaging step gives the same cell's function on AWS
     const name = functionName(cell);
-    const memorySizeMB = cell.memory || DEFAULT_LAMBDA_MEMORY_MB;
+    const memorySizeMB = cell.memory || DEFAULT_MEMORY_MB;
     const api = await startRuntimeApi({ functionName: name });
     // the user's handler (`measure`): its task root and Handler setting (the client loads it by them),
     // and for coldstart's bootstrap (the probe start) its file and export
