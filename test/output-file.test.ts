@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { checkOutputFile, isRunFile } from '../metrics/cli/output-file.ts';
+import { checkOutputFile } from '../metrics/cli/output-file.ts';
+import { isRunFile } from '../metrics/core/run-folder.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { fixture, runClis, tempDir, type CliResult } from './helpers.ts';
 
@@ -69,7 +70,7 @@ describe('output files never overwrite a run', () => {
   it('another file in a run folder, or any file elsewhere, is fine', () => {
     assert.equal(checkOutputFile('--export-json', path.join(run, 'export.json')), path.join(run, 'export.json'));
     assert.throws(() => checkOutputFile('--out', path.join(run, 'chart-listen.svg')), UsageError);
-    for (const name of ['samples.jsonl', 'meta.json', 'summary.csv', 'chart-phases.svg', '.lock', 'hyperfine.json'])
+    for (const name of ['samples.jsonl', 'meta.json', 'summary.csv', 'chart-phases.svg', '.lock', 'hyperfine.json', 'attribution.json'])
       assert.ok(isRunFile(name), name);
     assert.ok(!isRunFile('export.json'));
   });

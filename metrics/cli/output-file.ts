@@ -1,26 +1,16 @@
 /**
  * Raw data is sacred: an output option that names a file (`--export-json`, compare's `--out`) may
  * never name a run folder's raw data (samples.jsonl, meta.json) or any other file a run writes into
- * its folder (the report, the charts, hyperfine.json, hidden files such as a lock). One check for
- * every such option, made when the options are read: before the first sample, not after the run.
+ * its folder (core/run-folder.ts: attribution.json, hyperfine.json, the report, the charts, hidden
+ * files such as a lock). One check for every such option, made when the options are read: before the
+ * first sample, not after the run.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { META_FILE } from '../core/meta.ts';
+import { isRunFile } from '../core/run-folder.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-
-/** The files a run folder holds that the run itself writes (by name; chart names vary). */
-export function isRunFile(name: string): boolean {
-  return (
-    name === SAMPLES_FILE ||
-    name === META_FILE ||
-    name === 'hyperfine.json' ||
-    /^(summary|scaling|levers)\.(md|csv)$/.test(name) ||
-    /^chart-[\w-]*\.svg$/.test(name) ||
-    name.startsWith('.')
-  );
-}
 
 /** A path with every existing part resolved (symbolic links, `..`), so a link to samples.jsonl is seen as that. */
 function resolved(file: string): string {
