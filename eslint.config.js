@@ -38,6 +38,16 @@ export default defineConfig(
     },
   },
   {
+    // a function a reader can hold in view: longer ones are split into named steps (tests are tables and stay as long as they need)
+    files: ['metrics/**/*.ts', 'generators/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // while the use cases move out of cli/ into pipeline/ (then this block goes)
+    files: ['metrics/cli/**/*.ts'],
+    rules: { 'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },

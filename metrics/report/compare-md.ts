@@ -10,7 +10,7 @@ import {
   type Verdict,
 } from '../analyse/compare.ts';
 import { cellLabel } from '../core/cell.ts';
-import { markdownTable, ms } from '../core/format.ts';
+import { markdownTable, ms, type Align } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 import { runLoad } from './markdown.ts';
 
@@ -42,20 +42,9 @@ function valueText(row: CompareRow, stats: CompareRow['a']): string {
   return stats ? Math.round(stats.median).toLocaleString('en-US') : '–';
 }
 
-export function compareMarkdown(comparison: Comparison, a: ReportContext, b: ReportContext): string {
-  const rows = comparison.rows.map((r) => [
-    cellLabel(r.cell),
-    r.metric,
-    valueText(r, r.a),
-    valueText(r, r.b),
-    r.ratio === undefined ? '–' : r.ratio.toFixed(3),
-    r.threshold === undefined ? formatP(r.p) : `±${(r.threshold * 100).toFixed(2)} %`,
-    `${r.a?.n ?? 0}/${r.b?.n ?? 0}`,
-    verdictText(r),
-  ]);
-  const count = (v: Verdict) => comparison.rows.filter((r) => r.verdict === v).length;
-  const failing = comparison.rows.filter((r) => r.fails).length;
-  const lines = [
+/** The title, the two runs and how the comparison reads. */
+function introLines(comparison: Comparison, a: ReportContext, b: ReportContext): string[] {
+  return [
     '# Comparison of two runs',
     '',
     runLine('A', a),
@@ -77,6 +66,11 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
       : []),
     '',
   ];
+}
+
+/** The warnings about the two runs: different machines, or a load that moved wall times. */
+function warningLines(comparison: Comparison, a: ReportContext, b: ReportContext): string[] {
+  const lines: string[] = [];
   const machineA = a.meta && `${a.meta.machine.cpu}|${a.meta.runtimes.node}`;
   const machineB = b.meta && `${b.meta.machine.cpu}|${b.meta.runtimes.node}`;
   if (machineA && machineB && machineA !== machineB) {
@@ -95,19 +89,32 @@ export function compareMarkdown(comparison: Comparison, a: ReportContext, b: Rep
     ? recommendCpu(runLoad(a.meta), runLoad(b.meta))
     : undefined;
   if (advice) lines.push(`⚠ ${advice}.`, '');
+  return lines;
+}
+
+/** The table of cells and metrics, or the line that says no cell is in both runs. */
+function tableText(comparison: Comparison): string {
+  const rows = comparison.rows.map((r) => [
+    cellLabel(r.cell),
+    r.metric,
+    valueText(r, r.a),
+    valueText(r, r.b),
+    r.ratio === undefined ? '–' : r.ratio.toFixed(3),
+    r.threshold === undefined ? formatP(r.p) : `±${(r.threshold * 100).toFixed(2)} %`,
+    `${r.a?.n ?? 0}/${r.b?.n ?? 0}`,
+    verdictText(r),
+  ]);
+  const header = ['cell', 'metric', 'A median', 'B median', 'B/A', 'p', 'n A/B', 'verdict'];
+  const align: Align[] = ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'];
+  return rows.length ? markdownTable(header, rows, align) : '_No cell is in both runs._';
+}
+
+export function compareMarkdown(comparison: Comparison, a: ReportContext, b: ReportContext): string {
+  const count = (v: Verdict) => comparison.rows.filter((r) => r.verdict === v).length;
+  const failing = comparison.rows.filter((r) => r.fails).length;
+  const lines = [...introLines(comparison, a, b), ...warningLines(comparison, a, b)];
   lines.push(
-    rows.length
-      ? markdownTable(['cell', 'metric', 'A median', 'B median', 'B/A', 'p', 'n A/B', 'verdict'], rows, [
-          'left',
-          'left',
-          'right',
-          'right',
-          'right',
-          'right',
-          'right',
-          'left',
-        ])
-      : '_No cell is in both runs._',
+    tableText(comparison),
     '',
     `${count('regression')} significant regression(s), ${count('improvement')} significant improvement(s), ` +
       `${count('no significant change')} without significant change, ${count('not comparable')} not comparable.` +

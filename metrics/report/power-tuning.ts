@@ -89,6 +89,29 @@ export function powerPoints(rows: PowerRow[]): PowerPoint[] {
 const WIDTH = 640;
 const PANEL_HEIGHT = 260;
 
+/** A log-scale y encoding of `field` with the given ticks. */
+function logY(field: 'ms' | 'dollars', title: string, ticks: number[], format: string) {
+  return {
+    field,
+    type: 'quantitative' as const,
+    title,
+    scale: { type: 'log' as const, domain: [ticks[0]!, ticks.at(-1)!], nice: false },
+    axis: { values: ticks, format },
+  };
+}
+
+/** The HTTP API's integration timeout as a dashed rule, labelled at the smallest memory size `x`. */
+function gatewayTimeout(x: number) {
+  const text = `HTTP API timeout, ${API_GATEWAY_TIMEOUT_MS / 1000} s`;
+  return [
+    { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
+    {
+      mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#b00', text },
+      encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: x } },
+    },
+  ];
+}
+
 /**
  * Cold-start time and $ per million cold starts against memory size, one line per framework ×
  * routes, log axes; the HTTP API's 30 s integration timeout as a dashed rule when the time axis reaches it. No config
@@ -119,13 +142,6 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
     legend: { labelLimit: 400, titleLimit: 400 },
   } as const;
   const line = { type: 'line', point: { size: 40 }, strokeWidth: 2 } as const;
-  const y = (field: 'ms' | 'dollars', title: string, ticks: number[], format: string) => ({
-    field,
-    type: 'quantitative' as const,
-    title,
-    scale: { type: 'log' as const, domain: [ticks[0]!, ticks.at(-1)!], nice: false },
-    axis: { values: ticks, format },
-  });
   return {
     title: {
       text: title,
@@ -141,26 +157,11 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
             mark: line,
             encoding: {
               x,
-              y: y('ms', 'cold start: ms from spawn to first response (log)', msTicks, ','),
+              y: logY('ms', 'cold start: ms from spawn to first response (log)', msTicks, ','),
               color,
             },
           },
-          ...(gatewayRule
-            ? [
-                { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#b00' }, encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS } } },
-                {
-                  mark: {
-                    type: 'text' as const,
-                    align: 'left' as const,
-                    dx: 4,
-                    dy: -6,
-                    color: '#b00',
-                    text: `HTTP API timeout, ${API_GATEWAY_TIMEOUT_MS / 1000} s`,
-                  },
-                  encoding: { y: { datum: API_GATEWAY_TIMEOUT_MS }, x: { datum: memories[0]! } },
-                },
-              ]
-            : []),
+          ...(gatewayRule ? gatewayTimeout(memories[0]!) : []),
         ],
       },
       {
@@ -169,7 +170,7 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
         mark: line,
         encoding: {
           x,
-          y: y('dollars', '$ per million cold starts (log)', dollarTicks, '$,.3~f'),
+          y: logY('dollars', '$ per million cold starts (log)', dollarTicks, '$,.3~f'),
           color,
         },
       },

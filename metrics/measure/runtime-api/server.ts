@@ -19,7 +19,6 @@ import {
   type ApiState,
   type InvocationOutcome,
   type Reply,
-  type Route,
   type RuntimeRecord,
 } from './state.ts';
 
@@ -85,10 +84,50 @@ function listen(server: http.Server): Promise<number> {
   });
 }
 
+/** What a hand-out's headers name besides the event: the invoked function's ARN and its timeout. */
+interface Handouts {
+  arn: string;
+  timeoutMs: number;
+}
+
+/** Send a reply of the state machine. */
+function send(response: http.ServerResponse, reply: Exclude<Reply, { kind: 'wait' }>, handouts: Handouts): void {
+  const text = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.payload;
+  const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+  if (reply.kind === 'handout') {
+    headers['lambda-runtime-aws-request-id'] = reply.requestId;
+    headers['lambda-runtime-deadline-ms'] = String(Date.now() + handouts.timeoutMs);
+    headers['lambda-runtime-invoked-function-arn'] = handouts.arn;
+    headers['lambda-runtime-trace-id'] = traceId();
+  }
+  response.writeHead(reply.kind === 'json' ? reply.status : 200, headers);
+  response.end(text);
+}
+
+/** The event request number `id` stands for, stamped when it arrived or (a POST) when its body was read. */
+async function eventOf(request: http.IncomingMessage, id: number): Promise<ApiEvent> {
+  const path = (request.url ?? '').split('?')[0]!;
+  const label = requestLabel(request.method, path);
+  const what = route(request.method, path);
+  if (what.kind === 'next') return { kind: 'next', at: performance.now(), request: id, label };
+  if (what.kind === 'refuse') return { ...what, at: performance.now(), request: id };
+  try {
+    const body = await readBody(request, MAX_PAYLOAD_BYTES);
+    const errorType = String(request.headers['lambda-runtime-function-error-type'] ?? '');
+    const read = { ...body, errorType, at: performance.now(), request: id, label };
+    return what.kind === 'answer' ? { ...what, ...read } : { kind: 'initError', ...read };
+  } catch (error) {
+    const reason = `${label}: ${String(error)} (400)`;
+    return { kind: 'refuse', at: performance.now(), request: id, status: 400, errorType: 'InvalidRequest', reason };
+  }
+}
+
 /** Start a Runtime API on 127.0.0.1 (a free port). One per sample. */
 export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<RuntimeApi> {
-  const arn = `arn:aws:lambda:${options.region ?? DEFAULT_REGION}:123456789012:function:${options.functionName ?? 'coldstart'}`;
-  const timeoutMs = options.functionTimeoutMs ?? 30_000;
+  const handouts: Handouts = {
+    arn: `arn:aws:lambda:${options.region ?? DEFAULT_REGION}:123456789012:function:${options.functionName ?? 'coldstart'}`,
+    timeoutMs: options.functionTimeoutMs ?? 30_000,
+  };
   const records: RuntimeRecord[] = [];
   const settlers = new Map<string, (outcome: InvocationOutcome) => void>();
   /** the requests not answered yet, by the number their events carry */
@@ -97,22 +136,6 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
   let state: ApiState = INITIAL_STATE;
   let resolveInitEnd!: (at: number) => void;
   const initEnded = new Promise<number>((resolve) => (resolveInitEnd = resolve));
-
-  const send = (reply: Reply) => {
-    const response = open.get(reply.to);
-    if (!response || reply.kind === 'wait') return;
-    open.delete(reply.to);
-    const text = reply.kind === 'json' ? JSON.stringify(reply.body) : reply.payload;
-    const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
-    if (reply.kind === 'handout') {
-      headers['lambda-runtime-aws-request-id'] = reply.requestId;
-      headers['lambda-runtime-deadline-ms'] = String(Date.now() + timeoutMs);
-      headers['lambda-runtime-invoked-function-arn'] = arn;
-      headers['lambda-runtime-trace-id'] = traceId();
-    }
-    response.writeHead(reply.kind === 'json' ? reply.status : 200, headers);
-    response.end(text);
-  };
 
   const dispatch = (event: ApiEvent) => {
     const result = step(state, event);
@@ -123,19 +146,12 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
       settlers.get(outcome.requestId)?.(outcome);
       settlers.delete(outcome.requestId);
     }
-    if (result.reply) send(result.reply);
-  };
-
-  const onPost = async (
-    request: http.IncomingMessage,
-    id: number,
-    label: string,
-    what: Extract<Route, { kind: 'initError' | 'answer' }>,
-  ) => {
-    const body = await readBody(request, MAX_PAYLOAD_BYTES);
-    const errorType = String(request.headers['lambda-runtime-function-error-type'] ?? '');
-    const read = { ...body, errorType, at: performance.now(), request: id, label };
-    dispatch(what.kind === 'answer' ? { ...what, ...read } : { kind: 'initError', ...read });
+    const { reply } = result;
+    const response = reply && open.get(reply.to);
+    if (reply && response && reply.kind !== 'wait') {
+      open.delete(reply.to);
+      send(response, reply, handouts);
+    }
   };
 
   const server = http.createServer((request, response) => {
@@ -145,19 +161,7 @@ export async function startRuntimeApi(options: RuntimeApiOptions = {}): Promise<
       open.delete(id);
       dispatch({ kind: 'hangUp', request: id });
     });
-    const path = (request.url ?? '').split('?')[0]!;
-    const label = requestLabel(request.method, path);
-    const what = route(request.method, path);
-    if (what.kind === 'next') {
-      dispatch({ kind: 'next', at: performance.now(), request: id, label });
-    } else if (what.kind === 'refuse') {
-      dispatch({ ...what, at: performance.now(), request: id });
-    } else {
-      void onPost(request, id, label, what).catch((error: unknown) => {
-        const reason = `${label}: ${String(error)} (400)`;
-        dispatch({ kind: 'refuse', at: performance.now(), request: id, status: 400, errorType: 'InvalidRequest', reason });
-      });
-    }
+    void eventOf(request, id).then(dispatch);
   });
   server.keepAliveTimeout = 0;
   const port = await listen(server);
