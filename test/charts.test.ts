@@ -145,7 +145,7 @@ describe('the report writes every output and summary.md points at them', () => {
   it('charts, scaling.md, cost, phases, warnings and the ⚠ legend', async () => {
     const dir = writeRun(path.join(tempDir(), 'run'), samples, { samples: 5 });
     const warnings: string[] = [];
-    const written = await writeReport(dir, { warn: (line) => warnings.push(line) });
+    const { written } = await writeReport(dir, { warn: (line) => warnings.push(line) });
     for (const file of ['summary.csv', 'chart-firstresponse.svg', 'chart-listen.svg', 'chart-phases.svg', 'scaling.md', 'summary.md']) {
       assert.ok(written.includes(file), file);
       assert.ok(existsSync(path.join(dir, file)), file);

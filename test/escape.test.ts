@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { markdownCode, markdownText, oneLine, xmlText } from '../metrics/core/escape.ts';
-import { importLambda } from '../metrics/cli/lambda-import.ts';
+import { importLambda } from '../metrics/pipeline/lambda-import.ts';
 import { writeReport } from '../metrics/report/write.ts';
 import { fixture, tempDir } from './helpers.ts';
 

@@ -35,7 +35,7 @@ describe('the golden run folder reports to the same bytes', () => {
   before(async () => {
     dir = tempDir('coldstart-golden-');
     for (const file of INPUTS) copyFileSync(path.join(GOLDEN, file), path.join(dir, file));
-    written = await writeReport(dir);
+    ({ written } = await writeReport(dir));
   });
 
   it('writes exactly the files of expected/', () => {

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { importLambda } from '../metrics/cli/lambda-import.ts';
+import { importLambda } from '../metrics/pipeline/lambda-import.ts';
 import { describeImport, importReports, MAX_KEPT_ISSUES } from '../metrics/cloud/import.ts';
 import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from '../metrics/cloud/insights.ts';
 import { parsePlatformEvent } from '../metrics/cloud/json-log.ts';

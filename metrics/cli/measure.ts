@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
-import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot, prepareAppCells } from '../plan/apps.ts';
+import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot } from '../plan/apps.ts';
 import {
   addAttributeOption,
   addCostOptions,
@@ -18,11 +18,12 @@ import {
   addMeasureOptions,
   addPrecisionOptions,
   exportOf,
-  leverListsOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
-import { addCountOptions, countOptionsOf } from './count-options.ts';
-import { addAllowFailuresOption, finishRun, runMetrics, sampleOptionsOf } from './run.ts';
+import { addCountOptions } from './count-options.ts';
+import { realDeps } from '../pipeline/ports.ts';
+import { runPipeline } from '../pipeline/run.ts';
+import { addAllowFailuresOption, finishRun, specOfOpts } from './run.ts';
 import { commandLine, displayPath, writeExport } from './shared.ts';
 import { ORDERS } from '../core/dimensions.ts';
 
@@ -227,30 +228,10 @@ export function registerMeasureCommand(program: Command): void {
   addExportOptions(command);
   command.action(async (opts: Record<string, unknown>) => {
     const apps = appsOf(opts);
-    const lambdaReference = opts.lambdaReference !== 'off';
-    const counts = countOptionsOf(opts);
-    const result = await runMetrics({
-      frameworks: apps.map((a) => a.name),
-      routes: [1],
-      variants: ['plain'],
-      apps,
-      prepare: (env, log) =>
-        prepareAppCells(
-          { apps, node: opts.node as string, levers: leverListsOf(opts), lambdaReference, measures: counts.measures, ...memoriesOf(opts) },
-          env,
-          log,
-        ),
-      ...sampleOptionsOf(opts),
-      command: commandLine(withoutEnvValues(process.argv), 'measure'),
-      targets: [...new Set(apps.map((a) => a.kind))],
-      lambdaReference,
-      ...counts,
-    });
+    const command = commandLine(withoutEnvValues(process.argv), 'measure');
+    const spec = specOfOpts(opts, command, { kind: 'apps', apps }, [...new Set(apps.map((a) => a.kind))]);
+    const result = await runPipeline(spec, realDeps());
     writeExport(exportOf(opts), result.summaries);
     finishRun(result, opts.allowFailures === true);
   });
-}
-
-function memoriesOf(opts: Record<string, unknown>): { memories?: number[] } {
-  return opts.lambdaMemory ? { memories: opts.lambdaMemory as number[] } : {};
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from './errors.ts';
 import { writeFileWhole } from './files.ts';
+import type { LocalCpuSpeed } from './lambda-cpu-reference.ts';
 import type { LoadSummary } from './load.ts';
 
 export interface FrameworkMeta {
@@ -12,6 +13,21 @@ export interface FrameworkMeta {
   packages: Record<string, string>;
   validation: string;
   alwaysValidates: boolean;
+}
+
+/** What meta.json says of a run's Lambda cells (runs without Lambda cells have none). */
+export interface LambdaMeta {
+  /** each cell (by label): how it started and its events' payload format; for `ric`, the node flags and the variables the bootstrap adds */
+  starts: Record<string, { bootstrap: string; runtime: string; eventFormat: string; flags?: string[]; env?: Record<string, string> }>;
+  /** the client, when a cell started with it */
+  client?: string;
+  /** the variables every Lambda child gets (values per sample: the Runtime API's address, the log stream) */
+  variables: string[];
+  /**
+   * by the cells' runtime: this machine's CPU time for the CPU reference's loop on that runtime's node
+   * (measure/cpu-speed.ts), which converts the cells' invocation CPU time to Lambda's speed
+   */
+  cpuSpeed?: Record<string, LocalCpuSpeed>;
 }
 
 export interface RunMeta {

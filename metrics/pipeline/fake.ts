@@ -13,9 +13,10 @@ import { SampleFileCache } from '../measure/file-cache.ts';
 import { resolveLimits } from '../measure/planned-run.ts';
 import type { LimitsMechanism } from '../measure/limits/types.ts';
 import { FakeSampler, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
-import type { PlannedCell } from '../plan/cells.ts';
 import { fakeCellSource } from '../plan/fake-source.ts';
-import type { Deps, ProgressStream } from './ports.ts';
+import type { PlannedCell } from '../plan/cells.ts';
+import { realSource, type Deps, type ProgressStream } from './ports.ts';
+import { cellOptionsOf } from './run-options.ts';
 
 export { FakeSampler, parseFakeScript, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
 
@@ -79,7 +80,11 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   return {
     env: options.env ?? process.env,
     sampler,
-    source: (spec) => fakeCellSource(spec),
+    // the user's apps are planned for real (their runtimes resolved); generated cells without any effect
+    source: (spec) => {
+      const options = cellOptionsOf(spec);
+      return options.apps ? realSource(spec) : fakeCellSource(options);
+    },
     stdout: (text) => out.write(text),
     stderr: (text) => err.write(text),
     progress: progress as ProgressStream,

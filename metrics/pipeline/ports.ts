@@ -18,7 +18,8 @@ import { prepareAppCells } from '../plan/apps.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
-import type { LimitOptions, RunOptions } from './run-options.ts';
+import type { RunSpec } from '../core/run-spec.ts';
+import { cellOptionsOf, type LimitOptions } from './run-options.ts';
 
 /** Measures one planned run: the real one spawns the cell's process (measure/planned-run.ts); a fake makes the record up. */
 export interface Sampler {
@@ -46,8 +47,8 @@ export interface Deps {
   /** the environment coldstart runs in (the children get a clean copy of it) */
   env: NodeJS.ProcessEnv;
   sampler: Sampler;
-  /** the cells of a run, chosen from what it is asked for (apps: the user's; otherwise generated) */
-  source(spec: RunOptions): CellSource;
+  /** the cells of a run, chosen from its spec (`source.kind` apps: the user's; generated: generated files) */
+  source(spec: RunSpec): CellSource;
   /** the results a command prints (a run's last line, compare's table) */
   stdout(text: string): void;
   /** errors and warnings the command prints itself */
@@ -72,20 +73,13 @@ export interface Deps {
 export const realSampler: Sampler = { measure: measurePlannedRun };
 
 /** The real cells: the user's apps for `measure`, generated files for `run`. */
-export function realSource(spec: RunOptions): CellSource {
-  const { apps } = spec;
-  if (apps) {
-    const { node, levers, lambdaReference, memories } = spec;
-    return {
-      prepare: (env, log) =>
-        prepareAppCells(
-          { apps, node, ...(levers ? { levers } : {}), ...(lambdaReference ? { lambdaReference } : {}), ...(memories ? { memories } : {}) },
-          env,
-          log,
-        ),
-    };
+export function realSource(spec: RunSpec): CellSource {
+  const options = cellOptionsOf(spec);
+  if (options.apps) {
+    const apps = options;
+    return { prepare: (env, log) => prepareAppCells(apps, env, log) };
   }
-  return { prepare: (env, log) => prepareCells(spec, env, log) };
+  return { prepare: (env, log) => prepareCells(options, env, log) };
 }
 
 export function realDeps(): Deps {

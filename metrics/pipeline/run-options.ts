@@ -1,8 +1,14 @@
-/** What `run` is asked for: the cells (selection, targets, memory sizes, levers) and how to sample them. */
-import type { CostOptions } from '../analyse/cost.ts';
+/**
+ * What a run is asked for, as the planner and meta.json take it: the cells (selection or apps,
+ * targets, memory sizes, levers) and how to sample them. The use cases take a RunSpec
+ * (core/run-spec.ts) and derive these from it (runOptionsOf).
+ */
+import type { Arch, CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
-import type { CellOptions, PreparedCells } from '../plan/cells.ts';
+import { targetsOf, type Architecture, type RunSpec } from '../core/run-spec.ts';
+import type { CellOptions } from '../plan/cells.ts';
+import type { LeverLists } from '../plan/levers.ts';
 import type { Order } from '../core/dimensions.ts';
 import type { Shard } from './jobs.ts';
 
@@ -15,7 +21,19 @@ export interface LimitOptions {
 /** How many first hits `run` sends by default. */
 export const DEFAULT_FIRST_HITS = 10;
 
-export interface RunOptions extends CellOptions {
+/** `run`'s cells: generated files of the selected frameworks. */
+export type GeneratedRun = CellOptions & { apps?: undefined };
+
+/** `measure`'s cells: the user's apps (their names are the cells' frameworks), under the same levers, sizes and measures. */
+export type AppsRun = Omit<CellOptions, 'frameworks' | 'routes' | 'variants' | 'shapes' | 'schemas'> & {
+  /** the apps, recorded in meta.json (their variables by name only) */
+  apps: AppSpec[];
+};
+
+/** What a run is asked for: its cells (generated or the user's apps) and how to sample them. */
+export type RunOptions = (GeneratedRun | AppsRun) & RunSettings;
+
+export interface RunSettings {
   /** samples per cell, or `auto`: rounds until each cell's median is known to `precision` */
   samples: number | 'auto';
   /** with `samples: 'auto'` */
@@ -33,12 +51,6 @@ export interface RunOptions extends CellOptions {
   cost?: CostOptions;
   /** with memory sizes: the INIT CPU and the quota period */
   limits?: LimitOptions;
-  /** `measure`: the user's apps (recorded in meta.json): the cells come from them instead of generated files */
-  apps?: AppSpec[];
-  /** where progress goes (stderr by default); TEMPORARY until cli/run.ts calls the pipeline with its Deps */
-  progressStream?: NodeJS.WriteStream;
-  /** TEMPORARY until cli/run.ts calls the pipeline with its Deps (the CellSource) */
-  prepare?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<PreparedCells>;
   /** --attribute: one more, unrecorded, profiled run per cell, attributed to packages (attribution.json) */
   attribute?: boolean;
   /** samples per counted cell (default 1) */
@@ -47,4 +59,60 @@ export interface RunOptions extends CellOptions {
   jobs?: number;
   /** measure only this part of the cells */
   shard?: Shard;
+}
+
+/** The cost model's name of an architecture (analyse/cost.ts still says x86). */
+function costArch(architecture: Architecture): Arch {
+  return architecture === 'x86_64' ? 'x86' : 'arm64';
+}
+
+/** The lever lists the planner takes (plan/levers.ts); `by-target` file caches are its own default. */
+function leversOf({ cells }: Pick<RunSpec, 'cells'>): LeverLists {
+  return {
+    runtimes: cells.runtimes,
+    builds: cells.builds,
+    compileCaches: cells.compileCaches,
+    lambdaRuntimes: cells.lambdaRuntimes,
+    bootstraps: cells.bootstraps,
+    ...(cells.fileCaches === 'by-target' ? {} : { fileCaches: cells.fileCaches }),
+  };
+}
+
+/** What the planner is asked for: the spec's cells (generated, or the user's apps) with their levers, sizes and measures. */
+export function cellOptionsOf(spec: Pick<RunSpec, 'source' | 'cells'>): GeneratedRun | AppsRun {
+  const { source, cells } = spec;
+  const common = {
+    node: cells.node,
+    levers: leversOf(spec),
+    targets: targetsOf(spec),
+    ...(cells.memories.length ? { memories: cells.memories } : {}),
+    lambdaReference: cells.lambdaReference,
+    measures: cells.measures,
+  };
+  if (source.kind === 'apps') return { ...common, apps: source.apps };
+  const { frameworks, routes, variants, shapes, schemas } = source;
+  return { ...common, frameworks, routes, variants, shapes, schemas };
+}
+
+/** A RunSpec as the run's own options (what meta.json records is unchanged from before the spec). */
+export function runOptionsOf(spec: RunSpec): RunOptions {
+  const { source, sampling, output, cost } = spec;
+  return {
+    ...cellOptionsOf(spec),
+    command: spec.command,
+    samples: sampling.samples,
+    precision: sampling.precision,
+    warmup: sampling.warmup,
+    timeoutMs: sampling.timeoutMs,
+    order: sampling.order,
+    seed: sampling.seed,
+    firstHits: source.kind === 'generated' ? sampling.firstHits : 0,
+    countSamples: sampling.countSamples,
+    ...(sampling.jobs === 'auto' ? {} : { jobs: sampling.jobs }),
+    ...(sampling.shard ? { shard: sampling.shard } : {}),
+    out: output.out,
+    attribute: output.attribute,
+    cost: { memoryMB: cost.memoryMB, arch: costArch(cost.architecture), ...(cost.pricePerGBs ? { pricePerGBs: cost.pricePerGBs } : {}) },
+    limits: spec.limits,
+  };
 }

@@ -144,8 +144,17 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   };
 }
 
-/** Write every output and summary.md; returns the files written. Charts render asynchronously (vega). */
-export async function writeReport(dir: string, settings: ReportSettings = {}): Promise<string[]> {
+/** A written report: the files, and what they were computed from (its summaries serve the export: nobody reads the run twice). */
+export interface WrittenReport {
+  written: string[];
+  context: ReportContext;
+}
+
+/**
+ * Write every output and summary.md from one reading of the run folder; returns the files written and
+ * that reading. Charts render asynchronously (vega).
+ */
+export async function writeReport(dir: string, settings: ReportSettings = {}): Promise<WrittenReport> {
   const context = loadRun(dir, settings);
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
   writeFileWhole(
@@ -173,5 +182,5 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
       `… and ${context.warnings.length - WARNINGS_SHOWN} more cells with outliers: see Warnings in ${path.join(dir, 'summary.md')}`,
     );
   }
-  return written;
+  return { written, context };
 }

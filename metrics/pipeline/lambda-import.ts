@@ -1,0 +1,209 @@
+/**
+ * `lambda-import` (npm run lambda:import), the use case: CloudWatch REPORT lines of packaged functions (plain text,
+ * or a Logs Insights CSV or JSON export) into a run folder: samples.jsonl with one `aws-lambda` record
+ * per cold start (metrics/cloud/import.ts), a meta.json that says where the figures came from, and
+ * the report, so `report`, `compare` and the charts read real measurements as they read local ones.
+ * Every line that gave no record is counted and named; an import with no record writes nothing.
+ */
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { VARIANTS } from '../core/dimensions.ts';
+import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
+import { MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
+import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
+import type { Arch } from '../analyse/cost.ts';
+import { UsageError } from '../core/errors.ts';
+import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { processAlive } from '../measure/owner.ts';
+import { makeWritableDir } from '../core/out-dir.ts';
+import { writeReport } from '../report/write.ts';
+import { displayPath } from './display.ts';
+
+export interface LambdaImportOptions {
+  files: string[];
+  out: string;
+  functionName?: string;
+  architecture?: Architecture;
+  /** the Lambda runtime the functions ran on, when the user says (REPORT lines do not) */
+  runtime?: string;
+  /** the command line, for meta.json */
+  command: string;
+}
+
+export interface LambdaImportOutcome {
+  dir: string;
+  result: ImportResult;
+  /** files of the run folder the report wrote */
+  written: string[];
+}
+
+/** The cost model's name for an architecture (its price per GB-second). */
+const COST_ARCH: Record<Architecture, Arch> = { x86_64: 'x86', arm64: 'arm64' };
+
+/**
+ * When the imported cold starts were logged on AWS: the earliest and latest time the input gave.
+ * Records without one carry the import's time instead, so they are left out; none at all → undefined.
+ */
+function loggedSpan(records: AwsLambdaSampleRecord[], importedAt: string): { first: string; last: string } | undefined {
+  const times = records
+    .map((r) => r.at)
+    .filter((at) => at !== importedAt)
+    .sort();
+  return times.length ? { first: times[0]!, last: times[times.length - 1]! } : undefined;
+}
+
+/**
+ * meta.json of an imported run. The block summary.md builds from it describes the machine the
+ * figures come from: AWS Lambda at the memory size of the cells (the largest, when several), whose
+ * CPU share AWS gives in proportion to memory (one vCPU at 1769 MB); nothing in it is this machine's.
+ */
+export function importMeta(options: LambdaImportOptions, result: ImportResult, importedAt: string): RunMeta {
+  const { records } = result;
+  const memories = [...new Set(records.map((r) => r.cell.memory))].sort((a, b) => a - b);
+  const largest = memories[memories.length - 1]!;
+  const logged = loggedSpan(records, importedAt);
+  const frameworks = [...new Set(records.map((r) => r.cell.framework))].sort();
+  const memoryText = memories.length === 1 ? `${largest} MB` : `${memories.join(', ')} MB; the largest is shown`;
+  return {
+    tool: 'coldstart',
+    toolVersion: toolVersion(),
+    // when the figures were logged on AWS (the earliest and latest cold start), else when they were imported
+    startedAt: logged?.first ?? importedAt,
+    ...(logged ? { finishedAt: logged.last } : {}),
+    command: options.command,
+    options: {
+      source: 'CloudWatch REPORT lines (imported)',
+      files: options.files.map((file) => displayPath(path.resolve(file))),
+      importedAt,
+      ...(options.functionName ? { functionName: options.functionName } : {}),
+      frameworks,
+      routes: [...new Set(records.map((r) => r.cell.routes))].sort((a, b) => a - b),
+      variants: VARIANTS.filter((v) => records.some((r) => r.cell.variant === v)),
+      targets: ['aws-lambda'],
+      memorySizesMB: memories,
+      samples:
+        `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
+        (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
+        `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
+      warmup: 'none',
+      order: 'as invoked on AWS',
+      ...(options.architecture ? { architecture: options.architecture, arch: COST_ARCH[options.architecture] } : {}),
+      ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
+    },
+    machine: {
+      os: `AWS Lambda via imported REPORT lines, at ${memoryText}`,
+      cpu: `${options.architecture ?? 'architecture not given'}, CPU share in proportion to memory (1 vCPU at ${MB_PER_VCPU} MB)`,
+      cores: Math.round((largest / MB_PER_VCPU) * 100) / 100,
+      memoryGB: Math.round((largest / 1024) * 1000) / 1000,
+    },
+    // the node that ran this import; the functions' own runtime is the one below, when given
+    runner: { node: process.version },
+    runtimes: options.runtime ? { node: `${options.runtime} (AWS Lambda managed runtime; minor version not in REPORT lines)` } : {},
+    frameworks: Object.fromEntries(
+      frameworks.map((name) => [
+        name,
+        { version: '(deployed version not in REPORT lines)', packages: {}, validation: '', alwaysValidates: false },
+      ]),
+    ),
+    skipped: {},
+    environment: { passed: ["Lambda's own (the package's template sets NODE_ENV=production)"], dropped: [] },
+  };
+}
+
+/** samples.jsonl in blocks of lines: not an append (an open and a close) per record, nor one string of them all. */
+function writeRecords(file: string, records: readonly AwsLambdaSampleRecord[]): void {
+  const fd = openSync(file, 'wx');
+  try {
+    for (let i = 0; i < records.length; i += 10_000) {
+      writeSync(
+        fd,
+        records
+          .slice(i, i + 10_000)
+          .map((record) => `${JSON.stringify(record)}\n`)
+          .join(''),
+      );
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The folder an import of `dir` is written in first: beside it, named after it and the importing process. */
+const STAGING = (dir: string, pid: number) => `${dir}.importing-${pid}`;
+
+/** Staging folders of imports into `dir` whose process is gone (killed mid-import): removed, said. */
+function removeStaleStaging(dir: string, warn: (line: string) => void): void {
+  const parent = path.dirname(dir);
+  const prefix = `${path.basename(dir)}.importing-`;
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    rmSync(path.join(parent, name), { recursive: true, force: true });
+    warn(`removed ${displayPath(path.join(parent, name))}, left by an import that did not finish`);
+  }
+}
+
+/**
+ * Move a finished import into the run folder: the whole folder when `dir` does not exist (or is
+ * empty), else file by file with samples.jsonl last, so the folder holds a run only once all of it is there.
+ */
+function publish(staging: string, dir: string): void {
+  if (!existsSync(dir) || readdirSync(dir).length === 0) {
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+    return;
+  }
+  const files = readdirSync(staging).sort((a, b) => Number(a === SAMPLES_FILE) - Number(b === SAMPLES_FILE));
+  for (const file of files) renameSync(path.join(staging, file), path.join(dir, file));
+  rmSync(staging, { recursive: true, force: true });
+}
+
+/**
+ * Read the files, then write the run folder. Nothing is written when the folder already holds a
+ * run or no cold start came out (UsageError, after `print` got what was read). The run is written in
+ * a staging folder beside it and moved in when complete: an import killed midway leaves no half run
+ * (a later import removes its staging folder and starts again).
+ */
+export async function importLambda(
+  options: LambdaImportOptions,
+  print: (line: string) => void,
+  warn: (line: string) => void = print,
+  now: () => Date = () => new Date(),
+): Promise<LambdaImportOutcome> {
+  const dir = path.resolve(options.out);
+  if (existsSync(path.join(dir, SAMPLES_FILE))) {
+    throw new UsageError(`--out ${dir} already holds a run (${SAMPLES_FILE}): choose another folder`);
+  }
+  const importedAt = now().toISOString();
+  const result = importReports(options.files, {
+    importedAt,
+    ...(options.functionName !== undefined ? { functionName: options.functionName } : {}),
+    ...(options.architecture ? { architecture: options.architecture } : {}),
+  });
+  for (const line of describeImport(result)) print(line);
+  if (result.records.length === 0) {
+    throw new UsageError(
+      `no cold start (a REPORT line with Init Duration) of a packaged function in ${options.files.length} file(s): nothing written`,
+    );
+  }
+  removeStaleStaging(dir, (line) => warn(`note: ${line}`));
+  const staging = STAGING(dir, process.pid);
+  makeWritableDir(staging);
+  try {
+    writeRecords(path.join(staging, SAMPLES_FILE), result.records);
+    writeMeta(staging, importMeta(options, result, importedAt));
+    // the staging folder's name never reaches the user: it is the run folder once moved
+    const { written } = await writeReport(staging, { warn: (line) => warn(`warning: ${line.replaceAll(staging, dir)}`) });
+    publish(staging, dir);
+    return { dir, result, written };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * meta.json of a run: what was asked, on what machine, with which versions, limits and environment.
+ * Built once: `startMeta` is written before the first sample (a killed run still explains its
+ * samples), `endMeta` is that same object with the end's facts added, written when the run ends.
+ * Both are pure over facts already measured (the CPU speed loop runs before, through the Deps).
+ */
+import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
+import type { FrameworkGenerator } from '../../generators/types.ts';
+import { costMetaOptions } from '../analyse/cost.ts';
+import type { PrecisionSettings } from '../analyse/precision.ts';
+import { cellLabel } from '../core/cell.ts';
+import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import type { LoadSummary } from '../core/load.ts';
+import { machine, toolVersion, type LambdaMeta, type RunMeta } from '../core/meta.ts';
+import { COUNT_V8_FLAGS } from '../measure/counting.ts';
+import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
+import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
+import type { SampleFileCache } from '../measure/file-cache.ts';
+import { MB_PER_VCPU } from '../core/lambda-platform.ts';
+import type { RunLimits } from '../measure/planned-run.ts';
+import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
+import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
+import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
+import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
+import { isCounted } from '../core/dimensions.ts';
+import type { RunOptions } from './run-options.ts';
+
+/** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */
+export interface StartFacts {
+  startedAt: Date;
+  /** the parent's variables the children do not get */
+  dropped: string[];
+  limits: RunLimits | undefined;
+  precision: PrecisionSettings;
+  /** runs in flight at once */
+  jobs: number;
+  /** by runtime: this machine's speed on the CPU reference's loop (local Lambda cells only) */
+  cpuSpeed: Record<string, LocalCpuSpeed>;
+}
+
+/** What a run knows when it ends. */
+export interface EndFacts {
+  finishedAt: Date;
+  samplesDurationMs: number;
+  interrupted: boolean;
+  load: LoadSummary;
+  files: SampleFileCache | undefined;
+}
+
+/** The Lambda cells whose CPU time converts to Lambda's speed: the runtimes (by launch command) to time the CPU loop on. */
+export function cpuSpeedCommands(cells: readonly PlannedCell[]): Map<string, string> {
+  const commands = new Map<string, string>();
+  for (const { cell, launch } of cells) {
+    if (cell.target !== 'lambda' || !launch || isCounted(cell) || commands.has(cell.runtime)) continue;
+    commands.set(cell.runtime, launch.command);
+  }
+  return commands;
+}
+
+/**
+ * The Lambda lines, starts and file caches the cells use, in the order given (the lever tables'
+ * column order); only when some cell has them.
+ */
+function leverOrder(cells: readonly PlannedCell[]): Record<string, string[]> {
+  const lambda = cells.filter((c) => c.cell.target === 'lambda');
+  const values = (pick: (c: PlannedCell) => string, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
+  const fileCaches = values((c) => c.cell.fileCache, cells);
+  return {
+    ...(lambda.length
+      ? { lambdaRuntimes: values((c) => c.cell.runtime, lambda), bootstraps: values((c) => c.cell.bootstrap, lambda) }
+      : {}),
+    ...(fileCaches.some((f) => f !== 'warm') ? { fileCaches } : {}),
+  };
+}
+
+export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frameworks'] {
+  return Object.fromEntries(
+    generators.map((g) => [
+      g.name,
+      {
+        version: frameworkVersion(g),
+        packages: Object.fromEntries(g.packages.map((pkg) => [pkg, installedVersion(pkg) ?? 'not installed'])),
+        validation: g.validation,
+        alwaysValidates: Boolean(g.alwaysValidates),
+      },
+    ]),
+  );
+}
+
+/** What meta.json says of a run's Lambda cells: the runtime lines, how each start was launched (flags, variables), the event format. */
+export function lambdaMeta(
+  { cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>,
+  cpuSpeed: Record<string, LocalCpuSpeed>,
+): LambdaMeta | undefined {
+  const lambda = cells.filter((c) => c.cell.target === 'lambda');
+  if (!lambda.length) return undefined;
+  const starts: LambdaMeta['starts'] = {};
+  for (const { cell, launch, contract, app } of lambda) {
+    const start = launch?.start;
+    starts[cellLabel(cell)] = {
+      bootstrap: cell.bootstrap,
+      runtime: cell.runtime,
+      // the user's handler gets the user's event, whatever its shape
+      eventFormat: app ? 'the --event file' : contract.eventFormat,
+      ...(start ? { flags: start.flags, env: start.env } : {}),
+    };
+  }
+  return {
+    starts,
+    ...(ric ? { client: ric.source } : {}),
+    variables: [...LAMBDA_ENVIRONMENT_NAMES],
+    ...(Object.keys(cpuSpeed).length ? { cpuSpeed } : {}),
+  };
+}
+
+/** What was asked of the cells: the generated selection, or the user's apps (their variables by name only: values may be secrets). */
+function sourceMeta(spec: RunOptions, prepared: PreparedCells): Record<string, unknown> {
+  if (spec.apps) return { apps: spec.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) };
+  return {
+    frameworks: prepared.selected.map((g) => g.name),
+    routes: spec.routes,
+    variants: spec.variants,
+    ...(spec.shapes ? { shapes: spec.shapes } : {}),
+    ...(spec.schemas ? { schemas: spec.schemas } : {}),
+  };
+}
+
+/** How the samples are taken: counts, precision, order. */
+function samplingMeta(spec: RunOptions, { precision }: StartFacts): Record<string, unknown> {
+  return {
+    ...(spec.firstHits ? { firstHits: spec.firstHits } : {}),
+    samples: spec.samples,
+    ...(spec.samples === 'auto'
+      ? {
+          precision: precision.precision,
+          minSamples: precision.minSamples,
+          maxSamples: precision.maxSamples,
+          precisionMetric: 'firstResponse',
+        }
+      : {}),
+    warmup: spec.warmup,
+    timeoutMs: spec.timeoutMs,
+    order: spec.order,
+    seed: spec.seed,
+  };
+}
+
+/** The memory sizes' limits, when the run has them. */
+function limitsMeta(limits: RunLimits | undefined): Record<string, unknown> {
+  if (!limits) return {};
+  const { mechanism, initCpus, cpuPeriodUs } = limits;
+  const join = 'a shell joins the cgroup, then execs the runtime (same pid)';
+  return { limits: { ...mechanism.info, initCpus, cpuPeriodUs, mbPerVcpu: MB_PER_VCPU, join } };
+}
+
+/** meta.json's `options`: what was asked, with the facts resolved from it (frameworks, limits, runtimes, jobs). */
+function optionsMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): Record<string, unknown> {
+  const { cells, levers } = prepared;
+  return {
+    ...sourceMeta(spec, prepared),
+    ...samplingMeta(spec, facts),
+    ...costMetaOptions(spec.cost),
+    targets: spec.targets ?? ['server'],
+    ...(spec.attribute ? { attribute: true } : {}),
+    ...(spec.memories ? { lambdaMemory: spec.memories } : {}),
+    ...limitsMeta(facts.limits),
+    ...(spec.measures && spec.measures.join() !== 'time'
+      ? { measures: spec.measures, countSamples: spec.countSamples ?? 1, countFlags: [...COUNT_V8_FLAGS] }
+      : {}),
+    ...(spec.shard ? { shard: `${spec.shard.index}/${spec.shard.count}` } : {}),
+    runtimes: levers.lists.runtimes,
+    builds: levers.lists.builds,
+    compileCaches: levers.lists.compileCaches,
+    ...leverOrder(cells),
+    runtimeSources: runtimeSources(levers),
+    ...(facts.jobs > 1 ? { jobs: facts.jobs } : {}),
+  };
+}
+
+/** The meta.json a run starts with, written before its first sample. */
+export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): RunMeta {
+  const compileCached = prepared.cells.some((c) => c.cell.compileCache !== 'off');
+  const lambda = lambdaMeta(prepared, facts.cpuSpeed);
+  return {
+    tool: 'coldstart',
+    toolVersion: toolVersion(),
+    startedAt: facts.startedAt.toISOString(),
+    command: spec.command,
+    options: optionsMeta(spec, prepared, facts),
+    machine: machine(),
+    runner: { node: process.version },
+    runtimes: runtimeVersions(prepared.levers),
+    frameworks: frameworksMeta(prepared.selected),
+    skipped: Object.fromEntries(prepared.skipped),
+    ...(lambda ? { lambda } : {}),
+    environment: {
+      passed: [
+        ...PASSED_ENV,
+        `NODE_ENV=${CHILD_NODE_ENV}`,
+        ...(compileCached ? [`${COMPILE_CACHE_ENV} (compile-cache cold/warm cells only)`] : []),
+      ],
+      dropped: facts.dropped,
+    },
+  };
+}
+
+/** The meta.json a run ends with: its start, unchanged, and what the end knows. */
+export function endMeta(start: RunMeta, end: EndFacts): RunMeta {
+  return {
+    ...start,
+    load: end.load,
+    finishedAt: end.finishedAt.toISOString(),
+    durationMs: end.finishedAt.getTime() - Date.parse(start.startedAt),
+    samplesDurationMs: end.samplesDurationMs,
+    interrupted: end.interrupted,
+    ...(end.files ? { fileCache: { ...FILE_CACHE_META, filesPerCell: end.files.counts() } } : {}),
+  };
+}

@@ -1,0 +1,30 @@
+/** `report DIR`: rebuild every artefact of a run folder from its samples.jsonl (and meta.json), reading the run once. */
+import path from 'node:path';
+import type { CostOptions } from '../analyse/cost.ts';
+import { assertNotHeld } from '../measure/run-lock.ts';
+import { writeReport } from '../report/write.ts';
+import { writeExport, type ExportJson } from './export.ts';
+
+export interface ReportSpec {
+  dir: string;
+  /** cost flags given now; they override what the run stored */
+  cost?: CostOptions;
+  /** --phases-at */
+  phasesAt?: number;
+  /** --export-json, from the report's own summaries */
+  exportJson?: ExportJson;
+}
+
+/** Writes the report (and the export), returning the files written; `warn` gets the outlier lines. */
+export async function reportPipeline(spec: ReportSpec, warn: (line: string) => void): Promise<string[]> {
+  const dir = path.resolve(spec.dir);
+  // a run still writing the folder would overwrite (or be overwritten by) this report
+  assertNotHeld(dir);
+  const { written, context } = await writeReport(dir, {
+    ...(spec.cost ? { cost: spec.cost } : {}),
+    ...(spec.phasesAt !== undefined ? { phasesAt: spec.phasesAt } : {}),
+    warn,
+  });
+  writeExport(spec.exportJson, context.summaries);
+  return written;
+}

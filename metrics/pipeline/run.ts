@@ -1,0 +1,230 @@
+/**
+ * A run (`run` on generated cells, `measure` on the user's apps): prepare the cells, open a
+ * measurement session, write meta.json's start, run every planned sample through the sampler,
+ * append each to samples.jsonl the moment it finishes, then complete meta.json and write the report
+ * once. An interrupt keeps every finished sample and reports what there is; the result says how the
+ * run went, and `exitCodeOf` what it exits with.
+ */
+import path from 'node:path';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import {
+  DEFAULT_MAX_SAMPLES,
+  DEFAULT_MIN_SAMPLES,
+  DEFAULT_PRECISION,
+  precisionSettings,
+  type PrecisionSettings,
+} from '../analyse/precision.ts';
+import { writeAttribution } from '../core/attribution-file.ts';
+import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import type { LoadSummary } from '../core/load.ts';
+import { writeMeta, type RunMeta } from '../core/meta.ts';
+import type { RunSpec } from '../core/run-spec.ts';
+import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
+import { CompileCacheDirs } from '../measure/compile-cache.ts';
+import { NO_VALGRIND } from '../measure/counting.ts';
+import { childEnvironment, type ChildEnvironment } from '../measure/environment.ts';
+import { guardLimits } from '../measure/limits/registry.ts';
+import type { RunContext } from '../measure/planned-run.ts';
+import { PROFILE_METHOD } from '../measure/profile.ts';
+import { Progress } from '../measure/progress.ts';
+import { openSession, pointLatest, type MeasurementSession } from '../measure/session.ts';
+import type { PreparedCells } from '../plan/cells.ts';
+import { buildPlan, type PlannedRun } from '../plan/order.ts';
+import { writeReport, type WrittenReport } from '../report/write.ts';
+import { displayPath } from './display.ts';
+import { resolveJobs, shardCells } from './jobs.ts';
+import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
+import type { CellSource, Deps } from './ports.ts';
+import { SampleRounds } from './rounds.ts';
+import { runOptionsOf, type RunOptions } from './run-options.ts';
+
+export interface RunResult {
+  dir: string;
+  /** the timed cells' summaries, from the report's one reading of the run (none when nothing was recorded) */
+  summaries: CellSummary[];
+  interrupted: boolean;
+  /** samples recorded (timed and counted) and how many of them failed (unsupported cells are not failures) */
+  recorded: number;
+  failed: number;
+}
+
+/** A run once its session is open and its meta.json's start is written. */
+interface OpenRun {
+  session: MeasurementSession;
+  prepared: PreparedCells;
+  jobs: number;
+  environment: ChildEnvironment;
+  context: Omit<RunContext, 'caches' | 'files' | 'scratch'>;
+  precision: PrecisionSettings;
+  start: RunMeta;
+}
+
+/** What the samples added up to. */
+interface Tally {
+  samplesDurationMs: number;
+  recorded: number;
+  failed: number;
+}
+
+export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResult> {
+  const log = (line: string) => deps.progress.write(`${line}\n`);
+  const spec = runOptionsOf(runSpec);
+  const run = await openRun(spec, deps.source(runSpec), deps, log);
+  try {
+    const measured = await measureAll(spec, deps, run, log);
+    return await finish(run, measured, deps, log);
+  } finally {
+    run.session.finish();
+  }
+}
+
+/** The cells, the session (run folder made and locked), and meta.json's start written before anything is measured. */
+async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
+  const environment = childEnvironment(deps.env);
+  const limits = deps.limits(spec.memories, spec.limits);
+  const counted = spec.measures?.includes('instructions');
+  const counting = counted ? deps.countTools() : undefined;
+  if (counted && !counting) throw new UsageError(NO_VALGRIND);
+  const { session, prepared } = await openSession(
+    { out: spec.out, marker: SAMPLES_FILE, what: 'a run', command: 'run', startedAt: deps.now(), say: (line) => log(`coldstart: ${line}`) },
+    async () => {
+      const all = await source.prepare(environment.env, log);
+      const cells = shardCells(all.cells, spec.shard);
+      return { prepared: { ...all, cells }, jobs: resolveJobs(spec.jobs, cells) };
+    },
+  );
+  try {
+    const precision =
+      spec.precision ??
+      precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
+    const cpuSpeed: Record<string, LocalCpuSpeed> = {};
+    for (const [runtime, command] of cpuSpeedCommands(prepared.prepared.cells)) {
+      const speed = deps.cpuSpeed(command);
+      if (speed) cpuSpeed[runtime] = speed;
+    }
+    const { jobs } = prepared;
+    const facts = { startedAt: session.startedAt, dropped: environment.dropped, limits, precision, jobs, cpuSpeed };
+    const start = startMeta(spec, prepared.prepared, facts);
+    writeMeta(session.dir, start);
+    const context = {
+      env: environment.env,
+      timeoutMs: spec.timeoutMs,
+      firstHits: spec.firstHits ?? 0,
+      limits,
+      ...(counting ? { counting } : {}),
+    };
+    return { session, prepared: prepared.prepared, jobs, environment, context, precision, start };
+  } catch (error) {
+    session.finish();
+    throw error;
+  }
+}
+
+/** Every planned sample, then `--samples auto`'s further rounds, then `--attribute`'s profiled runs. */
+async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line: string) => void) {
+  const { session, prepared, precision } = run;
+  const { cells } = prepared;
+  const first = spec.samples === 'auto' ? precision.minSamples : spec.samples;
+  const plan = buildPlan(cells, {
+    samples: first,
+    warmup: spec.warmup,
+    order: spec.order,
+    seed: spec.seed,
+    countSamples: spec.countSamples ?? 1,
+  });
+  const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
+  const files = deps.fileCache(cells, session.scratch);
+  const context: RunContext = { ...run.context, scratch: session.scratch, caches, ...(files ? { files } : {}) };
+  const progress = new Progress(plan, deps.progress);
+  const rounds = new SampleRounds(cells, precision);
+  const tally: Tally = { samplesDurationMs: 0, recorded: 0, failed: 0 };
+  const samplesFile = path.join(session.dir, SAMPLES_FILE);
+  const step = async (planned: PlannedRun) => {
+    progress.starting(planned);
+    const sample = await deps.sampler.measure(planned, context);
+    // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
+    if (session.interrupted) return;
+    appendSample(samplesFile, sample);
+    tally.samplesDurationMs += sample.durationMs;
+    if (sample.phase === 'sample') {
+      tally.recorded++;
+      if (!sample.ok && !sample.unsupported) tally.failed++;
+      rounds.record(sample);
+    }
+    progress.finished(sample);
+  };
+  // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
+  const monitor = deps.loadMonitor();
+  let load: LoadSummary | undefined;
+  // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
+  const limitsGuard = context.limits ? guardLimits() : undefined;
+  try {
+    await session.eachParallel(plan, run.jobs, step);
+    // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
+    for (let round = first + 1; spec.samples === 'auto' && !session.interrupted; round++) {
+      const next = rounds.next(round);
+      if (!next) break;
+      progress.extend(next.runs, next.note);
+      await session.each(next.runs, step);
+    }
+    // --attribute: one more, unrecorded, profiled run per cell
+    if (spec.attribute && !session.interrupted) {
+      const attributed = await deps.attribute(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
+      writeAttribution(session.dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
+    }
+  } finally {
+    limitsGuard?.dispose();
+    load = monitor.stop();
+    progress.stop();
+    caches.cleanup();
+    session.close();
+  }
+  return { tally, load, files };
+}
+
+/** meta.json completed, then the report of what there is, written once. */
+async function finish(
+  run: OpenRun,
+  measured: Awaited<ReturnType<typeof measureAll>>,
+  deps: Deps,
+  log: (line: string) => void,
+): Promise<RunResult> {
+  const { session } = run;
+  const { dir } = session;
+  const { tally, load, files } = measured;
+  const { interrupted } = session;
+  writeMeta(dir, endMeta(run.start, { finishedAt: deps.now(), samplesDurationMs: tally.samplesDurationMs, interrupted, load, files }));
+  const result = { dir, interrupted, recorded: tally.recorded, failed: tally.failed };
+  // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
+  if (tally.recorded === 0) return { ...result, summaries: [] };
+  if (load.warning) log(`warning: ${load.warning}`);
+  // from here a further Ctrl-C (or npm's copy of the first) does not kill the report
+  session.writingReport();
+  if (interrupted) log(`writing the report of the finished samples in ${displayPath(dir)}`);
+  let report: WrittenReport;
+  try {
+    report = await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
+  } catch (error) {
+    if (!(error instanceof EnvironmentError)) throw error;
+    throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
+  }
+  pointLatest(dir);
+  return { ...result, summaries: report.context.summaries };
+}
+
+/** The last line of a run: where its results are, and how many samples failed. */
+export function runSummaryLine(result: RunResult): string {
+  const where =
+    result.recorded === 0
+      ? `${result.interrupted ? 'interrupted ' : ''}before the first timed sample: no report ` +
+        `(${displayPath(result.dir)} keeps meta.json and the warm-ups)`
+      : `${result.interrupted ? 'interrupted; partial results in' : 'results in'} ${displayPath(result.dir)} (summary.md)`;
+  return `${where}${result.failed ? `; ${result.failed} failed samples` : ''}`;
+}
+
+/** A run's exit code: 130 interrupted, 3 when samples failed (counted cells too) unless allowed, else 0. */
+export function exitCodeOf(result: RunResult, allowFailures: boolean): number {
+  if (result.interrupted) return EXIT_INTERRUPTED;
+  return result.failed > 0 && !allowFailures ? EXIT_FAILED_SAMPLES : 0;
+}
