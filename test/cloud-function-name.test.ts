@@ -8,7 +8,7 @@ import {
   functionOfLogGroup,
   MAX_FUNCTION_NAME,
   parseFunctionName,
-} from '../metrics/cloud/function-name.ts';
+} from '../metrics/core/function-name.ts';
 import { VARIANTS } from '../metrics/core/dimensions.ts';
 
 describe('Lambda function names', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { parse } from 'yaml';
-import { parseFunctionName } from '../metrics/cloud/function-name.ts';
+import { parseFunctionName } from '../metrics/core/function-name.ts';
 import { writeLambdaPackage, zipHandler, type PackageCell } from '../metrics/cloud/package.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { tempDir } from './helpers.ts';

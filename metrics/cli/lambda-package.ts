@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { functionName, type FunctionCell } from '../cloud/function-name.ts';
+import { functionName, type FunctionCell } from '../core/function-name.ts';
 import { checkPackageDir, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
 import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { bundleFile, bundlePath } from '../plan/bundle.ts';

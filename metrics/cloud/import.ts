@@ -2,7 +2,7 @@
  * Files of CloudWatch REPORT lines in, sample records out. Each file is plain text (log lines), or a
  * Logs Insights export in CSV or JSON; the extension decides (.csv, .json), else the content does.
  *
- * Which cell a report belongs to comes from its function's name (function-name.ts): the log group
+ * Which cell a report belongs to comes from its function's name (core/function-name.ts): the log group
  * the export names (`@log`), else `--function`, else a function name inside the file's name. A report
  * whose function is unknown, or not named like a packaged cell, is an issue, as is a request id read
  * twice (overlapping exports) and every line that does not parse. Issues are counted and named
@@ -19,7 +19,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { functionInFileName, parseFunctionName, type FunctionCell } from './function-name.ts';
+import { functionInFileName, parseFunctionName, type FunctionCell } from '../core/function-name.ts';
 import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from './insights.ts';
 import { addLineItem, parseLogLine, readLines } from './log-line.ts';
 import { AWS_LAMBDA_TARGET, initFailureRecord, lambdaSampleRecord, type AwsLambdaSampleRecord } from './records.ts';

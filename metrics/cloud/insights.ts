@@ -13,7 +13,7 @@
  * `aws logs get-query-results` (`{"results": [[{"field": …, "value": …}, …], …]}`).
  */
 import { parse } from 'csv-parse/sync';
-import { functionOfLogGroup } from './function-name.ts';
+import { functionOfLogGroup } from '../core/function-name.ts';
 import { parseLogLine } from './log-line.ts';
 import { parseTimestamp, type InitFailure, type LambdaReport, type ParsedReports, type ReportSource } from './report-lines.ts';
 import { impossibleReport } from './report-values.ts';

@@ -1,5 +1,5 @@
 /** README.txt of a Lambda package: how to deploy it, force cold starts, and bring the REPORT lines back. */
-import { FUNCTION_PREFIX } from './function-name.ts';
+import { FUNCTION_PREFIX } from '../core/function-name.ts';
 
 export interface ReadmeFunction {
   functionName: string;

@@ -16,7 +16,7 @@ import type { Contract } from '../../generators/types.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../core/files.ts';
 import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
-import { functionName, FunctionNameError, type FunctionCell } from './function-name.ts';
+import { functionName, FunctionNameError, type FunctionCell } from '../core/function-name.ts';
 import { packageReadme } from './package-readme.ts';
 import { samTemplateYaml } from './sam-template.ts';
 import {

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { makeCell, type Cell } from '../core/cell.ts';
 import type { LambdaFigures, SampleRecord } from '../core/samples.ts';
-import type { FunctionCell } from './function-name.ts';
+import type { FunctionCell } from '../core/function-name.ts';
 import { formatSource, type SourcedInitFailure, type SourcedReport } from './report-lines.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 

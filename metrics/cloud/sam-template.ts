@@ -5,7 +5,7 @@
  * so), and a log group per function with a retention, so deleting the stack leaves no logs behind.
  * Memory size, architecture and log retention are parameters.
  *
- * Functions are named by function-name.ts, so the log group `/aws/lambda/<name>` tells `lambda:import`
+ * Functions are named by core/function-name.ts, so the log group `/aws/lambda/<name>` tells `lambda:import`
  * which cell a REPORT line belongs to. Intrinsic functions are written in their long form
  * (`{Ref: …}`, `{Fn::Sub: …}`), which CloudFormation reads like the short `!Ref` tags and any YAML
  * parser reads back.

@@ -14,7 +14,7 @@ import type { RouteRequest } from '../../../generators/contract.ts';
 import { requestEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
-import { functionName } from '../../cloud/function-name.ts';
+import { functionName } from '../../core/function-name.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
 import { isRicBootstrap } from '../../plan/lambda-bootstrap.ts';

@@ -1,4 +1,4 @@
-import { VARIANTS, type Variant } from '../core/dimensions.ts';
+import { VARIANTS, type Variant } from './dimensions.ts';
 /**
  * The AWS Lambda function name of a cell, and its inverse. Packaging names each deployed function
  * with functionName(); importing CloudWatch REPORT lines finds the cell again with
