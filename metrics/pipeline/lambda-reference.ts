@@ -5,7 +5,7 @@
  * deployed yourself (metrics/cloud/lambda-perf.ts). It writes the table (by default over the one the
  * tool ships, metrics/core/lambda-reference.json) and says its provenance and rows through `log`.
  */
-import { buildReferenceTable } from '../cloud/lambda-perf.ts';
+import { buildReferenceTable, checkReferenceOut } from '../cloud/lambda-perf.ts';
 import { UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
@@ -30,6 +30,7 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
   if (options.runtime !== undefined && !RUNTIME_LINE.test(options.runtime)) {
     throw new UsageError(`--runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
   }
+  checkReferenceOut(options.out);
   const table = buildReferenceTable({
     lambdaPerfFiles: options.lambdaPerf,
     reportFiles: options.reports,
