@@ -5,6 +5,7 @@
  * with runSpec({...}). The rules between options (an option that has no effect in the chosen
  * selection is refused) are checked by specRefusal, one table.
  */
+import path from 'node:path';
 import type { AppSpec } from './app.ts';
 import type { Metric } from './samples.ts';
 import type { Target, Variant, Schema, Shape } from './dimensions.ts';
@@ -278,6 +279,11 @@ export const OPTION_RULES: readonly OptionRule[] = [
     flags: ['--request', '--port', '--body', '--content-type'],
     applies: (s) => hasApp(s, 'server'),
     without: '--entry (a handler gets --event)',
+  },
+  {
+    flags: ['--cwd'],
+    applies: (s) => s.source.kind === 'apps' && s.source.apps.some((a) => a.kind === 'server' || a.taskRoot !== path.dirname(a.file)),
+    without: "--entry, or a --handler below it (a handler's task root is then --cwd, not the handler's own folder)",
   },
   {
     flags: ['--content-type'],
