@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { buildReferenceTable } from '../cloud/lambda-perf.ts';
+import { buildReferenceTable, checkReferenceOut } from '../cloud/lambda-perf.ts';
 import { UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, SHIPPED_REFERENCE_FILE, type ReferenceTable } from '../core/lambda-reference.ts';
@@ -32,6 +32,7 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
   if (options.runtime !== undefined && !RUNTIME_LINE.test(options.runtime)) {
     throw new UsageError(`--runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
   }
+  checkReferenceOut(options.out);
   const table = buildReferenceTable({
     lambdaPerfFiles: options.lambdaPerf,
     reportFiles: options.reports,

@@ -17,9 +17,10 @@ import { registerLambdaReferenceCommand } from './lambda-reference.ts';
 import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
-import { registerRunCommand } from './run.ts';
+import { registerRunCommand, type ProgramHooks } from './run.ts';
+import type { RunSpec } from '../core/run-spec.ts';
 
-const COMMANDS: ((program: Command) => void)[] = [
+const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerRunCommand,
   registerMeasureCommand,
   registerGenerateCommand,
@@ -33,14 +34,37 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerCleanCommand,
 ];
 
-export function buildProgram(): Command {
+/** The program; `hooks` change what run and measure do with their spec (a test keeps it, runs nothing). */
+export function buildProgram(hooks: ProgramHooks = {}): Command {
   const program = new Command('coldstart')
     .description('Cold-start metrics for Node.js HTTP frameworks as the number of routes grows')
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
-  for (const register of COMMANDS) register(program);
+  for (const register of COMMANDS) register(program, hooks);
   return program;
+}
+
+/**
+ * A command line (`['run', '--samples', '3']`) parsed and checked as the CLI does, nothing run: the
+ * spec of run and measure, undefined for another command (its action is skipped). Every user mistake
+ * is the UsageError (or CommanderError) the CLI would turn into exit 2.
+ */
+export async function specOfArgv(args: readonly string[]): Promise<RunSpec | undefined> {
+  let spec: RunSpec | undefined;
+  const argv = ['node', 'coldstart', ...args];
+  const program = buildProgram({
+    argv,
+    execute: (parsed) => {
+      spec = parsed;
+      return Promise.resolve();
+    },
+  });
+  for (const command of program.commands) {
+    if (command.name() !== 'run' && command.name() !== 'measure') command.action(() => undefined);
+  }
+  await program.parseAsync(argv);
+  return spec;
 }
 
 function oneLine(text: string): string {
@@ -48,7 +72,7 @@ function oneLine(text: string): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram({ argv });
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

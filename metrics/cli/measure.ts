@@ -17,14 +17,12 @@ import {
   addLimitOptions,
   addMeasureOptions,
   addPrecisionOptions,
-  exportOf,
 } from './options.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
 import { addCountOptions } from './count-options.ts';
 import { realDeps } from '../pipeline/ports.ts';
-import { runPipeline } from '../pipeline/run.ts';
-import { addAllowFailuresOption, finishRun, specOfOpts } from './run.ts';
-import { commandLine, displayPath, writeExport } from './shared.ts';
+import { addAllowFailuresOption, checkedSpec, executeRun, specOfOpts, type ProgramHooks } from './run.ts';
+import { commandLine, displayPath } from './shared.ts';
 import { ORDERS } from '../core/dimensions.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -183,7 +181,7 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
   return apps;
 }
 
-export function registerMeasureCommand(program: Command): void {
+export function registerMeasureCommand(program: Command, hooks: ProgramHooks = {}): void {
   const command = program
     .command('measure')
     .description('measure the cold start of your own server entry (--entry) or Lambda handler (--handler), and where it goes by package');
@@ -225,13 +223,11 @@ export function registerMeasureCommand(program: Command): void {
   addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addAllowFailuresOption(command);
-  addExportOptions(command);
-  command.action(async (opts: Record<string, unknown>) => {
+  addExportOptions(command, 'in-spec');
+  command.action(async (opts: Record<string, unknown>, self: Command) => {
     const apps = appsOf(opts);
-    const command = commandLine(withoutEnvValues(process.argv), 'measure');
-    const spec = specOfOpts(opts, command, { kind: 'apps', apps }, [...new Set(apps.map((a) => a.kind))]);
-    const result = await runPipeline(spec, realDeps());
-    writeExport(exportOf(opts), result.summaries);
-    finishRun(result, opts.allowFailures === true);
+    const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
+    const spec = checkedSpec(specOfOpts(opts, line, { kind: 'apps', apps }, [...new Set(apps.map((a) => a.kind))]), self);
+    await (hooks.execute ?? executeRun)(spec, realDeps);
   });
 }

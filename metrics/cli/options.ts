@@ -66,6 +66,33 @@ export function requireWith(command: Command, keys: string[], applies: (opts: Re
   });
 }
 
+/** Hidden old spellings: the option each stands for (its long flag), as the rules between options name it. */
+const ALIAS_OF = new WeakMap<Option, string>();
+
+/** A hidden option that stands for `canonical` (`--memory` for `--cost-memory`): said in the help of the option it stands for. */
+export function aliasOption(option: Option, canonical: string): Option {
+  ALIAS_OF.set(option, canonical);
+  return option.hideHelp();
+}
+
+/**
+ * The long flags of the options the user typed (commander's value source `cli`), an old spelling as
+ * the option it stands for. Of two options that share a value (`--x` and `--no-x`), the one whose
+ * kind of value it holds.
+ */
+export function givenFlags(command: Command): Set<string> {
+  const given = new Set<string>();
+  const opts = command.opts();
+  for (const option of command.options) {
+    const key = option.attributeName();
+    if (command.getOptionValueSource(key) !== 'cli' || !option.long) continue;
+    const shared = command.options.filter((o) => o.attributeName() === key).length > 1;
+    if (shared && option.negate !== (opts[key] === false)) continue;
+    given.add(ALIAS_OF.get(option) ?? option.long);
+  }
+  return given;
+}
+
 /** `--frameworks`, `--routes`, `--variant`, `--shape`, `--schema`: every command that picks cells. */
 export function addSelectionOptions(command: Command): Command {
   return command
@@ -195,8 +222,9 @@ export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
 }
 
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
-export function addExportOptions(command: Command): Command {
-  requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
+export function addExportOptions(command: Command, rules: 'check' | 'in-spec' = 'check'): Command {
+  // run and measure check it with the other rules of their spec (core/run-spec.ts)
+  if (rules === 'check') requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
   // the run folder the command writes (--out) or reads (report DIR) may not exist yet when the option is parsed
   command.hook('preAction', (self) => {
     const { exportJson, out } = self.opts<{ exportJson?: string; out?: string }>();
@@ -225,7 +253,6 @@ export function exportOf(opts: Record<string, unknown>): { file: string; metric:
 
 /** `--precision`, `--min-samples`, `--max-samples`: how `--samples auto` decides when a cell has enough. */
 export function addPrecisionOptions(command: Command): Command {
-  requireWith(command, ['precision', 'minSamples', 'maxSamples'], (opts) => opts.samples === 'auto', '--samples auto');
   return command
     .addOption(
       new Option('--precision <percent>', 'with --samples auto: the 95 % CI of each median must lie within ± this share of it')
@@ -270,7 +297,6 @@ export function addTargetOptions(command: Command): Command {
 
 /** `--lambda-memory`: the memory sizes to run at, with `--init-cpus` and `--cpu-period`. */
 export function addLimitOptions(command: Command): Command {
-  requireWith(command, ['initCpus', 'cpuPeriod'], (opts) => opts.lambdaMemory !== undefined, '--lambda-memory');
   return command
     .addOption(
       new Option(

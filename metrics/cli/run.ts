@@ -4,13 +4,16 @@
  * 130; a run with failed samples exits 3 unless --allow-failures.
  */
 import { Option, type Command } from 'commander';
+import { writeExport } from '../pipeline/export.ts';
 import { EXIT_FAILED_SAMPLES } from '../core/errors.ts';
 import { ORDERS, type Order, type Target } from '../core/dimensions.ts';
-import { realDeps } from '../pipeline/ports.ts';
+import { realDeps, type Deps } from '../pipeline/ports.ts';
+import { UsageError } from '../core/errors.ts';
 import { exitCodeOf, runPipeline, runSummaryLine, type RunResult } from '../pipeline/run.ts';
 import { DEFAULT_FIRST_HITS } from '../pipeline/run-options.ts';
 import {
   runSpec,
+  specRefusal,
   type Bootstrap,
   type Build,
   type CompileCache,
@@ -35,16 +38,42 @@ import {
   leverListsOf,
   limitOptionsOf,
   precisionOf,
-  requireWith,
+  givenFlags,
   selectionOf,
 } from './options.ts';
 import { addCountOptions, countOptionsOf } from './count-options.ts';
 import { parseChoice, parseInteger } from './parse.ts';
-import { commandLine, writeExport } from './shared.ts';
+import { commandLine } from './shared.ts';
 
 export type { RunOptions } from '../pipeline/run-options.ts';
 
-export function registerRunCommand(program: Command): void {
+/**
+ * What `run` and `measure` do with the spec they parsed: the pipeline with the real deps (the CLI),
+ * or anything a caller asks (a test keeps the spec: specOfArgv).
+ */
+export type Execute = (spec: RunSpec, deps: () => Deps) => Promise<void>;
+
+export interface ProgramHooks {
+  /** the command line being parsed (default process.argv), for meta.json */
+  argv?: readonly string[];
+  execute?: Execute;
+}
+
+/** Measure, write the export, print the last line and set the exit code. */
+export async function executeRun(spec: RunSpec, deps: () => Deps): Promise<void> {
+  const result = await runPipeline(spec, deps());
+  writeExport(spec.output.exportJson, result.summaries);
+  finishRun(result, spec.output.allowFailures);
+}
+
+/** A spec whose options cannot stand together is a UsageError: an option that has no effect, or nothing to run. */
+export function checkedSpec(spec: RunSpec, command: Command): RunSpec {
+  const refusal = specRefusal(spec, givenFlags(command));
+  if (refusal) throw new UsageError(refusal);
+  return spec;
+}
+
+export function registerRunCommand(program: Command, hooks: ProgramHooks = {}): void {
   const command = program.command('run').description('generate, run every file as fresh processes, verify the answers, write the report');
   addSelectionOptions(command);
   addMeasureOptions(command, {
@@ -66,7 +95,6 @@ export function registerRunCommand(program: Command): void {
       parseInteger('--first-hits', 0, 1000),
       DEFAULT_FIRST_HITS,
     );
-  requireWith(command, ['seed'], (opts) => opts.order === 'random', '--order random');
   addTargetOptions(command);
   addLeverOptions(command);
   addCostOptions(command);
@@ -74,13 +102,12 @@ export function registerRunCommand(program: Command): void {
   addCountOptions(command);
   command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
   addAllowFailuresOption(command);
-  addExportOptions(command);
-  command.action(async (opts: Record<string, unknown>) => {
+  addExportOptions(command, 'in-spec');
+  command.action(async (opts: Record<string, unknown>, self: Command) => {
     const selection = selectionOf(opts);
-    const spec = specOfOpts(opts, commandLine(process.argv), { kind: 'generated', ...selection }, opts.target as Target[]);
-    const result = await runPipeline(spec, realDeps());
-    writeExport(exportOf(opts), result.summaries);
-    finishRun(result, opts.allowFailures === true);
+    const line = commandLine([...(hooks.argv ?? process.argv)]);
+    const spec = checkedSpec(specOfOpts(opts, line, { kind: 'generated', ...selection }, opts.target as Target[]), self);
+    await (hooks.execute ?? executeRun)(spec, realDeps);
   });
 }
 
@@ -130,7 +157,12 @@ export function specOfOpts(opts: Record<string, unknown>, command: string, sourc
       ...(cost.arch ? { architecture: cost.arch === 'x86' ? 'x86_64' : 'arm64' } : {}),
       pricePerGBs: cost.pricePerGBs,
     },
-    output: { out: opts.out as string | undefined, attribute: opts.attribute === true },
+    output: {
+      out: opts.out as string | undefined,
+      attribute: opts.attribute === true,
+      exportJson: exportOf(opts),
+      allowFailures: opts.allowFailures === true,
+    },
   });
 }
 

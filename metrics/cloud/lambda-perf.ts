@@ -10,13 +10,14 @@
  * - a user's own REPORT lines of the reference function deployed (cold starts only: lines with an
  *   Init Duration), with the runtime line and architecture the user names (REPORT lines say neither).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { quantileSorted } from 'simple-statistics';
 import { UsageError } from '../core/errors.ts';
-import { REFERENCE_HANDLER, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
+import { readTextBounded } from '../core/files.ts';
+import { parseReferenceTable, REFERENCE_HANDLER, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import { readReportFile } from './import.ts';
-import type { Architecture } from '../core/lambda-platform.ts';
+import { MAX_DURATION_MS, MAX_INIT_MS, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from '../core/lambda-platform.ts';
 
 /** A lambda-perf function name: `lambda-perf-nodejs22x-zip-128-x86_64`. */
 const LAMBDA_PERF_NAME = /^lambda-perf-(nodejs\d+)x-(zip)-(\d+)-(x86_64|arm64)$/;
@@ -54,8 +55,30 @@ export function spread(values: number[]): Spread {
   };
 }
 
-function finite(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+/** A lambda-perf day file is some hundred kB; a larger one is not one. */
+const MAX_LAMBDA_PERF_BYTES = 64 * 1024 * 1024;
+/** lambda-perf measures 10 cold starts a function a day: an entry with thousands is not lambda-perf's */
+const MAX_INITS_PER_ENTRY = 1000;
+
+/** Lambda's own bounds on what a reference row holds: a value outside them is refused, naming where it is. */
+interface Bound {
+  min: number;
+  max: number;
+  what: string;
+}
+
+const BOUNDS: Readonly<Record<'init' | 'duration' | 'memory', Bound>> = {
+  init: { min: 0, max: MAX_INIT_MS, what: 'Init Duration (ms)' },
+  duration: { min: 0, max: MAX_DURATION_MS, what: 'Duration (ms)' },
+  memory: { min: MIN_MEMORY_MB, max: MAX_MEMORY_MB, what: 'memory size (MB)' },
+};
+
+function checked(value: unknown, bound: Bound, where: string, max = bound.max): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < bound.min || value > max) {
+    const shown = typeof value === 'number' ? String(value) : `(a ${value === null ? 'null' : typeof value})`;
+    throw new UsageError(`${where}: ${bound.what} ${shown} is outside Lambda's bounds (${bound.min}–${max})`);
+  }
+  return value;
 }
 
 function collect(groups: Map<string, Collected>, runtime: string, architecture: Architecture, memoryMB: number): Collected {
@@ -74,22 +97,30 @@ export function readLambdaPerfFile(file: string, groups: Map<string, Collected>)
   if (!day) throw new UsageError(`${file}: a lambda-perf data file is named YYYY-MM-DD.json`);
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = JSON.parse(readTextBounded(file, MAX_LAMBDA_PERF_BYTES, 'a lambda-perf data file'));
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${file} as JSON: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}`);
   }
   const entries = (data as { runtimeData?: unknown } | null)?.runtimeData;
   if (!Array.isArray(entries)) throw new UsageError(`${file} is not a lambda-perf data file (no runtimeData)`);
-  for (const item of entries as unknown[]) {
-    if (item === null || typeof item !== 'object') continue;
+  entries.forEach((item: unknown, index) => {
+    if (item === null || typeof item !== 'object') return;
     const entry = item as Record<string, unknown>;
     const match = LAMBDA_PERF_NAME.exec(typeof entry.r === 'string' ? entry.r : '');
-    if (!match) continue;
-    const group = collect(groups, `${match[1]}.x`, match[4] as Architecture, Number(match[3]));
-    if (Array.isArray(entry.i)) group.init.push(...entry.i.filter(finite));
-    if (finite(entry.ad)) group.duration.push(entry.ad);
-    if (finite(entry.mu)) group.memory.push(entry.mu);
-  }
+    if (!match) return;
+    const where = `${file}: runtimeData[${index}] (${match[0]})`;
+    const memoryMB = checked(Number(match[3]), BOUNDS.memory, where);
+    const group = collect(groups, `${match[1]}.x`, match[4] as Architecture, memoryMB);
+    if (entry.i !== undefined) {
+      if (!Array.isArray(entry.i) || entry.i.length > MAX_INITS_PER_ENTRY)
+        throw new UsageError(`${where}: i is not a list of at most ${MAX_INITS_PER_ENTRY} Init Durations`);
+      // a loop, not push(...list): a list of 600,000 values must not overflow the stack
+      for (const value of entry.i as unknown[]) group.init.push(checked(value, BOUNDS.init, where));
+    }
+    if (entry.ad !== undefined) group.duration.push(checked(entry.ad, BOUNDS.duration, where));
+    if (entry.mu !== undefined) group.memory.push(checked(entry.mu, { ...BOUNDS.memory, min: 0 }, where, memoryMB));
+  });
   return day;
 }
 
@@ -125,18 +156,26 @@ export function buildReferenceTable(input: ReferenceInput): ReferenceTable {
     if (!input.runtime || !input.architecture)
       throw new UsageError('REPORT lines need --runtime and --architecture: the lines say neither');
     let cold = 0;
+    const refusedLines: string[] = [];
     for (const file of reports) {
-      for (const report of readReportFile(file).reports) {
+      const parsed = readReportFile(file);
+      for (const issue of parsed.issues)
+        refusedLines.push(`${issue.source.file}:${issue.source.line ?? issue.source.record ?? 0}: ${issue.reason}`);
+      for (const report of parsed.reports) {
         if (report.initMs === undefined || report.status !== undefined) continue;
-        const group = collect(groups, input.runtime, input.architecture, report.memorySizeMB);
-        group.init.push(report.initMs);
-        group.duration.push(report.durationMs);
-        group.memory.push(report.maxMemoryUsedMB);
+        const memoryMB = checked(report.memorySizeMB, BOUNDS.memory, file);
+        const group = collect(groups, input.runtime, input.architecture, memoryMB);
+        group.init.push(checked(report.initMs, BOUNDS.init, file));
+        group.duration.push(checked(report.durationMs, BOUNDS.duration, file));
+        group.memory.push(checked(report.maxMemoryUsedMB, { ...BOUNDS.memory, min: 0 }, file, memoryMB));
         days.push((report.timestamp ?? input.today ?? new Date().toISOString()).slice(0, 10));
         cold++;
       }
     }
-    if (cold === 0) throw new UsageError('the REPORT lines hold no successful cold start (no line with an Init Duration)');
+    if (cold === 0) {
+      const first = refusedLines.length ? `; ${refusedLines.length} line(s) refused, the first: ${refusedLines[0]}` : '';
+      throw new UsageError(`the REPORT lines hold no successful cold start (no line with an Init Duration)${first}`);
+    }
     notes.push(`your REPORT lines: ${cold} cold starts of ${input.runtime} ${input.architecture}`);
   }
   const rows = toRows(groups);
@@ -154,4 +193,17 @@ export function buildReferenceTable(input: ReferenceInput): ReferenceTable {
     notes: notes.join('; '),
     rows,
   };
+}
+
+/**
+ * Where lambda:reference may write its table: a new file, or one that is a calibration table already
+ * (the shipped one, or one refreshed before). Anything else (a run's meta.json, a source file) is refused.
+ */
+export function checkReferenceOut(file: string): void {
+  if (!existsSync(file)) return;
+  try {
+    parseReferenceTable(JSON.parse(readTextBounded(file, MAX_LAMBDA_PERF_BYTES, 'a calibration table')), file);
+  } catch {
+    throw new UsageError(`--out ${file} exists and is not a calibration table: give a new file or a table to replace`);
+  }
 }

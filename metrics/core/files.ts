@@ -7,9 +7,9 @@
  * check for a short write, which is what a filling disk returns before ENOSPC: the full-disk test
  * found a truncated chart renamed into place.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError } from './errors.ts';
+import { EnvironmentError, UsageError } from './errors.ts';
 
 function why(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;
@@ -96,6 +96,34 @@ export function appendLine(file: string, line: string): void {
       // the error that matters is the write's
     }
     throw fileError(file, error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A text file read whole, bounded before it is read: at most `maxBytes` (more is a UsageError naming
+ * the bound), a pipe or socket refused rather than waited on, a device read up to the bound only (so
+ * `/dev/zero` is refused, not read until memory runs out). `what` names the input in the message.
+ */
+export function readTextBounded(file: string, maxBytes: number, what: string): string {
+  const stat = statSync(file);
+  if (stat.isFIFO() || stat.isSocket()) throw new UsageError(`${file} is a pipe or socket: ${what} must be a file`);
+  if (stat.isDirectory()) throw new UsageError(`${file} is a folder, not ${what}`);
+  const limit = `${what} is at most ${maxBytes >= 1024 * 1024 ? `${maxBytes / 1024 / 1024} MB` : `${maxBytes} bytes`}`;
+  if (stat.isFile() && stat.size > maxBytes) throw new UsageError(`${file} is too large: ${limit}`);
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(maxBytes, stat.isFile() ? stat.size : maxBytes) + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > maxBytes) throw new UsageError(`${file} is too large: ${limit}`);
+      if (length === buffer.length) break;
+    }
+    return buffer.subarray(0, length).toString('utf8');
   } finally {
     closeSync(fd);
   }

@@ -19,6 +19,9 @@ export const MB_PER_GB = 1024;
 /** The longest a function may run, ms (15 minutes): no Duration can exceed it. */
 export const MAX_DURATION_MS = 900_000;
 
+/** The longest an on-demand function's Init phase may take, ms (10 s): no Init Duration can exceed it. */
+export const MAX_INIT_MS = 10_000;
+
 /** The region a local Lambda child says it runs in (AWS_REGION, its ARN), and the region of the prices below. */
 export const DEFAULT_REGION = 'us-east-1';
 
@@ -32,6 +35,19 @@ export const DEFAULT_ARCHITECTURE: Architecture = 'x86_64';
  * the one vocabulary, so old run folders and scripts keep working.
  */
 const ARCHITECTURE_ALIASES: Readonly<Record<string, Architecture>> = { x86: 'x86_64' };
+
+/** How --help names the architectures a flag takes: Lambda's names, and the alias. */
+export const ARCHITECTURE_CHOICES = `${ARCHITECTURES.join(' or ')} (x86 = x86_64)`;
+
+/**
+ * One architecture flag's value (`--arch`, and `--architecture`, its old spelling, on every command): a Lambda
+ * name or the alias `x86`, else a one-line UsageError naming the flag as the user typed it.
+ */
+export function parseArchitecture(option: string, value: string): Architecture {
+  const architecture = toArchitecture(value.trim());
+  if (architecture) return architecture;
+  throw new UsageError(`${option}: "${value}" is not one of ${ARCHITECTURES.join(', ')} (or x86, the old name of x86_64)`);
+}
 
 /** The short name reports print for an architecture (as they always did: `x86`, `arm64`). */
 export const ARCHITECTURE_SHORT_NAME: Readonly<Record<Architecture, string>> = { x86_64: 'x86', arm64: 'arm64' };

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from './errors.ts';
-import { writeFileWhole } from './files.ts';
+import { readTextBounded, writeFileWhole } from './files.ts';
+import { oneLine } from './escape.ts';
 import type { LocalCpuSpeed } from './lambda-cpu-reference.ts';
 import type { LoadSummary } from './load.ts';
 
@@ -86,20 +87,25 @@ export function writeMeta(dir: string, meta: RunMeta): void {
  * meta.json of a run folder, or undefined when absent or not JSON (reports then say less); a folder
  * in its place, or JSON that is not an object, is a UsageError naming the file.
  */
+/** meta.json is a few kB (a merge of many parts some hundreds): a larger one is not a run's */
+const MAX_META_BYTES = 16 * 1024 * 1024;
+
 export function readMeta(dir: string): RunMeta | undefined {
   const file = path.join(dir, META_FILE);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextBounded(file, MAX_META_BYTES, "a run's meta.json");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new UsageError(`${file} is a folder, not a run's meta.json`);
-    return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
-    return undefined;
+  } catch (error) {
+    // corrupt is not missing: the run's environment would be reported as unknown while the file says otherwise
+    const why = oneLine((error as Error).message).slice(0, 120);
+    throw new UsageError(`${file} is not valid JSON (${why}): repair or remove it, and the samples report without it`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;

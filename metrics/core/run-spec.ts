@@ -5,7 +5,9 @@
  * with runSpec({...}). The rules between options (an option that has no effect in the chosen
  * selection is refused) are checked by specRefusal, one table.
  */
+import path from 'node:path';
 import type { AppSpec } from './app.ts';
+import type { Metric } from './samples.ts';
 import type { Target, Variant, Schema, Shape } from './dimensions.ts';
 
 // TODO(dims): these value types move to core/dimensions.ts and core/lambda-platform.ts
@@ -18,7 +20,7 @@ export type CompileCache = 'off' | 'cold' | 'warm';
 export type Bootstrap = 'ric' | 'ric-noflags' | 'probe';
 export type FileCache = 'warm' | 'cold';
 export type Architecture = 'x86_64' | 'arm64';
-export type ExportMetric = string;
+export type ExportMetric = Metric;
 
 /** `--shard i/n`: the i-th of n parts (1-based). */
 export interface Shard {
@@ -258,7 +260,8 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: hasTimed,
     without: 'a timed cell (--measure time): counted cells take --count-samples and no warm-up',
   },
-  { flags: ['--count-samples', '--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
+  { flags: ['--count-samples'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
+  { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
   {
     flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],
     applies: (s) => hasTarget(s, 'lambda'),
@@ -277,18 +280,66 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s) => hasApp(s, 'server'),
     without: '--entry (a handler gets --event)',
   },
+  {
+    flags: ['--cwd'],
+    applies: (s) => s.source.kind === 'apps' && s.source.apps.some((a) => a.kind === 'server' || a.taskRoot !== path.dirname(a.file)),
+    without: "--entry, or a --handler below it (a handler's task root is then --cwd, not the handler's own folder)",
+  },
+  {
+    flags: ['--content-type'],
+    applies: (s) => s.source.kind === 'apps' && s.source.apps.some((a) => a.request?.body !== undefined),
+    without: '--body (the content type is that of the body sent)',
+  },
 ];
 
-/** Why a spec asks for something that cannot be measured at all, or undefined. */
-export function selectionRefusal(spec: RunSpec): string | undefined {
-  const { lambdaRuntimes, bootstraps } = spec.cells;
-  if (hasTarget(spec, 'lambda') && lambdaRuntimes.every((r) => r === 'node') && bootstraps.every((b) => b !== 'probe')) {
+/**
+ * Why a cell of these lever values cannot run whatever the machine, or undefined: the reasons the
+ * planner gives such a cell (plan/cells.ts uncountable, ricUnsupported), decided from the spec alone.
+ */
+function staticBlock(
+  target: Target,
+  measure: Measure,
+  memory: number,
+  runtime: RuntimeName | LambdaLine,
+  bootstrap: Bootstrap,
+  fileCache: FileCache,
+): string | undefined {
+  const ric = target === 'lambda' && bootstrap !== 'probe';
+  if (ric && runtime === 'node') {
     return (
-      `every Lambda cell would be unsupported: --lambda-bootstrap ${bootstraps.join(',')} starts the Runtime Interface Client, ` +
-      'which runs only on a Lambda runtime line, not on node; add a line to --lambda-runtime or use --lambda-bootstrap probe'
+      `--lambda-bootstrap ${bootstrap} starts the Runtime Interface Client, which runs only on a Lambda runtime line, ` +
+      'not on node (add a line to --lambda-runtime or use --lambda-bootstrap probe)'
     );
   }
+  if (measure !== 'instructions') return undefined;
+  if (runtime === 'bun') return 'instructions are counted for node runtimes only (--runtime)';
+  if (memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)';
+  if (ric) return "a Lambda cell is counted at the probe's marks (use --lambda-bootstrap probe)";
+  if (fileCache === 'cold') return 'a cold file cache changes no instruction count (use --file-cache warm)';
   return undefined;
+}
+
+/** Why a spec leaves no cell that can run (every one would be unsupported), or undefined. */
+export function selectionRefusal(spec: RunSpec): string | undefined {
+  const reasons = new Set<string>();
+  for (const target of targetsOf(spec)) {
+    const levers = leversOfTarget(spec.cells, target);
+    for (const measure of spec.cells.measures) {
+      for (const memory of spec.cells.memories.length ? spec.cells.memories : [0]) {
+        for (const runtime of levers.runtimes) {
+          for (const bootstrap of levers.bootstraps) {
+            for (const fileCache of levers.fileCaches) {
+              const why = staticBlock(target, measure, memory, runtime, bootstrap, fileCache);
+              if (why === undefined) return undefined;
+              reasons.add(why);
+            }
+          }
+        }
+      }
+    }
+  }
+  if (reasons.size === 0) return 'the selection has no cell to run';
+  return `every cell would be unsupported, nothing would be measured: ${[...reasons].join('; ')}`;
 }
 
 /**

@@ -72,6 +72,8 @@ class ProtocolReader {
   private waiting: { resolve: (line: string | undefined) => void; reject: (error: Error) => void } | undefined;
   private failure: SampleFailure | undefined;
   private buffered = '';
+  /** past STDOUT_LIMIT: the sample has failed and what the child prints is dropped, not kept */
+  private overflowed = false;
   private otherBytes = 0;
   private lastOther = '';
   private delivered = 0;
@@ -98,7 +100,15 @@ class ProtocolReader {
   }
 
   private onData(chunk: Buffer): void {
+    if (this.overflowed) return;
     this.buffered += chunk.toString('utf8');
+    // a line with no end is bounded too: past the limit the sample fails and nothing more is kept
+    if (this.buffered.length > STDOUT_LIMIT && !this.buffered.includes('\n')) {
+      this.overflowed = true;
+      this.buffered = '';
+      this.fail(new SampleFailure(`printed a stdout line over ${STDOUT_LIMIT} bytes`));
+      return;
+    }
     let newline: number;
     while ((newline = this.buffered.indexOf('\n')) >= 0) {
       const line = this.buffered.slice(0, newline).replace(/\r$/, '');
@@ -110,8 +120,12 @@ class ProtocolReader {
       }
       this.otherBytes += line.length + 1;
       if (line.trim()) this.lastOther = line;
-      if (this.otherBytes > STDOUT_LIMIT)
+      if (this.otherBytes > STDOUT_LIMIT) {
+        this.overflowed = true;
+        this.buffered = '';
         this.fail(new SampleFailure(`printed over ${STDOUT_LIMIT} bytes of stdout without a protocol line`));
+        return;
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import { OWNER } from '../core/packages.ts';
 import { readAttribution, type AttributionFile, type CellAttribution } from '../core/attribution-file.ts';
 import { cellLabel, compareCells } from '../core/cell.ts';
 import { markdownTable, ms, percent } from '../core/format.ts';
+import { markdownCode, markdownText } from '../core/escape.ts';
 import { CHART_CONFIG, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 
@@ -23,9 +24,7 @@ const SUMMARY_PACKAGES = 4;
 
 /** Text from a profile (file and package names) for markdown: one line, no backticks, at most 120 characters. */
 function code(text: unknown): string {
-  return `\`${String(text)
-    .replace(/[`\r\n]/g, '')
-    .slice(0, 120)}\``;
+  return markdownCode(String(text).slice(0, 120));
 }
 
 function attributed(context: ReportContext): AttributionFile | undefined {
@@ -46,7 +45,7 @@ function bytesText(bytes: number | undefined): string {
 function cellSection(entry: CellAttribution): string {
   const title = `## ${cellLabel(entry.cell)}`;
   const a = entry.attribution;
-  if (!a) return `${title}\n\nNo attribution: ${entry.reason ?? 'no profile'}.`;
+  if (!a) return `${title}\n\nNo attribution: ${markdownText(entry.reason ?? 'no profile')}.`;
   const share = (value: number) => (a.busyMs > 0 ? percent(value / a.busyMs) : '–');
   const init = a.init;
   const initShare = (value: number) => (init && init.busyMs > 0 ? percent(value / init.busyMs) : '–');
@@ -87,7 +86,7 @@ function cellSection(entry: CellAttribution): string {
   ];
   const status = entry.ok
     ? `the profiled run answered correctly (firstResponse ${ms(entry.firstResponseMs)} ms under the profiler)`
-    : `the profiled run did not answer correctly (${entry.reason ?? 'unknown'}): the profile covers what ran`;
+    : `the profiled run did not answer correctly (${markdownText(entry.reason ?? 'unknown')}): the profile covers what ran`;
   const modules = a.modules.length
     ? [
         '',
@@ -169,17 +168,18 @@ export function attributionSection(context: ReportContext): MarkdownSection | un
   const withInit = file.cells.some((c) => c.attribution?.init);
   const rows = file.cells.map((entry) => {
     const a = entry.attribution;
-    if (!a) return [cellLabel(entry.cell), '–', `no attribution: ${entry.reason ?? 'no profile'}`, ...(withInit ? ['–', ''] : [])];
+    const reason = markdownText(entry.reason ?? 'no profile');
+    if (!a) return [cellLabel(entry.cell), '–', `no attribution: ${reason}`, ...(withInit ? ['–', ''] : [])];
     const top = a.packages
       .filter((p) => p.name !== OWNER.idle)
       .slice(0, SUMMARY_PACKAGES)
-      .map((p) => `${p.name} ${a.busyMs > 0 ? percent(p.selfMs / a.busyMs) : '–'}`);
+      .map((p) => `${markdownText(p.name)} ${a.busyMs > 0 ? percent(p.selfMs / a.busyMs) : '–'}`);
     const initTop = a.init
       ? a.packages
           .filter((p) => p.name !== OWNER.idle && (p.initSelfMs ?? 0) > 0)
           .sort((x, y) => (y.initSelfMs ?? 0) - (x.initSelfMs ?? 0))
           .slice(0, SUMMARY_PACKAGES)
-          .map((p) => `${p.name} ${a.init!.busyMs > 0 ? percent((p.initSelfMs ?? 0) / a.init!.busyMs) : '–'}`)
+          .map((p) => `${markdownText(p.name)} ${a.init!.busyMs > 0 ? percent((p.initSelfMs ?? 0) / a.init!.busyMs) : '–'}`)
           .join(', ')
       : '–';
     return [cellLabel(entry.cell), ms(a.busyMs), top.join(', '), ...(withInit ? [a.init ? ms(a.init.busyMs) : '–', initTop] : [])];

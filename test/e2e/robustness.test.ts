@@ -142,7 +142,12 @@ describe('output folders', () => {
     assert.throws(() => readMeta(dir), /meta\.json is a folder/);
     const torn = tempDir();
     writeFileSync(path.join(torn, 'meta.json'), '{"date":');
-    assert.equal(readMeta(torn), undefined, 'not JSON: the report says less, as before');
+    // corrupt is not missing: a usage error naming the file, not a report that says the environment is unknown
+    assert.throws(() => readMeta(torn), new RegExp(`${torn}/meta\\.json is not valid JSON \\(.*\\): repair or remove it`));
+    const huge = tempDir();
+    writeFileSync(path.join(huge, 'meta.json'), `{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}`);
+    assert.throws(() => readMeta(huge), /meta\.json is too large: a run's meta\.json is at most 16 MB/);
+    assert.equal(readMeta(tempDir()), undefined, 'absent: the report says the environment is unknown');
   });
 });
 

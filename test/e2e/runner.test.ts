@@ -30,6 +30,14 @@ describe('runner: a server that misbehaves fails its sample with a reason', () =
     assert.deepEqual(processesWith(marker), []);
   });
 
+  it('a stdout line with no end: fails at the 1 MB bound, not when memory runs out', async () => {
+    const marker = `coldstart-test-flood-${process.pid}`;
+    const sample = await runFile(fixture('flood-line.js'), { args: [marker] });
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /printed a stdout line over 1048576 bytes/);
+    assert.deepEqual(processesWith(marker), []);
+  });
+
   it('a wrong answer: fails with the status and body it got', async () => {
     const sample = await runFile(fixture('wrong-answer.js'));
     assert.equal(sample.ok, false);

@@ -98,7 +98,7 @@ describe('specRefusal', () => {
       name: 'every Lambda cell unsupported',
       spec: { cells: { targets: ['lambda'], lambdaRuntimes: ['node'], bootstraps: ['ric'] } },
       given: [],
-      refused: /^every Lambda cell would be unsupported/,
+      refused: /^every cell would be unsupported.*Runtime Interface Client/,
     },
     {
       name: 'node with probe runs',

@@ -1,0 +1,228 @@
+/**
+ * Every option of `run` and `measure`, walked against every kind of selection, in-process (the
+ * program parses and checks its spec, nothing runs): each option either changes the spec the
+ * command would run or is refused with one line (exit 2 in the CLI). An option that is silently
+ * ignored fails the walk. Then the examples of issue 25, each through main(): exit 2 and one line.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
+import { CommanderError, type Option } from 'commander';
+import { UsageError } from '../../metrics/core/errors.ts';
+import type { RunSpec } from '../../metrics/core/run-spec.ts';
+import { buildProgram, main, specOfArgv } from '../../metrics/cli/main.ts';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-walk-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, text: string) => {
+  const at = path.join(dir, name);
+  writeFileSync(at, text);
+  return at;
+};
+const app = file('app.js', "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n");
+const other = file('other.js', "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n");
+mkdirSync(path.join(dir, 'src'));
+file('src/h.js', 'exports.handler = async () => ({ statusCode: 200, body: "ok" });\n');
+const handler = path.join(dir, 'src', 'h.handler');
+const event = file('event.json', '{"rawPath": "/"}');
+const event2 = file('event2.json', '{"rawPath": "/other"}');
+const body = file('body.json', '{"a": 1}');
+
+/** A valid value of each option that differs from its default and from every selection's base (none: a flag without value). */
+const VALUES: Readonly<Record<string, readonly string[]>> = {
+  '--frameworks': ['fastify'],
+  '--routes': ['5'],
+  '--variant': ['plain'],
+  '--shape': ['params'],
+  '--schema': ['user'],
+  '--samples': ['7'],
+  '--warmup': ['3'],
+  '--timeout': ['30'],
+  '--node': ['/opt/other-node/bin/node'],
+  '--precision': ['5%'],
+  '--min-samples': ['3'],
+  '--max-samples': ['9'],
+  '--order': ['random'],
+  '--seed': ['another'],
+  '--first-hits': ['3'],
+  '--target': ['server,lambda'],
+  '--lambda-memory': ['512'],
+  '--lambda-runtime': ['nodejs22.x'],
+  '--lambda-bootstrap': ['probe'],
+  '--file-cache': ['cold'],
+  '--init-cpus': ['1'],
+  '--cpu-period': ['20'],
+  '--lambda-reference': ['off'],
+  '--no-lambda-reference': [],
+  '--runtime': ['bun'],
+  '--build': ['bundle'],
+  '--compile-cache': ['warm'],
+  '--memory': ['2048'],
+  '--cost-memory': ['2048'],
+  '--arch': ['arm64'],
+  '--price': ['0.00002'],
+  '--attribute': [],
+  '--measure': ['time,instructions'],
+  '--count-samples': ['2'],
+  '--jobs': ['2'],
+  '--shard': ['1/2'],
+  '--out': [path.join(dir, 'out')],
+  '--allow-failures': [],
+  '--export-json': [path.join(dir, 'export.json')],
+  '--export-metric': ['listen'],
+  '--entry': [other],
+  '--handler': [handler],
+  '--name': ['mine'],
+  '--request': ['POST /orders'],
+  '--body': [body],
+  '--content-type': ['text/plain'],
+  '--expect-status': ['201'],
+  '--expect-body': ['ok'],
+  '--event': [event2],
+  '--port': ['0'],
+  // the folder above the handler's: its task root
+  '--cwd': [dir],
+  '--env': ['SHOP=corner'],
+};
+
+/** The kinds of selection, each a base command line of its command. */
+const KINDS: readonly { name: string; command: 'run' | 'measure'; base: readonly string[]; values?: Record<string, string[]> }[] = [
+  { name: 'generated, servers only', command: 'run', base: ['run'] },
+  { name: 'generated, Lambda only', command: 'run', base: ['run', '--target', 'lambda'] },
+  {
+    name: 'generated, servers and Lambda',
+    command: 'run',
+    base: ['run', '--target', 'server,lambda'],
+    values: { '--target': ['lambda'] },
+  },
+  { name: 'generated, counted', command: 'run', base: ['run', '--measure', 'instructions'] },
+  { name: 'measure --entry', command: 'measure', base: ['measure', '--entry', app] },
+  { name: 'measure --handler', command: 'measure', base: ['measure', '--handler', handler, '--event', event] },
+  { name: 'measure --entry, counted', command: 'measure', base: ['measure', '--entry', app, '--measure', 'instructions'] },
+];
+
+type Outcome = { spec: RunSpec } | { refused: string };
+
+async function outcome(args: readonly string[]): Promise<Outcome> {
+  try {
+    const spec = await specOfArgv(args);
+    assert.ok(spec, `${args.join(' ')}: no spec`);
+    return { spec };
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof CommanderError) return { refused: error.message };
+    throw error;
+  }
+}
+
+/** The spec without the command line it records (which always differs). */
+const withoutCommand = (spec: RunSpec) => ({ ...spec, command: '' });
+
+function walked(option: Option): boolean {
+  return !option.hidden && option.long !== '--help' && option.long !== undefined;
+}
+
+describe('every option of run and measure has an effect or is refused, in every kind of selection', () => {
+  const program = buildProgram();
+  for (const kind of KINDS) {
+    const command = program.commands.find((c) => c.name() === kind.command)!;
+    describe(kind.name, () => {
+      let base: RunSpec;
+      it('the base selection parses', async () => {
+        const result = await outcome(kind.base);
+        assert.ok('spec' in result, 'refused' in result ? result.refused : '');
+        base = result.spec;
+      });
+      for (const option of command.options.filter(walked)) {
+        const flag = option.long!;
+        it(flag, async () => {
+          const value = kind.values?.[flag] ?? VALUES[flag];
+          assert.ok(value, `${flag}: give it a walk value in VALUES`);
+          const args = [...kind.base, flag, ...value];
+          const result = await outcome(args);
+          if ('refused' in result) {
+            assert.doesNotMatch(result.refused, /\n/, 'one line');
+            assert.ok(result.refused.length > 10, result.refused);
+            return;
+          }
+          assert.ok(!isDeepStrictEqual(withoutCommand(result.spec), withoutCommand(base)), `${args.join(' ')}: no effect, not refused`);
+        });
+      }
+    });
+  }
+});
+
+/** main() on a command line: its exit code and what it wrote on stderr (nothing runs: every case is refused). */
+async function cli(args: readonly string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (chunk: string | Uint8Array) => {
+    stderr += chunk.toString();
+    return true;
+  };
+  try {
+    const code = await main(['node', 'coldstart', ...args]);
+    return { code, stderr };
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
+describe('the examples of issue 25: exit 2 and one line that says why', () => {
+  const examples: { name: string; args: string[]; says: RegExp }[] = [
+    { name: '--event with --entry', args: ['measure', '--entry', app, '--event', event], says: /--event does nothing without --handler/ },
+    {
+      name: '--request with --handler',
+      args: ['measure', '--handler', handler, '--event', event, '--request', 'POST /x'],
+      says: /--request does nothing without --entry/,
+    },
+    {
+      name: '--port with --handler',
+      args: ['measure', '--handler', handler, '--event', event, '--port', '0'],
+      says: /--port does nothing without --entry/,
+    },
+    { name: '--lambda-runtime with no Lambda cell', args: ['run', '--lambda-runtime', 'nodejs22.x'], says: /without a Lambda cell/ },
+    { name: '--lambda-bootstrap with no Lambda cell', args: ['run', '--lambda-bootstrap', 'probe'], says: /without a Lambda cell/ },
+    { name: '--lambda-reference off with no Lambda cell', args: ['run', '--lambda-reference', 'off'], says: /without a Lambda cell/ },
+    {
+      name: '--lambda-runtime with measure --entry',
+      args: ['measure', '--entry', app, '--lambda-runtime', 'nodejs22.x'],
+      says: /without a Lambda cell/,
+    },
+    {
+      name: '--count-samples without counted cells',
+      args: ['run', '--count-samples', '2'],
+      says: /--count-samples does nothing without a counted cell/,
+    },
+    {
+      name: 'measure --seed without --order random',
+      args: ['measure', '--entry', app, '--seed', 'x'],
+      says: /--seed does nothing without --order random/,
+    },
+    {
+      name: '--lambda-runtime node --lambda-bootstrap ric',
+      args: ['run', '--target', 'lambda', '--lambda-runtime', 'node', '--lambda-bootstrap', 'ric'],
+      says: /every cell would be unsupported.*Runtime Interface Client/,
+    },
+    {
+      name: 'a selection that leaves no cell: counted cells at a memory size only',
+      args: ['run', '--measure', 'instructions', '--lambda-memory', '512'],
+      says: /every cell would be unsupported.*memory size/,
+    },
+    {
+      name: 'a selection that leaves no cell: a counted handler on the Runtime Interface Client',
+      args: ['measure', '--handler', handler, '--event', event, '--measure', 'instructions'],
+      says: /every cell would be unsupported.*probe/,
+    },
+  ];
+  for (const example of examples) {
+    it(example.name, async () => {
+      const { code, stderr } = await cli(example.args);
+      assert.equal(code, 2, stderr);
+      assert.match(stderr, /^coldstart: [^\n]+\n$/);
+      assert.match(stderr, example.says);
+    });
+  }
+});
