@@ -206,7 +206,7 @@ export function registerMeasureCommand(program: Command, hooks: ProgramHooks = {
     )
     .option('--env <name=value>', 'a variable the apps need (they get a clean environment); repeat for several', collect);
   addMeasureOptions(command, {
-    samples: 'timed samples per app, or auto (rounds until every median is known to --precision)',
+    samples: 'timed samples per app, or auto (rounds until every median is known to --precision); with counted cells only, their count',
     timeout: 'per-sample limit from spawn to a verified answer',
     auto: true,
   });

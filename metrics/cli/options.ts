@@ -20,7 +20,7 @@ import { METRICS, type Metric } from '../core/samples.ts';
 import { BOOTSTRAPS, DEFAULT_BOOTSTRAP } from '../plan/lambda-bootstrap.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, FILE_CACHES, type LeverLists } from '../plan/levers.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
-import { checkOutputFile } from './output-file.ts';
+import { checkOutputFile } from '../core/output-file.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
 import {
   parseChoice,

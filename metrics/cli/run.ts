@@ -14,6 +14,7 @@ import { DEFAULT_FIRST_HITS } from '../pipeline/run-options.ts';
 import {
   runSpec,
   specRefusal,
+  countedSamples,
   type Bootstrap,
   type Build,
   type CompileCache,
@@ -68,16 +69,17 @@ export async function executeRun(spec: RunSpec, deps: () => Deps): Promise<void>
 
 /** A spec whose options cannot stand together is a UsageError: an option that has no effect, or nothing to run. */
 export function checkedSpec(spec: RunSpec, command: Command): RunSpec {
-  const refusal = specRefusal(spec, givenFlags(command));
+  const given = givenFlags(command);
+  const refusal = specRefusal(spec, given);
   if (refusal) throw new UsageError(refusal);
-  return spec;
+  return countedSamples(spec, given);
 }
 
 export function registerRunCommand(program: Command, hooks: ProgramHooks = {}): void {
   const command = program.command('run').description('generate, run every file as fresh processes, verify the answers, write the report');
   addSelectionOptions(command);
   addMeasureOptions(command, {
-    samples: 'timed samples per cell, or auto (rounds until every median is known to --precision)',
+    samples: 'timed samples per cell, or auto (rounds until every median is known to --precision); with counted cells only, their count',
     timeout: 'per-sample limit from spawn to a verified answer',
     auto: true,
   });
