@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { minimumP } from '../metrics/analyse/compare.ts';
-import { runCompare } from '../metrics/cli/compare.ts';
+import { runCompare } from '../metrics/pipeline/compare.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { runCli as cli, tempDir } from './helpers.ts';
 import { cell, samplesOf, spread, writeRun } from './synthetic.ts';

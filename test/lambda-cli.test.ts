@@ -146,7 +146,7 @@ describe('lambda-import', () => {
   const out = path.join(dir, 'run');
   let run: CliResult;
   before(() => {
-    run = runCli(['lambda-import', REPORTS, INSIGHTS_CSV, QUERY_RESULTS, '--out', out, '--architecture', 'arm64']);
+    run = runCli(['lambda-import', REPORTS, INSIGHTS_CSV, QUERY_RESULTS, '--out', out, '--arch', 'arm64']);
   });
 
   it('writes one aws-lambda record per cold start, failed invocations as failed samples', () => {
@@ -210,11 +210,13 @@ describe('lambda-import', () => {
         ['lambda-import', UNNAMED, '--out', out],
         ['lambda-import', UNNAMED, '--out', fresh],
         ['lambda-import', UNNAMED, '--out', fresh, '--function', 'my-api'],
-        ['lambda-import', UNNAMED, '--out', fresh, '--architecture', 'x86'],
+        ['lambda-import', UNNAMED, '--out', fresh, '--architecture', 'mips'],
         ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--memory', '64'],
         ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--runtime', 'nodejs20.x'],
         ['lambda-package', '--frameworks', 'node-http', '--routes', '1'],
         ['lambda-package', '--frameworks', 'no-such-framework', '--routes', '1', '--out', path.join(dir, 'p')],
+        ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--arch', 'mips'],
+        ['lambda-import', UNNAMED, '--out', fresh, '--lambda-runtime', 'nodejs24.x', '--runtime', 'nodejs22.x'],
       ]);
     });
 
@@ -230,14 +232,17 @@ describe('lambda-import', () => {
     });
     it('lambda-import with a --function that is not a packaged name', () =>
       assertUsageError(errors[4]!, /--function "my-api" is not a packaged/));
-    it('lambda-import with an unknown --architecture', () =>
-      assertUsageError(errors[5]!, /--architecture: "x86" is not one of x86_64, arm64/));
+    it('lambda-import with an unknown --architecture (the old spelling of --arch, named as typed)', () =>
+      assertUsageError(errors[5]!, /--architecture: "mips" is not one of x86_64, arm64/));
     it('lambda-package with a memory size Lambda does not allow', () =>
       assertUsageError(errors[6]!, /--memory: "64" is not a memory size/));
     it('lambda-package with a deprecated runtime: refused with its date', () =>
       assertUsageError(errors[7]!, /--runtime: nodejs20\.x is deprecated on Lambda since 2026-04-30; use nodejs22\.x or nodejs24\.x/));
     it('lambda-package without --out', () => assertUsageError(errors[8]!, /required option '-o, --out <dir>' not specified/));
     it('lambda-package of an unknown framework', () => assertUsageError(errors[9]!, /unknown framework "no-such-framework"/));
+    it('lambda-package with an unknown --arch', () => assertUsageError(errors[10]!, /--arch: "mips" is not one of x86_64, arm64/));
+    it('lambda-import with both spellings of the runtime', () =>
+      assertUsageError(errors[11]!, /option '--runtime <runtime>' cannot be used with option '--lambda-runtime <runtime>'/));
     it('writes nothing', () => {
       assert.equal(existsSync(fresh), false);
       assert.equal(existsSync(path.join(dir, 'p')), false);

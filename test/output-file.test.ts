@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { checkOutputFile } from '../metrics/cli/output-file.ts';
+import { checkOutputFile } from '../metrics/core/output-file.ts';
 import { isRunFile } from '../metrics/core/run-folder.ts';
 import { UsageError } from '../metrics/core/errors.ts';
 import { fixture, runClis, tempDir, type CliResult } from './helpers.ts';

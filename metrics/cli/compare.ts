@@ -1,66 +1,20 @@
-/**
- * `compare RUN_A RUN_B`: the comparison of two run folders as markdown on stdout (and --out FILE).
- * `--fail-above R` exits 1 when a cell got slower by more than R and significantly (for CI).
- */
-import { writeFileWhole } from '../core/files.ts';
-import { checkOutputFile } from './output-file.ts';
-import path from 'node:path';
+/** `compare RUN_A RUN_B`: its options; the comparison itself is pipeline/compare.ts. */
 import type { Command } from 'commander';
 import {
-  compareSummaries,
-  emptyGate,
   DEFAULT_COMPARE_METRIC,
+  DEFAULT_INSTRUCTION_THRESHOLD,
   METRIC_NAMES,
   parseMetricName,
-  type Comparison,
+  runCompare,
   type MetricName,
-} from '../analyse/compare.ts';
-import { UsageError } from '../core/errors.ts';
-import { compareMarkdown } from '../report/compare-md.ts';
-import { loadRun } from '../report/write.ts';
-import { DEFAULT_INSTRUCTION_THRESHOLD } from '../analyse/instructions.ts';
+} from '../pipeline/compare.ts';
 import { parseList, parsePercentShare, parseRatio } from './parse.ts';
 
-export interface CompareOptions {
-  a: string;
-  b: string;
+interface CompareOpts {
   failAbove?: number;
-  out?: string;
-  /** the metrics to compare (default: wall firstResponse) */
-  metrics?: MetricName[];
-  /** instruction metrics: the share a count must move by to be a change */
+  metric: MetricName[];
   threshold?: number;
-}
-
-export interface CompareResult {
-  comparison: Comparison;
-  markdown: string;
-  /** 1 when --fail-above tripped, else 0 */
-  exitCode: number;
-}
-
-export function runCompare(options: CompareOptions): CompareResult {
-  if (options.out) checkOutputFile('--out', options.out, [options.a, options.b]);
-  const a = loadRun(path.resolve(options.a));
-  const b = loadRun(path.resolve(options.b));
-  const comparison = compareSummaries(
-    [...a.summaries, ...a.counted],
-    [...b.summaries, ...b.counted],
-    options.metrics ?? [DEFAULT_COMPARE_METRIC],
-    options.failAbove,
-    options.threshold,
-  );
-  const empty = emptyGate(comparison);
-  if (empty) throw new UsageError(empty);
-  const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
-  if (options.out) {
-    try {
-      writeFileWhole(options.out, markdown);
-    } catch (error) {
-      throw new UsageError(`--out: ${(error as Error).message}`);
-    }
-  }
-  return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0 };
+  out?: string;
 }
 
 export function registerCompareCommand(program: Command): void {
@@ -87,15 +41,8 @@ export function registerCompareCommand(program: Command): void {
       parsePercentShare('--threshold'),
     )
     .option('--out <file>', 'also write the markdown to FILE')
-    .action((runA: string, runB: string, opts: Record<string, unknown>) => {
-      const result = runCompare({
-        a: runA,
-        b: runB,
-        failAbove: opts.failAbove as number | undefined,
-        out: opts.out as string | undefined,
-        metrics: opts.metric as MetricName[],
-        ...(opts.threshold !== undefined ? { threshold: opts.threshold as number } : {}),
-      });
+    .action((a: string, b: string, opts: CompareOpts) => {
+      const result = runCompare({ a, b, metrics: opts.metric, failAbove: opts.failAbove, out: opts.out, threshold: opts.threshold });
       process.stdout.write(result.markdown);
       if (result.exitCode) process.exitCode = result.exitCode;
     });

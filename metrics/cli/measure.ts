@@ -3,12 +3,14 @@
  * and Lambda handlers, through the same run pipeline as `run` (session, sample runner, targets,
  * limits, levers, every output). Only where the cells come from differs: plan/apps.ts.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
+import { readTextBounded } from '../core/files.ts';
+import { MAX_PAYLOAD_BYTES } from '../measure/runtime-api/state.ts';
 import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot } from '../plan/apps.ts';
 import { addTypedCommand, byDefault, type Empty, type OptsOf } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
@@ -67,12 +69,27 @@ function isFile(file: string): boolean {
   return existsSync(file) && statSync(file).isFile();
 }
 
+/** A request body or an event is at most what Lambda accepts as a payload (6 MB): read bounded, a device or pipe never waited on. */
 function readText(option: string, file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readTextBounded(file, MAX_PAYLOAD_BYTES, 'a request body or event');
   } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${option}: ${error.message}`);
     throw new UsageError(`${option}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
+}
+
+/**
+ * `--entry "FILE ARGS…"`: the longest prefix at a space that names a file is the entry (so
+ * `Orders API.mjs` is one file), the rest its arguments, split at spaces (no shell).
+ */
+export function entryOf(line: string, base: string): { file: string; args: string[] } {
+  const words = line.trim().split(/\s+/);
+  for (let n = words.length; n > 1; n--) {
+    const file = words.slice(0, n).join(' ');
+    if (isFile(path.resolve(base, file))) return { file, args: words.slice(n) };
+  }
+  return { file: words[0] ?? '', args: words.slice(1) };
 }
 
 /** `--env NAME=VALUE`, repeated: the apps' own variables. */
@@ -115,7 +132,7 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
     .addOption(
       new Option('--request <request>', 'the first request to a server: "METHOD /path"' + byDefault('GET /')).argParser(parseRequest),
     )
-    .addOption(new Option('--body <file>', 'the body of that request, read from FILE'))
+    .addOption(new Option('--body <file>', 'the body of that request, read from FILE (at most 6 MB)'))
     .addOption(new Option('--content-type <type>', 'the content type of --body' + byDefault(DEFAULT_CONTENT_TYPE)))
     .addOption(
       new Option('--expect-status <n>', 'the status the first answer must have' + byDefault(DEFAULT_STATUS)).argParser(
@@ -123,7 +140,9 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
       ),
     )
     .addOption(new Option('--expect-body <regex>', "a regular expression the first answer's body must match").argParser(parsePattern))
-    .addOption(new Option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON)'))
+    .addOption(
+      new Option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON; at most 6 MB)'),
+    )
     .addOption(
       new Option(
         '--port <port>',
@@ -176,8 +195,7 @@ export function appsOf(opts: AppsOpts, base = invocationDir()): AppSpec[] {
   const env = envOf(opts.env ?? []);
   const apps: AppSpec[] = [
     ...entries.map((line): AppSpec => {
-      // `FILE ARGS…`: the entry and its own arguments, split at spaces (no shell)
-      const [file = '', ...args] = line.trim().split(/\s+/);
+      const { file, args } = entryOf(line, base);
       const resolved = checkAppFile('--entry', path.resolve(base, file));
       return {
         name: appNameOf(resolved),

@@ -14,7 +14,7 @@ import { UsageError } from '../core/errors.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
-import { checkOutputFile } from './output-file.ts';
+import { checkOutputFile } from '../core/output-file.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
 import {
   parseChoice,

@@ -17,10 +17,10 @@ export function registerReportCommand(program: Command): void {
       'the route count of chart-phases.svg (default 1000, or the largest measured N below it)',
       parseInteger('--phases-at', 1),
     )
-    .action(async (dir: string, opts: Record<string, unknown>) => {
+    .action(async (dir: string, opts: Record<string, unknown> & { phasesAt?: number }) => {
       const exportJson = exportOf(opts);
       const written = await reportPipeline(
-        { dir, cost: costOptionsOf(opts), phasesAt: opts.phasesAt as number | undefined, ...(exportJson ? { exportJson } : {}) },
+        { dir, cost: costOptionsOf(opts), phasesAt: opts.phasesAt, ...(exportJson ? { exportJson } : {}) },
         (line) => process.stderr.write(`warning: ${line}\n`),
       );
       process.stdout.write(`wrote ${written.join(', ')} in ${dir}\n`);

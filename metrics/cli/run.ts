@@ -6,7 +6,7 @@
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
-import { runSpec, specRefusal, type RunSpec, type SpecInput } from '../core/run-spec.ts';
+import { countedSamples, runSpec, specRefusal, type RunSpec, type SpecInput } from '../core/run-spec.ts';
 import { writeExport } from '../pipeline/export.ts';
 import { fakeDeps, parseFakeScript } from '../pipeline/fake.ts';
 import { realDeps, type Deps } from '../pipeline/ports.ts';
@@ -43,9 +43,10 @@ export async function executeRun(spec: RunSpec, deps: () => Deps): Promise<void>
 
 /** A spec whose options cannot stand together is a UsageError: an option that has no effect, or nothing to run. */
 export function checkedSpec(spec: RunSpec, command: Parameters<typeof givenFlags>[0]): RunSpec {
-  const refusal = specRefusal(spec, givenFlags(command));
+  const given = givenFlags(command);
+  const refusal = specRefusal(spec, given);
   if (refusal) throw new UsageError(refusal);
-  return spec;
+  return countedSamples(spec, given);
 }
 
 /**

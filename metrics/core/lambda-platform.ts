@@ -119,6 +119,9 @@ export function lineMajor(line: LambdaRuntimeLine): number {
 export const LOCAL_NODE = 'node';
 
 /** Check one `--lambda-runtime` value: a current line (or `node`), else a one-line UsageError (a deprecated line with its date). */
+export function parseLambdaRuntime(option: string, value: string, allowLocal?: true): LambdaRuntimeLine | typeof LOCAL_NODE;
+/** Without `node`: a current line only (what a deployed function runs on). */
+export function parseLambdaRuntime(option: string, value: string, allowLocal: false): LambdaRuntimeLine;
 export function parseLambdaRuntime(option: string, value: string, allowLocal = true): LambdaRuntimeLine | typeof LOCAL_NODE {
   const name = value.trim();
   if (isLambdaRuntimeLine(name)) return name;

@@ -241,13 +241,24 @@ function runsLocalNode(spec: RunSpec): boolean {
 }
 
 /**
+ * With counted cells only, `--samples N` (and no `--count-samples`) is their sample count: what a user
+ * who asks for `--measure instructions --samples 1` means. Said in --help of --samples.
+ */
+export function countedSamples(spec: RunSpec, given: ReadonlySet<string>): RunSpec {
+  const { samples } = spec.sampling;
+  if (hasTimed(spec) || !given.has('--samples') || given.has('--count-samples') || samples === 'auto') return spec;
+  return { ...spec, sampling: { ...spec.sampling, countSamples: samples } };
+}
+
+/**
  * A rule between options: `flags`, given on the command line, have an effect only when `applies`
  * holds of the spec; otherwise they are refused with "FLAGS do(es) nothing without WITHOUT".
  * Flags are the long ones (`--seed`); a command that has none of them is never concerned.
  */
 export interface OptionRule {
   flags: readonly string[];
-  applies: (spec: RunSpec) => boolean;
+  /** `given`: the long flags the user typed */
+  applies: (spec: RunSpec, given: ReadonlySet<string>) => boolean;
   without: string;
 }
 
@@ -257,9 +268,15 @@ export const OPTION_RULES: readonly OptionRule[] = [
   { flags: ['--init-cpus', '--cpu-period'], applies: (s) => s.cells.memories.length > 0, without: '--lambda-memory' },
   { flags: ['--export-metric'], applies: (s) => s.output.exportJson !== undefined, without: '--export-json' },
   {
-    flags: ['--samples', '--warmup', '--precision', '--min-samples', '--max-samples'],
+    flags: ['--warmup', '--precision', '--min-samples', '--max-samples'],
     applies: hasTimed,
-    without: 'a timed cell (--measure time): counted cells take --count-samples and no warm-up',
+    without: 'a timed cell (--measure time): counted cells take no warm-up and a fixed --count-samples',
+  },
+  {
+    // counted cells only: --samples N is their count (countedSamples), unless --count-samples says it
+    flags: ['--samples'],
+    applies: (s, given) => hasTimed(s) || (!given.has('--count-samples') && s.sampling.samples !== 'auto'),
+    without: 'a timed cell (--measure time) when --count-samples gives the counted cells theirs (and counted cells take no auto)',
   },
   { flags: ['--count-samples'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
@@ -351,7 +368,7 @@ export function selectionRefusal(spec: RunSpec): string | undefined {
 export function specRefusal(spec: RunSpec, given: ReadonlySet<string>): string | undefined {
   for (const rule of OPTION_RULES) {
     const flags = rule.flags.filter((f) => given.has(f));
-    if (flags.length === 0 || rule.applies(spec)) continue;
+    if (flags.length === 0 || rule.applies(spec, given)) continue;
     const many = flags.length > 1;
     return `${flags.join(', ')} ${many ? 'do' : 'does'} nothing without ${rule.without}: give it, or leave ${many ? 'them' : 'it'} out`;
   }

@@ -6,6 +6,7 @@
  * runner's interrupt guard, from the first Ctrl-C to the end of the report.
  */
 import type { ChildProcess } from 'node:child_process';
+import os from 'node:os';
 
 const live = new Set<ChildProcess>();
 
@@ -87,9 +88,25 @@ export function killAll(): void {
   for (const child of live) signalGroup(child, 'SIGKILL');
 }
 
+/** The signals that interrupt a run, each handled as Ctrl-C is: a closed terminal or SSH session (SIGHUP) too. */
+export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * A closed output pipe interrupts a run as SIGPIPE would: the CLI emits this event on `process` when
+ * stdout or stderr says EPIPE. An event of its own, not a listener on SIGPIPE itself: removing that
+ * listener would give SIGPIPE its default action back, and a later write would kill the process.
+ */
+export const CLOSED_OUTPUT_EVENT = 'coldstart:closed-output';
+
+export function raiseClosedOutput(): void {
+  process.emit(CLOSED_OUTPUT_EVENT as 'SIGPIPE', 'SIGPIPE');
+}
+
 export interface InterruptGuard {
-  /** true once SIGINT or SIGTERM arrived while the samples ran */
+  /** true once one of INTERRUPT_SIGNALS arrived while the samples ran */
   readonly interrupted: boolean;
+  /** the first of them, which the run exits with (128 + its number) */
+  readonly signal: NodeJS.Signals | undefined;
   /** the report of run folder `dir` is being written: a signal now asks for it once, a later one aborts */
   writingReport(dir: string): void;
   /** stop catching the signals (call it in a finally) */
@@ -104,7 +121,7 @@ export interface InterruptGuard {
 export const SAME_INTERRUPT_MS = 1000;
 
 /**
- * From the first SIGINT or SIGTERM of a run to the end of its report: the first kills every live
+ * From the first interrupt (INTERRUPT_SIGNALS) of a run to the end of its report: the first kills every live
  * group at once and marks the run interrupted (the caller stops after the sample in flight and
  * writes the report of what finished); copies within SAME_INTERRUPT_MS do nothing more. While the
  * report is written, a signal that is not such a copy of the last one aborts the report (exit 130;
@@ -113,6 +130,7 @@ export const SAME_INTERRUPT_MS = 1000;
  */
 export function catchInterrupts(say: (line: string) => void = (line) => process.stderr.write(`coldstart: ${line}\n`)): InterruptGuard {
   let interrupted = false;
+  let first: NodeJS.Signals | undefined;
   let report: string | undefined;
   let last = -Infinity;
   let warned = false;
@@ -120,13 +138,14 @@ export function catchInterrupts(say: (line: string) => void = (line) => process.
     const now = performance.now();
     const copy = now - last < SAME_INTERRUPT_MS;
     last = now;
+    first ??= signal;
     killAll();
     if (copy) return;
     if (report !== undefined && (interrupted || warned)) {
       say(
         `${signal}: report aborted; ${report}/samples.jsonl keeps every finished sample: \`npm run report -- ${report}\` writes the report`,
       );
-      process.exit(130);
+      process.exit(exitCodeOfSignal(first));
     }
     if (report !== undefined) {
       warned = true;
@@ -136,20 +155,29 @@ export function catchInterrupts(say: (line: string) => void = (line) => process.
     interrupted = true;
     say(`${signal}: stopping; the report of the finished samples follows (press Ctrl-C again while it is written to abort it)`);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const onClosedOutput = () => onSignal('SIGPIPE');
+  for (const signal of INTERRUPT_SIGNALS) process.on(signal, onSignal);
+  process.on(CLOSED_OUTPUT_EVENT, onClosedOutput);
   process.on('exit', killAll);
   return {
     get interrupted() {
       return interrupted;
     },
+    get signal() {
+      return first;
+    },
     writingReport(dir: string) {
       report = dir;
     },
     dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const signal of INTERRUPT_SIGNALS) process.off(signal, onSignal);
+      process.off(CLOSED_OUTPUT_EVENT, onClosedOutput);
       process.off('exit', killAll);
     },
   };
+}
+
+/** What a run interrupted by `signal` exits with: 128 + its number (130 for SIGINT, 143 SIGTERM, 129 SIGHUP, 141 SIGPIPE). */
+export function exitCodeOfSignal(signal: NodeJS.Signals | undefined): number {
+  return 128 + (signal ? os.constants.signals[signal] : os.constants.signals.SIGINT);
 }

@@ -121,6 +121,11 @@ export class MeasurementSession {
     return this.guard.interrupted;
   }
 
+  /** the signal that interrupted the run, if one did */
+  get signal(): NodeJS.Signals | undefined {
+    return this.guard.signal;
+  }
+
   /** Run `step` on each item in order; stops (without starting another) once interrupted. */
   async each<T>(items: Iterable<T>, step: (item: T) => Promise<void>): Promise<void> {
     for (const item of items) {

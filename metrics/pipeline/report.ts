@@ -10,7 +10,7 @@ export interface ReportSpec {
   /** cost flags given now; they override what the run stored */
   cost?: CostOptions;
   /** --phases-at */
-  phasesAt?: number;
+  phasesAt?: number | undefined;
   /** --export-json, from the report's own summaries */
   exportJson?: ExportJson;
 }

@@ -22,6 +22,7 @@ import { writeMeta, type RunMeta } from '../core/meta.ts';
 import type { RunSpec } from '../core/run-spec.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
+import { exitCodeOfSignal } from '../measure/children.ts';
 import { NO_VALGRIND } from '../measure/counting.ts';
 import { childEnvironment, type ChildEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
@@ -44,6 +45,8 @@ export interface RunResult {
   /** the timed cells' summaries, from the report's one reading of the run (none when nothing was recorded) */
   summaries: CellSummary[];
   interrupted: boolean;
+  /** the interrupt's signal (INTERRUPT_SIGNALS), which the exit code says */
+  signal?: NodeJS.Signals;
   /** samples recorded (timed and counted) and how many of them failed (unsupported cells are not failures) */
   recorded: number;
   failed: number;
@@ -195,7 +198,8 @@ async function finish(
   const { tally, load, files } = measured;
   const { interrupted } = session;
   writeMeta(dir, endMeta(run.start, { finishedAt: deps.now(), samplesDurationMs: tally.samplesDurationMs, interrupted, load, files }));
-  const result = { dir, interrupted, recorded: tally.recorded, failed: tally.failed };
+  const signal = session.signal;
+  const result = { dir, interrupted, ...(signal ? { signal } : {}), recorded: tally.recorded, failed: tally.failed };
   // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)
   if (tally.recorded === 0) return { ...result, summaries: [] };
   if (load.warning) log(`warning: ${load.warning}`);
@@ -223,8 +227,8 @@ export function runSummaryLine(result: RunResult): string {
   return `${where}${result.failed ? `; ${result.failed} failed samples` : ''}`;
 }
 
-/** A run's exit code: 130 interrupted, 3 when samples failed (counted cells too) unless allowed, else 0. */
+/** A run's exit code: 128 + the interrupt's signal (130 for Ctrl-C), 3 when samples failed (counted cells too) unless allowed, else 0. */
 export function exitCodeOf(result: RunResult, allowFailures: boolean): number {
-  if (result.interrupted) return EXIT_INTERRUPTED;
+  if (result.interrupted) return result.signal ? exitCodeOfSignal(result.signal) : EXIT_INTERRUPTED;
   return result.failed > 0 && !allowFailures ? EXIT_FAILED_SAMPLES : 0;
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AppSpec } from '../../metrics/core/app.ts';
-import { DEFAULT_SPEC, leversOfTarget, runSpec, specRefusal } from '../../metrics/core/run-spec.ts';
+import { countedSamples, DEFAULT_SPEC, leversOfTarget, runSpec, specRefusal } from '../../metrics/core/run-spec.ts';
 
 const handler: AppSpec = { name: 'h', kind: 'lambda', file: '/x/h.js', args: [], cwd: '/x', expect: { status: 200 }, port: 'auto' };
 const server: AppSpec = { name: 's', kind: 'server', file: '/x/s.js', args: [], cwd: '/x', expect: { status: 200 }, port: 'auto' };
@@ -114,4 +114,22 @@ describe('specRefusal', () => {
       else assert.equal(refusal, undefined);
     });
   }
+});
+
+describe('--samples with counted cells only', () => {
+  const counted = runSpec({ cells: { measures: ['instructions'] }, sampling: { samples: 3 } });
+  it('is their count when --count-samples is not given', () => {
+    const given = new Set(['--samples']);
+    assert.equal(specRefusal(counted, given), undefined);
+    assert.equal(countedSamples(counted, given).sampling.countSamples, 3);
+  });
+  it('is refused beside --count-samples, and as auto', () => {
+    assert.match(specRefusal(counted, new Set(['--samples', '--count-samples'])) ?? '', /^--samples does nothing without a timed cell/);
+    const auto = runSpec({ cells: { measures: ['instructions'] }, sampling: { samples: 'auto' } });
+    assert.match(specRefusal(auto, new Set(['--samples'])) ?? '', /^--samples does nothing/);
+  });
+  it('leaves a run with timed cells as it is', () => {
+    const mixed = runSpec({ cells: { measures: ['time', 'instructions'] }, sampling: { samples: 3 } });
+    assert.equal(countedSamples(mixed, new Set(['--samples'])).sampling.countSamples, DEFAULT_SPEC.sampling.countSamples);
+  });
 });

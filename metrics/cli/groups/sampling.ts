@@ -24,7 +24,8 @@ export function addSamplingGroup<A extends unknown[], O extends OptionValues, G 
     .addOption(
       new Option(
         '-s, --samples <n>',
-        `timed samples per ${what}, or auto (rounds until every median is known to --precision)` + byDefault(d.samples),
+        `timed samples per ${what}, or auto (rounds until every median is known to --precision); with counted cells only, their count` +
+          byDefault(d.samples),
       ).argParser(parseSamples),
     )
     .addOption(

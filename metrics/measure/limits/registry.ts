@@ -2,6 +2,7 @@
  * The sample cgroups that exist right now, so an exit or a Ctrl-C of the runner removes them all
  * (and kills what is inside) even when the sample that made one never reaches its own teardown.
  */
+import { INTERRUPT_SIGNALS } from '../children.ts';
 
 interface Removable {
   readonly name: string;
@@ -39,18 +40,16 @@ export interface LimitsGuard {
 }
 
 /**
- * While samples run under limits: SIGINT, SIGTERM and the runner's exit tear every live sample
+ * While samples run under limits: an interrupt (INTERRUPT_SIGNALS) and the runner's exit tear every live sample
  * cgroup down. Pair it with the run's interrupt guard, which decides that the run stops: a
  * listener here keeps node from dying of the signal by itself.
  */
 export function guardLimits(): LimitsGuard {
-  process.on('SIGINT', teardownAllSync);
-  process.on('SIGTERM', teardownAllSync);
+  for (const signal of INTERRUPT_SIGNALS) process.on(signal, teardownAllSync);
   process.on('exit', teardownAllSync);
   return {
     dispose() {
-      process.off('SIGINT', teardownAllSync);
-      process.off('SIGTERM', teardownAllSync);
+      for (const signal of INTERRUPT_SIGNALS) process.off(signal, teardownAllSync);
       process.off('exit', teardownAllSync);
     },
   };

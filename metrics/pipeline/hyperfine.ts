@@ -1,0 +1,182 @@
+/**
+ * `hyperfine` (npm run metrics:hyperfine), the use case: the cross-check. Prepares the cells like `run`
+ * (levers included), then times each cell's file with hyperfine in exit-after-listen mode
+ * (COLDSTART_EXIT=1): exec to exit, no shell, the runner's clean environment, a scratch cwd, the same
+ * warm-up and sample counts. One hyperfine invocation per cell, named with the cell label and carrying
+ * the cell's dimensions as parameters; their results are written together as DIR/hyperfine.json
+ * (hyperfine's own --export-json shape). When DIR holds a run (samples.jsonl) its report is rewritten
+ * and shows both figures per cell.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { cellLabel } from '../core/cell.ts';
+import { UsageError } from '../core/errors.ts';
+import { writeFileWhole } from '../core/files.ts';
+import { HYPERFINE_FILE, type HyperfineRunInfo } from '../core/hyperfine-file.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { CompileCacheDirs } from '../measure/compile-cache.ts';
+import { CHILD_NODE_ENV, PASSED_ENV, type ChildEnvironment } from '../measure/environment.ts';
+import { benchmark, HYPERFINE_EXTRA_ENV, hyperfineEnvironment, hyperfineVersion, INSTALL_HINT } from '../measure/hyperfine.ts';
+import { openSession, type MeasurementSession } from '../measure/session.ts';
+import { prepareCells, type CellOptions, type PlannedCell } from '../plan/cells.ts';
+import { launchOf } from '../plan/launch.ts';
+import { runtimeVersions } from '../plan/levers.ts';
+import { cellParameters } from '../report/hyperfine-json.ts';
+import { writeReport } from '../report/write.ts';
+
+export interface HyperfineOptions extends CellOptions {
+  samples: number;
+  warmup: number;
+  /** the limit for one run; a cell gets it × (warm-up + samples) */
+  timeoutMs: number;
+  out: string | undefined;
+  /** the command line, for hyperfine.json */
+  command: string;
+}
+
+/** Where the cross-check meets the machine. */
+export interface HyperfineDeps {
+  /** the environment coldstart runs in (hyperfine and the children get a clean copy of it) */
+  env: NodeJS.ProcessEnv;
+  /** progress, and hyperfine's own output */
+  progress: NodeJS.WritableStream;
+  now(): Date;
+}
+
+export interface HyperfineRun {
+  dir: string;
+  file: string;
+  measured: number;
+  failed: HyperfineRunInfo['failed'];
+  /** the folder holds a run whose report now shows both */
+  merged: boolean;
+  interrupted: boolean;
+}
+
+/** What every cell's benchmark shares. */
+interface Bench {
+  options: HyperfineOptions;
+  deps: HyperfineDeps;
+  session: MeasurementSession;
+  environment: ChildEnvironment;
+  caches: CompileCacheDirs;
+  exports: string;
+  info: HyperfineRunInfo;
+  results: Record<string, unknown>[];
+  log: (line: string) => void;
+}
+
+export async function runHyperfine(options: HyperfineOptions, deps: HyperfineDeps): Promise<HyperfineRun> {
+  const log = (line: string) => deps.progress.write(`${line}\n`);
+  const environment = hyperfineEnvironment(deps.env);
+  const version = hyperfineVersion(environment.env);
+  if (!version) throw new UsageError(INSTALL_HINT);
+  const { session, prepared } = await openSession(
+    {
+      out: options.out,
+      marker: HYPERFINE_FILE,
+      what: 'a hyperfine run',
+      command: 'hyperfine',
+      startedAt: deps.now(),
+      say: (line) => log(`coldstart: ${line}`),
+    },
+    () => prepareCells(options, environment.env, log),
+  );
+  const { cells, levers } = prepared;
+  const runtimes = runtimeVersions(levers);
+  const info = runInfo(options, environment, version, runtimes.node ?? Object.values(runtimes)[0] ?? 'unknown', session.startedAt);
+  const results: Record<string, unknown>[] = [];
+  const exports = mkdtempSync(path.join(session.scratch, 'exports-'));
+  const caches = new CompileCacheDirs(session.scratch);
+  const bench: Bench = { options, deps, session, environment, caches, exports, info, results, log };
+  try {
+    await session.each(cells.entries(), ([i, planned]) => benchmarkCell(bench, planned, i, cells.length));
+  } finally {
+    caches.cleanup();
+    rmSync(exports, { recursive: true, force: true });
+    session.close();
+  }
+  return await writeResults(bench);
+}
+
+/** hyperfine.json's `coldstart` block, before the cells ran. */
+function runInfo(
+  options: HyperfineOptions,
+  environment: ChildEnvironment,
+  version: string,
+  node: string,
+  startedAt: Date,
+): HyperfineRunInfo {
+  return {
+    tool: 'coldstart',
+    hyperfine: version,
+    node,
+    command: options.command,
+    startedAt: startedAt.toISOString(),
+    runs: options.samples,
+    warmup: options.warmup,
+    shell: 'none',
+    environment: {
+      passed: [...PASSED_ENV, `NODE_ENV=${CHILD_NODE_ENV}`, ...Object.entries(HYPERFINE_EXTRA_ENV).map(([k, v]) => `${k}=${v}`)],
+      dropped: environment.dropped,
+    },
+    failed: [],
+  };
+}
+
+/** One hyperfine invocation for one cell; a cell that cannot run, or that hyperfine fails, is listed with its reason. */
+async function benchmarkCell(bench: Bench, planned: PlannedCell, i: number, count: number): Promise<void> {
+  const { options, session, info, log } = bench;
+  const label = cellLabel(planned.cell);
+  if (!planned.launch) {
+    const reason = planned.blocked?.reason ?? 'cannot run';
+    info.failed.push({ command: label, reason: `${planned.blocked?.kind === 'unsupported' ? 'unsupported: ' : ''}${reason}` });
+    log(`${label}: skipped (${reason})`);
+    return;
+  }
+  const cacheDir = bench.caches.dirFor(planned.cell);
+  const launch = launchOf(planned.launch, session.scratch, bench.environment.env, cacheDir);
+  log(`hyperfine ${i + 1}/${count}: ${label}`);
+  const outcome = await benchmark(
+    {
+      name: label,
+      parameters: cellParameters(planned.cell),
+      argv: [launch.command, ...launch.args],
+      // a cold cache is emptied before every run; a warm one is filled by the warm-up runs
+      ...(planned.cell.compileCache === 'cold' && cacheDir ? { prepare: ['rm', '-rf', cacheDir] } : {}),
+      runs: options.samples,
+      warmup: planned.cell.compileCache === 'warm' ? Math.max(1, options.warmup) : options.warmup,
+      exportFile: path.join(bench.exports, `${i}.json`),
+    },
+    {
+      cwd: launch.cwd,
+      env: launch.env,
+      timeoutMs: options.timeoutMs * (options.samples + options.warmup + 1) + 10_000,
+      output: bench.deps.progress,
+    },
+  );
+  if (session.interrupted) return;
+  if (outcome.result) bench.results.push(outcome.result);
+  else {
+    info.failed.push({ command: label, reason: outcome.error ?? 'unknown' });
+    log(`${label}: failed (${outcome.error ?? 'unknown'})`);
+  }
+}
+
+/** hyperfine.json written, and the report of the run in the same folder rewritten to show both. */
+async function writeResults(bench: Bench): Promise<HyperfineRun> {
+  const { session, info, results, log } = bench;
+  try {
+    info.finishedAt = bench.deps.now().toISOString();
+    if (session.interrupted) info.interrupted = true;
+    const file = path.join(session.dir, HYPERFINE_FILE);
+    // from here a further Ctrl-C (or npm's copy of the first) does not kill what is written
+    session.writingReport();
+    writeFileWhole(file, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
+    const merged = existsSync(path.join(session.dir, SAMPLES_FILE));
+    if (merged) await writeReport(session.dir, { warn: (line) => log(`warning: ${line}`) });
+    return { dir: session.dir, file, measured: results.length, failed: info.failed, merged, interrupted: session.interrupted };
+  } finally {
+    session.finish();
+  }
+}

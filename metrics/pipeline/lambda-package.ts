@@ -1,0 +1,99 @@
+/**
+ * `lambda-package` (npm run lambda:package), the use case: the Lambda files of the selection, each bundled by esbuild
+ * for the chosen Lambda runtime, written as a deployable package (metrics/cloud/package.ts): one zip per
+ * cell, an AWS SAM template.yaml and a README.txt. A cell that cannot be packaged (its framework has no
+ * adapter, its bundle fails) is listed with its reason and left out; when no cell can be packaged,
+ * nothing is written and the exit code is 1.
+ */
+import path from 'node:path';
+import { functionName, type FunctionCell } from '../core/function-name.ts';
+import { checkPackageDir, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
+import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
+import { bundleFile, bundlePath } from '../plan/bundle.ts';
+import { generateCells, type CellOptions } from '../plan/cells.ts';
+import { UsageError } from '../core/errors.ts';
+import { type Target, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
+import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+
+/** The cells to package: the selection (every cell is a Lambda one). */
+export type PackageSelection = Pick<CellOptions, 'frameworks' | 'routes' | 'variants'> & Required<Pick<CellOptions, 'shapes' | 'schemas'>>;
+
+export interface LambdaPackageOptions extends PackageSelection {
+  out: string;
+  memorySize: number;
+  architecture: Architecture;
+  /** the Lambda runtime line of every function (the lines Lambda cells run on); its bundles target the line's Node */
+  runtime: LambdaRuntimeLine;
+}
+
+export interface LeftOutCell {
+  cell: Cell;
+  /** the function the cell would have been, when it can be named */
+  name: string;
+  reason: string;
+}
+
+export interface LambdaPackageOutcome {
+  /** undefined when no cell could be packaged (nothing was written) */
+  written: PackageResult | undefined;
+  leftOut: LeftOutCell[];
+}
+
+function functionCell(cell: Cell): FunctionCell {
+  return { framework: cell.framework, variant: cell.variant, routes: cell.routes };
+}
+
+function nameOf(cell: Cell): string {
+  try {
+    return functionName(functionCell(cell));
+  } catch {
+    return cellLabel(cell);
+  }
+}
+
+/** Generate, bundle and write the package; `log` gets progress lines. */
+export async function packageLambda(options: LambdaPackageOptions, log: (line: string) => void): Promise<LambdaPackageOutcome> {
+  // an AWS function's name carries framework, N and variant only: other shapes and schemas would collide
+  if (options.shapes.some((v) => v !== DEFAULT_SHAPE) || options.schemas.some((v) => v !== DEFAULT_SCHEMA)) {
+    throw new UsageError(
+      `lambda:package packages the ${DEFAULT_SHAPE} shape with the ${DEFAULT_SCHEMA} schema only (function names do not carry them)`,
+    );
+  }
+  const dir = path.resolve(options.out);
+  // refused before anything is generated or bundled (that can take a while); checked again when written
+  checkPackageDir(dir);
+  const generated = await generateCells({ ...options, targets: ['lambda'] }, log);
+  const target = nodeOfLine(options.runtime);
+  const packaged: PackageCell[] = [];
+  const leftOut: LeftOutCell[] = [];
+  log(
+    `bundling ${generated.cells.length - generated.unsupported.size} files with esbuild (target ${target}, cached in generated/bundle/)…`,
+  );
+  for (const cell of generated.cells) {
+    const unsupported = generated.unsupported.get(cellKey(cell));
+    if (unsupported) {
+      leftOut.push({ cell, name: nameOf(cell), reason: unsupported });
+      continue;
+    }
+    const outcome = await bundleFile(cellFilePath(cell), bundlePath(cellFile(cell), target), target);
+    if (!outcome.ok) {
+      leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
+      continue;
+    }
+    const generator = generated.generators.get(cell.target as Target)?.get(cell.framework);
+    const contract = generator?.contract;
+    packaged.push({
+      cell: functionCell(cell),
+      bundle: outcome.file,
+      ...(contract ? { contract } : {}),
+      ...(generator?.eventFormat ? { eventFormat: generator.eventFormat } : {}),
+    });
+  }
+  if (packaged.length === 0) return { written: undefined, leftOut };
+  const written = writeLambdaPackage(dir, packaged, {
+    runtime: options.runtime,
+    memorySize: options.memorySize,
+    architecture: options.architecture,
+  });
+  return { written, leftOut };
+}

@@ -1,0 +1,107 @@
+/**
+ * `merge RUN... --out DIR`, the use case: join run folders (the shards of one selection, run on several machines
+ * or at several times) into one run folder and write its report. Every sample is kept as it was;
+ * meta.json keeps each part's machine, runtimes, shard, load and cells (`parts`), so a reader sees
+ * where each cell ran. A cell measured in two parts is refused: the join would mix two machines in
+ * one cell's statistics.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { cellKey, cellLabel } from '../core/cell.ts';
+import { UsageError } from '../core/errors.ts';
+import { META_FILE, readMeta, writeMeta, type RunMeta } from '../core/meta.ts';
+import { readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { writeReport } from '../report/write.ts';
+import { writeFileWhole } from '../core/files.ts';
+import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
+
+/** What meta.json of a merged run says about one of its parts. */
+export interface MergedPart {
+  /** the folder's name (not its path: paths of other machines mean nothing here) */
+  from: string;
+  startedAt: string | undefined;
+  machine: RunMeta['machine'] | undefined;
+  runtimes: Record<string, string> | undefined;
+  shard: string | undefined;
+  load: RunMeta['load'];
+  /** the keys of the cells it measured */
+  cells: string[];
+}
+
+/** Two parts ran on different machines (CPU model or core count) or node builds. */
+export function machinesDiffer(parts: readonly Pick<MergedPart, 'machine' | 'runtimes'>[]): boolean {
+  const keys = new Set(parts.map((p) => JSON.stringify([p.machine?.cpu, p.machine?.cores, p.runtimes])));
+  return keys.size > 1;
+}
+
+function readPart(dir: string): { samples: SampleRecord[]; meta: RunMeta | undefined } {
+  const file = path.join(dir, SAMPLES_FILE);
+  if (!existsSync(file)) throw new UsageError(`${file} does not exist: give run folders to merge`);
+  try {
+    return { samples: readSamples(file), meta: readMeta(dir) };
+  } catch (error) {
+    if (error instanceof SamplesFileError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Joins the run folders into `out` and writes its report; `warn` gets the report's outlier lines. */
+export async function runMerge(
+  dirs: readonly string[],
+  out: string,
+  warn: (line: string) => void,
+): Promise<{ dir: string; parts: MergedPart[] }> {
+  if (dirs.length < 2) throw new UsageError('merge needs at least two run folders');
+  const target = path.resolve(out);
+  if (existsSync(path.join(target, SAMPLES_FILE)))
+    throw new UsageError(`${target} already holds a run (${SAMPLES_FILE}): choose another --out`);
+  checkOutDir(target);
+  if (existsSync(target) && readdirSync(target).length > 0) throw new UsageError(`--out: ${target} exists and is not empty`);
+  const owner = new Map<string, string>();
+  const parts: MergedPart[] = [];
+  const samples: SampleRecord[] = [];
+  const metas: RunMeta[] = [];
+  for (const dir of dirs) {
+    const part = readPart(path.resolve(dir));
+    const keys = [...new Set(part.samples.map((s) => cellKey(s.cell)))];
+    for (const key of keys) {
+      const other = owner.get(key);
+      if (other !== undefined) {
+        const label = cellLabel(part.samples.find((s) => cellKey(s.cell) === key)!.cell);
+        throw new UsageError(`${label} was measured in both ${other} and ${dir}: merge joins parts with different cells (shards)`);
+      }
+      owner.set(key, dir);
+    }
+    samples.push(...part.samples);
+    if (part.meta) metas.push(part.meta);
+    parts.push({
+      from: path.basename(path.resolve(dir)),
+      startedAt: part.meta?.startedAt,
+      machine: part.meta?.machine,
+      runtimes: part.meta?.runtimes,
+      shard: typeof part.meta?.options.shard === 'string' ? part.meta.options.shard : undefined,
+      load: part.meta?.load,
+      cells: keys,
+    });
+  }
+  makeWritableDir(target);
+  writeFileWhole(path.join(target, SAMPLES_FILE), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  const first = metas[0];
+  if (first) {
+    // the first part's meta.json, with every part's own machine and load under `parts`; the top-level
+    // load is dropped (no single machine's load describes the whole)
+    const { load: _load, ...rest } = first;
+    const frameworks = Object.assign({}, ...metas.map((m) => m.frameworks)) as RunMeta['frameworks'];
+    const merged: RunMeta & { parts: MergedPart[] } = {
+      ...rest,
+      command: `merge of ${parts.length} runs (first: ${first.command})`,
+      frameworks,
+      parts,
+    };
+    writeMeta(target, merged);
+  } else if (existsSync(path.join(target, META_FILE))) {
+    throw new UsageError(`${target} has a meta.json already`);
+  }
+  await writeReport(target, { warn });
+  return { dir: target, parts };
+}
