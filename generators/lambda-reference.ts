@@ -7,9 +7,7 @@
  */
 import { lambdaFileHeader } from './lambda-probe.ts';
 import type { FrameworkGenerator } from './types.ts';
-
-/** The framework name of its cells; no generator in generators/lambda/ may take it. */
-export const REFERENCE_FRAMEWORK = 'reference';
+import { REFERENCE_FRAMEWORK } from '../metrics/core/lambda-platform.ts';
 
 export const referenceGenerator: FrameworkGenerator = {
   name: REFERENCE_FRAMEWORK,

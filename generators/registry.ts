@@ -8,9 +8,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FrameworkGenerator } from './types.ts';
+import { PROJECT_ROOT } from '../metrics/core/paths.ts';
 import type { Target } from '../metrics/core/dimensions.ts';
 
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
+export { PROJECT_ROOT };
 const NAME = /^[a-z][a-z0-9-]*$/;
 
 const cache = new Map<Target, Promise<FrameworkGenerator[]>>();

@@ -1,54 +1,12 @@
 /** The writer: turns (generator, routes, variant) into a file under generated/. */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from './registry.ts';
 import type { FrameworkGenerator } from './types.ts';
-import {
-  MAX_ROUTES,
-  MIN_ROUTES,
-  type Target,
-  type Variant,
-  DEFAULT_SCHEMA,
-  DEFAULT_SHAPE,
-  type Schema,
-  type Shape,
-} from '../metrics/core/dimensions.ts';
+import { GENERATED_DIR, generatedRelativePath, type ShapeOptions } from '../metrics/core/paths.ts';
+import { MAX_ROUTES, MIN_ROUTES, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../metrics/core/dimensions.ts';
 
-/** A file's route shape and schema weight; both default to the files as they always were (flat, small). */
-export interface ShapeOptions {
-  shape?: Shape;
-  schema?: Schema;
-}
-
-export const GENERATED_DIR = path.join(PROJECT_ROOT, 'generated');
-
-/** `N-startup-F-routes.js`: the name of a generated file, for every target. */
-export function generatedName(framework: string, routes: number): string {
-  return `${routes}-startup-${framework}-routes.js`;
-}
-
-/**
- * Where a generated file lives, relative to generated/: the default variant (validated) at the top,
- * other variants in a folder of their own name, then a folder for a shape other than flat and one
- * for a schema other than small (`plain/params/user/…`); Lambda files the same way under `lambda/`.
- */
-export function generatedRelativePath(
-  framework: string,
-  variant: Variant,
-  routes: number,
-  target: Target = 'server',
-  shaped: ShapeOptions = {},
-): string {
-  const shape = shaped.shape ?? DEFAULT_SHAPE;
-  const schema = shaped.schema ?? DEFAULT_SCHEMA;
-  const folders = [
-    ...(target === 'server' ? [] : [target]),
-    ...(variant === 'validated' ? [] : [variant]),
-    ...(shape === DEFAULT_SHAPE ? [] : [shape]),
-    ...(schema === DEFAULT_SCHEMA ? [] : [schema]),
-  ];
-  return path.posix.join(...folders, generatedName(framework, routes));
-}
+/** The generated files' folder and names live in core (a cell names its file with them). */
+export { GENERATED_DIR, generatedRelativePath, type ShapeOptions } from '../metrics/core/paths.ts';
 
 export class RouteCountError extends Error {}
 

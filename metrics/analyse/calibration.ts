@@ -17,7 +17,7 @@
  * Imported cells (`aws-lambda`) are real and get no estimate; the reference's own cells get one
  * (it reproduces the table there, a check of the model).
  */
-import { REFERENCE_FRAMEWORK } from '../../generators/lambda-reference.ts';
+import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary } from './aggregate.ts';

@@ -3,7 +3,7 @@
  * output) carries the same record; its dimensions are listed once, here.
  */
 import path from 'node:path';
-import { generatedRelativePath, GENERATED_DIR } from '../../generators/write.ts';
+import { generatedRelativePath, GENERATED_DIR } from './paths.ts';
 import { type Variant, SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema, type Shape } from './dimensions.ts';
 
 const SHAPES: readonly string[] = SHAPE_LIST;

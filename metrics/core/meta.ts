@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../generators/registry.ts';
+import { PROJECT_ROOT } from './paths.ts';
 import { UsageError } from './errors.ts';
 import { readTextBounded, writeFileWhole } from './files.ts';
 import { oneLine } from './escape.ts';

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { contractOf } from '../../generators/contract.ts';
-import { REFERENCE_FRAMEWORK, referenceGenerator } from '../../generators/lambda-reference.ts';
+import { referenceGenerator } from '../../generators/lambda-reference.ts';
+import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator } from '../../generators/types.ts';
 import { unsupportedReason, writeGenerated } from '../../generators/write.ts';

@@ -1,0 +1,45 @@
+/**
+ * Where the project's files are: its root, and the generated files' folder and names (the writer in
+ * generators/write.ts writes them there; a cell names its file with them).
+ */
+import path from 'node:path';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape, type Target, type Variant } from './dimensions.ts';
+
+/** The checkout (or the installed package): the folder of package.json. */
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** A file's route shape and schema weight; both default to the files as they always were (flat, small). */
+export interface ShapeOptions {
+  shape?: Shape;
+  schema?: Schema;
+}
+
+export const GENERATED_DIR = path.join(PROJECT_ROOT, 'generated');
+
+/** `N-startup-F-routes.js`: the name of a generated file, for every target. */
+export function generatedName(framework: string, routes: number): string {
+  return `${routes}-startup-${framework}-routes.js`;
+}
+
+/**
+ * Where a generated file lives, relative to generated/: the default variant (validated) at the top,
+ * other variants in a folder of their own name, then a folder for a shape other than flat and one
+ * for a schema other than small (`plain/params/user/…`); Lambda files the same way under `lambda/`.
+ */
+export function generatedRelativePath(
+  framework: string,
+  variant: Variant,
+  routes: number,
+  target: Target = 'server',
+  shaped: ShapeOptions = {},
+): string {
+  const shape = shaped.shape ?? DEFAULT_SHAPE;
+  const schema = shaped.schema ?? DEFAULT_SCHEMA;
+  const folders = [
+    ...(target === 'server' ? [] : [target]),
+    ...(variant === 'validated' ? [] : [variant]),
+    ...(shape === DEFAULT_SHAPE ? [] : [shape]),
+    ...(schema === DEFAULT_SCHEMA ? [] : [schema]),
+  ];
+  return path.posix.join(...folders, generatedName(framework, routes));
+}
