@@ -5,27 +5,18 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
 import { readTextBounded } from '../core/files.ts';
 import { MAX_PAYLOAD_BYTES } from '../measure/runtime-api/state.ts';
 import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot } from '../plan/apps.ts';
-import {
-  addAttributeOption,
-  addCostOptions,
-  addExportOptions,
-  addLeverOptions,
-  addLimitOptions,
-  addMeasureOptions,
-  addPrecisionOptions,
-} from './options.ts';
+import { addTypedCommand, byDefault, type Empty, type OptsOf } from './groups/common.ts';
+import { measureOption } from './groups/selection.ts';
 import { parseChoice, parseInteger, parseList } from './parse.ts';
-import { addCountOptions } from './count-options.ts';
-import { realDeps } from '../pipeline/ports.ts';
-import { addAllowFailuresOption, checkedSpec, executeRun, specOfOpts, type ProgramHooks } from './run.ts';
+import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
 import { commandLine, displayPath } from './shared.ts';
-import { ORDERS } from '../core/dimensions.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
@@ -121,21 +112,72 @@ export function withoutEnvValues(argv: string[]): string[] {
   });
 }
 
+const DEFAULT_REQUEST = { method: 'GET', path: '/' };
+const DEFAULT_CONTENT_TYPE = 'application/json';
+const DEFAULT_STATUS = 200;
+
+/** The apps: entries and handlers, and how each is asked for its first answer. */
+export function addAppsGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+  return command
+    .optionsGroup('Apps:')
+    .addOption(
+      new Option('--entry <file>', 'a server entry and its arguments ("dist/server.js --flag"); repeat for several').argParser(collect),
+    )
+    .addOption(
+      new Option('--handler <file.export>', 'a Lambda handler module and its export (src/index.handler); repeat for several').argParser(
+        collect,
+      ),
+    )
+    .addOption(new Option('--name <list>', 'names for the apps in the order given (entries, then handlers); default: from the file names'))
+    .addOption(
+      new Option('--request <request>', 'the first request to a server: "METHOD /path"' + byDefault('GET /')).argParser(parseRequest),
+    )
+    .addOption(new Option('--body <file>', 'the body of that request, read from FILE (at most 6 MB)'))
+    .addOption(new Option('--content-type <type>', 'the content type of --body' + byDefault(DEFAULT_CONTENT_TYPE)))
+    .addOption(
+      new Option('--expect-status <n>', 'the status the first answer must have' + byDefault(DEFAULT_STATUS)).argParser(
+        parseInteger('--expect-status', 100, 599),
+      ),
+    )
+    .addOption(new Option('--expect-body <regex>', "a regular expression the first answer's body must match").argParser(parsePattern))
+    .addOption(
+      new Option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON; at most 6 MB)'),
+    )
+    .addOption(
+      new Option(
+        '--port <port>',
+        'auto: the app gets a free port in PORT and must listen on it; 0: PORT=0, any port counts' + byDefault('auto'),
+      ).argParser(parseChoice('--port', ['auto', '0'] as const)),
+    )
+    .addOption(
+      new Option(
+        '--cwd <dir>',
+        'the folder the apps run in (default: where you ran the command); a handler inside it runs in it, its Lambda task root',
+      ),
+    )
+    .addOption(
+      new Option('--env <name=value>', 'a variable the apps need (they get a clean environment); repeat for several').argParser(collect),
+    )
+    .addOption(measureOption());
+}
+
+type AppsOpts = OptsOf<ReturnType<typeof addAppsGroup<[], Empty, Empty>>>;
+
 /** Every app the options name, in order (entries, then handlers), each checked. */
-export function appsOf(opts: Record<string, unknown>, base = invocationDir()): AppSpec[] {
-  const entries = (opts.entry as string[] | undefined) ?? [];
-  const handlers = (opts.handler as string[] | undefined) ?? [];
+export function appsOf(opts: AppsOpts, base = invocationDir()): AppSpec[] {
+  const entries = opts.entry ?? [];
+  const handlers = opts.handler ?? [];
   if (entries.length + handlers.length === 0)
     throw new UsageError('measure: give a server with --entry FILE or a Lambda handler with --handler FILE.export');
   const cwd = typeof opts.cwd === 'string' ? path.resolve(base, opts.cwd) : base;
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${displayPath(cwd)} is not a folder`);
-  const request: AppRequest = { ...parseRequest(opts.request as string) };
+  const request: AppRequest = { ...(opts.request ?? DEFAULT_REQUEST) };
   if (typeof opts.body === 'string') {
     request.body = readText('--body', path.resolve(base, opts.body));
-    request.contentType = opts.contentType as string;
+    request.contentType = opts.contentType ?? DEFAULT_CONTENT_TYPE;
   }
   const expect: AppExpectation = {
-    status: opts.expectStatus as number,
+    status: opts.expectStatus ?? DEFAULT_STATUS,
     ...(typeof opts.expectBody === 'string' ? { bodyPattern: opts.expectBody } : {}),
   };
   // the handler specs first: a mistake in one is named before a missing event
@@ -150,7 +192,7 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
       throw new UsageError(`--event: ${opts.event} is not JSON (${(error as Error).message})`);
     }
   }
-  const env = envOf((opts.env as string[] | undefined) ?? []);
+  const env = envOf(opts.env ?? []);
   const apps: AppSpec[] = [
     ...entries.map((line): AppSpec => {
       const { file, args } = entryOf(line, base);
@@ -197,53 +239,17 @@ export function appsOf(opts: Record<string, unknown>, base = invocationDir()): A
   return apps;
 }
 
-export function registerMeasureCommand(program: Command, hooks: ProgramHooks = {}): void {
-  const command = program
-    .command('measure')
-    .description('measure the cold start of your own server entry (--entry) or Lambda handler (--handler), and where it goes by package');
-  command
-    .option('--entry <file>', 'a server entry and its arguments ("dist/server.js --flag"); repeat for several', collect)
-    .option('--handler <file.export>', 'a Lambda handler module and its export (src/index.handler); repeat for several', collect)
-    .option('--name <list>', 'names for the apps in the order given (entries, then handlers); default: from the file names')
-    .option('--request <request>', 'the first request to a server: "METHOD /path"', 'GET /')
-    .option('--body <file>', 'the body of that request, read from FILE (at most 6 MB)')
-    .option('--content-type <type>', 'the content type of --body', 'application/json')
-    .option('--expect-status <n>', 'the status the first answer must have', parseInteger('--expect-status', 100, 599), 200)
-    .option('--expect-body <regex>', "a regular expression the first answer's body must match", parsePattern)
-    .option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON; at most 6 MB)')
-    .addOption(
-      new Option('--port <port>', 'auto: the app gets a free port in PORT and must listen on it; 0: PORT=0, any port counts')
-        .default('auto')
-        .argParser(parseChoice('--port', ['auto', '0'] as const)),
-    )
-    .option(
-      '--cwd <dir>',
-      'the folder the apps run in (default: where you ran the command); a handler inside it runs in it, its Lambda task root',
-    )
-    .option('--env <name=value>', 'a variable the apps need (they get a clean environment); repeat for several', collect);
-  addMeasureOptions(command, {
-    samples: 'timed samples per app, or auto (rounds until every median is known to --precision); with counted cells only, their count',
-    timeout: 'per-sample limit from spawn to a verified answer',
-    auto: true,
-  });
-  addPrecisionOptions(command);
-  command
-    .addOption(
-      new Option('--order <order>', 'interleaved, sequential or random').default('interleaved').argParser(parseChoice('--order', ORDERS)),
-    )
-    .option('--seed <text>', 'seed for --order random', 'coldstart');
-  addLimitOptions(command);
-  addLeverOptions(command);
-  addCostOptions(command);
-  addAttributeOption(command);
-  addCountOptions(command);
-  command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
-  addAllowFailuresOption(command);
-  addExportOptions(command, 'in-spec');
-  command.action(async (opts: Record<string, unknown>, self: Command) => {
+export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHooks = {}): void {
+  const measure = new Command('measure').description(
+    'measure the cold start of your own server entry (--entry) or Lambda handler (--handler), and where it goes by package ' +
+      '(--measure, on run and measure alike, is how: time or instructions)',
+  );
+  const command = addRunGroups(addAppsGroup(measure), 'app').action(async (opts, self) => {
     const apps = appsOf(opts);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
-    const spec = checkedSpec(specOfOpts(opts, line, { kind: 'apps', apps }, [...new Set(apps.map((a) => a.kind))]), self);
-    await (hooks.execute ?? executeRun)(spec, realDeps);
+    const cells = opts.measure ? { measures: opts.measure } : {};
+    const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps }, cells), self);
+    await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
   });
+  addTypedCommand(program, command);
 }

@@ -1,24 +1,18 @@
 /**
- * The options commands share, as commander Options: selection, levers, cost, exports. Each command
- * file adds the ones it takes; `optionsOf` helpers read them back into typed values.
+ * The shared options of the commands not yet on typed option groups (generate, hyperfine,
+ * lambda-package, report), on commander's own Command, read back from their untyped opts with
+ * checks instead of casts. `run` and `measure` use the typed groups (cli/groups/), whose help these
+ * follow; a command moved to the groups drops its import of this file.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { ARCHES, DEFAULT_ARCH, DEFAULT_MEMORY_MB, type Arch, type CostOptions } from '../analyse/cost.ts';
-import {
-  DEFAULT_MAX_SAMPLES,
-  DEFAULT_MIN_SAMPLES,
-  DEFAULT_PRECISION,
-  parsePrecision,
-  precisionSettings,
-  type PrecisionSettings,
-} from '../analyse/precision.ts';
+import { DEFAULT_MEMORY_MB, type CostOptions } from '../analyse/cost.ts';
+import { ARCHITECTURES } from '../core/lambda-platform.ts';
+import { parseArchitecture } from './groups/cost.ts';
 import { UsageError } from '../core/errors.ts';
-import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, MAX_CPU_PERIOD_US } from '../measure/limits/settings.ts';
 import { METRICS, type Metric } from '../core/samples.ts';
-import { BOOTSTRAPS, DEFAULT_BOOTSTRAP } from '../plan/lambda-bootstrap.ts';
-import { BUILDS, COMPILE_CACHES, DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, FILE_CACHES, type LeverLists } from '../plan/levers.ts';
+import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
 import { checkOutputFile } from '../core/output-file.ts';
 import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
@@ -27,8 +21,6 @@ import {
   parseChoiceList,
   parseFrameworks,
   parseInteger,
-  parseList,
-  parsePositive,
   parseMemory,
   parsePrice,
   parseRoutes,
@@ -38,7 +30,6 @@ import {
   parseAllList,
 } from './parse.ts';
 import {
-  TARGETS,
   VARIANTS,
   type Variant,
   DEFAULT_SCHEMA,
@@ -49,7 +40,6 @@ import {
   type Shape,
   RUNTIME_NAMES,
 } from '../core/dimensions.ts';
-import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../core/lambda-platform.ts';
 
 /**
  * Options that do nothing without another one (`--precision` without `--samples auto`, `--init-cpus`
@@ -66,34 +56,27 @@ export function requireWith(command: Command, keys: string[], applies: (opts: Re
   });
 }
 
-/** Hidden old spellings: the option each stands for (its long flag), as the rules between options name it. */
-const ALIAS_OF = new WeakMap<Option, string>();
-
-/** A hidden option that stands for `canonical` (`--memory` for `--cost-memory`): said in the help of the option it stands for. */
-export function aliasOption(option: Option, canonical: string): Option {
-  ALIAS_OF.set(option, canonical);
-  return option.hideHelp();
-}
-
-/**
- * The long flags of the options the user typed (commander's value source `cli`), an old spelling as
- * the option it stands for. Of two options that share a value (`--x` and `--no-x`), the one whose
- * kind of value it holds.
- */
-export function givenFlags(command: Command): Set<string> {
-  const given = new Set<string>();
-  const opts = command.opts();
-  for (const option of command.options) {
-    const key = option.attributeName();
-    if (command.getOptionValueSource(key) !== 'cli' || !option.long) continue;
-    const shared = command.options.filter((o) => o.attributeName() === key).length > 1;
-    if (shared && option.negate !== (opts[key] === false)) continue;
-    given.add(ALIAS_OF.get(option) ?? option.long);
+/** The values of an untyped option: a list of `values`, or undefined. */
+function listOf<T extends string>(value: unknown, values: readonly T[]): T[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items: T[] = [];
+  for (const item of value) {
+    const known = values.find((v) => v === item);
+    if (known === undefined) return undefined;
+    items.push(known);
   }
-  return given;
+  return items;
 }
 
-/** `--frameworks`, `--routes`, `--variant`, `--shape`, `--schema`: every command that picks cells. */
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.map(String) : undefined;
+}
+
+function numbers(value: unknown): number[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'number') ? value.map(Number) : undefined;
+}
+
+/** `--frameworks`, `--routes`, `--variant`, `--shape`, `--schema`: the selection of generate, hyperfine and lambda-package. */
 export function addSelectionOptions(command: Command): Command {
   return command
     .addOption(
@@ -133,11 +116,11 @@ export interface Selection {
 
 export function selectionOf(opts: Record<string, unknown>): Selection {
   return {
-    frameworks: opts.frameworks as string[] | 'all',
-    routes: opts.routes as number[],
-    variants: opts.variant as Variant[],
-    shapes: (opts.shape as Shape[] | undefined) ?? [DEFAULT_SHAPE],
-    schemas: (opts.schema as Schema[] | undefined) ?? [DEFAULT_SCHEMA],
+    frameworks: opts.frameworks === 'all' ? 'all' : (strings(opts.frameworks) ?? 'all'),
+    routes: numbers(opts.routes) ?? [...DEFAULT_ROUTES],
+    variants: listOf(opts.variant, VARIANTS) ?? ['validated'],
+    shapes: listOf(opts.shape, SHAPES) ?? [DEFAULT_SHAPE],
+    schemas: listOf(opts.schema, SCHEMAS) ?? [DEFAULT_SCHEMA],
   };
 }
 
@@ -184,13 +167,16 @@ export function addLeverOptions(command: Command): Command {
 }
 
 export function leverListsOf(opts: Record<string, unknown>): LeverLists {
+  const lambdaRuntimes = strings(opts.lambdaRuntime);
+  const bootstraps = strings(opts.lambdaBootstrap);
+  const fileCaches = strings(opts.fileCache);
   return {
-    runtimes: (opts.runtime as string[] | undefined) ?? DEFAULT_LEVERS.runtimes,
-    builds: (opts.build as string[] | undefined) ?? DEFAULT_LEVERS.builds,
-    compileCaches: (opts.compileCache as string[] | undefined) ?? DEFAULT_LEVERS.compileCaches,
-    ...(Array.isArray(opts.lambdaRuntime) ? { lambdaRuntimes: opts.lambdaRuntime as string[] } : {}),
-    ...(Array.isArray(opts.lambdaBootstrap) ? { bootstraps: opts.lambdaBootstrap as string[] } : {}),
-    ...(Array.isArray(opts.fileCache) ? { fileCaches: opts.fileCache as string[] } : {}),
+    runtimes: strings(opts.runtime) ?? DEFAULT_LEVERS.runtimes,
+    builds: strings(opts.build) ?? DEFAULT_LEVERS.builds,
+    compileCaches: strings(opts.compileCache) ?? DEFAULT_LEVERS.compileCaches,
+    ...(lambdaRuntimes ? { lambdaRuntimes } : {}),
+    ...(bootstraps ? { bootstraps } : {}),
+    ...(fileCaches ? { fileCaches } : {}),
   };
 }
 
@@ -198,15 +184,17 @@ export function leverListsOf(opts: Record<string, unknown>): LeverLists {
 export function addCostOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--memory <MB>', `Lambda memory for the cost table, in MB (default ${DEFAULT_MEMORY_MB})`).argParser(
-        parseMemory('--memory'),
-      ),
+      new Option(
+        '--cost-memory <MB>',
+        `Lambda memory size the cost table prices, in MB (default ${DEFAULT_MEMORY_MB}); the old spelling --memory still works`,
+      ).argParser(parseMemory('--cost-memory')),
     )
+    .addOption(new Option('--memory <MB>', 'the old spelling of --cost-memory').hideHelp().argParser(parseMemory('--memory')))
     .addOption(
       new Option(
         '--arch <arch>',
-        `Lambda architecture whose price the cost table uses: ${ARCHES.join(' or ')} (default ${DEFAULT_ARCH})`,
-      ).argParser(parseChoice('--arch', ARCHES)),
+        `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is accepted for x86_64; default x86_64)`,
+      ).argParser(parseArchitecture('--arch')),
     )
     .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
@@ -214,17 +202,19 @@ export function addCostOptions(command: Command): Command {
 }
 
 export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
+  const memory = opts.costMemory ?? opts.memory;
+  const architecture = ARCHITECTURES.find((a) => a === opts.arch);
   return {
-    ...(typeof opts.memory === 'number' ? { memoryMB: opts.memory } : {}),
-    ...(typeof opts.arch === 'string' ? { arch: opts.arch as Arch } : {}),
+    ...(typeof memory === 'number' ? { memoryMB: memory } : {}),
+    // the cost model's own name of x86_64 is still x86
+    ...(architecture ? { arch: architecture === 'x86_64' ? 'x86' : 'arm64' } : {}),
     ...(typeof opts.price === 'number' ? { pricePerGBs: opts.price } : {}),
   };
 }
 
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
-export function addExportOptions(command: Command, rules: 'check' | 'in-spec' = 'check'): Command {
-  // run and measure check it with the other rules of their spec (core/run-spec.ts)
-  if (rules === 'check') requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
+export function addExportOptions(command: Command): Command {
+  requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
   // the run folder the command writes (--out) or reads (report DIR) may not exist yet when the option is parsed
   command.hook('preAction', (self) => {
     const { exportJson, out } = self.opts<{ exportJson?: string; out?: string }>();
@@ -248,123 +238,6 @@ export function addExportOptions(command: Command, rules: 'check' | 'in-spec' = 
 }
 
 export function exportOf(opts: Record<string, unknown>): { file: string; metric: Metric } | undefined {
-  return typeof opts.exportJson === 'string' ? { file: opts.exportJson, metric: opts.exportMetric as Metric } : undefined;
-}
-
-/** `--precision`, `--min-samples`, `--max-samples`: how `--samples auto` decides when a cell has enough. */
-export function addPrecisionOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option('--precision <percent>', 'with --samples auto: the 95 % CI of each median must lie within ± this share of it')
-        .default(DEFAULT_PRECISION, `${DEFAULT_PRECISION * 100}%`)
-        .argParser(parsePrecision),
-    )
-    .option(
-      '--min-samples <n>',
-      'with --samples auto: samples every cell takes first',
-      parseInteger('--min-samples', 2, 10_000),
-      DEFAULT_MIN_SAMPLES,
-    )
-    .option(
-      '--max-samples <n>',
-      'with --samples auto: samples after which a cell stops',
-      parseInteger('--max-samples', 2, 10_000),
-      DEFAULT_MAX_SAMPLES,
-    );
-}
-
-export function precisionOf(opts: Record<string, unknown>): PrecisionSettings {
-  return precisionSettings({
-    precision: opts.precision as number,
-    minSamples: opts.minSamples as number,
-    maxSamples: opts.maxSamples as number,
-  });
-}
-
-/** `--target`: how the files run (a comma list), and the memory sizes to run them at (addLimitOptions). */
-export function addTargetOptions(command: Command): Command {
-  command.addOption(
-    new Option(
-      '--target <list>',
-      `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, ` +
-        "or a handler behind the framework's Lambda adapter under a Runtime API the runner plays",
-    )
-      .default(['server'], 'server')
-      .argParser(parseChoiceList('--target', TARGETS)),
-  );
-  return addLimitOptions(command);
-}
-
-/** `--lambda-memory`: the memory sizes to run at, with `--init-cpus` and `--cpu-period`. */
-export function addLimitOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--lambda-memory <list>',
-        'comma list of Lambda memory sizes in MB (128–10240): each sample runs in a cgroup with that memory limit ' +
-          'and, after INIT, that CPU share (MB / 1769 vCPUs); absent = no limits',
-      ).argParser((text: string) =>
-        [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b),
-      ),
-    )
-    .addOption(
-      new Option(
-        '--lambda-runtime <list>',
-        `comma list of Lambda runtime lines for Lambda cells: ${LAMBDA_RUNTIME_NAMES.join(', ')} (default ${DEFAULT_LAMBDA_RUNTIME}; ` +
-          'each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
-          'node = the node running coldstart or --node, not a Lambda line)',
-      ).argParser((text: string) => [
-        ...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v))),
-      ]),
-    )
-    .addOption(
-      new Option(
-        '--lambda-bootstrap <list>',
-        `comma list of ${BOOTSTRAPS.join(', ')}: how a Lambda cell starts (default ${DEFAULT_BOOTSTRAP}); ric = AWS's Runtime ` +
-          "Interface Client launched as the managed runtime's bootstrap does, ric-noflags = the same without the bootstrap's " +
-          'node flags, probe = the file as its own Runtime API client',
-      ).argParser(parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)),
-    )
-    .addOption(
-      new Option(
-        '--file-cache <list>',
-        `comma list of ${FILE_CACHES.join(', ')}: the OS file cache before each sample (default warm for a server, ` +
-          `${DEFAULT_LAMBDA_FILE_CACHE} for a Lambda cell); cold = the files that sample's process reads are evicted first`,
-      ).argParser(parseChoiceList('--file-cache', FILE_CACHES)),
-    )
-    .addOption(
-      new Option('--init-cpus <n>', 'with --lambda-memory: vCPUs during INIT (Lambda runs the INIT of an on-demand function at full speed)')
-        .default(DEFAULT_INIT_CPUS)
-        .argParser(parsePositive('--init-cpus', 64, 'a number of vCPUs')),
-    )
-    .addOption(
-      new Option('--cpu-period <ms>', "with --lambda-memory: the CPU quota period; a short first request fits in one period's quota")
-        .default(DEFAULT_CPU_PERIOD_US / 1000)
-        .argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
-    )
-    .addOption(
-      new Option(
-        '--lambda-reference <on|off>',
-        "with Lambda cells: also measure lambda-perf's hello-world reference under their settings, to derive what Lambda adds",
-      )
-        .default('on')
-        .argParser(parseChoice('--lambda-reference', ['on', 'off'] as const)),
-    );
-}
-
-/** `--attribute`: one more, unrecorded run per cell under the CPU profiler, its time attributed to packages. */
-export function addAttributeOption(command: Command): Command {
-  return command.option(
-    '--attribute',
-    'after the samples, one unrecorded run per cell with --cpu-prof: where its cold start goes, by npm package (attribution.md)',
-  );
-}
-
-export interface LimitOptions {
-  initCpus: number;
-  cpuPeriodUs: number;
-}
-
-export function limitOptionsOf(opts: Record<string, unknown>): LimitOptions {
-  return { initCpus: opts.initCpus as number, cpuPeriodUs: Math.round((opts.cpuPeriod as number) * 1000) };
+  const metric = METRICS.find((m) => m === opts.exportMetric) ?? DEFAULT_EXPORT_METRIC;
+  return typeof opts.exportJson === 'string' ? { file: opts.exportJson, metric } : undefined;
 }

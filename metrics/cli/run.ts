@@ -3,47 +3,21 @@
  * kills the live children, keeps every finished sample, writes the report of what there is and exits
  * 130; a run with failed samples exits 3 unless --allow-failures.
  */
-import { Option, type Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
+import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
+import { countedSamples, runSpec, specRefusal, type RunSpec, type SpecInput } from '../core/run-spec.ts';
 import { writeExport } from '../pipeline/export.ts';
-import { EXIT_FAILED_SAMPLES } from '../core/errors.ts';
-import { ORDERS, type Order, type Target } from '../core/dimensions.ts';
+import { fakeDeps, parseFakeScript } from '../pipeline/fake.ts';
 import { realDeps, type Deps } from '../pipeline/ports.ts';
-import { UsageError } from '../core/errors.ts';
 import { exitCodeOf, runPipeline, runSummaryLine, type RunResult } from '../pipeline/run.ts';
-import { DEFAULT_FIRST_HITS } from '../pipeline/run-options.ts';
-import {
-  runSpec,
-  specRefusal,
-  countedSamples,
-  type Bootstrap,
-  type Build,
-  type CompileCache,
-  type FileCache,
-  type LambdaLine,
-  type Measure,
-  type RunSpec,
-  type RuntimeName,
-  type Source,
-} from '../core/run-spec.ts';
-import {
-  addAttributeOption,
-  addCostOptions,
-  addExportOptions,
-  addLeverOptions,
-  addMeasureOptions,
-  addPrecisionOptions,
-  addSelectionOptions,
-  addTargetOptions,
-  costOptionsOf,
-  exportOf,
-  leverListsOf,
-  limitOptionsOf,
-  precisionOf,
-  givenFlags,
-  selectionOf,
-} from './options.ts';
-import { addCountOptions, countOptionsOf } from './count-options.ts';
-import { parseChoice, parseInteger } from './parse.ts';
+import { addCostGroup, costOf } from './groups/cost.ts';
+import { addTypedCommand, givenFlags, type Empty, type OptsOf } from './groups/common.ts';
+import { addLambdaGroup, lambdaOf } from './groups/lambda.ts';
+import { addLeverGroup, leversOf } from './groups/levers.ts';
+import { addOutputGroup, outputOf } from './groups/output.ts';
+import { addSamplingGroup, addFirstHitsOption, samplingOf } from './groups/sampling.ts';
+import { addSelectionGroup, selectionOf } from './groups/selection.ts';
 import { commandLine } from './shared.ts';
 
 export type { RunOptions } from '../pipeline/run-options.ts';
@@ -68,104 +42,58 @@ export async function executeRun(spec: RunSpec, deps: () => Deps): Promise<void>
 }
 
 /** A spec whose options cannot stand together is a UsageError: an option that has no effect, or nothing to run. */
-export function checkedSpec(spec: RunSpec, command: Command): RunSpec {
+export function checkedSpec(spec: RunSpec, command: Parameters<typeof givenFlags>[0]): RunSpec {
   const given = givenFlags(command);
   const refusal = specRefusal(spec, given);
   if (refusal) throw new UsageError(refusal);
   return countedSamples(spec, given);
 }
 
-export function registerRunCommand(program: Command, hooks: ProgramHooks = {}): void {
-  const command = program.command('run').description('generate, run every file as fresh processes, verify the answers, write the report');
-  addSelectionOptions(command);
-  addMeasureOptions(command, {
-    samples: 'timed samples per cell, or auto (rounds until every median is known to --precision); with counted cells only, their count',
-    timeout: 'per-sample limit from spawn to a verified answer',
-    auto: true,
-  });
-  addPrecisionOptions(command);
-  command
-    .addOption(
-      new Option('--order <order>', 'interleaved (sample 1 of every cell, then 2 …), sequential or random')
-        .default('interleaved')
-        .argParser(parseChoice('--order', ORDERS)),
-    )
-    .option('--seed <text>', 'seed for --order random', 'coldstart')
-    .option(
-      '--first-hits <k>',
-      'after the timed first answer, one request each to K further distinct routes spread over the table (0: none)',
-      parseInteger('--first-hits', 0, 1000),
-      DEFAULT_FIRST_HITS,
-    );
-  addTargetOptions(command);
-  addLeverOptions(command);
-  addCostOptions(command);
-  addAttributeOption(command);
-  addCountOptions(command);
-  command.option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)');
-  addAllowFailuresOption(command);
-  addExportOptions(command, 'in-spec');
-  command.action(async (opts: Record<string, unknown>, self: Command) => {
-    const selection = selectionOf(opts);
-    const line = commandLine([...(hooks.argv ?? process.argv)]);
-    const spec = checkedSpec(specOfOpts(opts, line, { kind: 'generated', ...selection }, opts.target as Target[]), self);
-    await (hooks.execute ?? executeRun)(spec, realDeps);
-  });
-}
-
-export function addAllowFailuresOption(command: Command): void {
-  command.option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`);
-}
-
 /**
- * What `run` and `measure` read from their shared options, as a RunSpec: sampling, order, limits,
- * cost, levers, counting, the run folder. TEMPORARY: the option groups (cli/groups/) replace it.
+ * The groups `run` and `measure` share after their cells: sampling, levers, Lambda, cost, output, and
+ * the hidden --debug-mode (the pipeline with the fake deps: nothing real is started).
  */
-export function specOfOpts(opts: Record<string, unknown>, command: string, source: Source, targets: Target[]): RunSpec {
-  const levers = leverListsOf(opts);
-  const cost = costOptionsOf(opts);
-  const count = countOptionsOf(opts);
+export function addRunGroups<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, what: string) {
+  return addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
+    new Option(
+      '--debug-mode [script]',
+      'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X)',
+    ).hideHelp(),
+  );
+}
+
+type RunGroupOpts = OptsOf<ReturnType<typeof addRunGroups<[], Empty, Empty>>>;
+
+/** The spec of the shared groups, on `source` and the command's own cell options. */
+export function specOfGroups(opts: RunGroupOpts, command: string, source: SpecInput['source'], cells: SpecInput['cells'] = {}): RunSpec {
+  const lambda = lambdaOf(opts);
   return runSpec({
     command,
-    source,
-    cells: {
-      targets,
-      memories: (opts.lambdaMemory as number[] | undefined) ?? [],
-      ...((count.measures as Measure[] | undefined) ? { measures: count.measures } : {}),
-      runtimes: levers.runtimes as RuntimeName[],
-      builds: levers.builds as Build[],
-      compileCaches: levers.compileCaches as CompileCache[],
-      ...(levers.lambdaRuntimes ? { lambdaRuntimes: levers.lambdaRuntimes as LambdaLine[] } : {}),
-      ...(levers.bootstraps ? { bootstraps: levers.bootstraps as Bootstrap[] } : {}),
-      ...(levers.fileCaches ? { fileCaches: levers.fileCaches as FileCache[] } : {}),
-      lambdaReference: opts.lambdaReference !== 'off',
-      node: opts.node as string,
-    },
-    sampling: {
-      samples: opts.samples as number | 'auto',
-      precision: precisionOf(opts),
-      warmup: opts.warmup as number,
-      timeoutMs: (opts.timeout as number) * 1000,
-      order: opts.order as Order,
-      seed: opts.seed as string,
-      firstHits: (opts.firstHits as number | undefined) ?? 0,
-      ...(count.countSamples ? { countSamples: count.countSamples } : {}),
-      jobs: count.jobs ?? 'auto',
-      shard: count.shard,
-    },
-    limits: limitOptionsOf(opts),
-    cost: {
-      ...(cost.memoryMB ? { memoryMB: cost.memoryMB } : {}),
-      ...(cost.arch ? { architecture: cost.arch === 'x86' ? 'x86_64' : 'arm64' } : {}),
-      pricePerGBs: cost.pricePerGBs,
-    },
-    output: {
-      out: opts.out as string | undefined,
-      attribute: opts.attribute === true,
-      exportJson: exportOf(opts),
-      allowFailures: opts.allowFailures === true,
-    },
+    ...(source ? { source } : {}),
+    cells: { ...cells, ...leversOf(opts), ...lambda.cells },
+    sampling: samplingOf(opts),
+    limits: lambda.limits,
+    cost: costOf(opts),
+    output: outputOf(opts),
   });
+}
+
+/** The deps of a run: the real machine, or with --debug-mode the fakes (its script: crash=FW, hang=FW, …). */
+export function depsOf(debugMode: string | true | undefined): () => Deps {
+  if (debugMode === undefined) return realDeps;
+  const script = parseFakeScript(debugMode === true ? '' : debugMode);
+  if (typeof script === 'string') throw new UsageError(`--debug-mode: ${script}`);
+  return () => fakeDeps({ ...script, echo: true });
+}
+
+export function registerRunCommand(program: PlainCommand, hooks: ProgramHooks = {}): void {
+  const run = new Command('run').description('generate, run every file as fresh processes, verify the answers, write the report');
+  const command = addFirstHitsOption(addRunGroups(addSelectionGroup(run), 'cell')).action(async (opts, self) => {
+    const { source, cells } = selectionOf(opts);
+    const spec = checkedSpec(specOfGroups(opts, commandLine([...(hooks.argv ?? process.argv)]), source, cells), self);
+    await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
+  });
+  addTypedCommand(program, command);
 }
 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */

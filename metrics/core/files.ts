@@ -23,7 +23,8 @@ export function fileError(file: string, error: unknown, verb = 'write'): Environ
 }
 
 /** Write all of `bytes` to `fd`: a short write is followed by another until done or an error is thrown. */
-function writeAll(fd: number, bytes: Uint8Array): void {
+/** Every byte written, however many short writes a filling disk makes first. */
+export function writeAll(fd: number, bytes: Uint8Array): void {
   let done = 0;
   while (done < bytes.length) {
     const wrote = writeSync(fd, bytes, done, bytes.length - done);

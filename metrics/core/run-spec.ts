@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { AppSpec } from './app.ts';
 import type { Metric } from './samples.ts';
-import type { Target, Variant, Schema, Shape } from './dimensions.ts';
+import { DEFAULT_ROUTES, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Target, type Variant, type Schema, type Shape } from './dimensions.ts';
 
 // TODO(dims): these value types move to core/dimensions.ts and core/lambda-platform.ts
 export type Measure = 'time' | 'instructions';
@@ -136,19 +136,20 @@ export type SpecInput = {
   source?: Source;
 } & { [G in Exclude<keyof RunSpec, 'command' | 'source'>]?: Partial<RunSpec[G]> };
 
-export const DEFAULT_ROUTES: readonly number[] = [1, 10, 100, 1000, 10_000];
+/** The generated cells of a run that selects none: every installed framework at the default route counts. */
+export const DEFAULT_SOURCE: Readonly<GeneratedSource> = {
+  kind: 'generated',
+  frameworks: 'all',
+  routes: [...DEFAULT_ROUTES],
+  variants: ['validated'],
+  shapes: [DEFAULT_SHAPE],
+  schemas: [DEFAULT_SCHEMA],
+};
 
 /** THE defaults of every option: the CLI's `--help` shows these, and nothing downstream applies another. */
 export const DEFAULT_SPEC: Readonly<RunSpec> = {
   command: 'coldstart run',
-  source: {
-    kind: 'generated',
-    frameworks: 'all',
-    routes: [...DEFAULT_ROUTES],
-    variants: ['validated'],
-    shapes: ['flat'],
-    schemas: ['small'],
-  },
+  source: DEFAULT_SOURCE,
   cells: {
     targets: ['server'],
     memories: [],

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { compareSummaries, emptyGate, DEFAULT_COMPARE_METRIC, type Comparison, type MetricName } from '../analyse/compare.ts';
-import { UsageError } from '../core/errors.ts';
+import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../core/files.ts';
 import { checkOutputFile } from '../core/output-file.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
@@ -49,7 +49,9 @@ export function runCompare(options: CompareOptions): CompareResult {
     try {
       writeFileWhole(options.out, markdown);
     } catch (error) {
-      throw new UsageError(`--out: ${(error as Error).message}`);
+      // the machine's refusal (a full disk, no permission) stays one: exit 4, not a usage error
+      if (error instanceof EnvironmentError) throw new EnvironmentError(`--out: ${error.message}`);
+      throw error;
     }
   }
   return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0 };

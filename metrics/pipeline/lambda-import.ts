@@ -5,13 +5,14 @@
  * the report, so `report`, `compare` and the charts read real measurements as they read local ones.
  * Every line that gave no record is counted and named; an import with no record writes nothing.
  */
-import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { VARIANTS } from '../core/dimensions.ts';
 import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
 import { ARCHITECTURE_SHORT_NAME, MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
+import { fileError, writeAll } from '../core/files.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { processAlive } from '../measure/owner.ts';
@@ -109,17 +110,23 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
 
 /** samples.jsonl in blocks of lines: not an append (an open and a close) per record, nor one string of them all. */
 function writeRecords(file: string, records: readonly AwsLambdaSampleRecord[]): void {
-  const fd = openSync(file, 'wx');
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx');
+  } catch (error) {
+    throw fileError(file, error);
+  }
   try {
     for (let i = 0; i < records.length; i += 10_000) {
-      writeSync(
-        fd,
-        records
-          .slice(i, i + 10_000)
-          .map((record) => `${JSON.stringify(record)}\n`)
-          .join(''),
-      );
+      const block = records
+        .slice(i, i + 10_000)
+        .map((record) => `${JSON.stringify(record)}\n`)
+        .join('');
+      writeAll(fd, Buffer.from(block, 'utf8'));
     }
+  } catch (error) {
+    // a full disk is the machine's refusal, named (exit 4), not an internal error
+    throw fileError(file, error);
   } finally {
     closeSync(fd);
   }

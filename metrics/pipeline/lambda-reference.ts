@@ -6,7 +6,7 @@
  * tool ships, metrics/core/lambda-reference.json) and says its provenance and rows through `log`.
  */
 import { buildReferenceTable, checkReferenceOut } from '../cloud/lambda-perf.ts';
-import { UsageError } from '../core/errors.ts';
+import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
 import { displayPath } from './display.ts';
@@ -40,7 +40,9 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
   try {
     writeFileWhole(options.out, JSON.stringify(table, null, 2) + '\n');
   } catch (error) {
-    throw new UsageError(`--out: ${(error as Error).message}`);
+    // the machine's refusal (a full disk, no permission) stays one: exit 4, not a usage error
+    if (error instanceof EnvironmentError) throw new EnvironmentError(`--out: ${error.message}`);
+    throw error;
   }
   log(oneLine(`calibration table: ${referenceProvenance(table)}`));
   for (const r of table.rows) {

@@ -1,0 +1,95 @@
+/** Lambda: memory sizes (every cell's limits), and what only Lambda cells take (lines, bootstraps, the reference). */
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import { BOOTSTRAPS } from '../../core/dimensions.ts';
+import { LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB, parseLambdaRuntime } from '../../core/lambda-platform.ts';
+import { DEFAULT_SPEC, type CellSpec, type LimitSpec } from '../../core/run-spec.ts';
+import { MAX_CPU_PERIOD_US } from '../../measure/limits/settings.ts';
+import { parseChoice, parseChoiceList, parseList, parseMemory, parsePositive } from '../parse.ts';
+import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
+
+const d = DEFAULT_SPEC.cells;
+
+function parseMemories(text: string): number[] {
+  return [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b);
+}
+
+function parseLines(text: string) {
+  return [...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v)))];
+}
+
+export function addLambdaGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+  return command
+    .optionsGroup('Lambda:')
+    .addOption(
+      new Option(
+        '--lambda-memory <list>',
+        `comma list of Lambda memory sizes in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}): each sample, a server's too, runs in a cgroup ` +
+          `with that memory limit and, after INIT, that CPU share (MB / ${MB_PER_VCPU} vCPUs); absent = no limits`,
+      ).argParser(parseMemories),
+    )
+    .addOption(
+      new Option(
+        '--init-cpus <n>',
+        'with --lambda-memory: vCPUs during INIT (Lambda runs the INIT of an on-demand function at full speed)' +
+          byDefault(DEFAULT_SPEC.limits.initCpus),
+      ).argParser(parsePositive('--init-cpus', 64, 'a number of vCPUs')),
+    )
+    .addOption(
+      new Option(
+        '--cpu-period <ms>',
+        "with --lambda-memory: the CPU quota period; a short first request fits in one period's quota" +
+          byDefault(DEFAULT_SPEC.limits.cpuPeriodUs / 1000),
+      ).argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
+    )
+    .addOption(
+      new Option(
+        '--lambda-runtime <list>',
+        `comma list of Lambda runtime lines for Lambda cells: ${LAMBDA_RUNTIME_NAMES.join(', ')} ` +
+          '(each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
+          'node = the node running coldstart or --node, not a Lambda line)' +
+          byDefault(d.lambdaRuntimes.join(',')),
+      ).argParser(parseLines),
+    )
+    .addOption(
+      new Option(
+        '--lambda-bootstrap <list>',
+        `comma list of ${BOOTSTRAPS.join(', ')}: how a Lambda cell starts; ric = AWS's Runtime ` +
+          "Interface Client launched as the managed runtime's bootstrap does, ric-noflags = the same without the bootstrap's " +
+          'node flags, probe = the file as its own Runtime API client' +
+          byDefault(d.bootstraps.join(',')),
+      ).argParser(parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)),
+    )
+    .addOption(
+      new Option(
+        '--no-lambda-reference',
+        "with Lambda cells: do not also measure lambda-perf's hello-world reference under their settings " +
+          '(it derives what Lambda adds); the old spelling --lambda-reference off still works',
+      ),
+    )
+    .addOption(
+      aliasOf(
+        new Option('--lambda-reference <on|off>', 'the old spelling of --no-lambda-reference').argParser(
+          parseChoice('--lambda-reference', ['on', 'off'] as const),
+        ),
+        '--no-lambda-reference',
+      ),
+    );
+}
+
+type LambdaOpts = OptsOf<ReturnType<typeof addLambdaGroup<[], Empty, Empty>>>;
+
+export function lambdaOf(opts: LambdaOpts): { cells: Partial<CellSpec>; limits: Partial<LimitSpec> } {
+  const reference = opts.lambdaReference;
+  return {
+    cells: {
+      ...(opts.lambdaMemory ? { memories: opts.lambdaMemory } : {}),
+      ...(opts.lambdaRuntime ? { lambdaRuntimes: opts.lambdaRuntime } : {}),
+      ...(opts.lambdaBootstrap ? { bootstraps: opts.lambdaBootstrap } : {}),
+      ...(reference === false || reference === 'off' ? { lambdaReference: false } : {}),
+    },
+    limits: {
+      ...(opts.initCpus !== undefined ? { initCpus: opts.initCpus } : {}),
+      ...(opts.cpuPeriod !== undefined ? { cpuPeriodUs: Math.round(opts.cpuPeriod * 1000) } : {}),
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/** Levers: what a cell runs on and how (runtime, build, compile cache, file cache, the node binary). */
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import { BUILDS, COMPILE_CACHES, FILE_CACHES, RUNTIME_NAMES } from '../../core/dimensions.ts';
+import { DEFAULT_SPEC, type CellSpec } from '../../core/run-spec.ts';
+import { parseChoiceList } from '../parse.ts';
+import { byDefault, type Empty, type OptsOf } from './common.ts';
+
+const d = DEFAULT_SPEC.cells;
+
+export function addLeverGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+  return command
+    .optionsGroup('Levers:')
+    .addOption(
+      new Option(
+        '--runtime <list>',
+        `comma list of runtimes of server cells: ${RUNTIME_NAMES.join(', ')} ` +
+          '(node = the node running coldstart, or --node; the others are installed on demand into .runtimes/; ' +
+          'Lambda cells run on --lambda-runtime)' +
+          byDefault(d.runtimes.join(',')),
+      ).argParser(parseChoiceList('--runtime', RUNTIME_NAMES)),
+    )
+    .addOption(
+      new Option(
+        '--build <list>',
+        `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild)` +
+          byDefault(d.builds.join(',')),
+      ).argParser(parseChoiceList('--build', BUILDS)),
+    )
+    .addOption(
+      new Option(
+        '--compile-cache <list>',
+        `comma list of ${COMPILE_CACHES.join(', ')}: Node's module compile cache (NODE_COMPILE_CACHE, Node >= 22.1); ` +
+          'cold = a fresh empty cache per sample, warm = one filled by an unrecorded run first' +
+          byDefault(d.compileCaches.join(',')),
+      ).argParser(parseChoiceList('--compile-cache', COMPILE_CACHES)),
+    )
+    .addOption(
+      new Option(
+        '--file-cache <list>',
+        `comma list of ${FILE_CACHES.join(', ')}: the OS file cache before each sample; ` +
+          "cold = the files that sample's process reads are evicted first (default: warm for a server, cold for a Lambda cell)",
+      ).argParser(parseChoiceList('--file-cache', FILE_CACHES)),
+    )
+    .addOption(new Option('--node <path>', 'the node binary of the node runtime (default: the node running coldstart)'));
+}
+
+type LeverOpts = OptsOf<ReturnType<typeof addLeverGroup<[], Empty, Empty>>>;
+
+export function leversOf(opts: LeverOpts): Partial<CellSpec> {
+  return {
+    ...(opts.runtime ? { runtimes: opts.runtime } : {}),
+    ...(opts.build ? { builds: opts.build } : {}),
+    ...(opts.compileCache ? { compileCaches: opts.compileCache } : {}),
+    ...(opts.fileCache ? { fileCaches: opts.fileCache } : {}),
+    ...(opts.node !== undefined ? { node: opts.node } : {}),
+  };
+}

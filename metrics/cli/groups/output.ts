@@ -1,0 +1,54 @@
+/** Output: the run folder, attribution, failures accepted, and hyperfine's JSON shape. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import { UsageError } from '../../core/errors.ts';
+import { EXIT_FAILED_SAMPLES } from '../../core/errors.ts';
+import type { OutputSpec } from '../../core/run-spec.ts';
+import { METRICS } from '../../core/samples.ts';
+import { DEFAULT_EXPORT_METRIC } from '../../report/hyperfine-json.ts';
+import { checkOutputFile } from '../../core/output-file.ts';
+import { parseChoice } from '../parse.ts';
+import { byDefault, type Empty, type OptsOf } from './common.ts';
+
+function parseExportFile(file: string): string {
+  // checked before a long run, not after it
+  if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
+  return checkOutputFile('--export-json', file);
+}
+
+export function addOutputGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+  return command
+    .optionsGroup('Output:')
+    .addOption(new Option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)'))
+    .addOption(
+      new Option(
+        '--attribute',
+        'after the samples, one unrecorded run per cell with --cpu-prof: where its cold start goes, by npm package (attribution.md)',
+      ),
+    )
+    .addOption(new Option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`))
+    .addOption(
+      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
+        parseExportFile,
+      ),
+    )
+    .addOption(
+      new Option('--export-metric <metric>', 'the metric --export-json writes as times' + byDefault(DEFAULT_EXPORT_METRIC)).argParser(
+        parseChoice('--export-metric', METRICS),
+      ),
+    );
+}
+
+type OutputOpts = OptsOf<ReturnType<typeof addOutputGroup<[], Empty, Empty>>>;
+
+/** The run folder given (`--out`) must not be the export file either. */
+export function outputOf(opts: OutputOpts): Partial<OutputSpec> {
+  if (opts.exportJson !== undefined) checkOutputFile('--export-json', opts.exportJson, opts.out ? [opts.out] : []);
+  return {
+    ...(opts.out !== undefined ? { out: opts.out } : {}),
+    ...(opts.attribute ? { attribute: true } : {}),
+    ...(opts.allowFailures ? { allowFailures: true } : {}),
+    ...(opts.exportJson !== undefined ? { exportJson: { file: opts.exportJson, metric: opts.exportMetric ?? DEFAULT_EXPORT_METRIC } } : {}),
+  };
+}
