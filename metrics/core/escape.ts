@@ -6,7 +6,7 @@
  *
  * CSV goes through csv-stringify (report/csv.ts) and YAML through the yaml library
  * (cloud/sam-template.ts): both quote what needs quoting. The SVG charts are drawn by vega, whose
- * SVG renderer escapes every text it writes (test/escape.test.ts checks it).
+ * SVG renderer escapes every text it writes (test/unit/escape.test.ts checks it).
  */
 
 /** Control characters (newlines, tabs, escape sequences) as one space: one line, nothing a terminal or a renderer acts on. */

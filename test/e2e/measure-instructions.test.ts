@@ -15,7 +15,7 @@ import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readSamples } from '../../metrics/core/samples.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
-import { runCli, runClis, tempDir, type CliResult } from '../helpers.ts';
+import { runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
 
 const skip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; counted tests skipped';
 /** The spread two counts of one cell stay within (README, "Deterministic cold starts"). */

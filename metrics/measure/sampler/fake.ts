@@ -44,7 +44,10 @@ export interface FakeSamplerOptions {
   now?: () => Date;
 }
 
-/** The phases' shares of the first response (as test/synthetic.ts): boot 10 %, import 20 %, routes 20 %, listen 40 %, answer 10 %. */
+/**
+ * The phases' shares of the first response (as test/support/synthetic.ts): boot 10 %, import 20 %, routes 20 %,
+ * listen 40 %, answer 10 %.
+ */
 const SHARES = { processStart: 0.05, start: 0.1, imported: 0.3, startup: 0.5, ready: 0.9 } as const;
 /** The child's CPU time at each mark: this share of its wall time. */
 const CPU_SHARE = 0.8;

@@ -1,0 +1,163 @@
+/**
+ * Counted runs for real (valgrind; skipped with the reason when it is absent): a node-http cell
+ * counted twice has every phase, in order, and its two counts agree within the README's stated
+ * spread (0.1 %); a Lambda cell's INIT is cut at its first GET next; a copy of the generated
+ * file that answers wrongly fails its counted sample with no counts; without valgrind the mode is a
+ * one-line error and exit 2; --jobs beside timed cells is refused; the shards of a run merged equal
+ * the unsharded run's cells.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { SyntaxValidator } from 'fast-xml-validator';
+import { contractOf } from '../../generators/contract.ts';
+import { cellKey, makeCell } from '../../metrics/core/cell.ts';
+import { INSTRUCTION_MARKS, readSamples } from '../../metrics/core/samples.ts';
+import { countHooks, findCountTools } from '../../metrics/measure/counting.ts';
+import { childEnvironment } from '../../metrics/measure/environment.ts';
+import { runSample } from '../../metrics/measure/sample.ts';
+import { ROOT, runCli, tempDir } from '../support/helpers.ts';
+
+const tools = findCountTools();
+const skip = tools ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; counted tests skipped';
+/** The spread two counts of one cell stay within (README, "Deterministic cold starts"). */
+const STATED_SPREAD = 0.001;
+
+describe('a counted run of node-http', { skip }, () => {
+  let dir: string;
+  before(() => {
+    dir = path.join(tempDir('coldstart-counted-'), 'run');
+    const result = runCli(['run', '-f', 'node-http', '-r', '1', '--measure', 'instructions', '--count-samples', '2', '--out', dir], {
+      timeoutMs: 300_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+  });
+
+  it('counts every phase, in order, in both samples, which agree within the stated spread', () => {
+    const samples = readSamples(path.join(dir, 'samples.jsonl'));
+    assert.equal(samples.length, 2, 'two samples and no warm-up');
+    for (const s of samples) {
+      assert.ok(s.ok, s.error);
+      assert.equal(s.cell.measure, 'instructions');
+      const marks = INSTRUCTION_MARKS.filter((m) => m !== 'init').map((m) => s.instructions?.[m]);
+      assert.ok(
+        marks.every((m) => typeof m === 'number' && m > 0),
+        JSON.stringify(s.instructions),
+      );
+      for (let i = 1; i < marks.length; i++)
+        assert.ok(marks[i]! > marks[i - 1]!, `${INSTRUCTION_MARKS[i]} after ${INSTRUCTION_MARKS[i - 1]}`);
+    }
+    const [a, b] = samples.map((s) => s.instructions!.firstResponse!);
+    assert.ok(Math.abs(a! - b!) / Math.min(a!, b!) <= STATED_SPREAD, `${a} vs ${b}`);
+  });
+
+  it('reports the counts: summary.md section, chart, csv columns, the flags in meta.json', () => {
+    const summary = readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    assert.match(summary, /## Instructions \(counted cells\)/);
+    assert.match(summary, /\| 1-startup-node-http-routes\.js \[measure=instructions\] \|( [\d.,]+ \|){6} 0\.\d{3} % \(2\) \|/);
+    const chart = readFileSync(path.join(dir, 'chart-phases-instructions.svg'), 'utf8');
+    assert.doesNotThrow(() => SyntaxValidator.validate(chart), 'not well-formed XML');
+    assert.match(chart, /route registration/);
+    assert.match(readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n')[0]!, /instructions_total_median/);
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { countFlags: string[] } };
+    assert.deepEqual(meta.options.countFlags, ['--predictable', '--hash-seed=1', '--random-seed=1']);
+  });
+
+  it('a copy of the file that answers wrongly fails its counted sample, with no counts', async () => {
+    const original = readFileSync(path.join(ROOT, 'generated', '1-startup-node-http-routes.js'), 'utf8');
+    const wrong = original.replace('route: 0 }', 'route: 7 }');
+    assert.notEqual(wrong, original);
+    const file = path.join(tempDir('coldstart-wrong-'), 'wrong.js');
+    writeFileSync(file, wrong);
+    const scratch = tempDir('coldstart-count-scratch-');
+    const cell = makeCell({ framework: 'node-http', variant: 'validated', routes: 1, measure: 'instructions' });
+    const sample = await runSample(
+      {
+        cell,
+        launch: { command: process.execPath, args: [file], cwd: scratch, env: childEnvironment().env },
+        contract: contractOf({}),
+        phase: 'sample',
+        index: 1,
+        timeoutMs: 240_000,
+        checkInvalidBody: false,
+        slowdown: 10,
+      },
+      countHooks({ tools: tools!, scratch, shape: 'server' }),
+    );
+    assert.equal(sample.ok, false);
+    assert.match(sample.error!, /wrong answer from POST \/route-0/);
+    assert.equal(sample.instructions, undefined);
+  });
+});
+
+describe('a counted Lambda cell', { skip }, () => {
+  it('cuts INIT at its first GET next (through vgdb): start < imported < startup < init < firstResponse', () => {
+    const dir = path.join(tempDir('coldstart-counted-lambda-'), 'run');
+    // the probe's start (its marks are what is cut) from a warm file cache, on the machine's node
+    const lambdaStart = ['--lambda-runtime', 'node', '--lambda-bootstrap', 'probe', '--file-cache', 'warm'];
+    const args = ['run', '-f', 'node-http', '-r', '1', '--target', 'lambda', ...lambdaStart, '--measure', 'instructions', '--out', dir];
+    const result = runCli(args, { timeoutMs: 300_000 });
+    assert.equal(result.status, 0, result.stderr);
+    // a run of counted cells only has a report too (they stay out of the timed summaries)
+    assert.match(result.stdout, /results in .*\(summary\.md\)/);
+    const [sample] = readSamples(path.join(dir, 'samples.jsonl'));
+    assert.ok(sample?.ok, sample?.error);
+    const counts = sample.instructions!;
+    assert.equal(counts.listen, undefined);
+    const marks = [counts.start, counts.imported, counts.startup, counts.init, counts.firstResponse];
+    for (let i = 1; i < marks.length; i++) assert.ok(marks[i]! > marks[i - 1]!, JSON.stringify(counts));
+  });
+});
+
+describe('counted runs: usage', () => {
+  it('without valgrind on PATH: one line and exit 2', () => {
+    const result = runCli(['run', '-f', 'node-http', '-r', '1', '--measure', 'instructions', '--out', path.join(tempDir(), 'x')], {
+      // a PATH without valgrind (the CLI itself runs as process.execPath)
+      env: { ...process.env, PATH: tempDir('coldstart-empty-path-') },
+    });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /^coldstart: --measure instructions needs valgrind .*apt-get install valgrind/);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+  });
+
+  it('--jobs 2 with timed cells: refused, exit 2', () => {
+    const result = runCli(['run', '-f', 'node-http', '-r', '1', '--jobs', '2', '--out', path.join(tempDir(), 'x')]);
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /--jobs does nothing without a counted cell .*timed cells run one at a time/);
+  });
+});
+
+describe('--shard and merge', () => {
+  it('the shards of a run, merged, hold exactly the unsharded run cells, each sample once', () => {
+    const base = tempDir('coldstart-shards-');
+    const selection = ['-f', 'node-http,hono', '-r', '1,2', '--samples', '1', '--warmup', '0'];
+    const run = (out: string, extra: string[] = []) => {
+      const result = runCli(['run', ...selection, ...extra, '--out', path.join(base, out)]);
+      assert.equal(result.status, 0, result.stderr);
+      return readSamples(path.join(base, out, 'samples.jsonl'));
+    };
+    const whole = run('whole');
+    const one = run('one', ['--shard', '1/2']);
+    const two = run('two', ['--shard', '2/2']);
+    assert.ok(one.length > 0 && two.length > 0, 'each shard has cells');
+    const merged = runCli(['merge', path.join(base, 'one'), path.join(base, 'two'), '--out', path.join(base, 'merged')]);
+    assert.equal(merged.status, 0, merged.stderr);
+    const keys = (samples: { cell: Parameters<typeof cellKey>[0] }[]) => samples.map((s) => cellKey(s.cell)).sort();
+    const joined = readSamples(path.join(base, 'merged', 'samples.jsonl'));
+    assert.deepEqual([...new Set(keys(joined))], [...new Set(keys(whole))]);
+    assert.deepEqual(
+      joined.map((s) => s.at),
+      [...one, ...two].map((s) => s.at),
+    );
+    const meta = JSON.parse(readFileSync(path.join(base, 'merged', 'meta.json'), 'utf8')) as { parts: { shard: string }[] };
+    assert.deepEqual(
+      meta.parts.map((p) => p.shard),
+      ['1/2', '2/2'],
+    );
+    assert.match(readFileSync(path.join(base, 'merged', 'summary.md'), 'utf8'), /## Merged run/);
+    const twice = runCli(['merge', path.join(base, 'one'), path.join(base, 'one'), '--out', path.join(base, 'again')]);
+    assert.equal(twice.status, 2);
+    assert.match(twice.stderr, /measured in both/);
+  });
+});

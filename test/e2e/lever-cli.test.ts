@@ -1,0 +1,103 @@
+/**
+ * The levers through the command line: `--runtime`, `--build` and `--compile-cache` mistakes are
+ * one line and exit 2, a runtime that cannot be installed too, and a real run over the lever
+ * product measures every cell and reports each lever.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import type { RunMeta } from '../../metrics/core/meta.ts';
+import { readSamples } from '../../metrics/core/samples.ts';
+import { compileCacheUnsupported } from '../../metrics/plan/runtimes.ts';
+import { runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
+
+describe('lever options: one line, exit 2', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['unknown runtime', ['run', '--runtime', 'node,deno'], /--runtime: "deno" is not one of node, node22, node24, bun/],
+    ['unknown build', ['run', '--build', 'plain,zip'], /--build: "zip" is not one of plain, bundle/],
+    ['unknown compile cache', ['run', '--compile-cache', 'hot'], /--compile-cache: "hot" is not one of off, cold, warm/],
+    ['a list of nothing', ['run', '--build', ','], /--build: "," has an empty item/],
+  ];
+  let results: CliResult[] = [];
+  let install: CliResult;
+  before(async () => {
+    results = await runClis(cases.map(([, args]) => args));
+    // no registry: the install of node24 fails fast, into a runtimes folder of its own
+    const root = tempDir('coldstart-lever-cli-');
+    const env = { ...process.env, COLDSTART_RUNTIMES_DIR: root, npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0' };
+    install = runCli(['run', '--frameworks', 'node-http', '--routes', '1', '--runtime', 'node24', '--out', path.join(root, 'run')], {
+      env,
+    });
+  });
+
+  cases.forEach(([what, , message], i) => {
+    it(what, () => {
+      const result = results[i]!;
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, message);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    });
+  });
+
+  it('a runtime that cannot be installed: one error line after the progress, exit 2', () => {
+    assert.equal(install.status, 2, install.stderr);
+    const lines = install.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('coldstart:'));
+    assert.equal(lines.length, 1, install.stderr);
+    assert.match(lines[0]!, /^coldstart: --runtime node24: cannot install node-\w+-\w+@24\.\d+\.\d+: /);
+    assert.doesNotMatch(install.stderr, /\n\s+at /);
+  });
+});
+
+describe('a real run with levers', () => {
+  const args = ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', '1', '--warmup', '0'];
+  let dir: string;
+  let result: CliResult;
+  before(() => {
+    dir = path.join(tempDir('coldstart-lever-cli-'), 'run');
+    result = runCli([...args, '--build', 'plain,bundle', '--compile-cache', 'off,cold', '--out', dir], { timeoutMs: 180_000 });
+  });
+  // the running node measures the compile cache only from 22.1
+  const noCache = compileCacheUnsupported('node', process.version);
+
+  it('runs every cell of the product and verifies the answers', () => {
+    assert.equal(result.status, 0, result.stderr);
+    const samples = readSamples(path.join(dir, 'samples.jsonl'));
+    assert.equal(samples.length, 4, '1 framework × 1 N × 2 builds × 2 caches');
+    assert.deepEqual(samples.map((s) => `${s.cell.build} ${s.cell.compileCache}`).sort(), [
+      'bundle cold',
+      'bundle off',
+      'plain cold',
+      'plain off',
+    ]);
+    for (const s of samples) {
+      if (s.cell.compileCache === 'cold' && noCache) assert.equal(s.unsupported, noCache, JSON.stringify(s));
+      else assert.equal(s.ok, true, s.error);
+    }
+    assert.ok(!result.stdout.includes('failed samples'), result.stdout);
+  });
+
+  it('meta.json records the lever lists and the runtime', () => {
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as RunMeta;
+    assert.deepEqual(meta.options.builds, ['plain', 'bundle']);
+    assert.deepEqual(meta.options.compileCaches, ['off', 'cold']);
+    assert.deepEqual(meta.options.runtimes, ['node']);
+    assert.equal(meta.runtimes.node, process.version);
+    assert.deepEqual(meta.environment.passed, [
+      'PATH',
+      'HOME',
+      'NODE_ENV=production',
+      'NODE_COMPILE_CACHE (compile-cache cold/warm cells only)',
+    ]);
+  });
+
+  it('levers.md has a table per lever, and summary.md says which helps', () => {
+    const levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
+    assert.match(levers, /## build: plain vs bundle \(ratio to plain\)/);
+    assert.match(levers, /## compileCache: off vs cold/);
+    assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /## Which lever helps/);
+  });
+});
