@@ -9,43 +9,8 @@ import { type Variant, SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema
 const SHAPES: readonly string[] = SHAPE_LIST;
 const SCHEMAS: readonly string[] = SCHEMA_LIST;
 
-export interface Cell {
-  framework: string;
-  variant: Variant;
-  /** the route shape of the file (generators/routes.ts): flat, params, nested, rest */
-  shape: string;
-  /** the schema weight of its bodies: small (one field) or user (the ~1 KB User model) */
-  schema: string;
-  routes: number;
-  /** which runtime binary runs the file */
-  runtime: string;
-  /** how the file is built before it runs */
-  build: string;
-  /** Node's module compile cache */
-  compileCache: string;
-  /**
-   * how the file runs: `server` (a long-running HTTP server), `lambda` (a handler under the Runtime API),
-   * `aws-lambda` (imported REPORT lines)
-   */
-  target: string;
-  /** the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits */
-  memory: number;
-  /**
-   * how a Lambda handler's process starts: `probe` (the file is its own Runtime API client, `node file`)
-   * or `ric` (AWS's Runtime Interface Client started as the managed runtime's bootstrap does), `ric-noflags`
-   * (the same without the bootstrap's node flags)
-   */
-  bootstrap: string;
-  /** the OS file cache before each sample: `warm` (as the warm-up left it) or `cold` (the sample's own files evicted) */
-  fileCache: string;
-  /**
-   * where the file comes from: `generated` (a file coldstart generated for framework × N) or `app`
-   * (the user's own entry or handler, measured with `measure`: `framework` is its name, routes 1)
-   */
-  source: string;
-  /** how it is measured: `time` (wall and CPU time) or `instructions` (counted under valgrind) */
-  measure: string;
-}
+export type { Cell } from './dimensions.ts';
+import { isDimensionValue, type Cell } from './dimensions.ts';
 
 /** The dimensions in the order tables show and sort them. */
 export const CELL_DIMENSIONS = [
@@ -196,25 +161,36 @@ export function parseCell(value: unknown): Cell | undefined {
   const name = (x: unknown): x is string => typeof x === 'string' && NAME.test(x) && !x.includes('..');
   if (!name(v.framework) || (v.variant !== 'validated' && v.variant !== 'plain')) return undefined;
   if (typeof v.routes !== 'number' || !Number.isInteger(v.routes) || v.routes < 0) return undefined;
-  const optional = ['runtime', 'build', 'compileCache', 'target', 'source', 'measure', 'bootstrap', 'fileCache'] as const;
-  if (optional.some((d) => v[d] !== undefined && !name(v[d]))) return undefined;
-  if (v.memory !== undefined && !(typeof v.memory === 'number' && Number.isInteger(v.memory) && v.memory >= 0)) return undefined;
-  if (v.shape !== undefined && !(typeof v.shape === 'string' && SHAPES.includes(v.shape))) return undefined;
-  if (v.schema !== undefined && !(typeof v.schema === 'string' && SCHEMAS.includes(v.schema))) return undefined;
+  const optional = [
+    'runtime',
+    'build',
+    'compileCache',
+    'target',
+    'source',
+    'measure',
+    'bootstrap',
+    'fileCache',
+    'shape',
+    'schema',
+    'memory',
+  ] as const;
+  // a value that is not one of its dimension's (the table in dimensions.ts) makes the record no cell
+  if (optional.some((d) => v[d] !== undefined && !isDimensionValue(d, v[d]))) return undefined;
+  const { runtime, build, compileCache, target, shape, schema, memory, bootstrap, fileCache, source, measure } = v;
   return makeCell({
     framework: v.framework,
     variant: v.variant,
     routes: v.routes,
-    ...(typeof v.runtime === 'string' ? { runtime: v.runtime } : {}),
-    ...(typeof v.build === 'string' ? { build: v.build } : {}),
-    ...(typeof v.compileCache === 'string' ? { compileCache: v.compileCache } : {}),
-    ...(typeof v.target === 'string' ? { target: v.target } : {}),
-    ...(typeof v.shape === 'string' ? { shape: v.shape } : {}),
-    ...(typeof v.schema === 'string' ? { schema: v.schema } : {}),
-    ...(typeof v.memory === 'number' ? { memory: v.memory } : {}),
-    ...(typeof v.bootstrap === 'string' ? { bootstrap: v.bootstrap } : {}),
-    ...(typeof v.fileCache === 'string' ? { fileCache: v.fileCache } : {}),
-    ...(typeof v.source === 'string' ? { source: v.source } : {}),
-    ...(typeof v.measure === 'string' ? { measure: v.measure } : {}),
+    ...(isDimensionValue('runtime', runtime) ? { runtime } : {}),
+    ...(isDimensionValue('build', build) ? { build } : {}),
+    ...(isDimensionValue('compileCache', compileCache) ? { compileCache } : {}),
+    ...(isDimensionValue('target', target) ? { target } : {}),
+    ...(isDimensionValue('shape', shape) ? { shape } : {}),
+    ...(isDimensionValue('schema', schema) ? { schema } : {}),
+    ...(isDimensionValue('memory', memory) ? { memory } : {}),
+    ...(isDimensionValue('bootstrap', bootstrap) ? { bootstrap } : {}),
+    ...(isDimensionValue('fileCache', fileCache) ? { fileCache } : {}),
+    ...(isDimensionValue('source', source) ? { source } : {}),
+    ...(isDimensionValue('measure', measure) ? { measure } : {}),
   });
 }

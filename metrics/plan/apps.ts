@@ -14,6 +14,7 @@ import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import type { AppSpec } from '../core/app.ts';
+import type { Measure } from '../core/dimensions.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { bundleFile, bundlePath } from './bundle.ts';
@@ -42,7 +43,7 @@ export interface AppCellOptions {
   /** with handlers: also measure the hello-world reference under their settings, as `run` does (default false) */
   lambdaReference?: boolean;
   /** --measure: `time` and/or `instructions` (default time) */
-  measures?: readonly string[];
+  measures?: readonly Measure[];
 }
 
 /** A name for tables and Lambda function names: lowercase letters, digits and single dashes. */

@@ -27,7 +27,7 @@ import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
-import { type Target, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../core/dimensions.ts';
+import { type Measure, type Target, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES, DEFAULT_MEMORY_MB } from '../core/lambda-platform.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
@@ -81,7 +81,7 @@ export interface CellOptions {
   /** with Lambda cells, also measure the hello-world reference under their settings (default false) */
   lambdaReference?: boolean;
   /** --measure: `time` and/or `instructions` (default time) */
-  measures?: readonly string[];
+  measures?: readonly Measure[];
 }
 
 /**
@@ -294,7 +294,7 @@ export function planGeneratedCell(
 export async function prepareReferenceCells(
   memories: readonly number[],
   lists: LeverLists,
-  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures?: readonly string[] },
+  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures?: readonly Measure[] },
 ): Promise<PreparedLevers> {
   await writeGenerated(referenceGenerator, 1, options.variant);
   const base = memories.flatMap((memory) =>

@@ -9,6 +9,7 @@ import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/ce
 import { DEFAULT_BOOTSTRAP } from './lambda-bootstrap.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
 import { DEFAULT_LAMBDA_RUNTIME } from '../core/lambda-platform.ts';
+import type { Bootstrap, Build, CellRuntime } from '../core/dimensions.ts';
 
 export const BUILDS = ['plain', 'bundle'] as const;
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
@@ -21,15 +22,15 @@ export const DEFAULT_LAMBDA_FILE_CACHE: FileCache = 'cold';
 /** The lever lists of a run, each in the order given (the first is what the others are compared to). */
 export interface LeverLists {
   /** server cells' runtimes */
-  runtimes: string[];
-  builds: string[];
-  compileCaches: string[];
+  runtimes: CellRuntime[];
+  builds: Build[];
+  compileCaches: CompileCache[];
   /** Lambda cells' runtime lines (default the newest) */
-  lambdaRuntimes?: string[];
+  lambdaRuntimes?: CellRuntime[];
   /** Lambda cells' start (default ric) */
-  bootstraps?: string[];
+  bootstraps?: Bootstrap[];
   /** every cell's file cache (default: warm for a server, DEFAULT_LAMBDA_FILE_CACHE for a Lambda cell) */
-  fileCaches?: string[];
+  fileCaches?: FileCache[];
 }
 
 export const DEFAULT_LEVERS: LeverLists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] };

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import type { CellRuntime } from '../../metrics/core/dimensions.ts';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { calibrate, runtimeLineOf } from '../../metrics/analyse/calibration.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from '../../metrics/analyse/cpu-share.ts';
@@ -214,7 +215,8 @@ describe('the estimate of a Lambda cell', () => {
 
 describe("a cell's Lambda runtime line", () => {
   it('comes from the version a probe reported, else from the runtime the cell names (node24 or nodejs24.x)', () => {
-    const of = (runtime: string, runtimeVersion?: string) => runtimeLineOf({ cell: { ...cell('node-http', 1), runtime }, runtimeVersion });
+    const of = (runtime: CellRuntime, runtimeVersion?: string) =>
+      runtimeLineOf({ cell: { ...cell('node-http', 1), runtime }, runtimeVersion });
     assert.equal(of('node', 'v22.23.3'), 'nodejs22.x');
     assert.equal(of('node24'), 'nodejs24.x');
     assert.equal(of('nodejs24.x'), 'nodejs24.x');

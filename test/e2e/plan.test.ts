@@ -13,7 +13,7 @@ import { childEnvironment } from '../../metrics/measure/environment.ts';
 import { bundlePath } from '../../metrics/plan/bundle.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../../metrics/plan/cells.ts';
 import { COMPILE_CACHE_ENV, launchOf, type CellLaunch } from '../../metrics/plan/launch.ts';
-import { expandCells, prepareLevers } from '../../metrics/plan/levers.ts';
+import { expandCells, prepareLevers, type LeverLists } from '../../metrics/plan/levers.ts';
 import { buildPlan, type PlannedRun } from '../../metrics/plan/order.ts';
 import { resolveRuntimes } from '../../metrics/plan/runtimes.ts';
 import { tempDir } from '../support/helpers.ts';
@@ -137,7 +137,7 @@ function fakeNode(version: string): string {
 
 describe('prepareLevers: which cells cannot run', () => {
   const base = [makeCell({ framework: 'node-http', variant: 'validated', routes: 1 })];
-  const lists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off', 'cold', 'warm'] };
+  const lists: LeverLists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off', 'cold', 'warm'] };
 
   it('a node before 22.1 has no compile cache: its cold and warm cells are "unsupported", said once', async () => {
     const logs: string[] = [];

@@ -11,6 +11,7 @@ import { contractOf } from '../../generators/contract.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import { writeGenerated } from '../../generators/write.ts';
+import type { CellRuntime } from '../../metrics/core/dimensions.ts';
 import { makeCell } from '../../metrics/core/cell.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { childEnvironment } from '../../metrics/measure/environment.ts';
@@ -198,7 +199,7 @@ describe('downloaded runtimes, really run', () => {
   });
 
   /** One real sample of node-http at 1 route on a downloaded runtime, its invalid body checked too. */
-  const sampleOn = async (runtime: string, command: string) => {
+  const sampleOn = async (runtime: CellRuntime, command: string) => {
     const { file } = await writeGenerated(nodeHttp, 1, 'validated');
     return runSample({
       cell: makeCell({ framework: 'node-http', variant: 'validated', routes: 1, runtime }),

@@ -19,7 +19,7 @@ import { firstHitSummaries } from '../../metrics/analyse/first-hits.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { leverMarkdown, largestDropSentences } from '../../metrics/report/levers.ts';
 import { FIXTURES, runCli } from '../support/helpers.ts';
-import { TARGETS, VARIANTS, SCHEMAS, SHAPES } from '../../metrics/core/dimensions.ts';
+import { TARGETS, VARIANTS, SCHEMAS, SHAPES, type Shape } from '../../metrics/core/dimensions.ts';
 
 describe('the route table', () => {
   for (const shape of SHAPES) {
@@ -173,7 +173,7 @@ describe('shape and schema as cell dimensions', () => {
   });
 });
 
-function sample(shape: string, routes: number, firstResponse: number, latencyMs?: number[]): SampleRecord {
+function sample(shape: Shape, routes: number, firstResponse: number, latencyMs?: number[]): SampleRecord {
   return {
     cell: makeCell({ framework: 'fastify', variant: 'validated', routes, shape }),
     phase: 'sample',

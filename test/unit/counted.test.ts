@@ -19,6 +19,7 @@ import { makeCell } from '../../metrics/core/cell.ts';
 import { buildPlan } from '../../metrics/plan/order.ts';
 import { summaryCsv } from '../../metrics/report/csv.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
+import type { Measure } from '../../metrics/core/dimensions.ts';
 import { cell, sampleOf } from '../support/synthetic.ts';
 
 const cut = (instructions: number): Dump => ({ trigger: '--dump-before=getrusage', instructions });
@@ -62,7 +63,7 @@ describe('dumps to counts', () => {
   });
 });
 
-const planned = (measure: string, framework = 'node-http', routes = 1): PlannedCell => ({
+const planned = (measure: Measure, framework = 'node-http', routes = 1): PlannedCell => ({
   cell: cell(framework, routes, { measure }),
   launch: { command: 'node', file: 'x.js', compileCache: 'off' },
   blocked: undefined,

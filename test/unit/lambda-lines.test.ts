@@ -9,7 +9,7 @@ import { cellKey, cellLabel, makeCell, parseCell } from '../../metrics/core/cell
 import { UsageError } from '../../metrics/core/errors.ts';
 import { DEFAULT_BOOTSTRAP, heapFlags, managedRuntimeStart } from '../../metrics/plan/lambda-bootstrap.ts';
 import { launchOf } from '../../metrics/plan/launch.ts';
-import { DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, expandCells } from '../../metrics/plan/levers.ts';
+import { DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, expandCells, type LeverLists } from '../../metrics/plan/levers.ts';
 import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../../metrics/core/lambda-platform.ts';
 
 describe('Lambda runtime lines', () => {
@@ -92,7 +92,7 @@ describe('the Lambda levers', () => {
   });
 
   it('multiplies only the Lambda cells by the lines and starts, every cell by the file caches', () => {
-    const levers = {
+    const levers: LeverLists = {
       ...DEFAULT_LEVERS,
       lambdaRuntimes: ['nodejs22.x', 'nodejs24.x'],
       bootstraps: ['ric', 'probe'],
