@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { generatedRelativePath, GENERATED_DIR } from './paths.ts';
-import { type Variant, SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST, type Schema, type Shape } from './dimensions.ts';
+import { SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST } from './dimensions.ts';
 
 const SHAPES: readonly string[] = SHAPE_LIST;
 const SCHEMAS: readonly string[] = SCHEMA_LIST;
@@ -106,7 +106,7 @@ export function cellKey(cell: Cell): string {
  */
 export function cellFile(cell: Cell): string {
   if (cell.source === APP_SOURCE) return `${cell.target === 'lambda' ? 'lambda/' : ''}app:${cell.framework}`;
-  const shaped = { shape: cell.shape as Shape, schema: cell.schema as Schema };
+  const shaped = { shape: cell.shape, schema: cell.schema };
   return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
 }
 

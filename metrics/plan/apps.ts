@@ -29,7 +29,7 @@ import {
   type PreparedCells,
 } from './cells.ts';
 import type { CellLaunch } from './launch.ts';
-import { DEFAULT_LEVERS, expandCells, runtimesOfTargets, type BlockedCell, type CompileCache, type LeverLists } from './levers.ts';
+import { DEFAULT_LEVERS, expandCells, runtimesOfTargets, type BlockedCell, type LeverLists } from './levers.ts';
 import type { ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 
@@ -130,7 +130,7 @@ function appLaunch(
   files: { preload: string; lambdaBootstrap: string },
   ric: ResolvedRic | undefined,
 ): CellLaunch {
-  const base = { command: runtime.command, compileCache: cell.compileCache as CompileCache, cwd: app.cwd };
+  const base = { command: runtime.command, compileCache: cell.compileCache, cwd: app.cwd };
   if (app.kind === 'server') return { ...base, file: app.file, preArgs: ['--require', files.preload], args: app.args };
   const start = ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
   return start ? { ...base, file: app.file, start } : { ...base, file: files.lambdaBootstrap };

@@ -19,7 +19,6 @@ import {
   runtimesOfTargets,
   type BlockedCell,
   type Bundler,
-  type CompileCache,
   type LeverLists,
   type PreparedLevers,
 } from './levers.ts';
@@ -192,7 +191,7 @@ export async function generateCells(
   if (write) log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of write ? cells : []) {
     if (unsupported.has(cellKey(cell))) continue;
-    const shaped = { shape: cell.shape as Shape, schema: cell.schema as Schema };
+    const shaped = { shape: cell.shape, schema: cell.schema };
     await writeGenerated(generators.get(cell.target as Target)!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
   }
   return { selected: [...selected.values()], skipped, cells, generators, unsupported };
@@ -278,7 +277,7 @@ export function planGeneratedCell(
         : {
             command: levers.runtimes.get(cell.runtime)!.command,
             file,
-            compileCache: cell.compileCache as CompileCache,
+            compileCache: cell.compileCache,
             ...(start ? { start } : {}),
           },
     blocked: blocked ?? (file ? undefined : { kind: 'failed', reason: 'no file to run' }),
