@@ -4,7 +4,7 @@
  * sample, writes its report and exits 141 (128 + SIGPIPE). The closed stream is written to no more:
  * no stack trace from a write that has nowhere to go, and no second interrupt that would abort the report.
  */
-import { raiseClosedOutput } from '../measure/children.ts';
+import { raiseClosedOutput } from '../core/interrupts.ts';
 
 const CLOSED = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);
 

@@ -7,6 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
+import { CLOSED_OUTPUT_EVENT } from '../core/interrupts.ts';
 
 const live = new Set<ChildProcess>();
 
@@ -90,17 +91,6 @@ export function killAll(): void {
 
 /** The signals that interrupt a run, each handled as Ctrl-C is: a closed terminal or SSH session (SIGHUP) too. */
 export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-/**
- * A closed output pipe interrupts a run as SIGPIPE would: the CLI emits this event on `process` when
- * stdout or stderr says EPIPE. An event of its own, not a listener on SIGPIPE itself: removing that
- * listener would give SIGPIPE its default action back, and a later write would kill the process.
- */
-export const CLOSED_OUTPUT_EVENT = 'coldstart:closed-output';
-
-export function raiseClosedOutput(): void {
-  process.emit(CLOSED_OUTPUT_EVENT as 'SIGPIPE', 'SIGPIPE');
-}
 
 export interface InterruptGuard {
   /** true once one of INTERRUPT_SIGNALS arrived while the samples ran */

@@ -106,9 +106,10 @@ const KINDS: readonly { name: string; command: 'run' | 'measure'; base: readonly
 
 type Outcome = { spec: RunSpec } | { refused: string };
 
-async function outcome(args: readonly string[]): Promise<Outcome> {
+async function outcome(args: readonly string[], specified = true): Promise<Outcome | { parsed: true }> {
   try {
     const spec = await specOfArgv(args);
+    if (!specified) return { parsed: true };
     assert.ok(spec, `${args.join(' ')}: no spec`);
     return { spec };
   } catch (error) {
@@ -132,7 +133,7 @@ describe('every option of run and measure has an effect or is refused, in every 
       let base: RunSpec;
       it('the base selection parses', async () => {
         const result = await outcome(kind.base);
-        assert.ok('spec' in result, 'refused' in result ? result.refused : '');
+        assert.ok('spec' in result, 'refused' in result ? result.refused : 'parsed only');
         base = result.spec;
       });
       for (const option of command.options.filter(walked)) {
@@ -147,10 +148,54 @@ describe('every option of run and measure has an effect or is refused, in every 
             assert.ok(result.refused.length > 10, result.refused);
             return;
           }
-          assert.ok(!isDeepStrictEqual(withoutCommand(result.spec), withoutCommand(base)), `${args.join(' ')}: no effect, not refused`);
+          assert.ok(
+            'spec' in result && !isDeepStrictEqual(withoutCommand(result.spec), withoutCommand(base)),
+            `${args.join(' ')}: no effect, not refused`,
+          );
         });
       }
     });
+  }
+});
+
+/** The other commands, parsed only (their actions skipped): each option with a valid value parses, or is refused with one line. */
+const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record<string, readonly string[]> }>> = {
+  generate: { args: [] },
+  report: { args: [dir], values: { '--export-json': [path.join(dir, 'report-export.json')] } },
+  hyperfine: { args: [] },
+  compare: { args: [dir, dir], values: { '--out': [path.join(dir, 'compare.md')] } },
+  merge: { args: [dir] },
+  'lambda-package': { args: [], values: { '--memory': ['512'] } },
+  'lambda-import': { args: [event] },
+  'lambda-reference': { args: [], values: { '--runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
+  clean: { args: [] },
+};
+const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
+  '--phases-at': ['100'],
+  '--fail-above': ['1.1'],
+  '--metric': ['instructions'],
+  '--threshold': ['1%'],
+  '--function': ['my-function'],
+  '--lambda-perf': [event],
+  '--reports': [event],
+  '--architecture': ['arm64'],
+};
+
+describe('every option of the other commands parses or is refused with one line', () => {
+  const program = buildProgram();
+  for (const command of program.commands.filter((c) => c.name() !== 'run' && c.name() !== 'measure')) {
+    const other = OTHERS[command.name()];
+    it(`${command.name()} is walked`, () => assert.ok(other, `${command.name()}: give it base arguments in OTHERS`));
+    if (!other) continue;
+    for (const option of command.options.filter(walked)) {
+      const flag = option.long!;
+      it(`${command.name()} ${flag}`, async () => {
+        const value = other.values?.[flag] ?? OTHER_VALUES[flag] ?? VALUES[flag];
+        assert.ok(value, `${flag}: give it a walk value`);
+        const result = await outcome([command.name(), ...other.args, flag, ...value], false);
+        if ('refused' in result) assert.doesNotMatch(result.refused, /\n/, 'one line');
+      });
+    }
   }
 });
 
@@ -225,4 +270,27 @@ describe('the examples of issue 25: exit 2 and one line that says why', () => {
       assert.match(stderr, example.says);
     });
   }
+});
+
+describe('--help groups the options of run and measure', () => {
+  const program = buildProgram();
+  const headings = (name: string) =>
+    program.commands
+      .find((c) => c.name() === name)!
+      .helpInformation()
+      .split('\n')
+      .filter((line) => /^[A-Z][\w ]*:$/.test(line));
+  it('run: Selection, Sampling, Levers, Lambda, Cost, Output', () => {
+    assert.deepEqual(headings('run'), ['Selection:', 'Sampling:', 'Levers:', 'Lambda:', 'Cost:', 'Output:', 'Options:']);
+  });
+  it('measure: its apps first, then the same groups', () => {
+    assert.deepEqual(headings('measure'), ['Apps:', 'Selection:', 'Sampling:', 'Levers:', 'Lambda:', 'Cost:', 'Output:', 'Options:']);
+  });
+  it('an old spelling is said in the help of the option it stands for, and hidden itself', () => {
+    const help = program.commands.find((c) => c.name() === 'run')!.helpInformation();
+    assert.match(help, /--cost-memory <MB>[^]*the old spelling --memory still works/);
+    assert.match(help, /--no-lambda-reference[^]*--lambda-reference off still works/);
+    assert.doesNotMatch(help, /^\s+--memory /m);
+    assert.doesNotMatch(help, /--debug-mode/);
+  });
 });
