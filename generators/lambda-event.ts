@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { routePath, type RouteRequest } from './contract.ts';
-import { DEFAULT_EVENT_FORMAT, EVENT_FORMATS, type EventFormat } from './types.ts';
+import { DEFAULT_EVENT_FORMAT, type EventFormat } from './types.ts';
 
 /** The made-up API the events come from (an API id is 10 lowercase letters or digits). */
 export const API_ID = 'coldstart0';
@@ -40,7 +40,7 @@ export interface HttpApiEventV2 {
   isBase64Encoded: boolean;
 }
 
-export { DEFAULT_EVENT_FORMAT, EVENT_FORMATS, type EventFormat };
+export { DEFAULT_EVENT_FORMAT, type EventFormat };
 
 /** A payload format 1.0 event (REST API proxy shape, `version: "1.0"` as an HTTP API sends it). */
 export interface HttpApiEventV1 {

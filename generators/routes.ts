@@ -72,22 +72,6 @@ export function routeTable(shape: Shape, routes: number): RouteRow[] {
   return Array.from({ length: routes }, (_, i) => ROWS[shape](i));
 }
 
-/** The number of groups of a nested table of N routes. */
-export function groupCount(routes: number): number {
-  return Math.ceil(routes / GROUP_SIZE);
-}
-
-/** The routes of a table by group, in order (nested shape); every other shape is one group, undefined. */
-export function byGroup(table: RouteRow[]): Map<number | undefined, RouteRow[]> {
-  const groups = new Map<number | undefined, RouteRow[]>();
-  for (const row of table) {
-    const list = groups.get(row.group) ?? [];
-    list.push(row);
-    groups.set(row.group, list);
-  }
-  return groups;
-}
-
 /** The route's parameter names, in path order. */
 export function paramsOf(row: RouteRow): string[] {
   return row.segments.flatMap((s) => ('param' in s ? [s.param] : []));

@@ -4,11 +4,15 @@
  * Local timings are not Lambda timings; this is a scale for comparing frameworks, not a bill.
  */
 import type { CellSummary } from './aggregate.ts';
+import { MB_PER_GB, PRICE_PER_GB_SECOND as LAMBDA_PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 export const ARCHES = ['x86', 'arm64'] as const;
 export type Arch = (typeof ARCHES)[number];
 
-/** AWS Lambda's on-demand duration price, $ per GB-second (first pricing tier, us-east-1). */
-export const PRICE_PER_GB_SECOND: Record<Arch, number> = { x86: 0.0000166667, arm64: 0.0000133334 };
+/** AWS Lambda's on-demand duration price, $ per GB-second (core/lambda-platform.ts), by the cost model's name of the architecture. */
+export const PRICE_PER_GB_SECOND: Record<Arch, number> = {
+  x86: LAMBDA_PRICE_PER_GB_SECOND.x86_64,
+  arm64: LAMBDA_PRICE_PER_GB_SECOND.arm64,
+};
 export const DEFAULT_MEMORY_MB = 1024;
 export const DEFAULT_ARCH: Arch = 'x86';
 
@@ -28,12 +32,9 @@ export interface CostOptions {
   pricePerGBs?: number;
 }
 
-/** AWS Lambda's request price: $0.20 per million requests. */
-export const REQUEST_PRICE_PER_MILLION = 0.2;
-
 /** $ per million cold starts of `ms` each. Lambda counts a GB as 1024 MB. */
 export function costPerMillion(ms: number, settings: Pick<CostSettings, 'memoryMB' | 'pricePerGBs'>): number {
-  return (ms / 1000) * (settings.memoryMB / 1024) * settings.pricePerGBs * 1e6;
+  return (ms / 1000) * (settings.memoryMB / MB_PER_GB) * settings.pricePerGBs * 1e6;
 }
 
 /**

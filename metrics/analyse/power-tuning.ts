@@ -4,7 +4,8 @@
  * smallest size that ran at all, and the platform limits a cell crosses. Pure functions on the
  * cells' medians; report/power-tuning.ts turns them into the table and the chart.
  */
-import { costPerMillion, REQUEST_PRICE_PER_MILLION } from './cost.ts';
+import { costPerMillion } from './cost.ts';
+import { REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 
 /** Lambda's INIT phase of an on-demand function may take at most 10 s. */
 export const INIT_LIMIT_MS = 10_000;

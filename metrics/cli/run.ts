@@ -20,8 +20,6 @@ import { addSamplingGroup, addFirstHitsOption, samplingOf } from './groups/sampl
 import { addSelectionGroup, selectionOf } from './groups/selection.ts';
 import { commandLine } from './shared.ts';
 
-export type { RunOptions } from '../pipeline/run-options.ts';
-
 /**
  * What `run` and `measure` do with the spec they parsed: the pipeline with the real deps (the CLI),
  * or anything a caller asks (a test keeps the spec: specOfArgv).

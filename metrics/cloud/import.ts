@@ -336,13 +336,6 @@ export class ImportCollector {
   }
 }
 
-/** Turn the reports of several files, parsed whole, into records (cold starts) and counts. */
-export function reportsToRecords(parsed: ParsedReports[], options: ImportOptions = {}): ImportResult {
-  const collector = new ImportCollector(options);
-  for (const file of parsed) collector.parsed(file);
-  return collector.finish();
-}
-
 /** Read every file (text line by line, exports whole), then turn its reports into records. */
 export function importReports(files: string[], options: ImportOptions = {}): ImportResult {
   if (files.length === 0) throw new UsageError('no files to import: give one or more files of REPORT lines');

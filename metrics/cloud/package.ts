@@ -34,7 +34,7 @@ export const TEMPLATE_FILE = 'template.yaml';
 export const README_FILE = 'README.txt';
 export const FUNCTIONS_DIR = 'functions';
 /** The name of the handler file inside every zip (`index.handler`). */
-export const HANDLER_FILE = 'index.js';
+const HANDLER_FILE = 'index.js';
 
 export interface PackageCell {
   cell: FunctionCell;

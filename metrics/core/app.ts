@@ -51,8 +51,3 @@ export interface AppSpec {
   /** server: `auto` gives the app a free port in PORT and requires it to listen there; 0 sets PORT=0 and takes any port */
   port: 'auto' | 0;
 }
-
-/** `METHOD /path`: the request as the user wrote it. */
-export function describeRequest(request: AppRequest): string {
-  return `${request.method} ${request.path}`;
-}

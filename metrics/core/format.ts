@@ -11,10 +11,6 @@ export function round3(value: number | undefined): number | '' {
   return value === undefined || !Number.isFinite(value) ? '' : Math.round(value * 1000) / 1000;
 }
 
-export function megabytes(bytes: number | undefined): string {
-  return bytes === undefined ? '–' : (bytes / 2 ** 20).toFixed(1);
-}
-
 export function duration(msTotal: number | undefined): string {
   if (msTotal === undefined) return '–';
   const s = Math.round(msTotal / 1000);

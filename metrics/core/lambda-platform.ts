@@ -50,7 +50,7 @@ export function parseArchitecture(option: string, value: string): Architecture {
 }
 
 /** The short name reports print for an architecture (as they always did: `x86`, `arm64`). */
-export const ARCHITECTURE_SHORT_NAME: Readonly<Record<Architecture, string>> = { x86_64: 'x86', arm64: 'arm64' };
+export const ARCHITECTURE_SHORT_NAME = { x86_64: 'x86', arm64: 'arm64' } as const satisfies Record<Architecture, string>;
 
 export function isArchitecture(value: string): value is Architecture {
   return (ARCHITECTURES as readonly string[]).includes(value);

@@ -9,9 +9,8 @@ import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync } from
 import path from 'node:path';
 import { VARIANTS } from '../core/dimensions.ts';
 import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
-import { MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
+import { ARCHITECTURE_SHORT_NAME, MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
-import type { Arch } from '../analyse/cost.ts';
 import { UsageError } from '../core/errors.ts';
 import { fileError, writeAll } from '../core/files.ts';
 import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
@@ -38,9 +37,6 @@ export interface LambdaImportOutcome {
   /** files of the run folder the report wrote */
   written: string[];
 }
-
-/** The cost model's name for an architecture (its price per GB-second). */
-const COST_ARCH: Record<Architecture, Arch> = { x86_64: 'x86', arm64: 'arm64' };
 
 /**
  * When the imported cold starts were logged on AWS: the earliest and latest time the input gave.
@@ -89,14 +85,14 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
         `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
       warmup: 'none',
       order: 'as invoked on AWS',
-      ...(options.architecture ? { architecture: options.architecture, arch: COST_ARCH[options.architecture] } : {}),
+      ...(options.architecture ? { architecture: options.architecture, arch: ARCHITECTURE_SHORT_NAME[options.architecture] } : {}),
       ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
     },
     machine: {
       os: `AWS Lambda via imported REPORT lines, at ${memoryText}`,
       cpu: `${options.architecture ?? 'architecture not given'}, CPU share in proportion to memory (1 vCPU at ${MB_PER_VCPU} MB)`,
       cores: Math.round((largest / MB_PER_VCPU) * 100) / 100,
-      memoryGB: Math.round((largest / 1024) * 1000) / 1000,
+      memoryGB: Math.round((largest / MB_PER_GB) * 1000) / 1000,
     },
     // the node that ran this import; the functions' own runtime is the one below, when given
     runner: { node: process.version },

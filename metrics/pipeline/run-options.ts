@@ -18,9 +18,6 @@ export interface LimitOptions {
   cpuPeriodUs: number;
 }
 
-/** How many first hits `run` sends by default. */
-export const DEFAULT_FIRST_HITS = 10;
-
 /** `run`'s cells: generated files of the selected frameworks. */
 export type GeneratedRun = CellOptions & { apps?: undefined };
 
@@ -42,7 +39,7 @@ export interface RunSettings {
   timeoutMs: number;
   order: Order;
   seed: string;
-  /** --first-hits: requests to further routes after each sample's timed answer (0 when absent; the CLI's default is DEFAULT_FIRST_HITS) */
+  /** --first-hits: requests to further routes after each sample's timed answer (0 when absent; the CLI's default is core/run-spec.ts's) */
   firstHits?: number;
   out: string | undefined;
   /** the command line, for meta.json */

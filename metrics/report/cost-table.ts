@@ -1,5 +1,6 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
-import { cellCost, REQUEST_PRICE_PER_MILLION, type CostSettings } from '../analyse/cost.ts';
+import { cellCost, type CostSettings } from '../analyse/cost.ts';
+import { REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import { calibrationOf } from './calibration.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';

@@ -4,7 +4,7 @@
  * vega-lite spec of its chart (cold start and $ per million against memory size).
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { REQUEST_PRICE_PER_MILLION } from '../analyse/cost.ts';
+import { REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import {
   API_GATEWAY_TIMEOUT_MS,

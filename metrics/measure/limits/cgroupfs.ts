@@ -212,9 +212,6 @@ export function removeCgroupsSync(dirs: string[], killFile: boolean): void {
   }
 }
 
-/** The runner pid a sample cgroup's name carries, `coldstart-<pid>-<n>`. */
-export const SAMPLE_CGROUP = /^coldstart-(\d+)-(\d+)$/;
-
 export function sampleCgroupName(runnerPid: number, n: number): string {
   return `coldstart-${runnerPid}-${n}`;
 }

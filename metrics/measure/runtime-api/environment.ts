@@ -3,9 +3,7 @@
  * (server.ts): only the documented names, none of the credentials.
  */
 import { randomBytes } from 'node:crypto';
-
-/** The region a function runs in when none is given (the invoked ARN says it too). */
-export const DEFAULT_REGION = 'us-east-1';
+import { DEFAULT_REGION } from '../../core/lambda-platform.ts';
 
 export interface LambdaEnvironmentOptions {
   /** AWS_LAMBDA_FUNCTION_NAME */

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { DEFAULT_REGION } from './environment.ts';
+import { DEFAULT_REGION } from '../../core/lambda-platform.ts';
 import {
   INITIAL_STATE,
   MAX_PAYLOAD_BYTES,
