@@ -262,6 +262,11 @@ describe('the examples of issue 25: exit 2 and one line that says why', () => {
       says: /every cell would be unsupported.*probe/,
     },
   ];
+  // not an example of the issue, but the same promise: the typed commands keep the program's error handling
+  examples.push(
+    { name: 'an unknown option of run', args: ['run', '--sample', '3'], says: /unknown option '--sample'/ },
+    { name: 'an unknown option of measure', args: ['measure', '--entry', app, '--sample', '3'], says: /unknown option '--sample'/ },
+  );
   for (const example of examples) {
     it(example.name, async () => {
       const { code, stderr } = await cli(example.args);
