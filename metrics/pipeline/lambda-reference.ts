@@ -9,7 +9,7 @@ import { buildReferenceTable, checkReferenceOut } from '../cloud/lambda-perf.ts'
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
-import { displayPath } from './display.ts';
+import { displayPath } from '../core/display.ts';
 import { writeFileWhole } from '../core/files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
