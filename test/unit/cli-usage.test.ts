@@ -92,6 +92,11 @@ describe('cli errors: one line, exit 2, no stack trace', () => {
       message: /already holds a run/,
     },
     {
+      what: '--jobs 2 with timed cells',
+      args: () => ['run', '-f', 'node-http', '-r', '1', '--jobs', '2', '--out', path.join(tmp(), 'x')],
+      message: /--jobs does nothing without a counted cell .*timed cells run one at a time/,
+    },
+    {
       what: 'a folder in the way of meta.json is refused before the run starts (issue 20: was an internal error)',
       args: () => {
         const dir = tmp();
