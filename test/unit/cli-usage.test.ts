@@ -92,6 +92,18 @@ describe('cli errors: one line, exit 2, no stack trace', () => {
       message: /already holds a run/,
     },
     {
+      what: 'unknown runtime',
+      args: () => ['run', '--runtime', 'node,deno'],
+      message: /--runtime: "deno" is not one of node, node22, node24, bun/,
+    },
+    { what: 'unknown build', args: () => ['run', '--build', 'plain,zip'], message: /--build: "zip" is not one of plain, bundle/ },
+    {
+      what: 'unknown compile cache',
+      args: () => ['run', '--compile-cache', 'hot'],
+      message: /--compile-cache: "hot" is not one of off, cold, warm/,
+    },
+    { what: 'a list of nothing', args: () => ['run', '--build', ','], message: /--build: "," has an empty item/ },
+    {
       what: '--jobs 2 with timed cells',
       args: () => ['run', '-f', 'node-http', '-r', '1', '--jobs', '2', '--out', path.join(tmp(), 'x')],
       message: /--jobs does nothing without a counted cell .*timed cells run one at a time/,
