@@ -28,7 +28,7 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
     throw new UsageError('lambda:reference needs --lambda-perf FILE… (lambda-perf data files) and/or --reports FILE… (your REPORT lines)');
   }
   if (options.runtime !== undefined && !RUNTIME_LINE.test(options.runtime)) {
-    throw new UsageError(`--runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
+    throw new UsageError(`--lambda-runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
   }
   checkReferenceOut(options.out);
   const table = buildReferenceTable({

@@ -167,7 +167,7 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   merge: { args: [dir] },
   'lambda-package': { args: [], values: { '--memory': ['512'] } },
   'lambda-import': { args: [event] },
-  'lambda-reference': { args: [], values: { '--runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
+  'lambda-reference': { args: [], values: { '--lambda-runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
   clean: { args: [] },
 };
 const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
