@@ -43,6 +43,27 @@ export default defineConfig(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
+    // the use cases meet the machine only through what they are given (ports.ts): no process, no command line;
+    // ports.ts and fake.ts are where the real and the fake machine are wired
+    files: ['metrics/pipeline/**/*.ts'],
+    ignores: ['metrics/pipeline/ports.ts', 'metrics/pipeline/fake.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'a use case gets the machine injected (ports.ts); read process in cli/' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:process', 'process', 'commander', '@commander-js/extra-typings'].map((name) => ({
+            name,
+            message: 'a use case gets the machine injected and parses no command line',
+          })),
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },

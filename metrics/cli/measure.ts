@@ -10,7 +10,7 @@ import { Command, Option, type OptionValues } from '@commander-js/extra-typings'
 import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { UsageError } from '../core/errors.ts';
 import { readTextBounded } from '../core/files.ts';
-import { MAX_PAYLOAD_BYTES } from '../measure/runtime-api/state.ts';
+import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { appNameOf, checkAppFile, checkAppName, lambdaTaskRoot } from '../plan/apps.ts';
 import { addTypedCommand, byDefault, type Empty, type OptsOf } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';

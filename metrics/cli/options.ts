@@ -1,28 +1,16 @@
 /**
  * The shared options of the commands not yet on typed option groups (generate, hyperfine,
- * lambda-package, report), on commander's own Command, read back from their untyped opts with
+ * lambda-package), on commander's own Command, read back from their untyped opts with
  * checks instead of casts. `run` and `measure` use the typed groups (cli/groups/), whose help these
  * follow; a command moved to the groups drops its import of this file.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { DEFAULT_MEMORY_MB, type CostOptions } from '../analyse/cost.ts';
-import { ARCHITECTURES } from '../core/lambda-platform.ts';
-import { parseArchitecture } from './groups/cost.ts';
-import { UsageError } from '../core/errors.ts';
-import { METRICS, type Metric } from '../core/samples.ts';
 import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
 import { DEFAULT_ROUTES } from '../plan/selection.ts';
-import { checkOutputFile } from '../core/output-file.ts';
-import { DEFAULT_EXPORT_METRIC } from '../report/hyperfine-json.ts';
 import {
-  parseChoice,
   parseChoiceList,
   parseFrameworks,
   parseInteger,
-  parseMemory,
-  parsePrice,
   parseRoutes,
   parseSeconds,
   MAX_TIMEOUT_S,
@@ -40,21 +28,6 @@ import {
   type Shape,
   RUNTIME_NAMES,
 } from '../core/dimensions.ts';
-
-/**
- * Options that do nothing without another one (`--precision` without `--samples auto`, `--init-cpus`
- * without `--lambda-memory`, …): given on the command line while `applies` does not hold, they are a
- * usage error before the command starts, not silently ignored. `keys` are commander's attribute names.
- */
-export function requireWith(command: Command, keys: string[], applies: (opts: Record<string, unknown>) => boolean, what: string): void {
-  command.hook('preAction', (self) => {
-    if (applies(self.opts())) return;
-    const given = keys.filter((key) => self.getOptionValueSource(key) === 'cli');
-    if (given.length === 0) return;
-    const flags = given.map((key) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-    throw new UsageError(`${flags.join(', ')} ${given.length > 1 ? 'do' : 'does'} nothing without ${what}: give it, or leave them out`);
-  });
-}
 
 /** The values of an untyped option: a list of `values`, or undefined. */
 function listOf<T extends string>(value: unknown, values: readonly T[]): T[] | undefined {
@@ -178,66 +151,4 @@ export function leverListsOf(opts: Record<string, unknown>): LeverLists {
     ...(bootstraps ? { bootstraps } : {}),
     ...(fileCaches ? { fileCaches } : {}),
   };
-}
-
-/** `--memory`, `--arch`, `--price`: on `run` (kept in meta.json) and on `report` (overriding it). */
-export function addCostOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--cost-memory <MB>',
-        `Lambda memory size the cost table prices, in MB (default ${DEFAULT_MEMORY_MB}); the old spelling --memory still works`,
-      ).argParser(parseMemory('--cost-memory')),
-    )
-    .addOption(new Option('--memory <MB>', 'the old spelling of --cost-memory').hideHelp().argParser(parseMemory('--memory')))
-    .addOption(
-      new Option(
-        '--arch <arch>',
-        `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is accepted for x86_64; default x86_64)`,
-      ).argParser(parseArchitecture('--arch')),
-    )
-    .addOption(
-      new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
-    );
-}
-
-export function costOptionsOf(opts: Record<string, unknown>): CostOptions {
-  const memory = opts.costMemory ?? opts.memory;
-  const architecture = ARCHITECTURES.find((a) => a === opts.arch);
-  return {
-    ...(typeof memory === 'number' ? { memoryMB: memory } : {}),
-    // the cost model's own name of x86_64 is still x86
-    ...(architecture ? { arch: architecture === 'x86_64' ? 'x86' : 'arm64' } : {}),
-    ...(typeof opts.price === 'number' ? { pricePerGBs: opts.price } : {}),
-  };
-}
-
-/** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape. */
-export function addExportOptions(command: Command): Command {
-  requireWith(command, ['exportMetric'], (opts) => opts.exportJson !== undefined, '--export-json');
-  // the run folder the command writes (--out) or reads (report DIR) may not exist yet when the option is parsed
-  command.hook('preAction', (self) => {
-    const { exportJson, out } = self.opts<{ exportJson?: string; out?: string }>();
-    if (exportJson !== undefined) checkOutputFile('--export-json', exportJson, [...(out ? [out] : []), ...self.args]);
-  });
-  return command
-    .addOption(
-      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
-        (file: string) => {
-          // checked before a long run, not after it
-          if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
-          return checkOutputFile('--export-json', file);
-        },
-      ),
-    )
-    .addOption(
-      new Option('--export-metric <metric>', 'the metric --export-json writes as times')
-        .default(DEFAULT_EXPORT_METRIC)
-        .argParser(parseChoice('--export-metric', METRICS)),
-    );
-}
-
-export function exportOf(opts: Record<string, unknown>): { file: string; metric: Metric } | undefined {
-  const metric = METRICS.find((m) => m === opts.exportMetric) ?? DEFAULT_EXPORT_METRIC;
-  return typeof opts.exportJson === 'string' ? { file: opts.exportJson, metric } : undefined;
 }

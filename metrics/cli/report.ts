@@ -1,28 +1,39 @@
 /** `report DIR`: rebuild every artefact of a run folder from its samples.jsonl (and meta.json). */
-import type { Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
+import { UsageError } from '../core/errors.ts';
+import { runSpec, specRefusal } from '../core/run-spec.ts';
 import { reportPipeline } from '../pipeline/report.ts';
-import { addCostOptions, addExportOptions, costOptionsOf, exportOf } from './options.ts';
+import { addTypedCommand, givenFlags } from './groups/common.ts';
+import { addCostGroup, costOptionsOf } from './groups/cost.ts';
+import { addExportOptions, exportOf } from './groups/output.ts';
 import { parseInteger } from './parse.ts';
 
-export function registerReportCommand(program: Command): void {
-  const command = program
-    .command('report')
+export function registerReportCommand(program: PlainCommand): void {
+  const report = new Command('report')
     .description('rebuild every artefact of a run folder from its samples.jsonl (and meta.json)')
     .argument('<dir>', 'a run folder, e.g. results/latest');
-  addCostOptions(command);
-  addExportOptions(command);
-  command
-    .option(
-      '--phases-at <N>',
-      'the route count of chart-phases.svg (default 1000, or the largest measured N below it)',
-      parseInteger('--phases-at', 1),
+  const command = addExportOptions(addCostGroup(report).optionsGroup('Output:'))
+    .addOption(
+      new Option('--phases-at <N>', 'the route count of chart-phases.svg (default 1000, or the largest measured N below it)').argParser(
+        parseInteger('--phases-at', 1),
+      ),
     )
-    .action(async (dir: string, opts: Record<string, unknown> & { phasesAt?: number }) => {
-      const exportJson = exportOf(opts);
+    .action(async (dir, opts, self) => {
+      const exportJson = exportOf(opts, [dir]);
+      // the rules between options (--export-metric without --export-json) are run's
+      const refusal = specRefusal(runSpec(exportJson ? { output: { exportJson } } : {}), givenFlags(self));
+      if (refusal) throw new UsageError(refusal);
       const written = await reportPipeline(
-        { dir, cost: costOptionsOf(opts), phasesAt: opts.phasesAt, ...(exportJson ? { exportJson } : {}) },
+        {
+          dir,
+          cost: costOptionsOf(opts),
+          ...(opts.phasesAt !== undefined ? { phasesAt: opts.phasesAt } : {}),
+          ...(exportJson ? { exportJson } : {}),
+        },
         (line) => process.stderr.write(`warning: ${line}\n`),
       );
       process.stdout.write(`wrote ${written.join(', ')} in ${dir}\n`);
     });
+  addTypedCommand(program, command);
 }

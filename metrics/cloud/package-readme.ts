@@ -62,7 +62,7 @@ export function packageReadme(functions: ReadmeFunction[], options: ReadmeOption
     '  and export the results as CSV or JSON (one query returns at most 10,000 rows).',
     '',
     'IMPORT',
-    '  npm run lambda:import -- FILE... --out DIR [--function NAME] [--architecture x86_64|arm64]',
+    '  npm run lambda:import -- FILE... --out DIR [--function NAME] [--arch x86_64|arm64]',
     '  The function, hence the cell, comes from the log group in an Insights export, else --function, else the',
     '  file name. Every REPORT line that cannot be read is counted and named. Then `npm run report -- DIR`.',
     '',

@@ -19,6 +19,9 @@ export const MB_PER_GB = 1024;
 /** The longest a function may run, ms (15 minutes): no Duration can exceed it. */
 export const MAX_DURATION_MS = 900_000;
 
+/** Lambda's limit on a synchronous response and on an event, bytes (6 MB). */
+export const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
 /** The longest an on-demand function's Init phase may take, ms (10 s): no Init Duration can exceed it. */
 export const MAX_INIT_MS = 10_000;
 

@@ -71,6 +71,11 @@ export function machine(): RunMeta['machine'] {
 export const META_FILE = 'meta.json';
 
 /** The tool's own version, from its package.json. */
+/** The node that runs coldstart itself (the children's runtimes are `runtimes`). */
+export function runnerInfo(): RunMeta['runner'] {
+  return { node: process.version };
+}
+
 export function toolVersion(): string {
   try {
     return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';

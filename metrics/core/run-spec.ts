@@ -8,18 +8,28 @@
 import path from 'node:path';
 import type { AppSpec } from './app.ts';
 import type { Metric } from './samples.ts';
-import { DEFAULT_ROUTES, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Target, type Variant, type Schema, type Shape } from './dimensions.ts';
+import {
+  DEFAULT_ROUTES,
+  DEFAULT_SCHEMA,
+  DEFAULT_SHAPE,
+  type Bootstrap,
+  type Build,
+  type CompileCache,
+  type FileCache,
+  type Measure,
+  type Order,
+  type RuntimeName,
+  type Target,
+  type Variant,
+  type Schema,
+  type Shape,
+} from './dimensions.ts';
+import type { Architecture, LambdaRuntimeLine, LOCAL_NODE } from './lambda-platform.ts';
 
-// TODO(dims): these value types move to core/dimensions.ts and core/lambda-platform.ts
-export type Measure = 'time' | 'instructions';
-export type Order = 'interleaved' | 'sequential' | 'random';
-export type RuntimeName = 'node' | 'node22' | 'node24' | 'bun';
-export type LambdaLine = 'nodejs22.x' | 'nodejs24.x' | 'node';
-export type Build = 'plain' | 'bundle';
-export type CompileCache = 'off' | 'cold' | 'warm';
-export type Bootstrap = 'ric' | 'ric-noflags' | 'probe';
-export type FileCache = 'warm' | 'cold';
-export type Architecture = 'x86_64' | 'arm64';
+// the value types of the dimensions, declared once (core/dimensions.ts, core/lambda-platform.ts)
+export type { Architecture, Bootstrap, Build, CompileCache, FileCache, Measure, Order, RuntimeName };
+/** A Lambda cell's runtime: a Lambda line, or `node` (the node running coldstart, not a Lambda line). */
+export type LambdaLine = LambdaRuntimeLine | typeof LOCAL_NODE;
 export type ExportMetric = Metric;
 
 /** `--shard i/n`: the i-th of n parts (1-based). */

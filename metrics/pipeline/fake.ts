@@ -15,7 +15,7 @@ import type { LimitsMechanism } from '../measure/limits/types.ts';
 import { FakeSampler, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
 import { fakeCellSource } from '../plan/fake-source.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import { realSource, type Deps, type ProgressStream } from './ports.ts';
+import { realSource, type Deps } from './ports.ts';
 import { cellOptionsOf } from './run-options.ts';
 
 export { FakeSampler, parseFakeScript, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
@@ -87,7 +87,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     },
     stdout: (text) => out.write(text),
     stderr: (text) => err.write(text),
-    progress: progress as ProgressStream,
+    progress,
     now,
     loadMonitor: () => {
       const at = now().toISOString();

@@ -13,12 +13,12 @@ import { ARCHITECTURE_SHORT_NAME, MB_PER_GB, MB_PER_VCPU, type Architecture } fr
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
 import { fileError, writeAll } from '../core/files.ts';
-import { toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { runnerInfo, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-import { processAlive } from '../measure/owner.ts';
+import { processAlive, selfOwner } from '../measure/owner.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { writeReport } from '../report/write.ts';
-import { displayPath } from './display.ts';
+import { displayPath } from '../core/display.ts';
 
 export interface LambdaImportOptions {
   files: string[];
@@ -95,7 +95,7 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
       memoryGB: Math.round((largest / MB_PER_GB) * 1000) / 1000,
     },
     // the node that ran this import; the functions' own runtime is the one below, when given
-    runner: { node: process.version },
+    runner: runnerInfo(),
     runtimes: options.runtime ? { node: `${options.runtime} (AWS Lambda managed runtime; minor version not in REPORT lines)` } : {},
     frameworks: Object.fromEntries(
       frameworks.map((name) => [
@@ -197,7 +197,7 @@ export async function importLambda(
     );
   }
   removeStaleStaging(dir, (line) => warn(`note: ${line}`));
-  const staging = STAGING(dir, process.pid);
+  const staging = STAGING(dir, selfOwner().pid);
   makeWritableDir(staging);
   try {
     writeRecords(path.join(staging, SAMPLES_FILE), result.records);

@@ -9,7 +9,7 @@ import { buildReferenceTable, checkReferenceOut } from '../cloud/lambda-perf.ts'
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
 import { referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
-import { displayPath } from './display.ts';
+import { displayPath } from '../core/display.ts';
 import { writeFileWhole } from '../core/files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
@@ -28,7 +28,7 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
     throw new UsageError('lambda:reference needs --lambda-perf FILE… (lambda-perf data files) and/or --reports FILE… (your REPORT lines)');
   }
   if (options.runtime !== undefined && !RUNTIME_LINE.test(options.runtime)) {
-    throw new UsageError(`--runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
+    throw new UsageError(`--lambda-runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
   }
   checkReferenceOut(options.out);
   const table = buildReferenceTable({

@@ -91,7 +91,7 @@ export async function runMerge(
     // the first part's meta.json, with every part's own machine and load under `parts`; the top-level
     // load is dropped (no single machine's load describes the whole)
     const { load: _load, ...rest } = first;
-    const frameworks = Object.assign({}, ...metas.map((m) => m.frameworks)) as RunMeta['frameworks'];
+    const frameworks = metas.reduce<RunMeta['frameworks']>((all, m) => ({ ...all, ...m.frameworks }), {});
     const merged: RunMeta & { parts: MergedPart[] } = {
       ...rest,
       command: `merge of ${parts.length} runs (first: ${first.command})`,

@@ -11,7 +11,7 @@ import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { machine, toolVersion, type LambdaMeta, type RunMeta } from '../core/meta.ts';
+import { machine, runnerInfo, toolVersion, type LambdaMeta, type RunMeta } from '../core/meta.ts';
 import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
@@ -188,7 +188,7 @@ export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: Star
     command: spec.command,
     options: optionsMeta(spec, prepared, facts),
     machine: machine(),
-    runner: { node: process.version },
+    runner: runnerInfo(),
     runtimes: runtimeVersions(prepared.levers),
     frameworks: frameworksMeta(prepared.selected),
     skipped: Object.fromEntries(prepared.skipped),

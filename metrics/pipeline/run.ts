@@ -33,7 +33,7 @@ import { openSession, pointLatest, type MeasurementSession } from '../measure/se
 import type { PreparedCells } from '../plan/cells.ts';
 import { buildPlan, type PlannedRun } from '../plan/order.ts';
 import { writeReport, type WrittenReport } from '../report/write.ts';
-import { displayPath } from './display.ts';
+import { displayPath } from '../core/display.ts';
 import { resolveJobs, shardCells } from './jobs.ts';
 import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
 import type { CellSource, Deps } from './ports.ts';

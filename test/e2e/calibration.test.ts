@@ -98,7 +98,7 @@ describe('rebuilding the table', () => {
     `REPORT RequestId: ${id}\tDuration: ${duration} ms\tBilled Duration: ${Math.ceil(duration)} ms\t` +
     `Memory Size: 1024 MB\tMax Memory Used: ${used} MB`;
 
-  it('lambda:reference from your REPORT lines writes the table and prints its provenance; a missing --runtime is exit 2', () => {
+  it('lambda:reference from your REPORT lines writes the table and prints its provenance; a missing --lambda-runtime is exit 2', () => {
     const dir = tempDir();
     const log = path.join(dir, 'reference.log');
     writeFileSync(
@@ -118,7 +118,7 @@ describe('rebuilding the table', () => {
     assert.equal(table.rows[0]!.initMs.n, 2, 'the warm invocation is no cold start');
     const bad = runCli(['lambda-reference', '--reports', log, '--out', out]);
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /^coldstart: REPORT lines need --runtime and --architecture/);
+    assert.match(bad.stderr, /^coldstart: REPORT lines need --lambda-runtime and --arch/);
     const nothing = runCli(['lambda-reference', '--out', out]);
     assert.equal(nothing.status, 2);
     assert.doesNotMatch(nothing.stderr, /\n.+\n/);

@@ -3,8 +3,9 @@
  * counted twice has every phase, in order, and its two counts agree within the README's stated
  * spread (0.1 %); a Lambda cell's INIT is cut at its first GET next; a copy of the generated
  * file that answers wrongly fails its counted sample with no counts; without valgrind the mode is a
- * one-line error and exit 2; --jobs beside timed cells is refused; the shards of a run merged equal
- * the unsharded run's cells.
+ * one-line error and exit 2. That --jobs beside timed cells is refused is checked in-process by
+ * test/unit/cli-usage.test.ts, that the shards of a run merged equal the unsharded run's cells by
+ * test/pipeline/shard-merge.test.ts.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { SyntaxValidator } from 'fast-xml-validator';
 import { contractOf } from '../../generators/contract.ts';
-import { cellKey, makeCell } from '../../metrics/core/cell.ts';
+import { makeCell } from '../../metrics/core/cell.ts';
 import { INSTRUCTION_MARKS, readSamples } from '../../metrics/core/samples.ts';
 import { countHooks, findCountTools } from '../../metrics/measure/counting.ts';
 import { childEnvironment } from '../../metrics/measure/environment.ts';
@@ -120,44 +121,5 @@ describe('counted runs: usage', () => {
     assert.match(result.stderr, /^coldstart: --measure instructions needs valgrind .*apt-get install valgrind/);
     assert.equal(result.stderr.trim().split('\n').length, 1);
   });
-
-  it('--jobs 2 with timed cells: refused, exit 2', () => {
-    const result = runCli(['run', '-f', 'node-http', '-r', '1', '--jobs', '2', '--out', path.join(tempDir(), 'x')]);
-    assert.equal(result.status, 2, result.stderr);
-    assert.match(result.stderr, /--jobs does nothing without a counted cell .*timed cells run one at a time/);
-  });
-});
-
-describe('--shard and merge', () => {
-  it('the shards of a run, merged, hold exactly the unsharded run cells, each sample once', () => {
-    const base = tempDir('coldstart-shards-');
-    const selection = ['-f', 'node-http,hono', '-r', '1,2', '--samples', '1', '--warmup', '0'];
-    const run = (out: string, extra: string[] = []) => {
-      const result = runCli(['run', ...selection, ...extra, '--out', path.join(base, out)]);
-      assert.equal(result.status, 0, result.stderr);
-      return readSamples(path.join(base, out, 'samples.jsonl'));
-    };
-    const whole = run('whole');
-    const one = run('one', ['--shard', '1/2']);
-    const two = run('two', ['--shard', '2/2']);
-    assert.ok(one.length > 0 && two.length > 0, 'each shard has cells');
-    const merged = runCli(['merge', path.join(base, 'one'), path.join(base, 'two'), '--out', path.join(base, 'merged')]);
-    assert.equal(merged.status, 0, merged.stderr);
-    const keys = (samples: { cell: Parameters<typeof cellKey>[0] }[]) => samples.map((s) => cellKey(s.cell)).sort();
-    const joined = readSamples(path.join(base, 'merged', 'samples.jsonl'));
-    assert.deepEqual([...new Set(keys(joined))], [...new Set(keys(whole))]);
-    assert.deepEqual(
-      joined.map((s) => s.at),
-      [...one, ...two].map((s) => s.at),
-    );
-    const meta = JSON.parse(readFileSync(path.join(base, 'merged', 'meta.json'), 'utf8')) as { parts: { shard: string }[] };
-    assert.deepEqual(
-      meta.parts.map((p) => p.shard),
-      ['1/2', '2/2'],
-    );
-    assert.match(readFileSync(path.join(base, 'merged', 'summary.md'), 'utf8'), /## Merged run/);
-    const twice = runCli(['merge', path.join(base, 'one'), path.join(base, 'one'), '--out', path.join(base, 'again')]);
-    assert.equal(twice.status, 2);
-    assert.match(twice.stderr, /measured in both/);
-  });
+  // --jobs 2 with timed cells refused: test/unit/cli-usage.test.ts (in-process)
 });

@@ -1,7 +1,7 @@
 /**
- * The levers through the command line: `--runtime`, `--build` and `--compile-cache` mistakes are
- * one line and exit 2, a runtime that cannot be installed too, and a real run over the lever
- * product measures every cell and reports each lever.
+ * The levers through the command line: a runtime that cannot be installed is one line and exit 2
+ * (the `--runtime`, `--build` and `--compile-cache` mistakes are test/unit/cli-usage.test.ts's, in-process),
+ * and a real run over the lever product measures every cell and reports each lever.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,33 +10,17 @@ import { before, describe, it } from 'node:test';
 import type { RunMeta } from '../../metrics/core/meta.ts';
 import { readSamples } from '../../metrics/core/samples.ts';
 import { compileCacheUnsupported } from '../../metrics/plan/runtimes.ts';
-import { runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
+import { runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
 describe('lever options: one line, exit 2', () => {
-  const cases: [string, string[], RegExp][] = [
-    ['unknown runtime', ['run', '--runtime', 'node,deno'], /--runtime: "deno" is not one of node, node22, node24, bun/],
-    ['unknown build', ['run', '--build', 'plain,zip'], /--build: "zip" is not one of plain, bundle/],
-    ['unknown compile cache', ['run', '--compile-cache', 'hot'], /--compile-cache: "hot" is not one of off, cold, warm/],
-    ['a list of nothing', ['run', '--build', ','], /--build: "," has an empty item/],
-  ];
-  let results: CliResult[] = [];
+  // the lever lists' usage errors (an unknown runtime, build or compile cache, a list of nothing): test/unit/cli-usage.test.ts
   let install: CliResult;
-  before(async () => {
-    results = await runClis(cases.map(([, args]) => args));
+  before(() => {
     // no registry: the install of node24 fails fast, into a runtimes folder of its own
     const root = tempDir('coldstart-lever-cli-');
     const env = { ...process.env, COLDSTART_RUNTIMES_DIR: root, npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0' };
     install = runCli(['run', '--frameworks', 'node-http', '--routes', '1', '--runtime', 'node24', '--out', path.join(root, 'run')], {
       env,
-    });
-  });
-
-  cases.forEach(([what, , message], i) => {
-    it(what, () => {
-      const result = results[i]!;
-      assert.equal(result.status, 2, result.stderr);
-      assert.match(result.stderr, message);
-      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     });
   });
 

@@ -167,7 +167,7 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   merge: { args: [dir] },
   'lambda-package': { args: [], values: { '--memory': ['512'] } },
   'lambda-import': { args: [event] },
-  'lambda-reference': { args: [], values: { '--runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
+  'lambda-reference': { args: [], values: { '--lambda-runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
   clean: { args: [] },
 };
 const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
@@ -262,6 +262,11 @@ describe('the examples of issue 25: exit 2 and one line that says why', () => {
       says: /every cell would be unsupported.*probe/,
     },
   ];
+  // not an example of the issue, but the same promise: the typed commands keep the program's error handling
+  examples.push(
+    { name: 'an unknown option of run', args: ['run', '--sample', '3'], says: /unknown option '--sample'/ },
+    { name: 'an unknown option of measure', args: ['measure', '--entry', app, '--sample', '3'], says: /unknown option '--sample'/ },
+  );
   for (const example of examples) {
     it(example.name, async () => {
       const { code, stderr } = await cli(example.args);

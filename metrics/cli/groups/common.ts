@@ -56,5 +56,8 @@ export function givenFlags(command: Parsed): Set<string> {
  * declarations, the typed ones extra-typings' declarations of the same class: one object at run time.
  */
 export function addTypedCommand(program: PlainCommand, command: CommandUnknownOpts): void {
-  program.addCommand(command as unknown as PlainCommand);
+  const plain = command as unknown as PlainCommand;
+  // as program.command() does: errors thrown (exitOverride), not printed, so main() makes them one line and exit 2
+  plain.copyInheritedSettings(program);
+  program.addCommand(plain);
 }

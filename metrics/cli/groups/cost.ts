@@ -1,20 +1,22 @@
 /** Cost: the Lambda memory size, architecture and price the report's cost table uses (no effect on what is measured). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { UsageError } from '../../core/errors.ts';
-import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB, toArchitecture, type Architecture } from '../../core/lambda-platform.ts';
+import {
+  ARCHITECTURES,
+  MAX_MEMORY_MB,
+  MIN_MEMORY_MB,
+  parseArchitecture as parseArchitectureValue,
+  type Architecture,
+} from '../../core/lambda-platform.ts';
+import type { CostOptions } from '../../analyse/cost.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
 import { parseMemory, parsePrice } from '../parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;
 
-/** `--arch`: a Lambda architecture, or `x86` (the old name of x86_64). */
+/** `--arch`: a Lambda architecture, or `x86` (the old name of x86_64), read by core's one parser. */
 export function parseArchitecture(option: string): (text: string) => Architecture {
-  return (text: string) => {
-    const architecture = toArchitecture(text.trim());
-    if (!architecture) throw new UsageError(`${option}: "${text}" is not one of ${ARCHITECTURES.join(', ')} (x86 is x86_64)`);
-    return architecture;
-  };
+  return (text: string) => parseArchitectureValue(option, text);
 }
 
 export function addCostGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
@@ -51,5 +53,15 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
     ...(opts.arch ? { architecture: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
+  };
+}
+
+/** The cost flags given, in the cost model's own terms (`report`, which overrides what a run stored; its name of x86_64 is x86). */
+export function costOptionsOf(opts: CostOpts): CostOptions {
+  const { memoryMB, architecture, pricePerGBs } = costOf(opts);
+  return {
+    ...(memoryMB !== undefined ? { memoryMB } : {}),
+    ...(architecture ? { arch: architecture === 'x86_64' ? 'x86' : 'arm64' } : {}),
+    ...(pricePerGBs !== undefined ? { pricePerGBs } : {}),
   };
 }

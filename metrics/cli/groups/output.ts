@@ -17,17 +17,9 @@ function parseExportFile(file: string): string {
   return checkOutputFile('--export-json', file);
 }
 
-export function addOutputGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+/** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape (run, measure, report). */
+export function addExportOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
-    .optionsGroup('Output:')
-    .addOption(new Option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)'))
-    .addOption(
-      new Option(
-        '--attribute',
-        'after the samples, one unrecorded run per cell with --cpu-prof: where its cold start goes, by npm package (attribution.md)',
-      ),
-    )
-    .addOption(new Option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`))
     .addOption(
       new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
         parseExportFile,
@@ -40,15 +32,38 @@ export function addOutputGroup<A extends unknown[], O extends OptionValues, G ex
     );
 }
 
+type ExportOpts = OptsOf<ReturnType<typeof addExportOptions<[], Empty, Empty>>>;
+
+/** The export asked for; `runDirs` (the run folder written or read) must not hold the export file. */
+export function exportOf(opts: ExportOpts, runDirs: readonly string[]): OutputSpec['exportJson'] {
+  if (opts.exportJson === undefined) return undefined;
+  checkOutputFile('--export-json', opts.exportJson, runDirs);
+  return { file: opts.exportJson, metric: opts.exportMetric ?? DEFAULT_EXPORT_METRIC };
+}
+
+export function addOutputGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+  return addExportOptions(
+    command
+      .optionsGroup('Output:')
+      .addOption(new Option('-o, --out <dir>', 'run folder (default results/<timestamp>/; results/latest then names it)'))
+      .addOption(
+        new Option(
+          '--attribute',
+          'after the samples, one unrecorded run per cell with --cpu-prof: where its cold start goes, by npm package (attribution.md)',
+        ),
+      )
+      .addOption(new Option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`)),
+  );
+}
+
 type OutputOpts = OptsOf<ReturnType<typeof addOutputGroup<[], Empty, Empty>>>;
 
-/** The run folder given (`--out`) must not be the export file either. */
 export function outputOf(opts: OutputOpts): Partial<OutputSpec> {
-  if (opts.exportJson !== undefined) checkOutputFile('--export-json', opts.exportJson, opts.out ? [opts.out] : []);
+  const exportJson = exportOf(opts, opts.out ? [opts.out] : []);
   return {
     ...(opts.out !== undefined ? { out: opts.out } : {}),
     ...(opts.attribute ? { attribute: true } : {}),
     ...(opts.allowFailures ? { allowFailures: true } : {}),
-    ...(opts.exportJson !== undefined ? { exportJson: { file: opts.exportJson, metric: opts.exportMetric ?? DEFAULT_EXPORT_METRIC } } : {}),
+    ...(exportJson ? { exportJson } : {}),
   };
 }

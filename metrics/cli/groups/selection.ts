@@ -26,7 +26,8 @@ export function addSelectionGroup<A extends unknown[], O extends OptionValues, G
     .addOption(
       new Option(
         '-f, --frameworks <list>',
-        'comma-separated frameworks, or all (those whose packages are installed)' + byDefault('all'),
+        'comma-separated frameworks, or all (those whose packages are installed)' +
+          byDefault(defaults.frameworks === 'all' ? 'all' : defaults.frameworks.join(',')),
       ).argParser(parseFrameworks),
     )
     .addOption(
@@ -66,7 +67,7 @@ type SelectionOpts = OptsOf<ReturnType<typeof addSelectionGroup<[], Empty, Empty
 
 /** The generated source the options select, and the targets and measures of its cells. */
 export function selectionOf(opts: SelectionOpts): { source: GeneratedSource; cells: Partial<CellSpec> } {
-  const d = DEFAULT_SOURCE;
+  const d = defaults;
   return {
     source: {
       kind: 'generated',

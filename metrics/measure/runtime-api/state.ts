@@ -16,8 +16,9 @@
  */
 
 export const RUNTIME_API_VERSION = '2018-06-01';
-/** Lambda's limit on a synchronous response (and on an event). */
-export const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** Lambda's limit on a synchronous response and on an event: a platform fact, in core. */
+export { MAX_PAYLOAD_BYTES } from '../../core/lambda-platform.ts';
+import { MAX_PAYLOAD_BYTES } from '../../core/lambda-platform.ts';
 
 const NEXT = `/${RUNTIME_API_VERSION}/runtime/invocation/next`;
 const INIT_ERROR = `/${RUNTIME_API_VERSION}/runtime/init/error`;

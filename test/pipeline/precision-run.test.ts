@@ -1,14 +1,16 @@
 /**
- * --samples auto through the real command line: a run takes between the minimum and the maximum
- * samples per cell and reports the precision reached; a precision no run can reach stops at the
- * maximum after interleaved rounds; bad settings are one-line usage errors (exit 2).
+ * --samples auto through the command line, in-process with the fake deps (--debug-mode: the fake
+ * sampler's samples jitter by 5 %): a run takes between the minimum and the maximum samples per cell
+ * and reports the precision reached; a precision no run can reach stops at the maximum after
+ * interleaved rounds; bad settings are one-line usage errors (exit 2).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
-import { runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
+import { tempDir } from '../support/in-process.ts';
+import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
 
 /** The timed samples per cell (framework and routes) of a run folder. */
 function perCell(samples: SampleRecord[]): Map<string, SampleRecord[]> {
@@ -27,21 +29,21 @@ function precisionSection(dir: string): string {
   return md.slice(start, md.indexOf('\n## ', start + 1));
 }
 
-describe('a real run with --samples auto', () => {
+describe('a run with --samples auto', () => {
   let loose: string;
   let tight: string;
-  let tightRun: CliResult;
+  let tightRun: MainResult;
 
-  before(() => {
+  before(async () => {
     const base = tempDir();
     loose = path.join(base, 'loose');
     tight = path.join(base, 'tight');
-    const args = ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', 'auto'];
-    const looseRun = runCli([...args, '--min-samples', '3', '--max-samples', '5', '--precision', '50%', '--out', loose]);
-    assert.equal(looseRun.status, 0, looseRun.stderr);
-    // ±0.001 % of a median of some 40 ms is ±0.4 µs: samples of fresh processes never agree that closely
-    tightRun = runCli([...args, '--min-samples', '2', '--max-samples', '4', '--precision', '0.001%', '--out', tight]);
-    assert.equal(tightRun.status, 0, tightRun.stderr);
+    const args = ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', 'auto', '--debug-mode'];
+    const looseRun = await mainInProcess([...args, '--min-samples', '3', '--max-samples', '5', '--precision', '50%', '--out', loose]);
+    assert.equal(looseRun.code, 0, looseRun.stderr);
+    // ±0.001 % of a median of some 40 ms is ±0.4 µs: samples that jitter by 5 % never agree that closely
+    tightRun = await mainInProcess([...args, '--min-samples', '2', '--max-samples', '4', '--precision', '0.001%', '--out', tight]);
+    assert.equal(tightRun.code, 0, tightRun.stderr);
   });
 
   it('--precision 50%: between 3 and 5 samples per cell, numbered 1…n, and the precision section', () => {
@@ -82,22 +84,22 @@ describe('--samples auto: bad settings', () => {
     { args: ['--min-samples', '1'], message: /^coldstart: --min-samples: "1" is not an integer from 2/ },
   ];
   const outs = cases.map(() => '');
-  let results: CliResult[];
+  const results: MainResult[] = [];
 
   before(async () => {
     const base = tempDir();
-    results = await runClis(
-      cases.map((c, i) => {
-        outs[i] = path.join(base, `run-${i}`);
-        return ['run', '--frameworks', 'node-http', '--routes', '1', '--samples', 'auto', ...c.args, '--out', outs[i]];
-      }),
-    );
+    for (const [i, c] of cases.entries()) {
+      outs[i] = path.join(base, `run-${i}`);
+      results.push(
+        await mainInProcess(['run', '--frameworks', 'node-http', '--routes', '1', '--samples', 'auto', ...c.args, '--out', outs[i]]),
+      );
+    }
   });
 
   cases.forEach((c, i) => {
     it(`${c.args.join(' ')}: one line on stderr, exit 2, nothing run`, () => {
       const result = results[i]!;
-      assert.equal(result.status, 2, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
       assert.equal(result.stdout, '');
       assert.equal(result.stderr.trimEnd().split('\n').length, 1, result.stderr);
       assert.match(result.stderr, c.message);

@@ -1,5 +1,5 @@
 /**
- * `compare --metric` through the real command line, on synthetic run folders: a planted 5 % CPU
+ * `compare --metric` through the command line (main() in-process), on synthetic run folders: a planted 5 % CPU
  * regression fails --fail-above on cpu.firstResponse while the unchanged wall time passes; an
  * unknown metric is a one-line usage error; runs recorded under different machine loads get the
  * advice to compare CPU time when compared on wall time.
@@ -10,7 +10,8 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { summarizeLoad, type LoadSummary } from '../../metrics/core/load.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
-import { runClis, tempDir, type CliResult } from '../support/helpers.ts';
+import { tempDir } from '../support/in-process.ts';
+import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
 import { cell, sampleOf, writeRun } from '../support/synthetic.ts';
 
 const N = 10;
@@ -44,10 +45,10 @@ function withLoad(dir: string, load: LoadSummary): void {
 }
 
 describe('compare --metric on the command line', () => {
-  let cpuGate: CliResult;
-  let wallGate: CliResult;
-  let unknown: CliResult;
-  let both: CliResult;
+  let cpuGate: MainResult;
+  let wallGate: MainResult;
+  let unknown: MainResult;
+  let both: MainResult;
 
   before(async () => {
     const base = tempDir();
@@ -57,17 +58,19 @@ describe('compare --metric on the command line', () => {
     const b = writeRun(path.join(base, 'b'), samples([...wall].reverse(), tight(2300 * 1.05)), { samples: N });
     withLoad(a, loadOf(0.6));
     withLoad(b, loadOf(1.9));
-    const results = await runClis([
+    const results: MainResult[] = [];
+    for (const args of [
       ['compare', a, b, '--metric', 'cpu.firstResponse', '--fail-above', '1.02'],
       ['compare', a, b, '--fail-above', '1.02'],
       ['compare', a, b, '--metric', 'nope'],
       ['compare', a, b, '--metric', 'firstResponse,cpu.firstResponse'],
-    ]);
-    [cpuGate, wallGate, unknown, both] = results as [CliResult, CliResult, CliResult, CliResult];
+    ])
+      results.push(await mainInProcess(args));
+    [cpuGate, wallGate, unknown, both] = results as [MainResult, MainResult, MainResult, MainResult];
   });
 
   it('a planted 5 % CPU regression: --metric cpu.firstResponse --fail-above 1.02 exits 1 and names the metric', () => {
-    assert.equal(cpuGate.status, 1, cpuGate.stderr);
+    assert.equal(cpuGate.code, 1, cpuGate.stderr);
     assert.match(cpuGate.stdout, /^Metric: `cpu\.firstResponse`, CPU time of the child at firstResponse/m);
     const row = cpuGate.stdout.split('\n').find((l) => l.startsWith('| 1000-startup-fastify-routes.js | cpu.firstResponse |'));
     assert.match(row ?? cpuGate.stdout, /\| 1\.050 \| [^|]+ \| 10\/10 \| \*\*regression\*\* ✗ \(above --fail-above\) \|$/);
@@ -77,7 +80,7 @@ describe('compare --metric on the command line', () => {
   });
 
   it('the same runs on wall time (the default): unchanged, pass, and the advice to compare CPU time', () => {
-    assert.equal(wallGate.status, 0, wallGate.stderr);
+    assert.equal(wallGate.code, 0, wallGate.stderr);
     assert.match(wallGate.stdout, /^Metric: `firstResponse`, wall time to firstResponse/m);
     assert.match(wallGate.stdout, /\| 1000-startup-fastify-routes\.js \| firstResponse \| .* \| 1\.000 \| .* \| no significant change \|/);
     assert.match(wallGate.stdout, /--fail-above 1\.02: none above it: pass\./);
@@ -88,7 +91,7 @@ describe('compare --metric on the command line', () => {
   });
 
   it('several metrics: a row each, the advice still given for the wall one', () => {
-    assert.equal(both.status, 0, both.stderr);
+    assert.equal(both.code, 0, both.stderr);
     assert.match(both.stdout, /^Metrics: `firstResponse`, .*; `cpu\.firstResponse`, /m);
     assert.match(both.stdout, /\| firstResponse \| .* \| no significant change \|/);
     assert.match(both.stdout, /\| cpu\.firstResponse \| .* \| \*\*regression\*\* \|/);
@@ -96,7 +99,7 @@ describe('compare --metric on the command line', () => {
   });
 
   it('--metric nope: one line on stderr naming the choices, exit 2, nothing on stdout', () => {
-    assert.equal(unknown.status, 2, unknown.stderr);
+    assert.equal(unknown.code, 2, unknown.stderr);
     assert.equal(unknown.stdout, '');
     assert.equal(unknown.stderr.trimEnd().split('\n').length, 1, unknown.stderr);
     assert.match(unknown.stderr, /^coldstart: --metric: "nope" is not one of .*firstResponse.*cpu\.firstResponse/);

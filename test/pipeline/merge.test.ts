@@ -1,0 +1,73 @@
+/**
+ * merge, the use case in-process: two shards join into one run folder whose meta.json names each part
+ * and whose report is written once; a cell measured in both parts, a single folder or a taken --out
+ * is refused before anything is written.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { UsageError } from '../../metrics/core/errors.ts';
+import { readSamples } from '../../metrics/core/samples.ts';
+import { machinesDiffer, runMerge, type MergedPart } from '../../metrics/pipeline/merge.ts';
+import { tempDir } from '../support/in-process.ts';
+import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
+
+let base: string;
+let shardA: string;
+let shardB: string;
+before(() => {
+  base = tempDir();
+  shardA = writeRun(path.join(base, 'a'), samplesOf(cell('fastify', 10), spread(100, 5)), { shard: '1/2' });
+  shardB = writeRun(path.join(base, 'b'), samplesOf(cell('hono', 10), spread(80, 5)), { shard: '2/2' });
+});
+after(() => rmSync(base, { recursive: true, force: true }));
+
+describe('runMerge', () => {
+  it('joins the shards: every sample kept, each part named in meta.json, the report written', async () => {
+    const warnings: string[] = [];
+    const out = path.join(base, 'merged');
+    const { dir, parts } = await runMerge([shardA, shardB], out, (line) => warnings.push(line));
+    assert.equal(dir, out);
+    assert.deepEqual(
+      parts.map((p) => [p.from, p.shard, p.cells.length]),
+      [
+        ['a', '1/2', 1],
+        ['b', '2/2', 1],
+      ],
+    );
+    assert.equal(readSamples(path.join(out, 'samples.jsonl')).length, 10);
+    const meta = JSON.parse(readFileSync(path.join(out, 'meta.json'), 'utf8')) as { command: string; parts: MergedPart[] };
+    assert.match(meta.command, /^merge of 2 runs \(first: /);
+    assert.equal(meta.parts.length, 2);
+    assert.ok(existsSync(path.join(out, 'summary.md')));
+    assert.equal(machinesDiffer(parts), false);
+  });
+
+  it('refuses a cell measured in both parts, one folder, and an --out that holds a run', async () => {
+    const twice = writeRun(path.join(base, 'twice'), samplesOf(cell('fastify', 10), spread(100, 3)));
+    const refused = (pattern: RegExp) => (error: unknown) => error instanceof UsageError && pattern.test(error.message);
+    await assert.rejects(
+      runMerge([shardA, twice], path.join(base, 'm1'), () => undefined),
+      refused(/was measured in both/),
+    );
+    await assert.rejects(
+      runMerge([shardA], path.join(base, 'm2'), () => undefined),
+      refused(/at least two run folders/),
+    );
+    await assert.rejects(
+      runMerge([shardA, shardB], shardA, () => undefined),
+      refused(/already holds a run/),
+    );
+    assert.equal(existsSync(path.join(base, 'm1')), false);
+  });
+
+  it('says when the parts ran on different machines', () => {
+    const part = (cpu: string): Pick<MergedPart, 'machine' | 'runtimes'> => ({
+      machine: { os: 'linux', cpu, cores: 2, memoryGB: 4 },
+      runtimes: { node: 'v24' },
+    });
+    assert.equal(machinesDiffer([part('a'), part('a')]), false);
+    assert.equal(machinesDiffer([part('a'), part('b')]), true);
+  });
+});
