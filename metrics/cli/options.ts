@@ -27,6 +27,9 @@ import {
   type Schema,
   type Shape,
   RUNTIME_NAMES,
+  isDimensionValue,
+  type CellDimension,
+  type DimensionValue,
 } from '../core/dimensions.ts';
 
 /** The values of an untyped option: a list of `values`, or undefined. */
@@ -139,14 +142,22 @@ export function addLeverOptions(command: Command): Command {
     );
 }
 
+/** A list option's values as its dimension's own type: every value one of the dimension's, else undefined. */
+function dimensionList<K extends CellDimension>(d: K, value: unknown): DimensionValue<K>[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const values: DimensionValue<K>[] = [];
+  for (const v of value as unknown[]) if (isDimensionValue(d, v)) values.push(v);
+  return values.length === value.length ? values : undefined;
+}
+
 export function leverListsOf(opts: Record<string, unknown>): LeverLists {
-  const lambdaRuntimes = strings(opts.lambdaRuntime);
-  const bootstraps = strings(opts.lambdaBootstrap);
-  const fileCaches = strings(opts.fileCache);
+  const lambdaRuntimes = dimensionList('runtime', opts.lambdaRuntime);
+  const bootstraps = dimensionList('bootstrap', opts.lambdaBootstrap);
+  const fileCaches = dimensionList('fileCache', opts.fileCache);
   return {
-    runtimes: strings(opts.runtime) ?? DEFAULT_LEVERS.runtimes,
-    builds: strings(opts.build) ?? DEFAULT_LEVERS.builds,
-    compileCaches: strings(opts.compileCache) ?? DEFAULT_LEVERS.compileCaches,
+    runtimes: dimensionList('runtime', opts.runtime) ?? DEFAULT_LEVERS.runtimes,
+    builds: dimensionList('build', opts.build) ?? DEFAULT_LEVERS.builds,
+    compileCaches: dimensionList('compileCache', opts.compileCache) ?? DEFAULT_LEVERS.compileCaches,
     ...(lambdaRuntimes ? { lambdaRuntimes } : {}),
     ...(bootstraps ? { bootstraps } : {}),
     ...(fileCaches ? { fileCaches } : {}),

@@ -130,7 +130,7 @@ describe('compile-cache directories', () => {
     const caches = new CompileCacheDirs(scratch);
     const parent = { ...childEnvironment().env, [COMPILE_CACHE_ENV]: '/parent/cache' };
     const envOf = async (cell: Cell) => {
-      const launch = { command: process.execPath, file: fixture('env-echo.js'), compileCache: cell.compileCache as CompileCache };
+      const launch = { command: process.execPath, file: fixture('env-echo.js'), compileCache: cell.compileCache };
       const sample = await caches.run(cell, (dir, recorded) =>
         runSample({
           cell,

@@ -45,8 +45,8 @@ export class CellRoutes {
     cell: Cell,
     private readonly contract: Contract,
   ) {
-    this.table = routeTable(cell.shape as Shape, cell.routes);
-    this.schema = cell.schema as Schema;
+    this.table = routeTable(cell.shape, cell.routes);
+    this.schema = cell.schema;
   }
 
   /** The row of the timed first request: the last route. */
