@@ -153,8 +153,7 @@ export function buildReferenceTable(input: ReferenceInput): ReferenceTable {
   }
   const reports = input.reportFiles ?? [];
   if (reports.length) {
-    if (!input.runtime || !input.architecture)
-      throw new UsageError('REPORT lines need --lambda-runtime and --arch: the lines say neither');
+    if (!input.runtime || !input.architecture) throw new UsageError('REPORT lines need --lambda-runtime and --arch: the lines say neither');
     let cold = 0;
     const refusedLines: string[] = [];
     for (const file of reports) {

@@ -18,7 +18,7 @@ import type { Cell } from '../../core/cell.ts';
 import type { FirstHits } from '../../core/samples.ts';
 import { oneLine } from '../text.ts';
 import { SampleFailure } from './target.ts';
-import type { Schema, Shape } from '../../core/dimensions.ts';
+import type { Schema } from '../../core/dimensions.ts';
 
 /** An answer as a target got it: status, parsed body (or text), when it was sent and when it had arrived (runner clock). */
 export interface RouteAnswer {
