@@ -5,8 +5,6 @@
  * follow; a command moved to the groups drops its import of this file.
  */
 import { Option, type Command } from 'commander';
-import { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../plan/levers.ts';
-import { DEFAULT_ROUTES } from '../plan/selection.ts';
 import {
   parseChoiceList,
   parseFrameworks,
@@ -27,6 +25,11 @@ import {
   type Schema,
   type Shape,
   RUNTIME_NAMES,
+  DEFAULT_ROUTES,
+  BUILDS,
+  COMPILE_CACHES,
+  DEFAULT_LEVERS,
+  type LeverLists,
   isDimensionValue,
   type CellDimension,
   type DimensionValue,

@@ -1,8 +1,11 @@
 /**
  * The user's own app as `measure` runs it: a server entry or a Lambda handler, and how to ask it
- * for its first answer. Plain data: the plan builds it from the options, the targets read it, and
+ * for its first answer, with the checks of its name and file. The plan builds it from the options, the targets read it, and
  * meta.json records it.
  */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from './errors.ts';
 
 /** How the first request is sent to a server app and judged. */
 export interface AppRequest {
@@ -50,4 +53,53 @@ export interface AppSpec {
   env?: Record<string, string>;
   /** server: `auto` gives the app a free port in PORT and requires it to listen there; 0 sets PORT=0 and takes any port */
   port: 'auto' | 0;
+}
+
+/** A name for tables and Lambda function names: lowercase letters, digits and single dashes. */
+export const APP_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+export const MAX_APP_NAME = 40;
+
+/** The name an app gets from its file when the user gives none: `src/Orders API.mjs` → `orders-api`. */
+export function appNameOf(file: string): string {
+  const base = path
+    .basename(file, path.extname(file))
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_APP_NAME)
+    .replace(/-+$/, '');
+  return /^[a-z]/.test(base) ? base : `app-${base || 'entry'}`.replace(/-+$/, '');
+}
+
+/** A user's name for an app, checked; a bad one is a UsageError. */
+export function checkAppName(name: string): string {
+  if (!APP_NAME.test(name) || name.length > MAX_APP_NAME) {
+    throw new UsageError(
+      `--name: "${name}" is not a name (lowercase letters, digits and single dashes, starting with a letter, up to ${MAX_APP_NAME})`,
+    );
+  }
+  return name;
+}
+
+/**
+ * Where Lambda's runtime finds a handler: LAMBDA_TASK_ROOT and the Handler setting relative to it.
+ * The task root is `root` (the folder the handler was named from) when the file lies inside it, so
+ * `--handler src/index.handler` is the Handler setting of a function zipped from that folder; a file
+ * outside it is its own folder's `index.handler`. The module part never has a dot (Lambda's client
+ * reads the module up to the first dot of the last segment).
+ */
+export function lambdaTaskRoot(file: string, exportName: string, root: string): { taskRoot: string; handler: string } {
+  const resolved = path.resolve(file);
+  const relative = path.relative(root, resolved);
+  const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  const taskRoot = inside ? path.resolve(root) : path.dirname(resolved);
+  const module = path.relative(taskRoot, resolved).slice(0, -path.extname(resolved).length || undefined);
+  return { taskRoot, handler: `${module.split(path.sep).join('/')}.${exportName}` };
+}
+
+/** The file must exist and be a file: a one-line UsageError otherwise. */
+export function checkAppFile(option: string, file: string): string {
+  if (!existsSync(file)) throw new UsageError(`${option}: ${file} does not exist`);
+  if (!statSync(file).isFile()) throw new UsageError(`${option}: ${file} is not a file`);
+  return file;
 }

@@ -384,3 +384,7 @@ export function specRefusal(spec: RunSpec, given: ReadonlySet<string>): string |
   }
   return selectionRefusal(spec);
 }
+
+/** The CFS bandwidth periods the kernel accepts, µs: 1 ms to 1 s (and no quota under 1 ms). */
+export const MIN_CPU_PERIOD_US = 1_000;
+export const MAX_CPU_PERIOD_US = 1_000_000;

@@ -279,3 +279,6 @@ export function parseInstructionMarks(value: unknown): InstructionMarks | undefi
   }
   return Object.keys(marks).length ? marks : undefined;
 }
+
+/** The metric --export-json writes as times when --export-metric is not given. */
+export const DEFAULT_EXPORT_METRIC: Metric = 'firstResponse';

@@ -8,15 +8,14 @@
  * loads it from its task root by its Handler setting, with the same runtime lines, file cache and
  * hello-world reference; `probe` runs coldstart's Lambda bootstrap, which requires it.
  */
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
-import type { AppSpec } from '../core/app.ts';
+import { lambdaTaskRoot, type AppSpec } from '../core/app.ts';
 import type { Measure } from '../core/dimensions.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { UsageError } from '../core/errors.ts';
 import { bundleFile, bundlePath } from './bundle.ts';
 import {
   planGeneratedCell,
@@ -44,55 +43,6 @@ export interface AppCellOptions {
   lambdaReference?: boolean;
   /** --measure: `time` and/or `instructions` (default time) */
   measures?: readonly Measure[];
-}
-
-/** A name for tables and Lambda function names: lowercase letters, digits and single dashes. */
-export const APP_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
-export const MAX_APP_NAME = 40;
-
-/** The name an app gets from its file when the user gives none: `src/Orders API.mjs` → `orders-api`. */
-export function appNameOf(file: string): string {
-  const base = path
-    .basename(file, path.extname(file))
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_APP_NAME)
-    .replace(/-+$/, '');
-  return /^[a-z]/.test(base) ? base : `app-${base || 'entry'}`.replace(/-+$/, '');
-}
-
-/** A user's name for an app, checked; a bad one is a UsageError. */
-export function checkAppName(name: string): string {
-  if (!APP_NAME.test(name) || name.length > MAX_APP_NAME) {
-    throw new UsageError(
-      `--name: "${name}" is not a name (lowercase letters, digits and single dashes, starting with a letter, up to ${MAX_APP_NAME})`,
-    );
-  }
-  return name;
-}
-
-/**
- * Where Lambda's runtime finds a handler: LAMBDA_TASK_ROOT and the Handler setting relative to it.
- * The task root is `root` (the folder the handler was named from) when the file lies inside it, so
- * `--handler src/index.handler` is the Handler setting of a function zipped from that folder; a file
- * outside it is its own folder's `index.handler`. The module part never has a dot (Lambda's client
- * reads the module up to the first dot of the last segment).
- */
-export function lambdaTaskRoot(file: string, exportName: string, root: string): { taskRoot: string; handler: string } {
-  const resolved = path.resolve(file);
-  const relative = path.relative(root, resolved);
-  const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
-  const taskRoot = inside ? path.resolve(root) : path.dirname(resolved);
-  const module = path.relative(taskRoot, resolved).slice(0, -path.extname(resolved).length || undefined);
-  return { taskRoot, handler: `${module.split(path.sep).join('/')}.${exportName}` };
-}
-
-/** The file must exist and be a file: a one-line UsageError otherwise. */
-export function checkAppFile(option: string, file: string): string {
-  if (!existsSync(file)) throw new UsageError(`${option}: ${file} does not exist`);
-  if (!statSync(file).isFile()) throw new UsageError(`${option}: ${file} is not a file`);
-  return file;
 }
 
 /** What one app cell runs: its file or bundle, and the app as the target asks it (a bundled handler is its bundle's `name.export`). */

@@ -9,31 +9,13 @@ import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/ce
 import { DEFAULT_BOOTSTRAP } from './lambda-bootstrap.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
 import { DEFAULT_LAMBDA_RUNTIME } from '../core/lambda-platform.ts';
-import type { Bootstrap, Build, CellRuntime } from '../core/dimensions.ts';
+import type { FileCache, LeverLists } from '../core/dimensions.ts';
 
-export const BUILDS = ['plain', 'bundle'] as const;
-export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
-export type CompileCache = (typeof COMPILE_CACHES)[number];
-export const FILE_CACHES = ['warm', 'cold'] as const;
-export type FileCache = (typeof FILE_CACHES)[number];
+export type { CompileCache, FileCache } from '../core/dimensions.ts';
+export { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../core/dimensions.ts';
+
 /** The file cache of a Lambda cell when the run does not say: a new sandbox has read nothing yet (see the README's benchmark). */
 export const DEFAULT_LAMBDA_FILE_CACHE: FileCache = 'cold';
-
-/** The lever lists of a run, each in the order given (the first is what the others are compared to). */
-export interface LeverLists {
-  /** server cells' runtimes */
-  runtimes: CellRuntime[];
-  builds: Build[];
-  compileCaches: CompileCache[];
-  /** Lambda cells' runtime lines (default the newest) */
-  lambdaRuntimes?: CellRuntime[];
-  /** Lambda cells' start (default ric) */
-  bootstraps?: Bootstrap[];
-  /** every cell's file cache (default: warm for a server, DEFAULT_LAMBDA_FILE_CACHE for a Lambda cell) */
-  fileCaches?: FileCache[];
-}
-
-export const DEFAULT_LEVERS: LeverLists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] };
 
 /** The lists a cell of `target` is multiplied by: Lambda cells take the Lambda lines and starts, servers `--runtime`. */
 export function leversOfTarget(levers: LeverLists, target: string): Required<LeverLists> {

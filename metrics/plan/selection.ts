@@ -3,8 +3,6 @@ import { missingPackage } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import { UsageError } from '../core/errors.ts';
 
-export const DEFAULT_ROUTES = [1, 10, 100, 500, 1000, 2000, 3000, 5000];
-
 export interface FrameworkSelection {
   selected: FrameworkGenerator[];
   /** frameworks left out because a package is missing: name → reason */

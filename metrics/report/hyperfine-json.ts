@@ -14,7 +14,7 @@ import { writeFileWhole } from '../core/files.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel, shownDimensions, type Cell } from '../core/cell.ts';
 import type { HyperfineFile, HyperfineResult } from '../core/hyperfine-file.ts';
-import type { Metric } from '../core/samples.ts';
+import { DEFAULT_EXPORT_METRIC, type Metric } from '../core/samples.ts';
 
 /** Where a file came from; hyperfine's readers look at `results` only. */
 export interface ExportInfo {
@@ -25,8 +25,6 @@ export interface ExportInfo {
   /** what the times are measured from */
   origin: 'the runner spawning the process';
 }
-
-export const DEFAULT_EXPORT_METRIC: Metric = 'firstResponse';
 
 /** A cell's dimensions as hyperfine parameters (strings). */
 export function cellParameters(cell: Cell): Record<string, string> {

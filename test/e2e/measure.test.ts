@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readAttribution } from '../../metrics/core/attribution-file.ts';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
-import { appNameOf, lambdaTaskRoot } from '../../metrics/plan/apps.ts';
+import { appNameOf, lambdaTaskRoot } from '../../metrics/core/app.ts';
 import { parseHandler, parseRequest } from '../../metrics/cli/measure.ts';
 import { processesWith, ROOT, runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
 

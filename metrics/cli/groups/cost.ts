@@ -7,7 +7,6 @@ import {
   parseArchitecture as parseArchitectureValue,
   type Architecture,
 } from '../../core/lambda-platform.ts';
-import type { CostOptions } from '../../analyse/cost.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
 import { parseMemory, parsePrice } from '../parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
@@ -57,11 +56,11 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
 }
 
 /** The cost flags given, in the cost model's own terms (`report`, which overrides what a run stored; its name of x86_64 is x86). */
-export function costOptionsOf(opts: CostOpts): CostOptions {
+export function costOptionsOf(opts: CostOpts) {
   const { memoryMB, architecture, pricePerGBs } = costOf(opts);
   return {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
-    ...(architecture ? { arch: architecture === 'x86_64' ? 'x86' : 'arm64' } : {}),
+    ...(architecture ? { arch: architecture === 'x86_64' ? ('x86' as const) : ('arm64' as const) } : {}),
     ...(pricePerGBs !== undefined ? { pricePerGBs } : {}),
   };
 }

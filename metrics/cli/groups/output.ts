@@ -5,8 +5,7 @@ import { Option, type Command, type OptionValues } from '@commander-js/extra-typ
 import { UsageError } from '../../core/errors.ts';
 import { EXIT_FAILED_SAMPLES } from '../../core/errors.ts';
 import type { OutputSpec } from '../../core/run-spec.ts';
-import { METRICS } from '../../core/samples.ts';
-import { DEFAULT_EXPORT_METRIC } from '../../report/hyperfine-json.ts';
+import { DEFAULT_EXPORT_METRIC, METRICS } from '../../core/samples.ts';
 import { checkOutputFile } from '../../core/output-file.ts';
 import { parseChoice } from '../parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';

@@ -1,6 +1,6 @@
 /** Sampling: how many samples, in which order, with which limits; counted cells' own samples, jobs and shards. */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { parsePrecision, precisionSettings } from '../../analyse/precision.ts';
+import { parsePrecision, precisionSettings } from '../../core/precision-settings.ts';
 import { ORDERS } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, type SamplingSpec } from '../../core/run-spec.ts';
 import { parseShard } from '../count-options.ts';

@@ -5,13 +5,11 @@
  * full speed whatever the memory size.
  */
 import { MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
+import { MAX_CPU_PERIOD_US, MIN_CPU_PERIOD_US } from '../../core/run-spec.ts';
 
 export const DEFAULT_INIT_CPUS = 2;
 /** The CFS bandwidth period, µs: the quota is granted per period, so it sets how long a throttled burst waits. */
 export const DEFAULT_CPU_PERIOD_US = 100_000;
-/** The kernel accepts periods from 1 ms to 1 s and no quota under 1 ms. */
-export const MIN_CPU_PERIOD_US = 1_000;
-export const MAX_CPU_PERIOD_US = 1_000_000;
 export const MIN_CPU_QUOTA_US = 1_000;
 
 export interface LimitSettings {
