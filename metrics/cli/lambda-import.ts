@@ -10,7 +10,7 @@ import {
   type Architecture,
 } from '../core/lambda-platform.ts';
 import { importLambda } from '../pipeline/lambda-import.ts';
-import { parseChoice } from './parse.ts';
+import { parseChoice } from '../core/parse.ts';
 import { commandLine, displayPath } from './shared.ts';
 
 /** Lines REPORT lines may come from: the current ones and, for older logs, the deprecated ones. */

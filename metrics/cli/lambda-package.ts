@@ -13,7 +13,7 @@ import {
 } from '../core/lambda-platform.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
 import { addSelectionOptions, selectionOf } from './options.ts';
-import { parseMemory } from './parse.ts';
+import { parseMemory } from '../core/parse.ts';
 import { displayPath } from './shared.ts';
 
 type LambdaPackageOpts = Record<string, unknown> & {

@@ -13,7 +13,7 @@ import { readTextBounded } from '../core/files.ts';
 import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { addTypedCommand, byDefault, type Empty, type OptsOf } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
-import { parseChoice, parseInteger, parseList } from './parse.ts';
+import { parseChoice, parseInteger, parseList } from '../core/parse.ts';
 import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
 import { commandLine, displayPath } from './shared.ts';
 

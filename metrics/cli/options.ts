@@ -5,16 +5,7 @@
  * follow; a command moved to the groups drops its import of this file.
  */
 import { Option, type Command } from 'commander';
-import {
-  parseChoiceList,
-  parseFrameworks,
-  parseInteger,
-  parseRoutes,
-  parseSeconds,
-  MAX_TIMEOUT_S,
-  parseVariants,
-  parseAllList,
-} from './parse.ts';
+import { parseChoiceList, parseFrameworks, parseInteger, parseRoutes, parseSeconds, MAX_TIMEOUT_S, parseAllList } from '../core/parse.ts';
 import {
   VARIANTS,
   type Variant,
@@ -71,7 +62,7 @@ export function addSelectionOptions(command: Command): Command {
     .addOption(
       new Option('--variant <variant>', `${VARIANTS.join(', ')} or all (comma list)`)
         .default(['validated'], 'validated')
-        .argParser(parseVariants),
+        .argParser(parseAllList('--variant', VARIANTS)),
     )
     .addOption(
       new Option('--shape <list>', `route shapes, comma list of ${SHAPES.join(', ')} or all`)

@@ -2,7 +2,7 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { BUILDS, COMPILE_CACHES, FILE_CACHES, RUNTIME_NAMES } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, type CellSpec } from '../../core/run-spec.ts';
-import { parseChoiceList } from '../parse.ts';
+import { parseChoiceList } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cells;

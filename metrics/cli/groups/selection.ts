@@ -2,7 +2,7 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { MEASURES, SCHEMAS, SHAPES, TARGETS, VARIANTS } from '../../core/dimensions.ts';
 import { DEFAULT_SOURCE, DEFAULT_SPEC, type CellSpec, type GeneratedSource } from '../../core/run-spec.ts';
-import { parseAllList, parseChoiceList, parseFrameworks, parseRoutes } from '../parse.ts';
+import { parseAllList, parseChoiceList, parseFrameworks, parseRoutes } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 
 const SELECTION = 'Selection:';
