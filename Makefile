@@ -1,26 +1,28 @@
 # Thin doors into the npm scripts (the same code). ARGS passes options: make metrics ARGS="--routes 1,10".
+# `exec` (here and in the npm scripts): the launcher waits for the runner itself, so an interrupt ends make and npm
+# only after the report is written (a shell in between would die at once and let them return first).
 .PHONY: generate metrics report compare test lint format clean
 
 generate:
-	npm run generate -- $(ARGS)
+	exec npm run generate -- $(ARGS)
 
 metrics:
-	npm run metrics -- $(ARGS)
+	exec npm run metrics -- $(ARGS)
 
 report:
-	npm run report -- $(or $(DIR),results/latest)
+	exec npm run report -- $(or $(DIR),results/latest)
 
 compare:
-	npm run compare -- $(A) $(B)
+	exec npm run compare -- $(A) $(B)
 
 test:
 	npm test
 
 lint:
-	npm run lint
+	exec npm run lint
 
 format:
-	npm run format
+	exec npm run format
 
 clean:
-	npm run clean
+	exec npm run clean

@@ -24,7 +24,10 @@ interface Started {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
+  /** the pipes closed: every process that held them ended */
   exited: Promise<number | null>;
+  /** the launcher itself ended (its children may still hold the pipes) */
+  launcherExited: Promise<void>;
 }
 
 /** Start a command in its own process group (as a terminal's foreground job is). */
@@ -35,7 +38,8 @@ function startGroup(command: string, args: string[], env: NodeJS.ProcessEnv = pr
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+  const launcherExited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited, launcherExited };
 }
 
 function groupAlive(pgid: number): boolean {
@@ -71,6 +75,12 @@ describe('interrupts through the launchers: the report survives the copies of th
       args: (out) => ['-s', 'metrics', `ARGS=${[...SMALL, '--samples', '300', '--out', out].join(' ')}`],
       signals: ['SIGINT'],
     },
+    {
+      what: 'make metrics, SIGTERM to the group',
+      command: 'make',
+      args: (out) => ['-s', 'metrics', `ARGS=${[...SMALL, '--samples', '300', '--out', out].join(' ')}`],
+      signals: ['SIGTERM'],
+    },
   ];
   for (const launch of launches) {
     it(
@@ -85,7 +95,11 @@ describe('interrupts through the launchers: the report survives the copies of th
           if (i > 0) await new Promise((r) => setTimeout(r, 300));
           process.kill(-run.child.pid!, signal);
         }
+        await run.launcherExited;
+        // the launcher returns only after the report is written: a CI step that reads it next finds it
+        const reportFirst = existsSync(path.join(out, 'summary.md'));
         await run.exited;
+        assert.ok(reportFirst, `the report was written before ${launch.command} returned`);
         assert.ok(await waitFor(() => !groupAlive(run.child.pid!), 60_000), 'the whole group ended');
         assert.match(run.stdout(), /^interrupted; partial results in /m, run.stderr());
         assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /interrupted: partial results/);
