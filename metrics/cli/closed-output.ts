@@ -3,8 +3,8 @@
  * interrupt, handled as Ctrl-C is: the run stops after the sample in flight, keeps every finished
  * sample, writes its report and exits 141 (128 + SIGPIPE). Only the streams' 'error' events are
  * listened to: a later write to the closed stream fails into the same listener (EPIPE again, or
- * ERR_STREAM_DESTROYED),
- * which takes it silently, so there is no stack trace and no second interrupt that would abort the report.
+ * ERR_STREAM_DESTROYED), which takes it silently: no stack trace, and no second interrupt that
+ * would abort the report.
  */
 import { raiseClosedOutput } from '../core/interrupts.ts';
 
