@@ -1,7 +1,8 @@
 // report.html's script (inlined by metrics/report/html.ts; vega's bundle comes before it and defines `vega`):
 // draws each chart as a vega view, wires the toggles to every chart's filter signal and to the tables' rows, sorts
-// tables on a header's click, and shows tooltips. window.__coldstart holds the views and a promise that settles
-// when every chart is drawn (the browser test reads both). Text goes into the page as text, never as HTML.
+// tables on a header's click, and shows tooltips. window.__coldstart holds the views, a promise that settles when
+// every chart is drawn, and shown(): what a chart shows now (the browser test reads them). Text goes into the page
+// as text, never as HTML.
 (function () {
   'use strict';
   const data = JSON.parse(document.getElementById('coldstart-data').textContent);
@@ -26,7 +27,9 @@
       tip.append(row);
     }
     tip.hidden = false;
-    tip.style.left = `${event.pageX + 14}px`;
+    // beside the pointer, on its left when the right would leave the window
+    const right = event.pageX + 14 + tip.offsetWidth > window.scrollX + document.documentElement.clientWidth;
+    tip.style.left = `${right ? event.pageX - 14 - tip.offsetWidth : event.pageX + 14}px`;
     tip.style.top = `${event.pageY + 14}px`;
   }
 
@@ -95,7 +98,18 @@
       onSelect(select).catch((error) => console.error(error));
     });
   }
+  // the data of what a chart shows now: the items of its mark `name` (its points, `points_marks`; the phase bars, `marks`)
+  function shown(id, name) {
+    const out = [];
+    const visit = (mark) => {
+      if (mark.name === name) for (const item of mark.items) out.push({ ...item.datum });
+      for (const item of mark.items ?? []) for (const child of item.items ?? []) visit(child);
+    };
+    visit(views[id].scenegraph().root);
+    return out;
+  }
+
   const ready = Promise.all(data.charts.map(draw));
   ready.catch((error) => console.error(error));
-  window.__coldstart = { views, ready, toggles: data.toggles };
+  window.__coldstart = { views, ready, toggles: data.toggles, shown };
 })();
