@@ -8,7 +8,7 @@ import {
   runCompare,
   type MetricName,
 } from '../pipeline/compare.ts';
-import { parseList, parsePercentShare, parseRatio } from './parse.ts';
+import { parseList, parsePercentShare, parseRatio } from '../core/parse.ts';
 
 interface CompareOpts {
   failAbove?: number;

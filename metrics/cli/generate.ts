@@ -1,14 +1,15 @@
 /** `generate`: write the generated files only. */
-import type { Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command } from '@commander-js/extra-typings';
 import { generateFiles } from '../pipeline/generate.ts';
-import { addSelectionOptions, selectionOf } from './options.ts';
+import { addTypedCommand } from './groups/common.ts';
+import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { displayPath } from './shared.ts';
 
-export function registerGenerateCommand(program: Command): void {
-  addSelectionOptions(program.command('generate').description('write the generated files only')).action(
-    async (opts: Record<string, unknown>) => {
-      const { files, dir } = await generateFiles(selectionOf(opts), (line) => process.stderr.write(`${line}\n`));
-      process.stdout.write(`${files} files in ${displayPath(dir)}\n`);
-    },
-  );
+export function registerGenerateCommand(program: PlainCommand): void {
+  const command = addSourceGroup(new Command('generate').description('write the generated files only')).action(async (opts) => {
+    const { files, dir } = await generateFiles(sourceOf(opts), (line) => process.stderr.write(`${line}\n`));
+    process.stdout.write(`${files} files in ${displayPath(dir)}\n`);
+  });
+  addTypedCommand(program, command);
 }

@@ -1,13 +1,20 @@
 /** `hyperfine` (npm run metrics:hyperfine): its options and its last line; the cross-check is pipeline/hyperfine.ts. */
 import path from 'node:path';
-import type { Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
 import { EXIT_INTERRUPTED } from '../core/errors.ts';
+import { MAX_TIMEOUT_S, parseInteger, parseSeconds } from '../core/parse.ts';
+import { DEFAULT_SPEC, runSpec } from '../core/run-spec.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { runHyperfine, type HyperfineRun } from '../pipeline/hyperfine.ts';
-import { addLeverOptions, addMeasureOptions, addSelectionOptions, leverListsOf, selectionOf } from './options.ts';
+import { addTypedCommand, byDefault } from './groups/common.ts';
+import { addProcessLevers, leversOf, runtimeHelp } from './groups/levers.ts';
+import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { commandLine, displayPath } from './shared.ts';
 
-type HyperfineOpts = Record<string, unknown> & { samples: number; warmup: number; timeout: number; node: string; out?: string };
+const d = DEFAULT_SPEC.sampling;
+/** hyperfine's --runs: run's default number of samples (a fixed number: hyperfine has no auto) */
+const RUNS = d.samples === 'auto' ? d.precision.minSamples : d.samples;
 
 /** Where the results are, whether the report shows both, and how many cells failed. */
 function lastLine(result: HyperfineRun): string {
@@ -20,36 +27,54 @@ function lastLine(result: HyperfineRun): string {
   return `${result.interrupted ? 'interrupted; partial hyperfine results in' : 'hyperfine results in'} ${where}${next}${failed}`;
 }
 
-export function registerHyperfineCommand(program: Command): void {
-  const command = program
-    .command('hyperfine')
-    .description(
-      "cross-check: time every generated file with hyperfine (exec to exit) into DIR/hyperfine.json; a run folder's report then shows both",
-    );
-  addSelectionOptions(command);
-  addMeasureOptions(command, { samples: 'hyperfine --runs per cell', timeout: 'limit per run; a cell gets it × (warm-up + samples)' });
-  addLeverOptions(command);
-  command
-    .option(
-      '-o, --out <dir>',
-      'a run folder to add hyperfine.json to (its report then merges both), or a new folder (default results/<timestamp>/)',
+function hyperfineCommand() {
+  const hyperfine = new Command('hyperfine').description(
+    "cross-check: time every generated file with hyperfine (exec to exit) into DIR/hyperfine.json; a run folder's report then shows both",
+  );
+  const sampled = addSourceGroup(hyperfine)
+    .optionsGroup('Sampling:')
+    .addOption(
+      new Option('-s, --samples <n>', 'hyperfine --runs per cell' + byDefault(RUNS)).argParser(parseInteger('--samples', 1, 10_000)),
     )
-    .action(async (opts: HyperfineOpts) => {
-      const result = await runHyperfine(
-        {
-          ...selectionOf(opts),
-          samples: opts.samples,
-          warmup: opts.warmup,
-          timeoutMs: opts.timeout * 1000,
-          node: opts.node,
-          levers: leverListsOf(opts),
-          out: opts.out,
-          command: commandLine(process.argv, 'metrics:hyperfine'),
-        },
-        { env: process.env, progress: process.stderr, now: () => new Date() },
-      );
-      process.stdout.write(`${lastLine(result)}\n`);
-      if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
-      else if (result.measured === 0) process.exitCode = 1;
-    });
+    .addOption(
+      new Option('-w, --warmup <n>', 'unrecorded warm-up runs per cell' + byDefault(d.warmup)).argParser(parseInteger('--warmup', 0, 100)),
+    )
+    .addOption(
+      new Option(
+        '-t, --timeout <seconds>',
+        `limit per run; a cell gets it × (warm-up + samples) (at most ${MAX_TIMEOUT_S})` + byDefault(d.timeoutMs / 1000),
+      ).argParser(parseSeconds('--timeout')),
+    );
+  return addProcessLevers(sampled, runtimeHelp(''))
+    .addOption(new Option('--node <path>', 'the node binary to measure (default: the node running coldstart)'))
+    .optionsGroup('Output:')
+    .addOption(
+      new Option(
+        '-o, --out <dir>',
+        'a run folder to add hyperfine.json to (its report then merges both), or a new folder (default results/<timestamp>/)',
+      ),
+    );
+}
+
+export function registerHyperfineCommand(program: PlainCommand): void {
+  const command = hyperfineCommand().action(async (opts) => {
+    const { cells } = runSpec({ cells: leversOf(opts) });
+    const result = await runHyperfine(
+      {
+        ...sourceOf(opts),
+        samples: opts.samples ?? RUNS,
+        warmup: opts.warmup ?? d.warmup,
+        timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : d.timeoutMs,
+        node: cells.node,
+        levers: { runtimes: cells.runtimes, builds: cells.builds, compileCaches: cells.compileCaches },
+        out: opts.out,
+        command: commandLine(process.argv, 'metrics:hyperfine'),
+      },
+      { env: process.env, progress: process.stderr, now: () => new Date() },
+    );
+    process.stdout.write(`${lastLine(result)}\n`);
+    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+    else if (result.measured === 0) process.exitCode = 1;
+  });
+  addTypedCommand(program, command);
 }

@@ -1,5 +1,6 @@
 /** `lambda-package` (npm run lambda:package): its options and what it prints; the packaging is pipeline/lambda-package.ts. */
-import { Option, type Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
 import {
   ARCHITECTURE_CHOICES,
   DEFAULT_ARCHITECTURE,
@@ -8,24 +9,12 @@ import {
   LAMBDA_RUNTIME_NAMES,
   parseArchitecture,
   parseLambdaRuntime,
-  type Architecture,
-  type LambdaRuntimeLine,
 } from '../core/lambda-platform.ts';
+import { parseMemory } from '../core/parse.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
-import { addSelectionOptions, selectionOf } from './options.ts';
-import { parseMemory } from './parse.ts';
+import { addTypedCommand, oldSpelling } from './groups/common.ts';
+import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { displayPath } from './shared.ts';
-
-type LambdaPackageOpts = Record<string, unknown> & {
-  out: string;
-  memory: number;
-  arch: Architecture;
-  /** the old spelling of --arch */
-  architecture?: Architecture;
-  lambdaRuntime: LambdaRuntimeLine;
-  /** the old spelling of --lambda-runtime */
-  runtime?: LambdaRuntimeLine;
-};
 
 function kilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} kB`;
@@ -44,23 +33,34 @@ function printOutcome({ written, leftOut }: LambdaPackageOutcome): void {
   process.stdout.write(`template: ${displayPath(written.template)} (${count}; to deploy and measure: ${displayPath(written.readme)})\n`);
 }
 
-/** `--arch` and `--lambda-runtime` (old spellings `--architecture` and `--runtime`, hidden and said in --help). */
-function addPlatformOptions(command: Command): Command {
-  return command
+const lambdaLine = (option: string, text: string) => parseLambdaRuntime(option, text, false);
+
+export function registerLambdaPackageCommand(program: PlainCommand): void {
+  const lambdaPackage = new Command('lambda-package').description(
+    'bundle the Lambda handler of every selected cell into a deployable zip, with an AWS SAM template.yaml (one function per cell)',
+  );
+  const command = addSourceGroup(lambdaPackage)
+    .optionsGroup('Options:')
+    .addOption(
+      new Option(
+        '-o, --out <dir>',
+        'the package folder (created if missing; refused when it already holds a package)',
+      ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--memory <MB>', 'the MemorySize parameter of the template, 128–10240 MB')
+        .default(DEFAULT_MEMORY_MB)
+        .argParser(parseMemory('--memory')),
+    )
     .addOption(
       new Option(
         '--arch <arch>',
         `the Architecture parameter of the template: ${ARCHITECTURE_CHOICES} (--architecture: old spelling of --arch)`,
       )
         .default(DEFAULT_ARCHITECTURE)
-        .argParser((text: string) => parseArchitecture('--arch', text)),
+        .argParser((text) => parseArchitecture('--arch', text)),
     )
-    .addOption(
-      new Option('--architecture <arch>')
-        .hideHelp()
-        .conflicts('arch')
-        .argParser((text: string) => parseArchitecture('--architecture', text)),
-    )
+    .addOption(oldSpelling('--architecture <arch>', '--arch', parseArchitecture))
     .addOption(
       new Option(
         '--lambda-runtime <runtime>',
@@ -68,41 +68,21 @@ function addPlatformOptions(command: Command): Command {
           'a deprecated line is refused with its date; --runtime: old spelling of --lambda-runtime)',
       )
         .default(DEFAULT_LAMBDA_RUNTIME)
-        .argParser((text: string) => parseLambdaRuntime('--lambda-runtime', text, false)),
+        .argParser((text) => lambdaLine('--lambda-runtime', text)),
     )
-    .addOption(
-      new Option('--runtime <runtime>')
-        .hideHelp()
-        .conflicts('lambdaRuntime')
-        .argParser((text: string) => parseLambdaRuntime('--runtime', text, false)),
-    );
-}
-
-export function registerLambdaPackageCommand(program: Command): void {
-  const command = program
-    .command('lambda-package')
-    .description(
-      'bundle the Lambda handler of every selected cell into a deployable zip, with an AWS SAM template.yaml (one function per cell)',
-    );
-  addSelectionOptions(command);
-  command
-    .requiredOption('-o, --out <dir>', 'the package folder (created if missing; refused when it already holds a package)')
-    .addOption(
-      new Option('--memory <MB>', 'the MemorySize parameter of the template, 128–10240 MB')
-        .default(DEFAULT_MEMORY_MB)
-        .argParser(parseMemory('--memory')),
-    );
-  addPlatformOptions(command).action(async (opts: LambdaPackageOpts) => {
-    const outcome = await packageLambda(
-      {
-        ...selectionOf(opts),
-        out: opts.out,
-        memorySize: opts.memory,
-        architecture: opts.architecture ?? opts.arch,
-        runtime: opts.runtime ?? opts.lambdaRuntime,
-      },
-      (line) => process.stderr.write(`${line}\n`),
-    );
-    printOutcome(outcome);
-  });
+    .addOption(oldSpelling('--runtime <runtime>', '--lambda-runtime', lambdaLine))
+    .action(async (opts) => {
+      const outcome = await packageLambda(
+        {
+          ...sourceOf(opts),
+          out: opts.out,
+          memorySize: opts.memory,
+          architecture: opts.architecture ?? opts.arch,
+          runtime: opts.runtime ?? opts.lambdaRuntime,
+        },
+        (line) => process.stderr.write(`${line}\n`),
+      );
+      printOutcome(outcome);
+    });
+  addTypedCommand(program, command);
 }

@@ -1,25 +1,14 @@
 /** `lambda-reference` (npm run lambda:reference): its options; the table is built by pipeline/lambda-reference.ts. */
 import path from 'node:path';
-import { Option, type Command } from 'commander';
-import { ARCHITECTURE_CHOICES, parseArchitecture, type Architecture } from '../core/lambda-platform.ts';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
+import { ARCHITECTURE_CHOICES, parseArchitecture } from '../core/lambda-platform.ts';
 import { SHIPPED_REFERENCE_FILE } from '../core/lambda-reference.ts';
 import { runLambdaReference } from '../pipeline/lambda-reference.ts';
+import { addTypedCommand, oldSpelling } from './groups/common.ts';
 
-interface LambdaReferenceOpts {
-  lambdaPerf: string[];
-  reports: string[];
-  lambdaRuntime?: string;
-  /** the old spelling of --lambda-runtime */
-  runtime?: string;
-  arch?: Architecture;
-  /** the old spelling of --arch */
-  architecture?: Architecture;
-  out: string;
-}
-
-export function registerLambdaReferenceCommand(program: Command): void {
-  program
-    .command('lambda-reference')
+export function registerLambdaReferenceCommand(program: PlainCommand): void {
+  const command = new Command('lambda-reference')
     .description(
       "rebuild the calibration table (real cold starts of the hello-world reference) from lambda-perf's data files or your REPORT lines",
     )
@@ -29,21 +18,16 @@ export function registerLambdaReferenceCommand(program: Command): void {
       '--lambda-runtime <line>',
       'the runtime line of --reports (nodejs22.x, nodejs24.x; --runtime: old spelling of --lambda-runtime)',
     )
-    .addOption(new Option('--runtime <line>').hideHelp().conflicts('lambdaRuntime'))
+    .addOption(oldSpelling('--runtime <line>', '--lambda-runtime', (_option, text) => text))
     .addOption(
       new Option(
         '--arch <arch>',
         `the architecture of --reports: ${ARCHITECTURE_CHOICES} (--architecture: old spelling of --arch)`,
-      ).argParser((text: string) => parseArchitecture('--arch', text)),
+      ).argParser((text) => parseArchitecture('--arch', text)),
     )
-    .addOption(
-      new Option('--architecture <arch>')
-        .hideHelp()
-        .conflicts('arch')
-        .argParser((text: string) => parseArchitecture('--architecture', text)),
-    )
+    .addOption(oldSpelling('--architecture <arch>', '--arch', parseArchitecture))
     .option('--out <file>', 'where to write the table', SHIPPED_REFERENCE_FILE)
-    .action((opts: LambdaReferenceOpts) => {
+    .action((opts) => {
       runLambdaReference(
         {
           lambdaPerf: opts.lambdaPerf,
@@ -55,4 +39,5 @@ export function registerLambdaReferenceCommand(program: Command): void {
         (line) => process.stdout.write(line + '\n'),
       );
     });
+  addTypedCommand(program, command);
 }

@@ -7,7 +7,7 @@ import { reportPipeline } from '../pipeline/report.ts';
 import { addTypedCommand, givenFlags } from './groups/common.ts';
 import { addCostGroup, costOptionsOf } from './groups/cost.ts';
 import { addExportOptions, exportOf } from './groups/output.ts';
-import { parseInteger } from './parse.ts';
+import { parseInteger } from '../core/parse.ts';
 
 export function registerReportCommand(program: PlainCommand): void {
   const report = new Command('report')

@@ -53,3 +53,12 @@ export function markdownCode(text: string): string {
   const pad = line.startsWith('`') || line.endsWith('`') || (line.startsWith(' ') && line.endsWith(' ') && line.trim() !== '') ? ' ' : '';
   return `${fence}${pad}${line}${pad}${fence}`;
 }
+
+/**
+ * A value as JSON that can sit inside an HTML `<script>` element: `<`, `>` and `&` as `\u003c`,
+ * `\u003e`, `\u0026` (no `</script>`, no `<!--` can end or change the element), and U+2028 and U+2029
+ * as escapes (older JavaScript parsers end a line at them). JSON.parse reads back the same value.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -6,12 +6,7 @@ import os from 'node:os';
 import { UsageError } from '../core/errors.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import { isCounted } from '../core/dimensions.ts';
-
-/** `--shard i/n`: the i-th of n parts (1-based). */
-export interface Shard {
-  index: number;
-  count: number;
-}
+import type { Shard } from '../core/run-spec.ts';
 
 /**
  * How many runs go at once. Timed samples side by side would take each other's cores and time each

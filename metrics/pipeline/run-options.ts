@@ -10,7 +10,7 @@ import { targetsOf, type Architecture, type RunSpec } from '../core/run-spec.ts'
 import type { CellOptions } from '../plan/cells.ts';
 import type { LeverLists } from '../plan/levers.ts';
 import type { Order } from '../core/dimensions.ts';
-import type { Shard } from './jobs.ts';
+import type { Shard } from '../core/run-spec.ts';
 
 /** With memory sizes: the INIT CPU and the quota period (--init-cpus, --cpu-period). */
 export interface LimitOptions {

@@ -31,6 +31,7 @@ import { costSection } from './cost-table.ts';
 import { firstHitsOutput } from './first-hits.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
+import { HTML_REPORT, htmlReport } from './html.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { summaryMarkdown } from './markdown.ts';
 import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
@@ -75,6 +76,8 @@ export const OUTPUTS: Output[] = [
   { file: INSTRUCTIONS_CHART, when: hasCounts, render: instructionsChart, section: instructionsSection },
   // a run joined by `merge`: the part each cell came from and its machine
   { section: mergedSection },
+  // the page to open in a browser: the charts interactive, the tables sortable, vega inline (works offline)
+  { file: HTML_REPORT, render: htmlReport },
 ];
 
 /** One line per cell whose headline metrics have MAD outliers (|0.6745·(x − median)/MAD| > 3.5). */

@@ -20,7 +20,7 @@ import {
   parseRatio,
   parseRoutes,
   parseSeconds,
-} from '../../metrics/cli/parse.ts';
+} from '../../metrics/core/parse.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { parseSampleRecord, readSamples, SamplesFileError } from '../../metrics/core/samples.ts';
 import { runClis, tempDir, type CliResult } from '../support/helpers.ts';

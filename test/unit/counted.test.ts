@@ -11,7 +11,7 @@ import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { compareSummaries } from '../../metrics/analyse/compare.ts';
 import { instructionFigures } from '../../metrics/analyse/instructions.ts';
 import { countsFromDumps, parseDump, type Dump } from '../../metrics/measure/counting.ts';
-import { parseShard } from '../../metrics/cli/count-options.ts';
+import { parseShard } from '../../metrics/core/parse.ts';
 import { resolveJobs, shardCells } from '../../metrics/pipeline/jobs.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { uncountable, type PlannedCell } from '../../metrics/plan/cells.ts';

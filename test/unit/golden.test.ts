@@ -13,6 +13,13 @@ import { fixture, tempDir } from '../support/in-process.ts';
 const GOLDEN = fixture('golden-run');
 const EXPECTED = path.join(GOLDEN, 'expected');
 const INPUTS = ['samples.jsonl', 'meta.json'];
+/**
+ * report.html is left out of expected/: it carries vega's browser bundle inline (about 520 KB), so a
+ * golden copy would store a third-party file and change with every upgrade of vega or vega-lite; its
+ * data comes from the summaries the golden files check, and test/unit/report-html.test.ts checks the
+ * page itself (its data against summary.csv, its escaping, the same bytes from the same folder).
+ */
+const NOT_GOLDEN = ['report.html'];
 
 /** Where two texts first differ: the line number and both lines. */
 function firstDifference(expected: string, actual: string): string {
@@ -36,12 +43,13 @@ describe('the golden run folder reports to the same bytes', () => {
     dir = tempDir('coldstart-golden-');
     for (const file of INPUTS) copyFileSync(path.join(GOLDEN, file), path.join(dir, file));
     ({ written } = await writeReport(dir));
+    written = written.filter((file) => !NOT_GOLDEN.includes(file));
   });
 
   it('writes exactly the files of expected/', () => {
     assert.ok(expectedFiles.length > 0, 'expected/ holds the report');
     assert.deepEqual([...written].sort(), expectedFiles);
-    assert.deepEqual(readdirSync(dir).sort(), [...expectedFiles, ...INPUTS].sort());
+    assert.deepEqual(readdirSync(dir).sort(), [...expectedFiles, ...INPUTS, ...NOT_GOLDEN].sort());
   });
 
   for (const file of expectedFiles) {

@@ -1,4 +1,4 @@
-/** The option parsers (metrics/cli/parse.ts): every bad value is a UsageError naming the option. */
+/** The option parsers (metrics/core/parse.ts): every bad value is a UsageError naming the option. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -12,8 +12,8 @@ import {
   parseRatio,
   parseRoutes,
   parseSeconds,
-  parseVariants,
-} from '../../metrics/cli/parse.ts';
+  parseAllList,
+} from '../../metrics/core/parse.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { BUILDS, COMPILE_CACHES } from '../../metrics/plan/levers.ts';
 import { VARIANTS, RUNTIME_NAMES } from '../../metrics/core/dimensions.ts';
@@ -94,9 +94,9 @@ describe('choices', () => {
   });
 
   it('variants: all expands to every variant', () => {
-    assert.deepEqual(parseVariants('all'), [...VARIANTS]);
-    assert.deepEqual(parseVariants('plain,all'), ['plain', ...VARIANTS.filter((v) => v !== 'plain')]);
-    rejects(() => parseVariants('typed'), /^--variant: "typed" is not one of validated, plain, all$/);
+    assert.deepEqual(parseAllList('--variant', VARIANTS)('all'), [...VARIANTS]);
+    assert.deepEqual(parseAllList('--variant', VARIANTS)('plain,all'), ['plain', ...VARIANTS.filter((v) => v !== 'plain')]);
+    rejects(() => parseAllList('--variant', VARIANTS)('typed'), /^--variant: "typed" is not one of validated, plain, all$/);
   });
 
   it('frameworks: all, or names (checked later against the registry)', () => {

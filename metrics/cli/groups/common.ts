@@ -5,7 +5,7 @@
  * and the flags a user typed, which the rules between options (core/run-spec.ts) are checked against.
  */
 import type { Command as PlainCommand } from 'commander';
-import type { Command, CommandUnknownOpts, Option, OptionValues } from '@commander-js/extra-typings';
+import { Option, type Command, type CommandUnknownOpts, type OptionValues } from '@commander-js/extra-typings';
 
 /** No options yet: a group's opts type is read from its adder on a command of none (`typeof addX<[], Empty, Empty>`). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -25,6 +25,20 @@ const ALIAS_OF = new WeakMap<object, string>();
 export function aliasOf<O extends Option>(option: O, canonical: `--${string}`): O {
   ALIAS_OF.set(option, canonical);
   return option.hideHelp();
+}
+
+/**
+ * A hidden old spelling (`--architecture <arch>` of `--arch`, `--runtime` of `--lambda-runtime` on the
+ * Lambda commands): its value read by the same `parse` under its own name, refused beside the flag it
+ * stands for, whose help says it.
+ */
+export function oldSpelling<Usage extends string, T>(usage: Usage, canonical: `--${string}`, parse: (option: string, text: string) => T) {
+  const flag = usage.split(' ')[0] ?? usage;
+  const key = canonical.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return aliasOf(
+    new Option(usage).conflicts(key).argParser((text: string) => parse(flag, text)),
+    canonical,
+  );
 }
 
 /** What givenFlags reads of a command, typed or not. */

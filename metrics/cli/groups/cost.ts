@@ -8,7 +8,7 @@ import {
   type Architecture,
 } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
-import { parseMemory, parsePrice } from '../parse.ts';
+import { parseMemory, parsePrice } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;

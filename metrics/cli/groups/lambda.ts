@@ -3,7 +3,7 @@ import { Option, type Command, type OptionValues } from '@commander-js/extra-typ
 import { BOOTSTRAPS } from '../../core/dimensions.ts';
 import { LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB, parseLambdaRuntime } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, MAX_CPU_PERIOD_US, type CellSpec, type LimitSpec } from '../../core/run-spec.ts';
-import { parseChoice, parseChoiceList, parseList, parseMemory, parsePositive } from '../parse.ts';
+import { parseChoice, parseChoiceList, parseList, parseMemory, parsePositive } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cells;

@@ -7,7 +7,7 @@ import { EXIT_FAILED_SAMPLES } from '../../core/errors.ts';
 import type { OutputSpec } from '../../core/run-spec.ts';
 import { DEFAULT_EXPORT_METRIC, METRICS } from '../../core/samples.ts';
 import { checkOutputFile } from '../../core/output-file.ts';
-import { parseChoice } from '../parse.ts';
+import { parseChoice } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 
 function parseExportFile(file: string): string {

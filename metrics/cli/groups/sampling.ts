@@ -3,8 +3,8 @@ import { Option, type Command, type OptionValues } from '@commander-js/extra-typ
 import { parsePrecision, precisionSettings } from '../../core/precision-settings.ts';
 import { ORDERS } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, type SamplingSpec } from '../../core/run-spec.ts';
-import { parseShard } from '../count-options.ts';
-import { MAX_TIMEOUT_S, parseChoice, parseInteger, parseSeconds } from '../parse.ts';
+import { parseShard } from '../../core/parse.ts';
+import { MAX_TIMEOUT_S, parseChoice, parseInteger, parseSeconds } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 
 const SAMPLING = 'Sampling:';

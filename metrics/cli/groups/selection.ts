@@ -2,7 +2,7 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { MEASURES, SCHEMAS, SHAPES, TARGETS, VARIANTS } from '../../core/dimensions.ts';
 import { DEFAULT_SOURCE, DEFAULT_SPEC, type CellSpec, type GeneratedSource } from '../../core/run-spec.ts';
-import { parseAllList, parseChoiceList, parseFrameworks, parseRoutes } from '../parse.ts';
+import { parseAllList, parseChoiceList, parseFrameworks, parseRoutes } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 
 const SELECTION = 'Selection:';
@@ -20,7 +20,8 @@ export function measureOption() {
     .helpGroup(SELECTION);
 }
 
-export function addSelectionGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+/** `--frameworks`, `--routes`, `--variant`, `--shape`, `--schema`: which generated files (run, generate, hyperfine, lambda-package). */
+export function addSourceGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
     .optionsGroup(SELECTION)
     .addOption(
@@ -51,7 +52,27 @@ export function addSelectionGroup<A extends unknown[], O extends OptionValues, G
         '--schema <list>',
         `schema weights of the bodies, comma list of ${SCHEMAS.join(', ')} or all` + byDefault(defaults.schemas.join(',')),
       ).argParser(parseAllList('--schema', SCHEMAS)),
-    )
+    );
+}
+
+type SourceOpts = OptsOf<ReturnType<typeof addSourceGroup<[], Empty, Empty>>>;
+
+/** The generated files the options select. */
+export function sourceOf(opts: SourceOpts): GeneratedSource {
+  const d = defaults;
+  return {
+    kind: 'generated',
+    frameworks: opts.frameworks ?? d.frameworks,
+    routes: opts.routes ?? [...d.routes],
+    variants: opts.variant ?? [...d.variants],
+    shapes: opts.shape ?? [...d.shapes],
+    schemas: opts.schema ?? [...d.schemas],
+  };
+}
+
+/** The files, their targets and their measures: `run`'s cells. */
+export function addSelectionGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
+  return addSourceGroup(command)
     .addOption(
       new Option(
         '--target <list>',
@@ -67,16 +88,8 @@ type SelectionOpts = OptsOf<ReturnType<typeof addSelectionGroup<[], Empty, Empty
 
 /** The generated source the options select, and the targets and measures of its cells. */
 export function selectionOf(opts: SelectionOpts): { source: GeneratedSource; cells: Partial<CellSpec> } {
-  const d = defaults;
   return {
-    source: {
-      kind: 'generated',
-      frameworks: opts.frameworks ?? d.frameworks,
-      routes: opts.routes ?? [...d.routes],
-      variants: opts.variant ?? [...d.variants],
-      shapes: opts.shape ?? [...d.shapes],
-      schemas: opts.schema ?? [...d.schemas],
-    },
+    source: sourceOf(opts),
     cells: { ...(opts.target ? { targets: opts.target } : {}), ...(opts.measure ? { measures: opts.measure } : {}) },
   };
 }

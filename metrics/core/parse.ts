@@ -1,6 +1,12 @@
-/** Parsers of option values. Every problem is a UsageError naming the option and the valid choices. */
-import { UsageError } from '../core/errors.ts';
-import { MAX_ROUTES, MIN_ROUTES, VARIANTS, type Variant } from '../core/dimensions.ts';
+/**
+ * Parsers of option values: text to a checked value of the domain (a route count, a memory size, a
+ * price, a shard). Every problem is a UsageError naming the option and the valid choices. The CLI
+ * hands them to commander; nothing here knows commander.
+ */
+import { UsageError } from './errors.ts';
+import { MAX_ROUTES, MIN_ROUTES } from './dimensions.ts';
+import { MAX_MEMORY_MB, MIN_MEMORY_MB } from './lambda-platform.ts';
+import type { Shard } from './run-spec.ts';
 
 /** A comma list; an empty item (`1,,2`, a trailing comma) is an error, not something to skip. */
 export function parseList(option: string, text: string): string[] {
@@ -65,23 +71,18 @@ export function parseAllList<T extends string>(option: string, choices: readonly
   return (text: string) => [...new Set(parse(text).flatMap((v) => (v === 'all' ? [...choices] : [v])))];
 }
 
-export function parseVariants(text: string): Variant[] {
-  const items = parseChoiceList('--variant', [...VARIANTS, 'all'] as const)(text);
-  return [...new Set(items.flatMap((v) => (v === 'all' ? [...VARIANTS] : [v])))];
-}
-
 /** `--frameworks`: `all`, or names (checked against the registry when the frameworks are selected). */
 export function parseFrameworks(text: string): string[] | 'all' {
   if (text.trim() === 'all') return 'all';
   return [...new Set(parseList('--frameworks', text))];
 }
 
-/** Lambda accepts 128 MB to 10240 MB. */
+/** A Lambda memory size: Lambda accepts 128 MB to 10240 MB. */
 export function parseMemory(option: string): (text: string) => number {
   return (text: string) => {
     const n = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
-    if (!Number.isInteger(n) || n < 128 || n > 10_240)
-      throw new UsageError(`${option}: "${text}" is not a memory size in MB from 128 to 10240`);
+    if (!Number.isInteger(n) || n < MIN_MEMORY_MB || n > MAX_MEMORY_MB)
+      throw new UsageError(`${option}: "${text}" is not a memory size in MB from ${MIN_MEMORY_MB} to ${MAX_MEMORY_MB}`);
     return n;
   };
 }
@@ -120,4 +121,15 @@ export function parsePercentShare(option: string): (text: string) => number {
     if (!(percent > 0 && percent < 100)) throw new UsageError(`${option}: "${text}" is not a percentage above 0 and below 100 (e.g. 0.5%)`);
     return percent / 100;
   };
+}
+
+/** `--shard i/n`: a deterministic part of the cells, for a matrix of machines. */
+export function parseShard(text: string): Shard {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || count > 1000 || index < 1 || index > count) {
+    throw new UsageError(`--shard: "${text}" is not i/n with 1 <= i <= n <= 1000 (e.g. 2/4)`);
+  }
+  return { index, count };
 }

@@ -1,0 +1,178 @@
+/**
+ * report.html's interactive charts as vega-lite specs, compiled here to vega specs (the page then
+ * needs vega alone, not vega-lite's compiler): the median against routes with its 95 % CI band,
+ * the phases stacked at a chosen route count, and the Lambda Init estimate against routes. Every
+ * chart has one signal per toggle (`filter_<dimension>`, '' for all) that the page's controls set,
+ * and tooltips that show the figures as summary.md writes them.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import { PHASES } from '../analyse/scaling.ts';
+import { CHART_CONFIG, logTicks } from './charts.ts';
+import type { CurveDatum, EstimateDatum, PhaseDatum, Toggle } from './html-data.ts';
+
+const WIDTH = 640;
+const HEIGHT = 380;
+
+/** The signal a toggle sets. Dimension names are identifiers of the dimension table, never text from outside. */
+export function filterSignal(toggle: Toggle): string {
+  return `filter_${toggle.dimension}`;
+}
+
+/** The signal the phase chart's route count select sets. */
+export const PHASES_ROUTES_SIGNAL = 'phases_routes';
+
+function filters(toggles: Toggle[]) {
+  return {
+    params: toggles.map((t) => ({ name: filterSignal(t), value: '' })),
+    transform: toggles.map((t) => ({ filter: `${filterSignal(t)} === '' || datum['${t.dimension}'] === ${filterSignal(t)}` })),
+  };
+}
+
+function colorOf(labels: string[]) {
+  // ten colours repeat past ten series: take twenty then; the domain is every series, so a colour stays with its series when toggled
+  return {
+    field: 'series',
+    type: 'nominal',
+    title: 'series',
+    scale: { domain: labels, scheme: labels.length > 10 ? 'tableau20' : 'tableau10' },
+  } as const;
+}
+
+function routesAxis(points: { routes: number }[]) {
+  const routes = [...new Set(points.map((p) => p.routes))].sort((a, b) => a - b);
+  return {
+    field: 'routes',
+    type: 'quantitative',
+    title: 'routes (N, log scale)',
+    scale: { type: 'log' },
+    axis: { format: ',', values: routes },
+  } as const;
+}
+
+export interface CurveText {
+  title: string;
+  axis: string;
+}
+
+/** Median against routes, one line and points per series, the 95 % CI band, log–log; tooltips on the points. */
+export function curveHtmlSpec(points: CurveDatum[], text: CurveText, toggles: Toggle[]): TopLevelSpec {
+  const labels = [...new Set(points.map((p) => p.series))];
+  const yTicks = logTicks(Math.min(...points.map((v) => v.low)), Math.max(...points.map((v) => v.high)));
+  const yScale = { type: 'log' as const, domain: [yTicks[0]!, yTicks[yTicks.length - 1]!], nice: false };
+  const y = { field: 'median', type: 'quantitative', title: text.axis, scale: yScale, axis: { format: ',', values: yTicks } } as const;
+  const color = colorOf(labels);
+  return {
+    title: { text: text.title, subtitle: 'median per cell; band: 95 % bootstrap CI of the median; hover a point for its figures' },
+    config: CHART_CONFIG,
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: points },
+    ...filters(toggles),
+    encoding: { x: routesAxis(points) },
+    layer: [
+      {
+        name: 'band',
+        mark: { type: 'area', opacity: 0.18 },
+        encoding: { y: { ...y, field: 'low' }, y2: { field: 'high' }, color: { ...color, legend: null } },
+      },
+      { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color } },
+      {
+        name: 'points',
+        mark: { type: 'point', filled: true, size: 60 },
+        encoding: {
+          y,
+          color: { ...color, legend: null },
+          tooltip: [
+            { field: 'series', title: 'series' },
+            { field: 'routes', title: 'routes', format: ',' },
+            { field: 'medianText', title: 'median (ms)' },
+            { field: 'ciText', title: '95 % CI of the median (ms)' },
+            { field: 'rangeText', title: 'fastest–slowest (ms)' },
+            { field: 'n', title: 'samples' },
+          ],
+        },
+      },
+    ],
+    resolve: { legend: { color: 'independent' } },
+  };
+}
+
+/** The phases of every series stacked at one route count, chosen by the page (PHASES_ROUTES_SIGNAL). */
+export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Toggle[]): TopLevelSpec {
+  const { params, transform } = filters(toggles);
+  const names = PHASES.map((p) => p.name);
+  return {
+    title: { text: 'Where the time goes', subtitle: 'median of each phase, stacked, at the route count chosen above the chart' },
+    config: CHART_CONFIG,
+    width: WIDTH,
+    height: { step: 26 },
+    data: { values: rows },
+    params: [...params, { name: PHASES_ROUTES_SIGNAL, value: routes }],
+    transform: [{ filter: `datum.routes === ${PHASES_ROUTES_SIGNAL}` }, ...transform],
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'series', type: 'nominal', title: 'series', sort: null },
+      x: {
+        field: 'ms',
+        type: 'quantitative',
+        title: 'ms since spawn (median of each phase, stacked)',
+        stack: 'zero',
+        axis: { format: ',.0f' },
+      },
+      color: { field: 'phase', type: 'nominal', title: 'phase', scale: { domain: names }, sort: names },
+      order: { field: 'order', type: 'ordinal' },
+      tooltip: [
+        { field: 'series', title: 'series' },
+        { field: 'routes', title: 'routes', format: ',' },
+        { field: 'phase', title: 'phase' },
+        { field: 'msText', title: 'median (ms)' },
+      ],
+    },
+  };
+}
+
+/** The Init estimate on Lambda against routes, per series of local Lambda cells. */
+export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[]): TopLevelSpec {
+  const color = colorOf([...new Set(points.map((p) => p.series))]);
+  const y = {
+    field: 'estimate',
+    type: 'quantitative',
+    title: 'Init Duration estimate on Lambda (ms)',
+    scale: { zero: false },
+    axis: { format: ',.0f' },
+  } as const;
+  return {
+    title: { text: 'Lambda Init Duration estimate vs route count', subtitle: 'measured here + what Lambda adds (see Calibration)' },
+    config: CHART_CONFIG,
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values: points },
+    ...filters(toggles),
+    encoding: { x: routesAxis(points) },
+    layer: [
+      { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color } },
+      {
+        name: 'points',
+        mark: { type: 'point', filled: true, size: 60 },
+        encoding: {
+          y,
+          color: { ...color, legend: null },
+          tooltip: [
+            { field: 'series', title: 'series' },
+            { field: 'routes', title: 'routes', format: ',' },
+            { field: 'setting', title: 'as on Lambda' },
+            { field: 'estimateText', title: 'Init estimate (ms)' },
+            { field: 'measuredText', title: 'Init measured here (ms)' },
+            { field: 'additionText', title: 'Lambda adds (ms, spread)' },
+          ],
+        },
+      },
+    ],
+  };
+}
+
+/** A vega-lite spec compiled to vega (vega-lite loads on first use, as for the SVG charts). */
+export async function compileSpec(spec: TopLevelSpec): Promise<unknown> {
+  const { compile } = await import('vega-lite');
+  return compile(spec).spec;
+}

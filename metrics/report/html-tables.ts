@@ -1,0 +1,143 @@
+/**
+ * report.html's tables, written as HTML here (they read without JavaScript): the results per cell,
+ * the scaling fits and the Lambda estimate. A numeric cell carries its value in `data-sort`, so the
+ * page's script sorts by number, not by text; a row carries the toggled dimensions of its cell
+ * (`data-filter-<dimension>`), so the toggles hide rows as they hide points. Every text is escaped.
+ */
+import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
+import { cellKey, cellLabel } from '../core/cell.ts';
+import { xmlText } from '../core/escape.ts';
+import { ms, round3 } from '../core/format.ts';
+import type { ReportContext } from './contract.ts';
+import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
+import { growthText } from './scaling-md.ts';
+
+/** A table cell: its text, and its number when it sorts as one. */
+interface TableCell {
+  text: string;
+  sort?: number;
+}
+
+interface TableRow {
+  cells: TableCell[];
+  /** the toggled dimensions of the row's cell */
+  filters?: Record<string, string>;
+}
+
+const num = (value: number | undefined, text = ms(value)): TableCell => {
+  const sort = round3(value);
+  return sort === '' ? { text } : { text, sort };
+};
+
+const txt = (text: string): TableCell => ({ text });
+
+/** The attribute that holds a toggled dimension on a row (attribute names are lower case). */
+export function filterAttribute(dimension: string): string {
+  return `data-filter-${dimension.toLowerCase()}`;
+}
+
+/** A sortable table: click a header to sort by it (numbers by value), again to reverse. */
+export function tableHtml(id: string, headers: string[], rows: TableRow[]): string {
+  const head = headers.map((h) => `<th scope="col" tabindex="0">${xmlText(h)}</th>`).join('');
+  const body = rows.map((row) => {
+    const attributes = Object.entries(row.filters ?? {})
+      .map(([d, v]) => ` ${filterAttribute(d)}="${xmlText(v)}"`)
+      .join('');
+    const cells = row.cells
+      .map((c) => (c.sort === undefined ? `<td>${xmlText(c.text)}</td>` : `<td class="num" data-sort="${c.sort}">${xmlText(c.text)}</td>`))
+      .join('');
+    return `<tr${attributes}>${cells}</tr>`;
+  });
+  return [`<table class="sortable" id="${id}">`, `<thead><tr>${head}</tr></thead>`, '<tbody>', ...body, '</tbody>', '</table>'].join('\n');
+}
+
+function medianCell(stats: Stats | undefined): TableCell {
+  return num(stats?.median, stats ? `${ms(stats.median)}${stats.wide ? ' ⚠' : ''}` : '–');
+}
+
+/** One row per timed cell: its series and routes, the medians, the CI and the spread, the samples that answered. */
+export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): string {
+  const rows = seriesOf(summaries).flatMap((series) =>
+    series.cells.map((s) => {
+      const first = s.metrics.firstResponse;
+      return {
+        filters: dimensionFields(s, toggles),
+        cells: [
+          txt(series.label),
+          num(s.cell.routes, String(s.cell.routes)),
+          medianCell(s.metrics.startup),
+          medianCell(s.metrics[readyMark(s)]),
+          medianCell(first),
+          txt(first?.ci95 ? rangeText(first.ci95.low, first.ci95.high) : '–'),
+          txt(first ? rangeText(first.min, first.max) : '–'),
+          num(s.ok, `${s.ok}/${s.ok + s.failed}`),
+        ],
+      };
+    }),
+  );
+  const headers = [
+    'series',
+    'routes',
+    'startup (ms)',
+    'ready (ms)',
+    'firstResponse (ms)',
+    'firstResponse 95% CI',
+    'fastest–slowest',
+    'ok/samples',
+  ];
+  return tableHtml('results', headers, rows);
+}
+
+/** The linear fits per series, as scaling.md has them. */
+export function fitsTable(summaries: CellSummary[]): string {
+  const rows = scalingFits(summaries).map((f) => ({
+    cells: [
+      txt(f.series.label),
+      txt(f.mark ?? f.metric),
+      num(new Set(f.points.map(([n]) => n)).size, String(new Set(f.points.map(([n]) => n)).size)),
+      num(f.fit?.fixedMs),
+      num(f.fit ? f.fit.perRouteMs * 1000 : undefined),
+      num(f.fit?.r2, f.fit ? f.fit.r2.toFixed(3) : '–'),
+      num(f.growth?.logLogSlope, f.growth?.logLogSlope !== undefined ? f.growth.logLogSlope.toFixed(2) : '–'),
+      txt(growthText(f).replace(/\*\*/g, '')),
+    ],
+  }));
+  const headers = ['series', 'metric', 'N values', 'fixed (ms)', 'per route (µs/route)', 'R²', 'log-log slope (N ≥ 10)', 'growth'];
+  return tableHtml('fits', headers, rows);
+}
+
+/** Per local Lambda cell with an estimate: measured here, what Lambda adds, the estimate (as summary.md's calibration table). */
+export function estimateTable(context: ReportContext, toggles: Toggle[]): string | undefined {
+  const rows = context.summaries.flatMap((s) => {
+    const c = context.calibration.get(cellKey(s.cell));
+    if (!c) return [];
+    return [
+      {
+        filters: dimensionFields(s, toggles),
+        cells: [
+          txt(cellLabel(s.cell)),
+          txt(`${c.runtime} ${c.architecture} ${c.memoryMB} MB`),
+          num(c.init?.measured ?? s.lambda?.initMs.median),
+          txt(additionText(c.init?.addition)),
+          num(c.init?.estimate),
+          num(c.duration?.measured ?? s.lambda?.durationMs.median),
+          num(c.duration?.estimate),
+          num(c.billedEstimate, c.billedEstimate === undefined ? '–' : String(c.billedEstimate)),
+        ],
+      },
+    ];
+  });
+  if (rows.length === 0) return undefined;
+  const headers = [
+    'cell',
+    'as on Lambda',
+    'Init measured here',
+    'Init: Lambda adds',
+    'Init estimate',
+    'Duration measured here',
+    'Duration estimate',
+    'Billed estimate',
+  ];
+  return tableHtml('estimates', headers, rows);
+}

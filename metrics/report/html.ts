@@ -1,0 +1,192 @@
+/**
+ * report.html: one self-contained page per run that works offline. Its charts are vega views
+ * (specs compiled from vega-lite here, drawn by vega's browser bundle, which the page carries
+ * inline: nothing is fetched, and its Content-Security-Policy forbids fetching), with tooltips, a
+ * route-count axis and toggles for every dimension the run varies; its tables sort on a header's
+ * click; the calibration and the machine are shown as summary.md shows them. The data sits in the
+ * page as JSON (escaped for a <script> element), every text from outside is escaped for HTML, and
+ * the same run folder gives the same bytes (the only times are meta.json's).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { scriptJson, xmlText } from '../core/escape.ts';
+import { duration } from '../core/format.ts';
+import { loadText } from '../core/load.ts';
+import type { RunMeta } from '../core/meta.ts';
+import { VALIDATION_NOTE } from './calibration.ts';
+import type { ReportContext } from './contract.ts';
+import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
+import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
+import { estimateTable, fitsTable, resultsTable } from './html-tables.ts';
+import { runLoad } from './markdown.ts';
+
+export const HTML_REPORT = 'report.html';
+
+/** Nothing is fetched: scripts and styles are inline; vega compiles its expressions with Function ('unsafe-eval'). */
+const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:";
+
+/** A file the page carries inline; `</script` or `<!--` in it would end or change its element, so it is refused. */
+function inlineText(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  if (/<\/script|<!--/i.test(text)) throw new Error(`${file} holds </script or <!--: it cannot be inlined in report.html`);
+  return text;
+}
+
+/** vega's browser bundle (UMD, defines `vega`) and its version, from the installed package. */
+function vegaBundle(): { version: string; code: string } {
+  const build = path.dirname(createRequire(import.meta.url).resolve('vega'));
+  const { version } = JSON.parse(readFileSync(path.join(build, '..', 'package.json'), 'utf8')) as { version: string };
+  return { version, code: inlineText(path.join(build, 'vega.min.js')) };
+}
+
+/** The page's own script and style (report-page.js, report-page.css beside this file). */
+const asset = (name: string) => inlineText(path.join(import.meta.dirname, name));
+
+interface Chart {
+  id: string;
+  spec: unknown;
+  /** HTML above the chart (the phase chart's route count) */
+  controls?: string;
+}
+
+function selectHtml(attributes: string, label: string, options: { value: string; text: string }[], selected: string): string {
+  const items = options.map(
+    (o) => `<option value="${xmlText(o.value)}"${o.value === selected ? ' selected' : ''}>${xmlText(o.text)}</option>`,
+  );
+  return `<label>${xmlText(label)} <select ${attributes}>${items.join('')}</select></label>`;
+}
+
+function togglesHtml(toggles: Toggle[]): string {
+  if (toggles.length === 0) return '<p class="note">This run varies no dimension besides framework and routes: no toggles.</p>';
+  const selects = toggles.map((t) =>
+    selectHtml(
+      `data-filter="${t.dimension}" data-signal="${filterSignal(t)}"`,
+      t.dimension,
+      [{ value: '', text: 'all' }, ...t.values.map((v) => ({ value: v, text: v }))],
+      '',
+    ),
+  );
+  return `<div class="toggles" id="toggles"><span>Show only:</span> ${selects.join(' ')}</div>`;
+}
+
+async function charts(context: ReportContext, toggles: Toggle[]): Promise<Chart[]> {
+  const { summaries } = context;
+  const list: Chart[] = [];
+  const first = curveData(summaries, 'firstResponse', toggles);
+  if (first.length) {
+    const text = { title: 'Cold start to the first response vs route count', axis: 'firstResponse: ms from spawn (log scale)' };
+    list.push({ id: 'firstresponse', spec: await compileSpec(curveHtmlSpec(first, text, toggles)) });
+  }
+  const ready = curveData(summaries, 'ready', toggles);
+  if (ready.length) {
+    const text = {
+      title: 'Cold start to ready (listen; init for a Lambda handler) vs route count',
+      axis: 'ready: ms from spawn (log scale)',
+    };
+    list.push({ id: 'ready', spec: await compileSpec(curveHtmlSpec(ready, text, toggles)) });
+  }
+  const phases = phaseData(summaries, toggles);
+  if (phases.length && context.phasesAt !== undefined) {
+    const routes = [...new Set(phases.map((p) => p.routes))].sort((a, b) => a - b);
+    const at = routes.includes(context.phasesAt) ? context.phasesAt : routes[0]!;
+    const options = routes.map((n) => ({ value: String(n), text: n.toLocaleString('en-US') }));
+    const controls = selectHtml(`data-signal="${PHASES_ROUTES_SIGNAL}" data-chart="phases" data-number`, 'routes', options, String(at));
+    list.push({ id: 'phases', spec: await compileSpec(phasesHtmlSpec(phases, at, toggles)), controls });
+  }
+  const estimates = estimateData(summaries, context.calibration, toggles);
+  if (estimates.length) list.push({ id: 'estimate', spec: await compileSpec(estimateHtmlSpec(estimates, toggles)) });
+  return list;
+}
+
+function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
+  const { reference } = context;
+  if (!reference || context.calibration.size === 0)
+    return '<p class="note">This run has no local Lambda cell: it has no Lambda estimate and no calibration.</p>';
+  const missing = [...new Set([...context.calibration.values()].flatMap((c) => (c.missing ? [c.missing] : [])))];
+  return [
+    `<p>Calibration: ${xmlText(reference.source)} (data from ${xmlText(reference.from)} to ${xmlText(reference.to)}; ` +
+      `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
+    `<p class="note">${xmlText(VALIDATION_NOTE)}</p>`,
+    estimateTable(context, toggles) ?? '',
+    ...missing.map((m) => `<p class="note">No estimate: ${xmlText(m)}</p>`),
+  ].join('\n');
+}
+
+function machineHtml(meta: RunMeta | undefined, counted: CellSummary[]): string {
+  if (!meta) return '<p class="note">meta.json is missing: machine and environment unknown.</p>';
+  const m = meta.machine;
+  const load = runLoad(meta);
+  const item = (term: string, value: string) => `<dt>${xmlText(term)}</dt><dd>${value}</dd>`;
+  const t = (value: unknown) => xmlText(String(value));
+  const versions = (record: Record<string, string>) =>
+    Object.entries(record)
+      .map(([name, version]) => `${t(name)} <code>${t(version)}</code>`)
+      .join(', ') || 'unknown';
+  const took = meta.durationMs !== undefined ? `, took ${t(duration(meta.durationMs))}` : '';
+  const items = [
+    item('Machine', `${t(m.os)} | ${t(m.cores)} vCPUs | ${t(m.memoryGB)} GB | ${t(m.cpu)}`),
+    item('Load', load ? t(loadText(load).replace(/\*\*/g, '')) : 'not recorded (a run before the load was)'),
+    item('Runtime', `${versions(meta.runtimes)} (runner: node <code>${t(meta.runner.node)}</code>)`),
+    item('Run', `${t(meta.startedAt)}${took}${meta.interrupted ? ' (interrupted: partial results)' : ''}`),
+    item('Command', `<code>${t(meta.command)}</code>`),
+    item(
+      'Frameworks',
+      Object.entries(meta.frameworks)
+        .map(([name, f]) => `${t(name)} ${t(f.version)}`)
+        .join(', ') || 'none',
+    ),
+  ];
+  if (counted.length) items.push(item('Counted cells', `${counted.length}: their instructions are in summary.md`));
+  return `<dl class="machine">${items.join('\n')}</dl>`;
+}
+
+function chartHtml(chart: Chart): string {
+  const controls = chart.controls ? `<div class="controls">${chart.controls}</div>` : '';
+  return `<figure class="chart">${controls}<div id="chart-${chart.id}" data-chart="${chart.id}"></div></figure>`;
+}
+
+/** The page of a run folder's report (async: the specs are compiled by vega-lite, loaded on first use). */
+export async function htmlReport(context: ReportContext): Promise<string> {
+  const toggles = togglesOf(context.summaries);
+  const list = await charts(context, toggles);
+  const vega = vegaBundle();
+  const title = `Cold start by route count${context.meta ? ` (${context.meta.startedAt})` : ''}`;
+  const data = { charts: list.map((c) => ({ id: c.id, spec: c.spec })), toggles };
+  return `${[
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${xmlText(title)}</title>`,
+    `<style>\n${asset('report-page.css')}</style>`,
+    '</head>',
+    '<body>',
+    `<h1>${xmlText(title)}</h1>`,
+    '<p class="note">Medians over fresh processes, in ms from the runner’s spawn call; the same report as ' +
+      '<a href="summary.md">summary.md</a>, with charts to hover and tables to sort. Quote medians with their spread.</p>',
+    togglesHtml(toggles),
+    '<h2>Charts</h2>',
+    list.length ? list.map(chartHtml).join('\n') : '<p class="note">No successful sample in this run: no chart.</p>',
+    '<h2>Results</h2>',
+    '<p class="note">One row per cell; click a header to sort. ⚠: the slowest sample took more than 1.5 × the fastest.</p>',
+    resultsTable(context.summaries, toggles),
+    '<h2>Scaling with routes</h2>',
+    fitsTable(context.summaries),
+    '<h2>Lambda: the estimate and its calibration</h2>',
+    calibrationHtml(context, toggles),
+    '<h2>Machine</h2>',
+    machineHtml(context.meta, context.counted),
+    `<p class="note">Written by coldstart${context.meta ? ` ${xmlText(context.meta.toolVersion)}` : ''} from samples.jsonl and ` +
+      `meta.json; charts drawn by vega ${xmlText(vega.version)}, carried inline: this page works offline.</p>`,
+    '<div id="tooltip" role="tooltip" hidden></div>',
+    `<script type="application/json" id="coldstart-data">${scriptJson(data)}</script>`,
+    `<script>\n${vega.code}\n</script>`,
+    `<script>\n${asset('report-page.js')}</script>`,
+    '</body>',
+    '</html>',
+  ].join('\n')}\n`;
+}

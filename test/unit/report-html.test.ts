@@ -1,0 +1,142 @@
+/**
+ * report.html's structure, written from the golden run folder (test/fixtures/golden-run) and from
+ * hostile ones: one self-contained page (vega inline, no URL it would fetch, a policy that forbids
+ * fetching), its chart data equal to the summaries summary.csv is written from, a toggle per varied
+ * dimension, sortable tables, the same bytes from the same folder, and every text from outside
+ * escaped for HTML and for the <script> element its JSON sits in. The browser test
+ * (test/e2e/report-html.test.ts) opens the page in chromium.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import { scriptJson } from '../../metrics/core/escape.ts';
+import { writeReport } from '../../metrics/report/write.ts';
+import { fixture, tempDir } from '../support/in-process.ts';
+
+const GOLDEN = fixture('golden-run');
+
+async function reportOf(meta?: (m: Record<string, unknown>) => void): Promise<{ dir: string; html: string }> {
+  const dir = tempDir('coldstart-html-');
+  copyFileSync(path.join(GOLDEN, 'samples.jsonl'), path.join(dir, 'samples.jsonl'));
+  const stored = JSON.parse(readFileSync(path.join(GOLDEN, 'meta.json'), 'utf8')) as Record<string, unknown>;
+  meta?.(stored);
+  writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(stored));
+  const { written } = await writeReport(dir);
+  assert.ok(written.includes('report.html'), written.join(' '));
+  return { dir, html: readFileSync(path.join(dir, 'report.html'), 'utf8') };
+}
+
+interface PageData {
+  charts: { id: string; spec: { data: { name: string; values?: Record<string, unknown>[] }[]; signals?: { name: string }[] } }[];
+  toggles: { dimension: string; values: string[] }[];
+}
+
+function pageData(html: string): PageData {
+  const blocks = [...html.matchAll(/<script type="application\/json" id="coldstart-data">([^]*?)<\/script>/g)];
+  assert.equal(blocks.length, 1, 'one JSON block');
+  return JSON.parse(blocks[0]![1]!) as PageData;
+}
+
+function chartValues(data: PageData, id: string): Record<string, unknown>[] {
+  const chart = data.charts.find((c) => c.id === id);
+  assert.ok(chart, `chart ${id}`);
+  return chart.spec.data.flatMap((d) => d.values ?? []);
+}
+
+describe('report.html of the golden run', () => {
+  let dir: string;
+  let html: string;
+  before(async () => ({ dir, html } = await reportOf()));
+
+  it('is one self-contained page: vega inline, nothing fetched, fetching forbidden', () => {
+    assert.match(html, /^<!doctype html>\n<html lang="en">/);
+    assert.equal(html.match(/<script\b/g)?.length, 3, 'the data, vega, the page script');
+    assert.match(html, /t\.version="\d+\.\d+\.\d+"/, "vega's bundle");
+    assert.doesNotMatch(html, /<script[^>]*\bsrc=|<link\b|@import|url\(\s*['"]?https?:/i);
+    assert.doesNotMatch(html, /(?:src|href)="(?:https?:)?\/\//i);
+    assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
+    assert.ok(html.length < 800_000, `${html.length} bytes`);
+  });
+
+  it('has the charts, each with one point per cell, from the same medians as summary.csv', () => {
+    const data = pageData(html);
+    assert.deepEqual(
+      data.charts.map((c) => c.id),
+      ['firstresponse', 'ready', 'phases'],
+    );
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
+    const points = chartValues(data, 'firstresponse');
+    assert.equal(points.length, 18);
+    assert.equal(new Set(points.map((p) => p.series)).size, 6, 'fastify, hono, node-http × plain, bundle');
+    const medians = (values: unknown[]) => values.map((v) => Number(v).toFixed(3)).sort();
+    assert.deepEqual(medians(points.map((p) => p.median)), medians(rows.map((r) => r.firstResponse_median_ms)));
+    assert.equal(chartValues(data, 'ready').length, 18);
+    // five phases per cell, every route count (the page picks one)
+    assert.equal(chartValues(data, 'phases').length, 18 * 5);
+  });
+
+  it('has a toggle per varied dimension, a signal for it in every chart, and rows that carry it', () => {
+    const data = pageData(html);
+    assert.deepEqual(data.toggles, [{ dimension: 'build', values: ['bundle', 'plain'] }]);
+    assert.match(html, /<select data-filter="build" data-signal="filter_build"><option value="" selected>all<\/option>/);
+    for (const chart of data.charts)
+      assert.ok(
+        chart.spec.signals?.some((s) => s.name === 'filter_build'),
+        chart.id,
+      );
+    assert.equal(html.match(/<tr data-filter-build="bundle">/g)?.length, 9);
+    assert.equal(html.match(/<tr data-filter-build="plain">/g)?.length, 9);
+  });
+
+  it('has sortable tables whose numeric cells sort by value, and the machine and its calibration note', () => {
+    assert.match(html, /<table class="sortable" id="results">/);
+    assert.match(html, /<table class="sortable" id="fits">/);
+    assert.match(html, /<td class="num" data-sort="161\.\d+">161<\/td>/);
+    assert.match(html, /<dt>Machine<\/dt><dd>linux x64 6\.18\.44-fc-v769 \| 2 vCPUs \| 23\.5 GB \| AMD EPYC<\/dd>/);
+    assert.match(html, /no local Lambda cell/);
+  });
+
+  it('is the same bytes from the same folder', async () => {
+    const again = await reportOf();
+    assert.ok(again.html === html, 'two reports of one run folder differ');
+  });
+});
+
+describe('report.html of a hostile run folder', () => {
+  const HOSTILE = '</script><script>alert(1)</script><img src=x onerror=alert(1)>&amp;\u2028\u2029<!--';
+  let html: string;
+  before(
+    async () =>
+      ({ html } = await reportOf((meta) => {
+        meta.command = HOSTILE;
+        meta.startedAt = HOSTILE;
+        meta.machine = { os: HOSTILE, cpu: HOSTILE, cores: 2, memoryGB: 1 };
+        meta.runtimes = { [HOSTILE]: HOSTILE };
+        meta.frameworks = { [HOSTILE]: { version: HOSTILE, packages: {}, validation: '', alwaysValidates: false } };
+      })),
+  );
+
+  it('escapes every text from meta.json: no tag, entity or comment of its own reaches the page', () => {
+    assert.doesNotMatch(html, /<script>alert|<img|<!--/);
+    assert.match(html, /&lt;\/script&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;&lt;img src=x onerror=alert\(1\)&gt;&amp;amp;/);
+    assert.equal(html.match(/<script\b/g)?.length, 3);
+    assert.equal(html.match(/<\/script>/g)?.length, 3);
+  });
+});
+
+describe('scriptJson', () => {
+  it('for any value: JSON that reads back the same, with no character that could end a <script> or a line', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, text) => {
+        for (const v of [value, text, { [text]: [text] }]) {
+          const json = scriptJson(v);
+          assert.doesNotMatch(json, /[<>&\u2028\u2029]/);
+          assert.deepEqual(JSON.parse(json), JSON.parse(JSON.stringify(v)));
+        }
+      }),
+    );
+  });
+});
