@@ -1,8 +1,10 @@
 /**
  * A closed stdout or stderr (`coldstart run | head -1`, `2>&1 | true`, a terminal that went away) is an
  * interrupt, handled as Ctrl-C is: the run stops after the sample in flight, keeps every finished
- * sample, writes its report and exits 141 (128 + SIGPIPE). The closed stream is written to no more:
- * no stack trace from a write that has nowhere to go, and no second interrupt that would abort the report.
+ * sample, writes its report and exits 141 (128 + SIGPIPE). Only the streams' 'error' events are
+ * listened to: a later write to the closed stream fails into the same listener (EPIPE again, or
+ * ERR_STREAM_DESTROYED), which takes it silently: no stack trace, and no second interrupt that
+ * would abort the report.
  */
 import { raiseClosedOutput } from '../core/interrupts.ts';
 
@@ -13,7 +15,6 @@ export function guardClosedOutput(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (!CLOSED.has(error.code ?? '')) throw error;
-      stream.write = () => true;
       if (raised) return;
       raised = true;
       raiseClosedOutput();

@@ -103,3 +103,50 @@ export function checkAppFile(option: string, file: string): string {
   if (!statSync(file).isFile()) throw new UsageError(`${option}: ${file} is not a file`);
   return file;
 }
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+/** The first request to a server app, its body's content type and the status it must answer with, when not given. */
+export const DEFAULT_REQUEST: Readonly<AppRequest> = { method: 'GET', path: '/' };
+export const DEFAULT_CONTENT_TYPE = 'application/json';
+export const DEFAULT_STATUS = 200;
+
+/** `--request 'POST /orders'`: a method and a path starting with /. */
+export function parseRequest(text: string): { method: string; path: string } {
+  const match = /^\s*([A-Za-z]+)\s+(\/\S*)\s*$/.exec(text);
+  const method = match?.[1]?.toUpperCase();
+  if (!match?.[2] || !method || !(METHODS as readonly string[]).includes(method)) {
+    throw new UsageError(`--request: "${text}" is not "METHOD /path" (METHOD one of ${METHODS.join(', ')})`);
+  }
+  return { method, path: match[2] };
+}
+
+/** `--env NAME=VALUE`, repeated: the apps' own variables. */
+export function envOf(items: string[]): { env?: Record<string, string> } {
+  if (items.length === 0) return {};
+  const env: Record<string, string> = {};
+  for (const item of items) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(item);
+    if (!match) throw new UsageError(`--env: "${item.slice(0, 60)}" is not NAME=VALUE`);
+    env[match[1]!] = match[2]!;
+  }
+  return { env };
+}
+
+/** The command line for meta.json with every `--env` value left out (values may be secrets). */
+export function withoutEnvValues(argv: string[]): string[] {
+  return argv.map((arg, i) => {
+    if (argv[i - 1] === '--env') return arg.replace(/=.*$/s, '=…');
+    return arg.startsWith('--env=') ? arg.replace(/^(--env=[^=]*)=.*$/s, '$1=…') : arg;
+  });
+}
+
+/** `--expect-body`: a regular expression (JavaScript syntax) the first answer's body must match. */
+export function parseBodyPattern(text: string): string {
+  try {
+    new RegExp(text);
+  } catch (error) {
+    throw new UsageError(`--expect-body: ${(error as Error).message}`);
+  }
+  return text;
+}

@@ -12,7 +12,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { readAttribution } from '../../metrics/core/attribution-file.ts';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
 import { appNameOf, lambdaTaskRoot } from '../../metrics/core/app.ts';
-import { parseHandler, parseRequest } from '../../metrics/cli/measure.ts';
+import { parseRequest } from '../../metrics/core/app.ts';
+import { parseHandler } from '../../metrics/pipeline/apps.ts';
 import { processesWith, ROOT, runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
 
 /** A folder of apps that resolves the project's packages (a node_modules link), as a user's project does. */

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildProgram } from '../../metrics/cli/main.ts';
-import { CLI_REFERENCE, cliReference, withoutMachinePaths } from '../../metrics/cli/help-md.ts';
+import { CLI_REFERENCE, cliReference, withoutMachinePaths } from '../../metrics/tools/help-md.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { entryOf } from '../../metrics/cli/measure.ts';
+import { entryOf } from '../../metrics/pipeline/apps.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-entry-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
