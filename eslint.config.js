@@ -68,8 +68,8 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
   },
   {
-    // report.html's own script: a classic script in the browser, after vega's bundle (which defines `vega`)
-    files: ['metrics/report/report-page.js'],
+    // the HTML pages' own scripts: classic scripts in the browser, after vega's bundle (which defines `vega`)
+    files: ['metrics/report/report-page.js', 'metrics/report/table-sort.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, vega: 'readonly' } },
   },
   {

@@ -18,6 +18,7 @@ import { registerLambdaReferenceCommand } from './lambda-reference.ts';
 import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
+import { registerResultsIndexCommand } from './results-index.ts';
 import { registerRunCommand, type ProgramHooks } from './run.ts';
 import type { RunSpec } from '../core/run-spec.ts';
 
@@ -33,6 +34,7 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerLambdaImportCommand,
   registerLambdaReferenceCommand,
   registerCleanCommand,
+  registerResultsIndexCommand,
 ];
 
 /** The program; `hooks` change what run and measure do with their spec (a test keeps it, runs nothing). */

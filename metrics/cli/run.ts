@@ -55,7 +55,7 @@ export function addRunGroups<A extends unknown[], O extends OptionValues, G exte
   return addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
     new Option(
       '--debug-mode [script]',
-      'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X)',
+      'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X, pause-at=STEP)',
     ).hideHelp(),
   );
 }

@@ -9,10 +9,14 @@
  * SVG renderer escapes every text it writes (test/unit/escape.test.ts checks it).
  */
 
-/** Control characters (newlines, tabs, escape sequences) as one space: one line, nothing a terminal or a renderer acts on. */
+/**
+ * Control characters (newlines, tabs, escape sequences) and the bidirectional overrides (U+202A–E,
+ * U+2066–9, U+200E/F: text shown in another order than it is read, as in "Trojan Source") as one
+ * space: one line, nothing a terminal or a renderer acts on.
+ */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]+/g, ' ');
 }
 
 /** `&`, `<`, `>` and both quotes as XML/HTML entities: for SVG or HTML text and attribute values. */

@@ -11,6 +11,8 @@ import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import { summarizeLoad } from '../core/load.ts';
 import { SampleFileCache } from '../measure/file-cache.ts';
 import { resolveLimits } from '../measure/planned-run.ts';
+import { pauseAt } from '../measure/debug-pause.ts';
+import type { RunStep } from '../core/run-steps.ts';
 import type { LimitsMechanism } from '../measure/limits/types.ts';
 import { FakeSampler, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
 import { fakeCellSource } from '../plan/fake-source.ts';
@@ -61,6 +63,8 @@ export interface FakeDepsOptions extends FakeSamplerOptions {
   noValgrind?: boolean;
   /** why this machine cannot limit memory sizes (as detectLimits says it); absent: it can */
   noLimits?: string;
+  /** told each step of the run (the in-process fault suite); default: pause at `pauseAt` if set */
+  step?: (step: RunStep) => void | Promise<void>;
 }
 
 export interface FakeDeps extends Deps {
@@ -102,6 +106,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     fileCache: (cells: readonly PlannedCell[], scratch) =>
       cells.some((c) => c.launch && c.cell.fileCache === 'cold') ? new FakeFileCache(scratch, []) : undefined,
     attribute: () => Promise.resolve([]),
+    step: options.step ?? (options.pauseAt ? pauseAt(options.pauseAt) : undefined),
     get out() {
       return out.text;
     },

@@ -19,6 +19,7 @@ import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cell
 import type { PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
 import type { RunSpec } from '../core/run-spec.ts';
+import type { RunStep } from '../core/run-steps.ts';
 import { cellOptionsOf, type LimitOptions } from './run-options.ts';
 
 /** Measures one planned run: the real one spawns the cell's process (measure/planned-run.ts); a fake makes the record up. */
@@ -67,6 +68,8 @@ export interface Deps {
   /** with cold file-cache cells: the cells' file lists (strace), or undefined when every cell is warm */
   fileCache(cells: readonly PlannedCell[], scratch: string): SampleFileCache | undefined;
   attribute: Attribute;
+  /** told each step of a run as it is reached (core/run-steps.ts): the fault-injection suite's hook; absent in real runs */
+  step?: (step: RunStep) => void | Promise<void>;
 }
 
 /** The real sampler: every run a fresh process (measure/planned-run.ts). */

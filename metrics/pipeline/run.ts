@@ -76,7 +76,10 @@ export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResu
   const run = await openRun(spec, deps.source(runSpec), deps, log);
   try {
     const measured = await measureAll(spec, deps, run, log);
-    return await finish(run, measured, deps, log);
+    const result = await finish(run, measured, deps, log);
+    // a signal caught while the report was written, or after it, still says how the run ended (its exit code)
+    const signal = run.session.signal;
+    return signal ? { ...result, signal } : result;
   } finally {
     run.session.finish();
   }
@@ -106,10 +109,12 @@ async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (l
       const speed = deps.cpuSpeed(command);
       if (speed) cpuSpeed[runtime] = speed;
     }
+    await deps.step?.('planned');
     const { jobs } = prepared;
     const facts = { startedAt: session.startedAt, dropped: environment.dropped, limits, precision, jobs, cpuSpeed };
     const start = startMeta(spec, prepared.prepared, facts);
     writeMeta(session.dir, start);
+    await deps.step?.('started');
     const context = {
       env: environment.env,
       timeoutMs: spec.timeoutMs,
@@ -145,10 +150,12 @@ async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line
   const samplesFile = path.join(session.dir, SAMPLES_FILE);
   const step = async (planned: PlannedRun) => {
     progress.starting(planned);
+    await deps.step?.('sample');
     const sample = await deps.sampler.measure(planned, context);
     // a sample cut short by Ctrl-C says nothing about the framework: it is not recorded
     if (session.interrupted) return;
     appendSample(samplesFile, sample);
+    await deps.step?.('between');
     tally.samplesDurationMs += sample.durationMs;
     if (sample.phase === 'sample') {
       tally.recorded++;
@@ -196,6 +203,7 @@ async function finish(
   const { session } = run;
   const { dir } = session;
   const { tally, load, files } = measured;
+  await deps.step?.('measured');
   const { interrupted } = session;
   writeMeta(dir, endMeta(run.start, { finishedAt: deps.now(), samplesDurationMs: tally.samplesDurationMs, interrupted, load, files }));
   const signal = session.signal;
@@ -206,6 +214,7 @@ async function finish(
   // from here a further Ctrl-C (or npm's copy of the first) does not kill the report
   session.writingReport();
   if (interrupted) log(`writing the report of the finished samples in ${displayPath(dir)}`);
+  await deps.step?.('report');
   let report: WrittenReport;
   try {
     report = await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
@@ -214,6 +223,7 @@ async function finish(
     throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
   }
   pointLatest(dir);
+  await deps.step?.('done');
   return { ...result, summaries: report.context.summaries };
 }
 
@@ -227,8 +237,12 @@ export function runSummaryLine(result: RunResult): string {
   return `${where}${result.failed ? `; ${result.failed} failed samples` : ''}`;
 }
 
-/** A run's exit code: 128 + the interrupt's signal (130 for Ctrl-C), 3 when samples failed (counted cells too) unless allowed, else 0. */
+/**
+ * A run's exit code: 128 + the signal caught at any step (130 for Ctrl-C; one that came while the report
+ * was written too), 3 when samples failed (counted cells too) unless allowed, else 0.
+ */
 export function exitCodeOf(result: RunResult, allowFailures: boolean): number {
-  if (result.interrupted) return result.signal ? exitCodeOfSignal(result.signal) : EXIT_INTERRUPTED;
+  if (result.signal) return exitCodeOfSignal(result.signal);
+  if (result.interrupted) return EXIT_INTERRUPTED;
   return result.failed > 0 && !allowFailures ? EXIT_FAILED_SAMPLES : 0;
 }

@@ -14,12 +14,14 @@ import { additionText, dimensionFields, rangeText, type Toggle } from './html-da
 import { growthText } from './scaling-md.ts';
 
 /** A table cell: its text, and its number when it sorts as one. */
-interface TableCell {
+export interface TableCell {
   text: string;
   sort?: number;
+  /** links shown instead of the text (href: a relative path, already encoded) */
+  links?: { href: string; text: string }[];
 }
 
-interface TableRow {
+export interface TableRow {
   cells: TableCell[];
   /** the toggled dimensions of the row's cell */
   filters?: Record<string, string>;
@@ -37,6 +39,11 @@ export function filterAttribute(dimension: string): string {
   return `data-filter-${dimension.toLowerCase()}`;
 }
 
+function cellHtml(cell: TableCell): string {
+  if (cell.links) return `<td>${cell.links.map((l) => `<a href="${xmlText(l.href)}">${xmlText(l.text)}</a>`).join(' ')}</td>`;
+  return cell.sort === undefined ? `<td>${xmlText(cell.text)}</td>` : `<td class="num" data-sort="${cell.sort}">${xmlText(cell.text)}</td>`;
+}
+
 /** A sortable table: click a header to sort by it (numbers by value), again to reverse. */
 export function tableHtml(id: string, headers: string[], rows: TableRow[]): string {
   const head = headers.map((h) => `<th scope="col" tabindex="0">${xmlText(h)}</th>`).join('');
@@ -44,9 +51,7 @@ export function tableHtml(id: string, headers: string[], rows: TableRow[]): stri
     const attributes = Object.entries(row.filters ?? {})
       .map(([d, v]) => ` ${filterAttribute(d)}="${xmlText(v)}"`)
       .join('');
-    const cells = row.cells
-      .map((c) => (c.sort === undefined ? `<td>${xmlText(c.text)}</td>` : `<td class="num" data-sort="${c.sort}">${xmlText(c.text)}</td>`))
-      .join('');
+    const cells = row.cells.map(cellHtml).join('');
     return `<tr${attributes}>${cells}</tr>`;
   });
   return [`<table class="sortable" id="${id}">`, `<thead><tr>${head}</tr></thead>`, '<tbody>', ...body, '</tbody>', '</table>'].join('\n');

@@ -21,18 +21,12 @@ import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUT
 import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
 import { estimateTable, fitsTable, resultsTable } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
+import { inlineText, pageAsset } from './page-assets.ts';
 
 export const HTML_REPORT = 'report.html';
 
 /** Nothing is fetched: scripts and styles are inline; vega compiles its expressions with Function ('unsafe-eval'). */
 const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:";
-
-/** A file the page carries inline; `</script` or `<!--` in it would end or change its element, so it is refused. */
-function inlineText(file: string): string {
-  const text = readFileSync(file, 'utf8');
-  if (/<\/script|<!--/i.test(text)) throw new Error(`${file} holds </script or <!--: it cannot be inlined in report.html`);
-  return text;
-}
 
 /** vega's browser bundle (UMD, defines `vega`) and its version, from the installed package. */
 function vegaBundle(): { version: string; code: string } {
@@ -40,9 +34,6 @@ function vegaBundle(): { version: string; code: string } {
   const { version } = JSON.parse(readFileSync(path.join(build, '..', 'package.json'), 'utf8')) as { version: string };
   return { version, code: inlineText(path.join(build, 'vega.min.js')) };
 }
-
-/** The page's own script and style (report-page.js, report-page.css beside this file). */
-const asset = (name: string) => inlineText(path.join(import.meta.dirname, name));
 
 interface Chart {
   id: string;
@@ -162,7 +153,7 @@ export async function htmlReport(context: ReportContext): Promise<string> {
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${xmlText(title)}</title>`,
-    `<style>\n${asset('report-page.css')}</style>`,
+    `<style>\n${pageAsset('report-page.css')}</style>`,
     '</head>',
     '<body>',
     `<h1>${xmlText(title)}</h1>`,
@@ -185,7 +176,8 @@ export async function htmlReport(context: ReportContext): Promise<string> {
     '<div id="tooltip" role="tooltip" hidden></div>',
     `<script type="application/json" id="coldstart-data">${scriptJson(data)}</script>`,
     `<script>\n${vega.code}\n</script>`,
-    `<script>\n${asset('report-page.js')}</script>`,
+    `<script>\n${pageAsset('table-sort.js')}</script>`,
+    `<script>\n${pageAsset('report-page.js')}</script>`,
     '</body>',
     '</html>',
   ].join('\n')}\n`;

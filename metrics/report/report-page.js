@@ -1,6 +1,6 @@
-// report.html's script (inlined by metrics/report/html.ts; vega's bundle comes before it and defines `vega`):
-// draws each chart as a vega view, wires the toggles to every chart's filter signal and to the tables' rows, sorts
-// tables on a header's click, and shows tooltips. window.__coldstart holds the views, a promise that settles when
+// report.html's script (inlined by metrics/report/html.ts; vega's bundle comes before it and defines `vega`, and
+// table-sort.js sorts the tables): draws each chart as a vega view, wires the toggles to every chart's filter
+// signal and to the tables' rows, and shows tooltips. window.__coldstart holds the views, a promise that settles when
 // every chart is drawn, and shown(): what a chart shows now (the browser test reads them). Text goes into the page
 // as text, never as HTML.
 (function () {
@@ -61,38 +61,6 @@
     if (select.dataset.filter) filterRows();
   }
 
-  function sortBy(th) {
-    const table = th.closest('table');
-    const column = [...th.parentNode.children].indexOf(th);
-    const ascending = th.getAttribute('aria-sort') !== 'ascending';
-    for (const other of th.parentNode.children) other.removeAttribute('aria-sort');
-    th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-    const key = (row) => {
-      const cell = row.children[column];
-      const sort = cell?.dataset.sort;
-      return sort === undefined ? (cell?.textContent ?? '') : Number(sort);
-    };
-    const rows = [...table.tBodies[0].rows];
-    rows.sort((a, b) => {
-      const x = key(a);
-      const y = key(b);
-      // numbers before text (a '–' for no value sorts last either way)
-      if (typeof x !== typeof y) return typeof x === 'number' ? -1 : 1;
-      const order = typeof x === 'number' ? x - y : x.localeCompare(y, 'en', { numeric: true });
-      return ascending ? order : -order;
-    });
-    table.tBodies[0].append(...rows);
-  }
-
-  for (const th of document.querySelectorAll('table.sortable th')) {
-    th.addEventListener('click', () => sortBy(th));
-    th.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ') {
-        event.preventDefault();
-        sortBy(th);
-      }
-    });
-  }
   for (const select of document.querySelectorAll('select[data-signal]')) {
     select.addEventListener('change', () => {
       onSelect(select).catch((error) => console.error(error));

@@ -3,26 +3,26 @@
  * own), opens the page from disk with every request that is not a file refused, and checks that it
  * draws with no console error and no page error, that each chart has its series and points, that
  * a toggle changes what the charts and the table show, that a header click sorts its table, and
- * that hovering a point shows its figures. Skipped with the reason when chromium or playwright-core
- * is not installed (.ci/run installs chromium with apt-get).
+ * that hovering a point shows its figures; and that results/index.html lists published runs, sorts
+ * them and links a report that draws. Skipped with the reason when chromium or playwright-core is
+ * not installed (.ci/run installs chromium with apt-get); CHROMIUM names another chromium.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserType, Page } from 'playwright-core';
+import { writeResultsIndex } from '../../metrics/pipeline/results-index.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { fixture, runCli, tempDir } from '../support/helpers.ts';
 
-/** Debian's chromium, or CHROMIUM, or the first `chromium` on PATH. */
+/** CHROMIUM when it is set (only it), else Debian's chromium or the first `chromium` on PATH. */
 function findChromium(): string | undefined {
-  const candidates = [
-    process.env.CHROMIUM,
-    '/usr/bin/chromium',
-    ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'chromium')),
-  ];
-  return candidates.find((file): file is string => Boolean(file) && existsSync(file!));
+  const chosen = process.env.CHROMIUM;
+  if (chosen) return existsSync(chosen) ? chosen : undefined;
+  const candidates = ['/usr/bin/chromium', ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'chromium'))];
+  return candidates.find((file) => existsSync(file));
 }
 
 async function loadChromium(): Promise<BrowserType | undefined> {
@@ -36,7 +36,7 @@ async function loadChromium(): Promise<BrowserType | undefined> {
 const executablePath = findChromium();
 const chromium = await loadChromium();
 const skip = !executablePath
-  ? 'chromium is not installed (apt-get install chromium)'
+  ? `chromium is not installed (apt-get install chromium${process.env.CHROMIUM ? `; CHROMIUM=${process.env.CHROMIUM} does not exist` : ''})`
   : !chromium
     ? 'playwright-core is not installed (npm install)'
     : false;
@@ -60,7 +60,7 @@ declare global {
   }
 }
 
-async function open(browser: Browser, file: string): Promise<Opened> {
+async function open(browser: Browser, file: string, waitForCharts = true): Promise<Opened> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   const problems: string[] = [];
   await context.route('**/*', async (route) => {
@@ -75,7 +75,7 @@ async function open(browser: Browser, file: string): Promise<Opened> {
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   await page.goto(pathToFileURL(file).href);
-  await page.evaluate(() => window.__coldstart.ready);
+  if (waitForCharts) await page.evaluate(() => window.__coldstart.ready);
   return { page, problems };
 }
 
@@ -219,6 +219,35 @@ describe('report.html in chromium', { skip }, () => {
         lambda.every((p) => p.series.includes('target=lambda')),
         seriesOf(lambda).join(', '),
       );
+      assert.deepEqual(opened.problems, []);
+    });
+  });
+
+  describe('results/index.html with two published runs', () => {
+    let opened: Opened;
+    before(async () => {
+      const results = tempDir('coldstart-html-e2e-');
+      for (const name of ['2026-11-22-golden', '2026-11-23-golden-again']) {
+        const dir = path.join(results, 'published', name);
+        mkdirSync(dir, { recursive: true });
+        for (const file of ['samples.jsonl', 'meta.json']) copyFileSync(path.join(fixture('golden-run'), file), path.join(dir, file));
+        await writeReport(dir);
+      }
+      const { file } = writeResultsIndex(results);
+      opened = await open(browser!, file, false);
+    });
+
+    it('lists both, sorts by a header click, and links a report that draws offline', async () => {
+      const { page } = opened;
+      const names = () => page.locator('#runs tbody tr').evaluateAll((rows) => rows.map((r) => r.children[0]!.textContent));
+      assert.deepEqual(await names(), ['2026-11-22-golden', '2026-11-23-golden-again']);
+      await page.locator('#runs th', { hasText: 'run' }).first().click();
+      await page.locator('#runs th', { hasText: 'run' }).first().click();
+      assert.deepEqual(await names(), ['2026-11-23-golden-again', '2026-11-22-golden']);
+      await page.locator('#runs a', { hasText: 'report.html' }).first().click();
+      await page.waitForURL(/2026-11-23-golden-again\/report\.html$/);
+      await page.evaluate(() => window.__coldstart.ready);
+      assert.equal((await shown(page, 'firstresponse')).length, 18);
       assert.deepEqual(opened.problems, []);
     });
   });

@@ -176,6 +176,7 @@ describe('--help documents every option the program defines', () => {
       'measure',
       'merge',
       'report',
+      'results-index',
       'run',
     ]);
     assert.ok(commands.find((c) => c.name === 'run')!.flags.length >= 18, 'run takes at least the 18 options it had');

@@ -169,6 +169,7 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   'lambda-import': { args: [event] },
   'lambda-reference': { args: [], values: { '--lambda-runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
   clean: { args: [] },
+  'results-index': { args: [dir] },
 };
 const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--phases-at': ['100'],

@@ -21,6 +21,7 @@ import { blockedRecord, endedReason, hungReason } from '../sample.ts';
 import { CellRoutes, wrongAnswerReason } from '../targets/first-hits.ts';
 import { billedMs } from '../targets/lambda.ts';
 import { DEFAULT_MEMORY_MB } from '../../core/lambda-platform.ts';
+import { isRunStep, RUN_STEPS, type RunStep } from '../../core/run-steps.ts';
 
 /** How a scripted run fails, each with the text the real runner gives that failure. */
 export const FAKE_FAILURES = ['crash', 'hang', 'wrong'] as const;
@@ -42,6 +43,8 @@ export interface FakeSamplerOptions {
   interrupt?: () => void;
   /** the records' `at` (default a fixed date, so records are the same every time) */
   now?: () => Date;
+  /** not the sampler's: the fake deps stop the run at this step until stdin says go on (measure/debug-pause.ts) */
+  pauseAt?: RunStep;
 }
 
 /**
@@ -264,7 +267,8 @@ export function parseFakeScript(text: string): FakeSamplerOptions | string {
     if (failure && value) fail[value] = failure;
     else if (name === 'interrupt-after' && /^\d+$/.test(value)) options.interruptAfter = Number(value);
     else if (name === 'cv' && Number.isFinite(Number(value)) && Number(value) >= 0) options.cv = Number(value);
-    else return `"${item}" is not crash=, hang=, wrong=<framework>, interrupt-after=<n> or cv=<number>`;
+    else if (name === 'pause-at' && isRunStep(value)) options.pauseAt = value;
+    else return `"${item}" is not crash=, hang=, wrong=<framework>, interrupt-after=<n>, cv=<number> or pause-at=<${RUN_STEPS.join('|')}>`;
   }
   return options;
 }

@@ -1,0 +1,46 @@
+/**
+ * `results-index [DIR]`: write DIR/index.html (DIR: results/ by default), the page that lists the
+ * run folders under DIR/published/ (none yet is an empty list, not an error). Folders are listed by
+ * name; a folder's meta.json is read bounded and checked (a corrupt one is a UsageError naming it).
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.ts';
+import { writeFileWhole } from '../core/files.ts';
+import { readMeta } from '../core/meta.ts';
+import { RESULTS_DIR } from '../measure/session.ts';
+import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
+import { HTML_REPORT } from '../report/html.ts';
+
+export const RESULTS_INDEX = 'index.html';
+const PUBLISHED = 'published';
+
+/** The published run folders of `dir`, by name (hidden folders and files left out). */
+function publishedRuns(dir: string): PublishedRun[] {
+  const published = path.join(dir, PUBLISHED);
+  if (!existsSync(published)) return [];
+  return readdirSync(published, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const folder = path.join(published, name);
+      return { name, meta: readMeta(folder), files: [HTML_REPORT, 'summary.md'].filter((file) => existsSync(path.join(folder, file))) };
+    });
+}
+
+/** The page `dir`/index.html should hold, and how many runs it lists (nothing written). */
+export function resultsIndexOf(dir: string = RESULTS_DIR): { html: string; runs: number } {
+  const root = path.resolve(dir);
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder: give the results folder`);
+  const runs = publishedRuns(root);
+  return { html: resultsIndexHtml(runs), runs: runs.length };
+}
+
+/** Writes `dir`/index.html; returns the file and how many runs it lists. */
+export function writeResultsIndex(dir: string = RESULTS_DIR): { file: string; runs: number } {
+  const { html, runs } = resultsIndexOf(dir);
+  const file = path.join(path.resolve(dir), RESULTS_INDEX);
+  writeFileWhole(file, html);
+  return { file, runs };
+}

@@ -1,0 +1,74 @@
+/**
+ * results/index.html: the committed page is what `npm run results:index` writes from the committed
+ * results/published/ (a test fails when a published run is added without it), and the page of a
+ * results folder lists its run folders by name, links each one's report, escapes every text from
+ * outside (folder names, meta.json) and names a corrupt meta.json in a one-line UsageError.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { UsageError } from '../../metrics/core/errors.ts';
+import { resultsIndexOf, writeResultsIndex } from '../../metrics/pipeline/results-index.ts';
+import { fixture, ROOT, tempDir } from '../support/in-process.ts';
+
+const GOLDEN_META = path.join(fixture('golden-run'), 'meta.json');
+
+describe('results/index.html', () => {
+  it('the committed page is what `npm run results:index` writes', () => {
+    const committed = readFileSync(path.join(ROOT, 'results', 'index.html'), 'utf8');
+    assert.ok(committed === resultsIndexOf(path.join(ROOT, 'results')).html, 'results/index.html is stale: run `npm run results:index`');
+  });
+
+  it('with nothing published: a page that says so', () => {
+    const dir = tempDir('coldstart-index-');
+    const { file, runs } = writeResultsIndex(dir);
+    assert.equal(runs, 0);
+    const html = readFileSync(file, 'utf8');
+    assert.match(html, /No run is published yet/);
+    assert.doesNotMatch(html, /<table/);
+  });
+
+  it('lists the run folders by name, links their report and escapes folder names and meta.json', () => {
+    const dir = tempDir('coldstart-index-');
+    const published = path.join(dir, 'published');
+    const hostile = '<b>x&y "q"';
+    for (const name of ['2026-11-26-server', '2026-11-25-lambda', hostile, '.hidden'])
+      mkdirSync(path.join(published, name), { recursive: true });
+    writeFileSync(path.join(published, 'notes.txt'), 'not a run');
+    copyFileSync(GOLDEN_META, path.join(published, '2026-11-26-server', 'meta.json'));
+    writeFileSync(path.join(published, '2026-11-26-server', 'report.html'), '');
+    writeFileSync(path.join(published, '2026-11-26-server', 'summary.md'), '');
+    const meta = JSON.parse(readFileSync(GOLDEN_META, 'utf8')) as Record<string, unknown>;
+    meta.command = '</script><script>alert(1)</script>';
+    meta.machine = { os: '<img src=x onerror=alert(1)>', cpu: 'cpu', cores: 2, memoryGB: 1 };
+    writeFileSync(path.join(published, hostile, 'meta.json'), JSON.stringify(meta));
+    const { html, runs } = resultsIndexOf(dir);
+    assert.equal(runs, 3);
+    const rows = [...html.matchAll(/<tr><td>([^<]*)<\/td>/g)].map((m) => m[1]);
+    assert.deepEqual(rows, ['2026-11-25-lambda', '2026-11-26-server', '&lt;b&gt;x&amp;y &quot;q&quot;']);
+    assert.match(
+      html,
+      /<a href="published\/2026-11-26-server\/report.html">report.html<\/a> <a href="published\/2026-11-26-server\/summary.md">/,
+    );
+    assert.match(html, /<td>2026-11-22T17:42:05\.957Z<\/td><td>fastify, node-http, hono<\/td><td>1, 10, 100<\/td>/);
+    assert.doesNotMatch(html, /<b>|<img|<script>alert|\.hidden|notes\.txt/);
+    assert.match(html, /<td><\/td>|<td>–<\/td><td>–<\/td>/, 'a folder without meta.json still listed');
+    assert.equal(html.match(/<script\b/g)?.length, 1, 'table sorting only');
+    assert.ok(html === resultsIndexOf(dir).html, 'the same folders give the same bytes');
+  });
+
+  it('a corrupt meta.json is a UsageError naming it; a missing folder too', () => {
+    const dir = tempDir('coldstart-index-');
+    mkdirSync(path.join(dir, 'published', 'broken'), { recursive: true });
+    writeFileSync(path.join(dir, 'published', 'broken', 'meta.json'), '{not json');
+    assert.throws(
+      () => resultsIndexOf(dir),
+      (error) => error instanceof UsageError && /broken\/meta\.json is not valid JSON/.test(error.message),
+    );
+    assert.throws(
+      () => resultsIndexOf(path.join(dir, 'nowhere')),
+      (error) => error instanceof UsageError && /is not a folder/.test(error.message),
+    );
+  });
+});
