@@ -20,7 +20,7 @@ export interface ReportContext {
   /** the counted cells (measure `instructions`): their wall times ran under valgrind, so only their own section shows them */
   counted: CellSummary[];
   meta: RunMeta | undefined;
-  /** the cost model: the report's flags over meta.json's options over the defaults */
+  /** the cost model: the report's flags over meta.json's spec over the defaults */
   cost: CostSettings;
   /** the route count the phase chart shows; undefined when the run has no cell */
   phasesAt: number | undefined;
@@ -30,6 +30,8 @@ export interface ReportContext {
   calibration: Map<string, Calibration>;
   /** the calibration table, when the run has local Lambda cells */
   reference?: ReferenceTable;
+  /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
+  referenceWarning?: string;
 }
 
 /** What `report` (and `run`) can ask of a report beyond the run folder. */

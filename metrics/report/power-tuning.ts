@@ -225,7 +225,7 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
   const price = priceOf(context);
   const rows = powerTuning(powerCells(context.summaries, context.calibration), price);
   const estimated = [...context.calibration.values()].some((c) => c.billedEstimate !== undefined);
-  const limits = context.meta?.options.limits as { kind?: string; initCpus?: number; cpuPeriodUs?: number } | undefined;
+  const limits = context.meta?.spec.limits;
   const how = limits
     ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ` +
       `${limits.initCpus ?? '?'} vCPUs during INIT (spawn → ready line, or → the first \`next\`) ` +
@@ -238,7 +238,7 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
       'so work a framework defers to the first request slows down with the share, while INIT runs at full speed.' +
       (estimated
         ? ' Local Lambda cells with a calibrated estimate show the **estimate** on Lambda (Init + Duration estimates) and its cost, ' +
-          'not the figure measured here.'
+          `not the figure measured here (calibrated on real data from ${context.reference?.from} to ${context.reference?.to}).`
         : '') +
       `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };
