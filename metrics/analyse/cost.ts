@@ -4,7 +4,13 @@
  * Local timings are not Lambda timings; this is a scale for comparing frameworks, not a bill.
  */
 import type { CellSummary } from './aggregate.ts';
-import { MB_PER_GB, PRICE_PER_GB_SECOND as LAMBDA_PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
+import {
+  ARCHITECTURE_SHORT_NAME,
+  MB_PER_GB,
+  PRICE_PER_GB_SECOND as LAMBDA_PRICE_PER_GB_SECOND,
+  REQUEST_PRICE_PER_MILLION,
+} from '../core/lambda-platform.ts';
+import type { MetaCost } from '../core/meta-spec.ts';
 export const ARCHES = ['x86', 'arm64'] as const;
 export type Arch = (typeof ARCHES)[number];
 
@@ -49,22 +55,13 @@ export function resolveCost(report: CostOptions = {}, stored: CostOptions = {}):
   return { memoryMB, arch, pricePerGBs: price ?? PRICE_PER_GB_SECOND[arch], customPrice: price !== undefined };
 }
 
-/** The cost options meta.json holds (run's options: memoryMB, arch, pricePerGBs), ignoring anything malformed. */
-export function storedCost(options: Record<string, unknown> | undefined): CostOptions {
-  const result: CostOptions = {};
-  if (!options) return result;
-  if (typeof options.memoryMB === 'number' && options.memoryMB > 0) result.memoryMB = options.memoryMB;
-  if (typeof options.arch === 'string' && (ARCHES as readonly string[]).includes(options.arch)) result.arch = options.arch as Arch;
-  if (typeof options.pricePerGBs === 'number' && options.pricePerGBs > 0) result.pricePerGBs = options.pricePerGBs;
-  return result;
-}
-
-/** What `run` stores in meta.json's options: memory and arch always, the price when it was given. */
-export function costMetaOptions(options: CostOptions = {}): Record<string, unknown> {
+/** The cost model meta.json's spec holds (memory, architecture, price), in the cost model's own terms. */
+export function storedCost(cost: MetaCost | undefined): CostOptions {
+  if (!cost) return {};
   return {
-    memoryMB: options.memoryMB ?? DEFAULT_MEMORY_MB,
-    arch: options.arch ?? DEFAULT_ARCH,
-    ...(options.pricePerGBs !== undefined ? { pricePerGBs: options.pricePerGBs } : {}),
+    ...(cost.memoryMB !== undefined ? { memoryMB: cost.memoryMB } : {}),
+    ...(cost.architecture ? { arch: ARCHITECTURE_SHORT_NAME[cost.architecture] } : {}),
+    ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
   };
 }
 

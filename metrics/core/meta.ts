@@ -1,4 +1,9 @@
-/** meta.json: what a run was, on what machine, with which versions, and what the children did not get. */
+/**
+ * meta.json: what a run was, on what machine, with which versions, and what the children did not get.
+ * Version 2 records what was asked as a typed `spec` (core/meta-spec.ts); a meta.json without a
+ * version is v1 (a flat `options` object) and is upgraded when read, so old run folders report the
+ * same; a version newer than this tool reads is refused with one line (exit 2).
+ */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +13,10 @@ import { readTextBounded, writeFileWhole } from './files.ts';
 import { oneLine } from './escape.ts';
 import type { LocalCpuSpeed } from './lambda-cpu-reference.ts';
 import type { LoadSummary } from './load.ts';
+import { parseMetaSpec, upgradeV1Options, type MetaSpec } from './meta-spec.ts';
+
+/** The meta.json version this tool writes and reads; v1 (no version) is read by upgrading it. */
+export const META_VERSION = 2;
 
 export interface FrameworkMeta {
   version: string;
@@ -32,6 +41,7 @@ export interface LambdaMeta {
 }
 
 export interface RunMeta {
+  version: typeof META_VERSION;
   tool: string;
   toolVersion: string;
   startedAt: string;
@@ -42,7 +52,8 @@ export interface RunMeta {
   samplesDurationMs?: number;
   interrupted?: boolean;
   command: string;
-  options: Record<string, unknown>;
+  /** what was asked, typed */
+  spec: MetaSpec;
   machine: { os: string; cpu: string; cores: number; memoryGB: number };
   runner: { node: string };
   /** runtime name → exact version the children ran */
@@ -116,7 +127,21 @@ export function readMeta(dir: string): RunMeta | undefined {
     const found = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
     throw new UsageError(`${file} is not a run's meta.json (a JSON object expected, found ${found})`);
   }
-  return normalizeMeta(value as Record<string, unknown>);
+  const version = metaVersionOf(value as Json);
+  if (version === undefined || version > META_VERSION) {
+    const found = JSON.stringify((value as Json).version).slice(0, 40);
+    throw new UsageError(
+      `${file} is meta.json version ${found}; this coldstart reads versions 1 to ${META_VERSION}: update coldstart to report this run`,
+    );
+  }
+  return normalizeMeta(value as Json);
+}
+
+/** 1 for a meta.json without a version (v1), its version when a known one, undefined when not one this tool knows. */
+function metaVersionOf(value: Json): number | undefined {
+  if (!('version' in value)) return 1;
+  const version = value.version;
+  return typeof version === 'number' && Number.isInteger(version) && version >= 1 ? version : undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -134,6 +159,8 @@ const finite = (v: unknown): number | undefined => (typeof v === 'number' && Num
  * reads empty); the rest is kept as it is for the readers that check their own fields.
  */
 export function normalizeMeta(value: Json): RunMeta {
+  const { options, ...rest } = value;
+  const spec = metaVersionOf(value) === 1 ? upgradeV1Options(options) : parseMetaSpec(value.spec);
   const machine = isJsonObject(value.machine) ? value.machine : {};
   const runner = isJsonObject(value.runner) ? value.runner : {};
   const environment = isJsonObject(value.environment) ? value.environment : {};
@@ -141,7 +168,8 @@ export function normalizeMeta(value: Json): RunMeta {
   const durationMs = finite(value.durationMs);
   const samplesDurationMs = finite(value.samplesDurationMs);
   return {
-    ...value,
+    ...rest,
+    version: META_VERSION,
     tool: text(value.tool),
     toolVersion: text(value.toolVersion),
     startedAt: text(value.startedAt),
@@ -150,7 +178,7 @@ export function normalizeMeta(value: Json): RunMeta {
     samplesDurationMs,
     interrupted: value.interrupted === true,
     command: text(value.command, ''),
-    options: isJsonObject(value.options) ? value.options : {},
+    spec,
     machine: { os: text(machine.os), cpu: text(machine.cpu), cores: finite(machine.cores) ?? 0, memoryGB: finite(machine.memoryGB) ?? 0 },
     runner: { node: text(runner.node) },
     runtimes: textRecord(value.runtimes),

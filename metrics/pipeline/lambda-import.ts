@@ -9,11 +9,11 @@ import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync } from
 import path from 'node:path';
 import { VARIANTS } from '../core/dimensions.ts';
 import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
-import { ARCHITECTURE_SHORT_NAME, MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
+import { MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
 import { fileError, writeAll } from '../core/files.ts';
-import { runnerInfo, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { META_VERSION, runnerInfo, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { processAlive, selfOwner } from '../measure/owner.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
@@ -63,30 +63,33 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
   const frameworks = [...new Set(records.map((r) => r.cell.framework))].sort();
   const memoryText = memories.length === 1 ? `${largest} MB` : `${memories.join(', ')} MB; the largest is shown`;
   return {
+    version: META_VERSION,
     tool: 'coldstart',
     toolVersion: toolVersion(),
     // when the figures were logged on AWS (the earliest and latest cold start), else when they were imported
     startedAt: logged?.first ?? importedAt,
     ...(logged ? { finishedAt: logged.last } : {}),
     command: options.command,
-    options: {
-      source: 'CloudWatch REPORT lines (imported)',
-      files: options.files.map((file) => displayPath(path.resolve(file))),
-      importedAt,
-      ...(options.functionName ? { functionName: options.functionName } : {}),
-      frameworks,
-      routes: [...new Set(records.map((r) => r.cell.routes))].sort((a, b) => a - b),
-      variants: VARIANTS.filter((v) => records.some((r) => r.cell.variant === v)),
-      targets: ['aws-lambda'],
-      memorySizesMB: memories,
-      samples:
-        `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
-        (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
-        `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
-      warmup: 'none',
-      order: 'as invoked on AWS',
-      ...(options.architecture ? { architecture: options.architecture, arch: ARCHITECTURE_SHORT_NAME[options.architecture] } : {}),
-      ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
+    spec: {
+      source: {
+        kind: 'imported',
+        files: options.files.map((file) => displayPath(path.resolve(file))),
+        importedAt,
+        ...(options.functionName ? { functionName: options.functionName } : {}),
+        frameworks,
+        routes: [...new Set(records.map((r) => r.cell.routes))].sort((a, b) => a - b),
+        variants: VARIANTS.filter((v) => records.some((r) => r.cell.variant === v)),
+        ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
+        samples:
+          `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
+          (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
+          `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
+        warmup: 'none',
+        order: 'as invoked on AWS',
+      },
+      cells: { targets: ['aws-lambda'], memories, measures: ['time'], runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
+      cost: options.architecture ? { architecture: options.architecture } : {},
+      runtimeSources: {},
     },
     machine: {
       os: `AWS Lambda via imported REPORT lines, at ${memoryText}`,

@@ -79,7 +79,7 @@ export async function runMerge(
       startedAt: part.meta?.startedAt,
       machine: part.meta?.machine,
       runtimes: part.meta?.runtimes,
-      shard: typeof part.meta?.options.shard === 'string' ? part.meta.options.shard : undefined,
+      shard: part.meta?.spec.sampling?.shard,
       load: part.meta?.load,
       cells: keys,
     });

@@ -6,23 +6,24 @@
  */
 import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
-import { costMetaOptions } from '../analyse/cost.ts';
+import { DEFAULT_ARCH, DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { machine, runnerInfo, toolVersion, type LambdaMeta, type RunMeta } from '../core/meta.ts';
+import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta } from '../core/meta.ts';
+import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
 import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
-import { MB_PER_VCPU } from '../core/lambda-platform.ts';
+import { MB_PER_VCPU, toArchitecture } from '../core/lambda-platform.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
-import { isCounted } from '../core/dimensions.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, isCounted } from '../core/dimensions.ts';
 import type { RunOptions } from './run-options.ts';
 
 /** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */
@@ -58,14 +59,20 @@ export function cpuSpeedCommands(cells: readonly PlannedCell[]): Map<string, str
 }
 
 /**
- * The Lambda lines, starts and file caches the cells use, in the order given (the lever tables'
- * column order); only when some cell has them.
+ * The cells' lists, in the order given (the lever tables' column order); the Lambda lines and starts
+ * only when some cell is a Lambda cell, the file caches only when some cell's is not warm.
  */
-function leverOrder(cells: readonly PlannedCell[]): Record<string, string[]> {
+function cellsMeta(spec: RunOptions, { cells, levers }: PreparedCells): MetaCells {
   const lambda = cells.filter((c) => c.cell.target === 'lambda');
-  const values = (pick: (c: PlannedCell) => string, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
+  const values = <T>(pick: (c: PlannedCell) => T, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
   const fileCaches = values((c) => c.cell.fileCache, cells);
   return {
+    targets: [...(spec.targets ?? ['server'])],
+    memories: [...(spec.memories ?? [])],
+    measures: [...(spec.measures ?? ['time'])],
+    runtimes: levers.lists.runtimes,
+    builds: levers.lists.builds,
+    compileCaches: levers.lists.compileCaches,
     ...(lambda.length
       ? { lambdaRuntimes: values((c) => c.cell.runtime, lambda), bootstraps: values((c) => c.cell.bootstrap, lambda) }
       : {}),
@@ -114,66 +121,69 @@ export function lambdaMeta(
 }
 
 /** What was asked of the cells: the generated selection, or the user's apps (their variables by name only: values may be secrets). */
-function sourceMeta(spec: RunOptions, prepared: PreparedCells): Record<string, unknown> {
-  if (spec.apps) return { apps: spec.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) };
+function sourceMeta(spec: RunOptions, prepared: PreparedCells): MetaSource {
+  if (spec.apps) return { kind: 'apps', apps: spec.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) };
   return {
+    kind: 'generated',
     frameworks: prepared.selected.map((g) => g.name),
     routes: spec.routes,
     variants: spec.variants,
-    ...(spec.shapes ? { shapes: spec.shapes } : {}),
-    ...(spec.schemas ? { schemas: spec.schemas } : {}),
+    shapes: [...(spec.shapes ?? [DEFAULT_SHAPE])],
+    schemas: [...(spec.schemas ?? [DEFAULT_SCHEMA])],
   };
 }
 
-/** How the samples are taken: counts, precision, order. */
-function samplingMeta(spec: RunOptions, { precision }: StartFacts): Record<string, unknown> {
+/** How the samples are taken: counts, precision, order, first hits; counted cells' own count; jobs and shard. */
+function samplingMeta(spec: RunOptions, { precision, jobs }: StartFacts): MetaSampling {
+  const counted = spec.measures?.includes('instructions');
   return {
-    ...(spec.firstHits ? { firstHits: spec.firstHits } : {}),
     samples: spec.samples,
     ...(spec.samples === 'auto'
       ? {
-          precision: precision.precision,
-          minSamples: precision.minSamples,
-          maxSamples: precision.maxSamples,
-          precisionMetric: 'firstResponse',
+          precision: {
+            precision: precision.precision,
+            minSamples: precision.minSamples,
+            maxSamples: precision.maxSamples,
+            metric: 'firstResponse',
+          },
         }
       : {}),
     warmup: spec.warmup,
     timeoutMs: spec.timeoutMs,
     order: spec.order,
     seed: spec.seed,
+    firstHits: spec.firstHits ?? 0,
+    ...(counted ? { countSamples: spec.countSamples ?? 1 } : {}),
+    ...(jobs > 1 ? { jobs } : {}),
+    ...(spec.shard ? { shard: `${spec.shard.index}/${spec.shard.count}` } : {}),
   };
 }
 
 /** The memory sizes' limits, when the run has them. */
-function limitsMeta(limits: RunLimits | undefined): Record<string, unknown> {
-  if (!limits) return {};
+function limitsMeta(limits: RunLimits | undefined): MetaLimits | undefined {
+  if (!limits) return undefined;
   const { mechanism, initCpus, cpuPeriodUs } = limits;
   const join = 'a shell joins the cgroup, then execs the runtime (same pid)';
-  return { limits: { ...mechanism.info, initCpus, cpuPeriodUs, mbPerVcpu: MB_PER_VCPU, join } };
+  return { ...mechanism.info, initCpus, cpuPeriodUs, mbPerVcpu: MB_PER_VCPU, join };
 }
 
-/** meta.json's `options`: what was asked, with the facts resolved from it (frameworks, limits, runtimes, jobs). */
-function optionsMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): Record<string, unknown> {
-  const { cells, levers } = prepared;
+/** meta.json's `spec`: what was asked, with the facts resolved from it (frameworks, limits, runtimes, jobs). */
+export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): MetaSpec {
+  const limits = limitsMeta(facts.limits);
+  const cost = spec.cost ?? {};
   return {
-    ...sourceMeta(spec, prepared),
-    ...samplingMeta(spec, facts),
-    ...costMetaOptions(spec.cost),
-    targets: spec.targets ?? ['server'],
-    ...(spec.attribute ? { attribute: true } : {}),
-    ...(spec.memories ? { lambdaMemory: spec.memories } : {}),
-    ...limitsMeta(facts.limits),
-    ...(spec.measures && spec.measures.join() !== 'time'
-      ? { measures: spec.measures, countSamples: spec.countSamples ?? 1, countFlags: [...COUNT_V8_FLAGS] }
-      : {}),
-    ...(spec.shard ? { shard: `${spec.shard.index}/${spec.shard.count}` } : {}),
-    runtimes: levers.lists.runtimes,
-    builds: levers.lists.builds,
-    compileCaches: levers.lists.compileCaches,
-    ...leverOrder(cells),
-    runtimeSources: runtimeSources(levers),
-    ...(facts.jobs > 1 ? { jobs: facts.jobs } : {}),
+    source: sourceMeta(spec, prepared),
+    cells: cellsMeta(spec, prepared),
+    sampling: samplingMeta(spec, facts),
+    ...(limits ? { limits } : {}),
+    cost: {
+      memoryMB: cost.memoryMB ?? DEFAULT_MEMORY_MB,
+      architecture: toArchitecture(cost.arch ?? DEFAULT_ARCH)!,
+      ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
+    },
+    ...(spec.attribute ? { attribute: true as const } : {}),
+    ...(spec.measures?.includes('instructions') ? { countFlags: [...COUNT_V8_FLAGS] } : {}),
+    runtimeSources: runtimeSources(prepared.levers),
   };
 }
 
@@ -182,11 +192,12 @@ export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: Star
   const compileCached = prepared.cells.some((c) => c.cell.compileCache !== 'off');
   const lambda = lambdaMeta(prepared, facts.cpuSpeed);
   return {
+    version: META_VERSION,
     tool: 'coldstart',
     toolVersion: toolVersion(),
     startedAt: facts.startedAt.toISOString(),
     command: spec.command,
-    options: optionsMeta(spec, prepared, facts),
+    spec: specMeta(spec, prepared, facts),
     machine: machine(),
     runner: runnerInfo(),
     runtimes: runtimeVersions(prepared.levers),

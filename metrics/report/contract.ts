@@ -19,7 +19,7 @@ export interface ReportContext {
   /** the counted cells (measure `instructions`): their wall times ran under valgrind, so only their own section shows them */
   counted: CellSummary[];
   meta: RunMeta | undefined;
-  /** the cost model: the report's flags over meta.json's options over the defaults */
+  /** the cost model: the report's flags over meta.json's spec over the defaults */
   cost: CostSettings;
   /** the route count the phase chart shows; undefined when the run has no cell */
   phasesAt: number | undefined;

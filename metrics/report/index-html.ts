@@ -20,7 +20,7 @@ export interface PublishedRun {
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'";
 
-/** A list of meta.json's options (frameworks, routes) as text, when it is one. */
+/** A list of meta.json's spec (frameworks, routes) as text, when there is one. */
 function listOf(value: unknown): string {
   return Array.isArray(value) ? value.map(String).join(', ') : '–';
 }
@@ -28,13 +28,16 @@ function listOf(value: unknown): string {
 function runRow(run: PublishedRun): TableRow {
   const { meta } = run;
   const load = runLoad(meta);
+  // the frameworks and routes of generated files or of REPORT lines imported; a run of apps has none
+  const source = meta?.spec.source;
+  const selection = source && source.kind !== 'apps' ? source : undefined;
   const links = run.files.map((file) => ({ href: `published/${encodeURIComponent(run.name)}/${file}`, text: file }));
   return {
     cells: [
       { text: run.name },
       { text: meta?.startedAt ?? '–' },
-      { text: meta ? listOf(meta.options.frameworks ?? Object.keys(meta.frameworks)) : '–' },
-      { text: meta ? listOf(meta.options.routes) : '–' },
+      { text: meta ? listOf(selection?.frameworks ?? Object.keys(meta.frameworks)) : '–' },
+      { text: meta ? listOf(selection?.routes) : '–' },
       { text: meta ? `${meta.machine.os} | ${meta.machine.cores} vCPUs | ${meta.machine.cpu}` : '–' },
       load ? { text: load.during.load1.median.toFixed(2), sort: load.during.load1.median } : { text: '–' },
       { text: meta?.command ?? '–' },

@@ -136,7 +136,7 @@ function failureLines(counted: readonly CellSummary[]): string[] {
 export function instructionsSection(context: ReportContext): MarkdownSection | undefined {
   if (!hasCounts(context)) return undefined;
   const counted = context.counted.filter((s) => !s.unsupported);
-  const flags = (context.meta?.options.countFlags as string[] | undefined)?.join(' ') ?? '--predictable --hash-seed=1 --random-seed=1';
+  const flags = context.meta?.spec.countFlags?.join(' ') ?? '--predictable --hash-seed=1 --random-seed=1';
   const failures = failureLines(context.counted);
   const app = counted.some((s) => s.instructions?.ready);
   const generated = counted.filter((s) => s.cell.source !== APP_SOURCE);

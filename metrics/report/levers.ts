@@ -9,6 +9,7 @@ import { median } from 'simple-statistics';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { DIMENSION_DEFAULTS, type Cell } from '../core/cell.ts';
 import type { RunMeta } from '../core/meta.ts';
+import type { MetaSpec } from '../core/meta-spec.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 
 /** The dimensions a user pulls as levers, in the order the tables come. */
@@ -32,26 +33,31 @@ export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
  */
 const WORKLOAD_DIMENSIONS: readonly LeverDimension[] = ['shape', 'schema'];
 
-/** meta.options key holding each lever's list in the order given on the command line. */
-const META_LISTS: Record<LeverDimension, string> = {
-  target: 'targets',
-  runtime: 'runtimes',
-  build: 'builds',
-  compileCache: 'compileCaches',
-  bootstrap: 'bootstraps',
-  fileCache: 'fileCaches',
-  variant: 'variants',
-  shape: 'shapes',
-  schema: 'schemas',
-};
+/** Each lever's list in meta.json's spec, in the order given on the command line (undefined: not recorded). */
+function metaList(dimension: LeverDimension, { source, cells }: MetaSpec): readonly string[] | undefined {
+  const selection = source.kind === 'apps' ? undefined : source;
+  const generated = source.kind === 'generated' ? source : undefined;
+  const lists: Record<LeverDimension, readonly string[] | undefined> = {
+    target: cells.targets,
+    runtime: cells.runtimes,
+    build: cells.builds,
+    compileCache: cells.compileCaches,
+    bootstrap: cells.bootstraps,
+    fileCache: cells.fileCaches,
+    variant: selection?.variants,
+    shape: generated?.shapes,
+    schema: generated?.schemas,
+  };
+  return lists[dimension];
+}
 
 export const LEVERS_FILE = 'levers.md';
 
 /** The values a dimension takes in the run: in the command line's order when meta.json has it, else the default first. */
 export function leverValues(dimension: LeverDimension, summaries: CellSummary[], meta?: RunMeta): string[] {
   const present = [...new Set(summaries.map((s) => s.cell[dimension]))];
-  const listed = meta?.options[META_LISTS[dimension]];
-  const order = Array.isArray(listed) ? listed.map(String) : [DIMENSION_DEFAULTS[dimension]];
+  const listed = meta ? metaList(dimension, meta.spec) : undefined;
+  const order = listed ? [...listed] : [DIMENSION_DEFAULTS[dimension]];
   const rank = (v: string) => (order.includes(v) ? order.indexOf(v) : order.length);
   return present.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -3,6 +3,7 @@ import { cellLabel, shownDimensions } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { pastEndOfLife } from '../core/end-of-life.ts';
 import { notableDropped, type RunMeta } from '../core/meta.ts';
+import type { MetaSpec } from '../core/meta-spec.ts';
 import type { ExtraColumn, MarkdownSection } from './contract.ts';
 import { loadText, parseLoadSummary, type LoadSummary } from '../core/load.ts';
 import { invalidBodyText } from './csv.ts';
@@ -15,29 +16,34 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
 }
 
 /** What a run with counted cells did with them, for the Method line; empty for other runs. */
-function countedMethod(options: Record<string, unknown>): string {
-  const measures = options.measures;
-  if (!Array.isArray(measures) || !measures.includes('instructions')) return '';
+function countedMethod({ cells, sampling }: MetaSpec): string {
+  const measures = cells.measures;
+  if (!measures.includes('instructions')) return '';
   const only = measures.length === 1 ? ' (timed samples and warm-up apply to no cell)' : '';
-  const number = (value: unknown) => (typeof value === 'number' ? value : 1);
-  return `; counted cells: ${number(options.countSamples)} sample(s) each, no warm-up, ${number(options.jobs)} at a time${only}`;
+  return `; counted cells: ${sampling?.countSamples ?? 1} sample(s) each, no warm-up, ${sampling?.jobs ?? 1} at a time${only}`;
+}
+
+/** The Method line's samples, warm-up and order: as sampled, or (an import) what was read. */
+function methodOf({ source, sampling }: MetaSpec): unknown[] {
+  if (source.kind === 'imported') return [source.samples, source.warmup, source.order];
+  return [sampling?.samples, sampling?.warmup, sampling?.order];
 }
 
 /** `measure` runs: the user's apps as meta.json records them (file names from outside: one line, no backticks). */
 function appsLine(meta: RunMeta): string | undefined {
-  const apps = meta.options.apps;
-  if (!Array.isArray(apps) || apps.length === 0) return undefined;
+  const apps = meta.spec.source.kind === 'apps' ? meta.spec.source.apps : [];
+  if (apps.length === 0) return undefined;
   const text = (value: unknown) => markdownCode(String(value));
-  const described = (apps as Record<string, unknown>[]).map((app) => {
+  const described = apps.map((app) => {
     const request = app.request as { method?: unknown; path?: unknown } | undefined;
     // a handler: its Handler setting and task root (runs before they were recorded: its file and export)
     const how =
       app.kind === 'lambda'
         ? typeof app.handler === 'string' && typeof app.taskRoot === 'string'
           ? `handler ${text(app.handler)} in ${text(app.taskRoot)}`
-          : `handler ${text(`${String(app.file)}.${String(app.exportName)}`)}`
+          : `handler ${text(`${app.file}.${String(app.exportName)}`)}`
         : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
-    return `${markdownText(String(app.name))} (${how})`;
+    return `${markdownText(app.name)} (${how})`;
   });
   return `- **Apps:** ${described.join('; ')}`;
 }
@@ -55,6 +61,7 @@ export function environmentBlock(meta: RunMeta | undefined): string {
   const runtimes = Object.entries(meta.runtimes)
     .map(([name, version]) => `${t(name)} ${markdownCode(version)}`)
     .join(', ');
+  const [samples, warmup, order] = methodOf(meta.spec);
   const took =
     meta.durationMs !== undefined ? `, took ${duration(meta.durationMs)} (the runs' own time: ${duration(meta.samplesDurationMs)})` : '';
   const lines = [
@@ -62,8 +69,8 @@ export function environmentBlock(meta: RunMeta | undefined): string {
     `- **Runtime:** ${runtimes || 'unknown'} (runner: node ${markdownCode(meta.runner.node)})`,
     `- **Run:** ${t(meta.startedAt)}${took}${meta.interrupted ? ' — **interrupted: partial results**' : ''}`,
     `- **Method:** ${markdownCode(meta.command)} ` +
-      `(samples: ${t(meta.options.samples)}, warm-up: ${t(meta.options.warmup)}, order: ${t(meta.options.order)}` +
-      `${countedMethod(meta.options)})`,
+      `(samples: ${t(samples)}, warm-up: ${t(warmup)}, order: ${t(order)}` +
+      `${countedMethod(meta.spec)})`,
     appsLine(meta) ?? `- **Frameworks:** ${frameworks || 'none'}`,
     `- **Children's environment:** ${meta.environment.passed.map(t).join(', ')}; ` +
       `not passed: ${dropped.map(t).join(', ') || 'nothing notable'}${others > 0 ? ` and ${others} other variables` : ''}`,

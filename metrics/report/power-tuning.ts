@@ -225,7 +225,7 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
   const price = priceOf(context);
   const rows = powerTuning(powerCells(context.summaries, context.calibration), price);
   const estimated = [...context.calibration.values()].some((c) => c.billedEstimate !== undefined);
-  const limits = context.meta?.options.limits as { kind?: string; initCpus?: number; cpuPeriodUs?: number } | undefined;
+  const limits = context.meta?.spec.limits;
   const how = limits
     ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ` +
       `${limits.initCpus ?? '?'} vCPUs during INIT (spawn → ready line, or → the first \`next\`) ` +

@@ -11,10 +11,9 @@ import type { RunMeta } from '../core/meta.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 
 function settingsOf(meta: RunMeta | undefined): { precision: number; minSamples: number; maxSamples: number } | undefined {
-  const o = meta?.options;
-  if (!o || o.samples !== 'auto') return undefined;
-  const { precision, minSamples, maxSamples } = o as { precision?: unknown; minSamples?: unknown; maxSamples?: unknown };
-  if (typeof precision !== 'number' || typeof minSamples !== 'number' || typeof maxSamples !== 'number') return undefined;
+  const sampling = meta?.spec.sampling;
+  if (sampling?.samples !== 'auto' || !sampling.precision) return undefined;
+  const { precision, minSamples, maxSamples } = sampling.precision;
   return precisionSettings({ precision, minSamples, maxSamples });
 }
 

@@ -129,7 +129,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {
     throw new UsageError(`--phases-at: ${settings.phasesAt} is not a route count of this run (${routes.join(', ') || 'none'})`);
   }
-  const cost = resolveCost(settings.cost, storedCost(meta?.options));
+  const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
   const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
   return {
     dir,

@@ -61,8 +61,8 @@ describe('a counted run of node-http', { skip }, () => {
     assert.doesNotThrow(() => SyntaxValidator.validate(chart), 'not well-formed XML');
     assert.match(chart, /route registration/);
     assert.match(readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n')[0]!, /instructions_total_median/);
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { countFlags: string[] } };
-    assert.deepEqual(meta.options.countFlags, ['--predictable', '--hash-seed=1', '--random-seed=1']);
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { spec: { countFlags: string[] } };
+    assert.deepEqual(meta.spec.countFlags, ['--predictable', '--hash-seed=1', '--random-seed=1']);
   });
 
   it('a copy of the file that answers wrongly fails its counted sample, with no counts', async () => {

@@ -66,9 +66,9 @@ describe('a real run with levers', () => {
 
   it('meta.json records the lever lists and the runtime', () => {
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as RunMeta;
-    assert.deepEqual(meta.options.builds, ['plain', 'bundle']);
-    assert.deepEqual(meta.options.compileCaches, ['off', 'cold']);
-    assert.deepEqual(meta.options.runtimes, ['node']);
+    assert.deepEqual(meta.spec.cells.builds, ['plain', 'bundle']);
+    assert.deepEqual(meta.spec.cells.compileCaches, ['off', 'cold']);
+    assert.deepEqual(meta.spec.cells.runtimes, ['node']);
     assert.equal(meta.runtimes.node, process.version);
     assert.deepEqual(meta.environment.passed, [
       'PATH',

@@ -94,7 +94,7 @@ describe("measure: the user's handlers under the managed runtime's start", { ski
 
   it("records the client's start and each handler's task root and Handler setting", () => {
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
-      options: { apps: { name: string; taskRoot: string; handler: string; cwd: string }[] };
+      spec: { source: { apps: { name: string; taskRoot: string; handler: string; cwd: string }[] } };
       lambda: {
         client: string;
         starts: Record<string, { flags?: string[]; env: { AWS_EXECUTION_ENV: string; NODE_PATH: string }; eventFormat: string }>;
@@ -102,7 +102,7 @@ describe("measure: the user's handlers under the managed runtime's start", { ski
       fileCache: { filesPerCell: Record<string, number | string> };
     };
     assert.deepEqual(
-      meta.options.apps.map((a) => [a.name, a.handler, a.taskRoot, a.cwd]),
+      meta.spec.source.apps.map((a) => [a.name, a.handler, a.taskRoot, a.cwd]),
       [
         ['cjs', 'cjs.handler', apps, apps],
         ['esm', 'esm.handler', apps, apps],

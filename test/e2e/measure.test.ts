@@ -118,13 +118,15 @@ describe('measure: four real apps end to end, with --attribute', () => {
       /- \*\*Apps:\*\* plain \(server `[^`]*plain\.js`, `POST \/orders`\); .* orders \(handler `orders\.handler` in `[^`]+`\)/,
     );
     assert.match(md, /## Where the cold start goes, by package/);
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { apps: { name: string; env?: string[] }[] } };
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
+      spec: { source: { apps: { name: string; env?: string[] }[] } };
+    };
     assert.deepEqual(
-      meta.options.apps.map((a) => a.name),
+      meta.spec.source.apps.map((a) => a.name),
       ['plain', 'shop', 'edge', 'orders'],
     );
     // the apps' variables reach them (plain.js echoes one) and meta.json keeps their names, never their values
-    assert.deepEqual(meta.options.apps[0]!.env, ['SHOP_NAME']);
+    assert.deepEqual(meta.spec.source.apps[0]!.env, ['SHOP_NAME']);
     assert.doesNotMatch(readFileSync(path.join(dir, 'meta.json'), 'utf8'), /corner-shop/);
     const compared = runCli(['compare', dir, dir]);
     assert.equal(compared.status, 0, compared.stderr);

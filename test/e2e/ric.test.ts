@@ -57,10 +57,11 @@ describe("the Runtime Interface Client starts every framework's handler", { skip
   });
 
   it('every installed framework answers the last route on both lines, and rejects the invalid body', () => {
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: { frameworks: string[] } };
-    assert.ok(meta.options.frameworks.length >= 8, `frameworks: ${meta.options.frameworks.join(', ')}`);
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { spec: { source: { frameworks: string[] } } };
+    const { frameworks } = meta.spec.source;
+    assert.ok(frameworks.length >= 8, `frameworks: ${frameworks.join(', ')}`);
     for (const line of ['nodejs22.x', 'nodejs24.x']) {
-      for (const framework of meta.options.frameworks) {
+      for (const framework of frameworks) {
         const sample = samples.find((s) => s.cell.framework === framework && s.cell.runtime === line);
         assert.ok(sample, `${framework} on ${line} has a sample`);
         const incompatible = INCOMPATIBLE[`${framework}|${line}`];

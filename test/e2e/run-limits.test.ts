@@ -136,9 +136,11 @@ describe('a real run with --lambda-memory, on real cgroups', { skip }, () => {
   });
 
   it('meta.json records the mechanism and the settings', () => {
-    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { options: Record<string, unknown> };
-    assert.deepEqual(meta.options.lambdaMemory, [128, 1024]);
-    const limits = meta.options.limits as Record<string, unknown>;
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as {
+      spec: { cells: { memories: number[] }; limits: Record<string, unknown> };
+    };
+    assert.deepEqual(meta.spec.cells.memories, [128, 1024]);
+    const limits = meta.spec.limits;
     assert.equal(limits.kind, mechanism.info.kind);
     assert.deepEqual(limits.parents, mechanism.info.parents);
     assert.equal(limits.initCpus, 2);

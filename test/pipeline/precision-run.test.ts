@@ -11,6 +11,7 @@ import { before, describe, it } from 'node:test';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
+import type { RunMeta } from '../../metrics/core/meta.ts';
 
 /** The timed samples per cell (framework and routes) of a run folder. */
 function perCell(samples: SampleRecord[]): Map<string, SampleRecord[]> {
@@ -63,8 +64,9 @@ describe('a run with --samples auto', () => {
     const cellRow = `\\| 1-startup-node-http-routes\\.js \\| ${n} \\| [\\d.]+ \\| ±[\\d.]+ % \\([\\d.]+ ms\\) \\|`;
     const row = new RegExp(`${cellRow} (precision reached|maximum reached) \\|`);
     assert.match(section, row);
-    const meta = JSON.parse(readFileSync(path.join(loose, 'meta.json'), 'utf8')) as { options: Record<string, unknown> };
-    assert.deepEqual([meta.options.samples, meta.options.precision, meta.options.minSamples, meta.options.maxSamples], ['auto', 0.5, 3, 5]);
+    const meta = JSON.parse(readFileSync(path.join(loose, 'meta.json'), 'utf8')) as RunMeta;
+    assert.equal(meta.spec.sampling?.samples, 'auto');
+    assert.deepEqual(meta.spec.sampling.precision, { precision: 0.5, minSamples: 3, maxSamples: 5, metric: 'firstResponse' });
   });
 
   it('a precision out of reach: interleaved rounds up to the maximum, each shown in the progress, then "maximum reached"', () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { costMetaOptions, costPerMillion, PRICE_PER_GB_SECOND, resolveCost, storedCost } from '../../metrics/analyse/cost.ts';
+import { costPerMillion, PRICE_PER_GB_SECOND, resolveCost, storedCost } from '../../metrics/analyse/cost.ts';
+import { parseMetaSpec } from '../../metrics/core/meta-spec.ts';
 import { costExplanation, dollars } from '../../metrics/report/cost-table.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { tempDir } from '../support/in-process.ts';
@@ -36,8 +37,9 @@ describe('cost: $ per million cold starts = ms/1000 × GB × $/GB-s × 10^6', ()
     assert.deepEqual(resolveCost({}, { pricePerGBs: 0.00002 }), { memoryMB: 1024, arch: 'x86', pricePerGBs: 0.00002, customPrice: true });
     // a report's --arch takes that arch's price even when the run had given --price
     assert.equal(resolveCost({ arch: 'arm64' }, { pricePerGBs: 0.00002 }).pricePerGBs, 0.0000133334);
-    assert.deepEqual(storedCost({ memoryMB: 'big', arch: 'sparc', pricePerGBs: -1 }), {});
-    assert.deepEqual(costMetaOptions({ arch: 'arm64' }), { memoryMB: 1024, arch: 'arm64' });
+    // meta.json's cost, read from outside: what is not of its type is left out
+    assert.deepEqual(storedCost(parseMetaSpec({ cost: { memoryMB: 'big', architecture: 'sparc', pricePerGBs: -1 } }).cost), {});
+    assert.deepEqual(storedCost({ memoryMB: 2048, architecture: 'x86_64' }), { memoryMB: 2048, arch: 'x86' });
   });
 });
 

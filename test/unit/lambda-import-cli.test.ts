@@ -67,7 +67,9 @@ describe('lambda-import', () => {
   it('writes a meta.json and summary.md that say the figures come from AWS Lambda, and when they were logged', () => {
     const meta = JSON.parse(readFileSync(path.join(out, 'meta.json'), 'utf8')) as RunMeta;
     assert.match(meta.machine.os, /^AWS Lambda/);
-    assert.equal(meta.options.arch, 'arm64');
+    assert.equal(meta.version, 2);
+    assert.equal(meta.spec.cost.architecture, 'arm64');
+    assert.equal(meta.spec.source.kind, 'imported');
     // the earliest and latest logged times: the line without a timestamp does not make it "now"
     assert.equal(meta.startedAt, '2025-08-01T10:00:00.320Z');
     assert.equal(meta.finishedAt, '2025-08-01T13:00:00.000Z');

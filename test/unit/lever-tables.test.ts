@@ -9,6 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { makeCell, type Cell } from '../../metrics/core/cell.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
+import { parseMetaSpec } from '../../metrics/core/meta-spec.ts';
 import type { Marks, SampleRecord } from '../../metrics/core/samples.ts';
 import { blockedRecord } from '../../metrics/measure/sample.ts';
 import { summaryCsv } from '../../metrics/report/csv.ts';
@@ -64,7 +65,7 @@ describe('lever tables from synthetic samples', () => {
   const withCache = aggregate(samples);
   const summaries = withCache.filter((s) => s.cell.compileCache === 'off');
   const meta = {
-    options: { runtimes: ['node', 'node22'], builds: ['plain', 'bundle'] },
+    spec: parseMetaSpec({ cells: { runtimes: ['node', 'node22'], builds: ['plain', 'bundle'] } }),
     runtimes: { node: 'v20.20.2', node22: 'v22.23.3' },
   } as unknown as RunMeta;
 
@@ -73,7 +74,10 @@ describe('lever tables from synthetic samples', () => {
     assert.deepEqual(varyingLevers(withCache), ['runtime', 'build', 'compileCache']);
     assert.deepEqual(leverValues('build', summaries, meta), ['plain', 'bundle']);
     assert.deepEqual(leverValues('build', summaries), ['plain', 'bundle'], 'without meta.json: the default first');
-    assert.deepEqual(leverValues('runtime', summaries, { ...meta, options: { runtimes: ['node22', 'node'] } }), ['node22', 'node']);
+    assert.deepEqual(leverValues('runtime', summaries, { ...meta, spec: parseMetaSpec({ cells: { runtimes: ['node22', 'node'] } }) }), [
+      'node22',
+      'node',
+    ]);
   });
 
   it('a table per lever: rows framework × N × the other levers, a column per value with its ratio to the first', () => {

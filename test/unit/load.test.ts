@@ -13,6 +13,7 @@ import {
   type LoadReading,
 } from '../../metrics/core/load.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
+import { parseMetaSpec } from '../../metrics/core/meta-spec.ts';
 import { summaryMarkdown } from '../../metrics/report/markdown.ts';
 import { tempDir } from '../support/in-process.ts';
 import { cell, samplesOf, spread } from '../support/synthetic.ts';
@@ -168,8 +169,9 @@ describe('load in summary.md', () => {
       tool: 'coldstart',
       toolVersion: '0',
       startedAt: '2026-01-01T00:00:00.000Z',
+      version: 2,
       command: 'x',
-      options: {},
+      spec: parseMetaSpec({}),
       machine: { os: 'linux', cpu: 'test', cores: 2, memoryGB: 4 },
       runner: { node: 'v20' },
       runtimes: { node: 'v20' },
