@@ -29,6 +29,8 @@ export interface ReportContext {
   calibration: Map<string, Calibration>;
   /** the calibration table, when the run has local Lambda cells */
   reference?: ReferenceTable;
+  /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
+  referenceWarning?: string;
 }
 
 /** What `report` (and `run`) can ask of a report beyond the run folder. */

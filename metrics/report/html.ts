@@ -101,6 +101,7 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
   return [
     `<p>Calibration: ${xmlText(reference.source)} (${dates}` +
       `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
+    ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
     `<p class="note">${xmlText(VALIDATION_NOTE)}</p>`,
     estimateTable(context, toggles) ?? '',
     ...missing.map((m) => `<p class="note">No estimate: ${xmlText(m)}</p>`),

@@ -12,7 +12,7 @@ import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
-import { readReferenceTable, ReferenceTableError, type ReferenceTable } from '../core/lambda-reference.ts';
+import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../core/lambda-reference.ts';
 import { cpuSpeedsOf } from '../core/lambda-cpu-reference.ts';
 import { readMeta } from '../core/meta.ts';
 import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
@@ -131,6 +131,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
   const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
+  const referenceWarning = reference ? staleReferenceWarning(reference, meta?.startedAt) : undefined;
   return {
     dir,
     samples,
@@ -142,6 +143,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
       ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch], cpuSpeedsOf(meta?.lambda))
       : new Map<string, Calibration>(),
     ...(reference ? { reference } : {}),
+    ...(referenceWarning ? { referenceWarning } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
   };
@@ -178,6 +180,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   }
   writeFileWhole(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
+  if (context.referenceWarning) settings.warn?.(context.referenceWarning);
   // the console gets a few; summary.md has them all
   for (const line of context.warnings.slice(0, WARNINGS_SHOWN)) settings.warn?.(line);
   if (context.warnings.length > WARNINGS_SHOWN) {

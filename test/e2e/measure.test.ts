@@ -1,8 +1,8 @@
 /**
  * `measure` on real small apps written here (a plain node:http server, an express app, an ESM hono
  * app, a Lambda handler importing zod): they measure end to end through the real command line and
- * every output, `--attribute` names the packages they import, and bad inputs fail as described (a
- * one-line error and exit 2, or a failed sample with its reason, no process left behind).
+ * every output, `--attribute` names the packages they import, and apps that misbehave fail their
+ * sample with its reason, no process left behind (the usage errors: test/unit/measure-usage).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,10 +11,7 @@ import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readAttribution } from '../../metrics/core/attribution-file.ts';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
-import { appNameOf, lambdaTaskRoot } from '../../metrics/core/app.ts';
-import { parseRequest } from '../../metrics/core/app.ts';
-import { parseHandler } from '../../metrics/pipeline/apps.ts';
-import { processesWith, ROOT, runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
+import { processesWith, ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
 /** A folder of apps that resolves the project's packages (a node_modules link), as a user's project does. */
 function appFolder(files: Record<string, string>): string {
@@ -171,30 +168,6 @@ describe('measure: four real apps end to end, with --attribute', () => {
 });
 
 describe('measure: bad input', () => {
-  it('is a one-line error and exit 2 before anything runs', async () => {
-    const apps = appFolder({ 'ok.js': APPS['plain.js'], 'h.js': 'exports.handler = async () => ({});', 'bad.json': '{ not json' });
-    const out = path.join(tempDir(), 'never');
-    const cases: [string[], RegExp][] = [
-      [['--entry', path.join(apps, 'missing.js')], /--entry: .*missing\.js does not exist/],
-      [['--handler', path.join(apps, 'h')], /--handler: ".*h" is not FILE\.export/],
-      [['--handler', path.join(apps, 'h.handler')], /--handler needs --event FILE/],
-      [['--handler', path.join(apps, 'h.handler'), '--event', path.join(apps, 'bad.json')], /--event: .*bad\.json is not JSON/],
-      [['--handler', path.join(apps, 'nothere.handler'), '--event', path.join(apps, 'bad.json')], /--handler: no module/],
-      [['--entry', path.join(apps, 'ok.js'), '--request', 'FETCH /x'], /--request: "FETCH \/x" is not "METHOD \/path"/],
-      [['--entry', path.join(apps, 'ok.js'), '--name', 'Bad Name'], /--name: "Bad Name" is not a name/],
-      [['--entry', path.join(apps, 'ok.js'), '--entry', path.join(apps, 'ok.js')], /two apps are named "ok"/],
-      [[], /give a server with --entry FILE or a Lambda handler with --handler FILE\.export/],
-      [['--entry', path.join(apps, 'ok.js'), '--cwd', path.join(apps, 'no-such-folder')], /--cwd: .*no-such-folder is not a folder/],
-    ];
-    const results = await runClis(cases.map(([args]) => ['measure', ...args, '--out', out]));
-    results.forEach((result, i) => {
-      assert.equal(result.status, 2, `${cases[i]![0].join(' ')}: ${result.stderr}`);
-      assert.match(result.stderr, cases[i]![1]);
-      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
-    });
-    assert.equal(existsSync(out), false, 'no run folder is left behind');
-  });
-
   it('fails the sample with its reason: never listens, another port, wrong status, wrong body, missing export, not a function', () => {
     const marker = `coldstart-never-${process.pid}`;
     const apps = appFolder({
@@ -227,25 +200,5 @@ describe('measure: bad input', () => {
     assert.match(reasons.get('notfn')!, /failed during INIT .*the export "notfn" is a number, not a function/);
     assert.deepEqual(processesWith(marker), [], 'the app that never listened is gone');
     assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /## Failures/);
-  });
-});
-
-describe('measure: parsing', () => {
-  it('reads requests, handlers and names', () => {
-    assert.deepEqual(parseRequest('post /orders?x=1'), { method: 'POST', path: '/orders?x=1' });
-    assert.throws(() => parseRequest('/orders'), /is not "METHOD \/path"/);
-    const apps = appFolder({ 'index.mjs': 'export const main = () => 1;', 'x.js': '' });
-    assert.deepEqual(parseHandler('index.main', apps), { file: path.join(apps, 'index.mjs'), exportName: 'main' });
-    // as Lambda reads a Handler setting: the module up to the first dot, the rest a (nested) export
-    assert.deepEqual(parseHandler('x.js.handler', apps), { file: path.join(apps, 'x.js'), exportName: 'js.handler' });
-    assert.deepEqual(parseHandler('./index.api.get', apps), { file: path.join(apps, 'index.mjs'), exportName: 'api.get' });
-    assert.throws(() => parseHandler('index.2x', apps), /"2x" is not an export name/);
-    // the task root: the folder the handler was named from when it lies inside it (Lambda's Handler relative to it), else its own
-    assert.deepEqual(lambdaTaskRoot('/p/src/index.mjs', 'handler', '/p'), { taskRoot: '/p', handler: 'src/index.handler' });
-    assert.deepEqual(lambdaTaskRoot('/p/h.cjs', 'api.get', '/p'), { taskRoot: '/p', handler: 'h.api.get' });
-    assert.deepEqual(lambdaTaskRoot('/elsewhere/h.js', 'handler', '/p'), { taskRoot: '/elsewhere', handler: 'h.handler' });
-    assert.deepEqual(lambdaTaskRoot('/p/../q/h.js', 'handler', '/p'), { taskRoot: '/q', handler: 'h.handler' });
-    assert.equal(appNameOf('/a/Orders API.mjs'), 'orders-api');
-    assert.equal(appNameOf('/a/1.js'), 'app-1');
   });
 });

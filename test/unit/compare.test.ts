@@ -5,7 +5,8 @@ import { before, describe, it } from 'node:test';
 import { minimumP } from '../../metrics/analyse/compare.ts';
 import { runCompare } from '../../metrics/pipeline/compare.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { runCli as cli, tempDir } from '../support/helpers.ts';
+import { tempDir } from '../support/in-process.ts';
+import { mainInProcess } from '../support/main-in-process.ts';
 import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
 
 // ten samples a side; B's fastify is 20 % slower, node-http unchanged; one cell only in A, one only in B
@@ -104,29 +105,29 @@ describe('compare: ratio of medians and Mann-Whitney U per cell', () => {
   });
 });
 
-describe('compare through the cli', () => {
-  it('--fail-above 1.10 exits 1 on the planted regression, prints the table and writes --out', () => {
+describe('compare through the cli (main() in-process)', () => {
+  it('--fail-above 1.10 exits 1 on the planted regression, prints the table and writes --out', async () => {
     const out = path.join(base, 'compare.md');
-    const result = cli(['compare', runA, runB, '--fail-above', '1.10', '--out', out]);
-    assert.equal(result.status, 1, result.stderr);
+    const result = await mainInProcess(['compare', runA, runB, '--fail-above', '1.10', '--out', out]);
+    assert.equal(result.code, 1, result.stderr);
     assert.match(result.stdout, /# Comparison of two runs/);
     assert.match(result.stdout, /\*\*regression\*\* ✗/);
     assert.equal(readFileSync(out, 'utf8'), result.stdout);
   });
 
-  it('no change exits 0', () => {
-    const result = cli(['compare', runA, unchanged, '--fail-above', '1.10']);
-    assert.equal(result.status, 0, result.stderr);
+  it('no change exits 0', async () => {
+    const result = await mainInProcess(['compare', runA, unchanged, '--fail-above', '1.10']);
+    assert.equal(result.code, 0, result.stderr);
   });
 
-  it('a bad folder or ratio: one line, exit 2', () => {
+  it('a bad folder or ratio: one line, exit 2', async () => {
     for (const args of [
       ['compare', runA, path.join(base, 'missing')],
       ['compare', runA, runB, '--fail-above', 'lots'],
       ['compare', runA],
     ]) {
-      const result = cli(args);
-      assert.equal(result.status, 2, args.join(' '));
+      const result = await mainInProcess(args);
+      assert.equal(result.code, 2, args.join(' '));
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
       assert.match(result.stderr, /^coldstart: /);
     }

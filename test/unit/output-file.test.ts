@@ -10,7 +10,8 @@ import { before, describe, it } from 'node:test';
 import { checkOutputFile } from '../../metrics/core/output-file.ts';
 import { isRunFile } from '../../metrics/core/run-folder.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { fixture, runClis, tempDir, type CliResult } from '../support/helpers.ts';
+import { fixture, tempDir } from '../support/in-process.ts';
+import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
 
 describe('output files never overwrite a run', () => {
   const golden = fixture('golden-run');
@@ -47,15 +48,15 @@ describe('output files never overwrite a run', () => {
       message: /would overwrite meta\.json/,
     },
   ];
-  let results: CliResult[];
+  const results: MainResult[] = [];
   before(async () => {
-    results = await runClis(cases.map((c) => c.args));
+    for (const c of cases) results.push(await mainInProcess(c.args));
   });
 
   cases.forEach((c, i) => {
     it(`${c.args[0]} … ${c.args.slice(-2).join(' ')}`, () => {
       const r = results[i]!;
-      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, c.message);
     });
   });
