@@ -3,16 +3,28 @@ import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { ARCHITECTURE_CHOICES, parseArchitecture } from '../core/lambda-platform.ts';
-import { SHIPPED_REFERENCE_FILE } from '../core/lambda-reference.ts';
+import { DEFAULT_LAMBDA_PERF_DAYS, MAX_LAMBDA_PERF_FILES, SHIPPED_REFERENCE_FILE } from '../core/lambda-reference.ts';
+import { parseInteger } from '../core/parse.ts';
 import { runLambdaReference } from '../pipeline/lambda-reference.ts';
-import { addTypedCommand, oldSpelling } from './groups/common.ts';
+import { addTypedCommand, byDefault, oldSpelling } from './groups/common.ts';
 
 export function registerLambdaReferenceCommand(program: PlainCommand): void {
   const command = new Command('lambda-reference')
     .description(
       "rebuild the calibration table (real cold starts of the hello-world reference) from lambda-perf's data files or your REPORT lines",
     )
-    .option('--lambda-perf <files...>', 'maxday/lambda-perf data files (data/YYYY-MM-DD.json)', [])
+    .option(
+      '--lambda-perf <paths...>',
+      "maxday/lambda-perf data: its data/ folder (a clone's or a download's) or day files " +
+        '(data/YYYY-MM-DD.json; last.json is left out)',
+      [],
+    )
+    .addOption(
+      new Option(
+        '--days <n>',
+        'with --lambda-perf: the newest n days of data the table holds' + byDefault(DEFAULT_LAMBDA_PERF_DAYS),
+      ).argParser(parseInteger('--days', 1, MAX_LAMBDA_PERF_FILES)),
+    )
     .option('--reports <files...>', 'REPORT lines (text, Logs Insights CSV or JSON) of the reference function you deployed', [])
     .option(
       '--lambda-runtime <line>',
@@ -35,6 +47,7 @@ export function registerLambdaReferenceCommand(program: PlainCommand): void {
           runtime: opts.lambdaRuntime ?? opts.runtime,
           architecture: opts.arch ?? opts.architecture,
           out: path.resolve(opts.out),
+          days: opts.days,
         },
         (line) => process.stdout.write(line + '\n'),
       );

@@ -10,18 +10,28 @@
  * - a user's own REPORT lines of the reference function deployed (cold starts only: lines with an
  *   Init Duration), with the runtime line and architecture the user names (REPORT lines say neither).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { quantileSorted } from 'simple-statistics';
 import { UsageError } from '../core/errors.ts';
 import { readTextBounded } from '../core/files.ts';
-import { parseReferenceTable, REFERENCE_HANDLER, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
+import {
+  DEFAULT_LAMBDA_PERF_DAYS,
+  isDay,
+  MAX_LAMBDA_PERF_FILES,
+  parseReferenceTable,
+  REFERENCE_HANDLER,
+  type ReferenceRow,
+  type ReferenceTable,
+  type Spread,
+} from '../core/lambda-reference.ts';
 import { readReportFile } from './import.ts';
 import { MAX_DURATION_MS, MAX_INIT_MS, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from '../core/lambda-platform.ts';
 
 /** A lambda-perf function name: `lambda-perf-nodejs22x-zip-128-x86_64`. */
 const LAMBDA_PERF_NAME = /^lambda-perf-(nodejs\d+)x-(zip)-(\d+)-(x86_64|arm64)$/;
 const DAY = /(\d{4}-\d{2}-\d{2})\.json$/;
+const DAY_NAME = /^\d{4}-\d{2}-\d{2}\.json$/;
 
 interface Collected {
   runtime: string;
@@ -35,6 +45,8 @@ interface Collected {
 export interface ReferenceInput {
   /** lambda-perf data files (the name holds the day) */
   lambdaPerfFiles?: string[];
+  /** of those, only the newest this many days (default: all of them) */
+  lambdaPerfDays?: number;
   /** REPORT-line files of the user's deployed reference function */
   reportFiles?: string[];
   /** the runtime line and architecture of the REPORT lines */
@@ -53,6 +65,59 @@ export function spread(values: number[]): Spread {
     p75: round(quantileSorted(sorted, 0.75)),
     n: sorted.length,
   };
+}
+
+/** lambda-perf's data/ also holds last.json, a copy of the newest day: it is never read (it would count that day twice). */
+const LAST_JSON = 'last.json';
+
+export interface DayFiles {
+  /** YYYY-MM-DD.json files, by day, oldest first */
+  files: string[];
+  /** last.json files left out (a copy of the newest day) */
+  skipped: string[];
+}
+
+/**
+ * The day files of the inputs, checked before any is read: a folder gives its YYYY-MM-DD.json files
+ * (lambda-perf's data/ folder, or a download of it), a file is taken as it is; last.json is left out.
+ * A name that is not a calendar day, a day after `today`, the same day twice or more than
+ * MAX_LAMBDA_PERF_FILES files is a UsageError.
+ */
+export function lambdaPerfDayFiles(inputs: string[], today: string): DayFiles {
+  const files: string[] = [];
+  const skipped: string[] = [];
+  for (const input of inputs) {
+    let folder: boolean;
+    try {
+      folder = statSync(input).isDirectory();
+    } catch (error) {
+      throw new UsageError(`--lambda-perf ${input}: ${(error as NodeJS.ErrnoException).code ?? 'cannot be read'}`);
+    }
+    // a folder: its day files and last.json (lambda-perf's data/ also holds folders of older years, left alone)
+    const names = folder
+      ? readdirSync(input)
+          .filter((n) => DAY_NAME.test(n) || n === LAST_JSON)
+          .sort()
+      : [path.basename(input)];
+    for (const name of names) {
+      const file = folder ? path.join(input, name) : input;
+      if (name === LAST_JSON) skipped.push(file);
+      else files.push(file);
+      if (files.length > MAX_LAMBDA_PERF_FILES) {
+        throw new UsageError(`--lambda-perf: more than ${MAX_LAMBDA_PERF_FILES} day files; give a folder or files of fewer days`);
+      }
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const day = DAY.exec(path.basename(file))?.[1];
+    if (!day || !isDay(day)) throw new UsageError(`${file}: a lambda-perf data file is named YYYY-MM-DD.json, a calendar day`);
+    if (day > today) throw new UsageError(`${file}: the day ${day} is after today (${today}): not measured data`);
+    if (seen.has(day)) throw new UsageError(`${file}: the day ${day} is given twice (also ${seen.get(day)})`);
+    seen.set(day, file);
+  }
+  if (files.length === 0) throw new UsageError(`--lambda-perf: no YYYY-MM-DD.json day file in ${inputs.join(', ')}`);
+  return { files: [...seen.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, file]) => file), skipped };
 }
 
 /** A lambda-perf day file is some hundred kB; a larger one is not one. */
@@ -144,11 +209,14 @@ export function buildReferenceTable(input: ReferenceInput): ReferenceTable {
   const days: string[] = [];
   const sources: string[] = [];
   const notes: string[] = [];
-  const perf = input.lambdaPerfFiles ?? [];
+  const given = [...(input.lambdaPerfFiles ?? [])].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+  // the newest N days: files sort by their day (checked by lambdaPerfDayFiles, or refused below)
+  const perf = input.lambdaPerfDays === undefined ? given : given.slice(-input.lambdaPerfDays);
   for (const file of perf) days.push(readLambdaPerfFile(file, groups));
   if (perf.length) {
     notes.push(
-      'lambda-perf: every Init Duration of 10 cold starts a day; Duration: the median of the daily means of their first invocations',
+      `lambda-perf${perf.length === DEFAULT_LAMBDA_PERF_DAYS ? '' : ` (${perf.length} days)`}: ` +
+        'every Init Duration of 10 cold starts a day; Duration: the median of the daily means of their first invocations',
     );
   }
   const reports = input.reportFiles ?? [];

@@ -49,6 +49,13 @@ export const SHIPPED_REFERENCE_FILE = path.join(import.meta.dirname, 'lambda-ref
 
 export class ReferenceTableError extends Error {}
 
+/** A calendar day written YYYY-MM-DD (2026-02-30 is not one). */
+export function isDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return Number.isFinite(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
 function isSpread(value: unknown): value is Spread {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
@@ -63,6 +70,10 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
   for (const key of ['source', 'from', 'to', 'handler', 'notes'] as const) {
     if (typeof v[key] !== 'string') throw fail(`no ${key}`);
   }
+  for (const key of ['from', 'to'] as const) {
+    if (!isDay(v[key] as string)) throw fail(`${key} is not a day (YYYY-MM-DD)`);
+  }
+  if ((v.from as string) > (v.to as string)) throw fail('from is after to');
   if (!Array.isArray(v.rows)) throw fail('no rows');
   const rows = v.rows.map((row: unknown, i): ReferenceRow => {
     const r = (row ?? {}) as Record<string, unknown>;
@@ -108,6 +119,39 @@ export function readReferenceTable(file = SHIPPED_REFERENCE_FILE): ReferenceTabl
 /** The row of a runtime line, architecture and memory size, if the table has one. */
 export function referenceRow(table: ReferenceTable, runtime: string, architecture: string, memoryMB: number): ReferenceRow | undefined {
   return table.rows.find((r) => r.runtime === runtime && r.architecture === architecture && r.memoryMB === memoryMB);
+}
+
+/** The days of lambda-perf data a refreshed table holds by default: the newest 30 day files, as the shipped table. */
+export const DEFAULT_LAMBDA_PERF_DAYS = 30;
+/** At most this many day files are read in one refresh (lambda-perf's data/ holds one a day: a year is 365). */
+export const MAX_LAMBDA_PERF_FILES = 1000;
+
+/** A calibration older than this many days (a quarter) against the run's date is stale: lambda-perf's figures move 15–25 ms a month. */
+export const STALE_AFTER_DAYS = 90;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whole days from the table's last day of data to `date` (an ISO date or timestamp); undefined when `date` is not one. */
+export function referenceAgeDays(table: Pick<ReferenceTable, 'to'>, date: string): number | undefined {
+  const run = Date.parse(date.slice(0, 10));
+  const to = Date.parse(table.to);
+  if (!Number.isFinite(run) || !Number.isFinite(to)) return undefined;
+  return Math.floor((run - to) / DAY_MS);
+}
+
+/**
+ * The warning a report gives when its calibration's data ended more than STALE_AFTER_DAYS before the
+ * run (meta.json's startedAt, never the wall clock: the same run folder reports the same bytes).
+ */
+export function staleReferenceWarning(table: Pick<ReferenceTable, 'from' | 'to'>, startedAt: string | undefined): string | undefined {
+  if (startedAt === undefined) return undefined;
+  const age = referenceAgeDays(table, startedAt);
+  if (age === undefined || age <= STALE_AFTER_DAYS) return undefined;
+  return (
+    `the Lambda calibration's data (${table.from}–${table.to}) ended ${age} days before this run (${startedAt.slice(0, 10)}), ` +
+    `more than a quarter (${STALE_AFTER_DAYS} days); real cold starts move 15–25 ms from month to month: ` +
+    'refresh the table with npm run lambda:reference -- --lambda-perf <lambda-perf data folder>, then npm run report'
+  );
 }
 
 /** One line naming the table's provenance, for reports. */

@@ -5,10 +5,10 @@
  * deployed yourself (metrics/cloud/lambda-perf.ts). It writes the table (by default over the one the
  * tool ships, metrics/core/lambda-reference.json) and says its provenance and rows through `log`.
  */
-import { buildReferenceTable, checkReferenceOut } from '../cloud/lambda-perf.ts';
+import { buildReferenceTable, checkReferenceOut, lambdaPerfDayFiles } from '../cloud/lambda-perf.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
-import { referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
+import { DEFAULT_LAMBDA_PERF_DAYS, referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
 import { displayPath } from '../core/display.ts';
 import { writeFileWhole } from '../core/files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
@@ -19,6 +19,10 @@ export interface LambdaReferenceOptions {
   runtime?: string | undefined;
   architecture?: Architecture | undefined;
   out: string;
+  /** the newest this many days of the lambda-perf data (default DEFAULT_LAMBDA_PERF_DAYS) */
+  days?: number | undefined;
+  /** today, YYYY-MM-DD: no data file may be of a later day (default: the clock's) */
+  today?: string;
 }
 
 const RUNTIME_LINE = /^nodejs\d+\.x$/;
@@ -31,11 +35,16 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
     throw new UsageError(`--lambda-runtime ${JSON.stringify(options.runtime)} is not a Node.js runtime line (nodejs22.x, nodejs24.x, …)`);
   }
   checkReferenceOut(options.out);
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const days = options.lambdaPerf.length ? lambdaPerfDayFiles(options.lambdaPerf, today) : { files: [], skipped: [] };
+  for (const file of days.skipped) log(oneLine(`left out ${displayPath(file)}: lambda-perf's copy of its newest day`));
   const table = buildReferenceTable({
-    lambdaPerfFiles: options.lambdaPerf,
+    lambdaPerfFiles: days.files,
+    lambdaPerfDays: options.days ?? DEFAULT_LAMBDA_PERF_DAYS,
     reportFiles: options.reports,
     ...(options.runtime ? { runtime: options.runtime } : {}),
     ...(options.architecture ? { architecture: options.architecture } : {}),
+    today,
   });
   try {
     writeFileWhole(options.out, JSON.stringify(table, null, 2) + '\n');

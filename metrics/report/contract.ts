@@ -13,7 +13,8 @@ import type { SampleRecord } from '../core/samples.ts';
 
 export interface ReportContext {
   dir: string;
-  samples: SampleRecord[];
+  /** the samples with first hits (runs with --first-hits); a report holds no other sample one by one */
+  firstHitSamples: SampleRecord[];
   /** the timed cells (every cell of a run without counted ones) */
   summaries: CellSummary[];
   /** the counted cells (measure `instructions`): their wall times ran under valgrind, so only their own section shows them */
@@ -29,6 +30,8 @@ export interface ReportContext {
   calibration: Map<string, Calibration>;
   /** the calibration table, when the run has local Lambda cells */
   reference?: ReferenceTable;
+  /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
+  referenceWarning?: string;
 }
 
 /** What `report` (and `run`) can ask of a report beyond the run folder. */

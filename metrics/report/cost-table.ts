@@ -26,7 +26,8 @@ export function costSection(context: ReportContext): MarkdownSection {
     ...(estimated
       ? [
           'Local Lambda cells with a calibrated estimate are priced by the **estimate** of their Billed Duration on Lambda ' +
-            '(section "Lambda: measured here, what Lambda adds, the estimate"), not by the figure measured here.',
+            `(section "Lambda: measured here, what Lambda adds, the estimate"; calibrated on real data from ${context.reference?.from} ` +
+            `to ${context.reference?.to}), not by the figure measured here.`,
         ]
       : []),
     ...(own

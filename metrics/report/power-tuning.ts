@@ -238,7 +238,7 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
       'so work a framework defers to the first request slows down with the share, while INIT runs at full speed.' +
       (estimated
         ? ' Local Lambda cells with a calibrated estimate show the **estimate** on Lambda (Init + Duration estimates) and its cost, ' +
-          'not the figure measured here.'
+          `not the figure measured here (calibrated on real data from ${context.reference?.from} to ${context.reference?.to}).`
         : '') +
       `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };

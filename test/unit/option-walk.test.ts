@@ -178,6 +178,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--threshold': ['1%'],
   '--function': ['my-function'],
   '--lambda-perf': [event],
+  '--days': ['7'],
   '--reports': [event],
   '--architecture': ['arm64'],
 };
