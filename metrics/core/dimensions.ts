@@ -464,13 +464,16 @@ export const RUN_DIMENSIONS = {
     flags: [
       {
         flag: '--arch',
-        arg: '<arch>',
+        arg: '<list>',
         group: 'cost',
         meta: 'arch',
-        help: `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is an alias of x86_64)`,
+        help:
+          `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is an alias of x86_64): an estimate ` +
+          "each for Lambda cells (its calibration and its price); the first one's price is the cost table's",
       },
     ],
-    help: 'the Lambda architecture the cost model prices',
+    // not a cell dimension: a local cell runs on this machine whatever the architecture; only the calibration and the price differ
+    help: 'the Lambda architectures Lambda cells are estimated for; the first prices the cost table',
   }),
   costMemory: dimension<number>()({
     values: 'open',

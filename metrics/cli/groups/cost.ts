@@ -8,7 +8,8 @@ import {
   type Architecture,
 } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
-import { parseMemory, parsePrice } from '../../core/parse.ts';
+import { UsageError } from '../../core/errors.ts';
+import { parseList, parseMemory, parsePrice } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;
@@ -16,6 +17,11 @@ const d = DEFAULT_SPEC.cost;
 /** `--arch`: a Lambda architecture, or `x86` (the old name of x86_64), read by core's one parser. */
 export function parseArchitecture(option: string): (text: string) => Architecture {
   return (text: string) => parseArchitectureValue(option, text);
+}
+
+/** `--arch x86_64,arm64`: a comma list of architectures, each once, in the order given. */
+function parseArchitectures(text: string): Architecture[] {
+  return [...new Set(parseList('--arch', text).map(parseArchitecture('--arch')))];
 }
 
 export function addCostGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
@@ -34,10 +40,11 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
     )
     .addOption(
       new Option(
-        '--arch <arch>',
-        `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is accepted for x86_64)` +
-          byDefault(d.architecture),
-      ).argParser(parseArchitecture('--arch')),
+        '--arch <list>',
+        `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is accepted for x86_64): Lambda cells get ` +
+          "an estimate for each (its calibration and its price); the first one's price is the cost table's" +
+          byDefault(d.architectures.join(',')),
+      ).argParser(parseArchitectures),
     )
     .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
@@ -48,19 +55,22 @@ type CostOpts = OptsOf<ReturnType<typeof addCostGroup<[], Empty, Empty>>>;
 
 export function costOf(opts: CostOpts): Partial<CostSpec> {
   const memoryMB = opts.costMemory ?? opts.memory;
+  if (opts.price !== undefined && opts.arch && opts.arch.length > 1) {
+    throw new UsageError(`--price with --arch ${opts.arch.join(',')}: a price is one architecture's; give one --arch with it`);
+  }
   return {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
-    ...(opts.arch ? { architecture: opts.arch } : {}),
+    ...(opts.arch ? { architectures: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
   };
 }
 
-/** The cost flags given, in the cost model's own terms (`report`, which overrides what a run stored; its name of x86_64 is x86). */
+/** The cost flags given, in the cost model's own terms (`report`, which overrides what a run stored). */
 export function costOptionsOf(opts: CostOpts) {
-  const { memoryMB, architecture, pricePerGBs } = costOf(opts);
+  const { memoryMB, architectures, pricePerGBs } = costOf(opts);
   return {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
-    ...(architecture ? { arch: architecture === 'x86_64' ? ('x86' as const) : ('arm64' as const) } : {}),
+    ...(architectures ? { architectures } : {}),
     ...(pricePerGBs !== undefined ? { pricePerGBs } : {}),
   };
 }
