@@ -25,7 +25,11 @@ export const COMPILED_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'compiled');
 
 /** The project's own copies, loaded once: the transformer and we must share one typescript instance. */
 const requireFromProject = createRequire(path.join(PROJECT_ROOT, 'package.json'));
-const ts = requireFromProject('typescript') as typeof TS;
+let loaded: typeof TS | undefined;
+/** Loaded on first use: most commands compile nothing, and the compiler takes some 60 MB of memory. */
+function typescript(): typeof TS {
+  return (loaded ??= requireFromProject('typescript') as typeof TS);
+}
 
 /** The few members of deepkit's ReflectionTransformer used here (both versions have them). */
 interface ReflectionTransformerLike {
@@ -78,12 +82,12 @@ export const MION_COMPILER: CompilerProfile = {
   reflection: { withReflectionMode: 'always' },
 };
 
-const COMPILER_OPTIONS: TS.CompilerOptions = {
-  module: ts.ModuleKind.CommonJS,
-  target: ts.ScriptTarget.ES2022,
+const compilerOptions = (): TS.CompilerOptions => ({
+  module: typescript().ModuleKind.CommonJS,
+  target: typescript().ScriptTarget.ES2022,
   sourceMap: false,
   experimentalDecorators: true,
-};
+});
 
 /**
  * A compiler host whose module resolution is memoised per (containing file, module name) and
@@ -92,6 +96,7 @@ const COMPILER_OPTIONS: TS.CompilerOptions = {
  * scratch.
  */
 export function createCachingHost(options: TS.CompilerOptions): TS.CompilerHost {
+  const ts = typescript();
   const host = ts.createCompilerHost(options);
   const resolutionCache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => f, options);
   const memo = new Map<string, TS.ResolvedModuleFull | null>();
@@ -130,7 +135,7 @@ function compilerState(profile: CompilerProfile, cachingHost: boolean): Compiler
     state = {
       module,
       cache: module.Cache ? new module.Cache() : undefined,
-      host: cachingHost ? createCachingHost(COMPILER_OPTIONS) : ts.createCompilerHost(COMPILER_OPTIONS),
+      host: cachingHost ? createCachingHost(compilerOptions()) : typescript().createCompilerHost(compilerOptions()),
     };
     memo.set(profile.compilerPackage, state);
   }
@@ -159,10 +164,10 @@ export function compileKey(source: string, profile: CompilerProfile, typePackage
   const parts = {
     format: CACHE_FORMAT,
     compiler: `${profile.compilerPackage}@${compilerVersion(profile)}`,
-    typescript: ts.version,
+    typescript: typescript().version,
     fileName: profile.fileName,
     reflection: profile.reflection,
-    compilerOptions: COMPILER_OPTIONS,
+    compilerOptions: compilerOptions(),
     types: typePackages.map((pkg) => `${pkg}@${installedVersion(pkg) ?? 'missing'}`),
     source,
   };
@@ -186,10 +191,10 @@ export function transpileWithTypes(source: string, profile: CompilerProfile, cac
     if (!transformer.withReflectionMode) throw new Error(`${profile.compilerPackage} has no withReflectionMode`);
     return transformer.withReflectionMode(reflection.withReflectionMode);
   };
-  return ts.transpileModule(source, {
+  return typescript().transpileModule(source, {
     fileName: profile.fileName,
     reportDiagnostics: false,
-    compilerOptions: COMPILER_OPTIONS,
+    compilerOptions: compilerOptions(),
     transformers: { before: [deepkitTransformer] },
   }).outputText;
 }

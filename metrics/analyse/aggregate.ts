@@ -1,8 +1,17 @@
 /** From samples to one summary per cell. Only phase 'sample' counts; failures are counted, never dropped. */
 import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from '../core/cell.ts';
-import { CPU_METRICS, METRICS, type CpuMetric, type InvalidBodyCheck, type Metric, type SampleRecord } from '../core/samples.ts';
+import {
+  CPU_METRICS,
+  METRICS,
+  type CpuMetric,
+  type InvalidBodyCheck,
+  type LambdaFigures,
+  type Metric,
+  type SampleRecord,
+} from '../core/samples.ts';
 import { INSTRUCTION_FIGURES, instructionFigures, type InstructionFigure } from './instructions.ts';
+import { float64s, type Column } from '../core/column.ts';
 import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
 export interface Stats {
@@ -64,37 +73,6 @@ export interface LambdaSummary {
   invokeCpuMs?: Stats;
 }
 
-function lambdaSummary(samples: SampleRecord[], key: string): LambdaSummary | undefined {
-  const figures = samples.flatMap((s) => (s.lambda ? [s.lambda] : []));
-  const initMs = describe(
-    figures.map((f) => f.initMs),
-    `${key}|lambda.init`,
-  );
-  const durationMs = describe(
-    figures.map((f) => f.durationMs),
-    `${key}|lambda.duration`,
-  );
-  const billedMs = describe(
-    figures.map((f) => f.billedMs),
-    `${key}|lambda.billed`,
-  );
-  if (!initMs || !durationMs || !billedMs) return undefined;
-  const invokeCpuMs = describe(
-    figures.flatMap((f) => (f.invokeCpuMs === undefined ? [] : [f.invokeCpuMs])),
-    `${key}|lambda.invokeCpu`,
-  );
-  const memory = figures.flatMap((f) => (f.maxMemoryUsedMB === undefined ? [] : [f.maxMemoryUsedMB]));
-  return {
-    initMs,
-    durationMs,
-    billedMs,
-    // a loop, not Math.max(...memory): an import of many cold starts must not overflow the stack
-    maxMemoryUsedMB: memory.length ? memory.reduce((a, b) => Math.max(a, b)) : undefined,
-    memorySizeMB: figures.find((f) => f.memorySizeMB !== undefined)?.memorySizeMB,
-    ...(invokeCpuMs ? { invokeCpuMs } : {}),
-  };
-}
-
 /** The first hits of a cell's successful samples: every latency pooled, and when each sample had them all warm. */
 export function firstHitStats(samples: readonly SampleRecord[], key: string): { latencyMs: Stats; allWarmMs: Stats } | undefined {
   const withHits = samples.filter((s) => s.firstHits);
@@ -128,67 +106,172 @@ export function describe(values: number[], seed = ''): Stats | undefined {
   };
 }
 
-export function aggregate(samples: SampleRecord[]): CellSummary[] {
-  const groups = new Map<string, SampleRecord[]>();
-  for (const sample of samples) {
-    const key = cellKey(sample.cell);
-    const group = groups.get(key);
-    if (group) group.push(sample);
-    else groups.set(key, [sample]);
+/** The successful samples' Lambda figures of one cell, column by column. */
+class LambdaColumns {
+  readonly initMs = float64s();
+  readonly durationMs = float64s();
+  readonly billedMs = float64s();
+  readonly invokeCpuMs = float64s();
+  maxMemoryUsedMB: number | undefined;
+  memorySizeMB: number | undefined;
+
+  add(f: LambdaFigures): void {
+    this.initMs.push(f.initMs);
+    this.durationMs.push(f.durationMs);
+    this.billedMs.push(f.billedMs);
+    if (f.invokeCpuMs !== undefined) this.invokeCpuMs.push(f.invokeCpuMs);
+    // a running maximum, not Math.max(...memory): an import of many cold starts must not overflow the stack
+    if (f.maxMemoryUsedMB !== undefined) this.maxMemoryUsedMB = Math.max(this.maxMemoryUsedMB ?? -Infinity, f.maxMemoryUsedMB);
+    if (this.memorySizeMB === undefined && f.memorySizeMB !== undefined) this.memorySizeMB = f.memorySizeMB;
   }
-  const summaries: CellSummary[] = [];
-  for (const [key, group] of groups) {
-    const measured = group.filter((s) => s.phase === 'sample');
-    const good = measured.filter((s) => s.ok && s.marks);
-    const bad = measured.filter((s) => !s.ok && !s.unsupported);
-    const unsupported = measured.find((s) => s.unsupported)?.unsupported;
-    const reasons = new Map<string, number>();
-    for (const s of bad) reasons.set(s.error ?? 'unknown', (reasons.get(s.error ?? 'unknown') ?? 0) + 1);
-    const metrics: Partial<Record<Metric, Stats>> = {};
-    for (const metric of METRICS) {
-      const stats = describe(
-        good.flatMap((s) => (s.marks![metric] === undefined ? [] : [s.marks![metric]])),
-        `${key}|${metric}`,
-      );
-      if (stats) metrics[metric] = stats;
+
+  summary(key: string): LambdaSummary | undefined {
+    const initMs = describe(this.initMs.take(), `${key}|lambda.init`);
+    const durationMs = describe(this.durationMs.take(), `${key}|lambda.duration`);
+    const billedMs = describe(this.billedMs.take(), `${key}|lambda.billed`);
+    if (!initMs || !durationMs || !billedMs) return undefined;
+    const invokeCpuMs = describe(this.invokeCpuMs.take(), `${key}|lambda.invokeCpu`);
+    return {
+      initMs,
+      durationMs,
+      billedMs,
+      maxMemoryUsedMB: this.maxMemoryUsedMB,
+      memorySizeMB: this.memorySizeMB,
+      ...(invokeCpuMs ? { invokeCpuMs } : {}),
+    };
+  }
+}
+
+type Columns<K extends string> = Record<K, Column<Float64Array>>;
+
+function columnsOf<K extends string>(names: readonly K[]): Columns<K> {
+  return Object.fromEntries(names.map((name) => [name, float64s()])) as unknown as Columns<K>;
+}
+
+/** Push each defined figure onto its column. */
+function pushFigures<K extends string>(columns: Columns<K>, figures: Partial<Record<K, number>> | undefined): void {
+  if (!figures) return;
+  for (const name of Object.keys(columns) as K[]) {
+    const value = figures[name];
+    if (value !== undefined) columns[name].push(value);
+  }
+}
+
+function describeColumns<K extends string>(columns: Columns<K>, seed: (name: K) => string): Partial<Record<K, Stats>> {
+  const stats: Partial<Record<K, Stats>> = {};
+  for (const name of Object.keys(columns) as K[]) {
+    const described = describe(columns[name].take(), seed(name));
+    if (described) stats[name] = described;
+  }
+  return stats;
+}
+
+/**
+ * One cell's samples as they are read: counts, failure reasons and one column of numbers per figure,
+ * not the records (a run folder may hold a million samples of a cell).
+ */
+class CellAccumulator {
+  private ok = 0;
+  private failed = 0;
+  private readonly reasons = new Map<string, number>();
+  private unsupported: string | undefined;
+  private failedCheck: InvalidBodyCheck | undefined;
+  private firstCheck: InvalidBodyCheck | undefined;
+  private firstGood: { runtimeVersion: string | undefined } | undefined;
+  private anyRuntimeVersion: string | undefined;
+  private readonly metrics = columnsOf(METRICS);
+  private readonly cpu = columnsOf(CPU_METRICS);
+  private readonly instructions = columnsOf(INSTRUCTION_FIGURES);
+  private readonly rss = float64s();
+  private readonly heapUsed = float64s();
+  private readonly lambda = new LambdaColumns();
+  private hasLambda = false;
+  private readonly firstHits: SampleRecord[] = [];
+
+  constructor(
+    readonly cell: Cell,
+    private readonly key: string,
+  ) {}
+
+  add(s: SampleRecord): void {
+    if (s.invalidBody) {
+      this.firstCheck ??= s.invalidBody;
+      if (!s.invalidBody.ok) this.failedCheck ??= s.invalidBody;
     }
-    const cpu: Partial<Record<CpuMetric, Stats>> = {};
-    for (const metric of CPU_METRICS) {
-      const stats = describe(
-        good.flatMap((s) => (s.cpu?.[metric] === undefined ? [] : [s.cpu[metric]])),
-        `${key}|cpu.${metric}`,
-      );
-      if (stats) cpu[metric] = stats;
+    if (s.runtimeVersion && this.anyRuntimeVersion === undefined) this.anyRuntimeVersion = s.runtimeVersion;
+    if (s.phase !== 'sample') return;
+    if (s.unsupported && this.unsupported === undefined) this.unsupported = s.unsupported;
+    if (!s.ok && !s.unsupported) {
+      this.failed++;
+      const reason = s.error ?? 'unknown';
+      this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
     }
-    const instructions: Partial<Record<InstructionFigure, Stats>> = {};
-    const figures = good.flatMap((s) => (s.instructions ? [instructionFigures(s.instructions)] : []));
-    for (const figure of INSTRUCTION_FIGURES) {
-      const stats = describe(
-        figures.flatMap((f) => (f[figure] === undefined ? [] : [f[figure]])),
-        `${key}|instructions.${figure}`,
-      );
-      if (stats) instructions[figure] = stats;
+    if (s.ok && s.marks) this.addGood(s, s.marks);
+  }
+
+  private addGood(s: SampleRecord, marks: NonNullable<SampleRecord['marks']>): void {
+    this.ok++;
+    this.firstGood ??= { runtimeVersion: s.runtimeVersion };
+    pushFigures(this.metrics, marks);
+    pushFigures(this.cpu, s.cpu);
+    if (s.instructions) pushFigures(this.instructions, instructionFigures(s.instructions));
+    if (s.rss !== undefined) this.rss.push(s.rss);
+    if (s.heapUsed !== undefined) this.heapUsed.push(s.heapUsed);
+    if (s.lambda) {
+      this.hasLambda = true;
+      this.lambda.add(s.lambda);
     }
-    const checks = group.filter((s) => s.invalidBody);
-    const lambda = lambdaSummary(good, key);
-    const firstHits = firstHitStats(good, key);
-    summaries.push({
-      cell: group[0]!.cell,
-      ok: good.length,
-      failed: bad.length,
-      errors: [...reasons].map(([reason, count]) => ({ reason, count })),
-      metrics,
+    if (s.firstHits) this.firstHits.push(s);
+  }
+
+  summary(): CellSummary {
+    const { key } = this;
+    const cpu = describeColumns(this.cpu, (m) => `${key}|cpu.${m}`);
+    const instructions = describeColumns(this.instructions, (f) => `${key}|instructions.${f}`);
+    const lambda = this.hasLambda ? this.lambda.summary(key) : undefined;
+    const firstHits = firstHitStats(this.firstHits, key);
+    return {
+      cell: this.cell,
+      ok: this.ok,
+      failed: this.failed,
+      errors: [...this.reasons].map(([reason, count]) => ({ reason, count })),
+      metrics: describeColumns(this.metrics, (m) => `${key}|${m}`),
       ...(Object.keys(cpu).length ? { cpu } : {}),
       ...(Object.keys(instructions).length ? { instructions } : {}),
-      rssMedian: describe(good.flatMap((s) => (s.rss === undefined ? [] : [s.rss])))?.median,
-      heapUsedMedian: describe(good.flatMap((s) => (s.heapUsed === undefined ? [] : [s.heapUsed])))?.median,
+      rssMedian: describe(this.rss.take())?.median,
+      heapUsedMedian: describe(this.heapUsed.take())?.median,
       // any failed check fails the cell's check
-      invalidBody: checks.find((s) => !s.invalidBody!.ok)?.invalidBody ?? checks[0]?.invalidBody,
-      runtimeVersion: good[0]?.runtimeVersion ?? group.find((s) => s.runtimeVersion)?.runtimeVersion,
-      ...(unsupported !== undefined ? { unsupported } : {}),
+      invalidBody: this.failedCheck ?? this.firstCheck,
+      runtimeVersion: this.firstGood?.runtimeVersion ?? this.anyRuntimeVersion,
+      ...(this.unsupported !== undefined ? { unsupported: this.unsupported } : {}),
       ...(lambda ? { lambda } : {}),
       ...(firstHits ? { firstHits } : {}),
-    });
+    };
   }
-  return summaries.sort((a, b) => compareCells(a.cell, b.cell));
+}
+
+/**
+ * Samples in, one at a time (a run folder is read line by line), one summary per cell out. Only
+ * phase 'sample' counts; failures are counted, never dropped; every metric of a cell lists the same
+ * samples in the same order.
+ */
+export class Aggregator {
+  private readonly cells = new Map<string, CellAccumulator>();
+
+  add(sample: SampleRecord): void {
+    const key = cellKey(sample.cell);
+    let cell = this.cells.get(key);
+    if (!cell) this.cells.set(key, (cell = new CellAccumulator(sample.cell, key)));
+    cell.add(sample);
+  }
+
+  summaries(): CellSummary[] {
+    return [...this.cells.values()].map((cell) => cell.summary()).sort((a, b) => compareCells(a.cell, b.cell));
+  }
+}
+
+export function aggregate(samples: readonly SampleRecord[]): CellSummary[] {
+  const aggregator = new Aggregator();
+  for (const sample of samples) aggregator.add(sample);
+  return aggregator.summaries();
 }

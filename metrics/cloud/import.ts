@@ -8,20 +8,24 @@
  * twice (overlapping exports) and every line that does not parse. Issues are counted and named
  * (the first MAX_KEPT_ISSUES of them kept with their reason); nothing is dropped silently.
  *
- * Plain-text files are read line by line in bounded memory (log-line.ts): only cold starts are kept
- * (they become samples); warm invocations and SnapStart restores are counted, not kept, and so not
- * checked for duplicates. An INIT_REPORT (or `platform.initReport`) with a failed Status is a failed
+ * Plain-text files are read line by line in bounded memory (a line over MAX_LOG_LINE is skipped and
+ * counted): only cold starts are kept (they become samples), as a few numbers each in the columns of
+ * cold-starts.ts, not an object per record; warm invocations and SnapStart restores are counted, not
+ * kept, and so not checked for duplicates. The records are made one at a time when asked for
+ * (ImportedRun.records). An INIT_REPORT (or `platform.initReport`) with a failed Status is a failed
  * cold start of its function, at the memory size the function's REPORT lines give. Logs Insights
- * exports (CSV, JSON) are read whole: Insights returns at most 10,000 rows per query.
+ * exports (CSV, JSON) are read whole, up to MAX_EXPORT_BYTES: Insights returns at most 10,000 rows
+ * per query.
  *
  * A whole file that cannot be read, or is not the format its name says, is a UsageError.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
+import { readLinesBounded, readTextBounded } from '../core/files.ts';
 import { functionInFileName, parseFunctionName, type FunctionCell } from '../core/function-name.ts';
 import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from './insights.ts';
-import { addLineItem, parseLogLine, readLines } from './log-line.ts';
+import { addLineItem, parseLogLine, type LineItem } from './log-line.ts';
+import { ColdStarts, ordinals, type Ordinals } from './cold-starts.ts';
 import { AWS_LAMBDA_TARGET, initFailureRecord, lambdaSampleRecord, type AwsLambdaSampleRecord } from './records.ts';
 import {
   formatIssue,
@@ -44,9 +48,8 @@ export interface ImportOptions {
   importedAt?: string;
 }
 
-export interface ImportResult {
-  /** one per cold start, grouped by cell, in the order they were logged */
-  records: AwsLambdaSampleRecord[];
+/** What an import read, counted. */
+export interface ImportCounts {
   /** REPORT lines read: cold starts (with Init Duration) and warm invocations */
   coldStarts: number;
   warmStarts: number;
@@ -54,12 +57,38 @@ export interface ImportResult {
   restores: number;
   /** INIT_REPORT lines with a failed Status: failed cold starts (records with ok false) */
   failedInits: number;
-  /** lines or rows that are not REPORT lines (START, END, function output) */
+  /** lines or rows that are not REPORT lines (START, END, function output), the overlong ones included */
   ignored: number;
+  /** lines longer than MAX_LOG_LINE, skipped (counted in `ignored` too) */
+  overlong: number;
   /** the first MAX_KEPT_ISSUES REPORT lines or rows that gave no record, with where and why */
   issues: ReportIssue[];
   /** how many gave no record in all */
   issueCount: number;
+}
+
+/** One cell of an import: a function at one memory size, and how many records it has. */
+export interface ImportedCell {
+  functionName: string;
+  cell: FunctionCell;
+  memory: number;
+  samples: number;
+}
+
+/** An import read: its counts, its cells (in report order), and its records made one at a time. */
+export interface ImportedRun extends ImportCounts {
+  cells: ImportedCell[];
+  /** how many records `records()` gives */
+  samples: number;
+  /** the earliest and latest time a record was logged, when the input says */
+  logged: { first: string; last: string } | undefined;
+  /** the records, grouped by cell, each cell in the order they were logged; made as they are asked for */
+  records: () => Generator<AwsLambdaSampleRecord>;
+}
+
+export interface ImportResult extends Omit<ImportedRun, 'records' | 'logged'> {
+  /** one per cold start, grouped by cell, in the order they were logged */
+  records: AwsLambdaSampleRecord[];
 }
 
 /** Issues kept with their reason; beyond them only counted, so a file of unreadable lines stays small in memory. */
@@ -89,20 +118,29 @@ export function detectFormat(file: string, text: string): ReportFormat {
 }
 
 function cannotRead(file: string, error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
   return new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 }
 
-/** Insights exports are read whole; a text file as large as this is not one of them. */
-const MAX_EXPORT_BYTES = 512 * 2 ** 20;
+/**
+ * Insights exports are read whole: a query returns at most 10,000 rows (a REPORT row is under 1 KiB),
+ * so an export larger than this is not one.
+ */
+export const MAX_EXPORT_BYTES = 64 * 2 ** 20;
+/**
+ * A line of a plain-text log longer than this is skipped and counted: no REPORT line is (they are
+ * under 1 KiB), and CloudWatch's largest log event is 1 MB, so it is the function's own output or
+ * not a log at all.
+ */
+export const MAX_LOG_LINE = 2 ** 20;
+/** How much of a file tells its format. */
+const FORMAT_PREFIX_BYTES = 64 * 1024;
 
 function readExport(file: string, format: 'csv' | 'json'): ParsedReports {
   let text: string;
   try {
-    if (statSync(file).size > MAX_EXPORT_BYTES)
-      throw new UsageError(`${file} is larger than a Logs Insights export (${MAX_EXPORT_BYTES / 2 ** 20} MiB)`);
-    text = readFileSync(file, 'utf8');
+    text = readTextBounded(file, MAX_EXPORT_BYTES, 'a Logs Insights export');
   } catch (error) {
-    if (error instanceof UsageError) throw error;
     throw cannotRead(file, error);
   }
   try {
@@ -117,21 +155,22 @@ function formatOf(file: string): ReportFormat {
   let start: string;
   try {
     // only the start: a text file may be gigabytes
-    start = readStart(file);
+    start = readTextBounded(file, FORMAT_PREFIX_BYTES, 'a file of REPORT lines', { prefix: true });
   } catch (error) {
     throw cannotRead(file, error);
   }
   return detectFormat(file, start);
 }
 
-function readStart(file: string): string {
-  const fd = openSync(file, 'r');
+/** Every line of a plain-text log, in bounded memory; an overlong line is skipped and counted. */
+function readLogFile(file: string, each: (item: LineItem) => void, skipped: () => void): void {
   try {
-    const buffer = Buffer.alloc(64 * 1024);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
+    readLinesBounded(file, 'a file of REPORT lines', { maxLine: MAX_LOG_LINE, overlong: 'skip', skipped }, (line, number) => {
+      const item = parseLogLine(line, { file, line: number });
+      if (item) each(item);
+    });
+  } catch (error) {
+    throw cannotRead(file, error);
   }
 }
 
@@ -140,14 +179,11 @@ export function readReportFile(file: string): ParsedReports & { format: ReportFo
   const format = formatOf(file);
   if (format !== 'text') return { format, ...readExport(file, format) };
   const parsed: ParsedReports = { reports: [], initFailures: [], issues: [], ignored: 0 };
-  try {
-    readLines(file, (line, number) => {
-      const item = parseLogLine(line, { file, line: number });
-      if (item) addLineItem(parsed, item);
-    });
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
+  readLogFile(
+    file,
+    (item) => addLineItem(parsed, item),
+    () => parsed.ignored++,
+  );
   return { format, ...parsed };
 }
 
@@ -173,28 +209,43 @@ function assignFunction(item: { functionName?: string; source: { file: string } 
   return { ok: true, name, cell };
 }
 
-function compareTime(a: { timestamp?: string }, b: { timestamp?: string }): number {
-  return a.timestamp! < b.timestamp! ? -1 : a.timestamp! > b.timestamp! ? 1 : 0;
-}
+type Group = {
+  name: string;
+  cell: FunctionCell;
+  memory: number;
+  /** ordinals of its cold starts, in the order read */
+  coldStarts: Ordinals;
+  failedInits: SourcedInitFailure[];
+  /** whether every cold start and failed INIT of it says when it was logged */
+  timed: boolean;
+};
 
-type Group = { name: string; cell: FunctionCell; memory: number; reports: (SourcedReport | (SourcedInitFailure & { failedInit: true }))[] };
+function compareGroups(a: Group, b: Group): number {
+  return (
+    a.cell.framework.localeCompare(b.cell.framework) ||
+    a.cell.variant.localeCompare(b.cell.variant) ||
+    a.cell.routes - b.cell.routes ||
+    a.memory - b.memory
+  );
+}
 
 /**
  * Reports, failed INITs and issues in, one at a time (each file's in the order of its lines or
- * records); records and counts out. Memory grows with the cold starts only.
+ * records); counts and cells out, and the records made one at a time. Memory grows with the cold
+ * starts only, by a few numbers and the request id each.
  */
 export class ImportCollector {
-  private readonly result: ImportResult = {
-    records: [],
+  private readonly counts: ImportCounts = {
     coldStarts: 0,
     warmStarts: 0,
     restores: 0,
     failedInits: 0,
     ignored: 0,
+    overlong: 0,
     issues: [],
     issueCount: 0,
   };
-  private readonly seen = new Map<string, string>();
+  private readonly cold = new ColdStarts();
   private readonly groups = new Map<string, Group>();
   /** failed INITs wait for their function's memory size, which only REPORT lines state */
   private readonly pendingInits: { name: string; cell: FunctionCell; init: SourcedInitFailure }[] = [];
@@ -207,12 +258,18 @@ export class ImportCollector {
   }
 
   issue(issue: ReportIssue): void {
-    this.result.issueCount++;
-    if (this.result.issues.length < MAX_KEPT_ISSUES) this.result.issues.push(issue);
+    this.counts.issueCount++;
+    if (this.counts.issues.length < MAX_KEPT_ISSUES) this.counts.issues.push(issue);
   }
 
   ignored(count = 1): void {
-    this.result.ignored += count;
+    this.counts.ignored += count;
+  }
+
+  /** A line longer than MAX_LOG_LINE, skipped. */
+  overlong(): void {
+    this.counts.overlong++;
+    this.counts.ignored++;
   }
 
   private assign(item: { functionName?: string; source: { file: string } }): Assigned {
@@ -236,28 +293,22 @@ export class ImportCollector {
     this.memories.set(assigned.name, memories);
     if (report.initMs === undefined) {
       // warm invocations and restores are counted, not kept (a file may hold millions)
-      if (report.restoreMs !== undefined) this.result.restores++;
-      else this.result.warmStarts++;
+      if (report.restoreMs !== undefined) this.counts.restores++;
+      else this.counts.warmStarts++;
       return;
     }
-    // its own copy of the id: a slice of a line would keep the whole chunk it was read in alive
-    const requestId = Buffer.from(report.requestId, 'utf8').toString('utf8');
-    const key = `${assigned.name} ${requestId}`;
-    const first = this.seen.get(key);
-    if (first !== undefined) {
-      this.issue({ source: report.source, reason: `request ${report.requestId} was already read at ${first}` });
+    const ordinal = this.cold.add(report, report.initMs, assigned.name);
+    if (typeof ordinal !== 'number') {
+      this.issue({
+        source: report.source,
+        reason: `request ${report.requestId} was already read at ${formatSource(this.cold.source(ordinal.repeated))}`,
+      });
       return;
     }
-    this.seen.set(key, formatSource(report.source));
-    this.result.coldStarts++;
-    // its own copies of the texts: a slice of a line would keep the whole chunk it was read in alive
-    const own = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
-    this.group(assigned.name, assigned.cell, report.memorySizeMB).reports.push({
-      ...report,
-      requestId,
-      ...(report.status !== undefined ? { status: own(report.status) } : {}),
-      ...(report.errorType !== undefined ? { errorType: own(report.errorType) } : {}),
-    });
+    this.counts.coldStarts++;
+    const group = this.group(assigned.name, assigned.cell, report.memorySizeMB);
+    group.coldStarts.push(ordinal);
+    if (report.timestamp === undefined) group.timed = false;
   }
 
   initFailure(init: SourcedInitFailure): void {
@@ -285,14 +336,14 @@ export class ImportCollector {
     const key = `${name} ${memory}`;
     let group = this.groups.get(key);
     if (!group) {
-      group = { name, cell, memory, reports: [] };
+      group = { name, cell, memory, coldStarts: ordinals(), failedInits: [], timed: true };
       this.groups.set(key, group);
     }
     return group;
   }
 
-  finish(): ImportResult {
-    const { result } = this;
+  /** Failed INITs into the group of their function's one memory size; an issue when it has none or several. */
+  private placeInits(): void {
     for (const { name, cell, init } of this.pendingInits) {
       const memories = [...(this.memories.get(name) ?? [])];
       if (memories.length !== 1) {
@@ -306,38 +357,82 @@ export class ImportCollector {
         });
         continue;
       }
-      result.failedInits++;
-      this.group(name, cell, memories[0]!).reports.push({ ...init, failedInit: true });
+      this.counts.failedInits++;
+      const group = this.group(name, cell, memories[0]!);
+      group.failedInits.push(init);
+      if (init.timestamp === undefined) group.timed = false;
     }
-    const ordered = [...this.groups.values()].sort(
-      (a, b) =>
-        a.cell.framework.localeCompare(b.cell.framework) ||
-        a.cell.variant.localeCompare(b.cell.variant) ||
-        a.cell.routes - b.cell.routes ||
-        a.memory - b.memory,
-    );
-    const importedAt = this.options.importedAt ?? new Date().toISOString();
-    for (const group of ordered) {
+    this.pendingInits.length = 0;
+  }
+
+  finish(): ImportedRun {
+    this.placeInits();
+    const groups = [...this.groups.values()].sort(compareGroups);
+    const { cold, options } = this;
+    const importedAt = options.importedAt ?? new Date().toISOString();
+    // a cold start is its ordinal (≥ 0), a failed INIT -(its index + 1)
+    const timeOf = (group: Group, item: number) =>
+      item >= 0 ? cold.timeOf(item) : Date.parse(group.failedInits[-item - 1]!.timestamp ?? '');
+    const order = (group: Group): Int32Array => {
+      const { length } = group.coldStarts;
+      const items = new Int32Array(length + group.failedInits.length);
+      items.set(group.coldStarts.view(0, length));
+      group.failedInits.forEach((_, i) => (items[length + i] = -i - 1));
       // in the order they were logged when every report says when (Insights exports newest first); else as read
-      const items = group.reports.every((r) => r.timestamp !== undefined) ? [...group.reports].sort(compareTime) : group.reports;
-      items.forEach((item, i) => {
-        const context = {
-          functionName: group.name,
-          index: i + 1,
-          importedAt,
-          ...(this.options.architecture ? { architecture: this.options.architecture } : {}),
-        };
-        result.records.push(
-          'failedInit' in item ? initFailureRecord(item, group.cell, group.memory, context) : lambdaSampleRecord(item, group.cell, context),
-        );
-      });
+      if (!group.timed) return items;
+      // ties as read: cold starts by ordinal, then the failed INITs in their order
+      const asRead = (a: number, b: number) => (a >= 0 && b >= 0 ? a - b : a >= 0 ? -1 : b >= 0 ? 1 : b - a);
+      return items.sort((a, b) => timeOf(group, a) - timeOf(group, b) || asRead(a, b));
+    };
+    function* records(): Generator<AwsLambdaSampleRecord> {
+      for (const group of groups) {
+        let index = 0;
+        for (const item of order(group)) {
+          const context = {
+            functionName: group.name,
+            index: ++index,
+            importedAt,
+            ...(options.architecture ? { architecture: options.architecture } : {}),
+          };
+          yield item >= 0
+            ? lambdaSampleRecord(cold.report(item, group.memory), group.cell, context)
+            : initFailureRecord(group.failedInits[-item - 1]!, group.cell, group.memory, context);
+        }
+      }
     }
-    return result;
+    return {
+      ...this.counts,
+      cells: groups.map((g) => ({
+        functionName: g.name,
+        cell: g.cell,
+        memory: g.memory,
+        samples: g.coldStarts.length + g.failedInits.length,
+      })),
+      samples: groups.reduce((sum, g) => sum + g.coldStarts.length + g.failedInits.length, 0),
+      logged: this.loggedSpan(groups),
+      records,
+    };
+  }
+
+  /** When the imported cold starts were logged: the earliest and latest time the input gave (none → undefined). */
+  private loggedSpan(groups: Group[]): { first: string; last: string } | undefined {
+    let first = Infinity;
+    let last = -Infinity;
+    const see = (time: number) => {
+      if (Number.isNaN(time)) return;
+      first = Math.min(first, time);
+      last = Math.max(last, time);
+    };
+    for (const group of groups) {
+      for (let i = 0; i < group.coldStarts.length; i++) see(this.cold.timeOf(group.coldStarts.at(i)));
+      for (const init of group.failedInits) see(Date.parse(init.timestamp ?? ''));
+    }
+    return first <= last ? { first: new Date(first).toISOString(), last: new Date(last).toISOString() } : undefined;
   }
 }
 
-/** Read every file (text line by line, exports whole), then turn its reports into records. */
-export function importReports(files: string[], options: ImportOptions = {}): ImportResult {
+/** Read every file (text line by line, exports whole) into a collector: counts, cells, and records made on demand. */
+export function readImport(files: string[], options: ImportOptions = {}): ImportedRun {
   if (files.length === 0) throw new UsageError('no files to import: give one or more files of REPORT lines');
   const collector = new ImportCollector(options);
   for (const file of files) {
@@ -346,32 +441,38 @@ export function importReports(files: string[], options: ImportOptions = {}): Imp
       collector.parsed(readExport(file, format));
       continue;
     }
-    try {
-      readLines(file, (line, number) => {
-        const item = parseLogLine(line, { file, line: number });
-        if (item === undefined) return;
+    readLogFile(
+      file,
+      (item) => {
         if (item.kind === 'report') collector.report(item.report);
         else if (item.kind === 'init') collector.initFailure(item.init);
         else if (item.kind === 'issue') collector.issue(item.issue);
         else collector.ignored();
-      });
-    } catch (error) {
-      throw cannotRead(file, error);
-    }
+      },
+      () => collector.overlong(),
+    );
   }
   return collector.finish();
 }
 
+/** An import with its records in one array (tests, small inputs). */
+export function importReports(files: string[], options: ImportOptions = {}): ImportResult {
+  const { logged: _logged, records, ...rest } = readImport(files, options);
+  return { ...rest, records: [...records()] };
+}
+
 /** What an import read, for the terminal: a summary line, then the issues (the first `maxIssues` of them). */
-export function describeImport(result: ImportResult, maxIssues = 10): string[] {
-  const cells = new Set(result.records.map((r) => `${r.lambda.functionName} ${r.cell.memory}`)).size;
+export function describeImport(result: ImportCounts & { samples: number; cells: readonly ImportedCell[] }, maxIssues = 10): string[] {
+  const cells = result.cells.length;
   const restores = result.restores ? `, ${result.restores} SnapStart restores (not samples: no INIT)` : '';
+  const overlong = result.overlong ? ` (${result.overlong} longer than ${MAX_LOG_LINE / 2 ** 20} MB, skipped)` : '';
   const inits = result.failedInits ? `; ${result.failedInits} failed INITs (INIT_REPORT), samples that failed` : '';
   const lines = [
     `${result.coldStarts + result.warmStarts + result.restores} REPORT lines read: ${result.coldStarts} cold starts ` +
-      `(${result.records.length} samples with target ${AWS_LAMBDA_TARGET} in ${cells} cell${cells === 1 ? '' : 's'}), ` +
+      `(${result.samples} samples with target ${AWS_LAMBDA_TARGET} in ${cells} cell${cells === 1 ? '' : 's'}), ` +
       `${result.warmStarts} warm invocations (not samples)${restores}${inits}; ` +
-      `${result.ignored} other lines ignored; ${result.issueCount} not imported`,
+      `${result.ignored} other lines ignored${overlong}; ` +
+      `${result.issueCount} not imported`,
   ];
   for (const issue of result.issues.slice(0, maxIssues)) lines.push(`  ${formatIssue(issue)}`);
   if (result.issueCount > maxIssues) lines.push(`  … and ${result.issueCount - maxIssues} more`);

@@ -2,12 +2,9 @@
  * Lines of a plain-text log file, read one at a time: a REPORT line, an INIT_REPORT line, an event of
  * Lambda's JSON log format (json-log.ts), or anything else (START, END, the function's own output),
  * which is ignored. A line may carry a timestamp (and a log stream) before its message.
- *
- * readLines reads a file in fixed chunks, so a file of millions of lines is read in constant memory
- * (synchronously: an import has nothing else to do meanwhile, and the callers stay simple).
+ * Files are read line by line in bounded memory by core/files.ts's readLinesBounded (synchronously:
+ * an import has nothing else to do meanwhile, and the callers stay simple).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { parsePlatformEvent } from './json-log.ts';
 import {
   isReportMessage,
@@ -95,44 +92,4 @@ export function parseReportText(text: string, file: string): ParsedReports {
     if (item) addLineItem(parsed, item);
   });
   return parsed;
-}
-
-const CHUNK_BYTES = 1 << 20;
-/** A line longer than this (a REPORT line is far below 1 KiB) is passed on cut to it, the rest skipped. */
-const MAX_LINE = 1 << 20;
-
-/**
- * Call `each` with every line of a file and its 1-based number, reading 1 MiB at a time; memory stays
- * bounded even for a file without newlines.
- */
-export function readLines(file: string, each: (line: string, number: number) => void): void {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(CHUNK_BYTES);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    let number = 0;
-    // inside an overlong line whose start was passed on already: skip to its end
-    let skipping = false;
-    for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
-      const text = rest + (read > 0 ? decoder.write(buffer.subarray(0, read)) : decoder.end());
-      let from = 0;
-      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
-        if (!skipping) each(text.slice(from, at), ++number);
-        skipping = false;
-        from = at + 1;
-      }
-      rest = text.slice(from);
-      if (rest.length > MAX_LINE) {
-        if (!skipping) each(rest.slice(0, MAX_LINE), ++number);
-        skipping = true;
-        rest = '';
-      }
-      if (read === 0) break;
-    }
-    if (rest !== '' && !skipping) each(rest, ++number);
-  } finally {
-    closeSync(fd);
-  }
 }

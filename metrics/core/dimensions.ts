@@ -62,7 +62,8 @@ export type RuntimeName = (typeof RUNTIME_NAMES)[number];
 export const CELL_RUNTIMES = [...RUNTIME_NAMES, ...KNOWN_LAMBDA_RUNTIME_LINES] as const;
 export type CellRuntime = RuntimeName | KnownLambdaRuntimeLine;
 
-export const BUILDS = ['plain', 'bundle'] as const;
+/** As written; bundled by esbuild into one file; the same bundle minified. */
+export const BUILDS = ['plain', 'bundle', 'bundle-min'] as const;
 export type Build = (typeof BUILDS)[number];
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
 export type CompileCache = (typeof COMPILE_CACHES)[number];
@@ -371,7 +372,9 @@ export const DIMENSIONS = {
         arg: '<list>',
         group: 'levers',
         meta: 'builds',
-        help: `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild)`,
+        help:
+          `comma list of builds: ${BUILDS.join(', ')} ` +
+          '(bundle = the file and all it requires in one file, by esbuild; bundle-min = the same, minified)',
       },
     ],
     help: 'how the file is built before it runs',

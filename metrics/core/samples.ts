@@ -4,8 +4,8 @@
  * figure a report computes with is a finite, non-negative number within what a timeline can hold, so
  * no table shows `-Infinity` or `NaN`; otherwise the error names the line, the field and its value.
  */
-import { readFileSync } from 'node:fs';
-import { appendLine } from './files.ts';
+import { appendLine, readLinesBounded } from './files.ts';
+import { UsageError } from './errors.ts';
 import { parseCell, type Cell } from './cell.ts';
 
 /** The file of a run folder that holds every sample, one JSON record per line. */
@@ -137,30 +137,46 @@ export function appendSample(file: string, sample: SampleRecord): void {
 
 export class SamplesFileError extends Error {}
 
-/** Read samples.jsonl; a line that is not a sample is an error naming the line. */
-export function readSamples(file: string): SampleRecord[] {
-  let text: string;
+/**
+ * A line of samples.jsonl longer than this is an error naming it: a record is under a few KiB (a
+ * thousand first hits, a failure's reason cut to its first lines), so such a line is not one.
+ */
+export const MAX_SAMPLE_LINE = 4 * 2 ** 20;
+
+/**
+ * Call `each` with every sample of samples.jsonl in order, reading it line by line (memory bounded by
+ * the line, not the file: a run folder may hold an import of a million cold starts). A line that is
+ * not a sample is an error naming the line; only a torn last line (a run killed mid-write) is skipped.
+ */
+export function forEachSample(file: string, each: (sample: SampleRecord) => void): void {
+  // a line that is not JSON is an error only once another line follows it
+  let torn: number | undefined;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
+    readLinesBounded(file, SAMPLES_FILE, { maxLine: MAX_SAMPLE_LINE, overlong: 'error' }, (line, number) => {
+      if (torn !== undefined) throw new SamplesFileError(`${file}:${torn} is not JSON`);
+      if (!line.trim()) return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        torn = number;
+        return;
+      }
+      const parsed = parseSampleRecord(value);
+      if (!parsed.ok) throw new SamplesFileError(`${file}:${number} is not a sample record: ${parsed.reason}`);
+      each(parsed.record);
+    });
+  } catch (error) {
+    if (error instanceof SamplesFileError) throw error;
+    if (error instanceof UsageError) throw new SamplesFileError(error.message);
     throw new SamplesFileError(`cannot read ${file}`);
   }
+}
+
+/** Read samples.jsonl whole into an array (small runs; a report reads it with forEachSample). */
+export function readSamples(file: string): SampleRecord[] {
   const samples: SampleRecord[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, n) => {
-    if (!line.trim()) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      // a run killed mid-write leaves at most a torn last line: ignore only that one
-      if (n === lines.length - 1 || (n === lines.length - 2 && lines[lines.length - 1] === '')) return;
-      throw new SamplesFileError(`${file}:${n + 1} is not JSON`);
-    }
-    const parsed = parseSampleRecord(value);
-    if (!parsed.ok) throw new SamplesFileError(`${file}:${n + 1} is not a sample record: ${parsed.reason}`);
-    samples.push(parsed.record);
-  });
+  forEachSample(file, (sample) => samples.push(sample));
   return samples;
 }
 

@@ -90,7 +90,7 @@ export async function profileCell(planned: PlannedCell, context: RunContext, run
   // INIT ends where a server listens or a handler asks for its first event
   const initMark = sample.marks?.init ?? sample.marks?.listen;
   const initEndUs = spawnUs !== undefined && initMark !== undefined ? spawnUs + initMark * 1000 : undefined;
-  const bytes = cell.build === 'bundle' ? bundleBytes(launch.file) : undefined;
+  const bytes = cell.build !== 'plain' ? bundleBytes(launch.file) : undefined;
   const base: CellAttribution = {
     cell,
     ok: sample.ok,
@@ -103,7 +103,7 @@ export async function profileCell(planned: PlannedCell, context: RunContext, run
   const profileContext: ProfileContext = {
     coldstartFiles: [files.preload, files.lambdaBootstrap, files.termExit],
     appRoot: planned.app ? (planned.app.taskRoot ?? path.dirname(planned.app.file)) : GENERATED_DIR,
-    ...(cell.build === 'bundle' ? { originalFile: bundleOrigins(launch.file) } : {}),
+    ...(cell.build !== 'plain' ? { originalFile: bundleOrigins(launch.file) } : {}),
     ...(initEndUs !== undefined ? { initEndUs } : {}),
   };
   return { base: { ...base, ...failed }, profile: { profile: read.profile, context: profileContext } };

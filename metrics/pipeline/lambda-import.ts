@@ -8,7 +8,7 @@
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { VARIANTS } from '../core/dimensions.ts';
-import { describeImport, importReports, type ImportResult } from '../cloud/import.ts';
+import { describeImport, readImport, type ImportedRun } from '../cloud/import.ts';
 import { MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
@@ -31,23 +31,14 @@ export interface LambdaImportOptions {
   command: string;
 }
 
+/** What an import read and wrote: its counts and cells (its records are in the run folder's samples.jsonl). */
+export type ImportSummary = Omit<ImportedRun, 'records'>;
+
 export interface LambdaImportOutcome {
   dir: string;
-  result: ImportResult;
+  result: ImportSummary;
   /** files of the run folder the report wrote */
   written: string[];
-}
-
-/**
- * When the imported cold starts were logged on AWS: the earliest and latest time the input gave.
- * Records without one carry the import's time instead, so they are left out; none at all → undefined.
- */
-function loggedSpan(records: AwsLambdaSampleRecord[], importedAt: string): { first: string; last: string } | undefined {
-  const times = records
-    .map((r) => r.at)
-    .filter((at) => at !== importedAt)
-    .sort();
-  return times.length ? { first: times[0]!, last: times[times.length - 1]! } : undefined;
 }
 
 /**
@@ -55,12 +46,11 @@ function loggedSpan(records: AwsLambdaSampleRecord[], importedAt: string): { fir
  * figures come from: AWS Lambda at the memory size of the cells (the largest, when several), whose
  * CPU share AWS gives in proportion to memory (one vCPU at 1769 MB); nothing in it is this machine's.
  */
-export function importMeta(options: LambdaImportOptions, result: ImportResult, importedAt: string): RunMeta {
-  const { records } = result;
-  const memories = [...new Set(records.map((r) => r.cell.memory))].sort((a, b) => a - b);
+function importMeta(options: LambdaImportOptions, result: ImportSummary, importedAt: string): RunMeta {
+  const { cells, logged } = result;
+  const memories = [...new Set(cells.map((c) => c.memory))].sort((a, b) => a - b);
   const largest = memories[memories.length - 1]!;
-  const logged = loggedSpan(records, importedAt);
-  const frameworks = [...new Set(records.map((r) => r.cell.framework))].sort();
+  const frameworks = [...new Set(cells.map((c) => c.cell.framework))].sort();
   const memoryText = memories.length === 1 ? `${largest} MB` : `${memories.join(', ')} MB; the largest is shown`;
   return {
     version: META_VERSION,
@@ -77,11 +67,11 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
         importedAt,
         ...(options.functionName ? { functionName: options.functionName } : {}),
         frameworks,
-        routes: [...new Set(records.map((r) => r.cell.routes))].sort((a, b) => a - b),
-        variants: VARIANTS.filter((v) => records.some((r) => r.cell.variant === v)),
+        routes: [...new Set(cells.map((c) => c.cell.routes))].sort((a, b) => a - b),
+        variants: VARIANTS.filter((v) => cells.some((c) => c.cell.variant === v)),
         ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
         samples:
-          `${records.length} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
+          `${result.samples} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
           (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
           `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
         warmup: 'none',
@@ -111,8 +101,11 @@ export function importMeta(options: LambdaImportOptions, result: ImportResult, i
   };
 }
 
-/** samples.jsonl in blocks of lines: not an append (an open and a close) per record, nor one string of them all. */
-function writeRecords(file: string, records: readonly AwsLambdaSampleRecord[]): void {
+/**
+ * samples.jsonl in blocks of lines, each record made as it is written: not an append (an open and a
+ * close) per record, nor one string or one array of them all.
+ */
+function writeRecords(file: string, records: Iterable<AwsLambdaSampleRecord>): void {
   let fd: number;
   try {
     fd = openSync(file, 'wx');
@@ -120,13 +113,16 @@ function writeRecords(file: string, records: readonly AwsLambdaSampleRecord[]): 
     throw fileError(file, error);
   }
   try {
-    for (let i = 0; i < records.length; i += 10_000) {
-      const block = records
-        .slice(i, i + 10_000)
-        .map((record) => `${JSON.stringify(record)}\n`)
-        .join('');
-      writeAll(fd, Buffer.from(block, 'utf8'));
+    // blocks of about 64 KiB: short-lived young strings, not large ones kept to the next full GC
+    let block = '';
+    for (const record of records) {
+      block += `${JSON.stringify(record)}\n`;
+      if (block.length >= 65_536) {
+        writeAll(fd, Buffer.from(block, 'utf8'));
+        block = '';
+      }
     }
+    if (block) writeAll(fd, Buffer.from(block, 'utf8'));
   } catch (error) {
     // a full disk is the machine's refusal, named (exit 4), not an internal error
     throw fileError(file, error);
@@ -187,24 +183,9 @@ export async function importLambda(
   if (existsSync(path.join(dir, SAMPLES_FILE))) {
     throw new UsageError(`--out ${dir} already holds a run (${SAMPLES_FILE}): choose another folder`);
   }
-  const importedAt = now().toISOString();
-  const result = importReports(options.files, {
-    importedAt,
-    ...(options.functionName !== undefined ? { functionName: options.functionName } : {}),
-    ...(options.architecture ? { architecture: options.architecture } : {}),
-  });
-  for (const line of describeImport(result)) print(line);
-  if (result.records.length === 0) {
-    throw new UsageError(
-      `no cold start (a REPORT line with Init Duration) of a packaged function in ${options.files.length} file(s): nothing written`,
-    );
-  }
-  removeStaleStaging(dir, (line) => warn(`note: ${line}`));
   const staging = STAGING(dir, selfOwner().pid);
-  makeWritableDir(staging);
   try {
-    writeRecords(path.join(staging, SAMPLES_FILE), result.records);
-    writeMeta(staging, importMeta(options, result, importedAt));
+    const result = stageImport(options, staging, now().toISOString(), print, warn);
     // the staging folder's name never reaches the user: it is the run folder once moved
     const { written } = await writeReport(staging, { warn: (line) => warn(`warning: ${line.replaceAll(staging, dir)}`) });
     publish(staging, dir);
@@ -212,4 +193,33 @@ export async function importLambda(
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * Read the files and write samples.jsonl and meta.json into the staging folder; what was read is
+ * let go on return (only its counts and cells come back), so the report that follows has the memory.
+ */
+function stageImport(
+  options: LambdaImportOptions,
+  staging: string,
+  importedAt: string,
+  print: (line: string) => void,
+  warn: (line: string) => void,
+): ImportSummary {
+  const { records, ...result } = readImport(options.files, {
+    importedAt,
+    ...(options.functionName !== undefined ? { functionName: options.functionName } : {}),
+    ...(options.architecture ? { architecture: options.architecture } : {}),
+  });
+  for (const line of describeImport(result)) print(line);
+  if (result.samples === 0) {
+    throw new UsageError(
+      `no cold start (a REPORT line with Init Duration) of a packaged function in ${options.files.length} file(s): nothing written`,
+    );
+  }
+  removeStaleStaging(path.resolve(options.out), (line) => warn(`note: ${line}`));
+  makeWritableDir(staging);
+  writeRecords(path.join(staging, SAMPLES_FILE), records());
+  writeMeta(staging, importMeta(options, result, importedAt));
+  return result;
 }

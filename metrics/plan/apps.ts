@@ -54,11 +54,11 @@ async function appFile(
 ): Promise<{ app: AppSpec } | { blocked: BlockedCell }> {
   if (cell.compileCache !== 'off' && runtime.compileCacheUnsupported)
     return { blocked: { kind: 'unsupported', reason: runtime.compileCacheUnsupported } };
-  if (cell.build !== 'bundle') return { app };
-  const output = bundlePath(path.posix.join('app', `${app.name}.js`), runtime.bundleTarget);
+  if (cell.build === 'plain') return { app };
+  const output = bundlePath(path.posix.join('app', `${app.name}.js`), runtime.bundleTarget, cell.build);
   // always rebuilt: the bundle's cache key knows the project's packages, not the app's
   rmSync(`${output}.key`, { force: true });
-  const outcome = await bundleFile(app.file, output, runtime.bundleTarget);
+  const outcome = await bundleFile(app.file, output, runtime.bundleTarget, cell.build);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);
     return { blocked: { kind: 'failed', reason: outcome.error } };
@@ -120,7 +120,7 @@ export async function prepareAppCells(
   const ric = ricFor([...cells, ...(reference?.cells ?? [])].filter(countable), env, log);
   const files = new Map<string, string>(reference?.files);
   const blocked = new Map<string, BlockedCell>(reference?.blocked);
-  if (cells.some((c) => c.build === 'bundle')) log('bundling the apps with esbuild…');
+  if (cells.some((c) => c.build !== 'plain')) log('bundling the apps with esbuild…');
   const planned: PlannedCell[] = [];
   for (const cell of cells) {
     const runtime = runtimes.get(cell.runtime)!;

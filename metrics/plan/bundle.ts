@@ -1,8 +1,9 @@
 /**
  * The `bundle` build: a generated file and everything it requires turned into ONE CommonJS file by
- * esbuild (platform node, no minifying, no source maps, targeting the runtime), as a serverless
- * deploy ships it. Bundles live in generated/bundle/<target>/<the file's path under generated/> and
- * are rebuilt only when their input changed (the file, the installed packages, esbuild or options).
+ * esbuild (platform node, no minifying, targeting the runtime), as a serverless deploy ships it;
+ * `bundle-min` is the same file minified. Bundles live in generated/bundle/<target>/<the file's path
+ * under generated/> (minified ones in generated/bundle/<target>-min/) and are rebuilt only when
+ * their input changed (the file, the installed packages, esbuild or options).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,9 +14,12 @@ import { GENERATED_DIR } from '../../generators/write.ts';
 
 export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 
-/** Where the bundle of `relative` (a path under generated/) for `target` lives. */
-export function bundlePath(relative: string, target: string): string {
-  return path.join(BUNDLE_DIR, target, relative);
+/** The builds that bundle, and whether each minifies (core/dimensions.ts BUILDS). */
+export type BundleBuild = 'bundle' | 'bundle-min';
+
+/** Where the bundle (`build`, default bundle) of `relative` (a path under generated/) for `target` lives. */
+export function bundlePath(relative: string, target: string, build: BundleBuild = 'bundle'): string {
+  return path.join(BUNDLE_DIR, build === 'bundle-min' ? `${target}-min` : target, relative);
 }
 
 /** esbuild's metafile of a bundle: its inputs and the bytes each put into it. */
@@ -29,7 +33,7 @@ export type BundleOutcome = { ok: true; file: string; built: boolean } | { ok: f
  * `target` is a node line (`node22`: esbuild's target) or `bun`: no lowering, and Bun's export
  * condition, so the bundle holds the same package entries an unbundled file gets on Bun.
  */
-function bundleOptions(input: string, output: string, target: string): BuildOptions {
+function bundleOptions(input: string, output: string, target: string, build: BundleBuild): BuildOptions {
   return {
     entryPoints: [input],
     outfile: output,
@@ -37,7 +41,7 @@ function bundleOptions(input: string, output: string, target: string): BuildOpti
     platform: 'node',
     format: 'cjs',
     ...(target === 'bun' ? { target: 'esnext', conditions: ['bun'] } : { target }),
-    minify: false,
+    minify: build === 'bundle-min',
     // a map beside the bundle, not referenced from it (the bundle's bytes and start are unchanged):
     // --attribute maps profiled frames back to the packages they came from
     sourcemap: 'external',
@@ -87,9 +91,9 @@ export function bundleErrorLine(error: unknown): string {
   return `bundle failed (esbuild): ${first.text.replace(/\s+/g, ' ')}${where(first)}${more}`;
 }
 
-/** Bundle `input` into `output` unless an up-to-date bundle is there; never throws for a bad bundle. */
-export async function bundleFile(input: string, output: string, target: string): Promise<BundleOutcome> {
-  const options = bundleOptions(input, output, target);
+/** Bundle `input` into `output` (minified for bundle-min) unless an up-to-date bundle is there; never throws for a bad bundle. */
+export async function bundleFile(input: string, output: string, target: string, kind: BundleBuild = 'bundle'): Promise<BundleOutcome> {
+  const options = bundleOptions(input, output, target, kind);
   const key = cacheKey(input, options);
   const keyFile = `${output}.key`;
   if (existsSync(output) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) return { ok: true, file: output, built: false };

@@ -94,7 +94,7 @@ export async function prepareLevers(
   }
 
   const bundles = new Map<string, { label: string; outcome: Promise<BundleOutcome> }>();
-  if (cells.some((c) => c.build === 'bundle')) options.log('bundling with esbuild (cached in generated/bundle/)…');
+  if (cells.some((c) => c.build !== 'plain')) options.log('bundling with esbuild (cached in generated/bundle/)…');
   for (const cell of cells) {
     const key = cellKey(cell);
     const runtime = runtimes.get(cell.runtime)!;
@@ -107,12 +107,12 @@ export async function prepareLevers(
       continue;
     }
     // cells that differ only in compile cache (or in runtimes of one node line) share one bundle
-    const output = bundlePath(cellFile(cell), runtime.bundleTarget);
+    const output = bundlePath(cellFile(cell), runtime.bundleTarget, cell.build);
     let entry = bundles.get(output);
     if (!entry) {
       entry = {
-        label: `${cellFile(cell)} (target ${runtime.bundleTarget})`,
-        outcome: bundle(cellFilePath(cell), output, runtime.bundleTarget),
+        label: `${cellFile(cell)} (${cell.build}, target ${runtime.bundleTarget})`,
+        outcome: bundle(cellFilePath(cell), output, runtime.bundleTarget, cell.build),
       };
       bundles.set(output, entry);
     }

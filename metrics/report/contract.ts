@@ -14,7 +14,8 @@ import type { SampleRecord } from '../core/samples.ts';
 
 export interface ReportContext {
   dir: string;
-  samples: SampleRecord[];
+  /** the samples with first hits (runs with --first-hits); a report holds no other sample one by one */
+  firstHitSamples: SampleRecord[];
   /** the timed cells (every cell of a run without counted ones) */
   summaries: CellSummary[];
   /** the counted cells (measure `instructions`): their wall times ran under valgrind, so only their own section shows them */

@@ -13,7 +13,7 @@ import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext } f
 import { medianText } from './markdown.ts';
 
 function lookup(context: ReportContext): ((s: CellSummary) => FirstHitSummary | undefined) | undefined {
-  const summaries = firstHitSummaries(context.samples);
+  const summaries = firstHitSummaries(context.firstHitSamples);
   return summaries.size ? (s) => summaries.get(cellKey(s.cell)) : undefined;
 }
 

@@ -96,8 +96,10 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
   if (!reference || context.calibration.size === 0)
     return '<p class="note">This run has no local Lambda cell: it has no Lambda estimate and no calibration.</p>';
   const missing = [...new Set([...context.calibration.values()].flatMap((c) => (c.missing ? [c.missing] : [])))];
+  // the shipped table's source names its dates; a table of the user's may not
+  const dates = reference.source.includes(reference.from) ? '' : `data from ${xmlText(reference.from)} to ${xmlText(reference.to)}; `;
   return [
-    `<p>Calibration: ${xmlText(reference.source)} (data from ${xmlText(reference.from)} to ${xmlText(reference.to)}; ` +
+    `<p>Calibration: ${xmlText(reference.source)} (${dates}` +
       `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
     ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
     `<p class="note">${xmlText(VALIDATION_NOTE)}</p>`,

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { writeFileWhole } from '../core/files.ts';
 import path from 'node:path';
-import { aggregate, type CellSummary } from '../analyse/aggregate.ts';
+import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { pickPhaseRoutes } from '../analyse/scaling.ts';
@@ -15,7 +15,7 @@ import { ms } from '../core/format.ts';
 import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../core/lambda-reference.ts';
 import { cpuSpeedsOf } from '../core/lambda-cpu-reference.ts';
 import { readMeta } from '../core/meta.ts';
-import { HEADLINE_METRICS, readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { forEachSample, HEADLINE_METRICS, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import {
   ATTRIBUTION_CHART,
   ATTRIBUTION_MD,
@@ -110,15 +110,22 @@ function loadReferenceTable(): ReferenceTable {
 export function loadRun(dir: string, settings: ReportSettings = {}): ReportContext {
   const file = path.join(dir, SAMPLES_FILE);
   if (!existsSync(file)) throw new UsageError(`${file} does not exist: give a run folder (results/<run>)`);
-  let samples: SampleRecord[];
+  // read line by line into one column per figure and cell: a run folder may hold a million samples
+  const aggregator = new Aggregator();
+  const firstHitSamples: SampleRecord[] = [];
+  let measured = 0;
   try {
-    samples = readSamples(file);
+    forEachSample(file, (sample) => {
+      aggregator.add(sample);
+      if (sample.phase === 'sample') measured++;
+      if (sample.firstHits) firstHitSamples.push(sample);
+    });
   } catch (error) {
     if (error instanceof SamplesFileError) throw new UsageError(error.message);
     throw error;
   }
-  if (!samples.some((s) => s.phase === 'sample')) throw new UsageError(`${file} holds no sample: nothing to report`);
-  const all = aggregate(samples);
+  if (measured === 0) throw new UsageError(`${file} holds no sample: nothing to report`);
+  const all = aggregator.summaries();
   const counted = all.filter((s) => s.cell.measure === 'instructions');
   const summaries = all.filter((s) => s.cell.measure !== 'instructions');
   const meta = readMeta(dir);
@@ -137,7 +144,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   const referenceWarning = reference ? staleReferenceWarning(reference, meta?.startedAt) : undefined;
   return {
     dir,
-    samples,
+    firstHitSamples,
     summaries,
     counted,
     meta,

@@ -26,7 +26,13 @@ describe('the fake cell source', () => {
       targets: ['server', 'lambda'],
       memories: [0, 512],
       measures: ['time', 'instructions'],
-      levers: { runtimes: ['node'], builds: ['plain', 'bundle'], compileCaches: ['off'], bootstraps: ['probe'], fileCaches: ['warm'] },
+      levers: {
+        runtimes: ['node'],
+        builds: ['plain', 'bundle', 'bundle-min'],
+        compileCaches: ['off'],
+        bootstraps: ['probe'],
+        fileCaches: ['warm'],
+      },
     }).prepare(process.env, quiet);
   });
 
@@ -35,7 +41,7 @@ describe('the fake cell source', () => {
       prepared.selected.map((g) => g.name),
       ['node-http', 'fastify'],
     );
-    assert.equal(prepared.cells.length, 2 * 2 * 2 * 2 * 2 * 2);
+    assert.equal(prepared.cells.length, 2 * 2 * 2 * 2 * 2 * 3);
     assert.equal(new Set(prepared.cells.map((c) => cellKey(c.cell))).size, prepared.cells.length, 'every cell once');
   });
 
@@ -52,7 +58,13 @@ describe('the fake cell source', () => {
         // a Lambda cell runs on its line's pinned node (nodejs24.x: node24), named where it would be installed
         assert.match(launch!.command, cell.target === 'lambda' ? /\.runtimes\/node24\// : /^/);
         if (cell.target === 'server') assert.equal(launch!.command, process.execPath);
-        assert.match(launch!.file, cell.build === 'bundle' ? /generated\/bundle\// : /generated\//);
+        // a minified bundle has its own folder: the two bundles of one file never overwrite each other
+        const where = {
+          plain: /generated\/(?!bundle\/)/,
+          bundle: /generated\/bundle\/node\d+\//,
+          'bundle-min': /generated\/bundle\/node\d+-min\//,
+        };
+        assert.match(launch!.file, where[cell.build]);
       }
     }
   });

@@ -135,11 +135,12 @@ describe('the run pipeline, in-process', () => {
   beforeEach(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'coldstart-pipeline-'));
     samplesReads = 0;
-    // the spy: every read of a samples.jsonl counted
-    const read = fs.readFileSync;
-    mock.method(fs, 'readFileSync', (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-      if (String(file).endsWith('samples.jsonl')) samplesReads++;
-      return (read as (...args: unknown[]) => unknown)(file, ...rest);
+    // the spy: every opening of a samples.jsonl for reading counted (it is read line by line from there)
+    const open = fs.openSync;
+    mock.method(fs, 'openSync', (file: fs.PathLike, flags?: fs.OpenMode, ...rest: unknown[]) => {
+      const reading = typeof flags === 'number' && (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR)) === 0;
+      if (String(file).endsWith('samples.jsonl') && reading) samplesReads++;
+      return (open as (...args: unknown[]) => unknown)(file, flags, ...rest);
     });
     syncBuiltinESMExports();
   });

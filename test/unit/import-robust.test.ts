@@ -132,7 +132,7 @@ describe('imports in bounded memory and time', () => {
       () => undefined,
       (line) => notes.push(line),
     );
-    assert.equal(outcome.result.records.length, 3);
+    assert.equal(outcome.result.samples, 3);
     assert.ok(!existsSync(staging), 'the stale staging folder is removed');
     assert.ok(
       notes.some((n) => n.includes(`run.importing-${dead}`) && n.includes('did not finish')),

@@ -13,8 +13,10 @@ import { before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { scriptJson } from '../../metrics/core/escape.ts';
+import { VALIDATION_NOTE } from '../../metrics/report/calibration.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
+import { mainInProcess } from '../support/main-in-process.ts';
 
 const GOLDEN = fixture('golden-run');
 
@@ -102,6 +104,38 @@ describe('report.html of the golden run', () => {
   it('is the same bytes from the same folder', async () => {
     const again = await reportOf();
     assert.ok(again.html === html, 'two reports of one run folder differ');
+  });
+});
+
+describe('report.html of a run with local Lambda cells (--debug-mode)', () => {
+  it('has the estimate chart, the calibration with its source, dates and validation note, and the estimate table', async () => {
+    const dir = path.join(tempDir('coldstart-html-'), 'run');
+    const run = await mainInProcess([
+      'run',
+      '--debug-mode',
+      '--target',
+      'lambda',
+      '--frameworks',
+      'fastify',
+      '--routes',
+      '1,10',
+      '--samples',
+      '2',
+      '--out',
+      dir,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
+    const data = pageData(html);
+    // fastify at 1 and 10 routes, and the hello-world reference the calibration needs
+    assert.equal(chartValues(data, 'estimate').length, 3);
+    assert.match(html, /<p>Calibration: maxday\/lambda-perf data, dates \d{4}-\d\d-\d\d–\d{4}-\d\d-\d\d \(hello world: <code>/);
+    assert.ok(html.includes(VALIDATION_NOTE.replace(/"/g, '&quot;').replace(/'/g, '&#39;')), 'the validation note');
+    assert.equal(
+      html.match(/<table class="sortable" id="estimates">[^]*?<\/table>/)?.[0].match(/<tr\b/g)?.length,
+      1 + 3,
+      'the header and three cells',
+    );
   });
 });
 

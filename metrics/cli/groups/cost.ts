@@ -1,28 +1,12 @@
-/** Cost: the Lambda memory size, architecture and price the report's cost table uses (no effect on what is measured). */
+/** Cost: the Lambda memory size, architectures and price the report's cost table uses (no effect on what is measured). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import {
-  ARCHITECTURES,
-  MAX_MEMORY_MB,
-  MIN_MEMORY_MB,
-  parseArchitecture as parseArchitectureValue,
-  type Architecture,
-} from '../../core/lambda-platform.ts';
-import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
 import { UsageError } from '../../core/errors.ts';
-import { parseList, parseMemory, parsePrice } from '../../core/parse.ts';
+import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
+import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
+import { parseArchitectures, parseMemory, parsePrice } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;
-
-/** `--arch`: a Lambda architecture, or `x86` (the old name of x86_64), read by core's one parser. */
-export function parseArchitecture(option: string): (text: string) => Architecture {
-  return (text: string) => parseArchitectureValue(option, text);
-}
-
-/** `--arch x86_64,arm64`: a comma list of architectures, each once, in the order given. */
-function parseArchitectures(text: string): Architecture[] {
-  return [...new Set(parseList('--arch', text).map(parseArchitecture('--arch')))];
-}
 
 export function addCostGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
@@ -44,7 +28,7 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
         `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is accepted for x86_64): Lambda cells get ` +
           "an estimate for each (its calibration and its price); the first one's price is the cost table's" +
           byDefault(d.architectures.join(',')),
-      ).argParser(parseArchitectures),
+      ).argParser(parseArchitectures('--arch')),
     )
     .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
@@ -62,15 +46,5 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
     ...(opts.arch ? { architectures: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
-  };
-}
-
-/** The cost flags given, in the cost model's own terms (`report`, which overrides what a run stored). */
-export function costOptionsOf(opts: CostOpts) {
-  const { memoryMB, architectures, pricePerGBs } = costOf(opts);
-  return {
-    ...(memoryMB !== undefined ? { memoryMB } : {}),
-    ...(architectures ? { architectures } : {}),
-    ...(pricePerGBs !== undefined ? { pricePerGBs } : {}),
   };
 }

@@ -28,7 +28,8 @@ export function addProcessLevers<A extends unknown[], O extends OptionValues, G 
     .addOption(
       new Option(
         '--build <list>',
-        `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild)` +
+        `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild; ` +
+          'bundle-min = the same, minified)' +
           byDefault(d.builds.join(',')),
       ).argParser(parseChoiceList('--build', BUILDS)),
     )

@@ -68,6 +68,7 @@ export function frameworkCost(framework: string): { baseMs: number; perRouteMs: 
 function leverFactor(cell: Cell): number {
   let factor = 1;
   if (cell.build === 'bundle') factor *= 0.85;
+  if (cell.build === 'bundle-min') factor *= 0.8;
   if (cell.compileCache === 'warm') factor *= 0.8;
   if (cell.compileCache === 'cold') factor *= 1.05;
   if (cell.runtime === 'bun') factor *= 0.7;
