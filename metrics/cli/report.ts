@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.ts';
 import { runSpec, specRefusal } from '../core/run-spec.ts';
 import { reportPipeline } from '../pipeline/report.ts';
 import { addTypedCommand, givenFlags } from './groups/common.ts';
-import { addCostGroup, costOptionsOf } from './groups/cost.ts';
+import { addCostGroup, costOf } from './groups/cost.ts';
 import { addExportOptions, exportOf } from './groups/output.ts';
 import { parseInteger } from '../core/parse.ts';
 
@@ -27,7 +27,7 @@ export function registerReportCommand(program: PlainCommand): void {
       const written = await reportPipeline(
         {
           dir,
-          cost: costOptionsOf(opts),
+          cost: costOf(opts),
           ...(opts.phasesAt !== undefined ? { phasesAt: opts.phasesAt } : {}),
           ...(exportJson ? { exportJson } : {}),
         },

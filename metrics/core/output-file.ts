@@ -29,6 +29,12 @@ function isRunFolder(dir: string): boolean {
  * Check an output file: refused (UsageError) when it is a run's file inside a run folder, or inside
  * one of `runDirs` (the folders the command itself reads or writes, which may not exist yet).
  */
+/** A file a run will write at its end: its folder must exist now (checked before a long run, not after it), and it is no run's file. */
+export function checkExportFile(option: string, file: string): string {
+  if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`${option}: the folder of ${file} does not exist`);
+  return checkOutputFile(option, file);
+}
+
 export function checkOutputFile(option: string, file: string, runDirs: readonly string[] = []): string {
   const target = resolved(file);
   const dir = path.dirname(target);

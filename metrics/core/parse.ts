@@ -5,8 +5,8 @@
  */
 import { UsageError } from './errors.ts';
 import { MAX_ROUTES, MIN_ROUTES } from './dimensions.ts';
-import { MAX_MEMORY_MB, MIN_MEMORY_MB } from './lambda-platform.ts';
-import type { Shard } from './run-spec.ts';
+import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseLambdaRuntime } from './lambda-platform.ts';
+import type { LambdaLine, Shard } from './run-spec.ts';
 
 /** A comma list; an empty item (`1,,2`, a trailing comma) is an error, not something to skip. */
 export function parseList(option: string, text: string): string[] {
@@ -132,4 +132,20 @@ export function parseShard(text: string): Shard {
     throw new UsageError(`--shard: "${text}" is not i/n with 1 <= i <= n <= 1000 (e.g. 2/4)`);
   }
   return { index, count };
+}
+
+/** `--samples`: a count, or `auto` (rounds until every median is known to --precision). */
+export function parseSamples(text: string): number | 'auto' {
+  return text.trim() === 'auto' ? 'auto' : parseInteger('--samples', 1, 10_000)(text);
+}
+
+/** A comma list of Lambda memory sizes, deduplicated and sorted. */
+export function parseMemoryList(option: string): (text: string) => number[] {
+  const one = parseMemory(option);
+  return (text: string) => [...new Set(parseList(option, text).map(one))].sort((a, b) => a - b);
+}
+
+/** A comma list of Lambda runtime lines (or `node`, the node running coldstart), deduplicated. */
+export function parseLambdaLines(option: string): (text: string) => LambdaLine[] {
+  return (text: string) => [...new Set(parseList(option, text).map((v) => parseLambdaRuntime(option, v)))];
 }

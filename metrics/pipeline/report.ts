@@ -1,14 +1,15 @@
 /** `report DIR`: rebuild every artefact of a run folder from its samples.jsonl (and meta.json), reading the run once. */
 import path from 'node:path';
-import type { CostOptions } from '../analyse/cost.ts';
+import { storedCost } from '../analyse/cost.ts';
+import type { MetaCost } from '../core/meta-spec.ts';
 import { assertNotHeld } from '../measure/run-lock.ts';
 import { writeReport } from '../report/write.ts';
 import { writeExport, type ExportJson } from './export.ts';
 
 export interface ReportSpec {
   dir: string;
-  /** cost flags given now; they override what the run stored */
-  cost?: CostOptions;
+  /** cost flags given now (in the run spec's terms); they override what the run stored */
+  cost?: MetaCost;
   /** --phases-at */
   phasesAt?: number | undefined;
   /** --export-json, from the report's own summaries */
@@ -21,7 +22,7 @@ export async function reportPipeline(spec: ReportSpec, warn: (line: string) => v
   // a run still writing the folder would overwrite (or be overwritten by) this report
   assertNotHeld(dir);
   const { written, context } = await writeReport(dir, {
-    ...(spec.cost ? { cost: spec.cost } : {}),
+    ...(spec.cost ? { cost: storedCost(spec.cost) } : {}),
     ...(spec.phasesAt !== undefined ? { phasesAt: spec.phasesAt } : {}),
     warn,
   });

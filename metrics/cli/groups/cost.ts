@@ -1,22 +1,11 @@
 /** Cost: the Lambda memory size, architecture and price the report's cost table uses (no effect on what is measured). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import {
-  ARCHITECTURES,
-  MAX_MEMORY_MB,
-  MIN_MEMORY_MB,
-  parseArchitecture as parseArchitectureValue,
-  type Architecture,
-} from '../../core/lambda-platform.ts';
+import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
 import { parseMemory, parsePrice } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;
-
-/** `--arch`: a Lambda architecture, or `x86` (the old name of x86_64), read by core's one parser. */
-export function parseArchitecture(option: string): (text: string) => Architecture {
-  return (text: string) => parseArchitectureValue(option, text);
-}
 
 export function addCostGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
@@ -37,7 +26,7 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
         '--arch <arch>',
         `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is accepted for x86_64)` +
           byDefault(d.architecture),
-      ).argParser(parseArchitecture('--arch')),
+      ).argParser((text) => parseArchitecture('--arch', text)),
     )
     .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
@@ -52,15 +41,5 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
     ...(opts.arch ? { architecture: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
-  };
-}
-
-/** The cost flags given, in the cost model's own terms (`report`, which overrides what a run stored; its name of x86_64 is x86). */
-export function costOptionsOf(opts: CostOpts) {
-  const { memoryMB, architecture, pricePerGBs } = costOf(opts);
-  return {
-    ...(memoryMB !== undefined ? { memoryMB } : {}),
-    ...(architecture ? { arch: architecture === 'x86_64' ? ('x86' as const) : ('arm64' as const) } : {}),
-    ...(pricePerGBs !== undefined ? { pricePerGBs } : {}),
   };
 }

@@ -1,20 +1,12 @@
 /** Lambda: memory sizes (every cell's limits), and what only Lambda cells take (lines, bootstraps, the reference). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { BOOTSTRAPS } from '../../core/dimensions.ts';
-import { LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB, parseLambdaRuntime } from '../../core/lambda-platform.ts';
+import { LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, MAX_CPU_PERIOD_US, type CellSpec, type LimitSpec } from '../../core/run-spec.ts';
-import { parseChoice, parseChoiceList, parseList, parseMemory, parsePositive } from '../../core/parse.ts';
+import { parseChoice, parseChoiceList, parseLambdaLines, parseMemoryList, parsePositive } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cells;
-
-function parseMemories(text: string): number[] {
-  return [...new Set(parseList('--lambda-memory', text).map(parseMemory('--lambda-memory')))].sort((a, b) => a - b);
-}
-
-function parseLines(text: string) {
-  return [...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v)))];
-}
 
 export function addLambdaGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
@@ -24,7 +16,7 @@ export function addLambdaGroup<A extends unknown[], O extends OptionValues, G ex
         '--lambda-memory <list>',
         `comma list of Lambda memory sizes in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}): each sample, a server's too, runs in a cgroup ` +
           `with that memory limit and, after INIT, that CPU share (MB / ${MB_PER_VCPU} vCPUs); absent = no limits`,
-      ).argParser(parseMemories),
+      ).argParser(parseMemoryList('--lambda-memory')),
     )
     .addOption(
       new Option(
@@ -47,7 +39,7 @@ export function addLambdaGroup<A extends unknown[], O extends OptionValues, G ex
           '(each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
           'node = the node running coldstart or --node, not a Lambda line)' +
           byDefault(d.lambdaRuntimes.join(',')),
-      ).argParser(parseLines),
+      ).argParser(parseLambdaLines('--lambda-runtime')),
     )
     .addOption(
       new Option(

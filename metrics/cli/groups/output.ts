@@ -1,27 +1,18 @@
 /** Output: the run folder, attribution, failures accepted, and hyperfine's JSON shape. */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { UsageError } from '../../core/errors.ts';
 import { EXIT_FAILED_SAMPLES } from '../../core/errors.ts';
 import type { OutputSpec } from '../../core/run-spec.ts';
 import { DEFAULT_EXPORT_METRIC, METRICS } from '../../core/samples.ts';
-import { checkOutputFile } from '../../core/output-file.ts';
+import { checkExportFile, checkOutputFile } from '../../core/output-file.ts';
 import { parseChoice } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
-
-function parseExportFile(file: string): string {
-  // checked before a long run, not after it
-  if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`--export-json: the folder of ${file} does not exist`);
-  return checkOutputFile('--export-json', file);
-}
 
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape (run, measure, report). */
 export function addExportOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
     .addOption(
-      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser(
-        parseExportFile,
+      new Option('--export-json <file>', "also write the results in hyperfine's --export-json shape (seconds) to FILE").argParser((file) =>
+        checkExportFile('--export-json', file),
       ),
     )
     .addOption(

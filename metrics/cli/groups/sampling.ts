@@ -4,15 +4,11 @@ import { parsePrecision, precisionSettings } from '../../core/precision-settings
 import { ORDERS } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, type SamplingSpec } from '../../core/run-spec.ts';
 import { parseShard } from '../../core/parse.ts';
-import { MAX_TIMEOUT_S, parseChoice, parseInteger, parseSeconds } from '../../core/parse.ts';
+import { MAX_TIMEOUT_S, parseChoice, parseInteger, parseSamples, parseSeconds } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 
 const SAMPLING = 'Sampling:';
 const d = DEFAULT_SPEC.sampling;
-
-function parseSamples(text: string): number | 'auto' {
-  return text.trim() === 'auto' ? 'auto' : parseInteger('--samples', 1, 10_000)(text);
-}
 
 /** `what`: the command's own word for a cell (`cell`, `app`). */
 export function addSamplingGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(
