@@ -8,6 +8,7 @@ import { Command, Option, type OptionValues } from '@commander-js/extra-typings'
 import { DEFAULT_CONTENT_TYPE, DEFAULT_REQUEST, DEFAULT_STATUS, parseBodyPattern, parseRequest, withoutEnvValues } from '../core/app.ts';
 import { parseChoice, parseInteger } from '../core/parse.ts';
 import { appsOf } from '../pipeline/apps.ts';
+import { leverPreset } from '../pipeline/lever-preset.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
 import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
@@ -67,7 +68,14 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
     .addOption(
       new Option('--env <name=value>', 'a variable the apps need (they get a clean environment); repeat for several').argParser(collect),
     )
-    .addOption(measureOption());
+    .addOption(measureOption())
+    .addOption(
+      new Option(
+        '--levers',
+        'try every lever that applies: builds plain, bundle, bundle-min; compile cache off, warm; ' +
+          'node and each Node line installed in .runtimes/ (not with --build, --compile-cache, --runtime)',
+      ),
+    );
 }
 
 export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHooks = {}): void {
@@ -78,7 +86,7 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
   const command = addRunGroups(addAppsGroup(measure), 'app').action(async (opts, self) => {
     const apps = appsOf(opts, invocationDir());
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
-    const cells = opts.measure ? { measures: opts.measure } : {};
+    const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
     const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps }, cells), self);
     await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
   });

@@ -1,14 +1,14 @@
-/** `results-index [DIR]`: write results/index.html, the page that lists the published run folders. */
+/** `results-index [DIR]`: write results/index.html and results/RESULTS.md, the published run folders as a page and a table. */
 import type { Command } from 'commander';
 import { writeResultsIndex } from '../pipeline/results-index.ts';
 
 export function registerResultsIndexCommand(program: Command): void {
   program
     .command('results-index')
-    .description('write results/index.html: a page listing the run folders under results/published/')
+    .description('write results/index.html and results/RESULTS.md: the run folders under results/published/ as a page and a table')
     .argument('[dir]', 'the results folder (default: results/ of the checkout)')
     .action((dir: string | undefined) => {
-      const { file, runs } = writeResultsIndex(dir);
-      process.stdout.write(`wrote ${file} (${runs} published run${runs === 1 ? '' : 's'})\n`);
+      const { file, page, runs } = writeResultsIndex(dir);
+      process.stdout.write(`wrote ${file} and ${page} (${runs} published run${runs === 1 ? '' : 's'})\n`);
     });
 }

@@ -271,9 +271,18 @@ export interface OptionRule {
   /** `given`: the long flags the user typed */
   applies: (spec: RunSpec, given: ReadonlySet<string>) => boolean;
   without: string;
+  /** a flag that sets what `flags` would: refused as "FLAGS cannot be given with OVERRIDDEN" instead */
+  overriddenBy?: string;
 }
 
 export const OPTION_RULES: readonly OptionRule[] = [
+  {
+    // measure --levers sets every lever list itself: an explicit list would be silently overridden
+    flags: ['--build', '--compile-cache', '--runtime'],
+    applies: (_s, given) => !given.has('--levers'),
+    without: '',
+    overriddenBy: '--levers, which tries every build, compile cache and installed Node line',
+  },
   { flags: ['--seed'], applies: (s) => s.sampling.order === 'random', without: '--order random' },
   { flags: ['--precision', '--min-samples', '--max-samples'], applies: (s) => s.sampling.samples === 'auto', without: '--samples auto' },
   { flags: ['--init-cpus', '--cpu-period'], applies: (s) => s.cells.memories.length > 0, without: '--lambda-memory' },
@@ -381,6 +390,7 @@ export function specRefusal(spec: RunSpec, given: ReadonlySet<string>): string |
     const flags = rule.flags.filter((f) => given.has(f));
     if (flags.length === 0 || rule.applies(spec, given)) continue;
     const many = flags.length > 1;
+    if (rule.overriddenBy) return `${flags.join(', ')} cannot be given with ${rule.overriddenBy}: leave ${many ? 'them' : 'it'} out`;
     return `${flags.join(', ')} ${many ? 'do' : 'does'} nothing without ${rule.without}: give it, or leave ${many ? 'them' : 'it'} out`;
   }
   return selectionRefusal(spec);

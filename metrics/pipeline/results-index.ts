@@ -11,6 +11,7 @@ import { readMeta } from '../core/meta.ts';
 import { RESULTS_DIR } from '../measure/session.ts';
 import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
 import { HTML_REPORT } from '../report/html.ts';
+import { writeResultsPage } from './results-page.ts';
 
 export const RESULTS_INDEX = 'index.html';
 const PUBLISHED = 'published';
@@ -37,10 +38,10 @@ export function resultsIndexOf(dir: string = RESULTS_DIR): { html: string; runs:
   return { html: resultsIndexHtml(runs), runs: runs.length };
 }
 
-/** Writes `dir`/index.html; returns the file and how many runs it lists. */
-export function writeResultsIndex(dir: string = RESULTS_DIR): { file: string; runs: number } {
+/** Writes `dir`/index.html and `dir`/RESULTS.md (pipeline/results-page.ts); returns the files and how many runs they list. */
+export function writeResultsIndex(dir: string = RESULTS_DIR): { file: string; page: string; runs: number } {
   const { html, runs } = resultsIndexOf(dir);
   const file = path.join(path.resolve(dir), RESULTS_INDEX);
   writeFileWhole(file, html);
-  return { file, runs };
+  return { file, page: writeResultsPage(path.resolve(dir)), runs };
 }

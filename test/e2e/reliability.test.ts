@@ -16,7 +16,7 @@ import { readSamples } from '../../metrics/core/samples.ts';
 import { detectLimits } from '../../metrics/measure/limits/detect.ts';
 import { markedProcesses } from '../../metrics/measure/marked.ts';
 import { setprivPath } from '../../metrics/measure/parent-death.ts';
-import { CLI, processesWith, ROOT, runCli, tempDir, waitFor } from '../support/helpers.ts';
+import { CLI, groupAlive, processesWith, ROOT, runCli, tempDir, waitFor } from '../support/helpers.ts';
 
 const SMALL = ['--frameworks', 'node-http', '--routes', '1', '--warmup', '0'];
 
@@ -40,15 +40,6 @@ function startGroup(command: string, args: string[], env: NodeJS.ProcessEnv = pr
   const exited = new Promise<number | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : null))));
   const launcherExited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   return { child, stdout: () => stdout, stderr: () => stderr, exited, launcherExited };
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function sampleLines(file: string): number {
@@ -99,7 +90,7 @@ describe('interrupts through the launchers: the report survives the copies of th
         // the launcher returns only after the report is written: a CI step that reads it next finds it
         const reportFirst = existsSync(path.join(out, 'summary.md'));
         await run.exited;
-        assert.ok(reportFirst, `the report was written before ${launch.command} returned`);
+        assert.ok(reportFirst, `the report was written before ${launch.command} returned: ${run.stdout()} ${run.stderr()}`);
         assert.ok(await waitFor(() => !groupAlive(run.child.pid!), 60_000), 'the whole group ended');
         assert.match(run.stdout(), /^interrupted; partial results in /m, run.stderr());
         assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /interrupted: partial results/);

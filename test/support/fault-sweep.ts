@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RunStep } from '../../metrics/core/run-steps.ts';
 import { expectedOf, FAULT_RUN_ARGS, FAULT_RUN_SAMPLES, violations, type Expected, type Fault } from './faults.ts';
-import { CLI, processesWith, ROOT } from './helpers.ts';
+import { CLI, groupAlive, processesWith, ROOT } from './helpers.ts';
 
 /** How long a case may take before it counts as a hang (the runner is killed). */
 const CASE_LIMIT_MS = 90_000;
@@ -61,15 +61,6 @@ function runnerEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
   return env;
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Inject `fault` into the paused runner. */

@@ -142,3 +142,13 @@ export function processesWith(marker: string): number[] {
   }
   return pids;
 }
+
+/** Whether any process of process group `pgid` is alive. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -86,6 +86,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   // the folder above the handler's: its task root
   '--cwd': [dir],
   '--env': ['SHOP=corner'],
+  '--levers': [],
 };
 
 /** The kinds of selection, each a base command line of its command. */
@@ -264,6 +265,19 @@ describe('the examples of issue 25: exit 2 and one line that says why', () => {
       says: /every cell would be unsupported.*probe/,
     },
   ];
+  // issue 29: --levers sets every lever list, so an explicit one is refused rather than overridden
+  examples.push(
+    {
+      name: '--levers with --build',
+      args: ['measure', '--entry', app, '--levers', '--build', 'bundle'],
+      says: /--build cannot be given with --levers/,
+    },
+    {
+      name: '--levers with --compile-cache and --runtime',
+      args: ['measure', '--entry', app, '--runtime', 'node', '--levers', '--compile-cache', 'warm'],
+      says: /--compile-cache, --runtime cannot be given with --levers/,
+    },
+  );
   // not an example of the issue, but the same promise: the typed commands keep the program's error handling
   examples.push(
     { name: 'an unknown option of run', args: ['run', '--sample', '3'], says: /unknown option '--sample'/ },

@@ -1,0 +1,157 @@
+/**
+ * RESULTS.md: the published run folders (results/published/) as one Markdown page, in the spirit of
+ * the seed's COLD-STARTS.md but with spreads and the machine: per run, framework × routes with ready
+ * and first response (median and p25–p75), the cost per added route (the linear fit of scaling.md),
+ * the Lambda Init estimate and $ per million cold starts where the run has them, and instruction
+ * counts for counted cells. Newest run first. Every figure comes from the run folder's own report
+ * (loadRun), so `npm run report -- FOLDER` shows where each one comes from.
+ */
+import { quantile } from 'simple-statistics';
+import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { cellCost } from '../analyse/cost.ts';
+import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
+import { cellKey } from '../core/cell.ts';
+import { markdownCode, markdownText } from '../core/escape.ts';
+import type { ReportContext } from './contract.ts';
+
+export interface PublishedContext {
+  /** the folder's name under results/published/ */
+  name: string;
+  /** the folder's report; absent when it holds no samples.jsonl */
+  context?: ReportContext;
+  /** the report files the folder holds (linked when present) */
+  files: string[];
+}
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+/** `median (p25–p75)` of a metric's values, ms. */
+function spread(stats: Stats | undefined): string {
+  if (!stats || stats.values.length === 0) return '–';
+  const sorted = [...stats.values].sort((a, b) => a - b);
+  if (sorted.length < 2) return fixed(stats.median);
+  return `${fixed(stats.median)} (${fixed(quantile(sorted, 0.25))}–${fixed(quantile(sorted, 0.75))})`;
+}
+
+function millions(value: number | undefined): string {
+  return value === undefined ? '–' : `${(value / 1e6).toFixed(1)} M`;
+}
+
+function machineLine(machine: NonNullable<ReportContext['meta']>['machine']): string {
+  return `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB, ${machine.os}`;
+}
+
+/** The run's header: where it is, when, on what machine and under what load, and the command. */
+function runHeader(run: PublishedContext, base: string): string[] {
+  const meta = run.context?.meta;
+  // the name is from outside: percent-encoded, it can neither end the link nor leave the folder
+  const folder = `${base}/${encodeURIComponent(run.name)}/`;
+  const links = [`[run folder](${folder})`, ...run.files.map((file) => `[${file}](${folder}${file})`)];
+  const lines = [`## ${markdownText(run.name)}`, '', links.join(' · '), ''];
+  if (meta) {
+    const load = meta.load
+      ? `load (1 min) ${fixed(meta.load.during.load1.min)}–${fixed(meta.load.during.load1.max)} on ${meta.load.cores} cores`
+      : 'load not recorded';
+    lines.push(
+      `- **Started:** ${markdownText(meta.startedAt)}${meta.interrupted ? ' (interrupted: partial results)' : ''}`,
+      `- **Machine:** ${markdownText(machineLine(meta.machine))}; ${load}`,
+      `- **Command:** ${markdownCode(meta.command)}`,
+      '',
+    );
+  }
+  return lines;
+}
+
+/** The timed cells: a row per cell, with the series' cost per added route. */
+function timedTable(context: ReportContext): string[] {
+  const { summaries } = context;
+  if (summaries.length === 0) return [];
+  const perRoute = new Map<string, string>();
+  for (const fit of scalingFits(summaries)) {
+    if (fit.metric !== 'listen' || !fit.fit) continue;
+    const text = `${fit.fit.perRouteMs.toFixed(4)}${fit.fit.slopeSignificant ? '' : ' (n.s.)'}`;
+    for (const cell of fit.series.cells) perRoute.set(cellKey(cell.cell), text);
+  }
+  const lambda = summaries.some((s) => context.calibration.get(cellKey(s.cell))?.init);
+  const header = ['series', 'routes', 'ok', 'ready ms', 'first response ms', 'ms per route'];
+  if (lambda) header.push('Lambda Init estimate ms', '$ per 1M cold starts');
+  const rows = seriesOf(summaries).flatMap((series) =>
+    series.cells.map((summary) => {
+      const key = cellKey(summary.cell);
+      const row = [
+        markdownText(series.label),
+        String(summary.cell.routes),
+        `${summary.ok}/${summary.ok + summary.failed}`,
+        spread(summary.metrics[readyMark(summary)]),
+        spread(summary.metrics.firstResponse),
+        perRoute.get(key) ?? '–',
+      ];
+      if (lambda) row.push(...lambdaColumns(summary, context));
+      return row;
+    }),
+  );
+  return table(header, rows);
+}
+
+function lambdaColumns(summary: CellSummary, context: ReportContext): string[] {
+  const calibration = context.calibration.get(cellKey(summary.cell));
+  const estimate = calibration?.init?.estimate;
+  const cost = cellCost(summary, context.cost, calibration?.billedEstimate);
+  return [estimate === undefined ? '–' : fixed(estimate), cost ? `$${cost.perMillion.toFixed(2)}` : '–'];
+}
+
+/** The counted cells: instructions per phase and in all (millions), and the series' instructions per added route (of the total). */
+function countedTable(context: ReportContext): string[] {
+  const { counted } = context;
+  if (counted.length === 0) return [];
+  const rows = seriesOf(counted).flatMap((series) => {
+    const points = series.cells
+      .filter((c) => c.instructions?.total)
+      .map((c): [number, number] => [c.cell.routes, c.instructions!.total!.median]);
+    const slope = new Set(points.map(([n]) => n)).size >= 3 ? Math.round(fitLinear(points).perRouteMs).toLocaleString('en-US') : '–';
+    return series.cells.map((summary) => {
+      const figures = summary.instructions ?? {};
+      // a framework's start-up ends at listen (a handler: the rest of INIT); an app's has one figure, ready
+      const last = figures.listen ?? figures.init ?? figures.ready;
+      return [
+        markdownText(series.label),
+        String(summary.cell.routes),
+        ...[figures.boot, figures.import, figures.registration, last, figures.firstRequest, figures.total].map((f) => millions(f?.median)),
+        slope,
+      ];
+    });
+  });
+  return table(
+    ['series', 'routes', 'boot', 'import', 'registration', 'listen, INIT or app start', 'first request', 'total', 'per route'],
+    rows,
+  );
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`), ''];
+}
+
+/** The page: every published run, newest first; `base` is the published folder relative to the page. */
+export function resultsMarkdown(runs: readonly PublishedContext[], base: string): string {
+  const started = (run: PublishedContext) => run.context?.meta?.startedAt ?? run.name;
+  const newestFirst = [...runs].sort((a, b) => started(b).localeCompare(started(a)));
+  const lines = [
+    '# Published results',
+    '',
+    `Written by \`npm run results:index\` from the run folders in \`${base}/\` (newest first); do not edit by hand:`,
+    'a test fails when this page differs from what the command writes. Each run folder holds its raw',
+    'samples (samples.jsonl) and meta.json: `npm run report -- FOLDER` recomputes every figure here.',
+    'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "ready" is the',
+    'server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
+    'route counts (n.s.: not significantly different from 0). Instruction counts are deterministic:',
+    'they do not depend on the load of the machine, wall times do.',
+    '',
+  ];
+  if (newestFirst.length === 0) lines.push('No run is published yet.', '');
+  for (const run of newestFirst) {
+    lines.push(...runHeader(run, base));
+    if (run.context) lines.push(...timedTable(run.context), ...countedTable(run.context));
+    else lines.push('This folder holds no samples.jsonl: nothing to show.', '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

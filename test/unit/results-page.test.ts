@@ -1,0 +1,69 @@
+/**
+ * results/RESULTS.md: the committed page is what `npm run results:index` writes from the committed
+ * run folders of results/published/ (a test fails when it is stale), and the page of a results folder
+ * shows each run's cells with medians and spreads, the machine and its load, the cost per route and
+ * counted instructions where the run has them, newest run first, every outside text escaped.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { resultsPageOf, RESULTS_PAGE } from '../../metrics/pipeline/results-page.ts';
+import { fixture, ROOT, tempDir } from '../support/in-process.ts';
+import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
+
+const GOLDEN = fixture('golden-run');
+
+describe('results/RESULTS.md', () => {
+  it('the committed page is what `npm run results:index` writes', () => {
+    const committed = readFileSync(path.join(ROOT, 'results', RESULTS_PAGE), 'utf8');
+    assert.ok(committed === resultsPageOf(path.join(ROOT, 'results')), 'results/RESULTS.md is stale: run `npm run results:index`');
+  });
+
+  it('with nothing published: a page that says so', () => {
+    assert.match(resultsPageOf(tempDir('coldstart-page-')), /No run is published yet/);
+  });
+
+  it('a run: a row per cell with median (p25–p75), the machine, the load and links; newest first', () => {
+    const dir = tempDir('coldstart-page-');
+    const golden = path.join(dir, 'published', '2026-11-22-golden');
+    mkdirSync(golden, { recursive: true });
+    for (const file of ['samples.jsonl', 'meta.json']) copyFileSync(path.join(GOLDEN, file), path.join(golden, file));
+    writeFileSync(path.join(golden, 'summary.md'), '');
+    const newer = writeRun(path.join(dir, 'published', 'z-synthetic'), [
+      ...samplesOf(cell('fastify', 1), spread(100, 5)),
+      ...samplesOf(cell('fastify', 10), spread(110, 5)),
+      ...samplesOf(cell('fastify', 100), spread(200, 5)),
+    ]);
+    mkdirSync(path.join(dir, 'published', 'empty'));
+    const page = resultsPageOf(dir);
+    assert.match(page, /^# Published results$/m);
+    // the golden run (2026-11-22) is older than the synthetic one: it comes second
+    assert.ok(page.indexOf('## z-synthetic') < page.indexOf('## 2026-11-22-golden'), page);
+    assert.match(page, /\[run folder\]\(published\/2026-11-22-golden\/\) · \[summary\.md\]\(published\/2026-11-22-golden\/summary\.md\)/);
+    assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+/);
+    const header = '| series | routes | ok | ready ms | first response ms | ms per route |';
+    assert.ok(page.includes(header), page);
+    // every row of a table has the header's columns; the synthetic series: 5 samples, its spread shown
+    for (const line of page.split('\n').filter((l) => l.startsWith('| fastify'))) assert.equal(line.split(' | ').length, 6, line);
+    const row = page.split('\n').find((l) => l.startsWith('| fastify | 100 | 5/5 |'));
+    assert.ok(row, page);
+    assert.match(row, /\| \d+\.\d \(\d+\.\d–\d+\.\d\) \|/);
+    assert.match(page, /## empty\n\n\[run folder\]\(published\/empty\/\)\n\nThis folder holds no samples\.jsonl/);
+    assert.ok(resultsPageOf(dir) === page, 'the same folders give the same bytes');
+    assert.ok(newer);
+  });
+
+  it('escapes folder names and meta.json text', () => {
+    const dir = tempDir('coldstart-page-');
+    const folder = path.join(dir, 'published', '<b>x|y');
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(path.join(GOLDEN, 'samples.jsonl'), path.join(folder, 'samples.jsonl'));
+    const meta = JSON.parse(readFileSync(path.join(GOLDEN, 'meta.json'), 'utf8')) as Record<string, unknown>;
+    meta.machine = { os: '<img src=x onerror=alert(1)>', cpu: '[x](javascript:alert(1))', cores: 2, memoryGB: 1 };
+    writeFileSync(path.join(folder, 'meta.json'), JSON.stringify(meta));
+    const page = resultsPageOf(dir);
+    assert.doesNotMatch(page, /<b>|<img|(?<!\\)\]\(javascript:/);
+    assert.match(page, /## &lt;b&gt;x&#124;y\n\n\[run folder\]\(published\/%3Cb%3Ex%7Cy\/\)/);
+  });
+});
