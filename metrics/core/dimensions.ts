@@ -55,6 +55,12 @@ export const AWS_LAMBDA_TARGET = 'aws-lambda';
 export const CELL_TARGETS = [...TARGETS, AWS_LAMBDA_TARGET] as const;
 export type CellTarget = (typeof CELL_TARGETS)[number];
 
+/** The generated target of a cell (its generators' folder); a cell imported from AWS has none: an error to ask. */
+export function generatedTarget(target: CellTarget): Target {
+  if (target === AWS_LAMBDA_TARGET) throw new Error('a cell imported from AWS (aws-lambda) has no generated file');
+  return target;
+}
+
 /** The runtime binaries a server cell (or `--lambda-runtime node`) runs on (plan/runtimes.ts installs them). */
 export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
