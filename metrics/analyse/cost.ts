@@ -5,36 +5,33 @@
  */
 import type { CellSummary } from './aggregate.ts';
 import {
-  ARCHITECTURE_SHORT_NAME,
+  DEFAULT_ARCHITECTURE,
   MB_PER_GB,
-  PRICE_PER_GB_SECOND as LAMBDA_PRICE_PER_GB_SECOND,
+  PRICE_PER_GB_SECOND,
   REQUEST_PRICE_PER_MILLION,
+  type Architecture,
 } from '../core/lambda-platform.ts';
 import type { MetaCost } from '../core/meta-spec.ts';
-export const ARCHES = ['x86', 'arm64'] as const;
-export type Arch = (typeof ARCHES)[number];
 
-/** AWS Lambda's on-demand duration price, $ per GB-second (core/lambda-platform.ts), by the cost model's name of the architecture. */
-export const PRICE_PER_GB_SECOND: Record<Arch, number> = {
-  x86: LAMBDA_PRICE_PER_GB_SECOND.x86_64,
-  arm64: LAMBDA_PRICE_PER_GB_SECOND.arm64,
-};
 export const DEFAULT_MEMORY_MB = 1024;
-export const DEFAULT_ARCH: Arch = 'x86';
 
 export interface CostSettings {
   memoryMB: number;
-  arch: Arch;
+  /** the architecture the cost table prices: the first of `architectures` */
+  arch: Architecture;
+  /** every architecture the report estimates Lambda cells for (--arch x86_64,arm64), the first is `arch` */
+  architectures: Architecture[];
   /** $ per GB-second */
   pricePerGBs: number;
   /** true when the price was given (--price) rather than taken from the architecture */
   customPrice: boolean;
 }
 
-/** What a user may give (on `run`, kept in meta.json options, or on `report`). */
+/** What a user may give (on `run`, kept in meta.json's spec, or on `report`). */
 export interface CostOptions {
   memoryMB?: number;
-  arch?: Arch;
+  /** the architectures, in the order given (the first prices the cost table) */
+  architectures?: Architecture[];
   pricePerGBs?: number;
 }
 
@@ -49,18 +46,29 @@ export function costPerMillion(ms: number, settings: Pick<CostSettings, 'memoryM
  * arch's price even when the run had given --price.
  */
 export function resolveCost(report: CostOptions = {}, stored: CostOptions = {}): CostSettings {
-  const arch = report.arch ?? stored.arch ?? DEFAULT_ARCH;
+  const architectures = report.architectures?.length
+    ? report.architectures
+    : stored.architectures?.length
+      ? stored.architectures
+      : [DEFAULT_ARCHITECTURE];
+  const arch = architectures[0]!;
   const memoryMB = report.memoryMB ?? stored.memoryMB ?? DEFAULT_MEMORY_MB;
-  const price = report.pricePerGBs ?? (report.arch !== undefined ? undefined : stored.pricePerGBs);
-  return { memoryMB, arch, pricePerGBs: price ?? PRICE_PER_GB_SECOND[arch], customPrice: price !== undefined };
+  const price = report.pricePerGBs ?? (report.architectures?.length ? undefined : stored.pricePerGBs);
+  return { memoryMB, arch, architectures, pricePerGBs: price ?? PRICE_PER_GB_SECOND[arch], customPrice: price !== undefined };
 }
 
-/** The cost model meta.json's spec holds (memory, architecture, price), in the cost model's own terms. */
+/** The price of one of the report's architectures: the price given applies to the first (the only one it may be given with). */
+export function priceOf(settings: CostSettings, architecture: Architecture): number {
+  return architecture === settings.arch ? settings.pricePerGBs : PRICE_PER_GB_SECOND[architecture];
+}
+
+/** The cost model meta.json's spec holds (memory, architectures, price). */
 export function storedCost(cost: MetaCost | undefined): CostOptions {
   if (!cost) return {};
+  const architectures = cost.architectures?.length ? cost.architectures : cost.architecture ? [cost.architecture] : undefined;
   return {
     ...(cost.memoryMB !== undefined ? { memoryMB: cost.memoryMB } : {}),
-    ...(cost.architecture ? { arch: ARCHITECTURE_SHORT_NAME[cost.architecture] } : {}),
+    ...(architectures ? { architectures } : {}),
     ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
   };
 }

@@ -21,7 +21,7 @@ export function registerCompareCommand(program: Command): void {
   program
     .command('compare')
     .description('compare two run folders: ratio of medians B/A per cell with a Mann-Whitney U p-value; markdown on stdout')
-    .argument('<runA>', 'the baseline run folder')
+    .argument('<runA>', 'the baseline run folder (samples.jsonl read line by line, a line at most 4 MB; meta.json at most 16 MB)')
     .argument('<runB>', 'the run folder to compare with it')
     .option(
       '--fail-above <ratio>',

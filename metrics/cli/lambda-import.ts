@@ -19,7 +19,11 @@ function lambdaImportCommand() {
     .description(
       'read CloudWatch REPORT lines (text, or a Logs Insights CSV/JSON export) into a run folder of aws-lambda samples, then report it',
     )
-    .argument('<files...>', 'files of REPORT lines: plain log text (.txt, .log), or a Logs Insights export (.csv, .json)')
+    .argument(
+      '<files...>',
+      'files of REPORT lines: plain log text (.txt, .log; read line by line, a line over 1 MB skipped), ' +
+        'or a Logs Insights export (.csv, .json; at most 64 MB)',
+    )
     .addOption(
       new Option(
         '-o, --out <dir>',

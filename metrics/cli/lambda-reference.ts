@@ -16,7 +16,7 @@ export function registerLambdaReferenceCommand(program: PlainCommand): void {
     .option(
       '--lambda-perf <paths...>',
       "maxday/lambda-perf data: its data/ folder (a clone's or a download's) or day files " +
-        '(data/YYYY-MM-DD.json; last.json is left out)',
+        '(data/YYYY-MM-DD.json, each at most 64 MB; last.json is left out)',
       [],
     )
     .addOption(
@@ -25,7 +25,11 @@ export function registerLambdaReferenceCommand(program: PlainCommand): void {
         'with --lambda-perf: the newest n days of data the table holds' + byDefault(DEFAULT_LAMBDA_PERF_DAYS),
       ).argParser(parseInteger('--days', 1, MAX_LAMBDA_PERF_FILES)),
     )
-    .option('--reports <files...>', 'REPORT lines (text, Logs Insights CSV or JSON) of the reference function you deployed', [])
+    .option(
+      '--reports <files...>',
+      'REPORT lines (text, Logs Insights CSV or JSON) of the reference function you deployed (as lambda-import reads them)',
+      [],
+    )
     .option(
       '--lambda-runtime <line>',
       'the runtime line of --reports (nodejs22.x, nodejs24.x; --runtime: old spelling of --lambda-runtime)',
@@ -38,7 +42,11 @@ export function registerLambdaReferenceCommand(program: PlainCommand): void {
       ).argParser((text) => parseArchitecture('--arch', text)),
     )
     .addOption(oldSpelling('--architecture <arch>', '--arch', parseArchitecture))
-    .option('--out <file>', 'where to write the table', SHIPPED_REFERENCE_FILE)
+    .option(
+      '--out <file>',
+      'where to write the table: a new file, or a calibration table (at most 64 MB) it replaces',
+      SHIPPED_REFERENCE_FILE,
+    )
     .action((opts) => {
       runLambdaReference(
         {

@@ -6,7 +6,7 @@ export function registerMergeCommand(program: Command): void {
   program
     .command('merge')
     .description('join run folders (e.g. the shards of --shard i/n from several machines) into one run folder and write its report')
-    .argument('<runs...>', 'the run folders to join')
+    .argument('<runs...>', 'the run folders to join (samples.jsonl read line by line, a line at most 4 MB; meta.json at most 16 MB)')
     .requiredOption('-o, --out <dir>', 'the merged run folder (new or empty)')
     .action(async (runs: string[], opts: { out: string }) => {
       const result = await runMerge(runs, opts.out, (line) => process.stderr.write(`warning: ${line}\n`));

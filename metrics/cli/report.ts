@@ -12,7 +12,7 @@ import { parseInteger } from '../core/parse.ts';
 export function registerReportCommand(program: PlainCommand): void {
   const report = new Command('report')
     .description('rebuild every artefact of a run folder from its samples.jsonl (and meta.json)')
-    .argument('<dir>', 'a run folder, e.g. results/latest');
+    .argument('<dir>', 'a run folder, e.g. results/latest (samples.jsonl read line by line, a line at most 4 MB; meta.json at most 16 MB)');
   const command = addExportOptions(addCostGroup(report).optionsGroup('Output:'))
     .addOption(
       new Option('--phases-at <N>', 'the route count of chart-phases.svg (default 1000, or the largest measured N below it)').argParser(

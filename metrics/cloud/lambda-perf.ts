@@ -19,6 +19,7 @@ import {
   DEFAULT_LAMBDA_PERF_DAYS,
   isDay,
   MAX_LAMBDA_PERF_FILES,
+  MAX_REFERENCE_BYTES,
   parseReferenceTable,
   REFERENCE_HANDLER,
   type ReferenceRow,
@@ -121,7 +122,6 @@ export function lambdaPerfDayFiles(inputs: string[], today: string): DayFiles {
 }
 
 /** A lambda-perf day file is some hundred kB; a larger one is not one. */
-const MAX_LAMBDA_PERF_BYTES = 64 * 1024 * 1024;
 /** lambda-perf measures 10 cold starts a function a day: an entry with thousands is not lambda-perf's */
 const MAX_INITS_PER_ENTRY = 1000;
 
@@ -162,7 +162,7 @@ export function readLambdaPerfFile(file: string, groups: Map<string, Collected>)
   if (!day) throw new UsageError(`${file}: a lambda-perf data file is named YYYY-MM-DD.json`);
   let data: unknown;
   try {
-    data = JSON.parse(readTextBounded(file, MAX_LAMBDA_PERF_BYTES, 'a lambda-perf data file'));
+    data = JSON.parse(readTextBounded(file, MAX_REFERENCE_BYTES, 'a lambda-perf data file'));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${file} as JSON: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}`);
@@ -269,7 +269,7 @@ export function buildReferenceTable(input: ReferenceInput): ReferenceTable {
 export function checkReferenceOut(file: string): void {
   if (!existsSync(file)) return;
   try {
-    parseReferenceTable(JSON.parse(readTextBounded(file, MAX_LAMBDA_PERF_BYTES, 'a calibration table')), file);
+    parseReferenceTable(JSON.parse(readTextBounded(file, MAX_REFERENCE_BYTES, 'a calibration table')), file);
   } catch {
     throw new UsageError(`--out ${file} exists and is not a calibration table: give a new file or a table to replace`);
   }

@@ -55,6 +55,12 @@ export const AWS_LAMBDA_TARGET = 'aws-lambda';
 export const CELL_TARGETS = [...TARGETS, AWS_LAMBDA_TARGET] as const;
 export type CellTarget = (typeof CELL_TARGETS)[number];
 
+/** The generated target of a cell (its generators' folder); a cell imported from AWS has none: an error to ask. */
+export function generatedTarget(target: CellTarget): Target {
+  if (target === AWS_LAMBDA_TARGET) throw new Error('a cell imported from AWS (aws-lambda) has no generated file');
+  return target;
+}
+
 /** The runtime binaries a server cell (or `--lambda-runtime node`) runs on (plan/runtimes.ts installs them). */
 export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
@@ -467,13 +473,16 @@ export const RUN_DIMENSIONS = {
     flags: [
       {
         flag: '--arch',
-        arg: '<arch>',
+        arg: '<list>',
         group: 'cost',
         meta: 'arch',
-        help: `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is an alias of x86_64)`,
+        help:
+          `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is an alias of x86_64): an estimate ` +
+          "each for Lambda cells (its calibration and its price); the first one's price is the cost table's",
       },
     ],
-    help: 'the Lambda architecture the cost model prices',
+    // not a cell dimension: a local cell runs on this machine whatever the architecture; only the calibration and the price differ
+    help: 'the Lambda architectures Lambda cells are estimated for; the first prices the cost table',
   }),
   costMemory: dimension<number>()({
     values: 'open',

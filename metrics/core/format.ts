@@ -34,3 +34,9 @@ export function percent(share: number): string {
   const value = share * 100;
   return `${Math.abs(value) >= 1 || value === 0 ? value.toFixed(1) : Number(value.toPrecision(2)).toString()} %`;
 }
+
+/** Dollars as the cost tables write them: three decimals below $1, two below $100, whole dollars above; a dash without a figure. */
+export function dollars(value: number | undefined): string {
+  if (value === undefined || !Number.isFinite(value)) return '–';
+  return value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`;
+}

@@ -6,8 +6,9 @@
  * data files or a user's own REPORT lines. Reports read it to derive what Lambda adds to a local
  * measurement of the same function.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { UsageError } from './errors.ts';
+import { readTextBounded } from './files.ts';
 
 /** The reference function every row measured. */
 export const REFERENCE_HANDLER = 'exports.handler = () => ({statusCode: 200})';
@@ -100,12 +101,15 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
   };
 }
 
+/** A calibration table (and each lambda-perf data file) is read whole up to this; the shipped one is a few KiB. */
+export const MAX_REFERENCE_BYTES = 64 * 2 ** 20;
+
 export function readReferenceTable(file = SHIPPED_REFERENCE_FILE): ReferenceTable {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new ReferenceTableError(`cannot read the calibration table ${file}`);
+    text = readTextBounded(file, MAX_REFERENCE_BYTES, 'a calibration table');
+  } catch (error) {
+    throw new ReferenceTableError(error instanceof UsageError ? error.message : `cannot read the calibration table ${file}`);
   }
   let value: unknown;
   try {

@@ -88,7 +88,10 @@ export interface MetaLimits {
 /** The cost model the report prices with; absent fields take its defaults (an import records only the architecture). */
 export interface MetaCost {
   memoryMB?: number;
+  /** the first architecture asked: the cost table's price */
   architecture?: Architecture;
+  /** every architecture asked, when more than one (--arch x86_64,arm64): an estimate each */
+  architectures?: Architecture[];
   pricePerGBs?: number;
 }
 
@@ -213,6 +216,13 @@ function parseLimits(v: unknown): MetaLimits | undefined {
   };
 }
 
+/** A list of architectures from outside: each a Lambda name or an alias, once; undefined when none is. */
+function architecturesOf(value: unknown): Architecture[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const list = [...new Set(value.flatMap((a) => (typeof a === 'string' ? (toArchitecture(a) ?? []) : [])))];
+  return list.length ? list : undefined;
+}
+
 function parseCost(v: unknown): MetaCost {
   if (!isObject(v)) return {};
   const memoryMB = num(v.memoryMB);
@@ -220,6 +230,7 @@ function parseCost(v: unknown): MetaCost {
   return present({
     memoryMB: memoryMB !== undefined && memoryMB > 0 ? memoryMB : undefined,
     architecture: typeof v.architecture === 'string' ? toArchitecture(v.architecture) : undefined,
+    architectures: architecturesOf(v.architectures),
     pricePerGBs: pricePerGBs !== undefined && pricePerGBs > 0 ? pricePerGBs : undefined,
   });
 }

@@ -5,7 +5,7 @@
  */
 import { UsageError } from './errors.ts';
 import { MAX_ROUTES, MIN_ROUTES } from './dimensions.ts';
-import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseLambdaRuntime } from './lambda-platform.ts';
+import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture, parseLambdaRuntime, type Architecture } from './lambda-platform.ts';
 import type { LambdaLine, Shard } from './run-spec.ts';
 
 /** A comma list; an empty item (`1,,2`, a trailing comma) is an error, not something to skip. */
@@ -148,4 +148,9 @@ export function parseMemoryList(option: string): (text: string) => number[] {
 /** A comma list of Lambda runtime lines (or `node`, the node running coldstart), deduplicated. */
 export function parseLambdaLines(option: string): (text: string) => LambdaLine[] {
   return (text: string) => [...new Set(parseList(option, text).map((v) => parseLambdaRuntime(option, v)))];
+}
+
+/** `--arch x86_64,arm64`: a comma list of Lambda architectures (or x86, the old name of x86_64), each once, in the order given. */
+export function parseArchitectures(option: string): (text: string) => Architecture[] {
+  return (text: string) => [...new Set(parseList(option, text).map((value) => parseArchitecture(option, value)))];
 }

@@ -113,7 +113,8 @@ export interface LimitSpec {
 /** The cost model of the report. */
 export interface CostSpec {
   memoryMB: number;
-  architecture: Architecture;
+  /** the architectures Lambda cells are estimated for, in the order given; the first prices the cost table */
+  architectures: Architecture[];
   /** $ per GB-second; undefined = the architecture's on-demand price */
   pricePerGBs: number | undefined;
 }
@@ -186,7 +187,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     shard: undefined,
   },
   limits: { initCpus: 2, cpuPeriodUs: 100_000 },
-  cost: { memoryMB: 1024, architecture: 'x86_64', pricePerGBs: undefined },
+  cost: { memoryMB: 1024, architectures: ['x86_64'], pricePerGBs: undefined },
   output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false },
 };
 

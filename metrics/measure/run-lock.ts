@@ -4,9 +4,10 @@
  * folder exactly one gets it; the other is a usage error. It names its owner (pid and start time):
  * the lock of a runner that died (SIGKILL, a crash) is taken over, saying so.
  */
-import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
+import { readTextBounded } from '../core/files.ts';
 import { ownerAlive, ownerTag, parseOwnerTag, selfOwner, type Owner } from './owner.ts';
 
 export const LOCK_FILE = '.coldstart.lock';
@@ -19,10 +20,15 @@ interface LockContent {
   since: string;
 }
 
+/** A lock file holds one short JSON line; anything larger (or a pipe put in its place) is not a lock. */
+function readLockText(file: string): string {
+  return readTextBounded(file, 64 * 1024, 'a run lock');
+}
+
 function readLock(file: string): { text: string; content: LockContent | undefined } | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readLockText(file);
   } catch {
     return undefined;
   }
@@ -120,7 +126,7 @@ function takeOver(file: string, say: (line: string) => void): void {
 
 function releaseLock(file: string, mine: string): void {
   try {
-    if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
+    if (readLockText(file) === mine) unlinkSync(file);
   } catch {
     // already gone
   }

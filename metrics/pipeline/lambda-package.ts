@@ -12,7 +12,7 @@ import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/c
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
 import { generateCells, type CellOptions } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
-import { type Target, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
+import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
 /** The cells to package: the selection (every cell is a Lambda one). */
@@ -80,7 +80,7 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
       leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
       continue;
     }
-    const generator = generated.generators.get(cell.target as Target)?.get(cell.framework);
+    const generator = generated.generators.get(generatedTarget(cell.target))?.get(cell.framework);
     const contract = generator?.contract;
     packaged.push({
       cell: functionCell(cell),

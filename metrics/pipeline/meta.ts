@@ -6,7 +6,7 @@
  */
 import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
-import { DEFAULT_ARCH, DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
+import { DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
@@ -17,7 +17,7 @@ import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
-import { MB_PER_VCPU, toArchitecture } from '../core/lambda-platform.ts';
+import { DEFAULT_ARCHITECTURE, MB_PER_VCPU } from '../core/lambda-platform.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
@@ -178,7 +178,8 @@ export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: Start
     ...(limits ? { limits } : {}),
     cost: {
       memoryMB: cost.memoryMB ?? DEFAULT_MEMORY_MB,
-      architecture: toArchitecture(cost.arch ?? DEFAULT_ARCH)!,
+      architecture: cost.architectures?.[0] ?? DEFAULT_ARCHITECTURE,
+      ...(cost.architectures && cost.architectures.length > 1 ? { architectures: cost.architectures } : {}),
       ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
     },
     ...(spec.attribute ? { attribute: true as const } : {}),

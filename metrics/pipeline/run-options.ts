@@ -3,10 +3,10 @@
  * targets, memory sizes, levers) and how to sample them. The use cases take a RunSpec
  * (core/run-spec.ts) and derive these from it (runOptionsOf).
  */
-import type { Arch, CostOptions } from '../analyse/cost.ts';
+import type { CostOptions } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import type { AppSpec } from '../core/app.ts';
-import { targetsOf, type Architecture, type RunSpec } from '../core/run-spec.ts';
+import { targetsOf, type RunSpec } from '../core/run-spec.ts';
 import type { CellOptions } from '../plan/cells.ts';
 import type { LeverLists } from '../plan/levers.ts';
 import type { Order } from '../core/dimensions.ts';
@@ -58,11 +58,6 @@ export interface RunSettings {
   shard?: Shard;
 }
 
-/** The cost model's name of an architecture (analyse/cost.ts still says x86). */
-function costArch(architecture: Architecture): Arch {
-  return architecture === 'x86_64' ? 'x86' : 'arm64';
-}
-
 /** The lever lists the planner takes (plan/levers.ts); `by-target` file caches are its own default. */
 function leversOf({ cells }: Pick<RunSpec, 'cells'>): LeverLists {
   return {
@@ -109,7 +104,7 @@ export function runOptionsOf(spec: RunSpec): RunOptions {
     ...(sampling.shard ? { shard: sampling.shard } : {}),
     out: output.out,
     attribute: output.attribute,
-    cost: { memoryMB: cost.memoryMB, arch: costArch(cost.architecture), ...(cost.pricePerGBs ? { pricePerGBs: cost.pricePerGBs } : {}) },
+    cost: { memoryMB: cost.memoryMB, architectures: cost.architectures, ...(cost.pricePerGBs ? { pricePerGBs: cost.pricePerGBs } : {}) },
     limits: spec.limits,
   };
 }

@@ -26,7 +26,16 @@ import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
-import { type Measure, type Target, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape } from '../core/dimensions.ts';
+import {
+  type Measure,
+  generatedTarget,
+  type Target,
+  type Variant,
+  DEFAULT_SCHEMA,
+  DEFAULT_SHAPE,
+  type Schema,
+  type Shape,
+} from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES, DEFAULT_MEMORY_MB } from '../core/lambda-platform.ts';
 
 /** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
@@ -192,7 +201,7 @@ export async function generateCells(
   for (const cell of write ? cells : []) {
     if (unsupported.has(cellKey(cell))) continue;
     const shaped = { shape: cell.shape, schema: cell.schema };
-    await writeGenerated(generators.get(cell.target as Target)!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
+    await writeGenerated(generators.get(generatedTarget(cell.target))!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
   }
   return { selected: [...selected.values()], skipped, cells, generators, unsupported };
 }
@@ -235,7 +244,7 @@ export async function prepareCells(
   const levers = await prepareLevers(base, leverLists, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
   const ric = effects.ric(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
-    const generator = generated.generators.get(cell.target as Target)!.get(cell.framework)!;
+    const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
     // the generated cell's key: its shape and schema decide what the framework can be written in
     const generatedKey = cellKey(
       makeCell({

@@ -10,11 +10,12 @@ import type { Calibration } from '../analyse/calibration.ts';
 import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-share.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { round3 } from '../core/format.ts';
-import { markdownTable, ms } from '../core/format.ts';
+import { dollars, markdownTable, ms } from '../core/format.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import { CPU_REFERENCE } from '../core/lambda-cpu-reference.ts';
 import type { Spread } from '../core/lambda-reference.ts';
-import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
+import type { ArchitectureCalibration, CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
+import { cellCost, priceOf } from '../analyse/cost.ts';
 
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
 
@@ -33,24 +34,36 @@ export function calibrationOf(context: ReportContext, summary: CellSummary): Cal
   return context.calibration.get(cellKey(summary.cell));
 }
 
+/** The calibrations the tables show: every architecture the report estimates, each with its price. */
+function perArchitecture(context: ReportContext): { calibration: Map<string, Calibration>; price: number }[] {
+  return context.calibrations.map(({ architecture, calibration }) => ({ calibration, price: priceOf(context.cost, architecture) }));
+}
+
+function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, price: number | undefined): string[] {
+  const cost = price === undefined ? undefined : cellCost(s, { ...context.cost, pricePerGBs: price }, c.billedEstimate);
+  return [
+    cellLabel(s.cell),
+    `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
+    ms(c.init?.measured ?? s.lambda?.initMs.median),
+    c.init ? additionText(c.init.addition) : '–',
+    c.init ? ms(c.init.estimate) : '–',
+    ms(c.duration?.measured ?? s.lambda?.durationMs.median),
+    c.duration ? additionText(c.duration.addition) : '–',
+    c.duration ? ms(c.duration.estimate) : '–',
+    c.billedEstimate === undefined ? '–' : String(c.billedEstimate),
+    // with more than one architecture: each one's cost at its own price, the Billed estimate's
+    ...(price === undefined ? [] : [cost?.basis === 'estimate' ? dollars(cost.perMillion) : '–']),
+  ];
+}
+
 function estimateTable(context: ReportContext): string {
-  const rows = context.summaries.flatMap((s) => {
-    const c = calibrationOf(context, s);
-    if (!c) return [];
-    return [
-      [
-        cellLabel(s.cell),
-        `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
-        ms(c.init?.measured ?? s.lambda?.initMs.median),
-        c.init ? additionText(c.init.addition) : '–',
-        c.init ? ms(c.init.estimate) : '–',
-        ms(c.duration?.measured ?? s.lambda?.durationMs.median),
-        c.duration ? additionText(c.duration.addition) : '–',
-        c.duration ? ms(c.duration.estimate) : '–',
-        c.billedEstimate === undefined ? '–' : String(c.billedEstimate),
-      ],
-    ];
-  });
+  const several = context.calibrations.length > 1;
+  const rows = context.summaries.flatMap((s) =>
+    perArchitecture(context).flatMap(({ calibration, price }) => {
+      const c = calibration.get(cellKey(s.cell));
+      return c ? [estimateRow(context, s, c, several ? price : undefined)] : [];
+    }),
+  );
   return markdownTable(
     [
       '',
@@ -62,29 +75,32 @@ function estimateTable(context: ReportContext): string {
       'Duration: Lambda adds',
       'Duration estimate',
       'Billed estimate',
+      ...(several ? ['$ per million cold starts (estimate)'] : []),
     ],
     rows,
-    ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', ...(several ? (['right'] as const) : [])],
   );
 }
 
 /** The reference function, real (the table) beside its local measurement, per setting the run used. */
 function referenceTable(context: ReportContext): string | undefined {
-  const rows = context.summaries.flatMap((s) => {
-    const c = calibrationOf(context, s);
-    if (!c || s.cell.framework !== 'reference' || !c.row || !s.lambda) return [];
-    return [
-      [
-        cellLabel(s.cell),
-        `${c.row.runtime} ${c.row.architecture} ${c.row.memoryMB} MB`,
-        spreadText(c.row.initMs),
-        `${ms(s.lambda.initMs.median)} (n ${s.lambda.initMs.n})`,
-        spreadText(c.row.durationMs),
-        ms(s.lambda.durationMs.median),
-        c.duration ? ms(c.duration.estimate) : '–',
-      ],
-    ];
-  });
+  const rows = context.summaries.flatMap((s) =>
+    context.calibrations.flatMap(({ calibration }) => {
+      const c = calibration.get(cellKey(s.cell));
+      if (!c || s.cell.framework !== 'reference' || !c.row || !s.lambda) return [];
+      return [
+        [
+          cellLabel(s.cell),
+          `${c.row.runtime} ${c.row.architecture} ${c.row.memoryMB} MB`,
+          spreadText(c.row.initMs),
+          `${ms(s.lambda.initMs.median)} (n ${s.lambda.initMs.n})`,
+          spreadText(c.row.durationMs),
+          ms(s.lambda.durationMs.median),
+          c.duration ? ms(c.duration.estimate) : '–',
+        ],
+      ];
+    }),
+  );
   if (rows.length === 0) return undefined;
   return markdownTable(
     ['reference cell', 'real row', 'real Init Duration', 'Init here', 'real Duration', 'Duration here', 'Duration estimate'],
@@ -150,7 +166,10 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
       "add) but not with the app. **Duration**: the invocation's CPU time here, converted to Lambda's speed by the " +
       `reference, through the CPU share model (a budget of memory / 1769 vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
       `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
-      'The cost and power-tuning tables use the estimate.',
+      'The cost and power-tuning tables use the estimate' +
+      (context.calibrations.length > 1
+        ? ` of the first architecture (${context.cost.arch}); the table below prices every architecture asked (--arch) at its own price.`
+        : '.'),
     '',
     VALIDATION_NOTE,
     ...cpuSpeedLines(context),
@@ -161,6 +180,26 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
   if (reference) parts.push('', 'The reference itself, real beside here (its Duration estimate checks the model):', '', reference);
   if (missing.length) parts.push('', ...missing.map((m) => `- no estimate: ${m}`));
   return { title: 'Lambda: measured here, what Lambda adds, the estimate', body: parts.join('\n') };
+}
+
+function architectureCsvColumns(context: ReportContext, { architecture, calibration }: ArchitectureCalibration): CsvColumn[] {
+  const est = (pick: (c: Calibration) => number | undefined) => (s: CellSummary) => {
+    const c = calibration.get(cellKey(s.cell));
+    return c ? round3(pick(c)) : '';
+  };
+  const price = priceOf(context.cost, architecture);
+  return [
+    { header: `estimate_init_duration_ms_${architecture}`, value: est((c) => c.init?.estimate) },
+    { header: `estimate_duration_ms_${architecture}`, value: est((c) => c.duration?.estimate) },
+    { header: `estimate_billed_duration_ms_${architecture}`, value: est((c) => c.billedEstimate) },
+    {
+      header: `estimate_cost_per_million_usd_${architecture}`,
+      value: (s) => {
+        const billed = calibration.get(cellKey(s.cell))?.billedEstimate;
+        return billed === undefined ? '' : round3(cellCost(s, { ...context.cost, pricePerGBs: price }, billed)?.perMillion);
+      },
+    },
+  ];
 }
 
 /** summary.csv's REPORT columns and the estimate, only for runs with Lambda-shaped cells. */
@@ -180,5 +219,7 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     { header: 'estimate_duration_ms', value: est((c) => c.duration?.estimate) },
     { header: 'estimate_billed_duration_ms', value: est((c) => c.billedEstimate) },
     { header: 'calibration_source', value: (s) => (calibrationOf(context, s)?.row && context.reference ? context.reference.source : '') },
+    // --arch x86_64,arm64: every architecture's estimate and cost, named by it (the columns above are the first one's)
+    ...(context.calibrations.length > 1 ? context.calibrations.flatMap((a) => architectureCsvColumns(context, a)) : []),
   ];
 }

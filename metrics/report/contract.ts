@@ -6,6 +6,7 @@
 import type { CellSummary } from '../analyse/aggregate.ts';
 import type { Calibration } from '../analyse/calibration.ts';
 import type { ReferenceTable } from '../core/lambda-reference.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
 import type { CostOptions, CostSettings } from '../analyse/cost.ts';
 import type { Align } from '../core/format.ts';
 import type { RunMeta } from '../core/meta.ts';
@@ -26,12 +27,20 @@ export interface ReportContext {
   phasesAt: number | undefined;
   /** one line per cell with MAD outliers; summary.md lists them, run and report print a few on stderr */
   warnings: string[];
-  /** local Lambda cells: cellKey → the estimate on Lambda and what it is derived from (empty without Lambda cells) */
+  /** local Lambda cells: cellKey → the estimate on Lambda and what it is derived from (empty without Lambda cells), first architecture */
   calibration: Map<string, Calibration>;
+  /** the same for every architecture the report estimates (cost.architectures, in order; the first is `calibration`) */
+  calibrations: ArchitectureCalibration[];
   /** the calibration table, when the run has local Lambda cells */
   reference?: ReferenceTable;
   /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
   referenceWarning?: string;
+}
+
+/** The calibration of a run's local Lambda cells for one architecture. */
+export interface ArchitectureCalibration {
+  architecture: Architecture;
+  calibration: Map<string, Calibration>;
 }
 
 /** What `report` (and `run`) can ask of a report beyond the run folder. */

@@ -1,9 +1,10 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
 import { cellCost, type CostSettings } from '../analyse/cost.ts';
-import { REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
+import { ARCHITECTURE_SHORT_NAME, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import { calibrationOf } from './calibration.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
+import { dollars } from '../core/format.ts';
 
 export function costSection(context: ReportContext): MarkdownSection {
   const { cost } = context;
@@ -14,7 +15,7 @@ export function costSection(context: ReportContext): MarkdownSection {
   const own = context.summaries.some((s) => s.cell.memory > 0);
   const lambda = context.summaries.some((s) => s.lambda);
   const memory = own ? 'each cell at its own memory size' : `${cost.memoryMB} MB`;
-  const what = cost.customPrice ? `${memory} at $${cost.pricePerGBs}/GB-s` : `${memory}, ${cost.arch}`;
+  const what = cost.customPrice ? `${memory} at $${cost.pricePerGBs}/GB-s` : `${memory}, ${ARCHITECTURE_SHORT_NAME[cost.arch]}`;
   const notes = [
     ...(lambda
       ? [
@@ -47,11 +48,6 @@ export function costSection(context: ReportContext): MarkdownSection {
   };
 }
 
-export function dollars(value: number | undefined): string {
-  if (value === undefined || !Number.isFinite(value)) return '–';
-  return value >= 100 ? `$${value.toFixed(0)}` : value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(3)}`;
-}
-
 /**
  * The lines the report prints under the cost table: settings, formula, caveats. `ownMemory`: cells
  * are priced at their own memory sizes; `local`: some figures were measured here (not imported from AWS).
@@ -61,7 +57,7 @@ export function costExplanation(settings: CostSettings, ownMemory = false, local
   const memory = ownMemory ? 'the memory size (MB) / 1024' : `${settings.memoryMB} MB / 1024 (= ${gb} GB)`;
   return [
     `$ per million cold starts = firstResponse median (ms) / 1000 × ${memory} × $${settings.pricePerGBs} per GB-s × 10^6` +
-      ` (AWS Lambda on-demand, ${settings.customPrice ? 'price given with --price' : `${settings.arch} price`}; ` +
+      ` (AWS Lambda on-demand, ${settings.customPrice ? 'price given with --price' : `${ARCHITECTURE_SHORT_NAME[settings.arch]} price`}; ` +
       'since 1 Aug 2025 Lambda bills the INIT phase of on-demand functions).',
     '',
     ...(local

@@ -114,25 +114,28 @@ export function fitsTable(summaries: CellSummary[]): string {
 
 /** Per local Lambda cell with an estimate: measured here, what Lambda adds, the estimate (as summary.md's calibration table). */
 export function estimateTable(context: ReportContext, toggles: Toggle[]): string | undefined {
-  const rows = context.summaries.flatMap((s) => {
-    const c = context.calibration.get(cellKey(s.cell));
-    if (!c) return [];
-    return [
-      {
-        filters: dimensionFields(s, toggles),
-        cells: [
-          txt(cellLabel(s.cell)),
-          txt(`${c.runtime} ${c.architecture} ${c.memoryMB} MB`),
-          num(c.init?.measured ?? s.lambda?.initMs.median),
-          txt(additionText(c.init?.addition)),
-          num(c.init?.estimate),
-          num(c.duration?.measured ?? s.lambda?.durationMs.median),
-          num(c.duration?.estimate),
-          num(c.billedEstimate, c.billedEstimate === undefined ? '–' : String(c.billedEstimate)),
-        ],
-      },
-    ];
-  });
+  // a row per architecture the report estimates (--arch x86_64,arm64), in the order asked
+  const rows = context.summaries.flatMap((s) =>
+    context.calibrations.flatMap(({ calibration }) => {
+      const c = calibration.get(cellKey(s.cell));
+      if (!c) return [];
+      return [
+        {
+          filters: dimensionFields(s, toggles),
+          cells: [
+            txt(cellLabel(s.cell)),
+            txt(`${c.runtime} ${c.architecture} ${c.memoryMB} MB`),
+            num(c.init?.measured ?? s.lambda?.initMs.median),
+            txt(additionText(c.init?.addition)),
+            num(c.init?.estimate),
+            num(c.duration?.measured ?? s.lambda?.durationMs.median),
+            num(c.duration?.estimate),
+            num(c.billedEstimate, c.billedEstimate === undefined ? '–' : String(c.billedEstimate)),
+          ],
+        },
+      ];
+    }),
+  );
   if (rows.length === 0) return undefined;
   const headers = [
     'cell',

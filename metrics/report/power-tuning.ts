@@ -21,7 +21,7 @@ import { cellKey } from '../core/cell.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
-import { dollars } from './cost-table.ts';
+import { dollars } from '../core/format.ts';
 
 const INIT_MARK = '†';
 const RESPONSE_MARK = '‡';

@@ -97,9 +97,6 @@ export function outlierWarnings(summaries: CellSummary[]): string[] {
   });
 }
 
-/** Lambda's name of the cost model's architecture. */
-const LAMBDA_ARCHITECTURE = { x86: 'x86_64', arm64: 'arm64' } as const;
-
 function loadReferenceTable(): ReferenceTable {
   try {
     return readReferenceTable();
@@ -138,6 +135,12 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
   const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
+  const calibrations = reference
+    ? cost.architectures.map((architecture) => ({
+        architecture,
+        calibration: calibrate(summaries, reference, architecture, cpuSpeedsOf(meta?.lambda)),
+      }))
+    : [];
   const referenceWarning = reference ? staleReferenceWarning(reference, meta?.startedAt) : undefined;
   return {
     dir,
@@ -146,9 +149,8 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     counted,
     meta,
     cost,
-    calibration: reference
-      ? calibrate(summaries, reference, LAMBDA_ARCHITECTURE[cost.arch], cpuSpeedsOf(meta?.lambda))
-      : new Map<string, Calibration>(),
+    calibration: calibrations[0]?.calibration ?? new Map<string, Calibration>(),
+    calibrations,
     ...(reference ? { reference } : {}),
     ...(referenceWarning ? { referenceWarning } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),

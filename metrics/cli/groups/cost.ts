@@ -1,8 +1,9 @@
-/** Cost: the Lambda memory size, architecture and price the report's cost table uses (no effect on what is measured). */
+/** Cost: the Lambda memory size, architectures and price the report's cost table uses (no effect on what is measured). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture } from '../../core/lambda-platform.ts';
+import { UsageError } from '../../core/errors.ts';
+import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
-import { parseMemory, parsePrice } from '../../core/parse.ts';
+import { parseArchitectures, parseMemory, parsePrice } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;
@@ -23,10 +24,11 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
     )
     .addOption(
       new Option(
-        '--arch <arch>',
-        `Lambda architecture whose price the cost table uses: ${ARCHITECTURES.join(' or ')} (x86 is accepted for x86_64)` +
-          byDefault(d.architecture),
-      ).argParser((text) => parseArchitecture('--arch', text)),
+        '--arch <list>',
+        `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is accepted for x86_64): Lambda cells get ` +
+          "an estimate for each (its calibration and its price); the first one's price is the cost table's" +
+          byDefault(d.architectures.join(',')),
+      ).argParser(parseArchitectures('--arch')),
     )
     .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
@@ -37,9 +39,12 @@ type CostOpts = OptsOf<ReturnType<typeof addCostGroup<[], Empty, Empty>>>;
 
 export function costOf(opts: CostOpts): Partial<CostSpec> {
   const memoryMB = opts.costMemory ?? opts.memory;
+  if (opts.price !== undefined && opts.arch && opts.arch.length > 1) {
+    throw new UsageError(`--price with --arch ${opts.arch.join(',')}: a price is one architecture's; give one --arch with it`);
+  }
   return {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
-    ...(opts.arch ? { architecture: opts.arch } : {}),
+    ...(opts.arch ? { architectures: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
   };
 }
