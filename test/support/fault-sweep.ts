@@ -35,6 +35,8 @@ export class SmallDisk {
     mkdirSync(this.dir, { recursive: true });
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', this.dir]);
     if (mounted.status !== 0) throw new Error(`cannot mount a tmpfs: ${mounted.stderr.toString()}`);
+    // unmounted at exit too, should the suite end without its after() (a timeout, a failed hook)
+    process.on('exit', () => this.unmount());
   }
   /** Write a filler file until the disk says ENOSPC. */
   fill(): void {
