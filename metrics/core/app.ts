@@ -53,6 +53,13 @@ export interface AppSpec {
   env?: Record<string, string>;
   /** server: `auto` gives the app a free port in PORT and requires it to listen there; 0 sets PORT=0 and takes any port */
   port: 'auto' | 0;
+  /** with several builds: the plain build's answer every other build of this app must give again (set by the planner, never recorded) */
+  sameAs?: { reference: AnswerReference; base: boolean };
+}
+
+/** The first answer of an app's plain build, shared by every cell of the app: what its other builds must answer too. */
+export interface AnswerReference {
+  answer?: { status: number; body: string };
 }
 
 /** A name for tables and Lambda function names: lowercase letters, digits and single dashes. */

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { readLambdaResult } from '../../generators/lambda-event.ts';
-import type { AppExpectation, AppRequest } from '../core/app.ts';
+import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
 import { oneLine } from './text.ts';
 import { SampleFailure } from './targets/target.ts';
 
@@ -80,6 +80,28 @@ export function answerProblem(what: string, expect: AppExpectation, status: numb
   if (status !== expect.status) return `${what} answered ${status}, expected ${expect.status}: ${oneLine(body, 160)}`;
   if (expect.bodyPattern !== undefined && !new RegExp(expect.bodyPattern).test(body)) {
     return `${what} answered ${status} but its body does not match /${expect.bodyPattern}/: ${oneLine(body, 160)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a build answers otherwise than the app's plain build, or undefined. The plain build's first
+ * answer is the reference (recorded here); a bundle answered before it is not checked (the plain
+ * build comes first in every round of an interleaved or sequential run).
+ */
+export function sameAnswerProblem(app: Pick<AppSpec, 'sameAs'>, status: number, body: string): string | undefined {
+  const same = app.sameAs;
+  if (!same) return undefined;
+  const reference = same.reference.answer;
+  if (same.base) {
+    same.reference.answer ??= { status, body };
+    return undefined;
+  }
+  if (!reference) return undefined;
+  if (status !== reference.status)
+    return `answers differently from the plain build: status ${status}, the plain build's ${reference.status}`;
+  if (body !== reference.body) {
+    return `answers differently from the plain build: body ${oneLine(body, 120)}, the plain build's ${oneLine(reference.body, 120)}`;
   }
   return undefined;
 }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
-import { lambdaTaskRoot, type AppSpec } from '../core/app.ts';
+import { lambdaTaskRoot, type AnswerReference, type AppSpec } from '../core/app.ts';
 import type { Measure } from '../core/dimensions.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { bundleFile, bundlePath } from './bundle.ts';
@@ -122,6 +122,9 @@ export async function prepareAppCells(
   const blocked = new Map<string, BlockedCell>(reference?.blocked);
   if (cells.some((c) => c.build !== 'plain')) log('bundling the apps with esbuild…');
   const planned: PlannedCell[] = [];
+  // with a bundle beside the plain build: every build of an app must answer as its plain build did
+  const compared = lists.builds.includes('plain') && lists.builds.length > 1;
+  const references = new Map<string, AnswerReference>(options.apps.map((app) => [app.name, {}]));
   for (const cell of cells) {
     const runtime = runtimes.get(cell.runtime)!;
     const key = cellKey(cell);
@@ -142,7 +145,10 @@ export async function prepareAppCells(
     }
     const launch = appLaunch(prepared.app, cell, runtime, appFiles, ric);
     files.set(key, launch.file);
-    planned.push({ cell, launch, blocked: undefined, contract: defaultContract, validates: false, app: prepared.app });
+    const app = compared
+      ? { ...prepared.app, sameAs: { reference: references.get(cell.framework)!, base: cell.build === 'plain' } }
+      : prepared.app;
+    planned.push({ cell, launch, blocked: undefined, contract: defaultContract, validates: false, app });
   }
   if (reference) planned.push(...reference.cells.map((cell) => planGeneratedCell(cell, reference, referenceGenerator, ric)));
   return {

@@ -20,7 +20,7 @@ import type { AppSpec } from '../../core/app.ts';
 import { isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { processCpuMs } from '../proc-cpu.ts';
-import { answerProblem, lambdaAnswer } from '../app-answer.ts';
+import { answerProblem, lambdaAnswer, sameAnswerProblem } from '../app-answer.ts';
 import { lambdaEnvironment } from '../runtime-api/environment.ts';
 import { startRuntimeApi, type RuntimeApi } from '../runtime-api/server.ts';
 import type { InvocationOutcome } from '../runtime-api/state.ts';
@@ -139,7 +139,7 @@ async function appAnswer(api: RuntimeApi, io: SampleIO, app: AppSpec): Promise<{
   // anything but a response fails the sample with answerOf's reason
   if (outcome.kind !== 'response') return answerOf(outcome, 'the event');
   const answer = lambdaAnswer(outcome.body);
-  const problem = answerProblem('the event', app.expect, answer.status, answer.body);
+  const problem = answerProblem('the event', app.expect, answer.status, answer.body) ?? sameAnswerProblem(app, answer.status, answer.body);
   if (problem) throw new SampleFailure(problem);
   return { at: outcome.at, handedOutAt: outcome.handedOutAt ?? outcome.at };
 }

@@ -1,0 +1,89 @@
+/**
+ * `measure --levers` on an app written here (express and zod from node_modules): every variant is
+ * built and measured, or reported with its reason, and the minified bundle, which answers otherwise
+ * (the app answers with a function's own name, which the minifier renames), is caught before it is
+ * measured and not ranked (issue 29).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
+import { ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
+
+const APP = `const express = require('express');
+const { z } = require('zod');
+function greeting(name) { return 'hello ' + name; }
+const Query = z.object({ name: z.string().default('world') });
+const app = express();
+// "by": the function's own name, which a minifier renames: the planted difference of bundle-min
+app.get('/', (req, res) => res.json({ text: greeting(Query.parse(req.query).name), by: greeting.name }));
+app.listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+describe('measure --levers on an express and zod app', () => {
+  let dir: string;
+  let run: CliResult;
+  let samples: SampleRecord[];
+
+  before(() => {
+    const apps = tempDir('coldstart-levers-');
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(apps, 'node_modules'), 'dir');
+    writeFileSync(path.join(apps, 'app.js'), APP);
+    dir = path.join(tempDir(), 'run');
+    run = runCli(
+      [
+        'measure',
+        '--entry',
+        path.join(apps, 'app.js'),
+        '--expect-body',
+        'hello world',
+        '--levers',
+        '--samples',
+        '2',
+        '--warmup',
+        '0',
+      ].concat(['--out', dir]),
+      { timeoutMs: 600_000 },
+    );
+    samples = readSamples(path.join(dir, 'samples.jsonl'));
+  });
+
+  it('exits 3: the differing variant failed its samples, every other one answered', () => {
+    assert.equal(run.status, 3, run.stderr);
+  });
+
+  it('builds and measures plain and bundle, which answer the same', () => {
+    for (const build of ['plain', 'bundle']) {
+      const mine = samples.filter((s) => s.cell.build === build && s.cell.compileCache === 'off' && s.cell.runtime === 'node');
+      assert.equal(mine.length, 2, build);
+      assert.ok(
+        mine.every((s) => s.ok),
+        `${build}: ${mine.map((s) => s.error).join('; ')}`,
+      );
+    }
+  });
+
+  it('catches the minified bundle, which answers with another name, and says how it differs', () => {
+    const min = samples.filter((s) => s.cell.build === 'bundle-min' && s.cell.compileCache === 'off');
+    assert.equal(min.length, 2);
+    for (const s of min) {
+      assert.equal(s.ok, false);
+      assert.match(s.error ?? '', /answers differently from the plain build: body .*"by":"(?!greeting)/);
+    }
+  });
+
+  it('reports a compile cache the runtime lacks with its reason, or measures it', () => {
+    for (const s of samples.filter((r) => r.cell.compileCache === 'warm')) {
+      if (s.unsupported !== undefined) assert.match(s.unsupported, /compile cache|22\.1/);
+      else assert.equal(s.ok, s.cell.build !== 'bundle-min', s.error);
+    }
+  });
+
+  it('levers.md compares the builds, the differing one failed and not ranked', () => {
+    const levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
+    assert.match(levers, /## build: plain vs bundle vs bundle-min/);
+    assert.match(levers, /\| failed \|/);
+    assert.doesNotMatch(levers, /`build=bundle-min`/);
+  });
+});
