@@ -21,7 +21,7 @@ import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUT
 import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
 import { estimateTable, fitsTable, resultsTable } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
-import { inlineText, pageAsset } from './page-assets.ts';
+import { inlineText, pageAsset, pageHead } from './page-assets.ts';
 
 export const HTML_REPORT = 'report.html';
 
@@ -149,16 +149,7 @@ export async function htmlReport(context: ReportContext): Promise<string> {
   const title = `Cold start by route count${context.meta ? ` (${context.meta.startedAt})` : ''}`;
   const data = { charts: list.map((c) => ({ id: c.id, spec: c.spec })), toggles };
   return `${[
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${xmlText(title)}</title>`,
-    `<style>\n${pageAsset('report-page.css')}</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead(CSP, xmlText(title)),
     `<h1>${xmlText(title)}</h1>`,
     '<p class="note">Medians over fresh processes, in ms from the runner’s spawn call; the same report as ' +
       '<a href="summary.md">summary.md</a>, with charts to hover and tables to sort. Quote medians with their spread.</p>',

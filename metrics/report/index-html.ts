@@ -8,7 +8,7 @@
 import type { RunMeta } from '../core/meta.ts';
 import { tableHtml, type TableRow } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
-import { pageAsset } from './page-assets.ts';
+import { pageAsset, pageHead } from './page-assets.ts';
 
 export interface PublishedRun {
   /** the folder's name under results/published/ */
@@ -54,16 +54,7 @@ export function resultsIndexHtml(runs: PublishedRun[]): string {
     : '<p class="note">No run is published yet. A run folder copied to results/published/&lt;date&gt;-&lt;name&gt;/ ' +
       'is listed here after <code>npm run results:index</code>.</p>';
   return `${[
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<title>coldstart: published runs</title>',
-    `<style>\n${pageAsset('report-page.css')}</style>`,
-    '</head>',
-    '<body>',
+    ...pageHead(CSP, 'coldstart: published runs'),
     '<h1>coldstart: published runs</h1>',
     '<p class="note">Each run folder holds samples.jsonl and meta.json, from which <code>npm run report -- DIR</code> ' +
       'rebuilds its report byte for byte; open its report.html for the charts. Click a header to sort.</p>',

@@ -16,3 +16,22 @@ export function inlineText(file: string): string {
 export function pageAsset(name: string): string {
   return inlineText(path.join(import.meta.dirname, name));
 }
+
+/**
+ * The start of a page up to its <body>: its Content-Security-Policy (each page allows only what it
+ * runs; nothing may be fetched), its (escaped) title and the pages' inline style.
+ */
+export function pageHead(csp: string, escapedTitle: string): string[] {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapedTitle}</title>`,
+    `<style>\n${pageAsset('report-page.css')}</style>`,
+    '</head>',
+    '<body>',
+  ];
+}
