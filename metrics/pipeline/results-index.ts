@@ -3,31 +3,20 @@
  * run folders under DIR/published/ (none yet is an empty list, not an error). Folders are listed by
  * name; a folder's meta.json is read bounded and checked (a corrupt one is a UsageError naming it).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../core/files.ts';
 import { readMeta } from '../core/meta.ts';
 import { RESULTS_DIR } from '../measure/session.ts';
 import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
-import { HTML_REPORT } from '../report/html.ts';
-import { writeResultsPage } from './results-page.ts';
+import { publishedFolders, writeResultsPage } from './results-page.ts';
 
 export const RESULTS_INDEX = 'index.html';
-const PUBLISHED = 'published';
 
-/** The published run folders of `dir`, by name (hidden folders and files left out). */
+/** The published run folders of `dir` (publishedFolders), each with its meta.json. */
 function publishedRuns(dir: string): PublishedRun[] {
-  const published = path.join(dir, PUBLISHED);
-  if (!existsSync(published)) return [];
-  return readdirSync(published, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => entry.name)
-    .sort()
-    .map((name) => {
-      const folder = path.join(published, name);
-      return { name, meta: readMeta(folder), files: [HTML_REPORT, 'summary.md'].filter((file) => existsSync(path.join(folder, file))) };
-    });
+  return publishedFolders(dir).map(({ name, folder, files }) => ({ name, meta: readMeta(folder), files }));
 }
 
 /** The page `dir`/index.html should hold, and how many runs it lists (nothing written). */

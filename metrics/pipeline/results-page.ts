@@ -15,21 +15,26 @@ import { loadRun } from '../report/write.ts';
 export const RESULTS_PAGE = 'RESULTS.md';
 const PUBLISHED = 'published';
 
+/** The run folders under DIR/published/, by name (hidden folders and files left out), with the report files each holds. */
+export function publishedFolders(dir: string): { name: string; folder: string; files: string[] }[] {
+  const published = path.join(dir, PUBLISHED);
+  if (!existsSync(published)) return [];
+  return readdirSync(published, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const folder = path.join(published, name);
+      return { name, folder, files: [HTML_REPORT, 'summary.md'].filter((file) => existsSync(path.join(folder, file))) };
+    });
+}
+
 /** The page DIR/RESULTS.md should hold (nothing written). */
 export function resultsPageOf(dir: string): string {
-  const published = path.join(dir, PUBLISHED);
-  const names = existsSync(published)
-    ? readdirSync(published, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-        .map((entry) => entry.name)
-        .sort()
-    : [];
-  const runs: PublishedContext[] = names.map((name) => {
-    const folder = path.join(published, name);
-    const files = [HTML_REPORT, 'summary.md'].filter((file) => existsSync(path.join(folder, file)));
+  const runs: PublishedContext[] = publishedFolders(dir).map(({ name, folder, files }) =>
     // a folder without samples is listed, saying so: index.html lists it too
-    return existsSync(path.join(folder, SAMPLES_FILE)) ? { name, context: loadRun(folder), files } : { name, files };
-  });
+    existsSync(path.join(folder, SAMPLES_FILE)) ? { name, context: loadRun(folder), files } : { name, files },
+  );
   return resultsMarkdown(runs, PUBLISHED);
 }
 
