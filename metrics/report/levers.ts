@@ -174,12 +174,14 @@ export function leverMarkdown(summaries: CellSummary[], meta: RunMeta | undefine
   return parts.join('\n\n');
 }
 
-export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined): string {
+/** levers.md: the answer table first when the run has one (report/answer.ts), then a table per lever. */
+export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined, answer?: string): string {
   const body =
     leverMarkdown(summaries, meta, '##') ??
     'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant ' +
       '(see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
-  return `# Which lever helps: median firstResponse (ms)\n\n${body}\n`;
+  const first = answer ? `## The answer: every variant of the levers\n\n${answer}\n\n## Each lever alone\n\n` : '';
+  return `# Which lever helps: median firstResponse (ms)\n\n${first}${body}\n`;
 }
 
 export function leversSection(summaries: CellSummary[], meta: RunMeta | undefined): { title: string; body: string } | undefined {
