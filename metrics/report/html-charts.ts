@@ -8,8 +8,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { ColorDef, Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js';
 import type { UnitSpec } from 'vega-lite/types_unstable/spec/unit.js';
-import { PHASES } from '../analyse/scaling.ts';
-import { CHART_CONFIG, logTicks } from './charts.ts';
+import { CHART_CONFIG, logTicks, stackedPhases } from './charts.ts';
 import type { CurveDatum, EstimateDatum, PhaseDatum, Toggle } from './html-data.ts';
 
 const WIDTH = 640;
@@ -105,7 +104,6 @@ export function curveHtmlSpec(points: CurveDatum[], text: CurveText, toggles: To
 /** The phases of every series stacked at one route count, chosen by the page (PHASES_ROUTES_SIGNAL). */
 export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Toggle[]): TopLevelSpec {
   const { params, transform } = filters(toggles);
-  const names = PHASES.map((p) => p.name);
   return {
     title: { text: 'Where the time goes', subtitle: 'median of each phase, stacked, at the route count chosen above the chart' },
     config: CHART_CONFIG,
@@ -117,15 +115,7 @@ export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Togg
     mark: { type: 'bar' },
     encoding: {
       y: { field: 'series', type: 'nominal', title: 'series', sort: null },
-      x: {
-        field: 'ms',
-        type: 'quantitative',
-        title: 'ms since spawn (median of each phase, stacked)',
-        stack: 'zero',
-        axis: { format: ',.0f' },
-      },
-      color: { field: 'phase', type: 'nominal', title: 'phase', scale: { domain: names }, sort: names },
-      order: { field: 'order', type: 'ordinal' },
+      ...stackedPhases(),
       tooltip: [
         { field: 'series', title: 'series' },
         { field: 'routes', title: 'routes', format: ',' },
