@@ -179,7 +179,7 @@ async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line
   // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
   const monitor = deps.loadMonitor();
   let load: LoadSummary | undefined;
-  let compileCacheBytes: Record<string, number> = {};
+  let compileCacheBytes: Record<string, number> | undefined;
   // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
   const limitsGuard = context.limits ? guardLimits() : undefined;
   try {
