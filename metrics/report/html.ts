@@ -16,6 +16,7 @@ import { duration } from '../core/format.ts';
 import { loadText } from '../core/load.ts';
 import type { RunMeta } from '../core/meta.ts';
 import { VALIDATION_NOTE } from './calibration.ts';
+import { TAILS_NOTE } from './init-tails.ts';
 import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
 import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
@@ -103,6 +104,7 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
       `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
     ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
     `<p class="note">${xmlText(VALIDATION_NOTE)}</p>`,
+    `<p class="note">${xmlText(TAILS_NOTE.replace(/\*\*/g, ''))}</p>`,
     estimateTable(context, toggles) ?? '',
     ...missing.map((m) => `<p class="note">No estimate: ${xmlText(m)}</p>`),
   ].join('\n');

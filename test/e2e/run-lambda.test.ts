@@ -134,7 +134,10 @@ describe('a real run with --target server,lambda', () => {
     const section = md.slice(start, md.indexOf('\n## ', start + 1));
     assert.match(section, /Calibration: maxday\/lambda-perf data, dates \d{4}-\d{2}-\d{2}–\d{4}-\d{2}-\d{2} \(hello world: /u);
     assert.ok(section.includes('`exports.handler = () => ({statusCode: 200})`'), 'the reference function is named');
-    assert.match(section, /\| +\| as on Lambda \| Init measured here \| Init: Lambda adds \| Init estimate \| Duration measured here \|/);
+    assert.match(
+      section,
+      /\| +\| as on Lambda \| Init measured here \| Init: Lambda adds \| Init estimate \| Init p95 \/ p99 \| Duration measured here \|/,
+    );
     for (const f of FRAMEWORKS) {
       for (const n of ROUTES) {
         assert.match(

@@ -67,10 +67,10 @@ describe('an estimate per architecture', () => {
       // measured 40 + (the real reference's median on that architecture − the local reference's 35)
       const real = referenceRow(table, 'nodejs20.x', architecture, 1024)!.initMs.median;
       assert.equal(cells[5], ms(40 + real - 35), `${architecture} Init estimate`);
-      const billed = Number(cells[9]);
+      const billed = Number(cells[11]);
       const dollars =
         costPerMillion(billed, { memoryMB: 1024, pricePerGBs: PRICE_PER_GB_SECOND[architecture] }) + REQUEST_PRICE_PER_MILLION;
-      assert.equal(cells[10], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
+      assert.equal(cells[12], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
     }
     assert.ok(Number(rows[1]!.split('|')[5]) < Number(rows[0]!.split('|')[5]), "arm64's real hello world starts faster");
     const csv = readFileSync(path.join(run, 'summary.csv'), 'utf8').split('\n');
