@@ -70,10 +70,8 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const build = options.build ?? 'bundle';
   const packaged: PackageCell[] = [];
   const leftOut: LeftOutCell[] = [];
-  log(
-    `bundling ${generated.cells.length - generated.unsupported.size} files with esbuild (target ${target}${build === 'bundle-min' ? ', minified' : ''}, ` +
-      'cached in generated/bundle/)…',
-  );
+  const how = `target ${target}${build === 'bundle-min' ? ', minified' : ''}`;
+  log(`bundling ${generated.cells.length - generated.unsupported.size} files with esbuild (${how}, cached in generated/bundle/)…`);
   for (const cell of generated.cells) {
     const unsupported = generated.unsupported.get(cellKey(cell));
     if (unsupported) {
