@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import { scriptJson, xmlText } from '../core/escape.ts';
+import { oneLine, scriptJson, xmlText } from '../core/escape.ts';
 import { duration } from '../core/format.ts';
 import { loadText } from '../core/load.ts';
 import type { RunMeta } from '../core/meta.ts';
@@ -115,7 +115,8 @@ function machineHtml(meta: RunMeta | undefined, counted: CellSummary[]): string 
   const m = meta.machine;
   const load = runLoad(meta);
   const item = (term: string, value: string) => `<dt>${xmlText(term)}</dt><dd>${value}</dd>`;
-  const t = (value: unknown) => xmlText(String(value));
+  // one line: a version or command from a run folder may carry a terminal escape or a bidi override
+  const t = (value: unknown) => xmlText(oneLine(String(value)));
   const versions = (record: Record<string, string>) =>
     Object.entries(record)
       .map(([name, version]) => `${t(name)} <code>${t(version)}</code>`)
