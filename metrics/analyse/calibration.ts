@@ -50,7 +50,8 @@ export interface Calibration {
   missing?: string;
   /** Init: measured here + what Lambda adds to hello world + the code-loading term (code-loading.ts), given its coefficient */
   init?: { measured: number; addition: Addition; estimate: number; codeLoading?: CodeLoadingTerm };
-  duration?: { measured: number; addition: Addition; estimate: number };
+  /** `tail`: the estimate at the cell's 95th and 99th percentile of invocation CPU time (init-tails.ts) */
+  duration?: { measured: number; addition: Addition; estimate: number; tail?: { p95: number; p99: number } };
   /** Init + Duration estimates, each rounded up to 1 ms */
   billedEstimate?: number;
   /** the local reference's medians it used */
@@ -183,6 +184,7 @@ export function calibrate(
         high: estimateAt(q(0.75)) - durationMeasured,
       },
       estimate: durationEstimate,
+      tail: { p95: estimateAt(q(0.95)), p99: estimateAt(q(0.99)) },
     };
     base.billedEstimate = Math.ceil(base.init.estimate) + Math.ceil(durationEstimate);
   }

@@ -10,7 +10,7 @@ import {
   parseArchitecture,
   parseLambdaRuntime,
 } from '../core/lambda-platform.ts';
-import { parseMemory } from '../core/parse.ts';
+import { PACKAGE_BUILDS, parseMemory, parsePackageBuild } from '../core/parse.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
 import { addTypedCommand, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
@@ -71,6 +71,11 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
         .argParser((text) => lambdaLine('--lambda-runtime', text)),
     )
     .addOption(oldSpelling('--runtime <runtime>', '--lambda-runtime', lambdaLine))
+    .addOption(
+      new Option('--build <build>', `how each handler is bundled: ${PACKAGE_BUILDS.join(' or ')} (the same bundle, minified)`)
+        .default(PACKAGE_BUILDS[0])
+        .argParser(parsePackageBuild),
+    )
     .action(async (opts) => {
       const outcome = await packageLambda(
         {
@@ -79,6 +84,7 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
           memorySize: opts.memory,
           architecture: opts.architecture ?? opts.arch,
           runtime: opts.runtime ?? opts.lambdaRuntime,
+          build: opts.build,
         },
         (line) => process.stderr.write(`${line}\n`),
       );

@@ -57,15 +57,15 @@ export interface ReferenceInput {
   today?: string;
 }
 
-export function spread(values: number[]): Spread {
+/**
+ * Median, quartiles and count of the values; with `tail`, also their 95th and 99th percentiles (for
+ * per-invocation values only: lambda-perf's Durations are daily means, whose tail is not an invocation's).
+ */
+export function spread(values: number[], tail = false): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 100) / 100;
-  return {
-    median: round(quantileSorted(sorted, 0.5)),
-    p25: round(quantileSorted(sorted, 0.25)),
-    p75: round(quantileSorted(sorted, 0.75)),
-    n: sorted.length,
-  };
+  const at = (p: number) => round(quantileSorted(sorted, p));
+  return { median: at(0.5), p25: at(0.25), p75: at(0.75), ...(tail ? { p95: at(0.95), p99: at(0.99) } : {}), n: sorted.length };
 }
 
 /** lambda-perf's data/ also holds last.json, a copy of the newest day: it is never read (it would count that day twice). */
@@ -197,7 +197,7 @@ function toRows(groups: Map<string, Collected>): ReferenceRow[] {
       runtime: g.runtime,
       architecture: g.architecture,
       memoryMB: g.memoryMB,
-      initMs: spread(g.init),
+      initMs: spread(g.init, true),
       durationMs: spread(g.duration),
       ...(g.memory.length ? { maxMemoryUsedMB: spread(g.memory).median } : {}),
     }));

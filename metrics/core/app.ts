@@ -58,6 +58,9 @@ export interface AppSpec {
 }
 
 /** The first answer of an app's plain build, shared by every cell of the app: what its other builds must answer too. */
+/** The start of the failure reason of a variant whose answer differs from its plain build's (the answer table leaves it unranked). */
+export const ANSWERS_DIFFERENTLY = 'answers differently from the plain build';
+
 export interface AnswerReference {
   answer?: { status: number; body: string };
 }

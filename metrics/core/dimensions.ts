@@ -167,8 +167,11 @@ export interface Dimension<V extends string | number> {
   label?: { at: number; show?: (value: V) => string; inFileName?: (value: V) => boolean };
   /** tables sort its values in the order of `values` (else numbers numerically, text alphabetically) */
   sortByValues?: true;
-  /** its lever table's place in levers.md; `workload`: it describes the app, so it never counts as "the lever that helps" */
-  lever?: { rank: number; workload?: true };
+  /**
+   * its lever table's place in levers.md; `workload`: it describes the app, so it never counts as "the lever that helps";
+   * `change`: a choice of how the app is built or deployed, so each of its values is a variant of the levers' answer table
+   */
+  lever?: { rank: number; workload?: true; change?: true };
   /** meta.json's options list that holds its values in the order given (the lever tables' column order) */
   metaList?: string;
 }
@@ -365,7 +368,7 @@ export const DIMENSIONS = {
     help: 'which runtime binary runs the file (a Lambda cell: its Lambda runtime line)',
     key: { at: 3 },
     label: { at: 3 },
-    lever: { rank: 1 },
+    lever: { rank: 1, change: true },
     metaList: 'runtimes',
   }),
   build: dimension<Build>()({
@@ -386,7 +389,7 @@ export const DIMENSIONS = {
     help: 'how the file is built before it runs',
     key: { at: 4 },
     label: { at: 4 },
-    lever: { rank: 4 },
+    lever: { rank: 4, change: true },
     metaList: 'builds',
   }),
   compileCache: dimension<CompileCache>()({
@@ -407,7 +410,7 @@ export const DIMENSIONS = {
     help: "Node's module compile cache",
     key: { at: 5 },
     label: { at: 5 },
-    lever: { rank: 5 },
+    lever: { rank: 5, change: true },
     metaList: 'compileCaches',
   }),
   bootstrap: dimension<Bootstrap>()({
@@ -557,6 +560,16 @@ export const LEVER_DIMENSIONS = CELL_DIMENSIONS.filter((d) => dimensionRow(d).le
   (a, b) => dimensionRow(a).lever!.rank - dimensionRow(b).lever!.rank,
 ) as LeverDimension[];
 export type LeverDimension = { [K in CellDimension]: (typeof DIMENSIONS)[K] extends { lever: object } ? K : never }[CellDimension];
+
+/**
+ * The levers the answer table varies (build, compile cache, runtime): the choices a user makes when
+ * building or deploying the app; every other dimension describes what is measured (the app, its
+ * target, its memory size, how it starts).
+ */
+export const CHANGE_DIMENSIONS = LEVER_DIMENSIONS.filter((d) => dimensionRow(d).lever?.change) as ChangeDimension[];
+export type ChangeDimension = {
+  [K in CellDimension]: (typeof DIMENSIONS)[K] extends { lever: { change: true } } ? K : never;
+}[CellDimension];
 
 /** A cell counted under valgrind rather than timed: the one test of the `measure` dimension's counted value. */
 export function isCounted(cell: { readonly measure: string }): boolean {

@@ -13,11 +13,16 @@ import { readTextBounded } from './files.ts';
 /** The reference function every row measured. */
 export const REFERENCE_HANDLER = 'exports.handler = () => ({statusCode: 200})';
 
-/** A distribution in ms: median, interquartile range, count. */
+/**
+ * A distribution in ms: median, interquartile range, count, and its tail (the 95th and 99th
+ * percentiles; absent from tables written before they were computed).
+ */
 export interface Spread {
   median: number;
   p25: number;
   p75: number;
+  p95?: number;
+  p99?: number;
   n: number;
 }
 
@@ -57,10 +62,17 @@ export function isDay(text: string): boolean {
   return Number.isFinite(date.getTime()) && date.toISOString().slice(0, 10) === text;
 }
 
-function isSpread(value: unknown): value is Spread {
-  if (value === null || typeof value !== 'object') return false;
+const isFigure = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** A spread's fields, read: the tail is optional (older tables) but, when given, a figure above the median and in order. */
+function readSpread(value: unknown): Spread | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  return (['median', 'p25', 'p75', 'n'] as const).every((k) => typeof v[k] === 'number' && Number.isFinite(v[k]) && v[k] >= 0);
+  if (!isFigure(v.median) || !isFigure(v.p25) || !isFigure(v.p75) || !isFigure(v.n)) return undefined;
+  const spread: Spread = { median: v.median, p25: v.p25, p75: v.p75, n: v.n };
+  if (v.p95 === undefined && v.p99 === undefined) return spread;
+  if (!isFigure(v.p95) || !isFigure(v.p99) || !(v.median <= v.p95 && v.p95 <= v.p99)) return undefined;
+  return { median: v.median, p25: v.p25, p75: v.p75, p95: v.p95, p99: v.p99, n: v.n };
 }
 
 /** Check an untrusted table (a file a user wrote or refreshed); the error names what is wrong. */
@@ -81,13 +93,16 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
     if (typeof r.runtime !== 'string' || (r.architecture !== 'x86_64' && r.architecture !== 'arm64'))
       throw fail(`row ${i + 1}: runtime or architecture`);
     if (typeof r.memoryMB !== 'number' || !Number.isInteger(r.memoryMB)) throw fail(`row ${i + 1}: memoryMB`);
-    if (!isSpread(r.initMs) || !isSpread(r.durationMs)) throw fail(`row ${i + 1}: initMs or durationMs`);
+    const initMs = readSpread(r.initMs);
+    const durationMs = readSpread(r.durationMs);
+    if (!initMs || !durationMs)
+      throw fail(`row ${i + 1}: initMs or durationMs (median, p25, p75, n; p95 and p99 together, median ≤ p95 ≤ p99)`);
     return {
       runtime: r.runtime,
       architecture: r.architecture,
       memoryMB: r.memoryMB,
-      initMs: r.initMs,
-      durationMs: r.durationMs,
+      initMs,
+      durationMs,
       ...(typeof r.maxMemoryUsedMB === 'number' ? { maxMemoryUsedMB: r.maxMemoryUsedMB } : {}),
     };
   });

@@ -40,6 +40,20 @@ export interface LambdaMeta {
   cpuSpeed?: Record<string, LocalCpuSpeed>;
 }
 
+/** What one cell's build ships: its bytes (absent when they could not be found) and what they are, in words. */
+export interface ShippedCode {
+  bytes?: number;
+  what: string;
+}
+
+/** The bytes each cell would ship (the levers' answer table); runs before it was recorded have none. */
+export interface ShippedMeta {
+  /** cellKey → its build's code */
+  code: Record<string, ShippedCode>;
+  /** cellKey → the bytes its warm compile cache held after the fill (a cache made at build time ships beside the code) */
+  compileCache?: Record<string, number>;
+}
+
 export interface RunMeta {
   version: typeof META_VERSION;
   tool: string;
@@ -67,6 +81,8 @@ export interface RunMeta {
   lambda?: unknown;
   /** how the file lists of a run with cold cells were found and evicted */
   fileCache?: unknown;
+  /** what each cell would ship, when a lever of the answer table varies */
+  shipped?: ShippedMeta;
 }
 
 export function machine(): RunMeta['machine'] {
@@ -153,6 +169,27 @@ const textRecord = (v: unknown): Record<string, string> =>
   isJsonObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
 const finite = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+const byteCount = (v: unknown): number | undefined => {
+  const n = finite(v);
+  return n !== undefined && n >= 0 && Number.isInteger(n) ? n : undefined;
+};
+
+/** meta.json's `shipped`, every entry of its type (an entry that is not one is left out). */
+function parseShipped(value: unknown): ShippedMeta | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const code: Record<string, ShippedCode> = {};
+  for (const [key, entry] of Object.entries(isJsonObject(value.code) ? value.code : {})) {
+    if (!isJsonObject(entry) || typeof entry.what !== 'string') continue;
+    const bytes = byteCount(entry.bytes);
+    code[key] = bytes === undefined ? { what: entry.what } : { bytes, what: entry.what };
+  }
+  const caches = isJsonObject(value.compileCache) ? value.compileCache : undefined;
+  const compileCache = caches
+    ? Object.fromEntries(Object.entries(caches).flatMap(([key, v]) => (byteCount(v) === undefined ? [] : [[key, byteCount(v)!]])))
+    : undefined;
+  return { code, ...(compileCache ? { compileCache } : {}) };
+}
+
 /**
  * meta.json as the reports read it: a run folder may come from anywhere, so every field a report
  * shows gets the type it needs (a text that is not one reads `unknown`, a list or map that is not one
@@ -167,6 +204,7 @@ export function normalizeMeta(value: Json): RunMeta {
   const frameworks = isJsonObject(value.frameworks) ? value.frameworks : {};
   const durationMs = finite(value.durationMs);
   const samplesDurationMs = finite(value.samplesDurationMs);
+  const shipped = parseShipped(value.shipped);
   return {
     ...rest,
     version: META_VERSION,
@@ -197,6 +235,7 @@ export function normalizeMeta(value: Json): RunMeta {
     ),
     skipped: textRecord(value.skipped),
     environment: { passed: texts(environment.passed), dropped: texts(environment.dropped) },
+    ...(shipped ? { shipped } : { shipped: undefined }),
   };
 }
 

@@ -4,7 +4,7 @@
  * hands them to commander; nothing here knows commander.
  */
 import { UsageError } from './errors.ts';
-import { MAX_ROUTES, MIN_ROUTES } from './dimensions.ts';
+import { MAX_ROUTES, MIN_ROUTES, type Build } from './dimensions.ts';
 import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture, parseLambdaRuntime, type Architecture } from './lambda-platform.ts';
 import type { LambdaLine, Shard } from './run-spec.ts';
 
@@ -153,4 +153,17 @@ export function parseLambdaLines(option: string): (text: string) => LambdaLine[]
 /** `--arch x86_64,arm64`: a comma list of Lambda architectures (or x86, the old name of x86_64), each once, in the order given. */
 export function parseArchitectures(option: string): (text: string) => Architecture[] {
   return (text: string) => [...new Set(parseList(option, text).map((value) => parseArchitecture(option, value)))];
+}
+
+/** The builds a package can ship: a zip holds one bundled file (the plain build's files and node_modules are not packaged). */
+export const PACKAGE_BUILDS = ['bundle', 'bundle-min'] as const satisfies readonly Build[];
+export type PackageBuild = (typeof PACKAGE_BUILDS)[number];
+
+/** `--build`'s value, or a UsageError saying why the plain build is not one. */
+export function parsePackageBuild(text: string): PackageBuild {
+  const build = PACKAGE_BUILDS.find((b) => b === text);
+  if (build) return build;
+  throw new UsageError(
+    `--build must be ${PACKAGE_BUILDS.join(' or ')}, got ${JSON.stringify(text).slice(0, 60)}: a package's zip holds one bundled file`,
+  );
 }

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { readLambdaResult } from '../../generators/lambda-event.ts';
-import type { AppExpectation, AppRequest, AppSpec } from '../core/app.ts';
+import { ANSWERS_DIFFERENTLY, type AppExpectation, type AppRequest, type AppSpec } from '../core/app.ts';
 import { oneLine } from './text.ts';
 import { SampleFailure } from './targets/target.ts';
 
@@ -98,10 +98,9 @@ export function sameAnswerProblem(app: Pick<AppSpec, 'sameAs'>, status: number, 
     return undefined;
   }
   if (!reference) return undefined;
-  if (status !== reference.status)
-    return `answers differently from the plain build: status ${status}, the plain build's ${reference.status}`;
+  if (status !== reference.status) return `${ANSWERS_DIFFERENTLY}: status ${status}, the plain build's ${reference.status}`;
   if (body !== reference.body) {
-    return `answers differently from the plain build: body ${oneLine(body, 120)}, the plain build's ${oneLine(reference.body, 120)}`;
+    return `${ANSWERS_DIFFERENTLY}: body ${oneLine(body, 120)}, the plain build's ${oneLine(reference.body, 120)}`;
   }
   return undefined;
 }

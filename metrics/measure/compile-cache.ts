@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { cellKey, type Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
+import { treeBytes } from '../plan/shipped.ts';
 
 /** Runs one sample with the cache directory it is given (none for `off`); `recorded` false for a fill. */
 export type MeasureWith = (cacheDir: string | undefined, recorded: boolean) => Promise<SampleRecord>;
@@ -69,6 +70,11 @@ export class CompileCacheDirs {
       this.warmDirs.set(key, dir);
     }
     return dir;
+  }
+
+  /** cellKey → the bytes each warm cache holds (what a cache made at build time would ship); read before cleanup() */
+  bytes(): Record<string, number> {
+    return Object.fromEntries([...this.warmDirs].map(([key, dir]) => [key, treeBytes(dir)]));
   }
 
   cleanup(): void {

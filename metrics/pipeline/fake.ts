@@ -19,6 +19,11 @@ import { fakeCellSource } from '../plan/fake-source.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import { realSource, type Deps } from './ports.ts';
 import { cellOptionsOf } from './run-options.ts';
+import { cellKey } from '../core/cell.ts';
+import type { Build } from '../core/dimensions.ts';
+
+/** What the fake deps say each build ships (bytes): no file is read. */
+const FAKE_SHIPPED_BYTES: Record<Build, number> = { plain: 4_000_000, bundle: 900_000, 'bundle-min': 400_000 };
 
 export { FakeSampler, parseFakeScript, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
 
@@ -106,6 +111,15 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     fileCache: (cells: readonly PlannedCell[], scratch) =>
       cells.some((c) => c.launch && c.cell.fileCache === 'cold') ? new FakeFileCache(scratch, []) : undefined,
     attribute: () => Promise.resolve([]),
+    // no file is read: a build's bytes are a fixed figure per build, so the answer table has sizes to rank
+    shipped: (cells: readonly PlannedCell[]) =>
+      Promise.resolve(
+        Object.fromEntries(
+          cells
+            .filter((c) => c.launch)
+            .map((c) => [cellKey(c.cell), { bytes: FAKE_SHIPPED_BYTES[c.cell.build], what: 'a fixed figure (fake deps)' }]),
+        ),
+      ),
     step: options.step ?? (options.pauseAt ? pauseAt(options.pauseAt) : undefined),
     get out() {
       return out.text;

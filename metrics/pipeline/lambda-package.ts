@@ -13,6 +13,7 @@ import { bundleFile, bundlePath } from '../plan/bundle.ts';
 import { generateCells, type CellOptions } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
 import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
+import type { PackageBuild } from '../core/parse.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
 /** The cells to package: the selection (every cell is a Lambda one). */
@@ -24,6 +25,8 @@ export interface LambdaPackageOptions extends PackageSelection {
   architecture: Architecture;
   /** the Lambda runtime line of every function (the lines Lambda cells run on); its bundles target the line's Node */
   runtime: LambdaRuntimeLine;
+  /** the bundle as it is, or minified (default bundle): the builds of the levers that ship one file */
+  build?: PackageBuild;
 }
 
 export interface LeftOutCell {
@@ -64,18 +67,18 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   checkPackageDir(dir);
   const generated = await generateCells({ ...options, targets: ['lambda'] }, log);
   const target = nodeOfLine(options.runtime);
+  const build = options.build ?? 'bundle';
   const packaged: PackageCell[] = [];
   const leftOut: LeftOutCell[] = [];
-  log(
-    `bundling ${generated.cells.length - generated.unsupported.size} files with esbuild (target ${target}, cached in generated/bundle/)…`,
-  );
+  const how = `target ${target}${build === 'bundle-min' ? ', minified' : ''}`;
+  log(`bundling ${generated.cells.length - generated.unsupported.size} files with esbuild (${how}, cached in generated/bundle/)…`);
   for (const cell of generated.cells) {
     const unsupported = generated.unsupported.get(cellKey(cell));
     if (unsupported) {
       leftOut.push({ cell, name: nameOf(cell), reason: unsupported });
       continue;
     }
-    const outcome = await bundleFile(cellFilePath(cell), bundlePath(cellFile(cell), target), target);
+    const outcome = await bundleFile(cellFilePath(cell), bundlePath(cellFile(cell), target, build), target, build);
     if (!outcome.ok) {
       leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
       continue;

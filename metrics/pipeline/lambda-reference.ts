@@ -55,9 +55,10 @@ export function runLambdaReference(options: LambdaReferenceOptions, log: (line: 
   }
   log(oneLine(`calibration table: ${referenceProvenance(table)}`));
   for (const r of table.rows) {
+    const i = r.initMs;
     log(
       `  ${r.runtime} ${r.architecture} ${r.memoryMB} MB: ` +
-        `Init Duration ${r.initMs.median} ms (IQR ${r.initMs.p25}–${r.initMs.p75}, n ${r.initMs.n}), ` +
+        `Init Duration ${i.median} ms (IQR ${i.p25}–${i.p75}, p95 ${i.p95}, p99 ${i.p99}, n ${i.n}), ` +
         `Duration ${r.durationMs.median} ms (IQR ${r.durationMs.p25}–${r.durationMs.p75}, n ${r.durationMs.n})`,
     );
   }

@@ -11,7 +11,7 @@ import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta } from '../core/meta.ts';
+import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
 import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
@@ -37,6 +37,8 @@ export interface StartFacts {
   jobs: number;
   /** by runtime: this machine's speed on the CPU reference's loop (local Lambda cells only) */
   cpuSpeed: Record<string, LocalCpuSpeed>;
+  /** cellKey → what its build ships, when a lever of the answer table varies */
+  shipped?: Record<string, ShippedCode>;
 }
 
 /** What a run knows when it ends. */
@@ -46,6 +48,8 @@ export interface EndFacts {
   interrupted: boolean;
   load: LoadSummary;
   files: SampleFileCache | undefined;
+  /** cellKey → the bytes of its warm compile cache after the fill */
+  compileCacheBytes?: Record<string, number>;
 }
 
 /** The Lambda cells whose CPU time converts to Lambda's speed: the runtimes (by launch command) to time the CPU loop on. */
@@ -205,6 +209,7 @@ export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: Star
     frameworks: frameworksMeta(prepared.selected),
     skipped: Object.fromEntries(prepared.skipped),
     ...(lambda ? { lambda } : {}),
+    ...(facts.shipped ? { shipped: { code: facts.shipped } } : {}),
     environment: {
       passed: [
         ...PASSED_ENV,
@@ -226,5 +231,8 @@ export function endMeta(start: RunMeta, end: EndFacts): RunMeta {
     samplesDurationMs: end.samplesDurationMs,
     interrupted: end.interrupted,
     ...(end.files ? { fileCache: { ...FILE_CACHE_META, filesPerCell: end.files.counts() } } : {}),
+    ...(start.shipped && end.compileCacheBytes && Object.keys(end.compileCacheBytes).length
+      ? { shipped: { ...start.shipped, compileCache: end.compileCacheBytes } }
+      : {}),
   };
 }

@@ -14,6 +14,8 @@ import { fileCacheOf } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
 import { measurePlannedRun, resolveLimits, type RunContext, type RunLimits } from '../measure/planned-run.ts';
 import { attributeCells } from './attribute.ts';
+import { shippedOfCells } from '../plan/shipped.ts';
+import type { ShippedCode } from '../core/meta.ts';
 import { prepareAppCells } from '../plan/apps.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
 import type { PlannedRun } from '../plan/order.ts';
@@ -68,6 +70,8 @@ export interface Deps {
   /** with cold file-cache cells: the cells' file lists (strace), or undefined when every cell is warm */
   fileCache(cells: readonly PlannedCell[], scratch: string): SampleFileCache | undefined;
   attribute: Attribute;
+  /** what each cell would ship (plan/shipped.ts), when a lever of the answer table varies */
+  shipped(cells: readonly PlannedCell[]): Promise<Record<string, ShippedCode>>;
   /** told each step of a run as it is reached (core/run-steps.ts): the fault-injection suite's hook; absent in real runs */
   step?: (step: RunStep) => void | Promise<void>;
 }
@@ -100,5 +104,6 @@ export function realDeps(): Deps {
     cpuSpeed: (command) => measureCpuSpeed(command),
     fileCache: (cells, scratch) => fileCacheOf(cells, scratch),
     attribute: attributeCells,
+    shipped: shippedOfCells,
   };
 }

@@ -20,6 +20,7 @@ import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { writeMeta, type RunMeta } from '../core/meta.ts';
 import type { RunSpec } from '../core/run-spec.ts';
+import { CHANGE_DIMENSIONS } from '../core/dimensions.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { exitCodeOfSignal } from '../measure/children.ts';
@@ -111,7 +112,18 @@ async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (l
     }
     await deps.step?.('planned');
     const { jobs } = prepared;
-    const facts = { startedAt: session.startedAt, dropped: environment.dropped, limits, precision, jobs, cpuSpeed };
+    // the answer table's package sizes: only when it has variants to compare
+    const cells = prepared.prepared.cells;
+    const shipped = CHANGE_DIMENSIONS.some((d) => new Set(cells.map((c) => c.cell[d])).size > 1) ? await deps.shipped(cells) : undefined;
+    const facts = {
+      startedAt: session.startedAt,
+      dropped: environment.dropped,
+      limits,
+      precision,
+      jobs,
+      cpuSpeed,
+      ...(shipped ? { shipped } : {}),
+    };
     const start = startMeta(spec, prepared.prepared, facts);
     writeMeta(session.dir, start);
     await deps.step?.('started');
@@ -167,6 +179,7 @@ async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line
   // the machine's load while the samples run: a busy machine inflates wall times, not CPU times
   const monitor = deps.loadMonitor();
   let load: LoadSummary | undefined;
+  let compileCacheBytes: Record<string, number> | undefined;
   // Ctrl-C or an exit removes every live sample cgroup (the session's guard stops the loop)
   const limitsGuard = context.limits ? guardLimits() : undefined;
   try {
@@ -187,10 +200,11 @@ async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line
     limitsGuard?.dispose();
     load = monitor.stop();
     progress.stop();
+    compileCacheBytes = caches.bytes();
     caches.cleanup();
     session.close();
   }
-  return { tally, load, files };
+  return { tally, load, files, compileCacheBytes };
 }
 
 /** meta.json completed, then the report of what there is, written once. */
@@ -202,10 +216,20 @@ async function finish(
 ): Promise<RunResult> {
   const { session } = run;
   const { dir } = session;
-  const { tally, load, files } = measured;
+  const { tally, load, files, compileCacheBytes } = measured;
   await deps.step?.('measured');
   const { interrupted } = session;
-  writeMeta(dir, endMeta(run.start, { finishedAt: deps.now(), samplesDurationMs: tally.samplesDurationMs, interrupted, load, files }));
+  writeMeta(
+    dir,
+    endMeta(run.start, {
+      finishedAt: deps.now(),
+      samplesDurationMs: tally.samplesDurationMs,
+      interrupted,
+      load,
+      files,
+      compileCacheBytes,
+    }),
+  );
   const signal = session.signal;
   const result = { dir, interrupted, ...(signal ? { signal } : {}), recorded: tally.recorded, failed: tally.failed };
   // a run interrupted before its first sample has nothing to report (its warm-ups stay in samples.jsonl)

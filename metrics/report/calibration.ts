@@ -17,6 +17,7 @@ import { CPU_REFERENCE } from '../core/lambda-cpu-reference.ts';
 import type { Spread } from '../core/lambda-reference.ts';
 import type { ArchitectureCalibration, CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { cellCost, priceOf } from '../analyse/cost.ts';
+import { TAILS_NOTE, tailCells, tailCsvColumns, tailsMissing } from './init-tails.ts';
 
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
 
@@ -27,7 +28,8 @@ function additionText(a: { median: number; low: number; high: number }): string 
 }
 
 function spreadText(s: Spread): string {
-  return `${ms(s.median)} (IQR ${ms(s.p25)}–${ms(s.p75)}, n ${s.n})`;
+  const tail = s.p95 === undefined || s.p99 === undefined ? '' : `, p95 ${ms(s.p95)}, p99 ${ms(s.p99)}`;
+  return `${ms(s.median)} (IQR ${ms(s.p25)}–${ms(s.p75)}${tail}, n ${s.n})`;
 }
 
 /** The estimate of a cell, when the run could make one. */
@@ -42,6 +44,7 @@ function perArchitecture(context: ReportContext): { calibration: Map<string, Cal
 
 function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, price: number | undefined): string[] {
   const cost = price === undefined ? undefined : cellCost(s, { ...context.cost, pricePerGBs: price }, c.billedEstimate);
+  const tails = tailCells(c);
   return [
     cellLabel(s.cell),
     `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
@@ -49,9 +52,11 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
     c.init ? additionText(c.init.addition) : '–',
     ...(context.codeLoading ? [codeLoadingTermText(c.init?.codeLoading)] : []),
     c.init ? ms(c.init.estimate) : '–',
+    tails.init,
     ms(c.duration?.measured ?? s.lambda?.durationMs.median),
     c.duration ? additionText(c.duration.addition) : '–',
     c.duration ? ms(c.duration.estimate) : '–',
+    tails.duration,
     c.billedEstimate === undefined ? '–' : String(c.billedEstimate),
     // with more than one architecture: each one's cost at its own price, the Billed estimate's
     ...(price === undefined ? [] : [cost?.basis === 'estimate' ? dollars(cost.perMillion) : '–']),
@@ -75,14 +80,16 @@ function estimateTable(context: ReportContext): string {
       'Init: Lambda adds',
       ...(term ? ['Init: code loading'] : []),
       'Init estimate',
+      'Init p95 / p99',
       'Duration measured here',
       'Duration: Lambda adds',
       'Duration estimate',
+      'Duration p95 / p99',
       'Billed estimate',
       ...(several ? ['$ per million cold starts (estimate)'] : []),
     ],
     rows,
-    ['left', 'left', ...Array.from({ length: 7 + (term ? 1 : 0) }, () => 'right' as const), ...(several ? (['right'] as const) : [])],
+    ['left', 'left', ...Array<'right'>(9 + (term ? 1 : 0)).fill('right'), ...(several ? (['right'] as const) : [])],
   );
 }
 
@@ -167,7 +174,10 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     markdownText(validationNote(context.codeLoading)),
     ...cpuSpeedLines(context),
     '',
+    TAILS_NOTE,
+    '',
     estimateTable(context),
+    ...tailsMissing(context).flatMap((line) => ['', line]),
   ];
   const reference = referenceTable(context);
   if (reference) parts.push('', 'The reference itself, real beside here (its Duration estimate checks the model):', '', reference);
@@ -185,6 +195,7 @@ function architectureCsvColumns(context: ReportContext, { architecture, calibrat
     { header: `estimate_init_duration_ms_${architecture}`, value: est((c) => c.init?.estimate) },
     { header: `estimate_duration_ms_${architecture}`, value: est((c) => c.duration?.estimate) },
     { header: `estimate_billed_duration_ms_${architecture}`, value: est((c) => c.billedEstimate) },
+    ...tailCsvColumns(calibration, `_${architecture}`),
     {
       header: `estimate_cost_per_million_usd_${architecture}`,
       value: (s) => {
@@ -211,6 +222,7 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     { header: 'estimate_init_duration_ms', value: est((c) => c.init?.estimate) },
     { header: 'estimate_duration_ms', value: est((c) => c.duration?.estimate) },
     { header: 'estimate_billed_duration_ms', value: est((c) => c.billedEstimate) },
+    ...tailCsvColumns(context.calibration, ''),
     { header: 'calibration_source', value: (s) => (calibrationOf(context, s)?.row && context.reference ? context.reference.source : '') },
     // --arch x86_64,arm64: every architecture's estimate and cost, named by it (the columns above are the first one's)
     ...(context.calibrations.length > 1 ? context.calibrations.flatMap((a) => architectureCsvColumns(context, a)) : []),

@@ -165,23 +165,25 @@ export function phasesSpec(summaries: CellSummary[], routes: number | undefined)
     mark: { type: 'bar' },
     encoding: {
       y: { field: 'series', type: 'nominal', title: 'framework', sort: null },
-      x: {
-        field: 'ms',
-        type: 'quantitative',
-        title: 'ms since spawn (median of each phase, stacked)',
-        stack: 'zero',
-        axis: { format: ',.0f' },
-      },
-      color: {
-        field: 'phase',
-        type: 'nominal',
-        title: 'phase',
-        scale: { domain: PHASES.map((p) => p.name) },
-        sort: PHASES.map((p) => p.name),
-      },
-      order: { field: 'order', type: 'ordinal' },
+      ...stackedPhases(),
     },
   };
+}
+
+/** The x axis, colours and order of a phases chart: each phase's median stacked from spawn, in the phases' order (SVG and report.html). */
+export function stackedPhases() {
+  const names = PHASES.map((p) => p.name);
+  return {
+    x: {
+      field: 'ms',
+      type: 'quantitative',
+      title: 'ms since spawn (median of each phase, stacked)',
+      stack: 'zero',
+      axis: { format: ',.0f' },
+    },
+    color: { field: 'phase', type: 'nominal', title: 'phase', scale: { domain: names }, sort: names },
+    order: { field: 'order', type: 'ordinal' },
+  } as const;
 }
 
 export function curveChart(summaries: CellSummary[], metric: ScalingMetric): Promise<string> {

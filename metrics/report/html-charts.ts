@@ -6,8 +6,9 @@
  * and tooltips that show the figures as summary.md writes them.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { PHASES } from '../analyse/scaling.ts';
-import { CHART_CONFIG, logTicks } from './charts.ts';
+import type { ColorDef, Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js';
+import type { UnitSpec } from 'vega-lite/types_unstable/spec/unit.js';
+import { CHART_CONFIG, logTicks, stackedPhases } from './charts.ts';
 import type { CurveDatum, EstimateDatum, PhaseDatum, Toggle } from './html-data.ts';
 
 const WIDTH = 640;
@@ -54,6 +55,20 @@ export interface CurveText {
   axis: string;
 }
 
+type Tooltip = { field: string; title: string; format?: string };
+
+/**
+ * A line per series and its points, whose tooltips name the series and the route count, then `figures`:
+ * the two layers every curve of the page draws.
+ */
+function lineAndPoints(y: PositionDef<Field>, color: ColorDef<Field>, figures: Tooltip[]): UnitSpec<Field>[] {
+  const tooltip: Tooltip[] = [{ field: 'series', title: 'series' }, { field: 'routes', title: 'routes', format: ',' }, ...figures];
+  return [
+    { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color } },
+    { name: 'points', mark: { type: 'point', filled: true, size: 60 }, encoding: { y, color: { ...color, legend: null }, tooltip } },
+  ];
+}
+
 /** Median against routes, one line and points per series, the 95 % CI band, log–log; tooltips on the points. */
 export function curveHtmlSpec(points: CurveDatum[], text: CurveText, toggles: Toggle[]): TopLevelSpec {
   const labels = [...new Set(points.map((p) => p.series))];
@@ -75,23 +90,12 @@ export function curveHtmlSpec(points: CurveDatum[], text: CurveText, toggles: To
         mark: { type: 'area', opacity: 0.18 },
         encoding: { y: { ...y, field: 'low' }, y2: { field: 'high' }, color: { ...color, legend: null } },
       },
-      { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color } },
-      {
-        name: 'points',
-        mark: { type: 'point', filled: true, size: 60 },
-        encoding: {
-          y,
-          color: { ...color, legend: null },
-          tooltip: [
-            { field: 'series', title: 'series' },
-            { field: 'routes', title: 'routes', format: ',' },
-            { field: 'medianText', title: 'median (ms)' },
-            { field: 'ciText', title: '95 % CI of the median (ms)' },
-            { field: 'rangeText', title: 'fastest–slowest (ms)' },
-            { field: 'n', title: 'samples' },
-          ],
-        },
-      },
+      ...lineAndPoints(y, color, [
+        { field: 'medianText', title: 'median (ms)' },
+        { field: 'ciText', title: '95 % CI of the median (ms)' },
+        { field: 'rangeText', title: 'fastest–slowest (ms)' },
+        { field: 'n', title: 'samples' },
+      ]),
     ],
     resolve: { legend: { color: 'independent' } },
   };
@@ -100,7 +104,6 @@ export function curveHtmlSpec(points: CurveDatum[], text: CurveText, toggles: To
 /** The phases of every series stacked at one route count, chosen by the page (PHASES_ROUTES_SIGNAL). */
 export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Toggle[]): TopLevelSpec {
   const { params, transform } = filters(toggles);
-  const names = PHASES.map((p) => p.name);
   return {
     title: { text: 'Where the time goes', subtitle: 'median of each phase, stacked, at the route count chosen above the chart' },
     config: CHART_CONFIG,
@@ -112,15 +115,7 @@ export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Togg
     mark: { type: 'bar' },
     encoding: {
       y: { field: 'series', type: 'nominal', title: 'series', sort: null },
-      x: {
-        field: 'ms',
-        type: 'quantitative',
-        title: 'ms since spawn (median of each phase, stacked)',
-        stack: 'zero',
-        axis: { format: ',.0f' },
-      },
-      color: { field: 'phase', type: 'nominal', title: 'phase', scale: { domain: names }, sort: names },
-      order: { field: 'order', type: 'ordinal' },
+      ...stackedPhases(),
       tooltip: [
         { field: 'series', title: 'series' },
         { field: 'routes', title: 'routes', format: ',' },
@@ -150,23 +145,12 @@ export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[]): To
     ...filters(toggles),
     encoding: { x: routesAxis(points) },
     layer: [
-      { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color } },
-      {
-        name: 'points',
-        mark: { type: 'point', filled: true, size: 60 },
-        encoding: {
-          y,
-          color: { ...color, legend: null },
-          tooltip: [
-            { field: 'series', title: 'series' },
-            { field: 'routes', title: 'routes', format: ',' },
-            { field: 'setting', title: 'as on Lambda' },
-            { field: 'estimateText', title: 'Init estimate (ms)' },
-            { field: 'measuredText', title: 'Init measured here (ms)' },
-            { field: 'additionText', title: 'Lambda adds (ms, spread)' },
-          ],
-        },
-      },
+      ...lineAndPoints(y, color, [
+        { field: 'setting', title: 'as on Lambda' },
+        { field: 'estimateText', title: 'Init estimate (ms)' },
+        { field: 'measuredText', title: 'Init measured here (ms)' },
+        { field: 'additionText', title: 'Lambda adds (ms, spread)' },
+      ]),
     ],
   };
 }

@@ -11,6 +11,7 @@ import { xmlText } from '../core/escape.ts';
 import { ms, round3 } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
+import { tailCells } from './init-tails.ts';
 import { growthText } from './scaling-md.ts';
 
 /** A table cell: its text, and its number when it sorts as one. */
@@ -129,8 +130,10 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
             txt(additionText(c.init?.addition)),
             ...(context.codeLoading ? [num(c.init?.codeLoading?.ms)] : []),
             num(c.init?.estimate),
+            txt(tailCells(c).init),
             num(c.duration?.measured ?? s.lambda?.durationMs.median),
             num(c.duration?.estimate),
+            txt(tailCells(c).duration),
             num(c.billedEstimate, c.billedEstimate === undefined ? '–' : String(c.billedEstimate)),
           ],
         },
@@ -145,8 +148,10 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
     'Init: Lambda adds',
     ...(context.codeLoading ? ['Init: code loading'] : []),
     'Init estimate',
+    'Init p95 / p99',
     'Duration measured here',
     'Duration estimate',
+    'Duration p95 / p99',
     'Billed estimate',
   ];
   return tableHtml('estimates', headers, rows);

@@ -11,11 +11,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import { scriptJson, xmlText } from '../core/escape.ts';
+import { oneLine, scriptJson, xmlText } from '../core/escape.ts';
 import { duration } from '../core/format.ts';
 import { loadText } from '../core/load.ts';
 import type { RunMeta } from '../core/meta.ts';
 import { codeLoadingParagraph, validationNote } from './code-loading.ts';
+import { TAILS_NOTE } from './init-tails.ts';
 import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
 import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
@@ -104,6 +105,7 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
     ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
     ...(context.codeLoading ? [`<p>${xmlText(codeLoadingParagraph(context.codeLoading))}</p>`] : []),
     `<p class="note">${xmlText(validationNote(context.codeLoading))}</p>`,
+    `<p class="note">${xmlText(TAILS_NOTE.replace(/\*\*/g, ''))}</p>`,
     estimateTable(context, toggles) ?? '',
     ...missing.map((m) => `<p class="note">No estimate: ${xmlText(m)}</p>`),
   ].join('\n');
@@ -114,7 +116,8 @@ function machineHtml(meta: RunMeta | undefined, counted: CellSummary[]): string 
   const m = meta.machine;
   const load = runLoad(meta);
   const item = (term: string, value: string) => `<dt>${xmlText(term)}</dt><dd>${value}</dd>`;
-  const t = (value: unknown) => xmlText(String(value));
+  // one line: a version or command from a run folder may carry a terminal escape or a bidi override
+  const t = (value: unknown) => xmlText(oneLine(String(value)));
   const versions = (record: Record<string, string>) =>
     Object.entries(record)
       .map(([name, version]) => `${t(name)} <code>${t(version)}</code>`)

@@ -8,47 +8,27 @@ import { markdownText } from '../core/escape.ts';
 import { median } from 'simple-statistics';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { DIMENSION_DEFAULTS, type Cell } from '../core/cell.ts';
+import { dimensionRow, LEVER_DIMENSIONS, type LeverDimension } from '../core/dimensions.ts';
 import type { RunMeta } from '../core/meta.ts';
 import type { MetaSpec } from '../core/meta-spec.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 
-/** The dimensions a user pulls as levers, in the order the tables come. */
-export const LEVER_DIMENSIONS = [
-  'target',
-  'runtime',
-  'bootstrap',
-  'fileCache',
-  'build',
-  'compileCache',
-  'variant',
-  'shape',
-  'schema',
-] as const satisfies readonly (keyof Cell)[];
-export type LeverDimension = (typeof LEVER_DIMENSIONS)[number];
-
 /**
- * Dimensions that describe the app rather than how it is run (its route shape, its schema weight):
- * they get a table like a lever, but never count as "the lever that helps" (an app does not drop
- * its routes to start faster).
+ * A workload dimension describes the app rather than how it is run (its route shape, its schema
+ * weight): it gets a table like a lever, but never counts as "the lever that helps" (an app does not
+ * drop its routes to start faster). The dimension table (core/dimensions.ts) says which.
  */
-const WORKLOAD_DIMENSIONS: readonly LeverDimension[] = ['shape', 'schema'];
+function isWorkload(dimension: LeverDimension): boolean {
+  return dimensionRow(dimension).lever?.workload === true;
+}
 
-/** Each lever's list in meta.json's spec, in the order given on the command line (undefined: not recorded). */
+/** Each lever's list in meta.json's spec (the row's `metaList`), in the order given on the command line (undefined: not recorded). */
 function metaList(dimension: LeverDimension, { source, cells }: MetaSpec): readonly string[] | undefined {
-  const selection = source.kind === 'apps' ? undefined : source;
-  const generated = source.kind === 'generated' ? source : undefined;
-  const lists: Record<LeverDimension, readonly string[] | undefined> = {
-    target: cells.targets,
-    runtime: cells.runtimes,
-    build: cells.builds,
-    compileCache: cells.compileCaches,
-    bootstrap: cells.bootstraps,
-    fileCache: cells.fileCaches,
-    variant: selection?.variants,
-    shape: generated?.shapes,
-    schema: generated?.schemas,
-  };
-  return lists[dimension];
+  const name = dimensionRow(dimension).metaList;
+  if (!name) return undefined;
+  const lists: Record<string, unknown> = { ...(source.kind === 'apps' ? {} : source), ...cells };
+  const list = lists[name];
+  return Array.isArray(list) ? (list as string[]) : undefined;
 }
 
 export const LEVERS_FILE = 'levers.md';
@@ -136,7 +116,7 @@ export interface LeverEffect {
 export function leverEffects(framework: string, summaries: CellSummary[], meta?: RunMeta): LeverEffect[] {
   const mine = summaries.filter((s) => s.cell.framework === framework);
   const effects: LeverEffect[] = [];
-  for (const dimension of varyingLevers(summaries).filter((d) => !WORKLOAD_DIMENSIONS.includes(d))) {
+  for (const dimension of varyingLevers(summaries).filter((d) => !isWorkload(d))) {
     const [base, ...rest] = leverValues(dimension, summaries, meta);
     for (const value of rest) {
       const ratios: number[] = [];
@@ -194,12 +174,14 @@ export function leverMarkdown(summaries: CellSummary[], meta: RunMeta | undefine
   return parts.join('\n\n');
 }
 
-export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined): string {
+/** levers.md: the answer table first when the run has one (report/answer.ts), then a table per lever. */
+export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined, answer?: string): string {
   const body =
     leverMarkdown(summaries, meta, '##') ??
     'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant ' +
       '(see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
-  return `# Which lever helps: median firstResponse (ms)\n\n${body}\n`;
+  const first = answer ? `## The answer: every variant of the levers\n\n${answer}\n\n## Each lever alone\n\n` : '';
+  return `# Which lever helps: median firstResponse (ms)\n\n${first}${body}\n`;
 }
 
 export function leversSection(summaries: CellSummary[], meta: RunMeta | undefined): { title: string; body: string } | undefined {

@@ -35,6 +35,7 @@ import { crossCheckSection, processColumns, processCsvColumns } from './crossche
 import { summaryCsv } from './csv.ts';
 import { HTML_REPORT, htmlReport } from './html.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
+import { ANSWER_CHART, answerChart, answerMarkdown, answerSection, hasAnswerChart } from './answer.ts';
 import { summaryMarkdown } from './markdown.ts';
 import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
@@ -48,9 +49,11 @@ export const WARNINGS_SHOWN = 3;
 
 export const OUTPUTS: Output[] = [
   // runtime / build / compile cache / variant: a table per lever that varies, and the best lever per framework
+  // build × compile cache × runtime: every variant per app, its Pareto front and what to change (also levers.md's first section)
+  { file: ANSWER_CHART, when: hasAnswerChart, render: answerChart, section: answerSection },
   {
     file: LEVERS_FILE,
-    render: ({ summaries, meta }) => leversFile(summaries, meta),
+    render: (context) => leversFile(context.summaries, context.meta, answerMarkdown(context, '###')),
     section: ({ summaries, meta }) => leversSection(summaries, meta),
   },
   // --first-hits: first-hit columns beside firstResponse (summary.md, summary.csv) and their section

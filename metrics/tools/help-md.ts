@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command, Help } from 'commander';
-import { OPTION_RULES } from '../core/run-spec.ts';
+import { OPTION_RULES, type OptionRule } from '../core/run-spec.ts';
 import { buildProgram } from '../cli/main.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -98,6 +98,11 @@ function commandSection(command: Command, scripts: Map<string, string>): string[
   return lines;
 }
 
+/** What a rule's options need; an option that another sets for itself (`overriddenBy`) needs that one left out. */
+function ruleNeeds(rule: OptionRule): string {
+  return rule.overriddenBy === undefined ? rule.without : `not with ${rule.overriddenBy}`;
+}
+
 /** The rules between options (core/run-spec.ts): what each option needs to have an effect. */
 function rulesSection(): string[] {
   return [
@@ -107,7 +112,7 @@ function rulesSection(): string[] {
     '',
     '| option | has an effect only with |',
     '| --- | --- |',
-    ...OPTION_RULES.map((rule) => `| ${rule.flags.map(codeCell).join(', ')} | ${cell(rule.without)} |`),
+    ...OPTION_RULES.map((rule) => `| ${rule.flags.map(codeCell).join(', ')} | ${cell(ruleNeeds(rule))} |`),
     '',
   ];
 }

@@ -89,7 +89,7 @@ describe('rebuilding the table', () => {
     assert.equal(table.rows.length, 1);
     const row = table.rows[0]!;
     assert.deepEqual([row.runtime, row.architecture, row.memoryMB], ['nodejs22.x', 'x86_64', 128]);
-    assert.deepEqual(row.initMs, { median: 115, p25: 107.5, p75: 122.5, n: 4 });
+    assert.deepEqual(row.initMs, { median: 115, p25: 107.5, p75: 122.5, p95: 128.5, p99: 129.7, n: 4 });
     assert.equal(row.durationMs.median, 12);
     assert.equal(row.durationMs.n, 2);
   });
@@ -113,7 +113,7 @@ describe('rebuilding the table', () => {
     const ok = runCli(['lambda-reference', '--reports', log, '--runtime', 'nodejs24.x', '--architecture', 'arm64', '--out', out]);
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stdout, /calibration table: REPORT lines of the reference function deployed by you, dates 2026-09-01–2026-09-02/u);
-    assert.match(ok.stdout, /nodejs24\.x arm64 1024 MB: Init Duration 145 ms \(IQR 142\.5–147\.5, n 2\)/);
+    assert.match(ok.stdout, /nodejs24\.x arm64 1024 MB: Init Duration 145 ms \(IQR 142\.5–147\.5, p95 149\.5, p99 149\.9, n 2\)/);
     const table = readReferenceTable(out);
     assert.equal(table.rows[0]!.initMs.n, 2, 'the warm invocation is no cold start');
     const bad = runCli(['lambda-reference', '--reports', log, '--out', out]);

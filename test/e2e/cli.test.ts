@@ -15,13 +15,10 @@ import { buildProgram } from '../../metrics/cli/main.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
 import { readSamples } from '../../metrics/core/samples.ts';
 import { CLI, processesWith, ROOT, runCli as cli, runClis, tempDir as tmp, waitFor, type CliResult } from '../support/helpers.ts';
+import { assertUsageError as assertOneLineError } from '../support/usage-error.ts';
 
 function assertUsageError(result: CliResult, message: RegExp): void {
-  assert.equal(result.status, 2, result.stderr);
-  assert.match(result.stderr, message);
-  assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
-  assert.match(result.stderr, /^coldstart: /);
-  assert.doesNotMatch(result.stderr, /\n\s+at /);
+  assertOneLineError(result.status, result.stderr, message);
 }
 
 describe('cli errors: one line, exit 2, no stack trace', () => {

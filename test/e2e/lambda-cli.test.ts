@@ -45,6 +45,8 @@ describe('lambda-package', () => {
   let run: CliResult;
   let restifyOnly: CliResult;
   let again: CliResult;
+  let minified: CliResult;
+  const minOut = path.join(dir, 'minified');
   before(async () => {
     // restify's optional dtrace-provider cannot be bundled by esbuild: its cell is left out with the reason
     const results = await runClis(
@@ -54,10 +56,12 @@ describe('lambda-package', () => {
           ...['--frameworks', 'node-http,hono,restify', '--routes', '1', '--out', out, '--memory', '512', '--architecture', 'arm64'],
         ],
         ['lambda-package', '--frameworks', 'restify', '--routes', '1', '--out', path.join(dir, 'restify-only')],
+        // the levers' answer names this command for a minified winner
+        ['lambda-package', '--frameworks', 'hono', '--routes', '1', '--build', 'bundle-min', '--out', minOut],
       ],
       2,
     );
-    [run, restifyOnly] = [results[0]!, results[1]!];
+    [run, restifyOnly, minified] = [results[0]!, results[1]!, results[2]!];
     again = runCli(['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', out]);
   });
 
@@ -97,10 +101,16 @@ describe('lambda-package', () => {
     assert.equal(template.Parameters.Architecture!.Default, 'arm64');
   });
 
-  for (const framework of ['node-http', 'hono']) {
-    it(`${framework}: the zip's index.handler, required from a folder without node_modules, answers its last route`, async () => {
+  const packaged: [string, string][] = [
+    ['node-http', out],
+    ['hono', out],
+    ['hono, --build bundle-min', minOut],
+  ];
+  for (const [what, folder] of packaged) {
+    const framework = what.split(',')[0]!;
+    it(`${what}: the zip's index.handler, required from a folder without node_modules, answers its last route`, async () => {
       const name = `coldstart-${framework}-1-validated`;
-      const files = unzipSync(readFileSync(path.join(out, 'functions', `${name}.zip`)));
+      const files = unzipSync(readFileSync(path.join(folder, 'functions', `${name}.zip`)));
       assert.deepEqual(Object.keys(files), ['index.js']);
       // a folder of its own under the temp folder: nothing but the bundle can be required from there
       const task = path.join(tempDir('coldstart-lambda-task-'), name);
@@ -120,6 +130,13 @@ describe('lambda-package', () => {
       assert.ok(invalid.ok && invalid.status >= 400 && invalid.status < 500, JSON.stringify(invalid));
     });
   }
+
+  it('--build bundle-min: the same function, minified: a smaller index.js', () => {
+    assert.equal(minified.status, 0, minified.stderr);
+    const index = (folder: string) =>
+      unzipSync(readFileSync(path.join(folder, 'functions', 'coldstart-hono-1-validated.zip')))['index.js']!;
+    assert.ok(index(minOut).length < index(out).length, `${index(minOut).length} bytes minified, ${index(out).length} not`);
+  });
 
   it('refuses a folder that already holds a package (one line, exit 2), and leaves it as it was', () => {
     assertUsageError(again, /--out .* already holds a package \(template\.yaml\)/);

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { cellKey } from '../../metrics/core/cell.ts';
+import { readMeta } from '../../metrics/core/meta.ts';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
 import { ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
@@ -88,5 +90,45 @@ describe('measure --levers on an express and zod app', () => {
     assert.match(levers, /## build: plain vs bundle vs bundle-min/);
     assert.match(levers, /\| failed \|/);
     assert.doesNotMatch(levers, /`build=bundle-min`/);
+  });
+
+  it('the answer table: every variant, the fastest and the cheapest marked once, the differing one not ranked, what each ships', () => {
+    const levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
+    assert.match(levers, /^## The answer: every variant of the levers$/m);
+    const table = levers.split('### app (your server)\n\n')[1]!.split('\n\n')[0]!.split('\n');
+    const header = table[0]!.split(' | ');
+    assert.ok(header.includes('package') && header.includes('Pareto') && header.at(-1)!.startsWith('what to change'), table[0]);
+    const rows = table.slice(2);
+    assert.equal(rows.filter((r) => r.includes('**fastest**')).length, 1, 'one fastest');
+    assert.equal(rows.filter((r) => r.includes('**cheapest**')).length, 1, 'one cheapest');
+    assert.match(
+      rows.find((r) => r.includes('**fastest**'))!,
+      /on the front/,
+    );
+    const min = rows.filter((r) => r.startsWith('| bundle-min'));
+    assert.ok(min.length > 0);
+    for (const row of min) assert.match(row, /not ranked: (answers differently from the plain build|unsupported)/);
+    // what to change names the build command and the flag
+    assert.match(
+      rows.find((r) => r.startsWith('| bundle ·') || r.startsWith('| bundle |'))!,
+      /`esbuild app\.js --bundle .*`--build bundle`/,
+    );
+    assert.match(levers, /- Fastest: \*\*[^*]+\*\*, [\d.]+ ms at the median\./);
+    assert.ok(readFileSync(path.join(dir, 'chart-levers.svg'), 'utf8').startsWith('<svg'));
+  });
+
+  it('meta.json records what each variant ships: the app with its packages is larger than its bundle', () => {
+    const shipped = readMeta(dir)!.shipped!;
+    const plain = samples.find((s) => s.cell.build === 'plain' && s.cell.compileCache === 'off' && s.cell.runtime === 'node')!;
+    const bundle = samples.find((s) => s.cell.build === 'bundle' && s.cell.compileCache === 'off' && s.cell.runtime === 'node')!;
+    const entry = (cell: SampleRecord['cell']) => shipped.code[cellKey(cell)];
+    assert.match(entry(plain.cell)!.what, /the app's 1 file and the \d+ package folders it loads/);
+    assert.ok(entry(bundle.cell)!.bytes! > 0);
+    assert.ok(
+      entry(plain.cell)!.bytes! > entry(bundle.cell)!.bytes!,
+      `plain ${entry(plain.cell)!.bytes} bytes, bundle ${entry(bundle.cell)!.bytes}`,
+    );
+    const warm = samples.filter((s) => s.cell.compileCache === 'warm' && s.ok);
+    for (const s of warm) assert.ok((shipped.compileCache?.[cellKey(s.cell)] ?? 0) > 0, `a warm cache's bytes: ${cellKey(s.cell)}`);
   });
 });

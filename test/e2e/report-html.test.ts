@@ -8,30 +8,15 @@
  * not installed (.ci/run installs chromium with apt-get); CHROMIUM names another chromium.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserType, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { writeResultsIndex } from '../../metrics/pipeline/results-index.ts';
 import { writeReport } from '../../metrics/report/write.ts';
+import { CHROMIUM_ARGS, findChromium, loadChromium } from '../../metrics/tools/browser.ts';
 import { fixture, runCli, tempDir } from '../support/helpers.ts';
-
-/** CHROMIUM when it is set (only it), else Debian's chromium or the first `chromium` on PATH. */
-function findChromium(): string | undefined {
-  const chosen = process.env.CHROMIUM;
-  if (chosen) return existsSync(chosen) ? chosen : undefined;
-  const candidates = ['/usr/bin/chromium', ...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'chromium'))];
-  return candidates.find((file) => existsSync(file));
-}
-
-async function loadChromium(): Promise<BrowserType | undefined> {
-  try {
-    return (await import('playwright-core')).chromium;
-  } catch {
-    return undefined;
-  }
-}
 
 const executablePath = findChromium();
 const chromium = await loadChromium();
@@ -85,7 +70,7 @@ const seriesOf = (items: Shown[]) => [...new Set(items.map((i) => i.series))].so
 describe('report.html in chromium', { skip }, () => {
   let browser: Browser | undefined;
   before(async () => {
-    browser = await chromium!.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await chromium!.launch({ executablePath, args: CHROMIUM_ARGS });
   });
   after(async () => browser?.close());
 

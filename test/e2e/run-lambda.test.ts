@@ -138,7 +138,10 @@ describe('a real run with --target server,lambda', () => {
     assert.ok(section.includes('`exports.handler = () => ({statusCode: 200})`'), 'the reference function is named');
     assert.match(
       section,
-      /\| +\| as on Lambda \| Init measured here \| Init: Lambda adds \| Init: code loading \| Init estimate \| Duration measured here \|/,
+      new RegExp(
+        String.raw`\| +\| as on Lambda \| Init measured here \| Init: Lambda adds \| Init: code loading \| ` +
+          String.raw`Init estimate \| Init p95 / p99 \| Duration measured here \|`,
+      ),
     );
     for (const f of FRAMEWORKS) {
       for (const n of ROUTES) {

@@ -104,6 +104,7 @@ function depsOf(prepared: PreparedCells, onSample: (run: PlannedRun) => void = (
     cpuSpeed: () => undefined,
     fileCache: () => undefined,
     attribute: () => Promise.resolve([]),
+    shipped: () => Promise.resolve({}),
   };
 }
 

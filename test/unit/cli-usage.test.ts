@@ -12,13 +12,10 @@ import { before, describe, it } from 'node:test';
 import { buildProgram } from '../../metrics/cli/main.ts';
 import { fixture, tempDir as tmp } from '../support/in-process.ts';
 import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
+import { assertUsageError as assertOneLineError } from '../support/usage-error.ts';
 
 function assertUsageError(result: MainResult, message: RegExp): void {
-  assert.equal(result.code, 2, result.stderr);
-  assert.match(result.stderr, message);
-  assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
-  assert.match(result.stderr, /^coldstart: /);
-  assert.doesNotMatch(result.stderr, /\n\s+at /);
+  assertOneLineError(result.code, result.stderr, message);
 }
 
 describe('cli errors: one line, exit 2, no stack trace', () => {

@@ -198,4 +198,48 @@ describe('summary.md of a hostile run folder', () => {
     assert.match(summary, /Status: &lt;script&gt;/);
     assertEveryOutputInert(out);
   });
+  it("escapes the levers' answer of an app: its differing answer, its file name and its runtime's version", async () => {
+    const dir = tempDir('coldstart-escape-answer-');
+    const cell = (build: string) => ({
+      framework: 'shop',
+      variant: 'plain',
+      routes: 1,
+      runtime: 'node',
+      build,
+      compileCache: 'off',
+      source: 'app',
+    });
+    const marks = (ms: number) => ({ processStart: 1, start: 5, imported: 10, startup: ms - 3, listen: ms - 2, firstResponse: ms });
+    const at = '2026-11-26T00:00:00.000Z';
+    const lines = [1, 2].flatMap((index) => [
+      { cell: cell('plain'), phase: 'sample', index, ok: true, marks: marks(200 + index), durationMs: 1, at },
+      { cell: cell('bundle'), phase: 'sample', index, ok: true, marks: marks(100 + index), durationMs: 1, at },
+      {
+        cell: cell('bundle-min'),
+        phase: 'sample',
+        index,
+        ok: false,
+        error: `answers differently from the plain build: body ${HOSTILE.join(' ')}, the plain build's ok`,
+        durationMs: 1,
+        at,
+      },
+    ]);
+    writeFileSync(path.join(dir, 'samples.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const meta = {
+      version: 2,
+      command: 'npm run measure -- --entry server.js --levers',
+      spec: {
+        source: { kind: 'apps', apps: [{ name: 'shop', kind: 'server', file: `/x/${HOSTILE.join('')}.js` }] },
+        cells: { runtimes: ['node'], builds: ['plain', 'bundle', 'bundle-min'], compileCaches: ['off'] },
+      },
+      runtimes: { node: HOSTILE.join(' ') },
+      shipped: { code: { x: { bytes: 1, what: HOSTILE.join(' ') } } },
+    };
+    writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
+    await writeReport(dir);
+    const levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
+    assert.match(levers, /not ranked: answers differently from the plain build: body &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    assert.ok(readdirSync(dir).includes('chart-levers.svg'));
+    assertEveryOutputInert(dir);
+  });
 });

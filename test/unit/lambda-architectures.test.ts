@@ -70,10 +70,10 @@ describe('an estimate per architecture', () => {
       const k = shippedCodeLoading().fit.coefficient;
       assert.equal(cells[5], `+${ms(k * 5)} (${k} × ${ms(5)})`, `${architecture} code-loading term`);
       assert.equal(cells[6], ms(40 + real - 35 + k * 5), `${architecture} Init estimate`);
-      const billed = Number(cells[10]);
+      const billed = Number(cells[12]);
       const dollars =
         costPerMillion(billed, { memoryMB: 1024, pricePerGBs: PRICE_PER_GB_SECOND[architecture] }) + REQUEST_PRICE_PER_MILLION;
-      assert.equal(cells[11], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
+      assert.equal(cells[13], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
     }
     assert.ok(Number(rows[1]!.split('|')[6]) < Number(rows[0]!.split('|')[6]), "arm64's real hello world starts faster");
     const csv = readFileSync(path.join(run, 'summary.csv'), 'utf8').split('\n');

@@ -104,6 +104,7 @@ describe('lambda-import', () => {
         ['lambda-package', '--frameworks', 'no-such-framework', '--routes', '1', '--out', path.join(dir, 'p')],
         ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--arch', 'mips'],
         ['lambda-import', UNNAMED, '--out', fresh, '--lambda-runtime', 'nodejs24.x', '--runtime', 'nodejs22.x'],
+        ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', path.join(dir, 'p'), '--build', 'plain'],
       ])
         errors.push(await mainInProcess(args));
     });
@@ -131,6 +132,8 @@ describe('lambda-import', () => {
     it('lambda-package with an unknown --arch', () => assertUsageError(errors[10]!, /--arch: "mips" is not one of x86_64, arm64/));
     it('lambda-import with both spellings of the runtime', () =>
       assertUsageError(errors[11]!, /option '--runtime <runtime>' cannot be used with option '--lambda-runtime <runtime>'/));
+    it('lambda-package of the plain build: a zip holds one bundled file', () =>
+      assertUsageError(errors[12]!, /--build must be bundle or bundle-min, got "plain": a package's zip holds one bundled file/));
     it('writes nothing', () => {
       assert.equal(existsSync(fresh), false);
       assert.equal(existsSync(path.join(dir, 'p')), false);
