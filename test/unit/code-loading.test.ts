@@ -6,7 +6,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -49,6 +49,24 @@ describe('the shipped fit', () => {
     for (const [id, [low, high]] of Object.entries(data.fit.looErrorPct)) {
       const bound = data.fit.beyondBound[id] === undefined ? data.fit.boundPct : 2 * data.fit.boundPct;
       assert.ok(low >= -bound && high <= bound, `${id}: ${low} to ${high} % against ±${bound} %`);
+    }
+  });
+
+  it("docs/guide/lambda.md's and the finding's leave-one-out table is the one the shipped data gives", () => {
+    const name = (id: string) => data.functions.find((f) => f.id === id)!.name;
+    const f0 = (v: number) => v.toFixed(0);
+    const sg = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)} %`;
+    const docs = ['guide/lambda.md', 'findings/2026-11-26-code-loading-term.md'].map((f) =>
+      readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', f), 'utf8'),
+    );
+    for (const l of leaveOneOut(data.rows)) {
+      const r = l.row;
+      const iqr = r.local.p25 === undefined || r.local.p75 === undefined ? '' : ` (${f0(r.local.p25)}–${f0(r.local.p75)})`;
+      const line =
+        `| ${name(r.function)} | ${r.memoryMB} | ${r.architecture} | ${r.real.initMs} (${r.real.statistic}, ${r.real.n}) | ` +
+        `${f0(r.local.initMs)}${iqr} | ${r.local.referenceInitMs === undefined ? '–' : f0(r.local.referenceInitMs)} | ` +
+        `${f0(l.before)} | ${f0(l.now)} | ${sg(l.beforeErrorPct)} | ${sg(l.nowErrorPct)} |`;
+      for (const doc of docs) assert.ok(doc.includes(line), `the docs lack the row:\n${line}`);
     }
   });
 
