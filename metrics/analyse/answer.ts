@@ -161,10 +161,25 @@ function subjectKey(cell: Cell): string {
   return JSON.stringify({ ...cell, ...Object.fromEntries(CHANGE_DIMENSIONS.map((d) => [d, null])) });
 }
 
-/** Whether a run's cells vary a lever of the answer table (it is written only then). */
+/**
+ * Whether some app of a run has more than one variant (the answer table is written, and what each cell
+ * ships recorded, only then): a server beside a Lambda cell differs in runtime, but as two apps.
+ */
+export function hasVariants(cells: readonly Cell[]): boolean {
+  const seen = new Map<string, string>();
+  for (const cell of cells) {
+    if (cell.framework === REFERENCE_FRAMEWORK) continue;
+    const subject = subjectKey(cell);
+    const variant = CHANGE_DIMENSIONS.map((d) => cell[d]).join('|');
+    if ((seen.get(subject) ?? variant) !== variant) return true;
+    seen.set(subject, variant);
+  }
+  return false;
+}
+
+/** Whether a run's summaries have an answer table. */
 export function hasAnswer(summaries: readonly CellSummary[]): boolean {
-  const cells = summaries.filter((s) => s.cell.framework !== REFERENCE_FRAMEWORK);
-  return CHANGE_DIMENSIONS.some((d) => new Set(cells.map((s) => s.cell[d])).size > 1);
+  return hasVariants(summaries.map((s) => s.cell));
 }
 
 /**

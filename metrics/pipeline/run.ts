@@ -20,7 +20,7 @@ import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { writeMeta, type RunMeta } from '../core/meta.ts';
 import type { RunSpec } from '../core/run-spec.ts';
-import { CHANGE_DIMENSIONS } from '../core/dimensions.ts';
+import { hasVariants } from '../analyse/answer.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { exitCodeOfSignal } from '../measure/children.ts';
@@ -114,7 +114,7 @@ async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (l
     const { jobs } = prepared;
     // the answer table's package sizes: only when it has variants to compare
     const cells = prepared.prepared.cells;
-    const shipped = CHANGE_DIMENSIONS.some((d) => new Set(cells.map((c) => c.cell[d])).size > 1) ? await deps.shipped(cells) : undefined;
+    const shipped = hasVariants(cells.map((c) => c.cell)) ? await deps.shipped(cells) : undefined;
     const facts = {
       startedAt: session.startedAt,
       dropped: environment.dropped,

@@ -111,10 +111,7 @@ function spreadText(v: AnswerVariant): string {
 
 /** The group's heading: the app (or framework and routes) and what else sets it apart. */
 function headingOf(cell: Cell): string {
-  const what =
-    cell.source === APP_SOURCE
-      ? `${cell.framework} (your ${cell.target === 'lambda' ? 'handler' : 'server'})`
-      : `${cell.framework}, ${cell.routes} route${cell.routes === 1 ? '' : 's'}, ${cell.target}`;
+  const what = `${cell.framework}, ${cell.routes} route${cell.routes === 1 ? '' : 's'}, ${cell.target}`;
   const extras = [
     cell.memory ? `${cell.memory} MB` : '',
     cell.source === APP_SOURCE ? '' : cell.variant,
@@ -122,6 +119,10 @@ function headingOf(cell: Cell): string {
     cell.schema !== 'small' ? `schema ${cell.schema}` : '',
     cell.target === 'lambda' ? `start ${cell.bootstrap}, file cache ${cell.fileCache}` : '',
   ].filter(Boolean);
+  if (cell.source === APP_SOURCE) {
+    const kind = cell.target === 'lambda' ? 'handler' : 'server';
+    return markdownText(`${cell.framework} (your ${kind}${extras.length ? `; ${extras.join(', ')}` : ''})`);
+  }
   return markdownText(extras.length ? `${what} (${extras.join(', ')})` : what);
 }
 
@@ -240,8 +241,8 @@ export function packagingLine(group: AnswerGroup): string | undefined {
       ? undefined
       : `npm run lambda:package -- --frameworks ${cell.framework} --routes ${cell.routes} --variant ${cell.variant}` +
         `${runtime} --build ${build} --out DIR`;
-  const lead = command ? `Packaged by ${markdownCode(command)}` : 'Packaging it for Lambda';
-  return `- ${lead}${why.length ? `; ${why.join('; ')}` : ''}.`;
+  if (command) return `- Packaged by ${markdownCode(command)}${why.length ? `; ${why.join('; ')}` : ''}.`;
+  return `- Packaging the fastest for Lambda: ${why.join('; ')}.`;
 }
 
 const EXPLANATION =

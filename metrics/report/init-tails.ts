@@ -10,10 +10,10 @@ import { cellKey } from '../core/cell.ts';
 import { ms, round3 } from '../core/format.ts';
 import type { CsvColumn, ReportContext } from './contract.ts';
 
-/** How the tails are computed, printed above their table. */
+/** How the tails are computed, printed above the estimate table. */
 export const TAILS_NOTE =
   "Tails of the estimate (p95 / p99, ms, beside each median). **Init**: the estimate plus the real reference's own spread, its p95 (p99) " +
-  "minus its median (lambda-perf's hello world, every cold start of the table's days, same line, architecture and memory " +
+  "minus its median (the calibration table's hello world: every cold start of its days, same line, architecture and memory " +
   "size): what makes a cold start slower than the median is the platform's, the same ms for every function; the spread here is " +
   "this machine's and is not added. **Duration**: the cell's invocation CPU time at its 95th (99th) percentile through " +
   'the same CPU share model (lambda-perf publishes no per-invocation Duration; not validated). Checked against public real ' +

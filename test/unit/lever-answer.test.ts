@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
-import { hasAnswer, leverAnswer, paretoFront } from '../../metrics/analyse/answer.ts';
+import { hasAnswer, hasVariants, leverAnswer, paretoFront } from '../../metrics/analyse/answer.ts';
 import { resolveCost } from '../../metrics/analyse/cost.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../../metrics/core/cell.ts';
 import type { ShippedMeta } from '../../metrics/core/meta.ts';
@@ -161,6 +161,21 @@ describe('the answer of known summaries', () => {
     assert.deepEqual(old!.objectives, ['coldStart', 'cost']);
     assert.equal(old!.variants.filter((v) => v.front).length, 1);
     assert.doesNotMatch(answerTable(old!, { build: 'plain', compileCache: 'off', runtime: 'node' }, undefined), /package/);
+  });
+
+  it('a server beside its Lambda handler differs in runtime, but as two apps: no variants', () => {
+    const server = makeCell({ framework: 'hono', variant: 'validated', routes: 1 });
+    const lambda = makeCell({ framework: 'hono', variant: 'validated', routes: 1, target: 'lambda', runtime: 'nodejs24.x' });
+    const reference = makeCell({
+      framework: 'reference',
+      variant: 'validated',
+      routes: 1,
+      target: 'lambda',
+      runtime: 'nodejs24.x',
+      build: 'bundle',
+    });
+    assert.equal(hasVariants([server, lambda, reference]), false);
+    assert.equal(hasVariants([server, lambda, { ...lambda, build: 'bundle' }]), true);
   });
 
   it('no answer when no build, compile cache or runtime varies', () => {
