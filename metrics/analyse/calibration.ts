@@ -4,8 +4,10 @@
  * calibration table):
  *
  * - Init: what Lambda adds = the real reference's median Init Duration − the local reference's;
- *   estimate = the cell's Init Duration + that. (Sandbox and extension setup, log shipping and the
- *   host's CPU cannot happen here; the difference of the same function holds all of it.)
+ *   estimate = the cell's Init Duration + that (sandbox and extension setup, log shipping and the
+ *   host's CPU cannot happen here; the difference of the same function holds all of it) + the
+ *   code-loading term, k × what the cell's Init exceeds the local reference's (code-loading.ts: what
+ *   a new sandbox pays beyond hello world for the code an app loads; fitted on public real data).
  * - Duration: the cell's invocation CPU time as Lambda would spend it, plus the reference's non-CPU
  *   part, through the CPU share model (cpu-share.ts) at the cell's memory size. Lambda's CPU time of
  *   the reference is its real unthrottled Duration × REFERENCE_CPU_FRACTION. When the run timed the
@@ -30,6 +32,7 @@ import {
 } from '../core/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 import { VARIANTS } from '../core/dimensions.ts';
+import { codeLoadingTerm, type CodeLoadingTerm } from './code-loading.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
 export const UNTHROTTLED_REFERENCE_MB = 1024;
@@ -45,7 +48,8 @@ export interface Calibration {
   row?: ReferenceRow;
   /** why there is no estimate */
   missing?: string;
-  init?: { measured: number; addition: Addition; estimate: number };
+  /** Init: measured here + what Lambda adds to hello world + the code-loading term (code-loading.ts), given its coefficient */
+  init?: { measured: number; addition: Addition; estimate: number; codeLoading?: CodeLoadingTerm };
   /** `tail`: the estimate at the cell's 95th and 99th percentile of invocation CPU time (init-tails.ts) */
   duration?: { measured: number; addition: Addition; estimate: number; tail?: { p95: number; p99: number } };
   /** Init + Duration estimates, each rounded up to 1 ms */
@@ -116,6 +120,8 @@ export function calibrate(
   architecture: string,
   /** meta.json's lambda.cpuSpeed: this machine's CPU for the CPU reference's loop, by the cells' runtime */
   cpuSpeeds: Record<string, LocalCpuSpeed> = {},
+  /** k of the code-loading term (core/lambda-code-loading.json); without it, no term */
+  codeLoadingCoefficient?: number,
 ): Map<string, Calibration> {
   const byKey = new Map(summaries.map((s) => [cellKey(s.cell), s]));
   const result = new Map<string, Calibration>();
@@ -141,7 +147,14 @@ export function calibrate(
     const cellCpu = summary.lambda.invokeCpuMs?.median;
     const initMeasured = summary.lambda.initMs.median;
     const initAddition = addition(row.initMs, local.initMs.median);
-    base.init = { measured: initMeasured, addition: initAddition, estimate: initMeasured + initAddition.median };
+    const term =
+      codeLoadingCoefficient === undefined ? undefined : codeLoadingTerm(initMeasured, local.initMs.median, codeLoadingCoefficient);
+    base.init = {
+      measured: initMeasured,
+      addition: initAddition,
+      estimate: initMeasured + initAddition.median + (term?.ms ?? 0),
+      ...(term ? { codeLoading: term } : {}),
+    };
     base.localReference = { initMs: local.initMs.median, n: local.initMs.n, ...(localCpu !== undefined ? { invokeCpuMs: localCpu } : {}) };
     if (localCpu === undefined || cellCpu === undefined || localCpu <= 0) {
       base.missing = 'no invocation CPU time recorded (a run from before it was measured): Duration has no estimate';

@@ -7,6 +7,7 @@
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import type { Calibration } from '../analyse/calibration.ts';
+import { codeLoadingTermText, codeLoadingParagraph, validationNote } from './code-loading.ts';
 import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-share.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { round3 } from '../core/format.ts';
@@ -49,6 +50,7 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
     `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
     ms(c.init?.measured ?? s.lambda?.initMs.median),
     c.init ? additionText(c.init.addition) : '–',
+    ...(context.codeLoading ? [codeLoadingTermText(c.init?.codeLoading)] : []),
     c.init ? ms(c.init.estimate) : '–',
     tails.init,
     ms(c.duration?.measured ?? s.lambda?.durationMs.median),
@@ -63,6 +65,7 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
 
 function estimateTable(context: ReportContext): string {
   const several = context.calibrations.length > 1;
+  const term = context.codeLoading !== undefined;
   const rows = context.summaries.flatMap((s) =>
     perArchitecture(context).flatMap(({ calibration, price }) => {
       const c = calibration.get(cellKey(s.cell));
@@ -75,6 +78,7 @@ function estimateTable(context: ReportContext): string {
       'as on Lambda',
       'Init measured here',
       'Init: Lambda adds',
+      ...(term ? ['Init: code loading'] : []),
       'Init estimate',
       'Init p95 / p99',
       'Duration measured here',
@@ -85,7 +89,7 @@ function estimateTable(context: ReportContext): string {
       ...(several ? ['$ per million cold starts (estimate)'] : []),
     ],
     rows,
-    ['left', 'left', ...Array<'right'>(9).fill('right'), ...(several ? (['right'] as const) : [])],
+    ['left', 'left', ...Array<'right'>(9 + (term ? 1 : 0)).fill('right'), ...(several ? (['right'] as const) : [])],
   );
 }
 
@@ -115,18 +119,6 @@ function referenceTable(context: ReportContext): string | undefined {
     ['left', 'left', 'right', 'right', 'right', 'right', 'right'],
   );
 }
-
-/**
- * What the Init estimate's check against published real measurements found (README: "Validation
- * against published real measurements"; measured 2026-11-23): printed with every estimate, since it
- * says how far to trust one.
- */
-export const VALIDATION_NOTE =
-  'How far to trust the Init estimate: against published real Init Durations of functions whose code is public ' +
-  '(cebert/aws-lambda-performance-benchmarks 2025-11, k-i-soft/lambda-coldstart-bench 2026-04; README, "Validation against ' +
-  'published real measurements"), it was within −11 to +2 ms for a function the size of hello world, and 29–34 % ' +
-  "(91–120 ms) low for one that loads the AWS SDK's DynamoDB client: Lambda's part that grows with the code loaded was " +
-  '2.2–2.6× the local one. Read the estimate of an app that loads much code as a lower bound.';
 
 /** What Lambda's CPU speed was taken to be, per runtime, when the run timed the CPU reference's loop (absent in older runs). */
 function cpuSpeedLines(context: ReportContext): string[] {
@@ -178,7 +170,8 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
         ? ` of the first architecture (${context.cost.arch}); the table below prices every architecture asked (--arch) at its own price.`
         : '.'),
     '',
-    VALIDATION_NOTE,
+    ...(context.codeLoading ? [markdownText(codeLoadingParagraph(context.codeLoading)), ''] : []),
+    markdownText(validationNote(context.codeLoading)),
     ...cpuSpeedLines(context),
     '',
     TAILS_NOTE,

@@ -15,7 +15,7 @@ import { oneLine, scriptJson, xmlText } from '../core/escape.ts';
 import { duration } from '../core/format.ts';
 import { loadText } from '../core/load.ts';
 import type { RunMeta } from '../core/meta.ts';
-import { VALIDATION_NOTE } from './calibration.ts';
+import { codeLoadingParagraph, validationNote } from './code-loading.ts';
 import { TAILS_NOTE } from './init-tails.ts';
 import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
@@ -103,7 +103,8 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
     `<p>Calibration: ${xmlText(reference.source)} (${dates}` +
       `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
     ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
-    `<p class="note">${xmlText(VALIDATION_NOTE)}</p>`,
+    ...(context.codeLoading ? [`<p>${xmlText(codeLoadingParagraph(context.codeLoading))}</p>`] : []),
+    `<p class="note">${xmlText(validationNote(context.codeLoading))}</p>`,
     `<p class="note">${xmlText(TAILS_NOTE.replace(/\*\*/g, ''))}</p>`,
     estimateTable(context, toggles) ?? '',
     ...missing.map((m) => `<p class="note">No estimate: ${xmlText(m)}</p>`),

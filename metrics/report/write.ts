@@ -7,12 +7,14 @@ import { writeFileWhole } from '../core/files.ts';
 import path from 'node:path';
 import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
+import { shippedCodeLoading } from '../analyse/code-loading.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
 import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../core/lambda-reference.ts';
+import { CodeLoadingDataError, type CodeLoadingData } from '../core/lambda-code-loading.ts';
 import { cpuSpeedsOf } from '../core/lambda-cpu-reference.ts';
 import { readMeta } from '../core/meta.ts';
 import { forEachSample, HEADLINE_METRICS, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
@@ -109,6 +111,15 @@ function loadReferenceTable(): ReferenceTable {
   }
 }
 
+function loadCodeLoading(): CodeLoadingData {
+  try {
+    return shippedCodeLoading();
+  } catch (error) {
+    if (error instanceof CodeLoadingDataError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** Read a run folder; a missing or broken samples.jsonl is a UsageError naming it. */
 export function loadRun(dir: string, settings: ReportSettings = {}): ReportContext {
   const file = path.join(dir, SAMPLES_FILE);
@@ -138,10 +149,11 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
   const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
+  const codeLoading = reference ? loadCodeLoading() : undefined;
   const calibrations = reference
     ? cost.architectures.map((architecture) => ({
         architecture,
-        calibration: calibrate(summaries, reference, architecture, cpuSpeedsOf(meta?.lambda)),
+        calibration: calibrate(summaries, reference, architecture, cpuSpeedsOf(meta?.lambda), codeLoading?.fit.coefficient),
       }))
     : [];
   const referenceWarning = reference ? staleReferenceWarning(reference, meta?.startedAt) : undefined;
@@ -155,6 +167,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     calibration: calibrations[0]?.calibration ?? new Map<string, Calibration>(),
     calibrations,
     ...(reference ? { reference } : {}),
+    ...(codeLoading ? { codeLoading } : {}),
     ...(referenceWarning ? { referenceWarning } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),

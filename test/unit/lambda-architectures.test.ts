@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
 import { costPerMillion } from '../../metrics/analyse/cost.ts';
 import { costOf } from '../../metrics/cli/groups/cost.ts';
 import { ms } from '../../metrics/core/format.ts';
@@ -64,15 +65,17 @@ describe('an estimate per architecture', () => {
     for (const [i, architecture] of (['x86_64', 'arm64'] as const).entries()) {
       const cells = rows[i]!.split('|').map((c) => c.trim());
       assert.equal(cells[2], `nodejs20.x ${architecture} 1024 MB`);
-      // measured 40 + (the real reference's median on that architecture − the local reference's 35)
+      // measured 40 + (the real reference's median on that architecture − the local reference's 35) + k × (40 − 35)
       const real = referenceRow(table, 'nodejs20.x', architecture, 1024)!.initMs.median;
-      assert.equal(cells[5], ms(40 + real - 35), `${architecture} Init estimate`);
-      const billed = Number(cells[11]);
+      const k = shippedCodeLoading().fit.coefficient;
+      assert.equal(cells[5], `+${ms(k * 5)} (${k} × ${ms(5)})`, `${architecture} code-loading term`);
+      assert.equal(cells[6], ms(40 + real - 35 + k * 5), `${architecture} Init estimate`);
+      const billed = Number(cells[12]);
       const dollars =
         costPerMillion(billed, { memoryMB: 1024, pricePerGBs: PRICE_PER_GB_SECOND[architecture] }) + REQUEST_PRICE_PER_MILLION;
-      assert.equal(cells[12], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
+      assert.equal(cells[13], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
     }
-    assert.ok(Number(rows[1]!.split('|')[5]) < Number(rows[0]!.split('|')[5]), "arm64's real hello world starts faster");
+    assert.ok(Number(rows[1]!.split('|')[6]) < Number(rows[0]!.split('|')[6]), "arm64's real hello world starts faster");
     const csv = readFileSync(path.join(run, 'summary.csv'), 'utf8').split('\n');
     const header = csv[0]!.split(',');
     for (const a of ['x86_64', 'arm64']) assert.ok(header.includes(`estimate_init_duration_ms_${a}`), a);

@@ -13,7 +13,8 @@ import { before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { scriptJson } from '../../metrics/core/escape.ts';
-import { VALIDATION_NOTE } from '../../metrics/report/calibration.ts';
+import { shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
+import { validationNote } from '../../metrics/report/code-loading.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
@@ -130,7 +131,7 @@ describe('report.html of a run with local Lambda cells (--debug-mode)', () => {
     // fastify at 1 and 10 routes, and the hello-world reference the calibration needs
     assert.equal(chartValues(data, 'estimate').length, 3);
     assert.match(html, /<p>Calibration: maxday\/lambda-perf data, dates \d{4}-\d\d-\d\d–\d{4}-\d\d-\d\d \(hello world: <code>/);
-    assert.ok(html.includes(VALIDATION_NOTE.replace(/"/g, '&quot;').replace(/'/g, '&#39;')), 'the validation note');
+    assert.ok(html.includes(validationNote(shippedCodeLoading()).replace(/"/g, '&quot;').replace(/'/g, '&#39;')), 'the validation note');
     assert.equal(
       html.match(/<table class="sortable" id="estimates">[^]*?<\/table>/)?.[0].match(/<tr\b/g)?.length,
       1 + 3,

@@ -1,0 +1,176 @@
+/**
+ * The Init estimate's code-loading term (issue 27): the fit recomputed from the shipped public data
+ * equals the shipped coefficient and leave-one-out errors, every held-out function stays within its
+ * bound, the least squares recover a known coefficient (with groups whose offset is unknown), and
+ * bad or missing data is refused with one line naming what is wrong.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  codeLoadingTerm,
+  fitCodeLoading,
+  leaveOneOut,
+  looErrorRanges,
+  predictRow,
+  roundCoefficient,
+  shippedCodeLoading,
+} from '../../metrics/analyse/code-loading.ts';
+import {
+  CodeLoadingDataError,
+  parseCodeLoadingData,
+  readCodeLoadingData,
+  SHIPPED_CODE_LOADING_FILE,
+  type CodeLoadingRow,
+} from '../../metrics/core/lambda-code-loading.ts';
+import { readTextBounded } from '../../metrics/core/files.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-code-loading-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const shipped = () => JSON.parse(readTextBounded(SHIPPED_CODE_LOADING_FILE, 2 ** 20, 'the data')) as Record<string, unknown>;
+
+describe('the shipped fit', () => {
+  const data = shippedCodeLoading();
+
+  it('is recomputed from the shipped data: the same coefficient and the same leave-one-out errors', () => {
+    assert.equal(roundCoefficient(fitCodeLoading(data.rows).coefficient), data.fit.coefficient);
+    assert.deepEqual(looErrorRanges(leaveOneOut(data.rows)), data.fit.looErrorPct);
+  });
+
+  it('holds every public function within its bound when it is left out, but those the data says are not, and why', () => {
+    const functions = new Set(data.rows.map((r) => r.function));
+    assert.deepEqual(new Set(Object.keys(data.fit.looErrorPct)), functions, 'every function is validated');
+    const beyond = Object.entries(data.fit.looErrorPct).filter(([, [low, high]]) => low < -data.fit.boundPct || high > data.fit.boundPct);
+    // a function beyond the bound stays in the fit and is named with its reason; the list holds exactly those
+    assert.deepEqual(beyond.map(([id]) => id).sort(), Object.keys(data.fit.beyondBound).sort());
+    for (const [id, [low, high]] of Object.entries(data.fit.looErrorPct)) {
+      const bound = data.fit.beyondBound[id] === undefined ? data.fit.boundPct : 2 * data.fit.boundPct;
+      assert.ok(low >= -bound && high <= bound, `${id}: ${low} to ${high} % against ±${bound} %`);
+    }
+  });
+
+  it("docs/guide/lambda.md's and the finding's leave-one-out table is the one the shipped data gives", () => {
+    const name = (id: string) => data.functions.find((f) => f.id === id)!.name;
+    const f0 = (v: number) => v.toFixed(0);
+    const sg = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)} %`;
+    const docs = ['guide/lambda.md', 'findings/2026-11-26-code-loading-term.md'].map((f) =>
+      readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', f), 'utf8'),
+    );
+    for (const l of leaveOneOut(data.rows)) {
+      const r = l.row;
+      const iqr = r.local.p25 === undefined || r.local.p75 === undefined ? '' : ` (${f0(r.local.p25)}–${f0(r.local.p75)})`;
+      const line =
+        `| ${name(r.function)} | ${r.memoryMB} | ${r.architecture} | ${r.real.initMs} (${r.real.statistic}, ${r.real.n}) | ` +
+        `${f0(r.local.initMs)}${iqr} | ${r.local.referenceInitMs === undefined ? '–' : f0(r.local.referenceInitMs)} | ` +
+        `${f0(l.before)} | ${f0(l.now)} | ${sg(l.beforeErrorPct)} | ${sg(l.nowErrorPct)} |`;
+      for (const doc of docs) assert.ok(doc.includes(line), `the docs lack the row:\n${line}`);
+    }
+  });
+
+  it('every row names a known source, reference and local measurement with its command', () => {
+    for (const row of data.rows) {
+      const fn = data.functions.find((f) => f.id === row.function)!;
+      assert.ok(data.sources.some((s) => s.id === fn.source));
+      assert.ok(data.measurements.find((m) => m.id === row.local.measurement)!.command.includes('npm run measure'));
+    }
+    assert.ok(
+      data.excluded.every((e) => e.why.length > 0),
+      'every exclusion says why',
+    );
+  });
+});
+
+/** A row whose real figure is exactly hello world + (1 + k) × the local excess. */
+function row(fn: string, excess: number, k: number, extra: Partial<CodeLoadingRow> = {}): CodeLoadingRow {
+  return {
+    function: fn,
+    runtime: 'nodejs22.x',
+    architecture: 'x86_64',
+    memoryMB: 512,
+    real: { statistic: 'mean', initMs: 140 + (1 + k) * excess, n: 10 },
+    reference: { id: 'r', initMs: 140 },
+    local: { measurement: 'm', initMs: 130 + excess, p25: 0, p75: 0, n: 10, referenceInitMs: 130 },
+    ...extra,
+  };
+}
+
+function grouped(fn: string, local: number, k: number, offset: number): CodeLoadingRow {
+  return {
+    function: fn,
+    runtime: 'unstated',
+    architecture: 'x86_64',
+    memoryMB: 512,
+    real: { statistic: 'median', initMs: offset + (1 + k) * local, n: 20 },
+    offsetGroup: 'g',
+    local: { measurement: 'm', initMs: local, p25: 0, p75: 0, n: 10 },
+  };
+}
+
+describe('the least squares', () => {
+  it('recover a known coefficient and a group offset, and predict a held-out function exactly', () => {
+    const rows = [row('a', 10, 1.5), row('b', 90, 1.5), grouped('c', 100, 1.5, 60), grouped('d', 200, 1.5, 60), grouped('e', 260, 1.5, 60)];
+    const fit = fitCodeLoading(rows);
+    assert.ok(Math.abs(fit.coefficient - 1.5) < 1e-9);
+    assert.ok(Math.abs(fit.offsets.get('g')! - 60) < 1e-9);
+    for (const l of leaveOneOut(rows)) assert.ok(Math.abs(l.nowErrorPct) < 1e-9, `${l.row.function}: ${l.nowErrorPct}`);
+    // without the term, the same rows are low, the more so the more code
+    const before = leaveOneOut(rows).filter((l) => l.row.function === 'b')[0]!;
+    assert.ok(Math.abs(before.beforeErrorPct - (100 * (230 - 365)) / 365) < 1e-9, String(before.beforeErrorPct));
+  });
+
+  it('a group left with no other function cannot predict it, and says so', () => {
+    assert.throws(() => leaveOneOut([row('a', 10, 1), row('b', 90, 1), grouped('c', 100, 1, 0)]), /no other function of its group g/);
+    assert.equal(predictRow(grouped('c', 100, 1, 0), { coefficient: 1, offsets: new Map() }), undefined);
+  });
+
+  it('the term scales only what the cell exceeds the reference by; a cell below it gets none', () => {
+    assert.deepEqual(codeLoadingTerm(230, 130, 1.2), { ms: 120, excessMs: 100, coefficient: 1.2 });
+    assert.equal(codeLoadingTerm(125, 130, 1.2).ms, 0);
+  });
+});
+
+describe('bad or missing data', () => {
+  const refused = (change: (d: Record<string, unknown>) => void, why: RegExp) => {
+    const d = shipped();
+    change(d);
+    assert.throws(
+      () => parseCodeLoadingData(d, 'data.json'),
+      (e: unknown) => {
+        assert.ok(e instanceof CodeLoadingDataError);
+        assert.match(e.message, /^data\.json is not the code-loading data: /);
+        assert.match(e.message, why);
+        assert.doesNotMatch(e.message, /\n/);
+        return true;
+      },
+    );
+  };
+  type Loose = Record<string, unknown> & { real: Record<string, unknown>; local: Record<string, unknown> };
+  const firstRow = (d: Record<string, unknown>) => (d.rows as Loose[])[0]!;
+
+  it('refuses a file without rows, a row of an unknown function, and a figure that is not one', () => {
+    refused((d) => delete d.rows, /no rows/);
+    refused((d) => (firstRow(d).function = 'nobody'), /row 1: unknown function nobody/);
+    refused((d) => (firstRow(d).real.initMs = -3), /row 1 real initMs is not a figure in ms/);
+    refused((d) => (firstRow(d).local.initMs = 'fast'), /row 1 local initMs is not a figure in ms/);
+    refused((d) => (firstRow(d).real.statistic = 'max'), /row 1: real statistic/);
+  });
+
+  it('refuses a row with both a real hello world and an offset group, and a fit without a coefficient', () => {
+    refused((d) => (firstRow(d).offsetGroup = 'g'), /row 1: give a reference with the local reference's Init, or an offsetGroup/);
+    refused((d) => ((d.fit as Record<string, unknown>).coefficient = null), /fit: coefficient/);
+    refused((d) => ((d.sources as Record<string, unknown>[])[0]!.date = '2025-13-01'), /date is not a day/);
+  });
+
+  it('a missing file or one that is not JSON is one line naming it', () => {
+    assert.throws(
+      () => readCodeLoadingData(path.join(dir, 'absent.json')),
+      (e: unknown) => e instanceof CodeLoadingDataError && /absent\.json/.test(e.message),
+    );
+    const broken = path.join(dir, 'broken.json');
+    writeFileSync(broken, '{"rows": [');
+    assert.throws(() => readCodeLoadingData(broken), /broken\.json is not JSON/);
+  });
+});
