@@ -72,7 +72,7 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
     .addOption(
       new Option(
         '--levers',
-        'try every lever that applies: builds plain, bundle, bundle-min; compile cache off, warm; ' +
+        'try every lever that applies: builds plain, bundle, bundle-min, snapshot; compile cache off, warm; ' +
           'node and each Node line installed in .runtimes/ (not with --build, --compile-cache, --runtime)',
       ),
     );

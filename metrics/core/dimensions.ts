@@ -68,8 +68,11 @@ export type RuntimeName = (typeof RUNTIME_NAMES)[number];
 export const CELL_RUNTIMES = [...RUNTIME_NAMES, ...KNOWN_LAMBDA_RUNTIME_LINES] as const;
 export type CellRuntime = RuntimeName | KnownLambdaRuntimeLine;
 
-/** As written; bundled by esbuild into one file; the same bundle minified. */
-export const BUILDS = ['plain', 'bundle', 'bundle-min'] as const;
+/**
+ * As written; bundled by esbuild into one file; the same bundle minified; the bundle run once into a
+ * V8 startup snapshot that the start deserializes (`measure`'s server entries only: plan/snapshot.ts).
+ */
+export const BUILDS = ['plain', 'bundle', 'bundle-min', 'snapshot'] as const;
 export type Build = (typeof BUILDS)[number];
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
 export type CompileCache = (typeof COMPILE_CACHES)[number];
@@ -383,7 +386,8 @@ export const DIMENSIONS = {
         meta: 'builds',
         help:
           `comma list of builds: ${BUILDS.join(', ')} ` +
-          '(bundle = the file and all it requires in one file, by esbuild; bundle-min = the same, minified)',
+          '(bundle = the file and all it requires in one file, by esbuild; bundle-min = the same, minified; ' +
+          "snapshot = the bundle run once into a startup snapshot, node --build-snapshot: measure's server entries only)",
       },
     ],
     help: 'how the file is built before it runs',

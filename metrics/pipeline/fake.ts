@@ -23,7 +23,7 @@ import { cellKey } from '../core/cell.ts';
 import type { Build } from '../core/dimensions.ts';
 
 /** What the fake deps say each build ships (bytes): no file is read. */
-const FAKE_SHIPPED_BYTES: Record<Build, number> = { plain: 4_000_000, bundle: 900_000, 'bundle-min': 400_000 };
+const FAKE_SHIPPED_BYTES: Record<Build, number> = { plain: 4_000_000, bundle: 900_000, 'bundle-min': 400_000, snapshot: 2_000_000 };
 
 export { FakeSampler, parseFakeScript, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
 

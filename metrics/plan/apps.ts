@@ -16,7 +16,7 @@ import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import { lambdaTaskRoot, type AnswerReference, type AppSpec } from '../core/app.ts';
 import type { Measure } from '../core/dimensions.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { bundleFile, bundlePath } from './bundle.ts';
+import { BUNDLE_DIR, bundleFile, bundlePath } from './bundle.ts';
 import {
   planGeneratedCell,
   prepareReferenceCells,
@@ -31,6 +31,7 @@ import type { CellLaunch } from './launch.ts';
 import { DEFAULT_LEVERS, expandCells, runtimesOfTargets, type BlockedCell, type LeverLists } from './levers.ts';
 import type { ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
+import { buildSnapshot, SNAPSHOT_FAILURE, snapshotUnsupported, type SnapshotBuilder } from './snapshot.ts';
 
 export interface AppCellOptions {
   apps: AppSpec[];
@@ -43,25 +44,51 @@ export interface AppCellOptions {
   lambdaReference?: boolean;
   /** --measure: `time` and/or `instructions` (default time) */
   measures?: readonly Measure[];
+  /** what runs `node --build-snapshot` (tests: a stand-in) */
+  snapshotBuilder?: SnapshotBuilder;
 }
 
-/** What one app cell runs: its file or bundle, and the app as the target asks it (a bundled handler is its bundle's `name.export`). */
+/**
+ * What one app cell runs: its file or bundle (and, for a snapshot, its blob), and the app as the
+ * target asks it (a bundled handler is its bundle's `name.export`).
+ */
 async function appFile(
   app: AppSpec,
   cell: Cell,
   runtime: ResolvedRuntime,
-  log: (line: string) => void,
-): Promise<{ app: AppSpec } | { blocked: BlockedCell }> {
+  context: { env: NodeJS.ProcessEnv; log: (line: string) => void; builder?: SnapshotBuilder },
+): Promise<{ app: AppSpec; blob?: string } | { blocked: BlockedCell }> {
+  const { log } = context;
   if (cell.compileCache !== 'off' && runtime.compileCacheUnsupported)
     return { blocked: { kind: 'unsupported', reason: runtime.compileCacheUnsupported } };
   if (cell.build === 'plain') return { app };
-  const output = bundlePath(path.posix.join('app', `${app.name}.js`), runtime.bundleTarget, cell.build);
+  if (cell.build === 'snapshot') {
+    const why = snapshotUnsupported(app, cell, runtime);
+    if (why) return { blocked: { kind: 'unsupported', reason: why } };
+  }
+  const bundle = cell.build === 'snapshot' ? 'bundle' : cell.build;
+  const relative = path.posix.join('app', `${app.name}.js`);
+  // a snapshot's bundle has a folder per runtime: its blob starts only on the node build that wrote it
+  const output =
+    cell.build === 'snapshot'
+      ? path.join(BUNDLE_DIR, `${runtime.bundleTarget}-snapshot`, runtime.name, relative)
+      : bundlePath(relative, runtime.bundleTarget, bundle);
   // always rebuilt: the bundle's cache key knows the project's packages, not the app's
   rmSync(`${output}.key`, { force: true });
-  const outcome = await bundleFile(app.file, output, runtime.bundleTarget, cell.build);
+  const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);
-    return { blocked: { kind: 'failed', reason: outcome.error } };
+    return { blocked: { kind: 'failed', reason: cell.build === 'snapshot' ? `${SNAPSHOT_FAILURE}: ${outcome.error}` : outcome.error } };
+  }
+  if (cell.build === 'snapshot') {
+    const env = { ...context.env, ...app.env };
+    const built = buildSnapshot(runtime.command, outcome.file, {
+      env,
+      cwd: app.cwd,
+      ...(context.builder ? { builder: context.builder } : {}),
+    });
+    log(`${app.name} (${runtime.name}): ${built.ok ? `startup snapshot built in ${Math.round(built.buildMs)} ms` : built.error}`);
+    return built.ok ? { app: { ...app, file: outcome.file }, blob: built.blob } : { blocked: { kind: 'failed', reason: built.error } };
   }
   // the bundle is the function's whole code: its folder is the task root, as a zip of it would be
   const where = app.kind === 'lambda' ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};
@@ -79,9 +106,14 @@ function appLaunch(
   runtime: ResolvedRuntime,
   files: { preload: string; lambdaBootstrap: string },
   ric: ResolvedRic | undefined,
+  blob?: string,
 ): CellLaunch {
   const base = { command: runtime.command, compileCache: cell.compileCache, cwd: app.cwd };
-  if (app.kind === 'server') return { ...base, file: app.file, preArgs: ['--require', files.preload], args: app.args };
+  if (app.kind === 'server') {
+    // started from a snapshot, node deserializes the app and runs its main function, not the file (kept as argv[1])
+    const snapshot = blob ? ['--snapshot-blob', blob] : [];
+    return { ...base, file: app.file, preArgs: ['--require', files.preload, ...snapshot], args: app.args };
+  }
   const start = ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
   return start ? { ...base, file: app.file, start } : { ...base, file: files.lambdaBootstrap };
 }
@@ -130,7 +162,13 @@ export async function prepareAppCells(
     const key = cellKey(cell);
     const why = uncountable(cell, runtime.kind);
     const unrunnable: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : ricUnsupported(cell);
-    const prepared = unrunnable ? { blocked: unrunnable } : await appFile(byName.get(cell.framework)!, cell, runtime, log);
+    const prepared = unrunnable
+      ? { blocked: unrunnable }
+      : await appFile(byName.get(cell.framework)!, cell, runtime, {
+          env,
+          log,
+          ...(options.snapshotBuilder ? { builder: options.snapshotBuilder } : {}),
+        });
     if ('blocked' in prepared) {
       blocked.set(key, prepared.blocked);
       planned.push({
@@ -143,7 +181,7 @@ export async function prepareAppCells(
       });
       continue;
     }
-    const launch = appLaunch(prepared.app, cell, runtime, appFiles, ric);
+    const launch = appLaunch(prepared.app, cell, runtime, appFiles, ric, prepared.blob);
     files.set(key, launch.file);
     const app = compared
       ? { ...prepared.app, sameAs: { reference: references.get(cell.framework)!, base: cell.build === 'plain' } }

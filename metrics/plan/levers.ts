@@ -66,6 +66,16 @@ export interface PreparedLevers {
   blocked: Map<string, BlockedCell>;
 }
 
+/**
+ * Why a generated cell has no snapshot build: its framework loads node:http at its top level, which
+ * no Node line can put into a snapshot yet (Node 20: the builder fails inside node:http; Node 22 and
+ * 24: its parser binding is a handle V8 cannot serialize); plan/snapshot.ts builds one for `measure`'s
+ * server entries, where it is tried and the reason reported.
+ */
+const SNAPSHOT_GENERATED =
+  'a startup snapshot is built for measure --entry only: every generated server loads node:http at its top level, ' +
+  'which no Node line can snapshot yet';
+
 /** What builds a bundle (bundleFile; the fake source's only names the file). */
 export type Bundler = typeof bundleFile;
 
@@ -104,6 +114,10 @@ export async function prepareLevers(
     }
     if (cell.build === 'plain') {
       files.set(key, cellFilePath(cell));
+      continue;
+    }
+    if (cell.build === 'snapshot') {
+      blocked.set(key, { kind: 'unsupported', reason: SNAPSHOT_GENERATED });
       continue;
     }
     // cells that differ only in compile cache (or in runtimes of one node line) share one bundle

@@ -12,7 +12,9 @@ import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import type { ShippedCode } from '../core/meta.ts';
 import { cellKey } from '../core/cell.ts';
+import type { Build } from '../core/dimensions.ts';
 import type { PlannedCell } from './cells.ts';
+import { snapshotPaths } from './snapshot.ts';
 
 /** The bytes of every regular file under `dir`, symbolic links not followed, `node_modules` folders left out. */
 export function treeBytes(dir: string): number {
@@ -80,9 +82,18 @@ export async function plainShipped(file: string): Promise<ShippedCode> {
   return { bytes, what };
 }
 
+const SHIPPED_WHAT: Record<Build, string> = {
+  plain: 'the files',
+  bundle: 'the bundle',
+  'bundle-min': 'the minified bundle',
+  snapshot: "the startup snapshot's blob",
+};
+
 /** The file a planned cell's build is: the user's app (or its bundle), else the generated file (or its bundle). */
 function buildFileOf(planned: PlannedCell): string | undefined {
-  return planned.app?.file ?? planned.launch?.file;
+  const file = planned.app?.file ?? planned.launch?.file;
+  // a snapshot ships its blob (and needs the node build that wrote it), not its bundle
+  return planned.cell.build === 'snapshot' && file ? snapshotPaths(file).blob : file;
 }
 
 /**
@@ -100,7 +111,7 @@ export async function shippedOfCells(cells: readonly PlannedCell[]): Promise<Rec
       entry =
         planned.cell.build === 'plain'
           ? plainShipped(file)
-          : Promise.resolve({ bytes: statSync(file).size, what: `the ${planned.cell.build === 'bundle-min' ? 'minified ' : ''}bundle` });
+          : Promise.resolve({ bytes: statSync(file).size, what: SHIPPED_WHAT[planned.cell.build] });
       byFile.set(file, entry);
     }
     shipped[cellKey(planned.cell)] = await entry;

@@ -66,6 +66,12 @@ function esbuildTarget(cell: Cell, meta: RunMeta | undefined): string | undefine
   return major ? `node${major}` : undefined;
 }
 
+/** The snapshot's two commands after the bundle (plan/snapshot.ts writes the wrapper beside the bundle). */
+const SNAPSHOT_CHANGE =
+  'wrap it so that its `listen` calls wait for the deserialized main function (coldstart writes the wrapper beside the bundle: ' +
+  '`<bundle>.snapshot.js`), then `node --snapshot-blob dist/app.blob --build-snapshot dist/snapshot.js` and start with ' +
+  '`node --snapshot-blob dist/app.blob` on the same node build';
+
 /** What to change for one dimension's value, or undefined when it is the base (as it is). */
 function changeOf(d: ChangeDimension, cell: Cell, base: string, meta: RunMeta | undefined): string | undefined {
   const value = cell[d];
@@ -78,6 +84,7 @@ function changeOf(d: ChangeDimension, cell: Cell, base: string, meta: RunMeta | 
       const esbuild =
         `esbuild ${entryOf(cell, meta)} --bundle --platform=node --format=cjs${target ? ` --target=${target}` : ''}${minify} ` +
         '--outfile=dist/index.js';
+      if (value === 'snapshot') return `${markdownCode(esbuild)}; ${SNAPSHOT_CHANGE} (\`--build snapshot\`)`;
       return `${markdownCode(esbuild)} (\`--build ${value}\`)`;
     }
     case 'compileCache':

@@ -12,9 +12,9 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-preset-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('measure --levers', () => {
-  it('every build (plain first) and the compile cache off and warm', () => {
+  it('every build (plain first, the startup snapshot last) and the compile cache off and warm', () => {
     const preset = leverPreset(dir);
-    assert.deepEqual(preset.builds, ['plain', 'bundle', 'bundle-min']);
+    assert.deepEqual(preset.builds, ['plain', 'bundle', 'bundle-min', 'snapshot']);
     assert.deepEqual(preset.compileCaches, ['off', 'warm']);
   });
 
@@ -31,7 +31,7 @@ describe('measure --levers', () => {
     writeFileSync(app, "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n");
     const spec = await specOfArgv(['measure', '--entry', app, '--levers']);
     assert.ok(spec);
-    assert.deepEqual(spec.cells.builds, ['plain', 'bundle', 'bundle-min']);
+    assert.deepEqual(spec.cells.builds, ['plain', 'bundle', 'bundle-min', 'snapshot']);
     assert.deepEqual(spec.cells.compileCaches, ['off', 'warm']);
     assert.equal(spec.cells.runtimes[0], 'node');
   });

@@ -29,7 +29,8 @@ export function addProcessLevers<A extends unknown[], O extends OptionValues, G 
       new Option(
         '--build <list>',
         `comma list of builds: ${BUILDS.join(', ')} (bundle = the file and all it requires in one file, by esbuild; ` +
-          'bundle-min = the same, minified)' +
+          'bundle-min = the same, minified; snapshot = the bundle run once into a startup snapshot, node --build-snapshot: ' +
+          "measure's server entries only)" +
           byDefault(d.builds.join(',')),
       ).argParser(parseChoiceList('--build', BUILDS)),
     )

@@ -69,6 +69,7 @@ function leverFactor(cell: Cell): number {
   let factor = 1;
   if (cell.build === 'bundle') factor *= 0.85;
   if (cell.build === 'bundle-min') factor *= 0.8;
+  if (cell.build === 'snapshot') factor *= 0.5;
   if (cell.compileCache === 'warm') factor *= 0.8;
   if (cell.compileCache === 'cold') factor *= 1.05;
   if (cell.runtime === 'bun') factor *= 0.7;
