@@ -220,6 +220,8 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     { header: 'lambda_max_memory_used_mb', value: (s) => s.lambda?.maxMemoryUsedMB ?? '' },
     { header: 'lambda_invoke_cpu_median_ms', value: (s) => round3(s.lambda?.invokeCpuMs?.median) },
     { header: 'estimate_init_duration_ms', value: est((c) => c.init?.estimate) },
+    // the part of the Init estimate the code-loading term gives (report/code-loading.ts)
+    ...(context.codeLoading ? [{ header: 'estimate_init_code_loading_ms', value: est((c) => c.init?.codeLoading?.ms) }] : []),
     { header: 'estimate_duration_ms', value: est((c) => c.duration?.estimate) },
     { header: 'estimate_billed_duration_ms', value: est((c) => c.billedEstimate) },
     ...tailCsvColumns(context.calibration, ''),

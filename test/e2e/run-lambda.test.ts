@@ -99,6 +99,7 @@ describe('a real run with --target server,lambda', () => {
         'lambda_init_duration_median_ms',
         'lambda_duration_median_ms',
         'estimate_init_duration_ms',
+        'estimate_init_code_loading_ms',
         'estimate_duration_ms',
       ]) {
         assert.equal(row[column] !== '' && Number.isFinite(Number(row[column])), lambda, `${row.file} ${column}: ${row[column]}`);

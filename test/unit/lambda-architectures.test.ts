@@ -79,6 +79,14 @@ describe('an estimate per architecture', () => {
     const csv = readFileSync(path.join(run, 'summary.csv'), 'utf8').split('\n');
     const header = csv[0]!.split(',');
     for (const a of ['x86_64', 'arm64']) assert.ok(header.includes(`estimate_init_duration_ms_${a}`), a);
+    // the term is the same for both architectures (the same local excess): one column, beside the first estimate
+    const term = header.indexOf('estimate_init_code_loading_ms');
+    assert.equal(term, header.indexOf('estimate_init_duration_ms') + 1);
+    const k = shippedCodeLoading().fit.coefficient;
+    assert.ok(
+      csv.slice(1).some((line) => Number(line.split(',')[term]) === Math.round(k * 5 * 1000) / 1000),
+      'k × the excess',
+    );
     assert.ok(header.includes('estimate_cost_per_million_usd_arm64'));
   });
 
