@@ -9,6 +9,7 @@
 import { quantile } from 'simple-statistics';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { cellCost } from '../analyse/cost.ts';
+import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
 import { cellKey } from '../core/cell.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
@@ -56,6 +57,7 @@ function runHeader(run: PublishedContext, base: string): string[] {
       `- **Started:** ${markdownText(meta.startedAt)}${meta.interrupted ? ' (interrupted: partial results)' : ''}`,
       `- **Machine:** ${markdownText(machineLine(meta.machine))}; ${load}`,
       `- **Command:** ${markdownCode(meta.command)}`,
+      ...(run.context ? estimateLine(run.context) : []),
       '',
     );
   }
@@ -74,7 +76,7 @@ function timedTable(context: ReportContext): string[] {
   }
   const lambda = summaries.some((s) => context.calibration.get(cellKey(s.cell))?.init);
   const header = ['series', 'routes', 'ok', 'ready ms', 'first response ms', 'ms per route'];
-  if (lambda) header.push('Lambda Init estimate ms', '$ per 1M cold starts');
+  if (lambda) header.push('Lambda Init estimate ms (p95)', '$ per 1M cold starts');
   const rows = seriesOf(summaries).flatMap((series) =>
     series.cells.map((summary) => {
       const key = cellKey(summary.cell);
@@ -96,9 +98,32 @@ function timedTable(context: ReportContext): string[] {
 function lambdaColumns(summary: CellSummary, context: ReportContext): string[] {
   const calibration = context.calibration.get(cellKey(summary.cell));
   const estimate = calibration?.init?.estimate;
+  const p95 = calibration ? tailsOf(calibration).init?.p95 : undefined;
   const cost = cellCost(summary, context.cost, calibration?.billedEstimate);
-  return [estimate === undefined ? '–' : fixed(estimate), cost ? `$${cost.perMillion.toFixed(2)}` : '–'];
+  const shown = estimate === undefined ? '–' : `${fixed(estimate)}${p95 === undefined ? '' : ` (${fixed(p95)})`}`;
+  return [shown, cost ? `$${cost.perMillion.toFixed(2)}` : '–'];
 }
+
+/**
+ * Where a run's Lambda estimates come from, beside them: the calibration table (source and dates), the
+ * code-loading term (its coefficient and leave-one-out error) and the architecture the column prices.
+ */
+function estimateLine(context: ReportContext): string[] {
+  const { reference, codeLoading } = context;
+  if (!reference || !context.summaries.some((s) => context.calibration.get(cellKey(s.cell))?.init)) return [];
+  const architecture = context.calibrations[0]?.architecture ?? 'x86_64';
+  const ranges = Object.values(codeLoading?.fit.looErrorPct ?? {});
+  const term = codeLoading
+    ? ` + k × the Init beyond a hello world measured beside it (k = ${codeLoading.fit.coefficient}, fitted on ${ranges.length} public ` +
+      `functions; leave-one-out error ${signed(Math.min(...ranges.map((r) => r[0])))} to ${signed(Math.max(...ranges.map((r) => r[1])))} %)`
+    : '';
+  return [
+    `- **Lambda estimate (${markdownText(architecture)}):** measured here + what Lambda adds to a hello world ` +
+      `(${markdownText(reference.source)})${term}; in brackets its p95. How it is made and checked: summary.md's Lambda section.`,
+  ];
+}
+
+const signed = (value: number) => `${value > 0 ? '+' : value < 0 ? '−' : ''}${Math.abs(value).toFixed(1)}`;
 
 /** The counted cells: instructions per phase and in all (millions), and the series' instructions per added route (of the total). */
 function countedTable(context: ReportContext): string[] {

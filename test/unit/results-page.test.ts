@@ -13,6 +13,8 @@ import { fixture, ROOT, tempDir } from '../support/in-process.ts';
 import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
 
 const GOLDEN = fixture('golden-run');
+/** a published Lambda run: every framework at 1 to 5,000 routes, nodejs24.x at 1024 MB */
+const LAMBDA_RUN = path.join(ROOT, 'results', 'published', '2026-11-26-lambda');
 
 describe('results/RESULTS.md', () => {
   it('the committed page is what `npm run results:index` writes', () => {
@@ -52,6 +54,29 @@ describe('results/RESULTS.md', () => {
     assert.match(page, /## empty\n\n\[run folder\]\(published\/empty\/\)\n\nThis folder holds no samples\.jsonl/);
     assert.ok(resultsPageOf(dir) === page, 'the same folders give the same bytes');
     assert.ok(newer);
+  });
+
+  it('a Lambda run: the estimate with its p95 and $ beside the measured figures, and where the estimate comes from', () => {
+    const dir = tempDir('coldstart-page-');
+    const folder = path.join(dir, 'published', 'lambda');
+    mkdirSync(folder, { recursive: true });
+    for (const file of ['samples.jsonl', 'meta.json']) copyFileSync(path.join(LAMBDA_RUN, file), path.join(folder, file));
+    const page = resultsPageOf(dir);
+    const reference = JSON.parse(readFileSync(path.join(ROOT, 'metrics', 'core', 'lambda-reference.json'), 'utf8')) as { source: string };
+    assert.ok(
+      page.includes(`- **Lambda estimate (x86_64):** measured here + what Lambda adds to a hello world (${reference.source})`),
+      page,
+    );
+    assert.match(page, /k = \d\.\d+, fitted on \d+ public functions; leave-one-out error [−+]?\d+\.\d to [−+]?\d+\.\d %/);
+    assert.ok(page.includes('| ms per route | Lambda Init estimate ms (p95) | $ per 1M cold starts |'), page);
+    const row = page.split('\n').find((l) => l.startsWith('| node-http | 1 |'));
+    assert.ok(row, page);
+    // the estimate, its p95 above it, and a price
+    const [, estimate, p95] = /\| (\d+\.\d) \((\d+\.\d)\) \| \$\d+\.\d\d \|$/.exec(row) ?? [];
+    assert.ok(estimate && p95 && Number(p95) > Number(estimate), row);
+    // a failed cell (restify does not load on nodejs24.x) shows no estimate
+    const failed = page.split('\n').find((l) => l.startsWith('| restify | 1 | 0/5 |'));
+    assert.ok(failed?.endsWith('| – | – |'), failed);
   });
 
   it('escapes folder names and meta.json text', () => {
