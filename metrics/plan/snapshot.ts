@@ -90,7 +90,7 @@ export const SNAPSHOT_POSTLUDE = `
  */
 export function snapshotUnsupported(
   app: Pick<AppSpec, 'kind'>,
-  cell: Pick<Cell, 'compileCache'>,
+  cell: Pick<Cell, 'compileCache' | 'measure'>,
   runtime: Pick<ResolvedRuntime, 'kind'>,
 ): string | undefined {
   if (app.kind === 'lambda')
@@ -101,6 +101,9 @@ export function snapshotUnsupported(
       "build that wrote it, while Lambda moves its runtime's patch version on its own schedule"
     );
   if (runtime.kind !== 'node') return 'Bun has no V8 startup snapshot (node --build-snapshot)';
+  // node refuses a blob under other V8 flags than it was built with (exit 14, "Expected tag …, read …")
+  if (cell.measure === 'instructions')
+    return 'not counted: a blob starts only under the V8 flags it was built with, and a counted start adds --predictable and fixed seeds';
   if (cell.compileCache !== 'off')
     return 'a snapshot holds the app already compiled and run: no module is loaded after it for a compile cache to serve';
   return undefined;

@@ -178,19 +178,28 @@ describe('which apps get no snapshot variant', () => {
   const node = { kind: 'node' as const };
   it('a handler: the managed runtime starts node itself', () => {
     assert.match(
-      snapshotUnsupported({ kind: 'lambda' }, { compileCache: 'off' }, node) ?? '',
+      snapshotUnsupported({ kind: 'lambda' }, { compileCache: 'off', measure: 'time' }, node) ?? '',
       /^not applicable to a Lambda handler: the managed runtime's bootstrap starts node itself/,
     );
   });
   it('Bun, and a snapshot with a compile cache', () => {
     assert.match(
-      snapshotUnsupported({ kind: 'server' }, { compileCache: 'off' }, { kind: 'bun' }) ?? '',
+      snapshotUnsupported({ kind: 'server' }, { compileCache: 'off', measure: 'time' }, { kind: 'bun' }) ?? '',
       /^Bun has no V8 startup snapshot/,
     );
-    assert.match(snapshotUnsupported({ kind: 'server' }, { compileCache: 'warm' }, node) ?? '', /no module is loaded after it/);
+    assert.match(
+      snapshotUnsupported({ kind: 'server' }, { compileCache: 'warm', measure: 'time' }, node) ?? '',
+      /no module is loaded after it/,
+    );
+  });
+  it('a counted cell: the blob refuses other V8 flags', () => {
+    assert.match(
+      snapshotUnsupported({ kind: 'server' }, { compileCache: 'off', measure: 'instructions' }, node) ?? '',
+      /^not counted: a blob starts only under the V8 flags it was built with/,
+    );
   });
   it('a server on node: tried', () => {
-    assert.equal(snapshotUnsupported({ kind: 'server' }, { compileCache: 'off' }, node), undefined);
+    assert.equal(snapshotUnsupported({ kind: 'server' }, { compileCache: 'off', measure: 'time' }, node), undefined);
   });
 });
 
