@@ -2,7 +2,9 @@
  * `measure --levers` on an app written here (express and zod from node_modules): every variant is
  * built and measured, or reported with its reason, and the minified bundle, which answers otherwise
  * (the app answers with a function's own name, which the minifier renames), is caught before it is
- * measured and not ranked (issue 29).
+ * measured and not ranked (issue 29). And the same on a Lambda handler written here (zod and qs): every
+ * variant built, verified and measured with its Lambda estimate, a startup snapshot reported with why
+ * it cannot apply to a handler, the fastest and the cheapest marked, and how to ship the winner.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -134,5 +136,67 @@ describe('measure --levers on an express and zod app', () => {
     );
     const warm = samples.filter((s) => s.cell.compileCache === 'warm' && s.ok);
     for (const s of warm) assert.ok((shipped.compileCache?.[cellKey(s.cell)] ?? 0) > 0, `a warm cache's bytes: ${cellKey(s.cell)}`);
+  });
+});
+
+const HANDLER = `const { z } = require('zod');
+const qs = require('qs');
+const Event = z.object({ rawQueryString: z.string() });
+exports.handler = async (event) => {
+  const query = qs.parse(Event.parse(event).rawQueryString);
+  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hello: query.name ?? 'world' }) };
+};
+`;
+
+describe('measure --levers on a Lambda handler with zod and qs', () => {
+  let dir: string;
+  let run: CliResult;
+  let samples: SampleRecord[];
+  let table: string[];
+  let levers: string;
+
+  before(() => {
+    const apps = tempDir('coldstart-levers-handler-');
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(apps, 'node_modules'), 'dir');
+    writeFileSync(path.join(apps, 'handler.js'), HANDLER);
+    writeFileSync(path.join(apps, 'event.json'), JSON.stringify({ rawQueryString: 'name=lambda' }));
+    dir = path.join(tempDir(), 'run');
+    const args = ['measure', '--handler', path.join(apps, 'handler.handler'), '--event', path.join(apps, 'event.json'), '--levers'];
+    // the handler's own start loop (probe): what is compared is the variants, not the client
+    args.push('--lambda-bootstrap', 'probe', '--samples', '2', '--warmup', '0', '--out', dir);
+    run = runCli(args, { timeoutMs: 600_000 });
+    samples = readSamples(path.join(dir, 'samples.jsonl'));
+    levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
+    const section = levers.split(/### handler \(your handler[^)]*\)\n\n/)[1];
+    assert.ok(section, levers);
+    table = section.split('\n\n')[0]!.split('\n');
+  });
+
+  it('every build that applies answers like the plain one and is measured', () => {
+    assert.ok([0, 3].includes(run.status ?? -1), run.stderr);
+    for (const build of ['plain', 'bundle', 'bundle-min']) {
+      const mine = samples.filter((s) => s.cell.build === build && s.cell.compileCache === 'off');
+      assert.ok(mine.length > 0 && mine.every((s) => s.ok), `${build}: ${JSON.stringify(mine.map((s) => [s.cell, s.error]))}`);
+    }
+  });
+
+  it('the answer: Init measured and estimated, the fastest and the cheapest marked, the snapshot not ranked with why', () => {
+    const header = table[0]!.split(' | ');
+    assert.ok(header.some((h) => h.startsWith('Lambda Init')) && header.includes('Pareto'), table[0]);
+    const rows = table.slice(2);
+    assert.equal(rows.filter((r) => r.includes('**fastest**')).length, 1, 'one fastest');
+    assert.equal(rows.filter((r) => r.includes('**cheapest**')).length, 1, 'one cheapest');
+    // a ranked row shows Init measured here → the estimate on Lambda
+    assert.ok(
+      rows.some((r) => /\| [\d.]+ → [\d.]+ \|/.test(r)),
+      rows.join('\n'),
+    );
+    const snapshot = rows.filter((r) => r.slice(2).split(' | ')[0]!.split(' · ').includes('snapshot'));
+    assert.ok(snapshot.length > 0, rows.join('\n'));
+    for (const row of snapshot) assert.match(row, /not ranked: unsupported: /);
+  });
+
+  it('says how to ship the fastest: lambda:package packages generated cells only, so it names the bundle to zip', () => {
+    assert.match(levers, /`lambda:package` packages generated cells only, not your handler: zip the bundle/);
   });
 });
