@@ -13,10 +13,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { cellKey } from '../../metrics/core/cell.ts';
+import { readSamples } from '../../metrics/core/samples.ts';
 import { writeResultsIndex } from '../../metrics/pipeline/results-index.ts';
+import { publishedFolders } from '../../metrics/pipeline/results-page.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { CHROMIUM_ARGS, findChromium, loadChromium } from '../../metrics/tools/browser.ts';
-import { fixture, runCli, tempDir } from '../support/helpers.ts';
+import { fixture, ROOT, runCli, tempDir } from '../support/helpers.ts';
 
 const executablePath = findChromium();
 const chromium = await loadChromium();
@@ -206,6 +209,21 @@ describe('report.html in chromium', { skip }, () => {
       );
       assert.deepEqual(opened.problems, []);
     });
+  });
+
+  describe('the committed report.html of every published run, as a clean clone has it', () => {
+    for (const { name, folder, files } of publishedFolders(path.join(ROOT, 'results')).filter((f) => f.files.includes('report.html'))) {
+      it(`${name}: draws offline with no error, a first-response point per timed cell that answered`, async () => {
+        const opened = await open(browser!, path.join(folder, 'report.html'));
+        const answered = readSamples(path.join(folder, 'samples.jsonl')).filter(
+          (s) => s.phase === 'sample' && s.ok && s.cell.measure === 'time',
+        );
+        const cells = new Set(answered.map((s) => cellKey(s.cell))).size;
+        if (cells > 0) assert.equal((await shown(opened.page, 'firstresponse')).length, cells, `${name}: ${files.join(', ')}`);
+        assert.deepEqual(opened.problems, []);
+        await opened.page.context().close();
+      });
+    }
   });
 
   describe('results/index.html with two published runs', () => {
