@@ -2,8 +2,11 @@
  * Which npm package a script belongs to, from its file URL or path: `node_modules/<pkg>` or
  * `node_modules/@scope/pkg` (the innermost node_modules in the path), `(app)` for any other file,
  * `(coldstart)` for coldstart's own files, `(node)` for Node's internals. The CPU profile's
- * attribution (analyse/attribution.ts) and a bundle's bytes (measure/bundle-bytes.ts) both count by it.
+ * attribution (analyse/attribution.ts) and a bundle's bytes (measure/bundle-bytes.ts) both count by it; what a
+ * plain build ships (plan/shipped.ts) takes each loaded package's whole folder.
  */
+
+import path from 'node:path';
 
 /** The owners that are not a package. */
 export const OWNER = { app: '(app)', coldstart: '(coldstart)', node: '(node)', program: '(program)', gc: '(gc)', idle: '(idle)' } as const;
@@ -18,17 +21,31 @@ export function pathOf(url: string): string {
   }
 }
 
+/**
+ * Where the package name stands in a path's parts: after the innermost `node_modules`, one part, or
+ * two for a scoped package (`@scope/pkg`); undefined for a file in no package.
+ */
+function packageName(parts: readonly string[]): { from: number; to: number } | undefined {
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0 || !parts[at + 1]) return undefined;
+  return { from: at + 1, to: parts[at + 1]!.startsWith('@') && parts[at + 2] ? at + 3 : at + 2 };
+}
+
+/** The package folder of a file (`…/node_modules/<pkg>` or `…/node_modules/@scope/pkg`); undefined for a file in no package. */
+export function packageFolderOf(file: string): string | undefined {
+  const parts = file.split(path.sep);
+  const name = packageName(parts);
+  return name && parts.slice(0, name.to).join(path.sep);
+}
+
 /** The owner of a frame's script: a package name, (app), (coldstart), (node), or '' for a native frame. */
 export function ownerOf(url: string, coldstartFiles: readonly string[] = []): string {
   if (url === '') return '';
   if (url.startsWith('node:') || !/^(file:|\/|[A-Za-z]:\\)/.test(url)) return OWNER.node;
   const file = pathOf(url);
   const parts = file.split(/[\\/]/);
-  const at = parts.lastIndexOf('node_modules');
-  if (at >= 0 && parts[at + 1]) {
-    const first = parts[at + 1]!;
-    return first.startsWith('@') && parts[at + 2] ? `${first}/${parts[at + 2]}` : first;
-  }
+  const name = packageName(parts);
+  if (name) return parts.slice(name.from, name.to).join('/');
   if (coldstartFiles.includes(file)) return OWNER.coldstart;
   return OWNER.app;
 }

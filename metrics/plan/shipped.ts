@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import type { ShippedCode } from '../core/meta.ts';
 import { cellKey } from '../core/cell.ts';
+import { packageFolderOf } from '../core/packages.ts';
 import type { Build } from '../core/dimensions.ts';
 import type { PlannedCell } from './cells.ts';
 import { snapshotPaths } from './snapshot.ts';
@@ -35,15 +36,6 @@ export function treeBytes(dir: string): number {
   };
   walk(dir);
   return total;
-}
-
-/** The package folder of a loaded file (`…/node_modules/<pkg>` or `…/node_modules/@scope/pkg`); undefined for the app's own files. */
-export function packageFolderOf(file: string): string | undefined {
-  const parts = file.split(path.sep);
-  const at = parts.lastIndexOf('node_modules');
-  if (at < 0 || !parts[at + 1]) return undefined;
-  const end = parts[at + 1]!.startsWith('@') && parts[at + 2] ? at + 3 : at + 2;
-  return parts.slice(0, end).join(path.sep);
 }
 
 /** The files a plain file loads (its own and its packages'), from esbuild's metafile; an error line when esbuild cannot follow it. */
