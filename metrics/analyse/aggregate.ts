@@ -71,6 +71,8 @@ export interface LambdaSummary {
   memorySizeMB: number | undefined;
   /** the invocation's CPU time, over the samples that recorded it (absent in older runs) */
   invokeCpuMs?: Stats;
+  /** each Init value's sample index (`initMs.values` order): pairs a cell's samples with another cell's of the same round */
+  sampleIndex?: number[];
 }
 
 /** The first hits of a cell's successful samples: every latency pooled, and when each sample had them all warm. */
@@ -112,11 +114,13 @@ class LambdaColumns {
   readonly durationMs = float64s();
   readonly billedMs = float64s();
   readonly invokeCpuMs = float64s();
+  readonly sampleIndex: number[] = [];
   maxMemoryUsedMB: number | undefined;
   memorySizeMB: number | undefined;
 
-  add(f: LambdaFigures): void {
+  add(f: LambdaFigures, index: number): void {
     this.initMs.push(f.initMs);
+    this.sampleIndex.push(index);
     this.durationMs.push(f.durationMs);
     this.billedMs.push(f.billedMs);
     if (f.invokeCpuMs !== undefined) this.invokeCpuMs.push(f.invokeCpuMs);
@@ -138,6 +142,7 @@ class LambdaColumns {
       maxMemoryUsedMB: this.maxMemoryUsedMB,
       memorySizeMB: this.memorySizeMB,
       ...(invokeCpuMs ? { invokeCpuMs } : {}),
+      sampleIndex: this.sampleIndex,
     };
   }
 }
@@ -219,7 +224,7 @@ class CellAccumulator {
     if (s.heapUsed !== undefined) this.heapUsed.push(s.heapUsed);
     if (s.lambda) {
       this.hasLambda = true;
-      this.lambda.add(s.lambda);
+      this.lambda.add(s.lambda, s.index);
     }
     if (s.firstHits) this.firstHits.push(s);
   }

@@ -6,8 +6,9 @@
  * - Init: what Lambda adds = the real reference's median Init Duration − the local reference's;
  *   estimate = the cell's Init Duration + that (sandbox and extension setup, log shipping and the
  *   host's CPU cannot happen here; the difference of the same function holds all of it) + the
- *   code-loading term, k × what the cell's Init exceeds the local reference's (code-loading.ts: what
- *   a new sandbox pays beyond hello world for the code an app loads; fitted on public real data).
+ *   code-loading term (code-loading.ts: the cell's excess over the local reference as a ratio, at
+ *   the speed the term was fitted at, as Lambda pays it, minus the excess measured here; what a new
+ *   sandbox pays beyond hello world for the code an app loads, fitted on public real data).
  * - Duration: the cell's invocation CPU time as Lambda would spend it, plus the reference's non-CPU
  *   part, through the CPU share model (cpu-share.ts) at the cell's memory size. Lambda's CPU time of
  *   the reference is its real unthrottled Duration × REFERENCE_CPU_FRACTION. When the run timed the
@@ -22,7 +23,7 @@
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
-import type { CellSummary } from './aggregate.ts';
+import type { CellSummary, LambdaSummary } from './aggregate.ts';
 import {
   CPU_REFERENCE,
   lambdaCpuPerIteration,
@@ -32,7 +33,7 @@ import {
 } from '../core/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 import { VARIANTS } from '../core/dimensions.ts';
-import { codeLoadingTerm, type CodeLoadingTerm } from './code-loading.ts';
+import { codeLoadingTerm, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
 export const UNTHROTTLED_REFERENCE_MB = 1024;
@@ -110,6 +111,12 @@ function addition(real: Spread, local: number): Addition {
   return { median: real.median - local, low: real.p25 - local, high: real.p75 - local };
 }
 
+/** The code-loading term of a cell beside its local reference: their Init medians and ratio, paired by round. */
+function termOf(cell: LambdaSummary, local: LambdaSummary, runtime: string, model: TermModel): CodeLoadingTerm {
+  const ratio = pairedRatio({ ...cell.initMs, index: cell.sampleIndex }, { ...local.initMs, index: local.sampleIndex });
+  return codeLoadingTerm({ initMs: cell.initMs.median, referenceInitMs: local.initMs.median, ratio, runtime }, model);
+}
+
 /**
  * The calibration of every local Lambda cell (cellKey → calibration). `architecture` is Lambda's
  * name of the run's architecture (x86_64, arm64).
@@ -120,8 +127,8 @@ export function calibrate(
   architecture: string,
   /** meta.json's lambda.cpuSpeed: this machine's CPU for the CPU reference's loop, by the cells' runtime */
   cpuSpeeds: Record<string, LocalCpuSpeed> = {},
-  /** k of the code-loading term (core/lambda-code-loading.json); without it, no term */
-  codeLoadingCoefficient?: number,
+  /** the code-loading term's model (core/lambda-code-loading.json through termModel); without it, no term */
+  codeLoading?: TermModel,
 ): Map<string, Calibration> {
   const byKey = new Map(summaries.map((s) => [cellKey(s.cell), s]));
   const result = new Map<string, Calibration>();
@@ -147,8 +154,7 @@ export function calibrate(
     const cellCpu = summary.lambda.invokeCpuMs?.median;
     const initMeasured = summary.lambda.initMs.median;
     const initAddition = addition(row.initMs, local.initMs.median);
-    const term =
-      codeLoadingCoefficient === undefined ? undefined : codeLoadingTerm(initMeasured, local.initMs.median, codeLoadingCoefficient);
+    const term = codeLoading ? termOf(summary.lambda, local, runtime, codeLoading) : undefined;
     base.init = {
       measured: initMeasured,
       addition: initAddition,

@@ -2,43 +2,136 @@
  * The code-loading term of the Init estimate (issue 27). The calibration adds to a cell's local Init
  * what Lambda adds to a hello world; a hello world loads almost no code, so that constant cannot
  * carry what a new sandbox pays for the code an app loads beyond it (read from Lambda's storage,
- * compiled on its CPU). The term does, from what every local run measures:
+ * compiled on its CPU). The term does, from what every local run measures: the cell's excess over
+ * the hello-world reference measured beside it, taken as a ratio so that it does not depend on how
+ * fast the machine is (a laptop, a CI runner, this machine on a slow afternoon):
  *
- *   term = k × max(0, the cell's local Init − the local hello-world reference's Init)
+ *   ratio      = the cell's Init here / the reference's, paired round by round (median of the ratios)
+ *   excess     = (ratio − 1) × H, H = the hello world's Init here on the day k was fitted (its line)
+ *   estimate   = the real hello world + excess + k × max(0, excess)
  *
  * k is fitted by least squares on public real Init Durations (core/lambda-code-loading.json): for a
- * row with a real hello world of the same weeks, real − (that hello world + the local excess) = k ×
- * the local excess; rows of apps whose real hello world is unknown (behind the Lambda Web Adapter)
- * share an offset per group, so only their differences inform k. Leave-one-out holds out every row
- * of one function, fits on the rest and predicts it.
+ * row with a real hello world of the same weeks, real − (that hello world + the excess) = k × the
+ * excess; rows of apps whose real hello world is unknown (behind the Lambda Web Adapter) share an
+ * offset per group, so only their differences inform k. Leave-one-out holds out every row of one
+ * function, fits on the rest and predicts it.
  */
 import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../core/lambda-code-loading.ts';
 
 /** What the term added to one estimate. */
 export interface CodeLoadingTerm {
-  /** the term, ms */
+  /**
+   * what the estimate adds beyond "measured here + what Lambda adds to a hello world", ms: the excess
+   * as Lambda pays it (excess + k × max(0, excess), at the fit's speed) minus the excess measured here
+   * (which the addition already carries)
+   */
   ms: number;
-  /** the local excess it scales: the cell's Init − the local reference's, ms (negative: noise, the term is 0) */
+  /** the cell's Init − the local reference's, medians, ms */
   excessMs: number;
+  /** the cell's Init over the reference's here (paired round by round when the samples allow) */
+  ratio: number;
+  /** (ratio − 1) × helloWorldMs: the excess at the speed the fit was measured at, ms */
+  atFitSpeedMs: number;
+  /** H: the hello world's Init here when k was fitted, on the cell's runtime line (else every line's median), ms */
+  helloWorldMs: number;
   coefficient: number;
+  /** the largest excess (at the fit's speed) of a fitted row: a larger one is extrapolated */
+  fittedUpToMs: number;
 }
 
-/** The term for a cell whose local Init is `initMs` beside a local reference of `referenceInitMs`. */
-export function codeLoadingTerm(initMs: number, referenceInitMs: number, coefficient: number): CodeLoadingTerm {
-  const excessMs = initMs - referenceInitMs;
-  return { ms: coefficient * Math.max(0, excessMs), excessMs, coefficient };
+/** What the term needs from the fit: k, H per runtime line, and how far the fitted excesses reach. */
+export interface TermModel {
+  coefficient: number;
+  helloWorldMs: (runtime: string) => number;
+  fittedUpToMs: number;
 }
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * H of the rows: per runtime line, the median of the local hello world's Init measured beside them
+ * (the machine's speed when k was fitted); for a line without rows, every row's median.
+ */
+export function helloWorldAtFit(rows: readonly CodeLoadingRow[]): (runtime: string) => number {
+  const referenced = rows.filter((r) => r.local.referenceInitMs !== undefined);
+  if (referenced.length === 0) throw new Error('the code-loading data has no row with a local hello world');
+  const all = median(referenced.map((r) => r.local.referenceInitMs!));
+  const byLine = new Map<string, number>();
+  for (const line of new Set(referenced.map((r) => r.runtime)))
+    byLine.set(line, median(referenced.filter((r) => r.runtime === line).map((r) => r.local.referenceInitMs!)));
+  return (runtime) => byLine.get(runtime) ?? all;
+}
+
+/** A row's excess over its local hello world at the fit's speed (rows with a local reference only). */
+function rowExcess(row: CodeLoadingRow, h: (runtime: string) => number): number {
+  return (row.local.initMs / row.local.referenceInitMs! - 1) * h(row.runtime);
+}
+
+/** The model the report applies: the shipped k, H from the rows, and the largest fitted excess. */
+export function termModel(data: CodeLoadingData): TermModel {
+  const h = helloWorldAtFit(data.rows);
+  const excesses = data.rows.filter((r) => r.reference && r.local.referenceInitMs !== undefined).map((r) => rowExcess(r, h));
+  return { coefficient: data.fit.coefficient, helloWorldMs: h, fittedUpToMs: Math.max(0, ...excesses) };
+}
+
+/**
+ * The median of the ratios of a cell's Init to the reference's over the rounds both have (interleaved
+ * runs measure round i of every cell back to back, so the machine's drift cancels); the ratio of the
+ * medians when the samples carry no round (an older summary) or share none.
+ */
+export function pairedRatio(
+  cell: { values: readonly number[]; median: number; index?: readonly number[] },
+  reference: { values: readonly number[]; median: number; index?: readonly number[] },
+): number {
+  if (cell.index && reference.index && cell.index.length === cell.values.length && reference.index.length === reference.values.length) {
+    const byRound = new Map(reference.index.map((round, i) => [round, reference.values[i]!]));
+    const ratios = cell.index.flatMap((round, i) => {
+      const ref = byRound.get(round);
+      return ref !== undefined && ref > 0 ? [cell.values[i]! / ref] : [];
+    });
+    if (ratios.length > 0) return median(ratios);
+  }
+  return cell.median / reference.median;
+}
+
+/** The term for a cell whose local Init is `initMs` beside a local reference of `referenceInitMs`, their ratio `ratio`. */
+export function codeLoadingTerm(
+  measured: { initMs: number; referenceInitMs: number; ratio: number; runtime: string },
+  model: TermModel,
+): CodeLoadingTerm {
+  const excessMs = measured.initMs - measured.referenceInitMs;
+  const helloWorldMs = model.helloWorldMs(measured.runtime);
+  const atFitSpeedMs = (measured.ratio - 1) * helloWorldMs;
+  const onLambda = atFitSpeedMs + model.coefficient * Math.max(0, atFitSpeedMs);
+  return {
+    ms: onLambda - excessMs,
+    excessMs,
+    ratio: measured.ratio,
+    atFitSpeedMs,
+    helloWorldMs,
+    coefficient: model.coefficient,
+    fittedUpToMs: model.fittedUpToMs,
+  };
+}
+
+type HelloWorld = (runtime: string) => number;
 
 export interface Fit {
   coefficient: number;
   /** the fitted offset of every group of rows without a real hello world, ms */
   offsets: Map<string, number>;
+  /** H per runtime line: what turns a row's ratio into its excess */
+  helloWorld: HelloWorld;
 }
 
 /** x: what k multiplies; y: what is left of the real figure once the term is taken out (before any group offset). */
-function xy(row: CodeLoadingRow): { x: number; y: number } {
+function xy(row: CodeLoadingRow, h: HelloWorld): { x: number; y: number } {
   if (row.reference && row.local.referenceInitMs !== undefined) {
-    const excess = row.local.initMs - row.local.referenceInitMs;
+    const excess = rowExcess(row, h);
     return { x: Math.max(0, excess), y: row.real.initMs - row.reference.initMs - excess };
   }
   return { x: row.local.initMs, y: row.real.initMs - row.local.initMs };
@@ -61,14 +154,16 @@ function groups(rows: readonly CodeLoadingRow[]): Map<string, CodeLoadingRow[]> 
 /**
  * Least squares for k and the group offsets: within each group x and y are centred on the group's
  * means (its offset takes the rest), the other rows as they are. `fixed` skips the fit of k (0: the
- * estimate without the term, its offsets fitted alone).
+ * estimate without the term, its offsets fitted alone). `helloWorld` (H) is a property of the day the
+ * rows were measured, not fitted: leave-one-out passes the one of every row.
  */
-export function fitCodeLoading(rows: readonly CodeLoadingRow[], fixed?: number): Fit {
+export function fitCodeLoading(rows: readonly CodeLoadingRow[], fixed?: number, helloWorld: HelloWorld = helloWorldAtFit(rows)): Fit {
   let sxy = 0;
   let sxx = 0;
   const byGroup = groups(rows);
+  const xyOf = (row: CodeLoadingRow) => xy(row, helloWorld);
   for (const [group, members] of byGroup) {
-    const points = members.map(xy);
+    const points = members.map(xyOf);
     const mx = group ? mean(points.map((p) => p.x)) : 0;
     const my = group ? mean(points.map((p) => p.y)) : 0;
     for (const p of points) {
@@ -80,16 +175,16 @@ export function fitCodeLoading(rows: readonly CodeLoadingRow[], fixed?: number):
   const coefficient = fixed ?? sxy / sxx;
   const offsets = new Map<string, number>();
   for (const [group, members] of byGroup) {
-    if (group) offsets.set(group, mean(members.map(xy).map((p) => p.y - coefficient * p.x)));
+    if (group) offsets.set(group, mean(members.map(xyOf).map((p) => p.y - coefficient * p.x)));
   }
-  return { coefficient, offsets };
+  return { coefficient, offsets, helloWorld };
 }
 
 /** A row's estimate under a fit; undefined for a row of a group the fit has no offset for. */
 export function predictRow(row: CodeLoadingRow, fit: Fit): number | undefined {
-  const { x } = xy(row);
+  const { x } = xy(row, fit.helloWorld);
   if (row.reference && row.local.referenceInitMs !== undefined) {
-    return row.reference.initMs + row.local.initMs - row.local.referenceInitMs + fit.coefficient * x;
+    return row.reference.initMs + rowExcess(row, fit.helloWorld) + fit.coefficient * x;
   }
   const offset = fit.offsets.get(row.offsetGroup ?? '');
   return offset === undefined ? undefined : offset + row.local.initMs + fit.coefficient * x;
@@ -112,10 +207,11 @@ const errorPct = (estimate: number, real: number) => (100 * (estimate - real)) /
 /** Leave-one-out: every row of one function held out, the fit on the rest predicts it. */
 export function leaveOneOut(rows: readonly CodeLoadingRow[]): LooRow[] {
   const functions = [...new Set(rows.map((r) => r.function))];
+  const helloWorld = helloWorldAtFit(rows);
   return functions.flatMap((held) => {
     const rest = rows.filter((r) => r.function !== held);
-    const fit = fitCodeLoading(rest);
-    const without = fitCodeLoading(rest, 0);
+    const fit = fitCodeLoading(rest, undefined, helloWorld);
+    const without = fitCodeLoading(rest, 0, helloWorld);
     return rows
       .filter((r) => r.function === held)
       .map((row) => {

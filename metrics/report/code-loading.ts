@@ -2,19 +2,29 @@
  * The code-loading term in the report (analyse/code-loading.ts): its value beside every Init
  * estimate, what it is (coefficient, public data, dates) and how far it held leave-one-out.
  */
-import { leaveOneOut } from '../analyse/code-loading.ts';
+import { leaveOneOut, termModel } from '../analyse/code-loading.ts';
 import type { CodeLoadingTerm } from '../analyse/code-loading.ts';
 import { ms } from '../core/format.ts';
 import type { CodeLoadingData } from '../core/lambda-code-loading.ts';
 
 const pct = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(1)} %`;
 
-/** The term of one estimate: "+113 (1.196 × 94)", or why it is 0. */
+const signedMs = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
+
+/**
+ * The term of one estimate: "+3.4 (+17.2 here → +9.4 at the fit's speed, × 2.197 on Lambda)", the
+ * excess as this run measured it, as the machine the term was fitted on would have (the same ratio
+ * to the hello world), and what Lambda makes of it; or "+0" for the reference itself.
+ */
 export function codeLoadingTermText(term: CodeLoadingTerm | undefined): string {
   if (!term) return '–';
-  if (term.excessMs === 0) return '+0';
-  if (term.excessMs < 0) return `+0 (Init ${ms(-term.excessMs)} below the reference)`;
-  return `+${ms(term.ms)} (${term.coefficient} × ${ms(term.excessMs)})`;
+  if (term.excessMs === 0 && term.atFitSpeedMs === 0) return '+0';
+  const value = signedMs(term.ms);
+  const measured = `${signedMs(term.excessMs)} here → ${signedMs(term.atFitSpeedMs)} at the fit's speed`;
+  if (term.atFitSpeedMs <= 0) return `${value} (Init at or below the reference's: ${measured})`;
+  const onLambda = Math.round((1 + term.coefficient) * 1000) / 1000;
+  const extrapolated = term.atFitSpeedMs > term.fittedUpToMs ? `; extrapolated: fitted up to ${ms(term.fittedUpToMs)}` : '';
+  return `${value} (${measured}, × ${onLambda} on Lambda${extrapolated})`;
 }
 
 function sources(data: CodeLoadingData): string {
@@ -26,13 +36,21 @@ export function codeLoadingParagraph(data: CodeLoadingData): string {
   const functions = new Set(data.rows.map((r) => r.function)).size;
   const measured = [...new Set(data.measurements.map((m) => m.date))].sort().join(', ');
   const references = data.references.map((r) => `${r.from}–${r.to}`).join(', ');
+  const model = termModel(data);
+  const lines = [...new Set(data.rows.filter((r) => r.local.referenceInitMs !== undefined).map((r) => r.runtime))].sort();
+  const k = data.fit.coefficient;
   return (
-    `Init: code loading is the code-loading term: k × what the cell's Init measured here exceeds the hello-world ` +
-    `reference's measured beside it, what a new sandbox pays beyond a hello world for the code an app loads (read from ` +
-    `Lambda's storage, compiled on its CPU), which the hello world's addition cannot carry. k = ${data.fit.coefficient}, ` +
-    `fitted by least squares on ${data.rows.length} real Init Durations of ${functions} public Node.js functions ` +
-    `(${sources(data)}), each measured here with this tool (${measured}), against lambda-perf's real hello world of ` +
-    `the publications' weeks (${references}); the data: core/lambda-code-loading.json.`
+    `Init: code loading is the code-loading term: what a new sandbox pays beyond a hello world for the code an app ` +
+    `loads (read from Lambda's storage, compiled on its CPU), which the hello world's addition cannot carry. The cell's ` +
+    `Init here over the hello-world reference's measured beside it (the median of their ratios, round by round) gives ` +
+    `its excess at the speed the term was fitted at: (ratio − 1) × the hello world's Init on this project's machine ` +
+    `then (${lines.map((l) => `${l} ${ms(model.helloWorldMs(l))} ms`).join(', ')}; another line ` +
+    `${ms(model.helloWorldMs(''))} ms), so a faster, slower or busier machine gives the same estimate. Lambda pays ` +
+    `(1 + k) × a positive excess, k = ${k}; the column is that minus the excess measured here, which "Lambda adds" ` +
+    `already carries. k is fitted by least squares on ${data.rows.length} real Init Durations of ${functions} public ` +
+    `Node.js functions (${sources(data)}), each measured here with this tool (${measured}), against lambda-perf's real ` +
+    `hello world of the publications' weeks (${references}), on excesses up to ${ms(model.fittedUpToMs)} ms: beyond ` +
+    `that the term is extrapolated (said in the cell); the data: core/lambda-code-loading.json.`
   );
 }
 

@@ -7,7 +7,7 @@ import { writeFileWhole } from '../core/files.ts';
 import path from 'node:path';
 import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
-import { shippedCodeLoading } from '../analyse/code-loading.ts';
+import { shippedCodeLoading, termModel } from '../analyse/code-loading.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
@@ -153,7 +153,13 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   const calibrations = reference
     ? cost.architectures.map((architecture) => ({
         architecture,
-        calibration: calibrate(summaries, reference, architecture, cpuSpeedsOf(meta?.lambda), codeLoading?.fit.coefficient),
+        calibration: calibrate(
+          summaries,
+          reference,
+          architecture,
+          cpuSpeedsOf(meta?.lambda),
+          codeLoading ? termModel(codeLoading) : undefined,
+        ),
       }))
     : [];
   const referenceWarning = reference ? staleReferenceWarning(reference, meta?.startedAt) : undefined;

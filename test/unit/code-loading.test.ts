@@ -12,6 +12,7 @@ import path from 'node:path';
 import {
   codeLoadingTerm,
   fitCodeLoading,
+  pairedRatio,
   leaveOneOut,
   looErrorRanges,
   predictRow,
@@ -26,6 +27,7 @@ import {
   type CodeLoadingRow,
 } from '../../metrics/core/lambda-code-loading.ts';
 import { readTextBounded } from '../../metrics/core/files.ts';
+import { codeLoadingTermText } from '../../metrics/report/code-loading.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-code-loading-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,12 +125,57 @@ describe('the least squares', () => {
 
   it('a group left with no other function cannot predict it, and says so', () => {
     assert.throws(() => leaveOneOut([row('a', 10, 1), row('b', 90, 1), grouped('c', 100, 1, 0)]), /no other function of its group g/);
-    assert.equal(predictRow(grouped('c', 100, 1, 0), { coefficient: 1, offsets: new Map() }), undefined);
+    assert.equal(predictRow(grouped('c', 100, 1, 0), { coefficient: 1, offsets: new Map(), helloWorld: () => 130 }), undefined);
+  });
+});
+
+describe('the term', () => {
+  const model = { coefficient: 1.2, helloWorldMs: (line: string) => (line === 'nodejs24.x' ? 125 : 130), fittedUpToMs: 100 };
+  const term = (initMs: number, referenceInitMs: number, runtime = 'nodejs22.x') =>
+    codeLoadingTerm({ initMs, referenceInitMs, ratio: initMs / referenceInitMs, runtime }, model);
+
+  it('scales only what the cell exceeds the reference by; a cell below it gets none beyond its own excess', () => {
+    const t = term(230, 130);
+    assert.equal(t.excessMs, 100);
+    assert.ok(Math.abs(t.atFitSpeedMs - 100) < 1e-9 && Math.abs(t.ms - 120) < 1e-9, JSON.stringify(t));
+    const below = term(117, 130);
+    assert.ok(Math.abs(below.atFitSpeedMs + 13) < 1e-9 && Math.abs(below.ms) < 1e-9, 'no term: the excess as measured');
   });
 
-  it('the term scales only what the cell exceeds the reference by; a cell below it gets none', () => {
-    assert.deepEqual(codeLoadingTerm(230, 130, 1.2), { ms: 120, excessMs: 100, coefficient: 1.2 });
-    assert.equal(codeLoadingTerm(125, 130, 1.2).ms, 0);
+  it('gives the same estimate on a machine twice as slow: the excess is a ratio to the hello world measured beside it', () => {
+    // measured + (real hello world − local reference) + term, for a real hello world of 140
+    const estimate = (init: number, ref: number) => init + (140 - ref) + term(init, ref).ms;
+    assert.ok(Math.abs(estimate(230, 130) - estimate(460, 260)) < 1e-9);
+    assert.ok(Math.abs(estimate(230, 130) - (140 + 2.2 * 100)) < 1e-9);
+    // the plain difference would have doubled it: 140 + 2.2 × 200
+    assert.ok(estimate(460, 260) < 140 + 2.2 * 200 - 100);
+  });
+
+  it("converts the ratio with the hello world of the cell's runtime line when the fit measured it", () => {
+    assert.ok(Math.abs(term(250, 125, 'nodejs24.x').atFitSpeedMs - 125) < 1e-9);
+    assert.ok(Math.abs(term(250, 125, 'nodejs22.x').atFitSpeedMs - 130) < 1e-9);
+  });
+
+  it("says when the excess is beyond the fitted ones, and the reference's own cell gets +0", () => {
+    assert.match(
+      codeLoadingTermText(term(330, 130)),
+      /^\+240 \(\+200 here → \+200 at the fit's speed, × 2\.2 on Lambda; extrapolated: fitted up to 100\)$/,
+    );
+    assert.doesNotMatch(codeLoadingTermText(term(200, 130)), /extrapolated/);
+    assert.equal(codeLoadingTermText(term(130, 130)), '+0');
+    assert.match(
+      codeLoadingTermText(term(120, 130)),
+      /^\+0\.0 \(Init at or below the reference's: −10\.0 here → −10\.0 at the fit's speed\)$/,
+    );
+  });
+
+  it('pairs each sample with the reference of the same round, so drift between rounds cancels', () => {
+    // round 2 ran while the machine was four times slower: the median of the ratios sees 1.1, the ratio of the medians 1.2
+    const cell = { values: [110, 440, 120], median: 120, index: [1, 2, 3] };
+    const reference = { values: [100, 400, 100], median: 100, index: [1, 2, 3] };
+    assert.ok(Math.abs(pairedRatio(cell, reference) - 1.1) < 1e-9);
+    assert.equal(pairedRatio({ ...cell, index: undefined }, reference), 1.2, 'no rounds: the ratio of the medians');
+    assert.equal(pairedRatio(cell, { ...reference, index: [4, 5, 6] }), 1.2, 'no shared round: the ratio of the medians');
   });
 });
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../../metrics/analyse/calibration.ts';
-import { leaveOneOut, shippedCodeLoading, type LooRow } from '../../metrics/analyse/code-loading.ts';
+import { leaveOneOut, shippedCodeLoading, type LooRow, type TermModel } from '../../metrics/analyse/code-loading.ts';
 import { shiftedTail, tailsOf, type Tail } from '../../metrics/analyse/init-tails.ts';
 import type { CodeLoadingRow } from '../../metrics/core/lambda-code-loading.ts';
 import {
@@ -123,7 +123,7 @@ function calibrateOne(
   inits: number[],
   references: number[],
   cpus = inits.map(() => 2),
-  codeLoading?: number,
+  codeLoading?: TermModel,
 ): Calibration {
   const samples = [
     ...inits.map((init, i) => lambdaSample('node-http', init, cpus[i]!, i + 1)),
@@ -158,7 +158,12 @@ describe('the shift model', () => {
   it('with the code-loading term, the tail moves with the median the term raised', () => {
     const row = referenceRow(shipped, 'nodejs20.x', 'x86_64', 1024)!;
     const without = calibrateOne(shipped, [140, 140, 140], [35, 35, 35]);
-    const withTerm = calibrateOne(shipped, [140, 140, 140], [35, 35, 35], undefined, 1.2);
+    // H = 35: the excess at the fit's speed is the one measured here
+    const withTerm = calibrateOne(shipped, [140, 140, 140], [35, 35, 35], undefined, {
+      coefficient: 1.2,
+      helloWorldMs: () => 35,
+      fittedUpToMs: 200,
+    });
     assert.ok(Math.abs(withTerm.init!.estimate - without.init!.estimate - 1.2 * 105) < 1e-9, 'the term: k × (140 − 35)');
     const tail = tailsOf(withTerm).init!;
     assert.ok(Math.abs(tail.p95 - tailsOf(without).init!.p95 - 1.2 * 105) < 1e-9);
