@@ -15,7 +15,7 @@
  *   real median in place of the estimate's, the shift was within ±20 % of every real p95 and p99
  *   (k-i-soft's p95 −15 to −17 %), the scale up to 28 % over cebert's p99 of its DynamoDB handler,
  *   whose tail is about as long in ms as its crypto-only handler's. With the code-loading term's
- *   median (leave-one-out), every real p95 was within ±7 % and 21 of 22 p95 and p99 within ±25 %.
+ *   median (leave-one-out), every real p95 was within ±7 % and all 22 p95 and p99 within ±25 %.
  * - **Duration: the cell's own spread.** lambda-perf publishes one mean Duration a day, not an
  *   invocation's, so the platform's spread of a first Duration is unknown: the tail is the cell's
  *   invocation CPU time at its 95th and 99th percentiles through the same CPU share model as the

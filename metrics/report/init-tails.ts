@@ -18,7 +18,7 @@ export const TAILS_NOTE =
   "this machine's and is not added. **Duration**: the cell's invocation CPU time at its 95th (99th) percentile through " +
   'the same CPU share model (lambda-perf publishes no per-invocation Duration; not validated). Checked against public real ' +
   'distributions in docs/guide/lambda.md ("Tails of the estimate"): with the code-loading term, every real Init p95 within ' +
-  "±7 % and 21 of 22 p95 and p99 within ±25 % (leave-one-out); the median's error is the tail's.";
+  "±7 % and all 22 p95 and p99 within ±25 % (leave-one-out); the median's error is the tail's.";
 
 /** The p95 and p99 of a cell's Init and Duration estimates, for the estimate table's columns beside each median. */
 export function tailCells(c: Calibration): { init: string; duration: string } {
