@@ -1,5 +1,5 @@
 /** From samples to one summary per cell. Only phase 'sample' counts; failures are counted, never dropped. */
-import { max, mean, median, min, sampleStandardDeviation } from 'simple-statistics';
+import { max, mean, median, min, quantile, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from '../core/cell.ts';
 import {
   CPU_METRICS,
@@ -87,6 +87,12 @@ export function firstHitStats(samples: readonly SampleRecord[], key: string): { 
     `${key}|allWarm`,
   );
   return latencyMs && allWarmMs ? { latencyMs, allWarmMs } : undefined;
+}
+
+/** The 25th and 75th percentiles of a metric's values (simple-statistics' quantile of the sorted values); with one value, both are it. */
+export function quartiles(stats: Stats): { p25: number; p75: number } {
+  const sorted = [...stats.values].sort((a, b) => a - b);
+  return { p25: quantile(sorted, 0.25), p75: quantile(sorted, 0.75) };
 }
 
 /** `seed` makes the bootstrap reproducible: aggregate passes the cell key and the metric. */

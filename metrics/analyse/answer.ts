@@ -9,13 +9,12 @@
  * unsupported, never answered or answered differently from the plain build is listed with its reason
  * and not ranked.
  */
-import { quantile } from 'simple-statistics';
 import { ANSWERS_DIFFERENTLY } from '../core/app.ts';
 import { cellKey, type Cell } from '../core/cell.ts';
 import { CHANGE_DIMENSIONS } from '../core/dimensions.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import type { ShippedMeta } from '../core/meta.ts';
-import type { CellSummary } from './aggregate.ts';
+import { quartiles, type CellSummary } from './aggregate.ts';
 import type { Calibration } from './calibration.ts';
 import { cellCost, type CellCost, type CostSettings } from './cost.ts';
 
@@ -80,8 +79,7 @@ export function paretoFront(points: readonly (readonly number[])[]): boolean[] {
 function spreadOf(summary: CellSummary): Spread | undefined {
   const stats = summary.metrics.firstResponse;
   if (!stats || stats.values.length === 0) return undefined;
-  const sorted = [...stats.values].sort((a, b) => a - b);
-  return { p50: stats.median, p25: quantile(sorted, 0.25), p75: quantile(sorted, 0.75), n: stats.n };
+  return { p50: stats.median, ...quartiles(stats), n: stats.n };
 }
 
 /** Why a variant is not ranked: unsupported, answered differently, or no sample answered. */

@@ -6,8 +6,7 @@
  * counts for counted cells. Newest run first. Every figure comes from the run folder's own report
  * (loadRun), so `npm run report -- FOLDER` shows where each one comes from.
  */
-import { quantile } from 'simple-statistics';
-import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { quartiles, type CellSummary, type Stats } from '../analyse/aggregate.ts';
 import { cellCost } from '../analyse/cost.ts';
 import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
@@ -29,9 +28,9 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 /** `median (p25–p75)` of a metric's values, ms. */
 function spread(stats: Stats | undefined): string {
   if (!stats || stats.values.length === 0) return '–';
-  const sorted = [...stats.values].sort((a, b) => a - b);
-  if (sorted.length < 2) return fixed(stats.median);
-  return `${fixed(stats.median)} (${fixed(quantile(sorted, 0.25))}–${fixed(quantile(sorted, 0.75))})`;
+  if (stats.values.length < 2) return fixed(stats.median);
+  const { p25, p75 } = quartiles(stats);
+  return `${fixed(stats.median)} (${fixed(p25)}–${fixed(p75)})`;
 }
 
 function millions(value: number | undefined): string {
