@@ -7,7 +7,7 @@ import type { Command as PlainCommand } from 'commander';
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_CONTENT_TYPE, DEFAULT_REQUEST, DEFAULT_STATUS, parseBodyPattern, parseRequest, withoutEnvValues } from '../core/app.ts';
 import { parseChoice, parseInteger } from '../core/parse.ts';
-import { appsOf } from '../pipeline/apps.ts';
+import { appsFolder, appsOf } from '../pipeline/apps.ts';
 import { leverPreset } from '../pipeline/lever-preset.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
@@ -84,10 +84,11 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
       '(--measure, on run and measure alike, is how: time or instructions)',
   );
   const command = addRunGroups(addAppsGroup(measure), 'app').action(async (opts, self) => {
-    const apps = appsOf(opts, invocationDir());
+    const base = invocationDir();
+    const apps = appsOf(opts, base);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
     const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
-    const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps }, cells), self);
+    const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps, cwd: appsFolder(opts, base) }, cells), self);
     await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
   });
   addTypedCommand(program, command);

@@ -52,6 +52,8 @@ export interface GeneratedSource {
 export interface AppsSource {
   kind: 'apps';
   apps: AppSpec[];
+  /** the folder the apps were named from (--cwd, else where the command ran): meta.json records paths under it as `<cwd>/…` */
+  cwd?: string;
 }
 
 export type Source = GeneratedSource | AppsSource;

@@ -84,13 +84,18 @@ export function entryOf(line: string, base: string): { file: string; args: strin
   return { file: words[0] ?? '', args: words.slice(1) };
 }
 
+/** The folder the apps run in and are named from: --cwd (against where the command ran), else where the command ran. */
+export function appsFolder(opts: Pick<AppsInput, 'cwd'>, base: string): string {
+  return typeof opts.cwd === 'string' ? path.resolve(base, opts.cwd) : base;
+}
+
 /** Every app the options name, in order (entries, then handlers), each checked. */
 export function appsOf(opts: AppsInput, base: string): AppSpec[] {
   const entries = opts.entry ?? [];
   const handlers = opts.handler ?? [];
   if (entries.length + handlers.length === 0)
     throw new UsageError('measure: give a server with --entry FILE or a Lambda handler with --handler FILE.export');
-  const cwd = typeof opts.cwd === 'string' ? path.resolve(base, opts.cwd) : base;
+  const cwd = appsFolder(opts, base);
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${displayPath(cwd)} is not a folder`);
   const request: AppRequest = { ...(opts.request ?? DEFAULT_REQUEST) };
   if (typeof opts.body === 'string') {

@@ -4,6 +4,7 @@
  * samples), `endMeta` is that same object with the end's facts added, written when the run ends.
  * Both are pure over facts already measured (the CPU speed loop runs before, through the Deps).
  */
+import path from 'node:path';
 import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import { DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
@@ -13,6 +14,8 @@ import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
+import { PROJECT_ROOT } from '../core/paths.ts';
+import { pathRecorder, recordedPaths } from '../core/recorded-paths.ts';
 import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
@@ -23,6 +26,7 @@ import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts'
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
+import { RUNTIMES_DIR } from '../plan/runtimes.ts';
 import { DEFAULT_SCHEMA, DEFAULT_SHAPE, isCounted } from '../core/dimensions.ts';
 import type { RunOptions } from './run-options.ts';
 
@@ -192,8 +196,20 @@ export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: Start
   };
 }
 
-/** The meta.json a run starts with, written before its first sample. */
+/**
+ * The meta.json a run starts with, written before its first sample. It names no folder of this machine:
+ * paths under the project, a moved .runtimes/ and the apps' folder are recorded from their placeholders
+ * (`<project>/…`, core/recorded-paths.ts); the launches keep the real paths.
+ */
 export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): RunMeta {
+  const cwd = spec.apps ? spec.cwd : undefined;
+  // .runtimes/ in the project is `<project>/.runtimes`; `<runtimes>` only where COLDSTART_RUNTIMES_DIR moves it
+  const moved = path.relative(PROJECT_ROOT, RUNTIMES_DIR).startsWith('..') || path.isAbsolute(path.relative(PROJECT_ROOT, RUNTIMES_DIR));
+  const roots = { project: PROJECT_ROOT, ...(moved ? { runtimes: RUNTIMES_DIR } : {}), ...(cwd ? { cwd } : {}) };
+  return recordedPaths(startFacts(spec, prepared, facts), pathRecorder(roots));
+}
+
+function startFacts(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): RunMeta {
   const compileCached = prepared.cells.some((c) => c.cell.compileCache !== 'off');
   const lambda = lambdaMeta(prepared, facts.cpuSpeed);
   return {

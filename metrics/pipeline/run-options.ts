@@ -25,6 +25,8 @@ export type GeneratedRun = CellOptions & { apps?: undefined };
 export type AppsRun = Omit<CellOptions, 'frameworks' | 'routes' | 'variants' | 'shapes' | 'schemas'> & {
   /** the apps, recorded in meta.json (their variables by name only) */
   apps: AppSpec[];
+  /** the folder the apps were named from: meta.json records paths under it as `<cwd>/…` */
+  cwd?: string;
 };
 
 /** What a run is asked for: its cells (generated or the user's apps) and how to sample them. */
@@ -81,7 +83,7 @@ export function cellOptionsOf(spec: Pick<RunSpec, 'source' | 'cells'>): Generate
     lambdaReference: cells.lambdaReference,
     measures: cells.measures,
   };
-  if (source.kind === 'apps') return { ...common, apps: source.apps };
+  if (source.kind === 'apps') return { ...common, apps: source.apps, ...(source.cwd ? { cwd: source.cwd } : {}) };
   const { frameworks, routes, variants, shapes, schemas } = source;
   return { ...common, frameworks, routes, variants, shapes, schemas };
 }

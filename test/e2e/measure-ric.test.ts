@@ -104,10 +104,11 @@ describe("measure: the user's handlers under the managed runtime's start", { ski
     assert.deepEqual(
       meta.spec.source.apps.map((a) => [a.name, a.handler, a.taskRoot, a.cwd]),
       [
-        ['cjs', 'cjs.handler', apps, apps],
-        ['esm', 'esm.handler', apps, apps],
-        ['sub', 'sub/index.handler', apps, apps],
-        ['nested', 'nested.routes.get', apps, apps],
+        // the --cwd folder is recorded as <cwd>: meta.json names no folder of this machine
+        ['cjs', 'cjs.handler', '<cwd>', '<cwd>'],
+        ['esm', 'esm.handler', '<cwd>', '<cwd>'],
+        ['sub', 'sub/index.handler', '<cwd>', '<cwd>'],
+        ['nested', 'nested.routes.get', '<cwd>', '<cwd>'],
       ],
     );
     assert.match(meta.lambda.client, /^aws-lambda-ric@\d/);
@@ -115,7 +116,7 @@ describe("measure: the user's handlers under the managed runtime's start", { ski
     assert.ok(start, Object.keys(meta.lambda.starts).join('; '));
     assert.ok(start.flags?.includes('--max-old-space-size=922'), start.flags?.join(' '));
     assert.equal(start.env.AWS_EXECUTION_ENV, 'AWS_Lambda_nodejs24.x');
-    assert.ok(start.env.NODE_PATH.split(':').includes(apps), start.env.NODE_PATH);
+    assert.ok(start.env.NODE_PATH.split(':').includes('<cwd>'), start.env.NODE_PATH);
     assert.equal(start.eventFormat, 'the --event file');
     for (const [key, count] of Object.entries(meta.fileCache.filesPerCell))
       assert.ok(typeof count === 'number' && count > 0, `${key}: ${count}`);
