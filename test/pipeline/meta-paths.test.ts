@@ -2,14 +2,14 @@
  * meta.json names no folder of this machine (run folders are committed under results/published/):
  * a Lambda run's starts record NODE_PATH's client and handler folders from `<project>/…` (the client
  * from `<runtimes>/…` where COLDSTART_RUNTIMES_DIR moves .runtimes/; Lambda's own /opt paths as they
- * are), and a `measure` run records its handlers, task root and --cwd from `<cwd>/…`. In-process with
- * the fake deps (--debug-mode): the launches are planned as a real run's.
+ * are). In-process with the fake deps (--debug-mode): the launches are planned as a real run's. A
+ * `measure` run's handlers, task root and --cwd (`<cwd>/…`): test/e2e/meta-paths-measure.test.ts (it
+ * installs the runtime line it plans for).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readMeta } from '../../metrics/core/meta.ts';
 import { PROJECT_ROOT } from '../../metrics/core/paths.ts';
 import { pathRecorder, recordedPaths } from '../../metrics/core/recorded-paths.ts';
 import { tempDir } from '../support/in-process.ts';
@@ -38,37 +38,6 @@ describe('meta.json names no folder of this machine', () => {
       assert.deepEqual(parts.slice(0, 2), ['/opt/nodejs/node24/node_modules', '/opt/nodejs/node_modules']);
       assert.equal(parts.at(-1), '<project>/generated/lambda');
     }
-  });
-
-  it('a measure run: its handler, task root, --cwd and command line from <cwd>/…', async () => {
-    const apps = tempDir('coldstart-apps-');
-    mkdirSync(path.join(apps, 'src'));
-    writeFileSync(path.join(apps, 'src', 'index.mjs'), 'export const handler = async () => ({ statusCode: 200, body: "ok" });\n');
-    writeFileSync(path.join(apps, 'event.json'), '{}');
-    const out = path.join(apps, 'run');
-    const args = ['measure', '--handler', path.join(apps, 'src', 'index.handler'), '--event', path.join(apps, 'event.json')];
-    const result = await mainInProcess([...args, '--cwd', apps, '--samples', '1', '--warmup', '0', '--out', out, '--debug-mode']);
-    assert.equal(result.code, 0, result.stderr);
-    const text = metaText(out);
-    assert.ok(!text.includes(apps), `meta.json holds the apps' folder ${apps}`);
-    assert.ok(!text.includes(PROJECT_ROOT), `meta.json holds the project's path ${PROJECT_ROOT}`);
-    const meta = readMeta(out)!;
-    assert.equal(meta.spec.source.kind, 'apps');
-    const [app] = meta.spec.source.apps;
-    assert.deepEqual([app?.file, app?.taskRoot, app?.handler, app?.cwd], ['<cwd>/src/index.mjs', '<cwd>', 'src/index.handler', '<cwd>']);
-    const starts = Object.values((JSON.parse(text) as Starts).lambda.starts);
-    // the handler's task root last (the reference beside it: its generated folder); the client under .runtimes/,
-    // in the project or where COLDSTART_RUNTIMES_DIR moves it
-    const parts = starts.map((start) => start.env!.NODE_PATH!.split(':'));
-    assert.ok(
-      parts.some((p) => p.at(-1) === '<cwd>'),
-      JSON.stringify(parts),
-    );
-    for (const p of parts) {
-      assert.match(p[2]!, /^(<project>\/\.runtimes|<runtimes>)\/aws-lambda-ric\//);
-      for (const part of p) assert.match(part, /^(\/opt\/|<(project|runtimes|cwd)>)/);
-    }
-    assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /handler `src\/index\.handler` in `<cwd>`/);
   });
 });
 
