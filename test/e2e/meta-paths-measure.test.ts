@@ -12,14 +12,7 @@ import { readMeta } from '../../metrics/core/meta.ts';
 import { PROJECT_ROOT } from '../../metrics/core/paths.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
-
-interface Starts {
-  lambda: { starts: Record<string, { env?: Record<string, string> }> };
-}
-
-function metaText(out: string): string {
-  return readFileSync(path.join(out, 'meta.json'), 'utf8');
-}
+import { metaText, type Starts } from '../support/recorded-starts.ts';
 
 describe('meta.json of a measure run names no folder of this machine', () => {
   it('a measure run: its handler, task root, --cwd and command line from <cwd>/…', async () => {

@@ -7,21 +7,13 @@
  * installs the runtime line it plans for).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../metrics/core/paths.ts';
 import { pathRecorder, recordedPaths } from '../../metrics/core/recorded-paths.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
-
-interface Starts {
-  lambda: { starts: Record<string, { env?: Record<string, string> }> };
-}
-
-function metaText(out: string): string {
-  return readFileSync(path.join(out, 'meta.json'), 'utf8');
-}
+import { metaText, type Starts } from '../support/recorded-starts.ts';
 
 describe('meta.json names no folder of this machine', () => {
   it("a Lambda run under the client's start: NODE_PATH from <project>/…, Lambda's /opt as it is", async () => {
