@@ -90,6 +90,14 @@ export function checkOutDir(dir: string, option = '--out'): string[] {
   return missing;
 }
 
+function isFolder(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Make `dir` and check that it is a writable folder on an ordinary filesystem; the folders made,
  * outermost first. `option` names the option in the error.
@@ -102,6 +110,9 @@ export function makeWritableDir(dir: string, option = '--out'): string[] {
       mkdirSync(part);
       made.push(part);
     } catch (error) {
+      // another process made it between the check and here (two runs started together into one --out):
+      // a folder that exists now is used as if it had existed; its lock decides which run measures
+      if (code(error) === 'EEXIST' && isFolder(part)) continue;
       removeMade(made);
       throw new UsageError(`${option}: cannot create ${dir} (${code(error)} at ${part})`);
     }
