@@ -54,13 +54,21 @@ export function temporaryName(file: string): string {
 
 /** Write `data` to `file` through a temporary file and a rename; nothing half-written is ever left. */
 export function writeFileWhole(file: string, data: string | Uint8Array): void {
+  writeFileWholeFrom(file, (put) => put(data));
+}
+
+/**
+ * The same as writeFileWhole for data too large to hold at once: `write` hands its chunks to `put`
+ * in order, and the file appears whole (renamed from its temporary) only when `write` returns.
+ */
+export function writeFileWholeFrom(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
   const temporary = temporaryName(file);
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   let fd: number | undefined;
   try {
     fd = openSync(temporary, 'wx', 0o644);
     pending.add(temporary);
-    writeAll(fd, bytes);
+    const open = fd;
+    write((chunk) => writeAll(open, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -74,7 +82,8 @@ export function writeFileWhole(file: string, data: string | Uint8Array): void {
       // never made
     }
     pending.delete(temporary);
-    throw fileError(file, error);
+    // a failure of the file system names the file; any other (the data's own source) passes as it is
+    throw (error as NodeJS.ErrnoException).code === undefined ? error : fileError(file, error);
   }
 }
 

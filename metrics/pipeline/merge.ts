@@ -10,9 +10,9 @@ import path from 'node:path';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { META_FILE, readMeta, writeMeta, type RunMeta } from '../core/meta.ts';
-import { readSamples, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { forEachSample, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import { writeReport } from '../report/write.ts';
-import { writeFileWhole } from '../core/files.ts';
+import { writeFileWholeFrom } from '../core/files.ts';
 import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
 
 /** What meta.json of a merged run says about one of its parts. */
@@ -34,15 +34,26 @@ export function machinesDiffer(parts: readonly Pick<MergedPart, 'machine' | 'run
   return keys.size > 1;
 }
 
-function readPart(dir: string): { samples: SampleRecord[]; meta: RunMeta | undefined } {
+/** Every sample of a part's samples.jsonl, in order, one at a time (a part may hold a million); a bad file is a UsageError. */
+function eachSampleOf(dir: string, each: (sample: SampleRecord) => void): void {
   const file = path.join(dir, SAMPLES_FILE);
   if (!existsSync(file)) throw new UsageError(`${file} does not exist: give run folders to merge`);
   try {
-    return { samples: readSamples(file), meta: readMeta(dir) };
+    forEachSample(file, each);
   } catch (error) {
     if (error instanceof SamplesFileError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** A part's cells (key → label, in order of first sample) and meta.json, read without keeping its samples. */
+function readPart(dir: string): { cells: Map<string, string>; meta: RunMeta | undefined } {
+  const cells = new Map<string, string>();
+  eachSampleOf(dir, (s) => {
+    const key = cellKey(s.cell);
+    if (!cells.has(key)) cells.set(key, cellLabel(s.cell));
+  });
+  return { cells, meta: readMeta(dir) };
 }
 
 /** Joins the run folders into `out` and writes its report; `warn` gets the report's outlier lines. */
@@ -59,20 +70,18 @@ export async function runMerge(
   if (existsSync(target) && readdirSync(target).length > 0) throw new UsageError(`--out: ${target} exists and is not empty`);
   const owner = new Map<string, string>();
   const parts: MergedPart[] = [];
-  const samples: SampleRecord[] = [];
   const metas: RunMeta[] = [];
+  // first every part's cells (nothing is written before every part is known to join), then the samples,
+  // streamed from each part into the joined file: memory holds cells, never samples
   for (const dir of dirs) {
     const part = readPart(path.resolve(dir));
-    const keys = [...new Set(part.samples.map((s) => cellKey(s.cell)))];
-    for (const key of keys) {
+    const keys = [...part.cells.keys()];
+    for (const [key, label] of part.cells) {
       const other = owner.get(key);
-      if (other !== undefined) {
-        const label = cellLabel(part.samples.find((s) => cellKey(s.cell) === key)!.cell);
+      if (other !== undefined)
         throw new UsageError(`${label} was measured in both ${other} and ${dir}: merge joins parts with different cells (shards)`);
-      }
       owner.set(key, dir);
     }
-    samples.push(...part.samples);
     if (part.meta) metas.push(part.meta);
     parts.push({
       from: path.basename(path.resolve(dir)),
@@ -85,7 +94,19 @@ export async function runMerge(
     });
   }
   makeWritableDir(target);
-  writeFileWhole(path.join(target, SAMPLES_FILE), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+  writeFileWholeFrom(path.join(target, SAMPLES_FILE), (put) => {
+    // lines gathered into chunks of about a MiB: one write each, not one a sample
+    let chunk = '';
+    for (const dir of dirs)
+      eachSampleOf(path.resolve(dir), (s) => {
+        chunk += JSON.stringify(s) + '\n';
+        if (chunk.length >= 2 ** 20) {
+          put(chunk);
+          chunk = '';
+        }
+      });
+    put(chunk);
+  });
   const first = metas[0];
   if (first) {
     // the first part's meta.json, with every part's own machine and load under `parts`; the top-level

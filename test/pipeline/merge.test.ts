@@ -4,7 +4,7 @@
  * is refused before anything is written.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
@@ -36,7 +36,11 @@ describe('runMerge', () => {
         ['b', '2/2', 1],
       ],
     );
-    assert.equal(readSamples(path.join(out, 'samples.jsonl')).length, 10);
+    // every sample as it was, part after part, in order (streamed: merge never holds the samples)
+    assert.deepEqual(readSamples(path.join(out, 'samples.jsonl')), [
+      ...readSamples(path.join(shardA, 'samples.jsonl')),
+      ...readSamples(path.join(shardB, 'samples.jsonl')),
+    ]);
     const meta = JSON.parse(readFileSync(path.join(out, 'meta.json'), 'utf8')) as { command: string; parts: MergedPart[] };
     assert.match(meta.command, /^merge of 2 runs \(first: /);
     assert.equal(meta.parts.length, 2);
@@ -60,6 +64,16 @@ describe('runMerge', () => {
       refused(/already holds a run/),
     );
     assert.equal(existsSync(path.join(base, 'm1')), false);
+  });
+
+  it('refuses a part with a line that is not a sample, naming it, before writing anything', async () => {
+    const broken = writeRun(path.join(base, 'broken'), samplesOf(cell('koa', 10), spread(90, 3)));
+    appendFileSync(path.join(broken, 'samples.jsonl'), '{"not":"a sample"}\n');
+    await assert.rejects(
+      runMerge([shardA, broken], path.join(base, 'm3'), () => undefined),
+      (error: unknown) => error instanceof UsageError && /broken\/samples\.jsonl:4 is not a sample record/.test(error.message),
+    );
+    assert.equal(existsSync(path.join(base, 'm3')), false);
   });
 
   it('says when the parts ran on different machines', () => {
