@@ -10,7 +10,7 @@ import type { FrameworkGenerator } from '../../generators/types.ts';
 import { DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
-import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
@@ -54,6 +54,25 @@ export interface EndFacts {
   files: SampleFileCache | undefined;
   /** cellKey → the bytes of its warm compile cache after the fill */
   compileCacheBytes?: Record<string, number>;
+  /** by runtime: the CPU reference's loop timed again after the samples (appended to the start's timings) */
+  cpuSpeedAfter?: Record<string, LocalCpuSpeed>;
+}
+
+/**
+ * The loop's timings before the samples and after them, one list per runtime: the host's speed can move
+ * by 2 × within an hour here, so one timing at the start can convert a whole run at the wrong speed.
+ */
+export function cpuSpeedBothEnds(
+  before: Record<string, LocalCpuSpeed> | undefined,
+  after: Record<string, LocalCpuSpeed> | undefined,
+): Record<string, LocalCpuSpeed> | undefined {
+  if (!before || !after) return before;
+  const joined: Record<string, LocalCpuSpeed> = { ...before };
+  for (const [runtime, speed] of Object.entries(after)) {
+    const first = before[runtime];
+    if (first && first.iterations === speed.iterations) joined[runtime] = { ...first, cpuMs: [...first.cpuMs, ...speed.cpuMs] };
+  }
+  return joined;
 }
 
 /** The Lambda cells whose CPU time converts to Lambda's speed: the runtimes (by launch command) to time the CPU loop on. */
@@ -247,6 +266,9 @@ export function endMeta(start: RunMeta, end: EndFacts): RunMeta {
     samplesDurationMs: end.samplesDurationMs,
     interrupted: end.interrupted,
     ...(end.files ? { fileCache: { ...FILE_CACHE_META, filesPerCell: end.files.counts() } } : {}),
+    ...(end.cpuSpeedAfter && Object.keys(cpuSpeedsOf(start.lambda)).length
+      ? { lambda: { ...(start.lambda as object), cpuSpeed: cpuSpeedBothEnds(cpuSpeedsOf(start.lambda), end.cpuSpeedAfter) } }
+      : {}),
     ...(start.shipped && end.compileCacheBytes && Object.keys(end.compileCacheBytes).length
       ? { shipped: { ...start.shipped, compileCache: end.compileCacheBytes } }
       : {}),

@@ -16,7 +16,7 @@ import {
 } from '../analyse/precision.ts';
 import { writeAttribution } from '../core/attribution-file.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
-import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { writeMeta, type RunMeta } from '../core/meta.ts';
 import type { RunSpec } from '../core/run-spec.ts';
@@ -219,6 +219,14 @@ async function finish(
   const { tally, load, files, compileCacheBytes } = measured;
   await deps.step?.('measured');
   const { interrupted } = session;
+  // the CPU loop again, after the samples (not after Ctrl-C: the user is waiting for the report)
+  const cpuSpeedAfter: Record<string, LocalCpuSpeed> = {};
+  const before = cpuSpeedsOf(run.start.lambda);
+  if (!interrupted)
+    for (const [runtime, command] of cpuSpeedCommands(run.prepared.cells)) {
+      const speed = before[runtime] ? deps.cpuSpeed(command) : undefined;
+      if (speed) cpuSpeedAfter[runtime] = speed;
+    }
   writeMeta(
     dir,
     endMeta(run.start, {
@@ -228,6 +236,7 @@ async function finish(
       load,
       files,
       compileCacheBytes,
+      ...(Object.keys(cpuSpeedAfter).length ? { cpuSpeedAfter } : {}),
     }),
   );
   const signal = session.signal;
