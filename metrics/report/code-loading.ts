@@ -12,7 +12,7 @@ const pct = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toF
 const signedMs = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
 
 /**
- * The term of one estimate: "+3.4 (+17.2 here → +9.4 at the fit's speed, × 2.197 on Lambda)", the
+ * The term of one estimate: "+3.1 (+17.2 here → +9.4 at the fit's speed, × 2.16 on Lambda)", the
  * excess as this run measured it, as the machine the term was fitted on would have (the same ratio
  * to the hello world), and what Lambda makes of it; or "+0" for the reference itself.
  */
