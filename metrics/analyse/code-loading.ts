@@ -16,6 +16,7 @@
  * offset per group, so only their differences inform k. Leave-one-out holds out every row of one
  * function, fits on the rest and predicts it.
  */
+import { mean, median } from 'simple-statistics';
 import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../core/lambda-code-loading.ts';
 
 /** What the term added to one estimate. */
@@ -39,42 +40,49 @@ export interface CodeLoadingTerm {
   fittedUpToMs: number;
 }
 
+/** H: the hello world's Init here when k was fitted, by runtime line, ms. */
+type HelloWorld = (runtime: string) => number;
+
 /** What the term needs from the fit: k, H per runtime line, and how far the fitted excesses reach. */
 export interface TermModel {
   coefficient: number;
-  helloWorldMs: (runtime: string) => number;
+  helloWorldMs: HelloWorld;
   fittedUpToMs: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+type RowWithHelloWorld = CodeLoadingRow & {
+  reference: NonNullable<CodeLoadingRow['reference']>;
+  local: CodeLoadingRow['local'] & { referenceInitMs: number };
+};
+
+/** A row with a real hello world of its weeks and the local one measured beside it (not an offset group's). */
+function withHelloWorld(row: CodeLoadingRow): row is RowWithHelloWorld {
+  return row.reference !== undefined && row.local.referenceInitMs !== undefined;
 }
 
 /**
  * H of the rows: per runtime line, the median of the local hello world's Init measured beside them
  * (the machine's speed when k was fitted); for a line without rows, every row's median.
  */
-export function helloWorldAtFit(rows: readonly CodeLoadingRow[]): (runtime: string) => number {
-  const referenced = rows.filter((r) => r.local.referenceInitMs !== undefined);
+export function helloWorldAtFit(rows: readonly CodeLoadingRow[]): HelloWorld {
+  const referenced = rows.filter(withHelloWorld);
   if (referenced.length === 0) throw new Error('the code-loading data has no row with a local hello world');
-  const all = median(referenced.map((r) => r.local.referenceInitMs!));
+  const all = median(referenced.map((r) => r.local.referenceInitMs));
   const byLine = new Map<string, number>();
   for (const line of new Set(referenced.map((r) => r.runtime)))
-    byLine.set(line, median(referenced.filter((r) => r.runtime === line).map((r) => r.local.referenceInitMs!)));
+    byLine.set(line, median(referenced.filter((r) => r.runtime === line).map((r) => r.local.referenceInitMs)));
   return (runtime) => byLine.get(runtime) ?? all;
 }
 
 /** A row's excess over its local hello world at the fit's speed (rows with a local reference only). */
-function rowExcess(row: CodeLoadingRow, h: (runtime: string) => number): number {
-  return (row.local.initMs / row.local.referenceInitMs! - 1) * h(row.runtime);
+function rowExcess(row: RowWithHelloWorld, h: HelloWorld): number {
+  return (row.local.initMs / row.local.referenceInitMs - 1) * h(row.runtime);
 }
 
 /** The model the report applies: the shipped k, H from the rows, and the largest fitted excess. */
 export function termModel(data: CodeLoadingData): TermModel {
   const h = helloWorldAtFit(data.rows);
-  const excesses = data.rows.filter((r) => r.reference && r.local.referenceInitMs !== undefined).map((r) => rowExcess(r, h));
+  const excesses = data.rows.filter(withHelloWorld).map((r) => rowExcess(r, h));
   return { coefficient: data.fit.coefficient, helloWorldMs: h, fittedUpToMs: Math.max(0, ...excesses) };
 }
 
@@ -118,8 +126,6 @@ export function codeLoadingTerm(
   };
 }
 
-type HelloWorld = (runtime: string) => number;
-
 export interface Fit {
   coefficient: number;
   /** the fitted offset of every group of rows without a real hello world, ms */
@@ -130,15 +136,11 @@ export interface Fit {
 
 /** x: what k multiplies; y: what is left of the real figure once the term is taken out (before any group offset). */
 function xy(row: CodeLoadingRow, h: HelloWorld): { x: number; y: number } {
-  if (row.reference && row.local.referenceInitMs !== undefined) {
+  if (withHelloWorld(row)) {
     const excess = rowExcess(row, h);
     return { x: Math.max(0, excess), y: row.real.initMs - row.reference.initMs - excess };
   }
   return { x: row.local.initMs, y: row.real.initMs - row.local.initMs };
-}
-
-function mean(values: number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 /** Rows by their offset group ('' for the rows with a real hello world). */
@@ -183,7 +185,7 @@ export function fitCodeLoading(rows: readonly CodeLoadingRow[], fixed?: number, 
 /** A row's estimate under a fit; undefined for a row of a group the fit has no offset for. */
 export function predictRow(row: CodeLoadingRow, fit: Fit): number | undefined {
   const { x } = xy(row, fit.helloWorld);
-  if (row.reference && row.local.referenceInitMs !== undefined) {
+  if (withHelloWorld(row)) {
     return row.reference.initMs + rowExcess(row, fit.helloWorld) + fit.coefficient * x;
   }
   const offset = fit.offsets.get(row.offsetGroup ?? '');
