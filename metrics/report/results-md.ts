@@ -113,7 +113,8 @@ function estimateLine(context: ReportContext): string[] {
   const architecture = context.calibrations[0]?.architecture ?? 'x86_64';
   const ranges = Object.values(codeLoading?.fit.looErrorPct ?? {});
   const term = codeLoading
-    ? ` + k × the Init beyond a hello world measured beside it (k = ${codeLoading.fit.coefficient}, fitted on ${ranges.length} public ` +
+    ? ` + the code-loading term: (1 + k) × the Init beyond a hello world measured beside it, taken as a ratio at the ` +
+      `fit's speed, less that excess as measured here (k = ${codeLoading.fit.coefficient}, fitted on ${ranges.length} public ` +
       `functions; leave-one-out error ${signed(Math.min(...ranges.map((r) => r[0])))} to ${signed(Math.max(...ranges.map((r) => r[1])))} %)`
     : '';
   return [
