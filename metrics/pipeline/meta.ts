@@ -223,7 +223,8 @@ export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: Start
 export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): RunMeta {
   const cwd = spec.apps ? spec.cwd : undefined;
   // .runtimes/ in the project is `<project>/.runtimes`; `<runtimes>` only where COLDSTART_RUNTIMES_DIR moves it
-  const moved = path.relative(PROJECT_ROOT, RUNTIMES_DIR).startsWith('..') || path.isAbsolute(path.relative(PROJECT_ROOT, RUNTIMES_DIR));
+  const fromProject = path.relative(PROJECT_ROOT, RUNTIMES_DIR);
+  const moved = fromProject.startsWith('..') || path.isAbsolute(fromProject);
   const roots = { project: PROJECT_ROOT, ...(moved ? { runtimes: RUNTIMES_DIR } : {}), ...(cwd ? { cwd } : {}) };
   return recordedPaths(startFacts(spec, prepared, facts), pathRecorder(roots));
 }
@@ -258,6 +259,7 @@ function startFacts(spec: RunOptions, prepared: PreparedCells, facts: StartFacts
 
 /** The meta.json a run ends with: its start, unchanged, and what the end knows. */
 export function endMeta(start: RunMeta, end: EndFacts): RunMeta {
+  const startSpeeds = cpuSpeedsOf(start.lambda);
   return {
     ...start,
     load: end.load,
@@ -266,8 +268,8 @@ export function endMeta(start: RunMeta, end: EndFacts): RunMeta {
     samplesDurationMs: end.samplesDurationMs,
     interrupted: end.interrupted,
     ...(end.files ? { fileCache: { ...FILE_CACHE_META, filesPerCell: end.files.counts() } } : {}),
-    ...(end.cpuSpeedAfter && Object.keys(cpuSpeedsOf(start.lambda)).length
-      ? { lambda: { ...(start.lambda as object), cpuSpeed: cpuSpeedBothEnds(cpuSpeedsOf(start.lambda), end.cpuSpeedAfter) } }
+    ...(end.cpuSpeedAfter && Object.keys(startSpeeds).length
+      ? { lambda: { ...(start.lambda as object), cpuSpeed: cpuSpeedBothEnds(startSpeeds, end.cpuSpeedAfter) } }
       : {}),
     ...(start.shipped && end.compileCacheBytes && Object.keys(end.compileCacheBytes).length
       ? { shipped: { ...start.shipped, compileCache: end.compileCacheBytes } }
