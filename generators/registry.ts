@@ -63,9 +63,19 @@ export function missingPackage(generator: FrameworkGenerator): string | undefine
 
 /** The installed version of a package (read from its package.json), or undefined. */
 export function installedVersion(pkg: string): string | undefined {
+  return installedManifest(pkg)?.version;
+}
+
+/** The commit an installed package was built from, as its package.json's `gitHead` records it (npm and mion's build set it). */
+export function installedCommit(pkg: string): string | undefined {
+  const head = installedManifest(pkg)?.gitHead;
+  return typeof head === 'string' && /^[0-9a-f]{7,40}$/.test(head) ? head : undefined;
+}
+
+function installedManifest(pkg: string): { version?: string; gitHead?: unknown } | undefined {
   for (const dir of requireFromGenerated.resolve.paths(pkg) ?? []) {
     try {
-      return (requireFromGenerated(path.join(dir, pkg, 'package.json')) as { version?: string }).version;
+      return requireFromGenerated(path.join(dir, pkg, 'package.json')) as { version?: string; gitHead?: unknown };
     } catch {
       // not in this node_modules
     }

@@ -23,6 +23,8 @@ export interface FrameworkMeta {
   packages: Record<string, string>;
   validation: string;
   alwaysValidates: boolean;
+  /** package → the commit it was built from (its package.json's gitHead), when recorded */
+  commits?: Record<string, string>;
 }
 
 /** What meta.json says of a run's Lambda cells (runs without Lambda cells have none). */
@@ -230,6 +232,7 @@ export function normalizeMeta(value: Json): RunMeta {
             packages: textRecord(f.packages),
             validation: text(f.validation, ''),
             alwaysValidates: f.alwaysValidates === true,
+            ...(isJsonObject(f.commits) ? { commits: textRecord(f.commits) } : {}),
           },
         ]),
     ),

@@ -5,7 +5,7 @@
  * Both are pure over facts already measured (the CPU speed loop runs before, through the Deps).
  */
 import path from 'node:path';
-import { frameworkVersion, installedVersion } from '../../generators/registry.ts';
+import { frameworkVersion, installedCommit, installedVersion } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import { DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
@@ -116,9 +116,21 @@ export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frame
         packages: Object.fromEntries(g.packages.map((pkg) => [pkg, installedVersion(pkg) ?? 'not installed'])),
         validation: g.validation,
         alwaysValidates: Boolean(g.alwaysValidates),
+        ...commitsOf(g.packages),
       },
     ]),
   );
+}
+
+/** The commits the packages were built from (their package.json's gitHead), when any records one: mion, built from source, does. */
+function commitsOf(packages: readonly string[]): { commits?: Record<string, string> } {
+  const commits = Object.fromEntries(
+    packages.flatMap((pkg) => {
+      const commit = installedCommit(pkg);
+      return commit ? [[pkg, commit]] : [];
+    }),
+  );
+  return Object.keys(commits).length ? { commits } : {};
 }
 
 /** What meta.json says of a run's Lambda cells: the runtime lines, how each start was launched (flags, variables), the event format. */
