@@ -8,6 +8,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.ts';
+import { refusedOutput } from './files.ts';
 import { META_FILE } from './meta.ts';
 import { isRunFile } from './run-folder.ts';
 import { SAMPLES_FILE } from './samples.ts';
@@ -36,6 +37,8 @@ export function checkExportFile(option: string, file: string): string {
 }
 
 export function checkOutputFile(option: string, file: string, runDirs: readonly string[] = []): string {
+  const refused = refusedOutput(file);
+  if (refused) throw new UsageError(`${option} ${refused}`);
   const target = resolved(file);
   const dir = path.dirname(target);
   const name = path.basename(target);
