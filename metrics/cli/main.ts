@@ -83,11 +83,12 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       // an option parser's UsageError reaches us wrapped by commander: show its own line
-      process.stderr.write(`coldstart: ${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`);
+      process.stderr.write(`coldstart: ${oneLine(error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '))}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`coldstart: ${error.message}\n`);
+      // its message may quote what the user typed (a --request with CR/LF): one printable line
+      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof EnvironmentError) {
