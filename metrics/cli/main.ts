@@ -21,6 +21,7 @@ import { registerReportCommand } from './report.ts';
 import { registerResultsIndexCommand } from './results-index.ts';
 import { registerRunCommand, type ProgramHooks } from './run.ts';
 import type { RunSpec } from '../core/run-spec.ts';
+import { oneLine as printable } from '../core/escape.ts';
 
 const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerRunCommand,
@@ -70,8 +71,9 @@ export async function specOfArgv(args: readonly string[]): Promise<RunSpec | und
   return spec;
 }
 
+/** A message as one printable line: line breaks folded, and control, escape and bidi characters (quoted from input) as spaces. */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ');
+  return printable(text.replace(/\s*\n\s*/g, ' '));
 }
 
 export async function main(argv: string[]): Promise<number> {
