@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, UsageError } from '../core/errors.ts';
 import { registerCleanCommand } from './clean.ts';
-import { guardClosedOutput } from './closed-output.ts';
+import { guardClosedOutput, withClosedOutput } from './closed-output.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
@@ -110,5 +110,5 @@ export async function main(argv: string[]): Promise<number> {
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli', 'main.ts'))) {
   guardClosedOutput();
-  process.exitCode = await main(process.argv);
+  process.exitCode = withClosedOutput(await main(process.argv));
 }
