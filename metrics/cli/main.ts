@@ -38,6 +38,19 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerResultsIndexCommand,
 ];
 
+/**
+ * The npm script of each command whose name differs from it: `npx coldstart metrics` is `npm run
+ * metrics`, as the README promises (a test checks package.json's scripts against this).
+ */
+export const SCRIPT_NAMES: Readonly<Record<string, string>> = {
+  run: 'metrics',
+  hyperfine: 'metrics:hyperfine',
+  'lambda-package': 'lambda:package',
+  'lambda-import': 'lambda:import',
+  'lambda-reference': 'lambda:reference',
+  'results-index': 'results:index',
+};
+
 /** The program; `hooks` change what run and measure do with their spec (a test keeps it, runs nothing). */
 export function buildProgram(hooks: ProgramHooks = {}): Command {
   const program = new Command('coldstart')
@@ -46,6 +59,10 @@ export function buildProgram(hooks: ProgramHooks = {}): Command {
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
   for (const register of COMMANDS) register(program, hooks);
+  for (const command of program.commands) {
+    const script = SCRIPT_NAMES[command.name()];
+    if (script) command.alias(script);
+  }
   return program;
 }
 
