@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { writeFileWhole } from '../../metrics/core/files.ts';
@@ -144,4 +144,31 @@ describe('an output path keeps its kind', () => {
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.equal(kind(device), 'block');
   });
+});
+
+describe('an output that cannot be written is refused before the first sample (issue 38)', () => {
+  it(
+    '--export-json on a read-only filesystem: exit 2, one line, no run folder',
+    { skip: !privateDev && 'needs root and unshare --mount' },
+    () => {
+      const dir = tempDir('coldstart-test-kinds-');
+      const mount = path.join(dir, 'ro');
+      const out = path.join(dir, 'run');
+      const node = `env -u NODE_EXTRA_CA_CERTS ${JSON.stringify(process.execPath)} ${CLI.map((a) => JSON.stringify(a)).join(' ')}`;
+      const script = [
+        `mkdir -p ${JSON.stringify(mount)}`,
+        `mount -t tmpfs -o ro none ${JSON.stringify(mount)}`,
+        `${node} run --debug-mode -f node-http -r 1 --samples 1 --warmup 0 --out ${JSON.stringify(out)} ` +
+          `--export-json ${JSON.stringify(path.join(mount, 'e.json'))}`,
+      ].join('\n');
+      const result = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, /^coldstart: --export-json: the folder of .*e\.json is not writable\n$/);
+      assert.equal(existsSync(out), false, 'nothing was measured');
+    },
+  );
 });
