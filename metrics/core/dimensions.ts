@@ -5,9 +5,13 @@
  * columns of old run folders rest on it), what a run takes when its flag is absent (`cli`, per target
  * where they differ), its flags and help, its place in the cell key and label, its lever table, and
  * the meta.json list that keeps the order it was given in. The value lists every module validates
- * and loops over are exported from here; cell.ts turns the table into keys, labels and parsing.
+ * and loops over are exported from here (test/unit/dimension-lists.test.ts fails on a copy
+ * elsewhere); cell.ts turns the table into keys, labels, parsing, order and CSV columns, the CLI's
+ * option groups declare each flag from its row (cli/groups/common.ts dimensionOption), and
+ * DEFAULT_SPEC takes the rows' `cli`.
  *
- * Adding a dimension: one row here (and its value list), then the code that acts on it.
+ * Adding a dimension: one row here (and its value list), then the code that acts on it
+ * (docs/dev/adding-a-target-or-dimension.md).
  */
 import {
   ARCHITECTURES,
