@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.ts';
+import type { Target } from './dimensions.ts';
 
 /** How the first request is sent to a server app and judged. */
 export interface AppRequest {
@@ -27,7 +28,7 @@ export interface AppExpectation {
 export interface AppSpec {
   /** its name in cell labels and tables (`framework` of its cells) */
   name: string;
-  kind: 'server' | 'lambda';
+  kind: Target;
   /** absolute path of the entry (server) or of the handler's module (lambda) */
   file: string;
   /** lambda: the export that is the handler (a dotted path reaches a nested one, as Lambda's Handler setting does) */
