@@ -17,8 +17,8 @@ export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 /** The builds that bundle, and whether each minifies (core/dimensions.ts BUILDS). */
 export type BundleBuild = 'bundle' | 'bundle-min';
 
-/** Where the bundle (`build`, default bundle) of `relative` (a path under generated/) for `target` lives. */
-export function bundlePath(relative: string, target: string, build: BundleBuild = 'bundle'): string {
+/** Where the bundle (`build`) of `relative` (a path under generated/) for `target` lives. */
+export function bundlePath(relative: string, target: string, build: BundleBuild): string {
   return path.join(BUNDLE_DIR, build === 'bundle-min' ? `${target}-min` : target, relative);
 }
 
