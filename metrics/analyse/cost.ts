@@ -6,14 +6,13 @@
 import type { CellSummary } from './aggregate.ts';
 import {
   DEFAULT_ARCHITECTURE,
+  DEFAULT_MEMORY_MB,
   MB_PER_GB,
   PRICE_PER_GB_SECOND,
   REQUEST_PRICE_PER_MILLION,
   type Architecture,
 } from '../core/lambda-platform.ts';
 import type { MetaCost } from '../core/meta-spec.ts';
-
-export const DEFAULT_MEMORY_MB = 1024;
 
 export interface CostSettings {
   memoryMB: number;

@@ -24,14 +24,7 @@ import { median } from 'simple-statistics';
 import { percent } from '../core/format.ts';
 import { bootstrapMedianCI } from './stats.ts';
 
-export {
-  DEFAULT_MAX_SAMPLES,
-  DEFAULT_MIN_SAMPLES,
-  DEFAULT_PRECISION,
-  parsePrecision,
-  precisionSettings,
-  type PrecisionSettings,
-} from '../core/precision-settings.ts';
+export { parsePrecision, precisionSettings, type PrecisionSettings } from '../core/precision-settings.ts';
 import type { PrecisionSettings } from '../core/precision-settings.ts';
 
 /** What a cell has so far. */

@@ -6,15 +6,16 @@ import { EXIT_INTERRUPTED } from '../core/errors.ts';
 import { MAX_TIMEOUT_S, parseInteger, parseSeconds } from '../core/parse.ts';
 import { DEFAULT_SPEC, runSpec } from '../core/run-spec.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-import { runHyperfine, type HyperfineRun } from '../pipeline/hyperfine.ts';
+import { hyperfineRuns, runHyperfine, type HyperfineRun } from '../pipeline/hyperfine.ts';
+import { realDeps } from '../pipeline/ports.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
 import { addProcessLevers, leversOf } from './groups/levers.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { commandLine, displayPath } from './shared.ts';
 
 const d = DEFAULT_SPEC.sampling;
-/** hyperfine's --runs: run's default number of samples (a fixed number: hyperfine has no auto) */
-const RUNS = d.samples === 'auto' ? d.precision.minSamples : d.samples;
+/** hyperfine's --runs by default: run's default number of samples (a fixed number: hyperfine has no auto) */
+const RUNS = hyperfineRuns(DEFAULT_SPEC);
 
 /** Where the results are, whether the report shows both, and how many cells failed. */
 function lastLine(result: HyperfineRun): string {
@@ -58,20 +59,18 @@ function hyperfineCommand() {
 
 export function registerHyperfineCommand(program: PlainCommand): void {
   const command = hyperfineCommand().action(async (opts) => {
-    const { cells } = runSpec({ cells: leversOf(opts) });
-    const result = await runHyperfine(
-      {
-        ...sourceOf(opts),
-        samples: opts.samples ?? RUNS,
-        warmup: opts.warmup ?? d.warmup,
-        timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : d.timeoutMs,
-        node: cells.node,
-        levers: { runtimes: cells.runtimes, builds: cells.builds, compileCaches: cells.compileCaches },
-        out: opts.out,
-        command: commandLine(process.argv, 'metrics:hyperfine'),
+    const spec = runSpec({
+      command: commandLine(process.argv, 'metrics:hyperfine'),
+      source: sourceOf(opts),
+      cells: leversOf(opts),
+      sampling: {
+        ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
+        ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
+        ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout * 1000 } : {}),
       },
-      { env: process.env, progress: process.stderr, now: () => new Date() },
-    );
+      output: { out: opts.out },
+    });
+    const result = await runHyperfine(spec, realDeps());
     process.stdout.write(`${lastLine(result)}\n`);
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (result.measured === 0) process.exitCode = 1;

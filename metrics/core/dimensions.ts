@@ -92,22 +92,6 @@ export type Bootstrap = (typeof BOOTSTRAPS)[number];
 export const FILE_CACHES = ['warm', 'cold'] as const;
 export type FileCache = (typeof FILE_CACHES)[number];
 /** How a cell is measured: timed (wall and CPU time) or counted (instructions under valgrind). */
-/** The lever lists of a run, each in the order given (the first is what the others are compared to). */
-export interface LeverLists {
-  /** server cells' runtimes */
-  runtimes: CellRuntime[];
-  builds: Build[];
-  compileCaches: CompileCache[];
-  /** Lambda cells' runtime lines (default the newest) */
-  lambdaRuntimes?: CellRuntime[];
-  /** Lambda cells' start (default ric) */
-  bootstraps?: Bootstrap[];
-  /** every cell's file cache (default: warm for a server, DEFAULT_LAMBDA_FILE_CACHE for a Lambda cell) */
-  fileCaches?: FileCache[];
-}
-
-export const DEFAULT_LEVERS: LeverLists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] };
-
 export const MEASURES = ['time', 'instructions'] as const;
 export type Measure = (typeof MEASURES)[number];
 /** Where a cell's file comes from: generated for framework × N, or the user's own app (`measure`). */

@@ -13,6 +13,14 @@ export const MIN_MEMORY_MB = 128;
 export const MAX_MEMORY_MB = 10_240;
 /** The memory size when none is given: the cost model's, a Lambda child's AWS_LAMBDA_FUNCTION_MEMORY_SIZE, a packaged function's. */
 export const DEFAULT_MEMORY_MB = 1024;
+/**
+ * The memory size a Lambda cell's environment reports (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, the runtime's
+ * bootstrap): its own, or Lambda's default for a cell that runs without limits (memory 0). The one place
+ * a cell's memory 0 is read as a size.
+ */
+export function lambdaMemorySize(memory: number): number {
+  return memory > 0 ? memory : DEFAULT_MEMORY_MB;
+}
 /** Lambda counts a GB as 1024 MB when it bills GB-seconds. */
 export const MB_PER_GB = 1024;
 

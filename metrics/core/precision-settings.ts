@@ -1,12 +1,9 @@
 /**
  * `--samples auto`'s settings: the target precision of every median and the sample bounds, with
- * their defaults and checks (the rounds that use them are analyse/precision.ts).
+ * their checks (their defaults are DEFAULT_SPEC's, core/run-spec.ts; the rounds that use them are analyse/precision.ts).
  */
 import { UsageError } from './errors.ts';
 
-export const DEFAULT_PRECISION = 0.03;
-export const DEFAULT_MIN_SAMPLES = 5;
-export const DEFAULT_MAX_SAMPLES = 30;
 /** A bootstrap CI needs two values; fewer cannot say anything about precision. */
 export const SMALLEST_MIN_SAMPLES = 2;
 

@@ -26,7 +26,13 @@ import {
   type Schema,
   type Shape,
 } from './dimensions.ts';
-import type { Architecture, LambdaRuntimeLine, LOCAL_NODE } from './lambda-platform.ts';
+import {
+  isLambdaRuntimeLine,
+  LAMBDA_RUNTIME_NAMES,
+  type Architecture,
+  type LambdaRuntimeLine,
+  type LOCAL_NODE,
+} from './lambda-platform.ts';
 
 // the value types of the dimensions, declared once (core/dimensions.ts, core/lambda-platform.ts)
 export type { Architecture, Bootstrap, Build, CompileCache, FileCache, Measure, Order, RuntimeName };
@@ -222,7 +228,10 @@ export function targetsOf(spec: Pick<RunSpec, 'source' | 'cells'>): Target[] {
   return [...new Set<Target>(kinds)];
 }
 
-/** Lever lists of one target, every target-dependent default resolved. */
+/** The lever lists of a spec's cells (what plan/levers.ts multiplies the base cells by). */
+export type LeverSpec = Pick<CellSpec, 'runtimes' | 'lambdaRuntimes' | 'builds' | 'compileCaches' | 'bootstraps' | 'fileCaches'>;
+
+/** Lever lists of one target, every target-dependent value resolved. */
 export interface TargetLevers {
   runtimes: (RuntimeName | LambdaLine)[];
   builds: Build[];
@@ -231,16 +240,25 @@ export interface TargetLevers {
   fileCaches: FileCache[];
 }
 
-/** A server runs on `runtimes`, starts as itself (probe) and reads warm files; a Lambda cell on its lines, bootstraps and cold files. */
-export function leversOfTarget(cells: CellSpec, target: Target): TargetLevers {
+/**
+ * The one rule of which lists a cell of `target` is multiplied by: a server runs on `runtimes`, starts
+ * as itself (probe) and reads warm files; a Lambda cell runs on its lines and bootstraps and reads cold
+ * files (a new sandbox has read nothing yet), unless `fileCaches` says otherwise.
+ */
+export function leversOfTarget(levers: LeverSpec, target: string): TargetLevers {
   const lambda = target === 'lambda';
   return {
-    runtimes: lambda ? cells.lambdaRuntimes : cells.runtimes,
-    builds: cells.builds,
-    compileCaches: cells.compileCaches,
-    bootstraps: lambda ? cells.bootstraps : byRow('bootstrap', target),
-    fileCaches: cells.fileCaches === 'by-target' ? byRow('fileCache', target) : cells.fileCaches,
+    runtimes: lambda ? levers.lambdaRuntimes : levers.runtimes,
+    builds: levers.builds,
+    compileCaches: levers.compileCaches,
+    bootstraps: lambda ? levers.bootstraps : byRow('bootstrap', 'server'),
+    fileCaches: levers.fileCaches === 'by-target' ? byRow('fileCache', lambda ? 'lambda' : 'server') : levers.fileCaches,
   };
+}
+
+/** `--first-hits` of a spec's samples: generated route tables only (a user's app has no further routes coldstart knows). */
+export function firstHitsOf(spec: Pick<RunSpec, 'source' | 'sampling'>): number {
+  return spec.source.kind === 'generated' ? spec.sampling.firstHits : 0;
 }
 
 /** Whether any cell of the spec is counted (instructions under valgrind) or timed. */
@@ -340,31 +358,51 @@ export const OPTION_RULES: readonly OptionRule[] = [
   },
 ];
 
+/** The values of a cell that decide whether it can run (a Cell has them all). */
+export interface CellRunValues {
+  target: string;
+  measure: Measure;
+  memory: number;
+  runtime: string;
+  bootstrap: Bootstrap;
+  fileCache: FileCache;
+}
+
+/** Why a cell's Runtime Interface Client cannot start: the client runs only on a Lambda runtime line (it needs Node >= 22). */
+export function ricBlock(cell: CellRunValues): string | undefined {
+  if (cell.target !== 'lambda' || cell.bootstrap === 'probe' || isLambdaRuntimeLine(cell.runtime)) return undefined;
+  return (
+    `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}: ` +
+    'add a line to --lambda-runtime or use --lambda-bootstrap probe'
+  );
+}
+
 /**
- * Why a cell of these lever values cannot run whatever the machine, or undefined: the reasons the
- * planner gives such a cell (plan/cells.ts uncountable, ricUnsupported), decided from the spec alone.
+ * Why a counted cell cannot be counted (every reason, each with what to change); none for a timed cell.
+ * `runtimeKind`: `node` or `bun` (a resolved runtime's kind; before resolving, the runtime's name says it).
  */
-function staticBlock(
-  target: Target,
-  measure: Measure,
-  memory: number,
-  runtime: RuntimeName | LambdaLine,
-  bootstrap: Bootstrap,
-  fileCache: FileCache,
-): string | undefined {
-  const ric = target === 'lambda' && bootstrap !== 'probe';
-  if (ric && runtime === 'node') {
-    return (
-      `--lambda-bootstrap ${bootstrap} starts the Runtime Interface Client, which runs only on a Lambda runtime line, ` +
-      'not on node (add a line to --lambda-runtime or use --lambda-bootstrap probe)'
-    );
-  }
-  if (!isCounted({ measure })) return undefined;
-  if (runtime === 'bun') return 'instructions are counted for node runtimes only (--runtime)';
-  if (memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)';
-  if (ric) return "a Lambda cell is counted at the probe's marks (use --lambda-bootstrap probe)";
-  if (fileCache === 'cold') return 'a cold file cache changes no instruction count (use --file-cache warm)';
-  return undefined;
+export function countBlocks(cell: CellRunValues, runtimeKind: string): string[] {
+  if (!isCounted(cell)) return [];
+  const reasons: string[] = [];
+  if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only (--runtime)');
+  if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)');
+  // the cuts are the probe's marks; the Runtime Interface Client prints none
+  if (cell.target === 'lambda' && cell.bootstrap !== 'probe')
+    reasons.push("a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe");
+  // the kernel's reading of the files is not counted, so an evicted file cache changes no count
+  if (cell.fileCache === 'cold')
+    reasons.push('a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm');
+  return reasons;
+}
+
+/**
+ * THE rule of a cell that cannot run whatever the machine, or undefined: it cannot be counted, or its
+ * client cannot start. The planner (plan/cells.ts) gives these reasons to such cells; selectionRefusal
+ * refuses a spec whose every cell has one.
+ */
+export function cellBlock(cell: CellRunValues, runtimeKind: string): string | undefined {
+  const reasons = countBlocks(cell, runtimeKind);
+  return reasons.length ? reasons.join('; ') : ricBlock(cell);
 }
 
 /** Why a spec leaves no cell that can run (every one would be unsupported), or undefined. */
@@ -377,7 +415,8 @@ export function selectionRefusal(spec: RunSpec): string | undefined {
         for (const runtime of levers.runtimes) {
           for (const bootstrap of levers.bootstraps) {
             for (const fileCache of levers.fileCaches) {
-              const why = staticBlock(target, measure, memory, runtime, bootstrap, fileCache);
+              const cell = { target, measure, memory, runtime, bootstrap, fileCache };
+              const why = cellBlock(cell, runtime === 'bun' ? 'bun' : 'node');
               if (why === undefined) return undefined;
               reasons.add(why);
             }

@@ -86,10 +86,15 @@ export interface BenchmarkOutcome {
  * Run hyperfine once, in its own process group (killed on timeout and on Ctrl-C with whatever it
  * started), `env` being the whole environment hyperfine and so the children get.
  */
-export async function benchmark(
-  b: Benchmark,
-  launch: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; output?: NodeJS.WritableStream },
-): Promise<BenchmarkOutcome> {
+/** Where one benchmark runs: hyperfine's cwd and whole environment, its limit, where its output goes. */
+export interface BenchmarkLaunch {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  output?: NodeJS.WritableStream;
+}
+
+export async function benchmark(b: Benchmark, launch: BenchmarkLaunch): Promise<BenchmarkOutcome> {
   rmSync(b.exportFile, { force: true });
   // hyperfine dies with the runner, even a runner killed with SIGKILL
   const wrapped = withParentDeath({ command: 'hyperfine', args: hyperfineArgs(b), env: launch.env });

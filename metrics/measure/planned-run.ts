@@ -12,7 +12,8 @@ import type { PlannedRun } from '../plan/order.ts';
 import type { CompileCacheDirs } from './compile-cache.ts';
 import type { DiscoveryRun, SampleFileCache } from './file-cache.ts';
 import { detectLimits, type Detection } from './limits/detect.ts';
-import { DEFAULT_CPU_PERIOD_US, DEFAULT_INIT_CPUS, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
+import { limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
+import type { LimitSpec } from '../core/run-spec.ts';
 import type { LimitsMechanism } from './limits/types.ts';
 import { COUNT_SLOWDOWN, countHooks, countShapeOf, type CountTools } from './counting.ts';
 import { limitHooks } from './limited.ts';
@@ -33,13 +34,13 @@ export interface RunLimits {
  * checked. `detect` finds the mechanism (the fake deps of --debug-mode pass one that touches no cgroup).
  */
 export function resolveLimits(
-  memories: readonly number[] | undefined,
-  options: { initCpus: number; cpuPeriodUs: number } = { initCpus: DEFAULT_INIT_CPUS, cpuPeriodUs: DEFAULT_CPU_PERIOD_US },
+  memories: readonly number[],
+  options: LimitSpec,
   detect: () => Detection = detectLimits,
 ): RunLimits | undefined {
-  if (!memories?.length) return undefined;
+  if (!memories.length) return undefined;
   const { initCpus, cpuPeriodUs } = options;
-  const settings = (memoryMB: number) => limitSettings(memoryMB, initCpus, cpuPeriodUs);
+  const settings = (memoryMB: number) => limitSettings(memoryMB, options);
   for (const memoryMB of memories) {
     const problem = limitSettingsError(settings(memoryMB));
     if (problem) throw new UsageError(`--lambda-memory/--cpu-period: ${problem}`);
@@ -56,7 +57,7 @@ export interface RunContext {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   /** --first-hits: further routes each sample asks after its timed answer */
-  firstHits?: number;
+  firstHits: number;
   caches: CompileCacheDirs;
   limits: RunLimits | undefined;
   /** valgrind, when the run has counted cells */
@@ -74,6 +75,7 @@ function discoveryRun(run: PlannedRun, launch: CellLaunch, context: RunContext):
     try {
       return await runSample({
         target: targetOf(run.cell.target),
+        firstHits: 0,
         cell: run.cell,
         launch: wrap(launchOf(launch, context.scratch, context.env, cacheDir)),
         file: launch.file,
@@ -127,7 +129,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         index: run.index,
         timeoutMs: counted ? context.timeoutMs * COUNT_SLOWDOWN : context.timeoutMs,
         checkInvalidBody: recorded && run.checkInvalidBody,
-        firstHits: context.firstHits ?? 0,
+        firstHits: context.firstHits,
         ...(counted ? { slowdown: COUNT_SLOWDOWN } : {}),
         ...(context.onSpawn ? { onSpawn: context.onSpawn } : {}),
       },

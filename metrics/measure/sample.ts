@@ -28,8 +28,8 @@ export interface SampleRequest {
   timeoutMs: number;
   /** also send an invalid body after the timed answer and expect 4xx */
   checkInvalidBody: boolean;
-  /** first requests to this many further routes after the timed answer (default 0) */
-  firstHits?: number;
+  /** first requests to this many further routes after the timed answer (0: none) */
+  firstHits: number;
   /** how the child runs and is asked (default: the HTTP server target) */
   target?: Target;
   /** the file the child runs (default: the launch's last argument) */
@@ -268,7 +268,7 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     contract: request.contract,
     ...(request.app ? { app: request.app } : {}),
     checkInvalidBody: request.checkInvalidBody,
-    firstHits: request.firstHits ?? 0,
+    firstHits: request.firstHits,
     spawnAt,
     pid: child.pid,
     remaining: () => Math.max(1, deadline - performance.now()),

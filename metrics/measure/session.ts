@@ -52,7 +52,7 @@ export interface SessionOptions {
   /** what to call that kind of run in the refusal */
   what: string;
   /** the command, named in the folder's lock */
-  command?: string;
+  command: string;
   startedAt?: Date;
   /** where the session says what it cleaned up or took over */
   say?: (line: string) => void;
@@ -99,7 +99,7 @@ export class MeasurementSession {
     }
     this.dir = dir;
     try {
-      this.lock = lockFolder(dir, options.command ?? 'run', say);
+      this.lock = lockFolder(dir, options.command, say);
     } catch (error) {
       this.removeMade();
       throw error;

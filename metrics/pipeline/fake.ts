@@ -18,14 +18,16 @@ import { FakeSampler, type FakeSamplerOptions } from '../measure/sampler/fake.ts
 import { fakeCellSource } from '../plan/fake-source.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import { realSource, type Deps } from './ports.ts';
-import { cellOptionsOf } from './run-options.ts';
 import { cellKey } from '../core/cell.ts';
 import type { Build } from '../core/dimensions.ts';
 
 /** What the fake deps say each build ships (bytes): no file is read. */
 const FAKE_SHIPPED_BYTES: Record<Build, number> = { plain: 4_000_000, bundle: 900_000, 'bundle-min': 400_000, snapshot: 2_000_000 };
 
+import { FakeHyperfine, type FakeHyperfineOptions } from '../measure/sampler/fake-hyperfine.ts';
+
 export { FakeSampler, parseFakeScript, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
+export { FakeHyperfine } from '../measure/sampler/fake-hyperfine.ts';
 
 /** A limits mechanism that makes no cgroup: the fake sampler never asks it for one. */
 const FAKE_LIMITS: LimitsMechanism = {
@@ -70,10 +72,13 @@ export interface FakeDepsOptions extends FakeSamplerOptions {
   noLimits?: string;
   /** told each step of the run (the in-process fault suite); default: pause at `pauseAt` if set */
   step?: (step: RunStep) => void | Promise<void>;
+  /** the fake hyperfine of `hyperfine` (its version, frameworks that fail) */
+  hyperfine?: FakeHyperfineOptions;
 }
 
 export interface FakeDeps extends Deps {
   sampler: FakeSampler;
+  hyperfine: FakeHyperfine;
   /** what the command printed on stdout, on stderr, and as progress */
   readonly out: string;
   readonly err: string;
@@ -89,11 +94,9 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   return {
     env: options.env ?? process.env,
     sampler,
+    hyperfine: new FakeHyperfine(options.hyperfine),
     // the user's apps are planned for real (their runtimes resolved); generated cells without any effect
-    source: (spec) => {
-      const options = cellOptionsOf(spec);
-      return options.apps ? realSource(spec) : fakeCellSource(options);
-    },
+    source: (spec) => (spec.source.kind === 'apps' ? realSource(spec) : fakeCellSource(spec.source, spec.cells)),
     stdout: (text) => out.write(text),
     stderr: (text) => err.write(text),
     progress,

@@ -3,16 +3,13 @@ import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { COMPILED_CACHE_DIR } from '../../generators/typescript.ts';
 import { GENERATED_DIR } from '../../generators/write.ts';
-import { generateCells, type CellOptions } from '../plan/cells.ts';
+import { generateCells, type Selection } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
 import { generatedUsers } from '../measure/generated-users.ts';
 
-/** Writes the selection's files; returns how many and the folder they are in. */
-export async function generateFiles(
-  selection: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'shapes' | 'schemas'>,
-  log: (line: string) => void,
-): Promise<{ files: number; dir: string }> {
-  const { cells } = await generateCells(selection, log);
+/** Writes the selection's server files (`generate` writes no Lambda file, no reference); returns how many and the folder they are in. */
+export async function generateFiles(selection: Selection, log: (line: string) => void): Promise<{ files: number; dir: string }> {
+  const { cells } = await generateCells({ ...selection, targets: ['server'], lambdaReference: false }, log);
   return { files: cells.length, dir: GENERATED_DIR };
 }
 

@@ -5,7 +5,8 @@
  * warm-up and sample counts. One hyperfine invocation per cell, named with the cell label and carrying
  * the cell's dimensions as parameters; their results are written together as DIR/hyperfine.json
  * (hyperfine's own --export-json shape). When DIR holds a run (samples.jsonl) its report is rewritten
- * and shows both figures per cell.
+ * and shows both figures per cell. It takes the RunSpec and the Deps as `run` does: the cells come from
+ * `deps.source`, hyperfine itself is `deps.hyperfine` (a pipeline test drives it with the fakes).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -16,31 +17,23 @@ import { HYPERFINE_FILE, type HyperfineRunInfo } from '../core/hyperfine-file.ts
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { CHILD_NODE_ENV, PASSED_ENV, type ChildEnvironment } from '../measure/environment.ts';
-import { benchmark, HYPERFINE_EXTRA_ENV, hyperfineEnvironment, hyperfineVersion, INSTALL_HINT } from '../measure/hyperfine.ts';
+import { HYPERFINE_EXTRA_ENV, hyperfineEnvironment, INSTALL_HINT } from '../measure/hyperfine.ts';
 import { openSession, type MeasurementSession } from '../measure/session.ts';
-import { prepareCells, type CellOptions, type PlannedCell } from '../plan/cells.ts';
+import type { RunSpec } from '../core/run-spec.ts';
+import type { PlannedCell } from '../plan/cells.ts';
 import { launchOf } from '../plan/launch.ts';
 import { runtimeVersions } from '../plan/levers.ts';
 import { cellParameters } from '../report/hyperfine-json.ts';
 import { writeReport } from '../report/write.ts';
+import type { Deps } from './ports.ts';
 
-export interface HyperfineOptions extends CellOptions {
-  samples: number;
-  warmup: number;
-  /** the limit for one run; a cell gets it × (warm-up + samples) */
-  timeoutMs: number;
-  out: string | undefined;
-  /** the command line, for hyperfine.json */
-  command: string;
-}
+/** Where the cross-check meets the machine: the run's ports (the environment, progress, clock, cells and hyperfine). */
+export type HyperfineDeps = Pick<Deps, 'env' | 'progress' | 'now' | 'source' | 'hyperfine'>;
 
-/** Where the cross-check meets the machine. */
-export interface HyperfineDeps {
-  /** the environment coldstart runs in (hyperfine and the children get a clean copy of it) */
-  env: NodeJS.ProcessEnv;
-  /** progress, and hyperfine's own output */
-  progress: NodeJS.WritableStream;
-  now(): Date;
+/** hyperfine's --runs: the spec's samples (hyperfine has no auto: then the least auto would take). */
+export function hyperfineRuns(spec: Pick<RunSpec, 'sampling'>): number {
+  const { samples, precision } = spec.sampling;
+  return samples === 'auto' ? precision.minSamples : samples;
 }
 
 export interface HyperfineRun {
@@ -55,7 +48,8 @@ export interface HyperfineRun {
 
 /** What every cell's benchmark shares. */
 interface Bench {
-  options: HyperfineOptions;
+  spec: RunSpec;
+  runs: number;
   deps: HyperfineDeps;
   session: MeasurementSession;
   environment: ChildEnvironment;
@@ -66,29 +60,31 @@ interface Bench {
   log: (line: string) => void;
 }
 
-export async function runHyperfine(options: HyperfineOptions, deps: HyperfineDeps): Promise<HyperfineRun> {
+export async function runHyperfine(spec: RunSpec, deps: HyperfineDeps): Promise<HyperfineRun> {
   const log = (line: string) => deps.progress.write(`${line}\n`);
   const environment = hyperfineEnvironment(deps.env);
-  const version = hyperfineVersion(environment.env);
+  const version = deps.hyperfine.version(environment.env);
   if (!version) throw new UsageError(INSTALL_HINT);
+  const source = deps.source(spec);
   const { session, prepared } = await openSession(
     {
-      out: options.out,
+      out: spec.output.out,
       marker: HYPERFINE_FILE,
       what: 'a hyperfine run',
       command: 'hyperfine',
       startedAt: deps.now(),
       say: (line) => log(`coldstart: ${line}`),
     },
-    () => prepareCells(options, environment.env, log),
+    () => source.prepare(environment.env, log),
   );
   const { cells, levers } = prepared;
   const runtimes = runtimeVersions(levers);
-  const info = runInfo(options, environment, version, runtimes.node ?? Object.values(runtimes)[0] ?? 'unknown', session.startedAt);
+  const runs = hyperfineRuns(spec);
+  const info = runInfo(spec, runs, environment, version, runtimes.node ?? Object.values(runtimes)[0] ?? 'unknown', session.startedAt);
   const results: Record<string, unknown>[] = [];
   const exports = mkdtempSync(path.join(session.scratch, 'exports-'));
   const caches = new CompileCacheDirs(session.scratch);
-  const bench: Bench = { options, deps, session, environment, caches, exports, info, results, log };
+  const bench: Bench = { spec, runs, deps, session, environment, caches, exports, info, results, log };
   try {
     await session.each(cells.entries(), ([i, planned]) => benchmarkCell(bench, planned, i, cells.length));
   } finally {
@@ -101,7 +97,8 @@ export async function runHyperfine(options: HyperfineOptions, deps: HyperfineDep
 
 /** hyperfine.json's `coldstart` block, before the cells ran. */
 function runInfo(
-  options: HyperfineOptions,
+  spec: RunSpec,
+  runs: number,
   environment: ChildEnvironment,
   version: string,
   node: string,
@@ -111,10 +108,10 @@ function runInfo(
     tool: 'coldstart',
     hyperfine: version,
     node,
-    command: options.command,
+    command: spec.command,
     startedAt: startedAt.toISOString(),
-    runs: options.samples,
-    warmup: options.warmup,
+    runs,
+    warmup: spec.sampling.warmup,
     shell: 'none',
     environment: {
       passed: [...PASSED_ENV, `NODE_ENV=${CHILD_NODE_ENV}`, ...Object.entries(HYPERFINE_EXTRA_ENV).map(([k, v]) => `${k}=${v}`)],
@@ -126,7 +123,8 @@ function runInfo(
 
 /** One hyperfine invocation for one cell; a cell that cannot run, or that hyperfine fails, is listed with its reason. */
 async function benchmarkCell(bench: Bench, planned: PlannedCell, i: number, count: number): Promise<void> {
-  const { options, session, info, log } = bench;
+  const { spec, runs, session, info, log } = bench;
+  const { warmup, timeoutMs } = spec.sampling;
   const label = cellLabel(planned.cell);
   if (!planned.launch) {
     const reason = planned.blocked?.reason ?? 'cannot run';
@@ -137,21 +135,21 @@ async function benchmarkCell(bench: Bench, planned: PlannedCell, i: number, coun
   const cacheDir = bench.caches.dirFor(planned.cell);
   const launch = launchOf(planned.launch, session.scratch, bench.environment.env, cacheDir);
   log(`hyperfine ${i + 1}/${count}: ${label}`);
-  const outcome = await benchmark(
+  const outcome = await bench.deps.hyperfine.benchmark(
     {
       name: label,
       parameters: cellParameters(planned.cell),
       argv: [launch.command, ...launch.args],
       // a cold cache is emptied before every run; a warm one is filled by the warm-up runs
       ...(planned.cell.compileCache === 'cold' && cacheDir ? { prepare: ['rm', '-rf', cacheDir] } : {}),
-      runs: options.samples,
-      warmup: planned.cell.compileCache === 'warm' ? Math.max(1, options.warmup) : options.warmup,
+      runs,
+      warmup: planned.cell.compileCache === 'warm' ? Math.max(1, warmup) : warmup,
       exportFile: path.join(bench.exports, `${i}.json`),
     },
     {
       cwd: launch.cwd,
       env: launch.env,
-      timeoutMs: options.timeoutMs * (options.samples + options.warmup + 1) + 10_000,
+      timeoutMs: timeoutMs * (runs + warmup + 1) + 10_000,
       output: bench.deps.progress,
     },
   );

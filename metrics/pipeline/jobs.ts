@@ -12,9 +12,9 @@ import type { Shard } from '../core/run-spec.ts';
  * How many runs go at once. Timed samples side by side would take each other's cores and time each
  * other: with a timed cell, more than one job is refused.
  */
-export function resolveJobs(jobs: number | undefined, cells: readonly PlannedCell[], cores = os.availableParallelism()): number {
+export function resolveJobs(jobs: number | 'auto', cells: readonly PlannedCell[], cores = os.availableParallelism()): number {
   const timed = cells.some((c) => !isCounted(c.cell));
-  if (jobs === undefined) return timed ? 1 : cores;
+  if (jobs === 'auto') return timed ? 1 : cores;
   if (jobs > 1 && timed) {
     throw new UsageError(
       `--jobs ${jobs}: timed cells run one at a time (side by side they would slow each other down); ` +

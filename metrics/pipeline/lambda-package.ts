@@ -10,14 +10,14 @@ import { functionName, type FunctionCell } from '../core/function-name.ts';
 import { checkPackageDir, writeLambdaPackage, type PackageCell, type PackageResult } from '../cloud/package.ts';
 import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
-import { generateCells, type CellOptions } from '../plan/cells.ts';
+import { generateCells, type Selection } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
 import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
 import type { PackageBuild } from '../core/parse.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
 /** The cells to package: the selection (every cell is a Lambda one). */
-export type PackageSelection = Pick<CellOptions, 'frameworks' | 'routes' | 'variants'> & Required<Pick<CellOptions, 'shapes' | 'schemas'>>;
+export type PackageSelection = Selection;
 
 export interface LambdaPackageOptions extends PackageSelection {
   out: string;
@@ -25,8 +25,8 @@ export interface LambdaPackageOptions extends PackageSelection {
   architecture: Architecture;
   /** the Lambda runtime line of every function (the lines Lambda cells run on); its bundles target the line's Node */
   runtime: LambdaRuntimeLine;
-  /** the bundle as it is, or minified (default bundle): the builds of the levers that ship one file */
-  build?: PackageBuild;
+  /** the bundle as it is, or minified: the builds of the levers that ship one file */
+  build: PackageBuild;
 }
 
 export interface LeftOutCell {
@@ -65,9 +65,9 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const dir = path.resolve(options.out);
   // refused before anything is generated or bundled (that can take a while); checked again when written
   checkPackageDir(dir);
-  const generated = await generateCells({ ...options, targets: ['lambda'] }, log);
+  const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false }, log);
   const target = nodeOfLine(options.runtime);
-  const build = options.build ?? 'bundle';
+  const { build } = options;
   const packaged: PackageCell[] = [];
   const leftOut: LeftOutCell[] = [];
   const how = `target ${target}${build === 'bundle-min' ? ', minified' : ''}`;

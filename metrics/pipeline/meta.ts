@@ -7,7 +7,6 @@
 import path from 'node:path';
 import { frameworkVersion, installedCommit, installedVersion } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
-import { DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
 import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
@@ -20,15 +19,15 @@ import { COUNT_V8_FLAGS } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
-import { DEFAULT_ARCHITECTURE, MB_PER_VCPU } from '../core/lambda-platform.ts';
+import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
 import { RUNTIMES_DIR } from '../plan/runtimes.ts';
-import { countsInstructions, DEFAULT_SCHEMA, DEFAULT_SHAPE, isCounted } from '../core/dimensions.ts';
-import type { RunOptions } from './run-options.ts';
+import { isCounted } from '../core/dimensions.ts';
+import { firstHitsOf, hasCounted, targetsOf, type RunSpec } from '../core/run-spec.ts';
 
 /** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */
 export interface StartFacts {
@@ -89,17 +88,17 @@ export function cpuSpeedCommands(cells: readonly PlannedCell[]): Map<string, str
  * The cells' lists, in the order given (the lever tables' column order); the Lambda lines and starts
  * only when some cell is a Lambda cell, the file caches only when some cell's is not warm.
  */
-function cellsMeta(spec: RunOptions, { cells, levers }: PreparedCells): MetaCells {
+function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
   const lambda = cells.filter((c) => c.cell.target === 'lambda');
   const values = <T>(pick: (c: PlannedCell) => T, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
   const fileCaches = values((c) => c.cell.fileCache, cells);
   return {
-    targets: [...(spec.targets ?? ['server'])],
-    memories: [...(spec.memories ?? [])],
-    measures: [...(spec.measures ?? ['time'])],
-    runtimes: levers.lists.runtimes,
-    builds: levers.lists.builds,
-    compileCaches: levers.lists.compileCaches,
+    targets: targetsOf(spec),
+    memories: [...spec.cells.memories],
+    measures: [...spec.cells.measures],
+    runtimes: spec.cells.runtimes,
+    builds: spec.cells.builds,
+    compileCaches: spec.cells.compileCaches,
     ...(lambda.length
       ? { lambdaRuntimes: values((c) => c.cell.runtime, lambda), bootstraps: values((c) => c.cell.bootstrap, lambda) }
       : {}),
@@ -160,24 +159,25 @@ export function lambdaMeta(
 }
 
 /** What was asked of the cells: the generated selection, or the user's apps (their variables by name only: values may be secrets). */
-function sourceMeta(spec: RunOptions, prepared: PreparedCells): MetaSource {
-  if (spec.apps) return { kind: 'apps', apps: spec.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) };
+function sourceMeta({ source }: RunSpec, prepared: PreparedCells): MetaSource {
+  if (source.kind === 'apps')
+    return { kind: 'apps', apps: source.apps.map(({ env, ...app }) => ({ ...app, ...(env ? { env: Object.keys(env) } : {}) })) };
   return {
     kind: 'generated',
     frameworks: prepared.selected.map((g) => g.name),
-    routes: spec.routes,
-    variants: spec.variants,
-    shapes: [...(spec.shapes ?? [DEFAULT_SHAPE])],
-    schemas: [...(spec.schemas ?? [DEFAULT_SCHEMA])],
+    routes: source.routes,
+    variants: source.variants,
+    shapes: [...source.shapes],
+    schemas: [...source.schemas],
   };
 }
 
 /** How the samples are taken: counts, precision, order, first hits; counted cells' own count; jobs and shard. */
-function samplingMeta(spec: RunOptions, { precision, jobs }: StartFacts): MetaSampling {
-  const counted = countsInstructions(spec.measures ?? []);
+function samplingMeta(spec: RunSpec, { precision, jobs }: StartFacts): MetaSampling {
+  const { samples, warmup, timeoutMs, order, seed, countSamples, shard } = spec.sampling;
   return {
-    samples: spec.samples,
-    ...(spec.samples === 'auto'
+    samples,
+    ...(samples === 'auto'
       ? {
           precision: {
             precision: precision.precision,
@@ -187,14 +187,14 @@ function samplingMeta(spec: RunOptions, { precision, jobs }: StartFacts): MetaSa
           },
         }
       : {}),
-    warmup: spec.warmup,
-    timeoutMs: spec.timeoutMs,
-    order: spec.order,
-    seed: spec.seed,
-    firstHits: spec.firstHits ?? 0,
-    ...(counted ? { countSamples: spec.countSamples ?? 1 } : {}),
+    warmup,
+    timeoutMs,
+    order,
+    seed,
+    firstHits: firstHitsOf(spec),
+    ...(hasCounted(spec) ? { countSamples } : {}),
     ...(jobs > 1 ? { jobs } : {}),
-    ...(spec.shard ? { shard: `${spec.shard.index}/${spec.shard.count}` } : {}),
+    ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
   };
 }
 
@@ -207,22 +207,23 @@ function limitsMeta(limits: RunLimits | undefined): MetaLimits | undefined {
 }
 
 /** meta.json's `spec`: what was asked, with the facts resolved from it (frameworks, limits, runtimes, jobs). */
-export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): MetaSpec {
+export function specMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): MetaSpec {
   const limits = limitsMeta(facts.limits);
-  const cost = spec.cost ?? {};
+  const { cost } = spec;
+  const [architecture] = cost.architectures;
   return {
     source: sourceMeta(spec, prepared),
     cells: cellsMeta(spec, prepared),
     sampling: samplingMeta(spec, facts),
     ...(limits ? { limits } : {}),
     cost: {
-      memoryMB: cost.memoryMB ?? DEFAULT_MEMORY_MB,
-      architecture: cost.architectures?.[0] ?? DEFAULT_ARCHITECTURE,
-      ...(cost.architectures && cost.architectures.length > 1 ? { architectures: cost.architectures } : {}),
+      memoryMB: cost.memoryMB,
+      ...(architecture ? { architecture } : {}),
+      ...(cost.architectures.length > 1 ? { architectures: cost.architectures } : {}),
       ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
     },
-    ...(spec.attribute ? { attribute: true as const } : {}),
-    ...(countsInstructions(spec.measures ?? []) ? { countFlags: [...COUNT_V8_FLAGS] } : {}),
+    ...(spec.output.attribute ? { attribute: true as const } : {}),
+    ...(hasCounted(spec) ? { countFlags: [...COUNT_V8_FLAGS] } : {}),
     runtimeSources: runtimeSources(prepared.levers),
   };
 }
@@ -232,8 +233,8 @@ export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: Start
  * paths under the project, a moved .runtimes/ and the apps' folder are recorded from their placeholders
  * (`<project>/…`, core/recorded-paths.ts); the launches keep the real paths.
  */
-export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): RunMeta {
-  const cwd = spec.apps ? spec.cwd : undefined;
+export function startMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): RunMeta {
+  const cwd = spec.source.kind === 'apps' ? spec.source.cwd : undefined;
   // .runtimes/ in the project is `<project>/.runtimes`; `<runtimes>` only where COLDSTART_RUNTIMES_DIR moves it
   const fromProject = path.relative(PROJECT_ROOT, RUNTIMES_DIR);
   const moved = fromProject.startsWith('..') || path.isAbsolute(fromProject);
@@ -241,7 +242,7 @@ export function startMeta(spec: RunOptions, prepared: PreparedCells, facts: Star
   return recordedPaths(startFacts(spec, prepared, facts), pathRecorder(roots));
 }
 
-function startFacts(spec: RunOptions, prepared: PreparedCells, facts: StartFacts): RunMeta {
+function startFacts(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): RunMeta {
   const compileCached = prepared.cells.some((c) => c.cell.compileCache !== 'off');
   const lambda = lambdaMeta(prepared, facts.cpuSpeed);
   return {

@@ -10,6 +10,7 @@ import { startLoadMonitor, type LoadSummary } from '../core/load.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import { findCountTools, type CountTools } from '../measure/counting.ts';
 import { measureCpuSpeed } from '../measure/cpu-speed.ts';
+import { benchmark, hyperfineVersion, type Benchmark, type BenchmarkLaunch, type BenchmarkOutcome } from '../measure/hyperfine.ts';
 import { fileCacheOf } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
 import { measurePlannedRun, resolveLimits, type RunContext, type RunLimits } from '../measure/planned-run.ts';
@@ -20,13 +21,21 @@ import { prepareAppCells } from '../plan/apps.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
-import type { RunSpec } from '../core/run-spec.ts';
+import type { LimitSpec, RunSpec } from '../core/run-spec.ts';
 import type { RunStep } from '../core/run-steps.ts';
-import { cellOptionsOf, type LimitOptions } from './run-options.ts';
 
 /** Measures one planned run: the real one spawns the cell's process (measure/planned-run.ts); a fake makes the record up. */
 export interface Sampler {
   measure(run: PlannedRun, context: RunContext): Promise<SampleRecord>;
+}
+
+/**
+ * hyperfine, the `hyperfine` use case's clock in place of the sampler: its `--version` line (undefined
+ * when it is not installed) and one benchmark of a cell; a fake makes the result up.
+ */
+export interface Bencher {
+  version(env: NodeJS.ProcessEnv): string | undefined;
+  benchmark(b: Benchmark, launch: BenchmarkLaunch): Promise<BenchmarkOutcome>;
 }
 
 /** Where a run's cells come from: generated files (plan/cells.ts) or the user's apps (plan/apps.ts). */
@@ -50,6 +59,8 @@ export interface Deps {
   /** the environment coldstart runs in (the children get a clean copy of it) */
   env: NodeJS.ProcessEnv;
   sampler: Sampler;
+  /** the `hyperfine` cross-check's clock */
+  hyperfine: Bencher;
   /** the cells of a run, chosen from its spec (`source.kind` apps: the user's; generated: generated files) */
   source(spec: RunSpec): CellSource;
   /** the results a command prints (a run's last line, compare's table) */
@@ -64,7 +75,7 @@ export interface Deps {
   /** valgrind and vgdb, for counted cells; undefined when absent */
   countTools(): CountTools | undefined;
   /** with memory sizes: the limits mechanism (cgroups), or a UsageError saying what is missing */
-  limits(memories: readonly number[] | undefined, options: LimitOptions | undefined): RunLimits | undefined;
+  limits(memories: readonly number[], options: LimitSpec): RunLimits | undefined;
   /** this machine's CPU time for the CPU reference's loop on a node binary (Lambda cells' CPU conversion) */
   cpuSpeed(command: string): LocalCpuSpeed | undefined;
   /** with cold file-cache cells: the cells' file lists (strace), or undefined when every cell is warm */
@@ -80,19 +91,19 @@ export interface Deps {
 export const realSampler: Sampler = { measure: measurePlannedRun };
 
 /** The real cells: the user's apps for `measure`, generated files for `run`. */
-export function realSource(spec: RunSpec): CellSource {
-  const options = cellOptionsOf(spec);
-  if (options.apps) {
-    const apps = options;
-    return { prepare: (env, log) => prepareAppCells(apps, env, log) };
-  }
-  return { prepare: (env, log) => prepareCells(options, env, log) };
+export function realSource({ source, cells }: Pick<RunSpec, 'source' | 'cells'>): CellSource {
+  if (source.kind === 'apps') return { prepare: (env, log) => prepareAppCells(source, cells, env, log) };
+  return { prepare: (env, log) => prepareCells(source, cells, env, log) };
 }
+
+/** The real hyperfine, one process per cell (measure/hyperfine.ts). */
+export const realBencher: Bencher = { version: hyperfineVersion, benchmark };
 
 export function realDeps(): Deps {
   return {
     env: process.env,
     sampler: realSampler,
+    hyperfine: realBencher,
     source: realSource,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

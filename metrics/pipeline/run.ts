@@ -7,19 +7,13 @@
  */
 import path from 'node:path';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import {
-  DEFAULT_MAX_SAMPLES,
-  DEFAULT_MIN_SAMPLES,
-  DEFAULT_PRECISION,
-  precisionSettings,
-  type PrecisionSettings,
-} from '../analyse/precision.ts';
+import { precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
 import { writeAttribution } from '../core/attribution-file.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
 import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { writeMeta, type RunMeta } from '../core/meta.ts';
-import type { RunSpec } from '../core/run-spec.ts';
+import { firstHitsOf, hasCounted, type RunSpec } from '../core/run-spec.ts';
 import { hasVariants } from '../analyse/answer.ts';
 import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
@@ -39,8 +33,6 @@ import { resolveJobs, shardCells } from './jobs.ts';
 import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
 import type { CellSource, Deps } from './ports.ts';
 import { SampleRounds } from './rounds.ts';
-import { runOptionsOf, type RunOptions } from './run-options.ts';
-import { countsInstructions } from '../core/dimensions.ts';
 
 export interface RunResult {
   dir: string;
@@ -72,10 +64,9 @@ interface Tally {
   failed: number;
 }
 
-export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResult> {
+export async function runPipeline(spec: RunSpec, deps: Deps): Promise<RunResult> {
   const log = (line: string) => deps.progress.write(`${line}\n`);
-  const spec = runOptionsOf(runSpec);
-  const run = await openRun(spec, deps.source(runSpec), deps, log);
+  const run = await openRun(spec, deps.source(spec), deps, log);
   try {
     const measured = await measureAll(spec, deps, run, log);
     const result = await finish(run, measured, deps, log);
@@ -88,24 +79,29 @@ export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResu
 }
 
 /** The cells, the session (run folder made and locked), and meta.json's start written before anything is measured. */
-async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
+async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
   const environment = childEnvironment(deps.env);
-  const limits = deps.limits(spec.memories, spec.limits);
-  const counted = countsInstructions(spec.measures ?? []);
+  const limits = deps.limits(spec.cells.memories, spec.limits);
+  const counted = hasCounted(spec);
   const counting = counted ? deps.countTools() : undefined;
   if (counted && !counting) throw new UsageError(NO_VALGRIND);
   const { session, prepared } = await openSession(
-    { out: spec.out, marker: SAMPLES_FILE, what: 'a run', command: 'run', startedAt: deps.now(), say: (line) => log(`coldstart: ${line}`) },
+    {
+      out: spec.output.out,
+      marker: SAMPLES_FILE,
+      what: 'a run',
+      command: 'run',
+      startedAt: deps.now(),
+      say: (line) => log(`coldstart: ${line}`),
+    },
     async () => {
       const all = await source.prepare(environment.env, log);
-      const cells = shardCells(all.cells, spec.shard);
-      return { prepared: { ...all, cells }, jobs: resolveJobs(spec.jobs, cells) };
+      const cells = shardCells(all.cells, spec.sampling.shard);
+      return { prepared: { ...all, cells }, jobs: resolveJobs(spec.sampling.jobs, cells) };
     },
   );
   try {
-    const precision =
-      spec.precision ??
-      precisionSettings({ precision: DEFAULT_PRECISION, minSamples: DEFAULT_MIN_SAMPLES, maxSamples: DEFAULT_MAX_SAMPLES });
+    const precision = precisionSettings(spec.sampling.precision);
     const cpuSpeed: Record<string, LocalCpuSpeed> = {};
     for (const [runtime, command] of cpuSpeedCommands(prepared.prepared.cells)) {
       const speed = deps.cpuSpeed(command);
@@ -130,8 +126,8 @@ async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (l
     await deps.step?.('started');
     const context = {
       env: environment.env,
-      timeoutMs: spec.timeoutMs,
-      firstHits: spec.firstHits ?? 0,
+      timeoutMs: spec.sampling.timeoutMs,
+      firstHits: firstHitsOf(spec),
       limits,
       ...(counting ? { counting } : {}),
     };
@@ -143,17 +139,12 @@ async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (l
 }
 
 /** Every planned sample, then `--samples auto`'s further rounds, then `--attribute`'s profiled runs. */
-async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line: string) => void) {
+async function measureAll(spec: RunSpec, deps: Deps, run: OpenRun, log: (line: string) => void) {
   const { session, prepared, precision } = run;
   const { cells } = prepared;
-  const first = spec.samples === 'auto' ? precision.minSamples : spec.samples;
-  const plan = buildPlan(cells, {
-    samples: first,
-    warmup: spec.warmup,
-    order: spec.order,
-    seed: spec.seed,
-    countSamples: spec.countSamples ?? 1,
-  });
+  const { samples, warmup, order, seed, countSamples } = spec.sampling;
+  const first = samples === 'auto' ? precision.minSamples : samples;
+  const plan = buildPlan(cells, { samples: first, warmup, order, seed, countSamples });
   const caches = new CompileCacheDirs(session.scratch, () => session.interrupted);
   const files = deps.fileCache(cells, session.scratch);
   const context: RunContext = { ...run.context, scratch: session.scratch, caches, ...(files ? { files } : {}) };
@@ -186,14 +177,14 @@ async function measureAll(spec: RunOptions, deps: Deps, run: OpenRun, log: (line
   try {
     await session.eachParallel(plan, run.jobs, step);
     // --samples auto: interleaved rounds over the cells whose median is not yet known to the precision
-    for (let round = first + 1; spec.samples === 'auto' && !session.interrupted; round++) {
+    for (let round = first + 1; samples === 'auto' && !session.interrupted; round++) {
       const next = rounds.next(round);
       if (!next) break;
       progress.extend(next.runs, next.note);
       await session.each(next.runs, step);
     }
     // --attribute: one more, unrecorded, profiled run per cell
-    if (spec.attribute && !session.interrupted) {
+    if (spec.output.attribute && !session.interrupted) {
       const attributed = await deps.attribute(cells, context, prepared.levers.runtimes, () => session.interrupted, log);
       writeAttribution(session.dir, { version: 1, method: PROFILE_METHOD, cells: attributed });
     }

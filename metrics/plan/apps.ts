@@ -14,10 +14,11 @@ import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import { lambdaTaskRoot, type AnswerReference, type AppSpec } from '../core/app.ts';
-import type { Measure } from '../core/dimensions.ts';
+import type { AppsSource, CellSpec } from '../core/run-spec.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { BUNDLE_DIR, bundleFile, bundlePath } from './bundle.ts';
 import {
+  memoriesOf,
   planGeneratedCell,
   prepareReferenceCells,
   ricFor,
@@ -28,22 +29,12 @@ import {
   type PreparedCells,
 } from './cells.ts';
 import type { CellLaunch } from './launch.ts';
-import { DEFAULT_LEVERS, expandCells, runtimesOfTargets, type BlockedCell, type LeverLists } from './levers.ts';
+import { expandCells, runtimesOfTargets, type BlockedCell } from './levers.ts';
 import type { ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { buildSnapshot, SNAPSHOT_FAILURE, snapshotUnsupported, type SnapshotBuilder } from './snapshot.ts';
 
-export interface AppCellOptions {
-  apps: AppSpec[];
-  /** the node binary of the `node` runtime */
-  node: string;
-  levers?: LeverLists;
-  /** --lambda-memory (default none: no limits, 0) */
-  memories?: readonly number[];
-  /** with handlers: also measure the hello-world reference under their settings, as `run` does (default false) */
-  lambdaReference?: boolean;
-  /** --measure: `time` and/or `instructions` (default time) */
-  measures?: readonly Measure[];
+export interface AppCellEffects {
   /** what runs `node --build-snapshot` (tests: a stand-in) */
   snapshotBuilder?: SnapshotBuilder;
 }
@@ -124,18 +115,20 @@ function appLaunch(
  * `lambdaReference`, the hello-world reference under the same settings.
  */
 export async function prepareAppCells(
-  options: AppCellOptions,
+  source: Pick<AppsSource, 'apps'>,
+  spec: CellSpec,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
+  options: AppCellEffects = {},
 ): Promise<PreparedCells> {
-  const lists = options.levers ?? DEFAULT_LEVERS;
-  const kinds = [...new Set(options.apps.map((a) => a.kind))];
-  const runtimes = resolveRuntimes(runtimesOfTargets(lists, kinds), options.node, env, log);
+  const lists = spec;
+  const kinds = [...new Set(source.apps.map((a) => a.kind))];
+  const runtimes = resolveRuntimes(runtimesOfTargets(lists, kinds), spec.node, env, log);
   const appFiles = writeAppFiles();
-  const byName = new Map(options.apps.map((app) => [app.name, app]));
-  const memories = options.memories ?? [0];
-  const measures = options.measures ?? ['time'];
-  const base = options.apps.flatMap((app) =>
+  const byName = new Map(source.apps.map((app) => [app.name, app]));
+  const memories = memoriesOf(spec);
+  const { measures } = spec;
+  const base = source.apps.flatMap((app) =>
     memories.flatMap((memory) =>
       measures.map((measure) =>
         makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, measure, source: APP_SOURCE }),
@@ -144,7 +137,7 @@ export async function prepareAppCells(
   );
   const cells = expandCells(base, lists);
   const reference =
-    options.lambdaReference && kinds.includes('lambda')
+    spec.lambdaReference && kinds.includes('lambda')
       ? await prepareReferenceCells(memories, lists, { runtimes, log, variant: 'plain', measures })
       : undefined;
   // the client is built only for cells that run with it (a counted cell never does)
@@ -156,7 +149,7 @@ export async function prepareAppCells(
   const planned: PlannedCell[] = [];
   // with a bundle beside the plain build: every build of an app must answer as its plain build did
   const compared = lists.builds.includes('plain') && lists.builds.length > 1;
-  const references = new Map<string, AnswerReference>(options.apps.map((app) => [app.name, {}]));
+  const references = new Map<string, AnswerReference>(source.apps.map((app) => [app.name, {}]));
   for (const cell of cells) {
     const runtime = runtimes.get(cell.runtime)!;
     const key = cellKey(cell);
@@ -193,7 +186,7 @@ export async function prepareAppCells(
     selected: [],
     skipped: new Map(),
     cells: planned,
-    levers: { lists, cells: [...cells, ...(reference?.cells ?? [])], runtimes, files, blocked },
+    levers: { cells: [...cells, ...(reference?.cells ?? [])], runtimes, files, blocked },
     ...(ric ? { ric } : {}),
   };
 }

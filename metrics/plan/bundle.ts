@@ -18,8 +18,8 @@ export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 export type { BundleBuild } from '../core/dimensions.ts';
 import type { BundleBuild } from '../core/dimensions.ts';
 
-/** Where the bundle (`build`, default bundle) of `relative` (a path under generated/) for `target` lives. */
-export function bundlePath(relative: string, target: string, build: BundleBuild = 'bundle'): string {
+/** Where the bundle (`build`) of `relative` (a path under generated/) for `target` lives. */
+export function bundlePath(relative: string, target: string, build: BundleBuild): string {
   return path.join(BUNDLE_DIR, build === 'bundle-min' ? `${target}-min` : target, relative);
 }
 

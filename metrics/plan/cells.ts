@@ -13,39 +13,19 @@ import { unsupportedReason, writeGenerated } from '../../generators/write.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
-import {
-  DEFAULT_LEVERS,
-  prepareLevers,
-  runtimesOfTargets,
-  type BlockedCell,
-  type Bundler,
-  type LeverLists,
-  type PreparedLevers,
-} from './levers.ts';
+import { prepareLevers, runtimesOfTargets, type BlockedCell, type Bundler, type PreparedLevers } from './levers.ts';
 import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
-import {
-  type Measure,
-  generatedTarget,
-  isCounted,
-  type Target,
-  type Variant,
-  DEFAULT_SCHEMA,
-  DEFAULT_SHAPE,
-  type Schema,
-  type Shape,
-} from '../core/dimensions.ts';
-import { isLambdaRuntimeLine, LAMBDA_RUNTIME_NAMES, DEFAULT_MEMORY_MB } from '../core/lambda-platform.ts';
+import { type Measure, generatedTarget, type Target, type Variant } from '../core/dimensions.ts';
+import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
+import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
 
-/** Why a `ric` cell cannot run: the client starts only on a Lambda runtime line (it needs Node >= 22). */
+/** Why a `ric` cell cannot run (core/run-spec.ts ricBlock): the client starts only on a Lambda runtime line. */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
-  if (!isRicBootstrap(cell.bootstrap) || isLambdaRuntimeLine(cell.runtime)) return undefined;
-  return {
-    kind: 'unsupported',
-    reason: `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}`,
-  };
+  const reason = ricBlock(cell);
+  return reason === undefined ? undefined : { kind: 'unsupported', reason };
 }
 
 /** A `ric` cell's start: the bootstrap of its runtime line at its memory size, `taskRoot` the folder the client loads the handler from. */
@@ -54,10 +34,15 @@ export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedS
   return managedRuntimeStart({
     bootstrap: cell.bootstrap,
     line: cell.runtime,
-    memoryMB: cell.memory || DEFAULT_MEMORY_MB,
+    memoryMB: lambdaMemorySize(cell.memory),
     ricDir,
     taskRoot,
   });
+}
+
+/** The memory sizes a spec's cells are multiplied by: none given is one cell at memory 0 (no limits). */
+export function memoriesOf(spec: Pick<CellSpec, 'memories'>): number[] {
+  return spec.memories.length ? spec.memories : [0];
 }
 
 /** Whether one of `cells` starts with the Runtime Interface Client. */
@@ -70,44 +55,15 @@ export function ricFor(cells: readonly Cell[], env: NodeJS.ProcessEnv, log: (lin
   return needsRic(cells) ? ensureRic(env, log) : undefined;
 }
 
-/** What every command that measures or generates cells is asked for. */
-export interface CellOptions {
-  frameworks: readonly string[] | 'all';
-  routes: number[];
-  variants: Variant[];
-  /** the node binary of the `node` runtime */
-  node: string;
-  /** --runtime, --build, --compile-cache (default node, plain, off) */
-  levers?: LeverLists;
-  /** --target: how the files run (default server) */
-  targets?: readonly Target[];
-  /** --lambda-memory: memory sizes in MB (default none: no limits, 0) */
-  memories?: readonly number[];
-  /** --shape: route shapes (default flat) */
-  shapes?: readonly Shape[];
-  /** --schema: schema weights (default small) */
-  schemas?: readonly Schema[];
-  /** with Lambda cells, also measure the hello-world reference under their settings (default false) */
-  lambdaReference?: boolean;
-  /** --measure: `time` and/or `instructions` (default time) */
-  measures?: readonly Measure[];
-}
+/** The generated files of a selection (`run`, `hyperfine`, `generate`, `lambda:package`): a generated source's lists. */
+export type Selection = Omit<GeneratedSource, 'kind'>;
 
 /**
  * Why a counted cell cannot be counted (every reason, each with what to change), or undefined when it
- * can. Generated cells and the user's apps alike: the cuts are the probe's (or the app preload's) marks.
+ * can: core/run-spec.ts countBlocks, at the runtime's resolved kind.
  */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
-  if (!isCounted(cell)) return undefined;
-  const reasons: string[] = [];
-  if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only');
-  if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size');
-  // the cuts are the probe's marks; the Runtime Interface Client prints none
-  if (cell.target === 'lambda' && isRicBootstrap(cell.bootstrap))
-    reasons.push("a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe");
-  // the kernel's reading of the files is not counted, so an evicted file cache changes no count
-  if (cell.fileCache === 'cold')
-    reasons.push('a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm');
+  const reasons = countBlocks(cell, runtimeKind);
   return reasons.length ? reasons.join('; ') : undefined;
 }
 
@@ -150,11 +106,11 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Pick<CellOptions, 'frameworks' | 'routes' | 'variants' | 'targets' | 'shapes' | 'schemas' | 'lambdaReference'>,
+  options: Selection & Pick<CellSpec, 'targets' | 'lambdaReference'>,
   log: (line: string) => void,
   write = true,
 ): Promise<GeneratedCells> {
-  const targets = options.targets ?? ['server'];
+  const { targets } = options;
   const skipped = new Map<string, string>();
   const generators = new Map<Target, Map<string, FrameworkGenerator>>();
   const selected = new Map<string, FrameworkGenerator>();
@@ -170,12 +126,10 @@ export async function generateCells(
   }
   const cells: Cell[] = [];
   const unsupported = new Map<string, string>();
-  const shapes = options.shapes ?? [DEFAULT_SHAPE];
-  const schemas = options.schemas ?? [DEFAULT_SCHEMA];
   for (const name of selected.keys()) {
     for (const variant of options.variants) {
-      for (const shape of shapes) {
-        for (const schema of schemas) {
+      for (const shape of options.shapes) {
+        for (const schema of options.schemas) {
           for (const routes of options.routes) {
             for (const target of targets) {
               const generator = generators.get(target)!.get(name);
@@ -196,7 +150,7 @@ export async function generateCells(
     if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
     lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
     // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
-    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0] ?? 'plain', routes: 1, target: 'lambda' }));
+    cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0]!, routes: 1, target: 'lambda' }));
   }
   if (write) log(`generating ${cells.length - unsupported.size} files…`);
   for (const cell of write ? cells : []) {
@@ -227,22 +181,20 @@ const REAL_EFFECTS: PrepareEffects = { runtimes: resolveRuntimes, write: true, r
  * runtimes' `--version` runs with it). A runtime that cannot be installed is a UsageError.
  */
 export async function prepareCells(
-  options: CellOptions,
+  selection: Selection,
+  spec: CellSpec,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
   effects: PrepareEffects = REAL_EFFECTS,
 ): Promise<PreparedCells> {
   // the runtimes first: a --node that does not run is an error before anything is generated
-  const leverLists = options.levers ?? DEFAULT_LEVERS;
-  const runtimes = effects.runtimes(runtimesOfTargets(leverLists, options.targets ?? ['server']), options.node, env, log);
-  const generated = await generateCells(options, log, effects.write);
+  const runtimes = effects.runtimes(runtimesOfTargets(spec, spec.targets), spec.node, env, log);
+  const generated = await generateCells({ ...selection, targets: spec.targets, lambdaReference: spec.lambdaReference }, log, effects.write);
   const { selected, skipped } = generated;
-  const memories = options.memories ?? [0];
-  const measures = options.measures ?? ['time'];
   const base = generated.cells.flatMap((cell) =>
-    memories.flatMap((memory) => measures.map((measure) => makeCell({ ...cell, memory, measure }))),
+    memoriesOf(spec).flatMap((memory) => spec.measures.map((measure) => makeCell({ ...cell, memory, measure }))),
   );
-  const levers = await prepareLevers(base, leverLists, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
+  const levers = await prepareLevers(base, spec, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
   const ric = effects.ric(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
     const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
@@ -302,12 +254,12 @@ export function planGeneratedCell(
  */
 export async function prepareReferenceCells(
   memories: readonly number[],
-  lists: LeverLists,
-  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures?: readonly Measure[] },
+  lists: LeverSpec,
+  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures: readonly Measure[] },
 ): Promise<PreparedLevers> {
   await writeGenerated(referenceGenerator, 1, options.variant);
   const base = memories.flatMap((memory) =>
-    (options.measures ?? ['time']).map((measure) =>
+    options.measures.map((measure) =>
       makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory, measure }),
     ),
   );

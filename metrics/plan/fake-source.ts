@@ -7,7 +7,8 @@
  * Each cell gets the launch it would have; only a fake sampler may measure it.
  */
 import { RIC_PACKAGE, RIC_VERSION, ricPackageDir } from './ric.ts';
-import { needsRic, prepareCells, type CellOptions, type PrepareEffects, type PreparedCells } from './cells.ts';
+import type { CellSpec } from '../core/run-spec.ts';
+import { needsRic, prepareCells, type PrepareEffects, type PreparedCells, type Selection } from './cells.ts';
 import { assumedRuntimes } from './runtimes.ts';
 
 export const FAKE_EFFECTS: PrepareEffects = {
@@ -25,7 +26,7 @@ export interface FakeCellSource {
   prepare(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells>;
 }
 
-/** The cells `run` would measure for these options, planned without writing or running anything. */
-export function fakeCellSource(options: CellOptions): FakeCellSource {
-  return { prepare: (env, log) => prepareCells(options, env, log, FAKE_EFFECTS) };
+/** The cells `run` would measure for this selection and spec, planned without writing or running anything. */
+export function fakeCellSource(selection: Selection, spec: CellSpec): FakeCellSource {
+  return { prepare: (env, log) => prepareCells(selection, spec, env, log, FAKE_EFFECTS) };
 }

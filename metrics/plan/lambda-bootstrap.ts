@@ -56,13 +56,13 @@ export interface ManagedStart {
  * without layers they do not exist there either.
  */
 export function managedRuntimeStart(options: {
-  bootstrap?: RicBootstrap;
+  bootstrap: RicBootstrap;
   line: LambdaRuntimeLine;
   memoryMB: number;
   ricDir: string;
   taskRoot: string;
 }): ManagedStart {
-  const { bootstrap = 'ric', line, memoryMB, ricDir, taskRoot } = options;
+  const { bootstrap, line, memoryMB, ricDir, taskRoot } = options;
   const flags = bootstrap === 'ric' ? [...lineFlags(line), ...heapFlags(memoryMB)] : [];
   const nodePath = [
     `/opt/nodejs/node${lineMajor(line)}/node_modules`,

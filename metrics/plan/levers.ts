@@ -6,32 +6,14 @@
  */
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
 import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { DEFAULT_BOOTSTRAP } from './lambda-bootstrap.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
-import { DEFAULT_LAMBDA_RUNTIME } from '../core/lambda-platform.ts';
-import type { FileCache, LeverLists } from '../core/dimensions.ts';
+import { leversOfTarget, type LeverSpec } from '../core/run-spec.ts';
 
-export type { CompileCache, FileCache } from '../core/dimensions.ts';
-export { BUILDS, COMPILE_CACHES, DEFAULT_LEVERS, type LeverLists } from '../core/dimensions.ts';
+export type { CompileCache } from '../core/dimensions.ts';
+export { BUILDS, COMPILE_CACHES } from '../core/dimensions.ts';
 
-/** The file cache of a Lambda cell when the run does not say: a new sandbox has read nothing yet (see the README's benchmark). */
-export const DEFAULT_LAMBDA_FILE_CACHE: FileCache = 'cold';
-
-/** The lists a cell of `target` is multiplied by: Lambda cells take the Lambda lines and starts, servers `--runtime`. */
-export function leversOfTarget(levers: LeverLists, target: string): Required<LeverLists> {
-  const lambda = target === 'lambda';
-  return {
-    runtimes: lambda ? (levers.lambdaRuntimes ?? [DEFAULT_LAMBDA_RUNTIME]) : levers.runtimes,
-    builds: levers.builds,
-    compileCaches: levers.compileCaches,
-    lambdaRuntimes: [],
-    bootstraps: lambda ? (levers.bootstraps ?? [DEFAULT_BOOTSTRAP]) : ['probe'],
-    fileCaches: levers.fileCaches ?? [lambda ? DEFAULT_LAMBDA_FILE_CACHE : 'warm'],
-  };
-}
-
-/** Every base cell × runtime × build × compile cache × bootstrap × file cache, in that order. */
-export function expandCells(base: Cell[], levers: LeverLists): Cell[] {
+/** Every base cell × runtime × build × compile cache × bootstrap × file cache, in that order (core/run-spec.ts leversOfTarget). */
+export function expandCells(base: Cell[], levers: LeverSpec): Cell[] {
   const cells: Cell[] = [];
   for (const cell of base) {
     const lists = leversOfTarget(levers, cell.target);
@@ -49,7 +31,7 @@ export function expandCells(base: Cell[], levers: LeverLists): Cell[] {
 }
 
 /** Every runtime the cells of these targets run on: `--runtime` for servers, the Lambda lines for Lambda cells. */
-export function runtimesOfTargets(levers: LeverLists, targets: readonly string[]): string[] {
+export function runtimesOfTargets(levers: LeverSpec, targets: readonly string[]): string[] {
   return [...new Set(targets.flatMap((t) => leversOfTarget(levers, t).runtimes))];
 }
 
@@ -57,7 +39,6 @@ export function runtimesOfTargets(levers: LeverLists, targets: readonly string[]
 export type BlockedCell = { kind: 'failed'; reason: string } | { kind: 'unsupported'; reason: string };
 
 export interface PreparedLevers {
-  lists: LeverLists;
   cells: Cell[];
   runtimes: Map<string, ResolvedRuntime>;
   /** cellKey → the file the cell runs (the generated file, or its bundle) */
@@ -85,7 +66,7 @@ export type Bundler = typeof bundleFile;
  */
 export async function prepareLevers(
   base: Cell[],
-  lists: LeverLists,
+  lists: LeverSpec,
   options: { runtimes: Map<string, ResolvedRuntime>; log: (line: string) => void; bundle?: Bundler },
 ): Promise<PreparedLevers> {
   const { runtimes } = options;
@@ -138,7 +119,7 @@ export async function prepareLevers(
     const result = await outcome;
     if (!result.ok) options.log(`${label}: ${result.error}`);
   }
-  return { lists, cells, runtimes, files, blocked };
+  return { cells, runtimes, files, blocked };
 }
 
 /** Exact version per runtime, for meta.json. */

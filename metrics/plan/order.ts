@@ -22,12 +22,12 @@ export interface PlanOptions {
   /** seed for `random` order, so a plan can be repeated */
   seed: string;
   /** samples of a counted cell (measure `instructions`), which gets no warm-up: counts do not depend on the file cache */
-  countSamples?: number;
+  countSamples: number;
 }
 
 export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRun[] {
   const warmups: PlannedRun[] = [];
-  const samplesOf = (cell: PlannedCell) => (isCounted(cell.cell) ? (options.countSamples ?? 1) : options.samples);
+  const samplesOf = (cell: PlannedCell) => (isCounted(cell.cell) ? options.countSamples : options.samples);
   for (const cell of cells) {
     if (isCounted(cell.cell)) continue;
     for (let w = 1; w <= options.warmup; w++)

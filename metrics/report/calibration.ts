@@ -14,6 +14,7 @@ import { round3 } from '../core/format.ts';
 import { dollars, markdownTable, ms } from '../core/format.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import { CPU_REFERENCE } from '../core/lambda-cpu-reference.ts';
+import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 import type { Spread } from '../core/lambda-reference.ts';
 import type { ArchitectureCalibration, CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { cellCost, priceOf } from '../analyse/cost.ts';
@@ -163,7 +164,7 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
       'same settings (runtime line, memory size, start, file cache); the addition holds what cannot happen here (sandbox ' +
       'and extension setup, log shipping, the host) and changes with those settings (a cold file cache here leaves less to ' +
       "add) but not with the app. **Duration**: the invocation's CPU time here, converted to Lambda's speed by the " +
-      `reference, through the CPU share model (a budget of memory / 1769 vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
+      `reference, through the CPU share model (a budget of memory / ${MB_PER_VCPU} vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
       `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
       'The cost and power-tuning tables use the estimate' +
       (context.calibrations.length > 1

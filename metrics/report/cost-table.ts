@@ -1,6 +1,6 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
 import { cellCost, type CostSettings } from '../analyse/cost.ts';
-import { ARCHITECTURE_SHORT_NAME, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
+import { ARCHITECTURE_SHORT_NAME, MB_PER_VCPU, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import { calibrationOf } from './calibration.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
@@ -63,7 +63,7 @@ export function costExplanation(settings: CostSettings, ownMemory = false, local
     ...(local
       ? [
           '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory ' +
-            '(one full vCPU at 1769 MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. ' +
+            `(one full vCPU at ${MB_PER_VCPU} MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. ` +
             "Read this as the relative cost of the frameworks' cold starts, not as a bill._",
         ]
       : ["_These figures are AWS Lambda's own (imported REPORT lines)._"]),

@@ -4,7 +4,7 @@
  * vega-lite spec of its chart (cold start and $ per million against memory size).
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
+import { MB_PER_VCPU, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import {
   API_GATEWAY_TIMEOUT_MS,
@@ -145,7 +145,9 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
   return {
     title: {
       text: title,
-      subtitle: 'median per cell; INIT at full CPU, the first request at memory / 1769 vCPUs; sizes that ran out of memory are absent',
+      subtitle:
+        `median per cell; INIT at full CPU, the first request at memory / ${MB_PER_VCPU} vCPUs; ` +
+        'sizes that ran out of memory are absent',
     },
     data: { values: values as unknown as Record<string, unknown>[] },
     vconcat: [
@@ -229,12 +231,12 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
   const how = limits
     ? `Each sample ran in its own cgroup (${limits.kind ?? 'cgroup'}) with the memory size as its memory limit, ` +
       `${limits.initCpus ?? '?'} vCPUs during INIT (spawn → ready line, or → the first \`next\`) ` +
-      `and memory / 1769 vCPUs after it, in quota periods of ${(limits.cpuPeriodUs ?? 0) / 1000} ms.`
+      `and memory / ${MB_PER_VCPU} vCPUs after it, in quota periods of ${(limits.cpuPeriodUs ?? 0) / 1000} ms.`
     : 'Each cell ran at its memory size.';
   return {
     title: 'Power tuning: cold starts by Lambda memory size',
     body:
-      `${how} Lambda gives a function CPU in proportion to its memory (a full vCPU at 1769 MB), ` +
+      `${how} Lambda gives a function CPU in proportion to its memory (a full vCPU at ${MB_PER_VCPU} MB), ` +
       'so work a framework defers to the first request slows down with the share, while INIT runs at full speed.' +
       (estimated
         ? ' Local Lambda cells with a calibrated estimate show the **estimate** on Lambda (Init + Duration estimates) and its cost, ' +

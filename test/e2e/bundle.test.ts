@@ -91,6 +91,7 @@ describe('bundle: one file that needs no node_modules and still answers', () => 
         index: 1,
         timeoutMs: 60_000,
         checkInvalidBody: true,
+        firstHits: 0,
       });
       assert.equal(sample.ok, true, sample.error);
       assert.equal(sample.invalidBody?.ok, true, sample.invalidBody?.reason);

@@ -140,6 +140,7 @@ describe('compile-cache directories', () => {
           index: 1,
           timeoutMs: 30_000,
           checkInvalidBody: recorded,
+          firstHits: 0,
         }),
       );
       return echoedEnv(sample);
@@ -184,6 +185,7 @@ describe('compile cache on a Node that has it (the pinned node22)', () => {
             index,
             timeoutMs: 60_000,
             checkInvalidBody: recorded && index === 1,
+            firstHits: 0,
           });
         });
         assert.equal(sample.ok, true, sample.error);

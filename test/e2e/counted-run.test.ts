@@ -82,6 +82,7 @@ describe('a counted run of node-http', { skip }, () => {
         index: 1,
         timeoutMs: 240_000,
         checkInvalidBody: false,
+        firstHits: 0,
         slowdown: 10,
       },
       countHooks({ tools: tools!, scratch, shape: 'server' }),

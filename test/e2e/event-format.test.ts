@@ -94,6 +94,7 @@ describe('a handler that understands only payload 1.0', () => {
       index: 1,
       timeoutMs: 60_000,
       checkInvalidBody: true,
+      firstHits: 0,
     });
 
   it('answers and rejects the invalid body when its events are 1.0', async () => {
@@ -114,7 +115,13 @@ describe('a handler that understands only payload 1.0', () => {
     const ric = ensureRic(env, () => {});
     const node24 = ensureRuntime('node24', env, () => {});
     const file = writeHandler();
-    const start = managedRuntimeStart({ line: 'nodejs24.x', memoryMB: 1024, ricDir: ric.dir, taskRoot: path.dirname(file) });
+    const start = managedRuntimeStart({
+      bootstrap: 'ric',
+      line: 'nodejs24.x',
+      memoryMB: 1024,
+      ricDir: ric.dir,
+      taskRoot: path.dirname(file),
+    });
     const launch = launchOf({ command: node24.command, file, compileCache: 'off', start }, path.dirname(file), env);
     const sample = await runSample({
       target: lambdaTarget,
@@ -125,6 +132,7 @@ describe('a handler that understands only payload 1.0', () => {
       index: 1,
       timeoutMs: 60_000,
       checkInvalidBody: true,
+      firstHits: 0,
     });
     assert.equal(sample.ok, true, `${sample.error ?? ''} ${sample.stderrTail ?? ''}`);
     assert.deepEqual(sample.invalidBody, { ok: true, status: 400 });

@@ -123,6 +123,7 @@ describe('eviction', () => {
           index: 0,
           timeoutMs: 60_000,
           checkInvalidBody: false,
+          firstHits: 0,
         });
       });
       assert.equal(problem, undefined);
@@ -181,6 +182,7 @@ describe('eviction', () => {
           index: 0,
           timeoutMs: 60_000,
           checkInvalidBody: false,
+          firstHits: 0,
         });
       assert.equal(await cache.prepare(cell, discover, { roots: [dir] }), undefined);
       const files = cache.filesOf(cell)!;

@@ -11,7 +11,8 @@ import { stopGroup, track } from '../../metrics/measure/children.ts';
 import { childEnvironment } from '../../metrics/measure/environment.ts';
 import { detectLimits } from '../../metrics/measure/limits/detect.ts';
 import { liveCgroups } from '../../metrics/measure/limits/registry.ts';
-import { DEFAULT_CPU_PERIOD_US, limitSettings } from '../../metrics/measure/limits/settings.ts';
+import { limitSettings } from '../../metrics/measure/limits/settings.ts';
+import { DEFAULT_SPEC } from '../../metrics/core/run-spec.ts';
 import { LimitsError, type LimitsMechanism, type SampleLimits } from '../../metrics/measure/limits/types.ts';
 import { fixture, processesWith, ROOT, waitFor } from '../support/helpers.ts';
 
@@ -90,7 +91,7 @@ describe('limits on real cgroups', { skip }, () => {
   });
 
   it('setup makes one cgroup per hierarchy with the limits set, teardown removes them all', async () => {
-    const limits = mechanism.create(limitSettings(512, 2, 50_000));
+    const limits = mechanism.create(limitSettings(512, { initCpus: 2, cpuPeriodUs: 50_000 }));
     assert.match(limits.name, new RegExp(`^coldstart-${process.pid}-\\d+$`));
     for (const dir of dirsOf(limits)) assert.ok(existsSync(dir), `${dir} exists`);
     assert.deepEqual(quotaOf(limits), { quota: 100_000, period: 50_000 });
@@ -102,11 +103,14 @@ describe('limits on real cgroups', { skip }, () => {
   });
 
   it('the switch sets the quota to memory / 1769 vCPUs of the same period', () => {
-    const limits = mechanism.create(limitSettings(1024));
+    const limits = mechanism.create(limitSettings(1024, DEFAULT_SPEC.limits));
     try {
-      assert.deepEqual(quotaOf(limits), { quota: 2 * DEFAULT_CPU_PERIOD_US, period: DEFAULT_CPU_PERIOD_US });
+      assert.deepEqual(quotaOf(limits), { quota: 2 * DEFAULT_SPEC.limits.cpuPeriodUs, period: DEFAULT_SPEC.limits.cpuPeriodUs });
       limits.switchToInvokeCpu();
-      assert.deepEqual(quotaOf(limits), { quota: Math.round((1024 / 1769) * DEFAULT_CPU_PERIOD_US), period: DEFAULT_CPU_PERIOD_US });
+      assert.deepEqual(quotaOf(limits), {
+        quota: Math.round((1024 / 1769) * DEFAULT_SPEC.limits.cpuPeriodUs),
+        period: DEFAULT_SPEC.limits.cpuPeriodUs,
+      });
     } finally {
       limits.teardownSync();
     }
@@ -115,7 +119,7 @@ describe('limits on real cgroups', { skip }, () => {
 
   it('settings the kernel would refuse fail before any cgroup is made', () => {
     assert.throws(
-      () => mechanism.create(limitSettings(128, 2, 10_000)),
+      () => mechanism.create(limitSettings(128, { initCpus: 2, cpuPeriodUs: 10_000 })),
       (error: Error) => {
         assert.ok(error instanceof LimitsError);
         assert.match(error.message, /quota of 724 µs, under the kernel's 1 ms minimum: use a period of at least 13821 µs/);
@@ -126,7 +130,7 @@ describe('limits on real cgroups', { skip }, () => {
   });
 
   it('the child is in its cgroup from its first instruction, with the same pid, its arguments intact', async () => {
-    const limits = mechanism.create(limitSettings(256));
+    const limits = mechanism.create(limitSettings(256, DEFAULT_SPEC.limits));
     try {
       const runnerCgroups = readFileSync('/proc/self/cgroup', 'utf8');
       // cat reads /proc/self/cgroup as the first thing the exec'd program does
@@ -154,7 +158,7 @@ describe('limits on real cgroups', { skip }, () => {
 
   it('the CPU switch: after INIT the quota holds the child to 0.1 vCPU, whatever else the machine runs', async () => {
     const burn = async (memoryMB: number) => {
-      const limits = mechanism.create(limitSettings(memoryMB));
+      const limits = mechanism.create(limitSettings(memoryMB, DEFAULT_SPEC.limits));
       const child = start(limits, process.execPath, [fixture('limits-burn.js'), '20'], true);
       try {
         await line(child, /^ready$/);
@@ -187,7 +191,7 @@ describe('limits on real cgroups', { skip }, () => {
 
   it('a child that allocates past its limit fails with the out-of-memory reason; one under it does not', async () => {
     const run = async (megabytes: number) => {
-      const limits = mechanism.create(limitSettings(128));
+      const limits = mechanism.create(limitSettings(128, DEFAULT_SPEC.limits));
       try {
         const child = start(limits, process.execPath, [fixture('limits-alloc.js'), String(megabytes)]);
         const end = await exited(child);
@@ -210,7 +214,7 @@ describe('limits on real cgroups', { skip }, () => {
 
   it('after a sample: no cgroup and no process left, a grandchild that left the process group included', async () => {
     const marker = `coldstart-test-limits-${process.pid}`;
-    const limits = mechanism.create(limitSettings(256));
+    const limits = mechanism.create(limitSettings(256, DEFAULT_SPEC.limits));
     const child = start(limits, process.execPath, [fixture('grandchild.js'), marker]);
     assert.ok(await waitFor(() => processesWith(marker).length === 2, 5000), 'child and grandchild started');
     await stopGroup(child, 300);

@@ -21,6 +21,7 @@ import { detectLimits } from '../../metrics/measure/limits/detect.ts';
 import { liveCgroups } from '../../metrics/measure/limits/registry.ts';
 import { wasOutOfMemory } from '../../metrics/measure/limits/sample.ts';
 import { invokeCpus, limitSettings, limitSettingsError, outOfMemoryReason, quotaUs } from '../../metrics/measure/limits/settings.ts';
+import { DEFAULT_SPEC } from '../../metrics/core/run-spec.ts';
 import { v1Parents } from '../../metrics/measure/limits/v1.ts';
 
 const MOUNTINFO_V1 = [
@@ -43,19 +44,22 @@ describe('limits: settings', () => {
     assert.equal(quotaUs(invokeCpus(128), 100_000), 7236);
     assert.equal(quotaUs(invokeCpus(1024), 100_000), 57_886);
     assert.equal(quotaUs(2, 100_000), 200_000);
-    assert.deepEqual(limitSettings(512), { memoryMB: 512, initCpus: 2, cpuPeriodUs: 100_000 });
+    assert.deepEqual(limitSettings(512, DEFAULT_SPEC.limits), { memoryMB: 512, initCpus: 2, cpuPeriodUs: 100_000 });
   });
 
   it('refuses what the kernel would refuse, with a one-line reason', () => {
-    assert.equal(limitSettingsError(limitSettings(128)), undefined);
-    assert.equal(limitSettingsError(limitSettings(10_240, 2, 1_000_000)), undefined);
-    assert.match(limitSettingsError(limitSettings(127))!, /not a Lambda memory size \(128 to 10240 MB\)/);
-    assert.match(limitSettingsError(limitSettings(512, 2, 999))!, /outside the kernel's range/);
-    assert.match(limitSettingsError(limitSettings(512, 0))!, /not a positive number of vCPUs/);
-    assert.match(limitSettingsError(limitSettings(512, 0.001, 100_000))!, /quota under the kernel's 1 ms minimum/);
+    assert.equal(limitSettingsError(limitSettings(128, DEFAULT_SPEC.limits)), undefined);
+    assert.equal(limitSettingsError(limitSettings(10_240, { initCpus: 2, cpuPeriodUs: 1_000_000 })), undefined);
+    assert.match(limitSettingsError(limitSettings(127, DEFAULT_SPEC.limits))!, /not a Lambda memory size \(128 to 10240 MB\)/);
+    assert.match(limitSettingsError(limitSettings(512, { initCpus: 2, cpuPeriodUs: 999 }))!, /outside the kernel's range/);
+    assert.match(limitSettingsError(limitSettings(512, { ...DEFAULT_SPEC.limits, initCpus: 0 }))!, /not a positive number of vCPUs/);
+    assert.match(
+      limitSettingsError(limitSettings(512, { initCpus: 0.001, cpuPeriodUs: 100_000 }))!,
+      /quota under the kernel's 1 ms minimum/,
+    );
     // 128 MB over 10 ms is 0.72 ms of CPU per period
-    assert.match(limitSettingsError(limitSettings(128, 2, 10_000))!, /quota of 724 µs.*at least 13821 µs/);
-    assert.equal(limitSettingsError(limitSettings(128, 2, 13_821)), undefined);
+    assert.match(limitSettingsError(limitSettings(128, { initCpus: 2, cpuPeriodUs: 10_000 }))!, /quota of 724 µs.*at least 13821 µs/);
+    assert.equal(limitSettingsError(limitSettings(128, { initCpus: 2, cpuPeriodUs: 13_821 })), undefined);
     assert.equal(outOfMemoryReason(256), 'out of memory at 256 MB');
   });
 });
@@ -195,7 +199,7 @@ describe('limits: detection', () => {
       assert.equal(readFileSync(path.join(scope, 'cgroup.subtree_control'), 'utf8'), '+cpu +memory');
       assert.equal(mechanism.info.notes.length, 2);
 
-      const limits = mechanism.create(limitSettings(1024, 2, 100_000));
+      const limits = mechanism.create(limitSettings(1024, { initCpus: 2, cpuPeriodUs: 100_000 }));
       const dir = path.join(scope, limits.name);
       const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
       assert.equal(read('memory.max'), String(1024 * 2 ** 20));

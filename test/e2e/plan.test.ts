@@ -13,7 +13,8 @@ import { childEnvironment } from '../../metrics/measure/environment.ts';
 import { bundlePath } from '../../metrics/plan/bundle.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../../metrics/plan/cells.ts';
 import { COMPILE_CACHE_ENV, launchOf, type CellLaunch } from '../../metrics/plan/launch.ts';
-import { expandCells, prepareLevers, type LeverLists } from '../../metrics/plan/levers.ts';
+import { expandCells, prepareLevers } from '../../metrics/plan/levers.ts';
+import { DEFAULT_SOURCE, DEFAULT_SPEC, type LeverSpec } from '../../metrics/core/run-spec.ts';
 import { buildPlan, type PlannedRun } from '../../metrics/plan/order.ts';
 import { resolveRuntimes } from '../../metrics/plan/runtimes.ts';
 import { tempDir } from '../support/helpers.ts';
@@ -36,7 +37,7 @@ describe('plan: the order of the runs', () => {
     planned(makeCell({ framework: 'fastify', variant: 'validated', routes: 10 })),
     planned(makeCell({ framework: 'fastify', variant: 'validated', routes: 100 })),
   ];
-  const base = { samples: 2, warmup: 1, seed: 's' };
+  const base = { samples: 2, warmup: 1, seed: 's', countSamples: 1 };
   const labels = (order: Order) => buildPlan(two, { ...base, order }).map(runLabel);
 
   it('warm-ups first, then sample 1 of every cell, then sample 2', () => {
@@ -58,7 +59,8 @@ describe('plan: the order of the runs', () => {
   describe('random', () => {
     // six cells × three samples: 18! orders, so a plan that is not shuffled cannot pass by chance
     const six = [1, 2, 3, 4, 5, 6].map((routes) => planned(makeCell({ framework: 'f', variant: 'validated', routes })));
-    const plan = (order: Order, seed = 'coldstart') => buildPlan(six, { samples: 3, warmup: 1, order, seed }).map(runLabel);
+    const plan = (order: Order, seed = 'coldstart') =>
+      buildPlan(six, { samples: 3, warmup: 1, order, seed, countSamples: 1 }).map(runLabel);
 
     it('shuffles the timed samples: the order differs from interleaved and from another seed', () => {
       assert.notDeepEqual(plan('random').slice(6), plan('interleaved').slice(6));
@@ -81,7 +83,7 @@ describe('plan: the order of the runs', () => {
     });
 
     it("without warm-up the invalid-body check rides on each cell's first run in the shuffled order", () => {
-      const runs = buildPlan(six, { samples: 3, warmup: 0, order: 'random', seed: 'coldstart' });
+      const runs = buildPlan(six, { samples: 3, warmup: 0, order: 'random', seed: 'coldstart', countSamples: 1 });
       for (const cell of six) {
         const mine = runs.filter((r) => r.planned === cell);
         assert.deepEqual(
@@ -110,6 +112,7 @@ describe('plan: the order of the runs', () => {
 describe('levers: the product of the cells', () => {
   it('expandCells multiplies every cell by every lever value, runtime outermost', () => {
     const cells = expandCells([makeCell({ framework: 'a', variant: 'validated', routes: 1 })], {
+      ...DEFAULT_SPEC.cells,
       runtimes: ['node', 'bun'],
       builds: ['plain', 'bundle'],
       compileCaches: ['off', 'cold', 'warm'],
@@ -137,7 +140,7 @@ function fakeNode(version: string): string {
 
 describe('prepareLevers: which cells cannot run', () => {
   const base = [makeCell({ framework: 'node-http', variant: 'validated', routes: 1 })];
-  const lists: LeverLists = { runtimes: ['node'], builds: ['plain'], compileCaches: ['off', 'cold', 'warm'] };
+  const lists: LeverSpec = { ...DEFAULT_SPEC.cells, runtimes: ['node'], builds: ['plain'], compileCaches: ['off', 'cold', 'warm'] };
 
   it('a node before 22.1 has no compile cache: its cold and warm cells are "unsupported", said once', async () => {
     const logs: string[] = [];
@@ -172,13 +175,8 @@ describe('prepareCells: every cell with its resolved launch', () => {
   before(async () => {
     node = fakeNode('v20.0.0');
     prepared = await prepareCells(
-      {
-        frameworks: ['node-http'],
-        routes: [1],
-        variants: ['validated', 'plain'],
-        node,
-        levers: { runtimes: ['node'], builds: ['plain', 'bundle'], compileCaches: ['off', 'cold'] },
-      },
+      { ...DEFAULT_SOURCE, frameworks: ['node-http'], routes: [1], variants: ['validated', 'plain'] },
+      { ...DEFAULT_SPEC.cells, node, runtimes: ['node'], builds: ['plain', 'bundle'], compileCaches: ['off', 'cold'] },
       childEnvironment().env,
       () => undefined,
     );
@@ -198,7 +196,7 @@ describe('prepareCells: every cell with its resolved launch', () => {
     const plain = find('validated', 'plain', 'off');
     assert.deepEqual(plain.launch, { command: node, file: cellFilePath(plain.cell), compileCache: 'off' } satisfies CellLaunch);
     const bundled = find('validated', 'bundle', 'off');
-    assert.equal(bundled.launch?.file, bundlePath(cellFile(bundled.cell), 'node20'));
+    assert.equal(bundled.launch?.file, bundlePath(cellFile(bundled.cell), 'node20', 'bundle'));
     assert.equal(bundled.blocked, undefined);
   });
 
@@ -245,14 +243,8 @@ describe('launchOf: the one launch builder', () => {
 describe('prepareCells: a shape the framework cannot be written in', () => {
   it('is unsupported with its reason and no launch (restify has no route grouping), the other shape runs', async () => {
     const prepared = await prepareCells(
-      {
-        frameworks: ['restify'],
-        routes: [1],
-        variants: ['validated'],
-        shapes: ['flat', 'nested'],
-        node: process.execPath,
-        levers: { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
-      },
+      { ...DEFAULT_SOURCE, frameworks: ['restify'], routes: [1], variants: ['validated'], shapes: ['flat', 'nested'] },
+      { ...DEFAULT_SPEC.cells, node: process.execPath, runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
       childEnvironment().env,
       () => undefined,
     );

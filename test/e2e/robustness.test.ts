@@ -73,10 +73,10 @@ describe('one run per folder', () => {
 
   it('two sessions into one --out: the second is refused (exit 2), the first keeps the folder', () => {
     const out = path.join(tempDir(), 'run');
-    const first = new MeasurementSession({ out, marker: 'samples.jsonl', what: 'a run', say: () => undefined });
+    const first = new MeasurementSession({ out, marker: 'samples.jsonl', what: 'a run', command: 'run', say: () => undefined });
     try {
       assert.throws(
-        () => new MeasurementSession({ out, marker: 'samples.jsonl', what: 'a run', say: () => undefined }),
+        () => new MeasurementSession({ out, marker: 'samples.jsonl', what: 'a run', command: 'run', say: () => undefined }),
         /is in use by another run/,
       );
       assert.ok(existsSync(path.join(out, LOCK_FILE)), 'the refusal leaves the holder its lock');
@@ -89,7 +89,9 @@ describe('one run per folder', () => {
 
   it('two runs without --out in the same second get two folders', () => {
     const startedAt = new Date('2031-02-03T04:05:06.000Z');
-    const sessions = [0, 1, 2].map(() => new MeasurementSession({ out: undefined, marker: 'samples.jsonl', what: 'a run', startedAt }));
+    const sessions = [0, 1, 2].map(
+      () => new MeasurementSession({ out: undefined, marker: 'samples.jsonl', what: 'a run', command: 'run', startedAt }),
+    );
     try {
       const dirs = sessions.map((s) => path.basename(s.dir));
       assert.deepEqual(dirs, ['2031-02-03T04-05-06Z', '2031-02-03T04-05-06Z-2', '2031-02-03T04-05-06Z-3']);
@@ -121,7 +123,7 @@ describe('output folders', () => {
     const out = tempDir();
     mkdirSync(path.join(out, 'meta.json'));
     assert.throws(
-      () => new MeasurementSession({ out, marker: 'samples.jsonl', what: 'a run' }),
+      () => new MeasurementSession({ out, marker: 'samples.jsonl', what: 'a run', command: 'run' }),
       (error: Error) => {
         assert.ok(error instanceof UsageError);
         assert.match(error.message, /meta\.json is in the way \(not a file\)/);

@@ -200,6 +200,7 @@ describe('a Lambda file that fails, through the runner', () => {
       index: 1,
       timeoutMs,
       checkInvalidBody: false,
+      firstHits: 0,
     });
   const cases: { name: string; file: () => { file: string; cleanup?: () => void }; timeoutMs?: number; reason: RegExp }[] = [
     {

@@ -17,6 +17,7 @@ import { limitHooks } from '../../metrics/measure/limited.ts';
 import { detectLimits } from '../../metrics/measure/limits/detect.ts';
 import { liveCgroups } from '../../metrics/measure/limits/registry.ts';
 import { limitSettings } from '../../metrics/measure/limits/settings.ts';
+import { DEFAULT_SPEC } from '../../metrics/core/run-spec.ts';
 import type { LimitsMechanism } from '../../metrics/measure/limits/types.ts';
 import { runSample } from '../../metrics/measure/sample.ts';
 import { CLI, FIXTURES, fixture, ROOT, tempDir, waitFor } from '../support/helpers.ts';
@@ -192,8 +193,9 @@ describe('a sample past its memory size, through the runner', { skip }, () => {
         index: 1,
         timeoutMs: 20_000,
         checkInvalidBody: false,
+        firstHits: 0,
       },
-      limitHooks(mechanism.create(limitSettings(memoryMB))),
+      limitHooks(mechanism.create(limitSettings(memoryMB, DEFAULT_SPEC.limits))),
     );
   let over: SampleRecord;
   let under: SampleRecord;

@@ -209,6 +209,7 @@ describe('downloaded runtimes, really run', () => {
       index: 1,
       timeoutMs: 60_000,
       checkInvalidBody: true,
+      firstHits: 0,
     });
   };
 

@@ -10,6 +10,7 @@ import { parseSampleRecord } from '../../metrics/core/samples.ts';
 import { FakeSampler, fakeFirstResponse, parseFakeScript } from '../../metrics/measure/sampler/fake.ts';
 import type { PreparedCells } from '../../metrics/plan/cells.ts';
 import { fakeCellSource } from '../../metrics/plan/fake-source.ts';
+import { DEFAULT_SOURCE, DEFAULT_SPEC, runSpec } from '../../metrics/core/run-spec.ts';
 import { buildPlan, type PlannedRun } from '../../metrics/plan/order.ts';
 
 const context = { timeoutMs: 1000, firstHits: 0 };
@@ -18,22 +19,22 @@ const quiet = () => undefined;
 describe('the fake cell source', () => {
   let prepared: PreparedCells;
   before(async () => {
-    prepared = await fakeCellSource({
-      frameworks: ['node-http', 'fastify'],
-      routes: [1, 100],
-      variants: ['validated'],
-      node: process.execPath,
-      targets: ['server', 'lambda'],
-      memories: [0, 512],
-      measures: ['time', 'instructions'],
-      levers: {
+    const spec = runSpec({
+      cells: {
+        node: process.execPath,
+        targets: ['server', 'lambda'],
+        memories: [0, 512],
+        measures: ['time', 'instructions'],
         runtimes: ['node'],
         builds: ['plain', 'bundle', 'bundle-min'],
         compileCaches: ['off'],
         bootstraps: ['probe'],
         fileCaches: ['warm'],
+        lambdaReference: false,
       },
-    }).prepare(process.env, quiet);
+    });
+    const selection = { ...DEFAULT_SOURCE, frameworks: ['node-http', 'fastify'], routes: [1, 100], variants: ['validated' as const] };
+    prepared = await fakeCellSource(selection, spec.cells).prepare(process.env, quiet);
   });
 
   it('expands frameworks × routes × targets × memory sizes × measures × builds, as prepareCells does', () => {
@@ -50,7 +51,7 @@ describe('the fake cell source', () => {
       if (cell.measure === 'instructions' && cell.memory > 0) {
         assert.deepEqual(blocked, {
           kind: 'unsupported',
-          reason: 'instruction counts do not depend on the CPU share or memory limit of a memory size',
+          reason: 'instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)',
         });
         assert.equal(launch, undefined);
       } else {
@@ -79,7 +80,7 @@ describe('the fake cell source', () => {
 
   it('an unknown framework is the same usage error as a real run', async () => {
     await assert.rejects(
-      fakeCellSource({ frameworks: ['nope'], routes: [1], variants: ['validated'], node: process.execPath }).prepare(process.env, quiet),
+      fakeCellSource({ ...DEFAULT_SOURCE, frameworks: ['nope'], routes: [1] }, DEFAULT_SPEC.cells).prepare(process.env, quiet),
       /unknown framework "nope"/,
     );
   });

@@ -20,6 +20,7 @@ import type { PlannedCell, PreparedCells } from '../../metrics/plan/cells.ts';
 import type { PlannedRun } from '../../metrics/plan/order.ts';
 import type { ResolvedRuntime } from '../../metrics/plan/runtimes.ts';
 import type { Deps } from '../../metrics/pipeline/ports.ts';
+import { FakeHyperfine } from '../../metrics/pipeline/fake.ts';
 import { reportPipeline } from '../../metrics/pipeline/report.ts';
 import { exitCodeOf, runPipeline } from '../../metrics/pipeline/run.ts';
 
@@ -55,7 +56,6 @@ function preparedOf(cells: Cell[], apps: AppSpec[] = []): PreparedCells {
       ),
     ),
     levers: {
-      lists: { runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
       cells,
       runtimes: new Map([['node', NODE]]),
       files: new Map(),
@@ -93,6 +93,7 @@ function depsOf(prepared: PreparedCells, onSample: (run: PlannedRun) => void = (
         return Promise.resolve(recordOf(run));
       },
     },
+    hyperfine: new FakeHyperfine(),
     source: () => ({ prepare: () => Promise.resolve(prepared) }),
     stdout: (text) => out.push(text),
     stderr: (text) => out.push(text),

@@ -99,7 +99,7 @@ export function runFile(file: string, options: RunFileOptions = {}): Promise<Sam
     index: 1,
     timeoutMs: options.timeoutMs ?? 30_000,
     checkInvalidBody: options.checkInvalidBody ?? false,
-    ...(options.firstHits ? { firstHits: options.firstHits } : {}),
+    firstHits: options.firstHits ?? 0,
     ...(options.target ? { target: options.target } : {}),
   });
 }

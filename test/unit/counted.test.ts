@@ -89,8 +89,8 @@ describe('plan, jobs and shards', () => {
 
   it('--jobs above 1 is refused beside timed cells; without it counted runs use the cores', () => {
     assert.throws(() => resolveJobs(2, [planned('time'), planned('instructions')]), UsageError);
-    assert.equal(resolveJobs(undefined, [planned('time'), planned('instructions')]), 1);
-    assert.ok(resolveJobs(undefined, [planned('instructions')]) >= 1);
+    assert.equal(resolveJobs('auto', [planned('time'), planned('instructions')]), 1);
+    assert.ok(resolveJobs('auto', [planned('instructions')]) >= 1);
     assert.equal(resolveJobs(3, [planned('instructions')]), 3);
   });
 

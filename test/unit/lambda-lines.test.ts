@@ -9,7 +9,8 @@ import { cellKey, cellLabel, makeCell, parseCell } from '../../metrics/core/cell
 import { UsageError } from '../../metrics/core/errors.ts';
 import { DEFAULT_BOOTSTRAP, heapFlags, managedRuntimeStart } from '../../metrics/plan/lambda-bootstrap.ts';
 import { launchOf } from '../../metrics/plan/launch.ts';
-import { DEFAULT_LAMBDA_FILE_CACHE, DEFAULT_LEVERS, expandCells, type LeverLists } from '../../metrics/plan/levers.ts';
+import { expandCells } from '../../metrics/plan/levers.ts';
+import { DEFAULT_SPEC, type LeverSpec } from '../../metrics/core/run-spec.ts';
 import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, parseLambdaRuntime } from '../../metrics/core/lambda-platform.ts';
 
 describe('Lambda runtime lines', () => {
@@ -36,7 +37,7 @@ describe("the managed runtime's bootstrap", () => {
   });
 
   it('starts node with the flags and the client, NODE_PATH and AWS_EXECUTION_ENV of the line', () => {
-    const start = managedRuntimeStart({ line: 'nodejs22.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
+    const start = managedRuntimeStart({ bootstrap: 'ric', line: 'nodejs22.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
     assert.deepEqual(start.args, [
       '--expose-gc',
       '--max-http-header-size',
@@ -50,7 +51,7 @@ describe("the managed runtime's bootstrap", () => {
   });
 
   it('ric-noflags starts the same client with the same variables and none of the flags', () => {
-    const flagged = managedRuntimeStart({ line: 'nodejs24.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
+    const flagged = managedRuntimeStart({ bootstrap: 'ric', line: 'nodejs24.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
     const bare = managedRuntimeStart({ bootstrap: 'ric-noflags', line: 'nodejs24.x', memoryMB: 512, ricDir: '/rt', taskRoot: '/task' });
     assert.equal(bare.bootstrap, 'ric-noflags');
     assert.deepEqual(bare.args, ['/rt/index.mjs']);
@@ -61,7 +62,7 @@ describe("the managed runtime's bootstrap", () => {
   });
 
   it("a ric cell's launch runs the client (the handler is not an argument), never with the parent's NODE_PATH", () => {
-    const start = managedRuntimeStart({ line: 'nodejs24.x', memoryMB: 1024, ricDir: '/rt', taskRoot: '/task' });
+    const start = managedRuntimeStart({ bootstrap: 'ric', line: 'nodejs24.x', memoryMB: 1024, ricDir: '/rt', taskRoot: '/task' });
     const launch = launchOf({ command: '/bin/node24', file: '/task/h.js', compileCache: 'off', start }, '/scratch', {
       PATH: '/bin',
       NODE_PATH: '/parent',
@@ -80,20 +81,20 @@ describe('the Lambda levers', () => {
   ];
 
   it('Lambda cells default to the newest line, the client and the default file cache; servers keep --runtime', () => {
-    const cells = expandCells(base, DEFAULT_LEVERS);
+    const cells = expandCells(base, DEFAULT_SPEC.cells);
     assert.equal(cells.length, 2);
     assert.deepEqual(
       cells.map((c) => [c.target, c.runtime, c.bootstrap, c.fileCache]),
       [
         ['server', 'node', 'probe', 'warm'],
-        ['lambda', DEFAULT_LAMBDA_RUNTIME, DEFAULT_BOOTSTRAP, DEFAULT_LAMBDA_FILE_CACHE],
+        ['lambda', DEFAULT_LAMBDA_RUNTIME, DEFAULT_BOOTSTRAP, 'cold'],
       ],
     );
   });
 
   it('multiplies only the Lambda cells by the lines and starts, every cell by the file caches', () => {
-    const levers: LeverLists = {
-      ...DEFAULT_LEVERS,
+    const levers: LeverSpec = {
+      ...DEFAULT_SPEC.cells,
       lambdaRuntimes: ['nodejs22.x', 'nodejs24.x'],
       bootstraps: ['ric', 'probe'],
       fileCaches: ['warm', 'cold'],

@@ -5,11 +5,8 @@
  * full speed whatever the memory size.
  */
 import { MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
-import { MAX_CPU_PERIOD_US, MIN_CPU_PERIOD_US } from '../../core/run-spec.ts';
+import { MAX_CPU_PERIOD_US, MIN_CPU_PERIOD_US, type LimitSpec } from '../../core/run-spec.ts';
 
-export const DEFAULT_INIT_CPUS = 2;
-/** The CFS bandwidth period, µs: the quota is granted per period, so it sets how long a throttled burst waits. */
-export const DEFAULT_CPU_PERIOD_US = 100_000;
 export const MIN_CPU_QUOTA_US = 1_000;
 
 export interface LimitSettings {
@@ -21,7 +18,8 @@ export interface LimitSettings {
   cpuPeriodUs: number;
 }
 
-export function limitSettings(memoryMB: number, initCpus = DEFAULT_INIT_CPUS, cpuPeriodUs = DEFAULT_CPU_PERIOD_US): LimitSettings {
+/** A memory size's limits under the spec's INIT CPU and quota period (their defaults are DEFAULT_SPEC.limits). */
+export function limitSettings(memoryMB: number, { initCpus, cpuPeriodUs }: LimitSpec): LimitSettings {
   return { memoryMB, initCpus, cpuPeriodUs };
 }
 

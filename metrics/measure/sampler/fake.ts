@@ -20,7 +20,7 @@ import type { RunContext } from '../planned-run.ts';
 import { blockedRecord, endedReason, hungReason } from '../sample.ts';
 import { CellRoutes, wrongAnswerReason } from '../targets/first-hits.ts';
 import { billedMs } from '../targets/lambda.ts';
-import { DEFAULT_MEMORY_MB } from '../../core/lambda-platform.ts';
+import { lambdaMemorySize } from '../../core/lambda-platform.ts';
 import { isRunStep, RUN_STEPS, type RunStep } from '../../core/run-steps.ts';
 import { isCounted } from '../../core/dimensions.ts';
 
@@ -129,7 +129,7 @@ function lambdaFigures(cell: Cell, marks: Marks): LambdaFigures {
     initMs,
     durationMs,
     billedMs: billedMs(initMs, durationMs),
-    memorySizeMB: cell.memory || DEFAULT_MEMORY_MB,
+    memorySizeMB: lambdaMemorySize(cell.memory),
     maxMemoryUsedMB: 60 + Math.round(cell.routes / 50),
     invokeCpuMs: round3(durationMs * CPU_SHARE),
   };
@@ -177,7 +177,7 @@ export class FakeSampler {
   }
 
   /** A successful record: the cell's marks with this run's jitter, and what its kind of cell records. */
-  record(run: PlannedRun, context: Pick<RunContext, 'firstHits'> = {}): SampleRecord {
+  record(run: PlannedRun, context: Pick<RunContext, 'firstHits'>): SampleRecord {
     const { cell } = run;
     const counted = isCounted(cell);
     const random = seedrandom(`${cellKey(cell)}|${run.phase}|${run.index}`);
@@ -212,7 +212,7 @@ export class FakeSampler {
     if (counted) record.instructions = fakeInstructions(cell);
     if (cell.target === 'lambda') record.lambda = lambdaFigures(cell, marks);
     if (cell.memory > 0 && !counted) record.limits = limitsRecord(cell, marks);
-    const hits = run.planned.app ? [] : firstHitRoutes(cell.routes, context.firstHits ?? 0);
+    const hits = run.planned.app ? [] : firstHitRoutes(cell.routes, context.firstHits);
     if (hits.length) {
       const latencyMs = hits.map((_, i) => round3(0.5 + 0.01 * i));
       record.firstHits = { routes: hits, latencyMs, allWarm: round3(firstResponse + latencyMs.reduce((a, b) => a + b, 0)) };

@@ -35,9 +35,8 @@ import {
   type TargetSample,
 } from './target.ts';
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
-import { isLambdaRuntimeLine, DEFAULT_MEMORY_MB } from '../../core/lambda-platform.ts';
+import { isLambdaRuntimeLine, lambdaMemorySize } from '../../core/lambda-platform.ts';
 
-export { DEFAULT_MEMORY_MB };
 /**
  * A posted error as one line: `errorType: errorMessage` (the error-type header, then the body's type
  * when it says more, e.g. the probe's `Runtime.InitError: TypeError: …`; the client's
@@ -217,7 +216,7 @@ export const lambdaTarget: Target = {
   async open({ cell, file, app }): Promise<TargetSample> {
     // the name the packaging step gives the same cell's function on AWS
     const name = functionName(cell);
-    const memorySizeMB = cell.memory || DEFAULT_MEMORY_MB;
+    const memorySizeMB = lambdaMemorySize(cell.memory);
     const api = await startRuntimeApi({ functionName: name });
     // the user's handler (`measure`): its task root and Handler setting (the client loads it by them),
     // and for coldstart's bootstrap (the probe start) its file and export
