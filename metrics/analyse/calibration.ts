@@ -22,7 +22,7 @@
  */
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
-import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
+import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../calibration/lambda-reference.ts';
 import type { CellSummary, LambdaSummary } from './aggregate.ts';
 import {
   CPU_REFERENCE,
@@ -30,7 +30,7 @@ import {
   localCpuPerIteration,
   type CpuReferenceRow,
   type LocalCpuSpeed,
-} from '../core/lambda-cpu-reference.ts';
+} from '../calibration/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 import { VARIANTS } from '../core/dimensions.ts';
 import { codeLoadingTerm, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';

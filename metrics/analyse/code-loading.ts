@@ -17,7 +17,7 @@
  * function, fits on the rest and predicts it.
  */
 import { mean, median } from 'simple-statistics';
-import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../core/lambda-code-loading.ts';
+import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../calibration/lambda-code-loading.ts';
 
 /** What the term added to one estimate. */
 export interface CodeLoadingTerm {

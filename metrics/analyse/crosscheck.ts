@@ -6,7 +6,7 @@
 import { median } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
 import { cellKey, cellLabel, compareCells, parseCell, type Cell } from '../core/cell.ts';
-import type { HyperfineFile, HyperfineResult, HyperfineRunInfo } from '../core/hyperfine-file.ts';
+import type { HyperfineFile, HyperfineResult, HyperfineRunInfo } from '../store/hyperfine-file.ts';
 
 /** The cell a result measured, from its parameters (framework, variant, routes, …); undefined without them. */
 export function cellOfResult(result: HyperfineResult): Cell | undefined {

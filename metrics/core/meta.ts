@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths.ts';
 import { UsageError } from './errors.ts';
-import { readTextBounded, writeFileWhole } from './files.ts';
+import { readTextBounded, writeFileWhole } from '../store/files.ts';
 import { oneLine } from './escape.ts';
-import type { LocalCpuSpeed } from './lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../calibration/lambda-cpu-reference.ts';
 import type { LoadSummary } from './load.ts';
 import { parseMetaSpec, upgradeV1Options, type MetaSpec } from './meta-spec.ts';
 

@@ -4,7 +4,7 @@
  * figure a report computes with is a finite, non-negative number within what a timeline can hold, so
  * no table shows `-Infinity` or `NaN`; otherwise the error names the line, the field and its value.
  */
-import { appendLine, readLinesBounded } from './files.ts';
+import { appendLine, readLinesBounded } from '../store/files.ts';
 import { UsageError } from './errors.ts';
 import { parseCell, type Cell } from './cell.ts';
 

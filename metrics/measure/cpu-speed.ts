@@ -4,7 +4,7 @@
  * itself (process.cpuUsage). The script is a constant: nothing from outside is interpolated.
  */
 import { spawnSync } from 'node:child_process';
-import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../calibration/lambda-cpu-reference.ts';
 import { childEnvironment } from './environment.ts';
 
 /** Iterations per process (a quarter of the reference's million: about 0.3 s here), and processes per runtime. */

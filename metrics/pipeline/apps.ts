@@ -20,7 +20,7 @@ import {
 } from '../core/app.ts';
 import { displayPath } from '../core/display.ts';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../core/files.ts';
+import { readTextBounded } from '../store/files.ts';
 import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { parseList } from '../core/parse.ts';
 

@@ -8,9 +8,9 @@
 import { buildReferenceTable, checkReferenceOut, lambdaPerfDayFiles } from '../cloud/lambda-perf.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
-import { DEFAULT_LAMBDA_PERF_DAYS, referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
+import { DEFAULT_LAMBDA_PERF_DAYS, referenceProvenance, type ReferenceTable } from '../calibration/lambda-reference.ts';
 import { displayPath } from '../core/display.ts';
-import { writeFileWhole } from '../core/files.ts';
+import { writeFileWhole } from '../store/files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
 export interface LambdaReferenceOptions {

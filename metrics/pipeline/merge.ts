@@ -12,8 +12,8 @@ import { UsageError } from '../core/errors.ts';
 import { META_FILE, readMeta, writeMeta, type RunMeta } from '../core/meta.ts';
 import { forEachSample, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
 import { writeReport } from '../report/write.ts';
-import { writeFileWholeFrom } from '../core/files.ts';
-import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
+import { writeFileWholeFrom } from '../store/files.ts';
+import { checkOutDir, makeWritableDir } from '../store/out-dir.ts';
 
 /** What meta.json of a merged run says about one of its parts. */
 export interface MergedPart {

@@ -10,7 +10,7 @@ import type { FrameworkGenerator } from '../../generators/types.ts';
 import { DEFAULT_MEMORY_MB } from '../analyse/cost.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
-import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { cpuSpeedsOf, type LocalCpuSpeed } from '../calibration/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';

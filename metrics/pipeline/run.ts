@@ -14,9 +14,9 @@ import {
   precisionSettings,
   type PrecisionSettings,
 } from '../analyse/precision.ts';
-import { writeAttribution } from '../core/attribution-file.ts';
+import { writeAttribution } from '../store/attribution-file.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
-import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { cpuSpeedsOf, type LocalCpuSpeed } from '../calibration/lambda-cpu-reference.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { writeMeta, type RunMeta } from '../core/meta.ts';
 import type { RunSpec } from '../core/run-spec.ts';

@@ -5,7 +5,7 @@
 import { leaveOneOut, termModel } from '../analyse/code-loading.ts';
 import type { CodeLoadingTerm } from '../analyse/code-loading.ts';
 import { ms } from '../core/format.ts';
-import type { CodeLoadingData } from '../core/lambda-code-loading.ts';
+import type { CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 
 const pct = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(1)} %`;
 

@@ -5,8 +5,8 @@
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import type { Calibration } from '../analyse/calibration.ts';
-import type { ReferenceTable } from '../core/lambda-reference.ts';
-import type { CodeLoadingData } from '../core/lambda-code-loading.ts';
+import type { ReferenceTable } from '../calibration/lambda-reference.ts';
+import type { CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 import type { CostOptions, CostSettings } from '../analyse/cost.ts';
 import type { Align } from '../core/format.ts';

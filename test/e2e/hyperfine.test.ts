@@ -8,7 +8,7 @@ import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { cellKey, cellLabel, makeCell, shownDimensions, type Cell } from '../../metrics/core/cell.ts';
 import { benchmark, hyperfineArgs, hyperfineEnvironment, hyperfineVersion, shellWord } from '../../metrics/measure/hyperfine.ts';
 import { cellOfResult, crossCheck, matchResults, verdictOf } from '../../metrics/analyse/crosscheck.ts';
-import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson, readHyperfine } from '../../metrics/core/hyperfine-file.ts';
+import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson, readHyperfine } from '../../metrics/store/hyperfine-file.ts';
 import { hyperfineExport } from '../../metrics/report/hyperfine-json.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { appendSample, type Marks, type SampleRecord } from '../../metrics/core/samples.ts';

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { readAttribution } from '../../metrics/core/attribution-file.ts';
+import { readAttribution } from '../../metrics/store/attribution-file.ts';
 import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
 import { processesWith, ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { specOfArgv } from '../../metrics/cli/main.ts';
-import { cpuSpeedsOf, type LocalCpuSpeed } from '../../metrics/core/lambda-cpu-reference.ts';
+import { cpuSpeedsOf, type LocalCpuSpeed } from '../../metrics/calibration/lambda-cpu-reference.ts';
 import { readMeta } from '../../metrics/core/meta.ts';
 import { fakeDeps } from '../../metrics/pipeline/fake.ts';
 import { cpuSpeedBothEnds } from '../../metrics/pipeline/meta.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeAttribution, type AttributionFile } from '../../metrics/core/attribution-file.ts';
+import { writeAttribution, type AttributionFile } from '../../metrics/store/attribution-file.ts';
 import { makeCell } from '../../metrics/core/cell.ts';
 import { attributionMarkdown, attributionSection } from '../../metrics/report/attribution.ts';
 import type { ReportContext } from '../../metrics/report/contract.ts';

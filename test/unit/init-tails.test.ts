@@ -14,7 +14,7 @@ import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../../metrics/analyse/calibration.ts';
 import { leaveOneOut, shippedCodeLoading, type LooRow, type TermModel } from '../../metrics/analyse/code-loading.ts';
 import { shiftedTail, tailsOf, type Tail } from '../../metrics/analyse/init-tails.ts';
-import type { CodeLoadingRow } from '../../metrics/core/lambda-code-loading.ts';
+import type { CodeLoadingRow } from '../../metrics/calibration/lambda-code-loading.ts';
 import {
   parseReferenceTable,
   readReferenceTable,
@@ -22,7 +22,7 @@ import {
   SHIPPED_REFERENCE_FILE,
   type ReferenceTable,
   type Spread,
-} from '../../metrics/core/lambda-reference.ts';
+} from '../../metrics/calibration/lambda-reference.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { runLambdaReference } from '../../metrics/pipeline/lambda-reference.ts';
 import { cell, sampleOf } from '../support/synthetic.ts';

@@ -7,10 +7,10 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from './errors.ts';
-import { META_FILE } from './meta.ts';
+import { UsageError } from '../core/errors.ts';
+import { META_FILE } from '../core/meta.ts';
 import { isRunFile } from './run-folder.ts';
-import { SAMPLES_FILE } from './samples.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
 
 /** A path with every existing part resolved (symbolic links, `..`), so a link to samples.jsonl is seen as that. */
 function resolved(file: string): string {

@@ -6,8 +6,8 @@
  */
 import { ATTRIBUTION_FILE } from './attribution-file.ts';
 import { HYPERFINE_FILE } from './hyperfine-file.ts';
-import { META_FILE } from './meta.ts';
-import { SAMPLES_FILE } from './samples.ts';
+import { META_FILE } from '../core/meta.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
 
 /** The raw data: what the run measured (samples, meta, the profiles' attribution, hyperfine's figures). */
 const RAW_FILES: readonly string[] = [SAMPLES_FILE, META_FILE, ATTRIBUTION_FILE, HYPERFINE_FILE];

@@ -7,8 +7,8 @@
  * measurement of the same function.
  */
 import path from 'node:path';
-import { UsageError } from './errors.ts';
-import { readTextBounded } from './files.ts';
+import { UsageError } from '../core/errors.ts';
+import { readTextBounded } from '../store/files.ts';
 
 /** The reference function every row measured. */
 export const REFERENCE_HANDLER = 'exports.handler = () => ({statusCode: 200})';

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseCell, type Cell } from './cell.ts';
+import { parseCell, type Cell } from '../core/cell.ts';
 import { readTextBounded, writeFileWhole } from './files.ts';
 
 /* the figures of one profile (analyse/attribution.ts computes them) */

@@ -9,7 +9,7 @@
  */
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, UsageError } from './errors.ts';
+import { EnvironmentError, UsageError } from '../core/errors.ts';
 
 function why(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;

@@ -9,8 +9,8 @@
  * from this file. Read as untrusted input: every figure is checked, the error names what is wrong.
  */
 import path from 'node:path';
-import { UsageError } from './errors.ts';
-import { readTextBounded } from './files.ts';
+import { UsageError } from '../core/errors.ts';
+import { readTextBounded } from '../store/files.ts';
 import { isDay } from './lambda-reference.ts';
 
 export interface CodeLoadingSource {

@@ -4,7 +4,7 @@
  * format (measure/hyperfine.ts, analyse/crosscheck.ts, report/hyperfine-json.ts) share it.
  */
 import { existsSync } from 'node:fs';
-import { UsageError } from './errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { readTextBounded } from './files.ts';
 import path from 'node:path';
 import { median } from 'simple-statistics';
