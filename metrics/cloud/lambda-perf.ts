@@ -1,5 +1,5 @@
 /**
- * Building the calibration table (core/lambda-reference.ts) from real cold starts of the hello-world
+ * Building the calibration table (calibration/lambda-reference.ts) from real cold starts of the hello-world
  * reference function:
  *
  * - maxday/lambda-perf's daily data files (`data/YYYY-MM-DD.json`: `runtimeData`, one entry per

@@ -3,9 +3,8 @@
  * run folder may come from anywhere, be edited by hand or be torn): a record is taken only when every
  * figure a report computes with is a finite, non-negative number within what a timeline can hold, so
  * no table shows `-Infinity` or `NaN`; otherwise the error names the line, the field and its value.
+ * Appending and reading the file are store/samples-file.ts.
  */
-import { appendLine, readLinesBounded } from '../store/files.ts';
-import { UsageError } from './errors.ts';
 import { parseCell, type Cell } from './cell.ts';
 
 /** The file of a run folder that holds every sample, one JSON record per line. */
@@ -129,55 +128,6 @@ export interface SampleRecord {
   invalidBody?: InvalidBodyCheck;
   /** the first hits after the timed answer (runs with --first-hits above 0) */
   firstHits?: FirstHits;
-}
-
-export function appendSample(file: string, sample: SampleRecord): void {
-  appendLine(file, JSON.stringify(sample));
-}
-
-export class SamplesFileError extends Error {}
-
-/**
- * A line of samples.jsonl longer than this is an error naming it: a record is under a few KiB (a
- * thousand first hits, a failure's reason cut to its first lines), so such a line is not one.
- */
-export const MAX_SAMPLE_LINE = 4 * 2 ** 20;
-
-/**
- * Call `each` with every sample of samples.jsonl in order, reading it line by line (memory bounded by
- * the line, not the file: a run folder may hold an import of a million cold starts). A line that is
- * not a sample is an error naming the line; only a torn last line (a run killed mid-write) is skipped.
- */
-export function forEachSample(file: string, each: (sample: SampleRecord) => void): void {
-  // a line that is not JSON is an error only once another line follows it
-  let torn: number | undefined;
-  try {
-    readLinesBounded(file, SAMPLES_FILE, { maxLine: MAX_SAMPLE_LINE, overlong: 'error' }, (line, number) => {
-      if (torn !== undefined) throw new SamplesFileError(`${file}:${torn} is not JSON`);
-      if (!line.trim()) return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        torn = number;
-        return;
-      }
-      const parsed = parseSampleRecord(value);
-      if (!parsed.ok) throw new SamplesFileError(`${file}:${number} is not a sample record: ${parsed.reason}`);
-      each(parsed.record);
-    });
-  } catch (error) {
-    if (error instanceof SamplesFileError) throw error;
-    if (error instanceof UsageError) throw new SamplesFileError(error.message);
-    throw new SamplesFileError(`cannot read ${file}`);
-  }
-}
-
-/** Read samples.jsonl whole into an array (small runs; a report reads it with forEachSample). */
-export function readSamples(file: string): SampleRecord[] {
-  const samples: SampleRecord[] = [];
-  forEachSample(file, (sample) => samples.push(sample));
-  return samples;
 }
 
 /** The largest time a record may hold, ms: about 11.6 days, far beyond any sample's limit. */

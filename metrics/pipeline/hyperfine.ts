@@ -12,7 +12,7 @@ import path from 'node:path';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../store/files.ts';
-import { HYPERFINE_FILE, type HyperfineRunInfo } from '../store/hyperfine-file.ts';
+import { HYPERFINE_FILE, type HyperfineRunInfo } from '../core/hyperfine.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { CHILD_NODE_ENV, PASSED_ENV, type ChildEnvironment } from '../measure/environment.ts';

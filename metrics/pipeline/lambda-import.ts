@@ -13,7 +13,8 @@ import { MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platfo
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
 import { fileError, writeAll } from '../store/files.ts';
-import { META_VERSION, runnerInfo, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { META_VERSION, type RunMeta } from '../core/meta.ts';
+import { runnerInfo, toolVersion, writeMeta } from '../store/meta-file.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { processAlive, selfOwner } from '../measure/owner.ts';
 import { makeWritableDir } from '../store/out-dir.ts';

@@ -16,12 +16,15 @@ import {
 } from '../analyse/precision.ts';
 import { writeAttribution } from '../store/attribution-file.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
-import { cpuSpeedsOf, type LocalCpuSpeed } from '../calibration/lambda-cpu-reference.ts';
+import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { writeMeta, type RunMeta } from '../core/meta.ts';
+import type { RunMeta } from '../core/meta.ts';
+import { writeMeta } from '../store/meta-file.ts';
 import type { RunSpec } from '../core/run-spec.ts';
 import { hasVariants } from '../analyse/answer.ts';
-import { appendSample, SAMPLES_FILE } from '../core/samples.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { appendSample } from '../store/samples-file.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
 import { exitCodeOfSignal } from '../measure/children.ts';
 import { NO_VALGRIND } from '../measure/counting.ts';

@@ -13,7 +13,7 @@
 import { writeFileWhole } from '../store/files.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel, shownDimensions, type Cell } from '../core/cell.ts';
-import type { HyperfineFile, HyperfineResult } from '../store/hyperfine-file.ts';
+import type { HyperfineFile, HyperfineResult } from '../core/hyperfine.ts';
 import { DEFAULT_EXPORT_METRIC, type Metric } from '../core/samples.ts';
 
 /** Where a file came from; hyperfine's readers look at `results` only. */

@@ -16,8 +16,9 @@ import { ms } from '../core/format.ts';
 import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../calibration/lambda-reference.ts';
 import { CodeLoadingDataError, type CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
-import { readMeta } from '../core/meta.ts';
-import { forEachSample, HEADLINE_METRICS, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { readMeta } from '../store/meta-file.ts';
+import { HEADLINE_METRICS, SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
+import { forEachSample, SamplesFileError } from '../store/samples-file.ts';
 import {
   ATTRIBUTION_CHART,
   ATTRIBUTION_MD,

@@ -7,7 +7,20 @@
  * check for a short write, which is what a filling disk returns before ENOSPC: the full-disk test
  * found a truncated chart renamed into place.
  */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 
@@ -249,4 +262,11 @@ export function readLinesBounded(file: string, what: string, reading: LineReadin
   } finally {
     closeSync(fd);
   }
+}
+
+/** An app's file (measure's --entry) must exist and be a file and be a file: a one-line UsageError otherwise. */
+export function checkAppFile(option: string, file: string): string {
+  if (!existsSync(file)) throw new UsageError(`${option}: ${file} does not exist`);
+  if (!statSync(file).isFile()) throw new UsageError(`${option}: ${file} is not a file`);
+  return file;
 }

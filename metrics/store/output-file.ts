@@ -1,7 +1,7 @@
 /**
  * Raw data is sacred: an output option that names a file (`--export-json`, compare's `--out`) may
  * never name a run folder's raw data (samples.jsonl, meta.json) or any other file a run writes into
- * its folder (core/run-folder.ts: attribution.json, hyperfine.json, the report, the charts, hidden
+ * its folder (store/run-folder.ts: attribution.json, hyperfine.json, the report, the charts, hidden
  * files such as a lock). One check for every such option, made when the options are read: before the
  * first sample, not after the run.
  */

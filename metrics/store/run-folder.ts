@@ -4,8 +4,8 @@
  * compare's `--out`) may name none of them (cli/output-file.ts); test/unit/run-folder.test.ts checks
  * that every file the report writes is here.
  */
-import { ATTRIBUTION_FILE } from './attribution-file.ts';
-import { HYPERFINE_FILE } from './hyperfine-file.ts';
+import { ATTRIBUTION_FILE } from '../core/attribution.ts';
+import { HYPERFINE_FILE } from '../core/hyperfine.ts';
 import { META_FILE } from '../core/meta.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 

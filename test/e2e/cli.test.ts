@@ -13,7 +13,7 @@ import { parse } from 'csv-parse/sync';
 import { median } from 'simple-statistics';
 import { buildProgram } from '../../metrics/cli/main.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { CLI, processesWith, ROOT, runCli as cli, runClis, tempDir as tmp, waitFor, type CliResult } from '../support/helpers.ts';
 import { assertUsageError as assertOneLineError } from '../support/usage-error.ts';
 

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readAttribution } from '../../metrics/store/attribution-file.ts';
-import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
+import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { processesWith, ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
 /** A folder of apps that resolves the project's packages (a node_modules link), as a user's project does. */

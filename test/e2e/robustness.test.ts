@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { EnvironmentError, UsageError } from '../../metrics/core/errors.ts';
 import { appendLine, writeFileWhole } from '../../metrics/store/files.ts';
-import { readMeta } from '../../metrics/core/meta.ts';
+import { readMeta } from '../../metrics/store/meta-file.ts';
 import { checkOutDir, makeWritableDir, pseudoFilesystem } from '../../metrics/store/out-dir.ts';
 import { markedProcesses, OWNER_ENV } from '../../metrics/measure/marked.ts';
 import { ownerAlive, ownerTag, parseOwnerTag, processStart } from '../../metrics/measure/owner.ts';

@@ -181,7 +181,7 @@ describe('the shift model', () => {
 // ---- the comparison with public real distributions (docs/guide/lambda.md, "Tails of the estimate")
 
 /**
- * The public functions are those the code-loading term is fitted on (core/lambda-code-loading.json,
+ * The public functions are those the code-loading term is fitted on (calibration/lambda-code-loading.json,
  * one data file for both): their median estimate is the term's leave-one-out one (k fitted without
  * the function), or without the term (k = 0), and the tail's spread is the shipped table's row of
  * the same line, architecture and memory size (Deno's runs state no line: nodejs20.x, the newest then).
