@@ -4,6 +4,8 @@
  * - no cycles;
  * - the layers: a folder of metrics/ (and generators/) imports only the folders on its row of LAYERS (and itself);
  *   test/ may import anything;
+ * - metrics/core/ is pure: it imports no node:fs, node:child_process, node:os (nor net, http, worker_threads);
+ *   run-folder I/O is metrics/store/, the shipped calibration data and its loaders metrics/calibration/;
  * - test/unit/ and test/pipeline/ start no process: they may not import node:child_process.
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -11,14 +13,17 @@
 /** Which layers each layer may import, besides itself. generators/ is a layer at the top level. */
 const LAYERS = {
   core: [],
+  store: ['core'],
+  calibration: ['core', 'store'],
   generators: ['core'],
-  analyse: ['core'],
+  analyse: ['core', 'calibration'],
   plan: ['core', 'generators'],
-  cloud: ['core', 'generators'],
-  measure: ['core', 'generators', 'plan'],
-  report: ['core', 'analyse'],
-  pipeline: ['core', 'generators', 'analyse', 'plan', 'cloud', 'measure', 'report'],
-  cli: ['core', 'pipeline'],
+  cloud: ['core', 'store', 'calibration', 'generators'],
+  measure: ['core', 'store', 'generators', 'plan'],
+  report: ['core', 'store', 'calibration', 'analyse'],
+  pipeline: ['core', 'store', 'calibration', 'generators', 'analyse', 'plan', 'cloud', 'measure', 'report'],
+  // the checks of output files (store/output-file.ts) and the shipped reference's defaults (calibration/) name flags
+  cli: ['core', 'store', 'calibration', 'pipeline'],
   // the project's own tools, above the CLI: help-md.ts writes docs/reference/cli.md from the program
   tools: ['core', 'cli'],
 };
@@ -55,6 +60,14 @@ module.exports = {
       comment: 'every file of metrics/ belongs to a layer: a new folder needs its row in LAYERS',
       from: { path: '^metrics/', pathNot: Object.keys(LAYERS).map(folder) },
       to: {},
+    },
+    {
+      name: 'core-is-pure',
+      severity: 'error',
+      comment:
+        'metrics/core is the pure domain: no file system, no process, no machine facts. Reading and writing run folders is metrics/store',
+      from: { path: '^metrics/core/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|os|net|http|worker_threads)$' },
     },
     {
       name: 'unit-spawns-nothing',

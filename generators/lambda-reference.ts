@@ -3,7 +3,7 @@
  * follows no route contract): exactly the handler maxday/lambda-perf deploys every day,
  * `exports.handler = () => ({statusCode: 200})`, after the Lambda probe. A run with Lambda cells
  * measures it under each of their settings, so the report can set it beside the same function's
- * real cold starts (metrics/core/lambda-reference.ts) and derive what Lambda adds.
+ * real cold starts (metrics/calibration/lambda-reference.ts) and derive what Lambda adds.
  */
 import { lambdaFileHeader } from './lambda-probe.ts';
 import type { FrameworkGenerator } from './types.ts';

@@ -95,11 +95,16 @@ export function quartiles(stats: Stats): { p25: number; p75: number } {
   return { p25: quantile(sorted, 0.25), p75: quantile(sorted, 0.75) };
 }
 
-/** `seed` makes the bootstrap reproducible: aggregate passes the cell key and the metric. */
+/**
+ * `seed` makes the bootstrap reproducible: aggregate passes the cell key and the metric. The bootstrap
+ * interval (2,000 seeded resamples, most of a report's CPU time) is computed when first read, once:
+ * many described columns (rss, heap, CPU marks) are read only for their median.
+ */
 export function describe(values: number[], seed = ''): Stats | undefined {
   if (values.length === 0) return undefined;
   const lowest = min(values);
   const highest = max(values);
+  let ci95: { value: Interval | undefined } | undefined;
   return {
     n: values.length,
     median: median(values),
@@ -108,7 +113,10 @@ export function describe(values: number[], seed = ''): Stats | undefined {
     min: lowest,
     max: highest,
     values,
-    ci95: bootstrapMedianCI(values, `coldstart|${seed}`),
+    get ci95() {
+      ci95 ??= { value: bootstrapMedianCI(values, `coldstart|${seed}`) };
+      return ci95.value;
+    },
     outliers: madOutliers(values),
     wide: isWideSpread(lowest, highest),
   };

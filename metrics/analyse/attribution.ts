@@ -20,7 +20,7 @@
  * No npm package parses a .cpuprofile into these figures (the ones on the registry are profilers or
  * viewers), and the format is a small tree (nodes, samples, timeDeltas): so it is read here.
  */
-import type { Attribution, ModuleLoad } from '../core/attribution-file.ts';
+import type { Attribution, ModuleLoad } from '../core/attribution.ts';
 import type { CpuProfile, CpuProfileNode } from '../core/cpu-profile.ts';
 import { OWNER, ownerOf, pathOf } from '../core/packages.ts';
 

@@ -14,7 +14,7 @@
  *   the reference is its real unthrottled Duration × REFERENCE_CPU_FRACTION. When the run timed the
  *   CPU reference's loop here (meta.json lambda.cpuSpeed), the cell's CPU is the reference's Lambda CPU
  *   plus what the cell spends beyond the local reference, at Lambda's speed (the loop's real CPU time
- *   over its local one, core/lambda-cpu-reference.ts). Runs from before that scale the cell's CPU by
+ *   over its local one, calibration/lambda-cpu-reference.ts). Runs from before that scale the cell's CPU by
  *   the reference's Lambda CPU over its local CPU, as they always did.
  *
  * Imported cells (`aws-lambda`) are real and get no estimate; the reference's own cells get one
@@ -22,15 +22,10 @@
  */
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
+import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../calibration/lambda-reference.ts';
 import type { CellSummary, LambdaSummary } from './aggregate.ts';
-import {
-  CPU_REFERENCE,
-  lambdaCpuPerIteration,
-  localCpuPerIteration,
-  type CpuReferenceRow,
-  type LocalCpuSpeed,
-} from '../core/lambda-cpu-reference.ts';
+import { CPU_REFERENCE, lambdaCpuPerIteration, localCpuPerIteration, type CpuReferenceRow } from '../calibration/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 import { storedValue, VARIANTS } from '../core/dimensions.ts';
 import { codeLoadingTerm, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
@@ -127,7 +122,7 @@ export function calibrate(
   architecture: string,
   /** meta.json's lambda.cpuSpeed: this machine's CPU for the CPU reference's loop, by the cells' runtime */
   cpuSpeeds: Record<string, LocalCpuSpeed> = {},
-  /** the code-loading term's model (core/lambda-code-loading.json through termModel); without it, no term */
+  /** the code-loading term's model (calibration/lambda-code-loading.json through termModel); without it, no term */
   codeLoading?: TermModel,
 ): Map<string, Calibration> {
   const byKey = new Map(summaries.map((s) => [cellKey(s.cell), s]));

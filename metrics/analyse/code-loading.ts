@@ -10,14 +10,14 @@
  *   excess     = (ratio − 1) × H, H = the hello world's Init here on the day k was fitted (its line)
  *   estimate   = the real hello world + excess + k × max(0, excess)
  *
- * k is fitted by least squares on public real Init Durations (core/lambda-code-loading.json): for a
+ * k is fitted by least squares on public real Init Durations (calibration/lambda-code-loading.json): for a
  * row with a real hello world of the same weeks, real − (that hello world + the excess) = k × the
  * excess; rows of apps whose real hello world is unknown (behind the Lambda Web Adapter) share an
  * offset per group, so only their differences inform k. Leave-one-out holds out every row of one
  * function, fits on the rest and predicts it.
  */
 import { mean, median } from 'simple-statistics';
-import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../core/lambda-code-loading.ts';
+import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../calibration/lambda-code-loading.ts';
 
 /** What the term added to one estimate. */
 export interface CodeLoadingTerm {

@@ -1,12 +1,12 @@
 /**
  * hyperfine.json in a run folder: matching its results back to cells, and the
  * cross-check of the runner's `listen` against hyperfine's process time (exec to exit) per cell.
- * The file's format and reader are in core/hyperfine-file.ts; the report shows the result.
+ * The file's format is core/hyperfine.ts, its reader store/hyperfine-file.ts; the report shows the result.
  */
 import { median } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
 import { cellKey, cellLabel, compareCells, parseCell, type Cell } from '../core/cell.ts';
-import type { HyperfineFile, HyperfineResult, HyperfineRunInfo } from '../core/hyperfine-file.ts';
+import type { HyperfineFile, HyperfineResult, HyperfineRunInfo } from '../core/hyperfine.ts';
 
 /** The cell a result measured, from its parameters (framework, variant, routes, …); undefined without them. */
 export function cellOfResult(result: HyperfineResult): Cell | undefined {

@@ -23,7 +23,7 @@
  *   function was found.
  */
 import type { Calibration } from './calibration.ts';
-import type { Spread } from '../core/lambda-reference.ts';
+import type { Spread } from '../calibration/lambda-reference.ts';
 
 /** Three percentiles of a modelled distribution, ms. */
 export interface Tail {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { ARCHITECTURE_CHOICES, parseArchitecture } from '../core/lambda-platform.ts';
-import { DEFAULT_LAMBDA_PERF_DAYS, MAX_LAMBDA_PERF_FILES, SHIPPED_REFERENCE_FILE } from '../core/lambda-reference.ts';
+import { DEFAULT_LAMBDA_PERF_DAYS, MAX_LAMBDA_PERF_FILES, SHIPPED_REFERENCE_FILE } from '../calibration/lambda-reference.ts';
 import { parseInteger } from '../core/parse.ts';
 import { runLambdaReference } from '../pipeline/lambda-reference.ts';
 import { addTypedCommand, byDefault, oldSpelling } from './groups/common.ts';

@@ -1,5 +1,5 @@
 /**
- * Building the calibration table (core/lambda-reference.ts) from real cold starts of the hello-world
+ * Building the calibration table (calibration/lambda-reference.ts) from real cold starts of the hello-world
  * reference function:
  *
  * - maxday/lambda-perf's daily data files (`data/YYYY-MM-DD.json`: `runtimeData`, one entry per
@@ -14,7 +14,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { quantileSorted } from 'simple-statistics';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../core/files.ts';
+import { readTextBounded } from '../store/files.ts';
 import {
   DEFAULT_LAMBDA_PERF_DAYS,
   isDay,
@@ -25,7 +25,7 @@ import {
   type ReferenceRow,
   type ReferenceTable,
   type Spread,
-} from '../core/lambda-reference.ts';
+} from '../calibration/lambda-reference.ts';
 import { readReportFile } from './import.ts';
 import { MAX_DURATION_MS, MAX_INIT_MS, MAX_MEMORY_MB, MIN_MEMORY_MB, type Architecture } from '../core/lambda-platform.ts';
 

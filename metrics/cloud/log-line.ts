@@ -2,7 +2,7 @@
  * Lines of a plain-text log file, read one at a time: a REPORT line, an INIT_REPORT line, an event of
  * Lambda's JSON log format (json-log.ts), or anything else (START, END, the function's own output),
  * which is ignored. A line may carry a timestamp (and a log stream) before its message.
- * Files are read line by line in bounded memory by core/files.ts's readLinesBounded (synchronously:
+ * Files are read line by line in bounded memory by store/files.ts's readLinesBounded (synchronously:
  * an import has nothing else to do meanwhile, and the callers stay simple).
  */
 import { parsePlatformEvent } from './json-log.ts';

@@ -14,8 +14,8 @@ import { contractOf, PROBE_NAME, routePath } from '../../generators/contract.ts'
 import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
 import type { Contract } from '../../generators/types.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
-import { writeFileWhole } from '../core/files.ts';
-import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
+import { writeFileWhole } from '../store/files.ts';
+import { checkOutDir, makeWritableDir } from '../store/out-dir.ts';
 import { functionName, FunctionNameError, type FunctionCell } from '../core/function-name.ts';
 import { packageReadme } from './package-readme.ts';
 import { samTemplateYaml } from './sam-template.ts';

@@ -3,7 +3,6 @@
  * for its first answer, with the checks of its name and file. The plan builds it from the options, the targets read it, and
  * meta.json records it.
  */
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.ts';
 import type { Target } from './dimensions.ts';
@@ -106,13 +105,6 @@ export function lambdaTaskRoot(file: string, exportName: string, root: string): 
   const taskRoot = inside ? path.resolve(root) : path.dirname(resolved);
   const module = path.relative(taskRoot, resolved).slice(0, -path.extname(resolved).length || undefined);
   return { taskRoot, handler: `${module.split(path.sep).join('/')}.${exportName}` };
-}
-
-/** The file must exist and be a file: a one-line UsageError otherwise. */
-export function checkAppFile(option: string, file: string): string {
-  if (!existsSync(file)) throw new UsageError(`${option}: ${file} does not exist`);
-  if (!statSync(file).isFile()) throw new UsageError(`${option}: ${file} is not a file`);
-  return file;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

@@ -4,15 +4,11 @@
  * the share that other processes used (busy time minus this process and its children's, from
  * /proc/self/stat). Readings are taken when the run starts, every few seconds during it (an
  * unref'd timer: it never keeps the process alive) and when it stops; the summary goes into
- * meta.json and says whether wall times were inflated by other work.
+ * meta.json and says whether wall times were inflated by other work. Parsing and summarising are
+ * here; the monitor that takes the readings is measure/load-monitor.ts.
  */
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import { median } from 'simple-statistics';
 
-export const PROC_STAT = '/proc/stat';
-export const PROC_SELF_STAT = '/proc/self/stat';
-export const LOAD_INTERVAL_MS = 5000;
 /** Other processes took at least this share of all cores' time while samples ran: busy. */
 export const BUSY_OTHERS_SHARE = 0.25;
 /** The hypervisor stole at least this share of the CPU time: busy. */
@@ -63,15 +59,6 @@ export function parseSelfStat(text: string): number | undefined {
   const ticks = rest.slice(11, 15).map(Number);
   if (ticks.length < 4 || ticks.some((n) => !Number.isFinite(n) || n < 0)) return undefined;
   return ticks.reduce((a, b) => a + b, 0);
-}
-
-function readOptional<T>(file: string | undefined, parse: (text: string) => T | undefined): T | undefined {
-  if (!file) return undefined;
-  try {
-    return parse(readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 /** Shares of the elapsed CPU time (all cores) between two readings; each from 0 to 1. */
@@ -199,58 +186,6 @@ export function summarizeLoad(readings: LoadReading[], cores: number): LoadSumma
     summary.warning = `${load} while samples ran: wall times are inflated; compare CPU times`;
   }
   return summary;
-}
-
-export interface LoadMonitorOptions {
-  /** /proc/stat, or a fake one; undefined or a missing file: load average only */
-  procStat?: string;
-  /** /proc/self/stat, or a fake one */
-  selfStat?: string;
-  intervalMs?: number;
-  loadavg?: () => number[];
-  cores?: number;
-  now?: () => Date;
-}
-
-export interface LoadMonitor {
-  /** take a reading now (the timer calls this; tests may too) */
-  tick(): void;
-  /** take the last reading, stop the timer and summarise; later calls return the same summary */
-  stop(): LoadSummary;
-}
-
-/** Take the first reading now and one every `intervalMs` until stop(). Synchronous: stop() is safe in an exit handler. */
-export function startLoadMonitor(options: LoadMonitorOptions = {}): LoadMonitor {
-  const procStat = 'procStat' in options ? options.procStat : PROC_STAT;
-  const selfStat = 'selfStat' in options ? options.selfStat : PROC_SELF_STAT;
-  const loadavg = options.loadavg ?? os.loadavg;
-  const cores = options.cores ?? os.availableParallelism();
-  const now = options.now ?? (() => new Date());
-  const readings: LoadReading[] = [];
-  const tick = () => {
-    const [l1 = 0, l5 = 0, l15 = 0] = loadavg();
-    const reading: LoadReading = { at: now().toISOString(), load: [l1, l5, l15] };
-    const cpu = readOptional(procStat, parseProcStat);
-    if (cpu) reading.cpu = cpu;
-    const own = readOptional(selfStat, parseSelfStat);
-    if (own !== undefined) reading.ownTicks = own;
-    readings.push(reading);
-  };
-  tick();
-  const timer = setInterval(tick, options.intervalMs ?? LOAD_INTERVAL_MS);
-  timer.unref();
-  let summary: LoadSummary | undefined;
-  return {
-    tick,
-    stop() {
-      if (!summary) {
-        clearInterval(timer);
-        tick();
-        summary = summarizeLoad(readings, cores);
-      }
-      return summary;
-    },
-  };
 }
 
 /** A stored load summary (meta.json is untrusted JSON): the fields the report reads, or undefined. */

@@ -2,16 +2,11 @@
  * meta.json: what a run was, on what machine, with which versions, and what the children did not get.
  * Version 2 records what was asked as a typed `spec` (core/meta-spec.ts); a meta.json without a
  * version is v1 (a flat `options` object) and is upgraded when read, so old run folders report the
- * same; a version newer than this tool reads is refused with one line (exit 2).
+ * same; a version newer than this tool reads is refused with one line (exit 2). The types and the
+ * parsing are here; reading and writing the file, and the machine's facts, are in store/meta-file.ts.
  */
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { PROJECT_ROOT } from './paths.ts';
 import { UsageError } from './errors.ts';
-import { readTextBounded, writeFileWhole } from './files.ts';
 import { oneLine } from './escape.ts';
-import type { LocalCpuSpeed } from './lambda-cpu-reference.ts';
 import type { LoadSummary } from './load.ts';
 import { parseMetaSpec, upgradeV1Options, type MetaSpec } from './meta-spec.ts';
 
@@ -27,7 +22,18 @@ export interface FrameworkMeta {
   commits?: Record<string, string>;
 }
 
+/**
+ * This machine's CPU time for the CPU reference's loop (calibration/lambda-cpu-reference.ts) on one
+ * runtime (measure/cpu-speed.ts), as meta.json keeps it.
+ */
+export interface LocalCpuSpeed {
+  iterations: number;
+  /** each process's CPU time for the loop, ms */
+  cpuMs: number[];
+}
+
 /** What meta.json says of a run's Lambda cells (runs without Lambda cells have none). */
+
 export interface LambdaMeta {
   /** each cell (by label): how it started and its events' payload format; for `ric`, the node flags and the variables the bootstrap adds */
   starts: Record<string, { bootstrap: string; runtime: string; eventFormat: string; flags?: string[]; env?: Record<string, string> }>;
@@ -87,52 +93,13 @@ export interface RunMeta {
   shipped?: ShippedMeta;
 }
 
-export function machine(): RunMeta['machine'] {
-  const cpus = os.cpus();
-  return {
-    os: `${os.platform()} ${os.arch()} ${os.release()}`,
-    cpu: cpus[0]?.model.trim() ?? 'unknown',
-    cores: os.availableParallelism(),
-    memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
-  };
-}
-
 export const META_FILE = 'meta.json';
 
-/** The tool's own version, from its package.json. */
-/** The node that runs coldstart itself (the children's runtimes are `runtimes`). */
-export function runnerInfo(): RunMeta['runner'] {
-  return { node: process.version };
-}
-
-export function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
-export function writeMeta(dir: string, meta: RunMeta): void {
-  writeFileWhole(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
-}
-
 /**
- * meta.json of a run folder, or undefined when absent or not JSON (reports then say less); a folder
- * in its place, or JSON that is not an object, is a UsageError naming the file.
+ * meta.json's text as the reports read it (store/meta-file.ts reads the file): text that is not JSON,
+ * JSON that is not an object, or a version newer than this tool reads is a UsageError naming `file`.
  */
-/** meta.json is a few kB (a merge of many parts some hundreds): a larger one is not a run's */
-const MAX_META_BYTES = 16 * 1024 * 1024;
-
-export function readMeta(dir: string): RunMeta | undefined {
-  const file = path.join(dir, META_FILE);
-  let text: string;
-  try {
-    text = readTextBounded(file, MAX_META_BYTES, "a run's meta.json");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+export function parseMetaText(text: string, file: string): RunMeta {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,10 +1,10 @@
 /**
- * This machine's CPU time for the CPU reference's workload (core/lambda-cpu-reference.ts) on a
+ * This machine's CPU time for the CPU reference's workload (calibration/lambda-cpu-reference.ts) on a
  * runtime's node: the same loop of chained SHA-256 digests, in fresh processes, timed by the child
  * itself (process.cpuUsage). The script is a constant: nothing from outside is interpolated.
  */
 import { spawnSync } from 'node:child_process';
-import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
 import { childEnvironment } from './environment.ts';
 
 /** Iterations per process (a quarter of the reference's million: about 0.3 s here), and processes per runtime. */

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { withParentDeath } from './parent-death.ts';
 import { readFileSync, rmSync } from 'node:fs';
-import { parseHyperfineJson } from '../core/hyperfine-file.ts';
+import { parseHyperfineJson } from '../core/hyperfine.ts';
 import { stopGroup, track } from './children.ts';
 import { childEnvironment, type ChildEnvironment } from './environment.ts';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { GENERATED_DIR } from '../../generators/write.ts';
-import type { AttributionFile, CellAttribution } from '../core/attribution-file.ts';
+import type { AttributionFile, CellAttribution } from '../core/attribution.ts';
 import { isCpuProfile, type CpuProfile } from '../core/cpu-profile.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import type { PlannedRun } from '../plan/order.ts';

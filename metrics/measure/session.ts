@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
 import { catchInterrupts, killAll, liveChildren, type InterruptGuard } from './children.ts';
 import { cleanLeftovers, scratchPrefix } from './leftovers.ts';
-import { makeWritableDir } from '../core/out-dir.ts';
+import { makeWritableDir } from '../store/out-dir.ts';
 import { isLockFile, lockFolder, type FolderLock } from './run-lock.ts';
 import { useGenerated } from './generated-users.ts';
 

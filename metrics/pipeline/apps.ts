@@ -7,7 +7,6 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   appNameOf,
-  checkAppFile,
   checkAppName,
   DEFAULT_CONTENT_TYPE,
   parseContentType,
@@ -19,9 +18,10 @@ import {
   type AppRequest,
   type AppSpec,
 } from '../core/app.ts';
+import { checkAppFile } from '../store/files.ts';
 import { displayPath } from '../core/display.ts';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../core/files.ts';
+import { readTextBounded } from '../store/files.ts';
 import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { parseList } from '../core/parse.ts';
 

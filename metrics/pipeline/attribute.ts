@@ -3,7 +3,7 @@
  * packages (analyse/attribution.ts) as soon as it is read, so no more than one profile is held at a time.
  */
 import { attributeProfile } from '../analyse/attribution.ts';
-import type { CellAttribution } from '../core/attribution-file.ts';
+import type { CellAttribution } from '../core/attribution.ts';
 import type { PlannedCell } from '../plan/cells.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
 import type { RunContext } from '../measure/planned-run.ts';

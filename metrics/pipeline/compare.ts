@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { compareSummaries, emptyGate, DEFAULT_COMPARE_METRIC, type Comparison, type MetricName } from '../analyse/compare.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
-import { writeFileWhole } from '../core/files.ts';
-import { checkOutputFile } from '../core/output-file.ts';
+import { writeFileWhole } from '../store/files.ts';
+import { checkOutputFile } from '../store/output-file.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
 import { loadRun } from '../report/write.ts';
 

@@ -7,7 +7,7 @@
  * plan, the rounds, meta.json, the report) is the real code.
  */
 import { Writable } from 'node:stream';
-import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
 import { summarizeLoad } from '../core/load.ts';
 import { SampleFileCache } from '../measure/file-cache.ts';
 import { resolveLimits } from '../measure/planned-run.ts';

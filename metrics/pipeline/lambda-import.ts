@@ -12,11 +12,12 @@ import { describeImport, readImport, type ImportedRun } from '../cloud/import.ts
 import { MB_PER_GB, MB_PER_VCPU, type Architecture } from '../core/lambda-platform.ts';
 import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
-import { fileError, writeAll } from '../core/files.ts';
-import { META_VERSION, runnerInfo, toolVersion, writeMeta, type RunMeta } from '../core/meta.ts';
+import { fileError, writeAll } from '../store/files.ts';
+import { META_VERSION, type RunMeta } from '../core/meta.ts';
+import { runnerInfo, toolVersion, writeMeta } from '../store/meta-file.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { processAlive, selfOwner } from '../measure/owner.ts';
-import { makeWritableDir } from '../core/out-dir.ts';
+import { makeWritableDir } from '../store/out-dir.ts';
 import { writeReport } from '../report/write.ts';
 import { displayPath } from '../core/display.ts';
 

@@ -3,14 +3,14 @@
  * the hello-world reference function by runtime line, architecture and memory size, from
  * maxday/lambda-perf's daily data files and/or the REPORT lines of the reference function you
  * deployed yourself (metrics/cloud/lambda-perf.ts). It writes the table (by default over the one the
- * tool ships, metrics/core/lambda-reference.json) and says its provenance and rows through `log`.
+ * tool ships, metrics/calibration/lambda-reference.json) and says its provenance and rows through `log`.
  */
 import { buildReferenceTable, checkReferenceOut, lambdaPerfDayFiles } from '../cloud/lambda-perf.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { oneLine } from '../core/escape.ts';
-import { DEFAULT_LAMBDA_PERF_DAYS, referenceProvenance, type ReferenceTable } from '../core/lambda-reference.ts';
+import { DEFAULT_LAMBDA_PERF_DAYS, referenceProvenance, type ReferenceTable } from '../calibration/lambda-reference.ts';
 import { displayPath } from '../core/display.ts';
-import { writeFileWhole } from '../core/files.ts';
+import { writeFileWhole } from '../store/files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
 export interface LambdaReferenceOptions {

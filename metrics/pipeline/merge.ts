@@ -9,11 +9,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
-import { META_FILE, readMeta, writeMeta, type RunMeta } from '../core/meta.ts';
-import { forEachSample, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { META_FILE, type RunMeta } from '../core/meta.ts';
+import { readMeta, writeMeta } from '../store/meta-file.ts';
+import { SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
+import { forEachSample, SamplesFileError } from '../store/samples-file.ts';
 import { writeReport } from '../report/write.ts';
-import { writeFileWholeFrom } from '../core/files.ts';
-import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
+import { writeFileWholeFrom } from '../store/files.ts';
+import { checkOutDir, makeWritableDir } from '../store/out-dir.ts';
 import { assertNotHeld } from '../measure/run-lock.ts';
 
 /** What meta.json of a merged run says about one of its parts. */

@@ -9,9 +9,11 @@ import { frameworkVersion, installedCommit, installedVersion } from '../../gener
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
 import { cellLabel } from '../core/cell.ts';
-import { cpuSpeedsOf, type LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
+import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { machine, META_VERSION, runnerInfo, toolVersion, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
+import { META_VERSION, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
+import { machine, runnerInfo, toolVersion } from '../store/meta-file.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
 import { pathRecorder, recordedPaths } from '../core/recorded-paths.ts';

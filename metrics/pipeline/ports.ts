@@ -4,9 +4,10 @@
  * starts no child process. `realDeps()` wires today's real implementations; the CLI passes it, tests
  * and `--debug-mode` pass their own.
  */
-import type { CellAttribution } from '../core/attribution-file.ts';
-import type { LocalCpuSpeed } from '../core/lambda-cpu-reference.ts';
-import { startLoadMonitor, type LoadSummary } from '../core/load.ts';
+import type { CellAttribution } from '../core/attribution.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
+import type { LoadSummary } from '../core/load.ts';
+import { startLoadMonitor } from '../measure/load-monitor.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import { findCountTools, type CountTools } from '../measure/counting.ts';
 import { measureCpuSpeed } from '../measure/cpu-speed.ts';

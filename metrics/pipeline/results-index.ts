@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { writeFileWhole } from '../core/files.ts';
-import { readMeta } from '../core/meta.ts';
+import { writeFileWhole } from '../store/files.ts';
+import { readMeta } from '../store/meta-file.ts';
 import { RESULTS_DIR } from '../measure/session.ts';
 import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
 import { publishedFolders, writeResultsPage } from './results-page.ts';

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileWhole } from '../core/files.ts';
+import { writeFileWhole } from '../store/files.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { HTML_REPORT } from '../report/html.ts';
 import { resultsMarkdown, type PublishedContext } from '../report/results-md.ts';

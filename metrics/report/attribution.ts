@@ -7,7 +7,8 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { OWNER } from '../core/packages.ts';
-import { readAttribution, type AttributionFile, type CellAttribution } from '../core/attribution-file.ts';
+import { readAttribution } from '../store/attribution-file.ts';
+import type { AttributionFile, CellAttribution } from '../core/attribution.ts';
 import { cellLabel, compareCells } from '../core/cell.ts';
 import { markdownTable, ms, percent } from '../core/format.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';

@@ -5,7 +5,7 @@
 import { leaveOneOut, termModel } from '../analyse/code-loading.ts';
 import type { CodeLoadingTerm } from '../analyse/code-loading.ts';
 import { ms } from '../core/format.ts';
-import type { CodeLoadingData } from '../core/lambda-code-loading.ts';
+import type { CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 
 const pct = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(1)} %`;
 
@@ -50,7 +50,7 @@ export function codeLoadingParagraph(data: CodeLoadingData): string {
     `already carries. k is fitted by least squares on ${data.rows.length} real Init Durations of ${functions} public ` +
     `Node.js functions (${sources(data)}), each measured here with this tool (${measured}), against lambda-perf's real ` +
     `hello world of the publications' weeks (${references}), on excesses up to ${ms(model.fittedUpToMs)} ms: beyond ` +
-    `that the term is extrapolated (said in the cell); the data: core/lambda-code-loading.json.`
+    `that the term is extrapolated (said in the cell); the data: calibration/lambda-code-loading.json.`
   );
 }
 

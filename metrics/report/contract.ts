@@ -5,8 +5,8 @@
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import type { Calibration } from '../analyse/calibration.ts';
-import type { ReferenceTable } from '../core/lambda-reference.ts';
-import type { CodeLoadingData } from '../core/lambda-code-loading.ts';
+import type { ReferenceTable } from '../calibration/lambda-reference.ts';
+import type { CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 import type { CostOptions, CostSettings } from '../analyse/cost.ts';
 import type { Align } from '../core/format.ts';
@@ -34,7 +34,7 @@ export interface ReportContext {
   calibrations: ArchitectureCalibration[];
   /** the calibration table, when the run has local Lambda cells */
   reference?: ReferenceTable;
-  /** the code-loading term's data and fit (core/lambda-code-loading.json), when the run has local Lambda cells */
+  /** the code-loading term's data and fit (calibration/lambda-code-loading.json), when the run has local Lambda cells */
   codeLoading?: CodeLoadingData;
   /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
   referenceWarning?: string;

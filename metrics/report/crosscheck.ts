@@ -8,7 +8,8 @@ import { markdownCode, markdownText } from '../core/escape.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellKey } from '../core/cell.ts';
 import { crossCheck, FAR_BELOW_RATIO, isFlagged, typicalGap, type CrossCheck, type Spread } from '../analyse/crosscheck.ts';
-import { HYPERFINE_FILE, HyperfineFileError, readHyperfine } from '../core/hyperfine-file.ts';
+import { readHyperfine } from '../store/hyperfine-file.ts';
+import { HYPERFINE_FILE, HyperfineFileError } from '../core/hyperfine.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { markdownTable, ms, round3 } from '../core/format.ts';
 

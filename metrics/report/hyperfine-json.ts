@@ -10,10 +10,10 @@
  * Every time is in SECONDS and parameter values are strings, as hyperfine writes them. `times` are
  * one metric of every successful sample (firstResponse by default), on the runner's spawn timeline.
  */
-import { writeFileWhole } from '../core/files.ts';
+import { writeFileWhole } from '../store/files.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel, shownDimensions, type Cell } from '../core/cell.ts';
-import type { HyperfineFile, HyperfineResult } from '../core/hyperfine-file.ts';
+import type { HyperfineFile, HyperfineResult } from '../core/hyperfine.ts';
 import { DEFAULT_EXPORT_METRIC, type Metric } from '../core/samples.ts';
 
 /** Where a file came from; hyperfine's readers look at `results` only. */

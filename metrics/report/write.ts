@@ -3,7 +3,7 @@
  * output format is one entry in OUTPUTS, so `npm run report -- DIR` and a live run write the same.
  */
 import { existsSync } from 'node:fs';
-import { writeFileWhole } from '../core/files.ts';
+import { writeFileWhole } from '../store/files.ts';
 import path from 'node:path';
 import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
@@ -13,11 +13,12 @@ import { pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
-import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../core/lambda-reference.ts';
-import { CodeLoadingDataError, type CodeLoadingData } from '../core/lambda-code-loading.ts';
-import { cpuSpeedsOf } from '../core/lambda-cpu-reference.ts';
-import { readMeta } from '../core/meta.ts';
-import { forEachSample, HEADLINE_METRICS, SAMPLES_FILE, SamplesFileError, type SampleRecord } from '../core/samples.ts';
+import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../calibration/lambda-reference.ts';
+import { CodeLoadingDataError, type CodeLoadingData } from '../calibration/lambda-code-loading.ts';
+import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
+import { readMeta } from '../store/meta-file.ts';
+import { HEADLINE_METRICS, SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
+import { forEachSample, SamplesFileError } from '../store/samples-file.ts';
 import {
   ATTRIBUTION_CHART,
   ATTRIBUTION_MD,

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { attributeProfile } from '../../metrics/analyse/attribution.ts';
 import type { CpuProfile, CpuProfileNode } from '../../metrics/core/cpu-profile.ts';
 import { ownerOf } from '../../metrics/core/packages.ts';
-import { readAttribution } from '../../metrics/core/attribution-file.ts';
+import { readAttribution } from '../../metrics/store/attribution-file.ts';
 import { runCli, tempDir } from '../support/helpers.ts';
 
 describe('ownerOf', () => {

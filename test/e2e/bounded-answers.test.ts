@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { MAX_ANSWER_BYTES } from '../../metrics/measure/app-answer.ts';
 import { processesWith, runCli, tempDir } from '../support/helpers.ts';
 

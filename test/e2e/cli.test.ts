@@ -2,10 +2,10 @@
  * The command line end to end: the user mistakes only a real process finds are one line and exit 2
  * (the others, and that the help documents every option, are checked in-process by
  * test/unit/cli-usage.test.ts; docs/reference/cli.md by test/unit/cli-reference.test.ts), --help
- * exits 0, a real run writes what its samples imply, and Ctrl-C keeps what was measured.
+ * exits 0, and a real run writes what its samples imply. Ctrl-C keeping what was measured is
+ * test/smoke/interrupt.test.ts (npm test).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -13,8 +13,8 @@ import { parse } from 'csv-parse/sync';
 import { median } from 'simple-statistics';
 import { buildProgram } from '../../metrics/cli/main.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
-import { CLI, processesWith, ROOT, runCli as cli, runClis, tempDir as tmp, waitFor, type CliResult } from '../support/helpers.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
+import { ROOT, runCli as cli, runClis, tempDir as tmp, type CliResult } from '../support/helpers.ts';
 import { assertUsageError as assertOneLineError } from '../support/usage-error.ts';
 
 function assertUsageError(result: CliResult, message: RegExp): void {
@@ -129,27 +129,5 @@ describe('a real run through the cli', () => {
       ['summary.csv', 'summary.md'].map((f) => readFileSync(path.join(dir, f), 'utf8')),
       before,
     );
-  });
-});
-
-describe('Ctrl-C during a run', () => {
-  it('keeps finished samples, writes the report, exits 130 and leaves no process behind', async () => {
-    const dir = path.join(tmp(), 'interrupted');
-    const args = ['run', '--frameworks', 'node-http', '--routes', '7', '--samples', '500', '--warmup', '0', '--out', dir];
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const samplesFile = path.join(dir, 'samples.jsonl');
-    const started = await waitFor(() => existsSync(samplesFile) && readFileSync(samplesFile, 'utf8').split('\n').length > 3, 60_000);
-    assert.ok(started, 'the run wrote samples');
-    child.kill('SIGINT');
-    assert.equal(await exited, 130);
-    const samples = readSamples(samplesFile);
-    assert.ok(samples.length >= 3 && samples.length < 500);
-    assert.ok(
-      samples.every((s) => s.ok),
-      'an interrupted sample is not recorded as a failure',
-    );
-    assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /interrupted: partial results/);
-    assert.deepEqual(processesWith('7-startup-node-http-routes.js'), []);
   });
 });

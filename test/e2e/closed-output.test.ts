@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const base = mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-closed-'));

@@ -11,7 +11,8 @@ import { parse } from 'csv-parse/sync';
 import { median } from 'simple-statistics';
 import { CPU_CSV_COLUMNS, SUMMARY_CSV_COLUMNS } from '../../metrics/report/csv.ts';
 import { writeReport } from '../../metrics/report/write.ts';
-import { CPU_METRICS, readSamples } from '../../metrics/core/samples.ts';
+import { CPU_METRICS } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { CLI, ROOT, tempDir } from '../support/helpers.ts';
 import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
 

@@ -8,10 +8,12 @@ import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { cellKey, cellLabel, makeCell, shownDimensions, type Cell } from '../../metrics/core/cell.ts';
 import { benchmark, hyperfineArgs, hyperfineEnvironment, hyperfineVersion, shellWord } from '../../metrics/measure/hyperfine.ts';
 import { cellOfResult, crossCheck, matchResults, verdictOf } from '../../metrics/analyse/crosscheck.ts';
-import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson, readHyperfine } from '../../metrics/core/hyperfine-file.ts';
+import { readHyperfine } from '../../metrics/store/hyperfine-file.ts';
+import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson } from '../../metrics/core/hyperfine.ts';
 import { hyperfineExport } from '../../metrics/report/hyperfine-json.ts';
 import { writeReport } from '../../metrics/report/write.ts';
-import { appendSample, type Marks, type SampleRecord } from '../../metrics/core/samples.ts';
+import type { Marks, SampleRecord } from '../../metrics/core/samples.ts';
+import { appendSample } from '../../metrics/store/samples-file.ts';
 import { runCli, fixture, processesWith, tempDir as tmp } from '../support/helpers.ts';
 
 const FIXTURE = fixture('hyperfine.json');

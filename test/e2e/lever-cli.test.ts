@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { RunMeta } from '../../metrics/core/meta.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { compileCacheUnsupported } from '../../metrics/plan/runtimes.ts';
 import { runCli, tempDir, type CliResult } from '../support/helpers.ts';
 

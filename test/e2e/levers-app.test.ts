@@ -11,8 +11,9 @@ import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { cellKey } from '../../metrics/core/cell.ts';
-import { readMeta } from '../../metrics/core/meta.ts';
-import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
+import { readMeta } from '../../metrics/store/meta-file.ts';
+import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
 const APP = `const express = require('express');

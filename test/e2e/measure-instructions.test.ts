@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
 import { runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
 

@@ -12,8 +12,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { readAttribution } from '../../metrics/core/attribution-file.ts';
-import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
+import { readAttribution } from '../../metrics/store/attribution-file.ts';
+import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { runCli, tempDir, type CliResult } from '../support/helpers.ts';
 import { ricSkip } from '../support/lambda-helpers.ts';
 

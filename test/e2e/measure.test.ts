@@ -9,8 +9,9 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { readAttribution } from '../../metrics/core/attribution-file.ts';
-import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
+import { readAttribution } from '../../metrics/store/attribution-file.ts';
+import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { processesWith, ROOT, runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
 /** A folder of apps that resolves the project's packages (a node_modules link), as a user's project does. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readMeta } from '../../metrics/core/meta.ts';
+import { readMeta } from '../../metrics/store/meta-file.ts';
 import { PROJECT_ROOT } from '../../metrics/core/paths.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';

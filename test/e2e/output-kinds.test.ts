@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { writeFileWhole } from '../../metrics/core/files.ts';
+import { writeFileWhole } from '../../metrics/store/files.ts';
 import { CLI, FIXTURES, ROOT, runCli, tempDir } from '../support/helpers.ts';
 
 const GOLDEN = path.join(FIXTURES, 'golden-run');

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SyntaxValidator } from 'fast-xml-validator';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { detectLimits } from '../../metrics/measure/limits/detect.ts';
 import { markedProcesses } from '../../metrics/measure/marked.ts';
 import { setprivPath } from '../../metrics/measure/parent-death.ts';

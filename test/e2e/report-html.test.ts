@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { cellKey } from '../../metrics/core/cell.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { writeResultsIndex } from '../../metrics/pipeline/results-index.ts';
 import { publishedFolders } from '../../metrics/pipeline/results-page.ts';
 import { writeReport } from '../../metrics/report/write.ts';

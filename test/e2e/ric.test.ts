@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { runCli, tempDir, type CliResult } from '../support/helpers.ts';
 import { ricSkip } from '../support/lambda-helpers.ts';
 

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { readSamples, type SampleRecord } from '../../metrics/core/samples.ts';
+import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { runCli, tempDir, type CliResult } from '../support/helpers.ts';
 
 /** An HTTP answer written by hand on a net server: `body` is an expression of the top level's values. */

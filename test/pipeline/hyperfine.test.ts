@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { readHyperfine } from '../../metrics/core/hyperfine-file.ts';
+import { readHyperfine } from '../../metrics/store/hyperfine-file.ts';
 import { DEFAULT_SOURCE, runSpec, type SpecInput } from '../../metrics/core/run-spec.ts';
 import { fakeDeps } from '../../metrics/pipeline/fake.ts';
 import { runHyperfine } from '../../metrics/pipeline/hyperfine.ts';

@@ -9,8 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { cellKey } from '../../metrics/core/cell.ts';
-import { readMeta } from '../../metrics/core/meta.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readMeta } from '../../metrics/store/meta-file.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
 

@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { lockFolder } from '../../metrics/measure/run-lock.ts';
 import { machinesDiffer, runMerge, type MergedPart } from '../../metrics/pipeline/merge.ts';
 import { tempDir } from '../support/in-process.ts';

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_STEPS, type RunStep } from '../../metrics/core/run-steps.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 
 export const FAULTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'closed-stdout', 'closed-stderr', 'full-disk', 'SIGKILL'] as const;
 export type Fault = (typeof FAULTS)[number];

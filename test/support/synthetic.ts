@@ -2,7 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeCell, type Cell } from '../../metrics/core/cell.ts';
-import { appendSample, type SampleRecord } from '../../metrics/core/samples.ts';
+import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { appendSample } from '../../metrics/store/samples-file.ts';
 
 export function cell(framework: string, routes: number, extra: Partial<Cell> = {}): Cell {
   return makeCell({ framework, variant: 'validated', routes, ...extra });

@@ -22,7 +22,8 @@ import {
   parseSeconds,
 } from '../../metrics/core/parse.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { parseSampleRecord, readSamples, SamplesFileError } from '../../metrics/core/samples.ts';
+import { parseSampleRecord } from '../../metrics/core/samples.ts';
+import { readSamples, SamplesFileError } from '../../metrics/store/samples-file.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
 

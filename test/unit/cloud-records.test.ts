@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { cellKey, makeCell } from '../../metrics/core/cell.ts';
 import { lambdaSampleRecord } from '../../metrics/cloud/records.ts';
 import type { SourcedReport } from '../../metrics/cloud/report-lines.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));

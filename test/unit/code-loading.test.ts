@@ -25,8 +25,8 @@ import {
   readCodeLoadingData,
   SHIPPED_CODE_LOADING_FILE,
   type CodeLoadingRow,
-} from '../../metrics/core/lambda-code-loading.ts';
-import { readTextBounded } from '../../metrics/core/files.ts';
+} from '../../metrics/calibration/lambda-code-loading.ts';
+import { readTextBounded } from '../../metrics/store/files.ts';
 import { codeLoadingTermText } from '../../metrics/report/code-loading.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-code-loading-'));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { forEachSample } from '../../metrics/core/samples.ts';
+import { forEachSample } from '../../metrics/store/samples-file.ts';
 import { FIXTURES, tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
 

@@ -16,7 +16,7 @@ import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from '../../me
 import { parsePlatformEvent } from '../../metrics/cloud/json-log.ts';
 import { parseLogLine } from '../../metrics/cloud/log-line.ts';
 import { parseReportMessage } from '../../metrics/cloud/report-lines.ts';
-import { readSamples } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 
 const FORMATS = fixture('cloud/formats');

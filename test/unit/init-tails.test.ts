@@ -14,7 +14,7 @@ import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../../metrics/analyse/calibration.ts';
 import { leaveOneOut, shippedCodeLoading, type LooRow, type TermModel } from '../../metrics/analyse/code-loading.ts';
 import { shiftedTail, tailsOf, type Tail } from '../../metrics/analyse/init-tails.ts';
-import type { CodeLoadingRow } from '../../metrics/core/lambda-code-loading.ts';
+import type { CodeLoadingRow } from '../../metrics/calibration/lambda-code-loading.ts';
 import {
   parseReferenceTable,
   readReferenceTable,
@@ -22,7 +22,7 @@ import {
   SHIPPED_REFERENCE_FILE,
   type ReferenceTable,
   type Spread,
-} from '../../metrics/core/lambda-reference.ts';
+} from '../../metrics/calibration/lambda-reference.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { runLambdaReference } from '../../metrics/pipeline/lambda-reference.ts';
 import { cell, sampleOf } from '../support/synthetic.ts';
@@ -181,7 +181,7 @@ describe('the shift model', () => {
 // ---- the comparison with public real distributions (docs/guide/lambda.md, "Tails of the estimate")
 
 /**
- * The public functions are those the code-loading term is fitted on (core/lambda-code-loading.json,
+ * The public functions are those the code-loading term is fitted on (calibration/lambda-code-loading.json,
  * one data file for both): their median estimate is the term's leave-one-out one (k fitted without
  * the function), or without the term (k = 0), and the tail's spread is the shipped table's row of
  * the same line, architecture and memory size (Deno's runs state no line: nodejs20.x, the newest then).

@@ -13,7 +13,7 @@ import { costPerMillion } from '../../metrics/analyse/cost.ts';
 import { costOf } from '../../metrics/cli/groups/cost.ts';
 import { ms } from '../../metrics/core/format.ts';
 import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION } from '../../metrics/core/lambda-platform.ts';
-import { readReferenceTable, referenceRow } from '../../metrics/core/lambda-reference.ts';
+import { readReferenceTable, referenceRow } from '../../metrics/calibration/lambda-reference.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { cell, sampleOf, writeRun } from '../support/synthetic.ts';

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { RunMeta } from '../../metrics/core/meta.ts';
-import { readSamples, SAMPLES_FILE } from '../../metrics/core/samples.ts';
+import { SAMPLES_FILE } from '../../metrics/core/samples.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { mainInProcess, type MainResult as CliResult } from '../support/main-in-process.ts';
 

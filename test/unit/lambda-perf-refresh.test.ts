@@ -16,7 +16,7 @@ import {
   referenceAgeDays,
   STALE_AFTER_DAYS,
   staleReferenceWarning,
-} from '../../metrics/core/lambda-reference.ts';
+} from '../../metrics/calibration/lambda-reference.ts';
 import { parseInteger } from '../../metrics/core/parse.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { runLambdaReference } from '../../metrics/pipeline/lambda-reference.ts';

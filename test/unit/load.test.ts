@@ -3,15 +3,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
-import {
-  cpuShares,
-  parseLoadSummary,
-  parseProcStat,
-  parseSelfStat,
-  startLoadMonitor,
-  summarizeLoad,
-  type LoadReading,
-} from '../../metrics/core/load.ts';
+import { cpuShares, parseLoadSummary, parseProcStat, parseSelfStat, summarizeLoad, type LoadReading } from '../../metrics/core/load.ts';
+import { startLoadMonitor } from '../../metrics/measure/load-monitor.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
 import { parseMetaSpec } from '../../metrics/core/meta-spec.ts';
 import { summaryMarkdown } from '../../metrics/report/markdown.ts';

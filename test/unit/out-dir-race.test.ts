@@ -10,7 +10,7 @@ import fs, { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { makeWritableDir } from '../../metrics/core/out-dir.ts';
+import { makeWritableDir } from '../../metrics/store/out-dir.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'coldstart-out-race-'));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildReferenceTable, checkReferenceOut } from '../../metrics/cloud/lambda-perf.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { SHIPPED_REFERENCE_FILE } from '../../metrics/core/lambda-reference.ts';
+import { SHIPPED_REFERENCE_FILE } from '../../metrics/calibration/lambda-reference.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-reference-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -62,7 +62,9 @@ describe('results/RESULTS.md', () => {
     mkdirSync(folder, { recursive: true });
     for (const file of ['samples.jsonl', 'meta.json']) copyFileSync(path.join(LAMBDA_RUN, file), path.join(folder, file));
     const page = resultsPageOf(dir);
-    const reference = JSON.parse(readFileSync(path.join(ROOT, 'metrics', 'core', 'lambda-reference.json'), 'utf8')) as { source: string };
+    const reference = JSON.parse(readFileSync(path.join(ROOT, 'metrics', 'calibration', 'lambda-reference.json'), 'utf8')) as {
+      source: string;
+    };
     assert.ok(
       page.includes(`- **Lambda estimate (x86_64):** measured here + what Lambda adds to a hello world (${reference.source})`),
       page,

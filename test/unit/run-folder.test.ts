@@ -1,5 +1,5 @@
 /**
- * The list of a run folder's files (core/run-folder.ts) against what writes them: every file the
+ * The list of a run folder's files (store/run-folder.ts) against what writes them: every file the
  * report writes, the golden run's report, the raw data and the lock are run files, so no output
  * option can overwrite them.
  */
@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ATTRIBUTION_FILE } from '../../metrics/core/attribution-file.ts';
-import { HYPERFINE_FILE } from '../../metrics/core/hyperfine-file.ts';
+import { ATTRIBUTION_FILE } from '../../metrics/core/attribution.ts';
+import { HYPERFINE_FILE } from '../../metrics/core/hyperfine.ts';
 import { META_FILE } from '../../metrics/core/meta.ts';
-import { isRunFile } from '../../metrics/core/run-folder.ts';
+import { isRunFile } from '../../metrics/store/run-folder.ts';
 import { SAMPLES_FILE } from '../../metrics/core/samples.ts';
 import { LOCK_FILE } from '../../metrics/measure/run-lock.ts';
 import { OUTPUTS } from '../../metrics/report/write.ts';

@@ -3,7 +3,7 @@ import { Option, type Command, type OptionValues } from '@commander-js/extra-typ
 import { EXIT_FAILED_SAMPLES } from '../../core/errors.ts';
 import type { OutputSpec } from '../../core/run-spec.ts';
 import { DEFAULT_EXPORT_METRIC, METRICS } from '../../core/samples.ts';
-import { checkExportFile, checkOutputFile } from '../../core/output-file.ts';
+import { checkExportFile, checkOutputFile } from '../../store/output-file.ts';
 import { parseChoice } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
 

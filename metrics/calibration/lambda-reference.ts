@@ -7,9 +7,9 @@
  * measurement of the same function.
  */
 import path from 'node:path';
-import { UsageError } from './errors.ts';
-import { readTextBounded } from './files.ts';
-import type { Architecture } from './lambda-platform.ts';
+import { UsageError } from '../core/errors.ts';
+import { readTextBounded } from '../store/files.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
 
 /** The reference function every row measured. */
 export const REFERENCE_HANDLER = 'exports.handler = () => ({statusCode: 200})';

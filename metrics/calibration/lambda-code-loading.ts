@@ -9,10 +9,10 @@
  * from this file. Read as untrusted input: every figure is checked, the error names what is wrong.
  */
 import path from 'node:path';
-import { UsageError } from './errors.ts';
-import { readTextBounded } from './files.ts';
+import { UsageError } from '../core/errors.ts';
+import { readTextBounded } from '../store/files.ts';
 import { isDay } from './lambda-reference.ts';
-import type { Architecture } from './lambda-platform.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
 
 export interface CodeLoadingSource {
   id: string;

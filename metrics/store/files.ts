@@ -10,6 +10,7 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -25,7 +26,7 @@ import {
   type Stats,
 } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, UsageError } from './errors.ts';
+import { EnvironmentError, UsageError } from '../core/errors.ts';
 
 function why(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;
@@ -397,4 +398,11 @@ export function readLinesBounded(file: string, what: string, reading: LineReadin
   } finally {
     closeSync(fd);
   }
+}
+
+/** An app's file (measure's --entry) must exist and be a file and be a file: a one-line UsageError otherwise. */
+export function checkAppFile(option: string, file: string): string {
+  if (!existsSync(file)) throw new UsageError(`${option}: ${file} does not exist`);
+  if (!statSync(file).isFile()) throw new UsageError(`${option}: ${file} is not a file`);
+  return file;
 }

@@ -4,10 +4,10 @@
  * compare's `--out`) may name none of them (cli/output-file.ts); test/unit/run-folder.test.ts checks
  * that every file the report writes is here.
  */
-import { ATTRIBUTION_FILE } from './attribution-file.ts';
-import { HYPERFINE_FILE } from './hyperfine-file.ts';
-import { META_FILE } from './meta.ts';
-import { SAMPLES_FILE } from './samples.ts';
+import { ATTRIBUTION_FILE } from '../core/attribution.ts';
+import { HYPERFINE_FILE } from '../core/hyperfine.ts';
+import { META_FILE } from '../core/meta.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
 
 /** The raw data: what the run measured (samples, meta, the profiles' attribution, hyperfine's figures). */
 const RAW_FILES: readonly string[] = [SAMPLES_FILE, META_FILE, ATTRIBUTION_FILE, HYPERFINE_FILE];

@@ -1,17 +1,17 @@
 /**
  * Raw data is sacred: an output option that names a file (`--export-json`, compare's `--out`) may
  * never name a run folder's raw data (samples.jsonl, meta.json) or any other file a run writes into
- * its folder (core/run-folder.ts: attribution.json, hyperfine.json, the report, the charts, hidden
+ * its folder (store/run-folder.ts: attribution.json, hyperfine.json, the report, the charts, hidden
  * files such as a lock). One check for every such option, made when the options are read: before the
  * first sample, not after the run.
  */
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from './errors.ts';
+import { UsageError } from '../core/errors.ts';
+import { META_FILE } from '../core/meta.ts';
 import { refusedOutput } from './files.ts';
-import { META_FILE } from './meta.ts';
 import { isRunFile } from './run-folder.ts';
-import { SAMPLES_FILE } from './samples.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
 
 /** A path with every existing part resolved (symbolic links, `..`), so a link to samples.jsonl is seen as that. */
 function resolved(file: string): string {

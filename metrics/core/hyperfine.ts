@@ -1,12 +1,8 @@
 /**
  * hyperfine's --export-json shape and the `hyperfine.json` a run folder may hold: its types, a
- * validating parser (for hyperfine's own files and ours) and the reader. Writers and readers of the
+ * validating parser (for hyperfine's own files and ours); the reader is store/hyperfine-file.ts. Writers and readers of the
  * format (measure/hyperfine.ts, analyse/crosscheck.ts, report/hyperfine-json.ts) share it.
  */
-import { existsSync } from 'node:fs';
-import { UsageError } from './errors.ts';
-import { readTextBounded } from './files.ts';
-import path from 'node:path';
 import { median } from 'simple-statistics';
 
 /** One benchmarked command, as hyperfine writes it (user, system and exit_codes only in hyperfine's own). */
@@ -106,20 +102,4 @@ export function parseHyperfineJson(text: string, source = HYPERFINE_FILE): Hyper
   });
   const info = root.coldstart !== null && typeof root.coldstart === 'object' ? (root.coldstart as Partial<HyperfineRunInfo>) : undefined;
   return { results, ...(info ? { coldstart: info } : {}) };
-}
-
-/** hyperfine.json is read whole up to this: hyperfine's export of a run's cells is a few hundred KiB. */
-export const MAX_HYPERFINE_BYTES = 64 * 2 ** 20;
-
-/** A run folder's hyperfine.json: undefined when absent; HyperfineFileError when unreadable or over MAX_HYPERFINE_BYTES. */
-export function readHyperfine(dir: string): HyperfineFile<Partial<HyperfineRunInfo>> | undefined {
-  const file = path.join(dir, HYPERFINE_FILE);
-  if (!existsSync(file)) return undefined;
-  let text: string;
-  try {
-    text = readTextBounded(file, MAX_HYPERFINE_BYTES, "a run's hyperfine.json");
-  } catch (error) {
-    throw new HyperfineFileError(error instanceof UsageError ? error.message : `cannot read ${file}`);
-  }
-  return parseHyperfineJson(text, file);
 }

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { median } from 'simple-statistics';
+import type { LocalCpuSpeed } from '../core/meta.ts';
 
 export interface CpuReferenceRow {
   runtime: string;
@@ -53,13 +54,6 @@ export function lambdaCpuPerIteration(
       Math.abs(lineNumber(a.runtime) - wanted) - Math.abs(lineNumber(b.runtime) - wanted) || lineNumber(b.runtime) - lineNumber(a.runtime),
   )[0];
   return row ? { msPerIteration: row.durationMs / table.iterations, row } : undefined;
-}
-
-/** This machine's CPU time for the loop on one runtime (measure/cpu-speed.ts), as meta.json keeps it. */
-export interface LocalCpuSpeed {
-  iterations: number;
-  /** each process's CPU time for the loop, ms */
-  cpuMs: number[];
 }
 
 /** This machine's CPU ms per iteration: the median of the runs (CPU time, so load inflates it little). */

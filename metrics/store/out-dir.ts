@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, UsageError } from './errors.ts';
+import { EnvironmentError, UsageError } from '../core/errors.ts';
 
 /** statfs f_type of the kernel's pseudo filesystems (linux/magic.h): no place for a run's files. */
 const PSEUDO_FILESYSTEMS = new Map<number, string>([

@@ -1,0 +1,57 @@
+/**
+ * meta.json on disk: written at a run's start and end and read by every report (its types and its
+ * parsing are core/meta.ts), with the facts of this machine and tool that a run records.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { META_FILE, parseMetaText, type RunMeta } from '../core/meta.ts';
+import { PROJECT_ROOT } from '../core/paths.ts';
+import { readTextBounded, writeFileWhole } from './files.ts';
+
+export function machine(): RunMeta['machine'] {
+  const cpus = os.cpus();
+  return {
+    os: `${os.platform()} ${os.arch()} ${os.release()}`,
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+  };
+}
+
+/** The node that runs coldstart itself (the children's runtimes are `runtimes`). */
+export function runnerInfo(): RunMeta['runner'] {
+  return { node: process.version };
+}
+
+/** The tool's own version, from its package.json. */
+export function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function writeMeta(dir: string, meta: RunMeta): void {
+  writeFileWhole(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
+}
+
+/** meta.json is a few kB (a merge of many parts some hundreds): a larger one is not a run's */
+const MAX_META_BYTES = 16 * 1024 * 1024;
+
+/**
+ * meta.json of a run folder, or undefined when absent (reports then say less); a folder in its
+ * place, text that is not JSON, or JSON that is not an object, is a UsageError naming the file.
+ */
+export function readMeta(dir: string): RunMeta | undefined {
+  const file = path.join(dir, META_FILE);
+  let text: string;
+  try {
+    text = readTextBounded(file, MAX_META_BYTES, "a run's meta.json");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return parseMetaText(text, file);
+}

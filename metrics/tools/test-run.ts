@@ -1,0 +1,114 @@
+/**
+ * The project's test commands on every core of the machine (`npm test`, `npm run test:all`,
+ * `npm run test:unit`, `npm run test:smoke`). Node's runner alone runs os.availableParallelism() - 1
+ * files at a time (one on a two-core machine); the layers that measure nothing run
+ * os.availableParallelism() files at a time here, and the static checks (eslint; tsc; prettier;
+ * dependency-cruiser and knip) run side by side, each one's output printed whole when it ends.
+ * The e2e layer and the fault sweep stay one file at a time: they measure, and would slow each other.
+ *
+ *   node --import tsx metrics/tools/test-run.ts STEP...   (steps: checks, unit, smoke, e2e, faults)
+ *
+ * Steps run in order and the first that fails ends the command with its exit code; each step's wall
+ * time is printed on stderr (`test-run: unit 61 s`), never asserted.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const CORES = os.availableParallelism();
+
+/** The test files of these folders (relative to the project), sorted. */
+function testFiles(...folders: string[]): string[] {
+  return folders.flatMap((folder) =>
+    readdirSync(path.join(ROOT, folder))
+      .filter((name) => name.endsWith('.test.ts'))
+      .sort()
+      .map((name) => path.join(folder, name)),
+  );
+}
+
+/** Node's test runner over `files`, `concurrency` files at a time. */
+function nodeTest(files: string[], concurrency: number, timeoutMs: number, imports: string[] = []): string[] {
+  const flags = ['--import', 'tsx', ...imports.flatMap((i) => ['--import', i])];
+  return [process.execPath, ...flags, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files];
+}
+
+const npx = (...args: string[]): string[] => ['npx', '--no-install', ...args];
+
+/** The static checks, side by side: `npm run lint` (eslint, then dependency-cruiser and knip), the format check, tsc. */
+const CHECKS: Record<string, string[][]> = {
+  eslint: [npx('eslint', '.')],
+  'depcruise, knip': [npx('depcruise', 'generators', 'metrics', 'test'), npx('knip')],
+  prettier: [npx('prettier', '--check', '--log-level', 'warn', '.')],
+  tsc: [npx('tsc', '--noEmit')],
+};
+
+/** Each test step's command: the in-process layers and the smoke layer on every core, e2e and the sweep one file at a time. */
+const LAYERS: Record<string, () => string[]> = {
+  unit: () => nodeTest(testFiles('test/unit', 'test/pipeline'), CORES, 300_000, ['./test/support/no-spawn.ts']),
+  smoke: () => nodeTest(testFiles('test/smoke'), CORES, 600_000),
+  e2e: () => nodeTest(testFiles('test/e2e'), 1, 900_000),
+  faults: () => nodeTest(testFiles('test/faults'), 1, 1_800_000),
+};
+
+interface Ended {
+  code: number;
+  output: string;
+}
+
+/** Run `command`; with `capture`, its stdout and stderr are kept and returned instead of printed. */
+function run(command: string[], capture: boolean): Promise<Ended> {
+  const [file, ...args] = command;
+  const child = spawn(file!, args, { cwd: ROOT, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  const chunks: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ code: 127, output: `${file}: ${error.message}\n` }));
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : 1), output: Buffer.concat(chunks).toString() }),
+    );
+  });
+}
+
+/** The checks side by side; the commands of one check one after the other. */
+async function checks(): Promise<number> {
+  const ends = await Promise.all(
+    Object.entries(CHECKS).map(async ([name, commands]) => {
+      for (const command of commands) {
+        const ended = await run(command, true);
+        process.stdout.write(ended.output);
+        if (ended.code !== 0) {
+          process.stderr.write(`test-run: ${name} failed (${command.slice(2).join(' ')}, exit ${ended.code})\n`);
+          return ended.code;
+        }
+      }
+      return 0;
+    }),
+  );
+  return ends.find((code) => code !== 0) ?? 0;
+}
+
+async function step(name: string): Promise<number> {
+  if (name === 'checks') return checks();
+  const layer = LAYERS[name];
+  if (!layer) {
+    process.stderr.write(`test-run: unknown step ${JSON.stringify(name)} (steps: checks, ${Object.keys(LAYERS).join(', ')})\n`);
+    return 2;
+  }
+  return (await run(layer(), false)).code;
+}
+
+async function main(steps: string[]): Promise<number> {
+  for (const name of steps) {
+    const started = performance.now();
+    const code = await step(name);
+    process.stderr.write(`test-run: ${name} ${Math.round((performance.now() - started) / 1000)} s${code ? `, exit ${code}` : ''}\n`);
+    if (code !== 0) return code;
+  }
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
