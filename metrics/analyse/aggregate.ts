@@ -14,6 +14,21 @@ import { INSTRUCTION_FIGURES, instructionFigures, type InstructionFigure } from 
 import { float64s, type Column } from '../core/column.ts';
 import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
 
+/** The marks summarised again from the child's `start` mark (CellSummary.fromStart). */
+export const FROM_START_METRICS = ['startup', 'listen'] as const satisfies readonly Metric[];
+export type FromStartMetric = (typeof FROM_START_METRICS)[number];
+
+/** A sample's FROM_START_METRICS: each mark minus its `start` mark, where the sample has both. */
+export function fromStartFigures(marks: Partial<Record<Metric, number>>): Partial<Record<FromStartMetric, number>> {
+  const figures: Partial<Record<FromStartMetric, number>> = {};
+  if (marks.start === undefined) return figures;
+  for (const metric of FROM_START_METRICS) {
+    const value = marks[metric];
+    if (value !== undefined) figures[metric] = value - marks.start;
+  }
+  return figures;
+}
+
 export interface Stats {
   n: number;
   median: number;
@@ -46,6 +61,12 @@ export interface CellSummary {
    * child reported CPU have none; `values` can then be fewer than the wall metrics')
    */
   cpu?: Partial<Record<CpuMetric, Stats>>;
+  /**
+   * `startup` and `listen` from the child's first statement (its `start` mark) instead of from the
+   * runner's spawn: the clock of the seed's table (MionKit/Benchmarks starts `process.hrtime()` on the
+   * route file's first line), over the successful samples that have both marks; absent when none has
+   */
+  fromStart?: Partial<Record<FromStartMetric, Stats>>;
   /** counted cells: the instructions of each phase and the total, over the successful samples */
   instructions?: Partial<Record<InstructionFigure, Stats>>;
   rssMedian: number | undefined;
@@ -200,6 +221,7 @@ class CellAccumulator {
   private anyRuntimeVersion: string | undefined;
   private readonly metrics = columnsOf(METRICS);
   private readonly cpu = columnsOf(CPU_METRICS);
+  private readonly fromStart = columnsOf(FROM_START_METRICS);
   private readonly instructions = columnsOf(INSTRUCTION_FIGURES);
   private readonly rss = float64s();
   private readonly heapUsed = float64s();
@@ -233,6 +255,7 @@ class CellAccumulator {
     this.firstGood ??= { runtimeVersion: s.runtimeVersion };
     pushFigures(this.metrics, marks);
     pushFigures(this.cpu, s.cpu);
+    pushFigures(this.fromStart, fromStartFigures(marks));
     if (s.instructions) pushFigures(this.instructions, instructionFigures(s.instructions));
     if (s.rss !== undefined) this.rss.push(s.rss);
     if (s.heapUsed !== undefined) this.heapUsed.push(s.heapUsed);
@@ -246,6 +269,7 @@ class CellAccumulator {
   summary(): CellSummary {
     const { key } = this;
     const cpu = describeColumns(this.cpu, (m) => `${key}|cpu.${m}`);
+    const fromStart = describeColumns(this.fromStart, (m) => `${key}|fromStart.${m}`);
     const instructions = describeColumns(this.instructions, (f) => `${key}|instructions.${f}`);
     const lambda = this.hasLambda ? this.lambda.summary(key) : undefined;
     const firstHits = firstHitStats(this.firstHits, key);
@@ -256,6 +280,7 @@ class CellAccumulator {
       errors: [...this.reasons].map(([reason, count]) => ({ reason, count })),
       metrics: describeColumns(this.metrics, (m) => `${key}|${m}`),
       ...(Object.keys(cpu).length ? { cpu } : {}),
+      ...(Object.keys(fromStart).length ? { fromStart } : {}),
       ...(Object.keys(instructions).length ? { instructions } : {}),
       rssMedian: describe(this.rss.take())?.median,
       heapUsedMedian: describe(this.heapUsed.take())?.median,

@@ -1,11 +1,12 @@
 /**
  * summary.csv: one row per cell with every headline statistic, written with csv-stringify. The
- * child's CPU times come last (`cpu_<metric>_…_ms`; absent for runs recorded without them), so a
- * reader of the older columns finds each where it was.
+ * child's CPU times come after the older columns (`cpu_<metric>_…_ms`; absent for runs recorded
+ * without them), then the counted cells' instructions, then startup and listen from the child's
+ * first statement (`<metric>_from_start_…_ms`), so a reader of the older columns finds each where it was.
  */
 import { stringify } from 'csv-stringify/sync';
 import { shownDimensions, type Cell } from '../core/cell.ts';
-import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { FROM_START_METRICS, type CellSummary, type Stats } from '../analyse/aggregate.ts';
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
 import type { CsvColumn } from './contract.ts';
@@ -45,6 +46,12 @@ export const SUMMARY_CSV_COLUMNS = [...shownDimensions([]), ...FIGURE_COLUMNS];
 
 /** The same statistics as wall time, for the child's CPU time at each headline metric. */
 export const CPU_CSV_COLUMNS = HEADLINE_METRICS.flatMap((metric) => metricColumns(`cpu_${metric}`));
+
+/**
+ * startup and listen from the child's first statement (`start` mark) rather than from spawn, the
+ * seed's clock: `startup_from_start_median_ms`…, last, only in runs whose samples have the mark.
+ */
+export const FROM_START_CSV_COLUMNS = FROM_START_METRICS.flatMap((metric) => metricColumns(`${metric}_from_start`));
 
 /** Counted cells' columns (only in runs that have them): the median instructions of each phase, and the total's range and spread. */
 function instructionCsvColumns(figures: readonly InstructionFigure[]): string[] {
@@ -98,6 +105,7 @@ export function summaryCsv(
   // a run recorded without CPU times keeps the columns it always had
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
   const withCounts = summaries.some((s) => s.instructions);
+  const withFromStart = summaries.some((s) => s.fromStart);
   const figures = csvFigures(summaries);
   const dimensions = shown(summaries.map((s) => s.cell));
   const rows = summaries.map((s) => [
@@ -114,6 +122,7 @@ export function summaryCsv(
     ...extra.map((c) => c.value(s)),
     ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
     ...(withCounts ? instructionValues(s, figures) : []),
+    ...(withFromStart ? FROM_START_METRICS.flatMap((metric) => metricValues(s.fromStart?.[metric])) : []),
   ]);
   return stringify(rows, {
     header: true,
@@ -125,6 +134,7 @@ export function summaryCsv(
       ...extra.map((c) => c.header),
       ...(withCpu ? CPU_CSV_COLUMNS : []),
       ...(withCounts ? instructionCsvColumns(figures) : []),
+      ...(withFromStart ? FROM_START_CSV_COLUMNS : []),
     ],
   });
 }

@@ -4,7 +4,7 @@
  * page's script sorts by number, not by text; a row carries the toggled dimensions of its cell
  * (`data-filter-<dimension>`), so the toggles hide rows as they hide points. Every text is escaped.
  */
-import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { FROM_START_METRICS, type CellSummary, type Stats } from '../analyse/aggregate.ts';
 import { readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { xmlText } from '../core/escape.ts';
@@ -64,6 +64,8 @@ function medianCell(stats: Stats | undefined): TableCell {
 
 /** One row per timed cell: its series and routes, the medians, the CI and the spread, the samples that answered. */
 export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): string {
+  // startup and listen from the child's first statement (the seed's clock), in runs that have the mark
+  const fromStart = summaries.some((s) => s.fromStart);
   const rows = seriesOf(summaries).flatMap((series) =>
     series.cells.map((s) => {
       const first = s.metrics.firstResponse;
@@ -74,6 +76,7 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
           num(s.cell.routes, String(s.cell.routes)),
           medianCell(s.metrics.startup),
           medianCell(s.metrics[readyMark(s)]),
+          ...(fromStart ? FROM_START_METRICS.map((m) => medianCell(s.fromStart?.[m])) : []),
           medianCell(first),
           txt(first?.ci95 ? rangeText(first.ci95.low, first.ci95.high) : '–'),
           txt(first ? rangeText(first.min, first.max) : '–'),
@@ -87,6 +90,7 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
     'routes',
     'startup (ms)',
     'ready (ms)',
+    ...(fromStart ? FROM_START_METRICS.map((m) => `${m} from start (ms)`) : []),
     'firstResponse (ms)',
     'firstResponse 95% CI',
     'fastest–slowest',

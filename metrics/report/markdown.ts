@@ -1,6 +1,6 @@
 /** summary.md: the environment, the results table (`| | startup(ms) | listen(ms) |` … firstResponse), and a pivot by routes. */
 import { cellLabel, shownDimensions } from '../core/cell.ts';
-import type { CellSummary, Stats } from '../analyse/aggregate.ts';
+import { FROM_START_METRICS, type CellSummary, type Stats } from '../analyse/aggregate.ts';
 import { pastEndOfLife } from '../core/end-of-life.ts';
 import { notableDropped, type RunMeta } from '../core/meta.ts';
 import type { MetaSpec } from '../core/meta-spec.ts';
@@ -116,6 +116,19 @@ export function cpuWallRatio(summary: CellSummary): number | undefined {
   return cpu !== undefined && wall !== undefined && wall > 0 ? cpu / wall : undefined;
 }
 
+/** The results table's headers of CellSummary.fromStart, in FROM_START_METRICS order. */
+export const FROM_START_HEADERS = FROM_START_METRICS.map((m) => `${m} from start(ms)`);
+
+/** Read beside DEFINITIONS when the run's children marked their first statement. */
+export const FROM_START_DEFINITION =
+  "- **… from start:** the same mark from the child's first statement (its `start` mark: node has booted and " +
+  "begun the file) instead of from spawn: the clock of the seed's table (MionKit/Benchmarks), which starts " +
+  "`process.hrtime()` on the route file's first line. The difference is the runtime's own boot.";
+
+function hasFromStart(summaries: CellSummary[]): boolean {
+  return summaries.some((s) => s.fromStart);
+}
+
 function hasCpu(summaries: CellSummary[]): boolean {
   return summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
 }
@@ -138,8 +151,13 @@ export const WIDE_LEGEND =
   '⚠ wide spread: the slowest sample of that cell took more than 1.5 × the fastest (max/min > 1.5). ' +
   'Read that median as noisy, not as a fact.';
 
+/** Any ⚠ among those metrics; `cpu`: the results table's CPU and from-start columns too. */
 function anyWide(summaries: CellSummary[], metrics: readonly ('startup' | 'listen' | 'firstResponse')[], cpu = false): boolean {
-  return summaries.some((s) => metrics.some((m) => s.metrics[m]?.wide || (cpu && s.cpu?.[m]?.wide)));
+  return summaries.some(
+    (s) =>
+      metrics.some((m) => s.metrics[m]?.wide || (cpu && s.cpu?.[m]?.wide)) ||
+      (cpu && FROM_START_METRICS.some((m) => s.fromStart?.[m]?.wide)),
+  );
 }
 
 function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): string {
@@ -153,11 +171,14 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
   };
   // a run with Lambda cells shows their end of INIT beside the servers' listen
   const init = summaries.some((s) => s.metrics.init);
+  // runs whose children marked their first statement: startup and listen on the seed's clock too
+  const fromStart = hasFromStart(summaries);
   const rows = summaries.map((s) => [
     cellLabel(s.cell),
     or(s, medianText(s.metrics.startup)),
     or(s, medianText(s.metrics.listen)),
     ...(init ? [or(s, medianText(s.metrics.init))] : []),
+    ...(fromStart ? FROM_START_METRICS.map((m) => or(s, medianText(s.fromStart?.[m]))) : []),
     or(s, medianText(s.metrics.firstResponse)),
     ciText(s.metrics.firstResponse),
     ...(cpu ? [...(['startup', 'listen', 'firstResponse'] as const).map((m) => or(s, medianText(s.cpu?.[m]))), or(s, ratioText(s))] : []),
@@ -167,12 +188,23 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
   ]);
   const cpuHeaders = cpu ? ['CPU startup(ms)', 'CPU listen(ms)', 'CPU firstResponse(ms)', 'CPU/wall'] : [];
   const initHeader = init ? ['init(ms)'] : [];
-  const headers = ['', 'startup(ms)', 'listen(ms)', ...initHeader, 'firstResponse(ms)', 'firstResponse 95% CI', ...cpuHeaders];
+  const fromStartHeaders = fromStart ? FROM_START_HEADERS : [];
+  const headers = [
+    '',
+    'startup(ms)',
+    'listen(ms)',
+    ...initHeader,
+    ...fromStartHeaders,
+    'firstResponse(ms)',
+    'firstResponse 95% CI',
+    ...cpuHeaders,
+  ];
   const align: Align[] = [
     'left',
     'right',
     'right',
     ...initHeader.map(() => 'right' as const),
+    ...fromStartHeaders.map(() => 'right' as const),
     'right',
     'right',
     ...cpuHeaders.map(() => 'right' as const),
@@ -252,6 +284,7 @@ export function summaryMarkdown(
   const definitions = [
     DEFINITIONS,
     ...(summaries.some((s) => s.metrics.init) ? [INIT_DEFINITION] : []),
+    ...(hasFromStart(summaries) ? [FROM_START_DEFINITION] : []),
     ...(hasCpu(summaries) ? [CPU_DEFINITIONS] : []),
   ].join('\n');
   const resultsWide = anyWide(summaries, ['startup', 'listen', 'firstResponse'], true);

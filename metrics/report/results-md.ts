@@ -6,7 +6,7 @@
  * counts for counted cells. Newest run first. Every figure comes from the run folder's own report
  * (loadRun), so `npm run report -- FOLDER` shows where each one comes from.
  */
-import { quartiles, type CellSummary, type Stats } from '../analyse/aggregate.ts';
+import { FROM_START_METRICS, quartiles, type CellSummary, type Stats } from '../analyse/aggregate.ts';
 import { cellCost } from '../analyse/cost.ts';
 import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
@@ -74,7 +74,17 @@ function timedTable(context: ReportContext): string[] {
     for (const cell of fit.series.cells) perRoute.set(cellKey(cell.cell), text);
   }
   const lambda = summaries.some((s) => context.calibration.get(cellKey(s.cell))?.init);
-  const header = ['series', 'routes', 'ok', 'ready ms', 'first response ms', 'ms per route'];
+  // startup and listen from the child's first statement (the seed's clock), in runs that have the mark
+  const fromStart = summaries.some((s) => s.fromStart);
+  const header = [
+    'series',
+    'routes',
+    'ok',
+    'ready ms',
+    ...(fromStart ? FROM_START_METRICS.map((m) => `${m} from start ms`) : []),
+    'first response ms',
+    'ms per route',
+  ];
   if (lambda) header.push('Lambda Init estimate ms (p95)', '$ per 1M cold starts');
   const rows = seriesOf(summaries).flatMap((series) =>
     series.cells.map((summary) => {
@@ -84,6 +94,7 @@ function timedTable(context: ReportContext): string[] {
         String(summary.cell.routes),
         `${summary.ok}/${summary.ok + summary.failed}`,
         spread(summary.metrics[readyMark(summary)]),
+        ...(fromStart ? FROM_START_METRICS.map((m) => spread(summary.fromStart?.[m])) : []),
         spread(summary.metrics.firstResponse),
         perRoute.get(key) ?? '–',
       ];
@@ -168,8 +179,10 @@ export function resultsMarkdown(runs: readonly PublishedContext[], base: string)
     'samples (samples.jsonl) and meta.json: `npm run report -- FOLDER` recomputes every figure here.',
     'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "ready" is the',
     'server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
-    'route counts (n.s.: not significantly different from 0). Instruction counts are deterministic:',
-    'they do not depend on the load of the machine, wall times do.',
+    'route counts (n.s.: not significantly different from 0). "startup from start" and "listen from',
+    "start\" are the seed's clock: from the file's first statement, without the runtime's boot (runs",
+    'whose samples have that mark). Instruction counts are deterministic: they do not depend on the',
+    'load of the machine, wall times do.',
     '',
   ];
   if (newestFirst.length === 0) lines.push('No run is published yet.', '');

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { aggregate, describe as describeValues } from '../../metrics/analyse/aggregate.ts';
 import { cellLabel, makeCell } from '../../metrics/core/cell.ts';
-import { CPU_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, summaryCsv } from '../../metrics/report/csv.ts';
-import { summaryMarkdown } from '../../metrics/report/markdown.ts';
+import { CPU_CSV_COLUMNS, FROM_START_CSV_COLUMNS, SUMMARY_CSV_COLUMNS, summaryCsv } from '../../metrics/report/csv.ts';
+import { summaryMarkdown, WIDE_LEGEND } from '../../metrics/report/markdown.ts';
 import type { Marks, SampleRecord } from '../../metrics/core/samples.ts';
 
 const fastify100 = makeCell({ framework: 'fastify', variant: 'validated', routes: 100 });
@@ -77,8 +77,8 @@ describe('aggregate', () => {
   it('summary.csv has the columns and the numbers the samples imply', () => {
     const csv = summaryCsv(summaries, (s) => cellLabel(s.cell));
     const rows = parse<Record<string, string>>(csv, { columns: true });
-    // samples without CPU time: the columns a run always had, no CPU columns
-    assert.deepEqual(Object.keys(rows[0]!), SUMMARY_CSV_COLUMNS);
+    // samples without CPU time: the columns a run always had, no CPU columns; with a start mark, the from-start ones last
+    assert.deepEqual(Object.keys(rows[0]!), [...SUMMARY_CSV_COLUMNS, ...FROM_START_CSV_COLUMNS]);
     for (const column of CPU_CSV_COLUMNS) assert.ok(!(column in rows[0]!), column);
     const row = rows.find((r) => r.routes === '100')!;
     assert.equal(row.samples, '3');
@@ -91,11 +91,61 @@ describe('aggregate', () => {
   });
   it('summary.md has the seeds table extended with firstResponse, the pivot and the failures', () => {
     const md = summaryMarkdown(summaries, undefined);
-    assert.match(md, /\| {2}\| startup\(ms\) \| listen\(ms\) \| firstResponse\(ms\) \|/);
+    assert.match(
+      md,
+      /\| {2}\| startup\(ms\) \| listen\(ms\) \| startup from start\(ms\) \| listen from start\(ms\) \| firstResponse\(ms\) \|/,
+    );
     // 100 … 300 ms: max/min > 1.5, so every median is marked ⚠; then the 95 % CI of firstResponse
-    assert.match(md, /\| 100-startup-fastify-routes\.js \| 160 ⚠ \| 190 ⚠ \| 200 ⚠ \| 100–300 \| 3\/4 \| rejected 400 \|/);
+    assert.match(
+      md,
+      /\| 100-startup-fastify-routes\.js \| 160 ⚠ \| 190 ⚠ \| 130 ⚠ \| 160 ⚠ \| 200 ⚠ \| 100–300 \| 3\/4 \| rejected 400 \|/,
+    );
     const pivot = ['| routes | fastify | node-http |', '| --: | --: | --: |', '| 10 | 50.0 | 20.0 |', '| 100 | 200 ⚠ | – |'].join('\n');
     assert.ok(md.includes(pivot), md);
     assert.match(md, /100-startup-fastify-routes\.js`: 1 × exited with code 1/);
+  });
+});
+
+describe("startup and listen from the child's first statement (the seed's clock)", () => {
+  // start 30; startup = firstResponse − 40, listen = firstResponse − 10
+  const timed = [sample(fastify10, 100), sample(fastify10, 120), sample(fastify10, 140)];
+  // a Lambda-like record with no start mark, and an older record from before the start mark
+  const noStart = sample(floor10, 100, { marks: { startup: 60, listen: 90, firstResponse: 100 } });
+
+  it('is each mark minus its start mark, summarised like the spawn-based figure', () => {
+    const [summary] = aggregate(timed);
+    const fromStart = summary!.fromStart!;
+    assert.deepEqual(fromStart.startup!.values, [30, 50, 70]);
+    assert.deepEqual(fromStart.listen!.values, [60, 80, 100]);
+    assert.equal(fromStart.listen!.median, summary!.metrics.listen!.median - 30);
+  });
+
+  it('is absent for samples without a start mark, and so are its columns', () => {
+    const [summary] = aggregate([noStart]);
+    assert.equal(summary!.fromStart, undefined);
+    const csv = summaryCsv([summary!], () => 'f.js');
+    assert.ok(!csv.includes('from_start'), 'no from-start columns');
+    assert.ok(!summaryMarkdown([summary!], undefined).includes('from start'), 'no from-start columns in summary.md');
+  });
+
+  it('adds the columns last in summary.csv and beside listen in summary.md', () => {
+    const summaries = aggregate([...timed, noStart]);
+    const rows = parse<Record<string, string>>(
+      summaryCsv(summaries, () => 'f.js'),
+      { columns: true },
+    );
+    const header = Object.keys(rows[0]!);
+    assert.deepEqual(header, [...SUMMARY_CSV_COLUMNS, ...FROM_START_CSV_COLUMNS]);
+    assert.equal(FROM_START_CSV_COLUMNS[0], 'startup_from_start_median_ms');
+    assert.equal(FROM_START_CSV_COLUMNS.at(-1), 'listen_from_start_outliers');
+    const fastify = rows.find((r) => r.framework === 'fastify')!;
+    assert.equal(fastify.startup_from_start_median_ms, '50');
+    assert.equal(fastify.listen_from_start_median_ms, '80');
+    assert.equal(rows.find((r) => r.framework === 'node-http')!.listen_from_start_median_ms, '');
+    const md = summaryMarkdown(summaries, undefined);
+    assert.match(md, /\| startup\(ms\) \| listen\(ms\) \| startup from start\(ms\) \| listen from start\(ms\) \| firstResponse\(ms\) \|/);
+    // 60…100 and 30…70 are wide spreads (max/min > 1.5): ⚠ beside the median, and the legend under the table
+    assert.ok(md.includes(`| ${cellLabel(fastify10)} | 80.0 ⚠ | 110 | 50.0 ⚠ | 80.0 ⚠ | 120 |`), md);
+    assert.ok(md.includes(WIDE_LEGEND));
   });
 });

@@ -78,7 +78,9 @@ describe("'ready' in the outputs", () => {
       .trim()
       .split('\n');
     assert.match(appHeader!, /instructions_boot_median,instructions_ready_median,instructions_import_median/);
-    assert.match(row!, /,100,300,,,,,20,420,420,420,0$/);
+    // the instruction columns, then startup from the first statement (none: an app has no startup mark) and listen's
+    // (the sample's wall marks: start 20, listen 30)
+    assert.match(row!, /,100,300,,,,,20,420,420,420,0,{9}10,10,,10,10,,,0$/);
     const generated = countedSample(makeCell({ framework: 'hono', variant: 'plain', routes: 1, measure: 'instructions' }), {
       start: 1,
       imported: 2,

@@ -147,10 +147,14 @@ describe('counts in the summaries and in compare', () => {
     const [header, ...rows] = summaryCsv(both, () => 'f')
       .trim()
       .split('\n');
-    assert.match(header!, /measure.*instructions_boot_median.*instructions_total_spread$/);
+    // the instruction columns, then (samples with a start mark) startup and listen from the first statement
+    assert.match(
+      header!,
+      /measure.*instructions_boot_median.*instructions_total_spread,startup_from_start_median_ms,.*listen_from_start_outliers$/,
+    );
     assert.match(
       rows.find((r) => r.includes(',instructions,'))!,
-      /,200000000,200000000,200000000,0$/,
+      /,200000000,200000000,200000000,0,/,
     );
   });
 });

@@ -44,13 +44,16 @@ describe('results/RESULTS.md', () => {
     assert.ok(page.indexOf('## z-synthetic') < page.indexOf('## 2026-11-22-golden'), page);
     assert.match(page, /\[run folder\]\(published\/2026-11-22-golden\/\) · \[summary\.md\]\(published\/2026-11-22-golden\/summary\.md\)/);
     assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+/);
-    const header = '| series | routes | ok | ready ms | first response ms | ms per route |';
+    // samples with a start mark: startup and listen from the file's first statement beside ready
+    const header = '| series | routes | ok | ready ms | startup from start ms | listen from start ms | first response ms | ms per route |';
     assert.ok(page.includes(header), page);
     // every row of a table has the header's columns; the synthetic series: 5 samples, its spread shown
-    for (const line of page.split('\n').filter((l) => l.startsWith('| fastify'))) assert.equal(line.split(' | ').length, 6, line);
+    for (const line of page.split('\n').filter((l) => l.startsWith('| fastify'))) assert.equal(line.split(' | ').length, 8, line);
     const row = page.split('\n').find((l) => l.startsWith('| fastify | 100 | 5/5 |'));
     assert.ok(row, page);
     assert.match(row, /\| \d+\.\d \(\d+\.\d–\d+\.\d\) \|/);
+    // marks at 0.1, 0.5 and 0.9 of firstResponse (median 200): listen 180 from spawn, 80 and 160 from start
+    assert.match(row, /^\| fastify \| 100 \| 5\/5 \| 180\.0 \([^)]+\) \| 80\.0 \([^)]+\) \| 160\.0 \([^)]+\) \| 200\.0 /);
     assert.match(page, /## empty\n\n\[run folder\]\(published\/empty\/\)\n\nThis folder holds no samples\.jsonl/);
     assert.ok(resultsPageOf(dir) === page, 'the same folders give the same bytes');
     assert.ok(newer);

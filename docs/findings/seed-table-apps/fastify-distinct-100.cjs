@@ -1,0 +1,1 @@
+require('./seed-fastify.cjs')(100, 'distinct');

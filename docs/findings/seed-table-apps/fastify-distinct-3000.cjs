@@ -1,0 +1,1 @@
+require('./seed-fastify.cjs')(3000, 'distinct');

@@ -1,0 +1,1 @@
+require('./seed-fastify.cjs')(10, 'identical');

@@ -1,0 +1,1 @@
+require('./seed-fastify.cjs')(5000, 'identical');

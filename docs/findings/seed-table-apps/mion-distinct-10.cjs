@@ -1,0 +1,1 @@
+require('./seed-mion.cjs')(10, 'distinct');
