@@ -220,6 +220,7 @@ export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: Start
       architecture: cost.architectures?.[0] ?? DEFAULT_ARCHITECTURE,
       ...(cost.architectures && cost.architectures.length > 1 ? { architectures: cost.architectures } : {}),
       ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
+      ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
     },
     ...(spec.attribute ? { attribute: true as const } : {}),
     ...(spec.measures?.includes('instructions') ? { countFlags: [...COUNT_V8_FLAGS] } : {}),

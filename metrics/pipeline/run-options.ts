@@ -106,7 +106,12 @@ export function runOptionsOf(spec: RunSpec): RunOptions {
     ...(sampling.shard ? { shard: sampling.shard } : {}),
     out: output.out,
     attribute: output.attribute,
-    cost: { memoryMB: cost.memoryMB, architectures: cost.architectures, ...(cost.pricePerGBs ? { pricePerGBs: cost.pricePerGBs } : {}) },
+    cost: {
+      memoryMB: cost.memoryMB,
+      architectures: cost.architectures,
+      ...(cost.pricePerGBs ? { pricePerGBs: cost.pricePerGBs } : {}),
+      ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
+    },
     limits: spec.limits,
   };
 }

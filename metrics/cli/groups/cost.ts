@@ -3,7 +3,7 @@ import { Option, type Command, type OptionValues } from '@commander-js/extra-typ
 import { UsageError } from '../../core/errors.ts';
 import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
 import { DEFAULT_SPEC, type CostSpec } from '../../core/run-spec.ts';
-import { parseArchitectures, parseMemory, parsePrice } from '../../core/parse.ts';
+import { parseArchitectures, parseBudget, parseMemory, parsePrice } from '../../core/parse.ts';
 import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
 
 const d = DEFAULT_SPEC.cost;
@@ -31,6 +31,13 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
       ).argParser(parseArchitectures('--arch')),
     )
     .addOption(
+      new Option(
+        '--budget <ms>',
+        'a cold-start budget (500ms, 500 or 1.5s): scaling.md, summary.md and scaling.csv say how many routes fit before the ' +
+          'median first response (and ready) passes it, from the fitted curve, with its interval; needs 3 or more route counts',
+      ).argParser(parseBudget),
+    )
+    .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
     );
 }
@@ -46,5 +53,6 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
     ...(memoryMB !== undefined ? { memoryMB } : {}),
     ...(opts.arch ? { architectures: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
+    ...(opts.budget !== undefined ? { budgetMs: opts.budget } : {}),
   };
 }
