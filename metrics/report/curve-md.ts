@@ -16,6 +16,7 @@ import {
   type Model,
 } from '../analyse/curve.ts';
 import type { Interval } from '../analyse/stats.ts';
+import { MIN_FIT_POINTS } from '../analyse/scaling.ts';
 import { markdownTable } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 
@@ -75,10 +76,13 @@ export function metricName(fits: readonly CurveFit[], metric: CurveMetric): stri
 }
 
 function growthCell(fit: CurveFit): string {
-  return fit.growth ?? `needs ≥ 3 route counts`;
+  return fit.growth ?? `needs ≥ ${MIN_FIT_POINTS} route counts`;
 }
 
-/** One table per metric (each figure with its 95 % interval in brackets): the model AICc chose, the growth class, the marginal cost at each N (ms/route, 95 % CI), the budget. */
+/**
+ * One table per metric, each figure with its 95 % interval in brackets: the model AICc chose, the
+ * growth class, the marginal cost at each N (ms/route), the budget.
+ */
 export function curveTable(fits: readonly CurveFit[], metric: CurveMetric, budgetMs: number | undefined): string {
   const name = metricName(fits, metric);
   const rows = fits

@@ -42,7 +42,7 @@ describe('curve fits on the samples', () => {
   it('linear data: the line, its slope, growth linear', () => {
     const fit = fitCurve(noisy(linear, 5, 'lin'), 'lin', { resamples: 200 });
     assert.equal(fit.model?.kind, 'linear');
-    close(fit.model!.coefficients[1]!, 0.08, 0.005, 'slope');
+    close(fit.model.coefficients[1]!, 0.08, 0.005, 'slope');
     assert.equal(fit.growth, 'linear');
     for (const m of fit.marginal) close(m.value, 0.08, 0.005, `marginal at ${m.routes}`);
   });
@@ -50,7 +50,7 @@ describe('curve fits on the samples', () => {
   it('quadratic data (deepkit-like): the quadratic, its N² term, super-linear, a marginal cost growing with N', () => {
     const fit = fitCurve(noisy(quadratic, 20, 'quad'), 'quad', { resamples: 200 });
     assert.equal(fit.model?.kind, 'quadratic');
-    close(fit.model!.coefficients[2]!, 0.00056, 0.00003, 'N² term');
+    close(fit.model.coefficients[2]!, 0.00056, 0.00003, 'N² term');
     assert.equal(fit.growth, 'super-linear');
     const at = (n: number) => fit.marginal.find((m) => m.routes === n)!.value;
     close(at(5000), 0.16 + 2 * 0.00056 * 5000, 0.4, 'marginal at 5000');
@@ -60,9 +60,9 @@ describe('curve fits on the samples', () => {
   it('piecewise data (fastify-like): the break at 1,000, 1.1 then 0.4 ms/route, sub-linear', () => {
     const fit = fitCurve(noisy(piecewise, 10, 'pw'), 'pw', { resamples: 200 });
     assert.equal(fit.model?.kind, 'piecewise');
-    assert.equal(fit.model!.breakpoint, 1000);
-    close(fit.model!.coefficients[1]!, 1.1, 0.05, 'slope below the break');
-    close(fit.model!.coefficients[1]! + fit.model!.coefficients[2]!, 0.4, 0.05, 'slope above the break');
+    assert.equal(fit.model.breakpoint, 1000);
+    close(fit.model.coefficients[1]!, 1.1, 0.05, 'slope below the break');
+    close(fit.model.coefficients[1]! + fit.model.coefficients[2]!, 0.4, 0.05, 'slope above the break');
     assert.equal(fit.growth, 'sub-linear');
   });
 
