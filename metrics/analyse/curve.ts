@@ -413,8 +413,3 @@ export function curveFits(summaries: readonly CellSummary[], options: CurveOptio
   byOptions.set(key, fits);
   return fits;
 }
-
-/** The route counts a run's timed cells measured, ascending. */
-export function measuredRoutes(summaries: readonly CellSummary[]): number[] {
-  return [...new Set(summaries.map((s) => s.cell.routes))].sort((a, b) => a - b);
-}
