@@ -21,7 +21,7 @@
  * (it reproduces the table there, a check of the model).
  */
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
-import { cellKey, DIMENSION_DEFAULTS, makeCell, type Cell } from '../core/cell.ts';
+import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../core/lambda-reference.ts';
 import type { CellSummary, LambdaSummary } from './aggregate.ts';
 import {
@@ -32,7 +32,7 @@ import {
   type LocalCpuSpeed,
 } from '../core/lambda-cpu-reference.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
-import { VARIANTS } from '../core/dimensions.ts';
+import { storedValue, VARIANTS } from '../core/dimensions.ts';
 import { codeLoadingTerm, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
@@ -93,7 +93,7 @@ export function runtimeLineOf(summary: Pick<CellSummary, 'runtimeVersion' | 'cel
 export function referenceSummaryOf(cell: Cell, byKey: Map<string, CellSummary>): CellSummary | undefined {
   for (const variant of [cell.variant, ...VARIANTS]) {
     const found = byKey.get(
-      cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1, source: DIMENSION_DEFAULTS.source })),
+      cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1, source: storedValue('source') })),
     );
     if (found) return found;
   }

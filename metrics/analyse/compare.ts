@@ -21,6 +21,7 @@ import {
   relativeSpread,
   type InstructionFigure,
 } from './instructions.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 export const ALPHA = 0.05;
 /** The two runs' median load per core differ by more than this: compare CPU times. */
@@ -188,7 +189,7 @@ export function compareSummaries(
     // instruction metrics belong to counted cells, times to timed ones
     rows: both.flatMap((sa) =>
       metrics
-        .filter((metric) => isInstructionMetric(metric) === (sa.cell.measure === 'instructions'))
+        .filter((metric) => isInstructionMetric(metric) === isCounted(sa.cell))
         .map((metric) => {
           const sb = inB.get(cellKey(sa.cell))!;
           const row = isInstructionMetric(metric)

@@ -8,7 +8,7 @@ import { DEFAULT_SPEC, runSpec } from '../core/run-spec.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { runHyperfine, type HyperfineRun } from '../pipeline/hyperfine.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
-import { addProcessLevers, leversOf, runtimeHelp } from './groups/levers.ts';
+import { addProcessLevers, leversOf } from './groups/levers.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { commandLine, displayPath } from './shared.ts';
 
@@ -45,7 +45,7 @@ function hyperfineCommand() {
         `limit per run; a cell gets it × (warm-up + samples) (at most ${MAX_TIMEOUT_S})` + byDefault(d.timeoutMs / 1000),
       ).argParser(parseSeconds('--timeout')),
     );
-  return addProcessLevers(sampled, runtimeHelp(''))
+  return addProcessLevers(sampled, false)
     .addOption(new Option('--node <path>', 'the node binary to measure (default: the node running coldstart)'))
     .optionsGroup('Output:')
     .addOption(

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, UsageError } from '../core/errors.ts';
 import { registerCleanCommand } from './clean.ts';
-import { guardClosedOutput } from './closed-output.ts';
+import { guardClosedOutput, withClosedOutput } from './closed-output.ts';
 import { registerCompareCommand } from './compare.ts';
 import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
@@ -21,6 +21,7 @@ import { registerReportCommand } from './report.ts';
 import { registerResultsIndexCommand } from './results-index.ts';
 import { registerRunCommand, type ProgramHooks } from './run.ts';
 import type { RunSpec } from '../core/run-spec.ts';
+import { oneLine as printable } from '../core/escape.ts';
 
 const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerRunCommand,
@@ -37,6 +38,19 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerResultsIndexCommand,
 ];
 
+/**
+ * The npm script of each command whose name differs from it: `npx coldstart metrics` is `npm run
+ * metrics`, as the README promises (a test checks package.json's scripts against this).
+ */
+export const SCRIPT_NAMES: Readonly<Record<string, string>> = {
+  run: 'metrics',
+  hyperfine: 'metrics:hyperfine',
+  'lambda-package': 'lambda:package',
+  'lambda-import': 'lambda:import',
+  'lambda-reference': 'lambda:reference',
+  'results-index': 'results:index',
+};
+
 /** The program; `hooks` change what run and measure do with their spec (a test keeps it, runs nothing). */
 export function buildProgram(hooks: ProgramHooks = {}): Command {
   const program = new Command('coldstart')
@@ -45,6 +59,10 @@ export function buildProgram(hooks: ProgramHooks = {}): Command {
     .exitOverride()
     .configureOutput({ writeErr: () => undefined });
   for (const register of COMMANDS) register(program, hooks);
+  for (const command of program.commands) {
+    const script = SCRIPT_NAMES[command.name()];
+    if (script) command.alias(script);
+  }
   return program;
 }
 
@@ -70,8 +88,9 @@ export async function specOfArgv(args: readonly string[]): Promise<RunSpec | und
   return spec;
 }
 
+/** A message as one printable line: line breaks folded, and control, escape and bidi characters (quoted from input) as spaces. */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ');
+  return printable(text.replace(/\s*\n\s*/g, ' '));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -83,11 +102,12 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       // an option parser's UsageError reaches us wrapped by commander: show its own line
-      process.stderr.write(`coldstart: ${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')}\n`);
+      process.stderr.write(`coldstart: ${oneLine(error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '))}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`coldstart: ${error.message}\n`);
+      // its message may quote what the user typed (a --request with CR/LF): one printable line
+      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof EnvironmentError) {
@@ -107,5 +127,5 @@ export async function main(argv: string[]): Promise<number> {
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli', 'main.ts'))) {
   guardClosedOutput();
-  process.exitCode = await main(process.argv);
+  process.exitCode = withClosedOutput(await main(process.argv));
 }

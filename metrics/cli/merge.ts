@@ -8,8 +8,9 @@ export function registerMergeCommand(program: Command): void {
     .description('join run folders (e.g. the shards of --shard i/n from several machines) into one run folder and write its report')
     .argument('<runs...>', 'the run folders to join (samples.jsonl read line by line, a line at most 4 MB; meta.json at most 16 MB)')
     .requiredOption('-o, --out <dir>', 'the merged run folder (new or empty)')
-    .action(async (runs: string[], opts: { out: string }) => {
-      const result = await runMerge(runs, opts.out, (line) => process.stderr.write(`warning: ${line}\n`));
+    .option('--partial', 'also join a part that was interrupted or did not finish (a live run is always refused)')
+    .action(async (runs: string[], opts: { out: string; partial?: boolean }) => {
+      const result = await runMerge(runs, opts.out, (line) => process.stderr.write(`warning: ${line}\n`), opts.partial === true);
       const note = machinesDiffer(result.parts) ? ' (parts from different machines: see "Merged run" in summary.md)' : '';
       process.stdout.write(`merged ${result.parts.length} runs into ${result.dir} (summary.md)${note}\n`);
     });

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.ts';
+import type { Target } from './dimensions.ts';
 
 /** How the first request is sent to a server app and judged. */
 export interface AppRequest {
@@ -27,7 +28,7 @@ export interface AppExpectation {
 export interface AppSpec {
   /** its name in cell labels and tables (`framework` of its cells) */
   name: string;
-  kind: 'server' | 'lambda';
+  kind: Target;
   /** absolute path of the entry (server) or of the handler's module (lambda) */
   file: string;
   /** lambda: the export that is the handler (a dotted path reaches a nested one, as Lambda's Handler setting does) */
@@ -123,12 +124,23 @@ export const DEFAULT_STATUS = 200;
 
 /** `--request 'POST /orders'`: a method and a path starting with /. */
 export function parseRequest(text: string): { method: string; path: string } {
-  const match = /^\s*([A-Za-z]+)\s+(\/\S*)\s*$/.exec(text);
+  // the path in visible ASCII only (a request line carries nothing else; other characters are percent-encoded)
+  const match = /^\s*([A-Za-z]+)\s+(\/[\x21-\x7e]*)\s*$/.exec(text);
   const method = match?.[1]?.toUpperCase();
   if (!match?.[2] || !method || !(METHODS as readonly string[]).includes(method)) {
     throw new UsageError(`--request: "${text}" is not "METHOD /path" (METHOD one of ${METHODS.join(', ')})`);
   }
   return { method, path: match[2] };
+}
+
+/** `--content-type`: a media type (`type/subtype`, parameters after `;`) of visible ASCII: a header value carries no line break. */
+export function parseContentType(text: string): string {
+  if (!/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/.test(text)) {
+    throw new UsageError(
+      `--content-type: "${text.slice(0, 80)}" is not a media type (type/subtype of visible ASCII, e.g. application/json)`,
+    );
+  }
+  return text;
 }
 
 /** `--env NAME=VALUE`, repeated: the apps' own variables. */

@@ -1,103 +1,105 @@
 /**
  * A cell is one measured configuration. Every stage (plan, runner, samples, aggregation, every
- * output) carries the same record; its dimensions are listed once, here.
+ * output) carries the same record. Its dimensions are the rows of the table in dimensions.ts: the
+ * key, the label, the stored values, the order, the parsing and the shown (CSV) columns below are
+ * loops over that table, so a new row changes all of them and nothing here.
  */
 import path from 'node:path';
 import { generatedRelativePath, GENERATED_DIR } from './paths.ts';
-import { SCHEMAS as SCHEMA_LIST, SHAPES as SHAPE_LIST } from './dimensions.ts';
-
-const SHAPES: readonly string[] = SHAPE_LIST;
-const SCHEMAS: readonly string[] = SCHEMA_LIST;
+import {
+  APP_SOURCE,
+  CELL_DIMENSIONS,
+  DIMENSION_TABLE,
+  rowHolds,
+  type Cell,
+  type CellDimension,
+  type DimensionTable,
+  type RequiredDimension,
+} from './dimensions.ts';
 
 export type { Cell } from './dimensions.ts';
-import { isDimensionValue, type Cell } from './dimensions.ts';
+export { APP_SOURCE, CELL_DIMENSIONS };
+export type Dimension = CellDimension;
 
-/** The dimensions in the order tables show and sort them. */
-export const CELL_DIMENSIONS = [
-  'framework',
-  'variant',
-  'shape',
-  'schema',
-  'routes',
-  'target',
-  'memory',
-  'measure',
-  'runtime',
-  'build',
-  'compileCache',
-  'bootstrap',
-  'fileCache',
-  'source',
-] as const satisfies readonly (keyof Cell)[];
-export type Dimension = (typeof CELL_DIMENSIONS)[number];
+/** A cell of any table: one value per row. */
+export type AnyCell = Readonly<Record<string, string | number>>;
 
-/** The value a dimension has when a run does not vary it; labels leave defaults out. */
-export const DIMENSION_DEFAULTS = {
-  variant: 'validated',
-  shape: 'flat',
-  schema: 'small',
-  runtime: 'node',
-  build: 'plain',
-  compileCache: 'off',
-  target: 'server',
-  memory: 0,
-  bootstrap: 'probe',
-  fileCache: 'warm',
-  source: 'generated',
-  measure: 'time',
-} as const;
-
-/**
- * Dimensions added after runs were first recorded: a key, a label or a CSV leaves them out while
- * they have their default, so an older run folder reports exactly as before.
- */
-export const OPTIONAL_DIMENSIONS = [
-  'target',
-  'memory',
-  'measure',
-  'source',
-  'shape',
-  'schema',
-  'bootstrap',
-  'fileCache',
-] as const satisfies readonly Dimension[];
-type OptionalDimension = (typeof OPTIONAL_DIMENSIONS)[number];
-
-function leavesDefault(cell: Cell, d: OptionalDimension): boolean {
-  return cell[d] !== DIMENSION_DEFAULTS[d];
+/** The cell functions of one table (and the file name of a cell, which its label starts with). */
+export interface CellFunctions {
+  /** the dimensions, in the order tables show and sort them */
+  dimensions: readonly string[];
+  /** the dimensions a set of cells shows (its CSV columns): every one, a tagged one only when some cell leaves its stored value */
+  shownDimensions(cells: readonly AnyCell[]): string[];
+  /** every absent field given its stored value */
+  makeCell(fields: Readonly<Record<string, string | number | undefined>>): AnyCell;
+  cellKey(cell: AnyCell): string;
+  cellLabel(cell: AnyCell): string;
+  compareCells(a: AnyCell, b: AnyCell): number;
+  /** a cell out of untrusted JSON, or undefined */
+  parseCell(value: unknown): AnyCell | undefined;
 }
 
-/** The dimensions a set of cells shows: every one, but an optional one only when some cell leaves its default. */
-export function shownDimensions(cells: readonly Cell[]): Dimension[] {
-  return CELL_DIMENSIONS.filter(
-    (d) => !(OPTIONAL_DIMENSIONS as readonly string[]).includes(d) || cells.some((c) => leavesDefault(c, d as OptionalDimension)),
-  );
+/** Rows in the order of a place they each have (their key's, their label's). */
+function placed(table: DimensionTable, at: (d: string) => number | undefined): string[] {
+  return Object.keys(table)
+    .filter((d) => at(d) !== undefined)
+    .sort((a, b) => at(a)! - at(b)!);
 }
 
-export function makeCell(fields: Pick<Cell, 'framework' | 'variant' | 'routes'> & Partial<Cell>): Cell {
-  return {
-    framework: fields.framework,
-    variant: fields.variant,
-    shape: fields.shape ?? DIMENSION_DEFAULTS.shape,
-    schema: fields.schema ?? DIMENSION_DEFAULTS.schema,
-    routes: fields.routes,
-    runtime: fields.runtime ?? DIMENSION_DEFAULTS.runtime,
-    build: fields.build ?? DIMENSION_DEFAULTS.build,
-    compileCache: fields.compileCache ?? DIMENSION_DEFAULTS.compileCache,
-    target: fields.target ?? DIMENSION_DEFAULTS.target,
-    memory: fields.memory ?? DIMENSION_DEFAULTS.memory,
-    bootstrap: fields.bootstrap ?? DIMENSION_DEFAULTS.bootstrap,
-    fileCache: fields.fileCache ?? DIMENSION_DEFAULTS.fileCache,
-    source: fields.source ?? DIMENSION_DEFAULTS.source,
-    measure: fields.measure ?? DIMENSION_DEFAULTS.measure,
+/** The cell functions over `table`; `fileOf` names a cell's file (its label's start). */
+export function cellFunctions(table: DimensionTable, fileOf: (cell: AnyCell) => string): CellFunctions {
+  const dimensions = Object.keys(table);
+  const row = (d: string) => table[d]!;
+  const keyOrder = placed(table, (d) => row(d).key.at);
+  const labelOrder = placed(table, (d) => {
+    const label = row(d).label;
+    return label === 'file' ? undefined : label.at;
+  });
+  const leavesStored = (cell: AnyCell, d: string) => cell[d] !== row(d).stored;
+  const shownOnlyWhenSet = (d: string) => row(d).key.tagged === true;
+  const rank = (d: string, value: string | number) => {
+    const values = row(d).values as readonly (string | number)[];
+    return values.includes(value) ? values.indexOf(value) : values.length;
   };
-}
-
-/** A stable identity for grouping (the bootstrap seeds derive from it, so it never changes for a cell). */
-export function cellKey(cell: Cell): string {
-  const base = (['framework', 'variant', 'routes', 'runtime', 'build', 'compileCache'] as const).map((d) => String(cell[d]));
-  const extra = OPTIONAL_DIMENSIONS.filter((d) => leavesDefault(cell, d)).map((d) => `${d}=${cell[d]}`);
-  return [...base, ...extra].join('|');
+  const makeCell = (fields: Readonly<Record<string, string | number | undefined>>): AnyCell =>
+    Object.fromEntries(dimensions.map((d) => [d, fields[d] ?? row(d).stored!]));
+  return {
+    dimensions,
+    shownDimensions: (cells) => dimensions.filter((d) => !shownOnlyWhenSet(d) || cells.some((c) => leavesStored(c, d))),
+    makeCell,
+    cellKey(cell) {
+      // untagged rows always show their value; tagged ones (added later) `name=value`, only when they leave `stored`
+      const parts = keyOrder.map((d) => (!shownOnlyWhenSet(d) ? String(cell[d]) : leavesStored(cell, d) ? `${d}=${cell[d]}` : undefined));
+      return parts.filter((p) => p !== undefined).join('|');
+    },
+    cellLabel(cell) {
+      const extras = labelOrder.flatMap((d) => {
+        const label = row(d).label as Exclude<DimensionTable[string]['label'], 'file'>;
+        const value = cell[d]!;
+        if (!leavesStored(cell, d) || label.inFileName?.(value)) return [];
+        return [label.show ? label.show(value) : `${d}=${value}`];
+      });
+      return extras.length ? `${fileOf(cell)} [${extras.join(', ')}]` : fileOf(cell);
+    },
+    compareCells(a, b) {
+      for (const d of dimensions) {
+        const x = a[d]!;
+        const y = b[d]!;
+        if (x === y) continue;
+        if (row(d).sortByValues && rank(d, x) !== rank(d, y)) return rank(d, x) - rank(d, y);
+        if (typeof x === 'number' && typeof y === 'number') return x - y;
+        return String(x) < String(y) ? -1 : 1;
+      }
+      return 0;
+    },
+    parseCell(value) {
+      if (value === null || typeof value !== 'object') return undefined;
+      const v = value as Record<string, unknown>;
+      // a field absent from an old record holds the row's stored value; a value not of its row makes the record no cell
+      const ok = dimensions.every((d) => (v[d] === undefined ? row(d).stored !== undefined : rowHolds(row(d), v[d])));
+      return ok ? makeCell(v as Record<string, string | number | undefined>) : undefined;
+    },
+  };
 }
 
 /**
@@ -110,87 +112,42 @@ export function cellFile(cell: Cell): string {
   return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
 }
 
-/** The `source` of a cell measured from the user's own entry or handler. */
-export const APP_SOURCE = 'app';
-
 export function cellFilePath(cell: Cell): string {
   return path.join(GENERATED_DIR, cellFile(cell));
 }
 
-/** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
-export function cellLabel(cell: Cell): string {
-  // a local Lambda cell's file (lambda/…) already says its target
-  // (`source` too: an app's label starts with `app:`)
-  const extras = (['target', 'memory', 'measure', 'runtime', 'build', 'compileCache', 'bootstrap', 'fileCache'] as const)
-    .filter((d) => cell[d] !== DIMENSION_DEFAULTS[d] && !(d === 'target' && cell.target === 'lambda'))
-    .map((d) => (d === 'memory' ? `memory=${cell.memory}MB` : `${d}=${cell[d]}`));
-  return extras.length ? `${cellFile(cell)} [${extras.join(', ')}]` : cellFile(cell);
+/** The cell functions of the table in dimensions.ts (every cell of every run). */
+const CELLS = cellFunctions(DIMENSION_TABLE, (cell) => cellFile(cell as Cell));
+
+/** The dimensions a set of cells shows: every one, but a tagged one only when some cell leaves its stored value. */
+export function shownDimensions(cells: readonly Cell[]): Dimension[] {
+  return CELLS.shownDimensions(cells) as Dimension[];
 }
 
-/** Targets in the order tables show them: the server first, then the local Lambda, then AWS's figures. */
-const TARGET_ORDER: readonly string[] = ['server', 'lambda', 'aws-lambda'];
+export function makeCell(fields: Pick<Cell, RequiredDimension> & Partial<Cell>): Cell {
+  return CELLS.makeCell(fields) as Cell;
+}
 
-/** Sort by framework, variant, then routes numerically, then the other dimensions. */
+/** A stable identity for grouping (the bootstrap seeds derive from it, so it never changes for a cell). */
+export function cellKey(cell: Cell): string {
+  return CELLS.cellKey(cell);
+}
+
+/** A cell's row label: its file, `N-startup-F-routes.js` (`lambda/…` for a Lambda cell), with the non-default dimensions after it. */
+export function cellLabel(cell: Cell): string {
+  return CELLS.cellLabel(cell);
+}
+
+/** Sort by framework, variant, then routes numerically, then the other dimensions (in the table's order). */
 export function compareCells(a: Cell, b: Cell): number {
-  for (const d of CELL_DIMENSIONS) {
-    const x = a[d];
-    const y = b[d];
-    if (x === y) continue;
-    const order = d === 'target' ? TARGET_ORDER : d === 'shape' ? SHAPES : d === 'schema' ? SCHEMAS : undefined;
-    if (order) {
-      const rank = (t: string) => (order.includes(t) ? order.indexOf(t) : order.length);
-      if (rank(String(x)) !== rank(String(y))) return rank(String(x)) - rank(String(y));
-    }
-    if (typeof x === 'number' && typeof y === 'number') return x - y;
-    return String(x) < String(y) ? -1 : 1;
-  }
-  return 0;
+  return CELLS.compareCells(a, b);
 }
 
 /**
- * What a named dimension's value may be: a name of letters, digits and `._+:@/-` (every framework,
- * runtime, build, cache and target is one). Labels, file names and every report are built from these
- * values, so a stored cell cannot bring markup, a path out of generated/ or a line break with it.
+ * Parse a cell out of untrusted JSON (samples.jsonl); undefined when it is not one. Named values
+ * (frameworks, runtimes…) pass the table's checks (a name of letters, digits and `._+:@/-`), so a
+ * stored cell cannot bring markup, a path out of generated/ or a line break into a label or a report.
  */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._+:@/-]{0,99}$/;
-
-/** Parse a cell out of untrusted JSON (samples.jsonl); undefined when it is not one. */
 export function parseCell(value: unknown): Cell | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const v = value as Record<string, unknown>;
-  const name = (x: unknown): x is string => typeof x === 'string' && NAME.test(x) && !x.includes('..');
-  if (!name(v.framework) || (v.variant !== 'validated' && v.variant !== 'plain')) return undefined;
-  if (typeof v.routes !== 'number' || !Number.isInteger(v.routes) || v.routes < 0) return undefined;
-  const optional = [
-    'runtime',
-    'build',
-    'compileCache',
-    'target',
-    'source',
-    'measure',
-    'bootstrap',
-    'fileCache',
-    'shape',
-    'schema',
-    'memory',
-  ] as const;
-  // a value that is not one of its dimension's (the table in dimensions.ts) makes the record no cell
-  if (optional.some((d) => v[d] !== undefined && !isDimensionValue(d, v[d]))) return undefined;
-  const { runtime, build, compileCache, target, shape, schema, memory, bootstrap, fileCache, source, measure } = v;
-  return makeCell({
-    framework: v.framework,
-    variant: v.variant,
-    routes: v.routes,
-    ...(isDimensionValue('runtime', runtime) ? { runtime } : {}),
-    ...(isDimensionValue('build', build) ? { build } : {}),
-    ...(isDimensionValue('compileCache', compileCache) ? { compileCache } : {}),
-    ...(isDimensionValue('target', target) ? { target } : {}),
-    ...(isDimensionValue('shape', shape) ? { shape } : {}),
-    ...(isDimensionValue('schema', schema) ? { schema } : {}),
-    ...(isDimensionValue('memory', memory) ? { memory } : {}),
-    ...(isDimensionValue('bootstrap', bootstrap) ? { bootstrap } : {}),
-    ...(isDimensionValue('fileCache', fileCache) ? { fileCache } : {}),
-    ...(isDimensionValue('source', source) ? { source } : {}),
-    ...(isDimensionValue('measure', measure) ? { measure } : {}),
-  });
+  return CELLS.parseCell(value) as Cell | undefined;
 }

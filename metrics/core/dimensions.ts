@@ -5,9 +5,13 @@
  * columns of old run folders rest on it), what a run takes when its flag is absent (`cli`, per target
  * where they differ), its flags and help, its place in the cell key and label, its lever table, and
  * the meta.json list that keeps the order it was given in. The value lists every module validates
- * and loops over are exported from here; cell.ts turns the table into keys, labels and parsing.
+ * and loops over are exported from here (test/unit/dimension-lists.test.ts fails on a copy
+ * elsewhere); cell.ts turns the table into keys, labels, parsing, order and CSV columns, the CLI's
+ * option groups declare each flag from its row (cli/groups/common.ts dimensionOption), and
+ * DEFAULT_SPEC takes the rows' `cli`.
  *
- * Adding a dimension: one row here (and its value list), then the code that acts on it.
+ * Adding a dimension: one row here (and its value list), then the code that acts on it
+ * (docs/dev/adding-a-target-or-dimension.md).
  */
 import {
   ARCHITECTURES,
@@ -62,7 +66,10 @@ export function generatedTarget(target: CellTarget): Target {
 }
 
 /** The runtime binaries a server cell (or `--lambda-runtime node`) runs on (plan/runtimes.ts installs them). */
-export const RUNTIME_NAMES = ['node', 'node22', 'node24', 'bun'] as const;
+/** The pinned Node lines (installed on demand into .runtimes/). */
+export const NODE_LINES = ['node22', 'node24'] as const;
+export type NodeLine = (typeof NODE_LINES)[number];
+export const RUNTIME_NAMES = ['node', ...NODE_LINES, 'bun'] as const;
 export type RuntimeName = (typeof RUNTIME_NAMES)[number];
 /** A cell's runtime: a binary, or the Lambda runtime line of a Lambda cell (the deprecated ones too: an old run may hold them). */
 export const CELL_RUNTIMES = [...RUNTIME_NAMES, ...KNOWN_LAMBDA_RUNTIME_LINES] as const;
@@ -72,7 +79,10 @@ export type CellRuntime = RuntimeName | KnownLambdaRuntimeLine;
  * As written; bundled by esbuild into one file; the same bundle minified; the bundle run once into a
  * V8 startup snapshot that the start deserializes (`measure`'s server entries only: plan/snapshot.ts).
  */
-export const BUILDS = ['plain', 'bundle', 'bundle-min', 'snapshot'] as const;
+/** The builds esbuild bundles (the second minified): the only ones a Lambda package ships. */
+export const BUNDLE_BUILDS = ['bundle', 'bundle-min'] as const;
+export type BundleBuild = (typeof BUNDLE_BUILDS)[number];
+export const BUILDS = ['plain', ...BUNDLE_BUILDS, 'snapshot'] as const;
 export type Build = (typeof BUILDS)[number];
 export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
 export type CompileCache = (typeof COMPILE_CACHES)[number];
@@ -114,8 +124,6 @@ export const DEFAULT_SCHEMA: Schema = 'small';
 export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
 export type Order = (typeof ORDERS)[number];
 
-export { ARCHITECTURES, type Architecture } from './lambda-platform.ts';
-
 /**
  * A framework's name (or an app's, for `measure`): open, any registered generator or app. The name
  * rule (letters, digits and `._+:@/-`) keeps labels, file names and reports free of markup and paths.
@@ -130,7 +138,16 @@ export function isName(x: unknown): x is string {
 
 /** The two targets a run chooses between; the other rows' CLI defaults may differ by it. */
 export type TargetName = Target;
-export type FlagGroup = 'selection' | 'levers' | 'lambda' | 'count' | 'cost' | 'sampling';
+/** The --help group a flag is listed in. */
+export type FlagGroup = 'selection' | 'levers' | 'lambda' | 'cost' | 'sampling';
+
+/** What a flag's help may depend on: the command it is on. */
+export interface FlagContext {
+  /** the command's word for a cell (`cell` for run, `app` for measure) */
+  what: string;
+  /** whether the command has Lambda cells too (its --runtime is then the servers') */
+  lambda: boolean;
+}
 
 /** One command-line flag of a dimension. */
 export interface DimensionFlag {
@@ -141,12 +158,12 @@ export interface DimensionFlag {
   group: FlagGroup;
   /** when the flag sets the dimension only for cells of one target (`--runtime` servers, `--lambda-runtime` Lambda cells) */
   target?: TargetName;
-  /** meta.json's options key for the list given */
-  meta?: string;
-  /** the --help text */
-  help: string;
-  /** the text --help shows for the default, when not the default list joined by commas */
+  /** the --help text, without the default (which --help adds from the row's `cli`) */
+  help: string | ((on: FlagContext) => string);
+  /** the text --help shows for the default, when not the row's `cli` list joined by commas; `''`: none shown */
   defaultText?: string;
+  /** an old spelling still accepted, hidden from --help (the help says it) */
+  alias?: `--${string}`;
 }
 
 export interface Dimension<V extends string | number> {
@@ -166,8 +183,11 @@ export interface Dimension<V extends string | number> {
    * `name=value`, and only when they leave `stored`, so older keys stay what they were.
    */
   key?: { at: number; tagged?: true };
-  /** its place among the `[name=value, …]` extras of a cell's label (shown when ≠ stored), and how its value reads there */
-  label?: { at: number; show?: (value: V) => string; inFileName?: (value: V) => boolean };
+  /**
+   * its place among the `[name=value, …]` extras of a cell's label (shown when ≠ stored), and how its
+   * value reads there; `file`: the cell's file name (cellFile) already says it
+   */
+  label?: 'file' | { at: number; show?: (value: V) => string; inFileName?: (value: V) => boolean };
   /** tables sort its values in the order of `values` (else numbers numerically, text alphabetically) */
   sortByValues?: true;
   /**
@@ -177,6 +197,10 @@ export interface Dimension<V extends string | number> {
   lever?: { rank: number; workload?: true; change?: true };
   /** meta.json's options list that holds its values in the order given (the lever tables' column order) */
   metaList?: string;
+  /** the measure dimension only: its value whose cells are counted under valgrind rather than timed */
+  counted?: V;
+  /** false: the HTML report's charts draw it anyway (series, axis) or it never varies within timed cells, so it gets no toggle */
+  toggle?: false;
 }
 
 /** The type of a row's values, carried by the row's type alone. */
@@ -201,23 +225,23 @@ export const DIMENSIONS = {
         short: '-f',
         arg: '<list>',
         group: 'selection',
-        meta: 'frameworks',
         help: 'comma-separated frameworks, or all (those whose packages are installed)',
         defaultText: 'all',
       },
     ],
     help: "the framework (or, for measure, the app's name)",
+    toggle: false,
     key: { at: 0 },
+    label: 'file',
     metaList: 'frameworks',
   }),
   variant: dimension<Variant>()({
     values: VARIANTS,
     cli: ['validated'],
-    flags: [
-      { flag: '--variant', arg: '<variant>', group: 'selection', meta: 'variants', help: `${VARIANTS.join(', ')} or all (comma list)` },
-    ],
+    flags: [{ flag: '--variant', arg: '<variant>', group: 'selection', help: `${list(VARIANTS)} or all (comma list)` }],
     help: 'with or without validation of the bodies',
     key: { at: 1 },
+    label: 'file',
     lever: { rank: 6 },
     metaList: 'variants',
   }),
@@ -225,17 +249,10 @@ export const DIMENSIONS = {
     values: SHAPES,
     stored: DEFAULT_SHAPE,
     cli: [DEFAULT_SHAPE],
-    flags: [
-      {
-        flag: '--shape',
-        arg: '<list>',
-        group: 'selection',
-        meta: 'shapes',
-        help: `route shapes, comma list of ${SHAPES.join(', ')} or all`,
-      },
-    ],
+    flags: [{ flag: '--shape', arg: '<list>', group: 'selection', help: `route shapes, comma list of ${list(SHAPES)} or all` }],
     help: 'the route shape of the file',
     key: { at: 10, tagged: true },
+    label: 'file',
     sortByValues: true,
     lever: { rank: 7, workload: true },
     metaList: 'shapes',
@@ -249,12 +266,12 @@ export const DIMENSIONS = {
         flag: '--schema',
         arg: '<list>',
         group: 'selection',
-        meta: 'schemas',
-        help: `schema weights of the bodies, comma list of ${SCHEMAS.join(', ')} or all`,
+        help: `schema weights of the bodies, comma list of ${list(SCHEMAS)} or all`,
       },
     ],
     help: 'the schema weight of the bodies',
     key: { at: 11, tagged: true },
+    label: 'file',
     sortByValues: true,
     lever: { rank: 8, workload: true },
     metaList: 'schemas',
@@ -269,12 +286,13 @@ export const DIMENSIONS = {
         short: '-r',
         arg: '<list>',
         group: 'selection',
-        meta: 'routes',
         help: `comma-separated route counts, each ${MIN_ROUTES}–${MAX_ROUTES}`,
       },
     ],
     help: 'the number of routes the file registers',
+    toggle: false,
     key: { at: 2 },
+    label: 'file',
     metaList: 'routes',
   }),
   target: dimension<CellTarget>()({
@@ -286,9 +304,8 @@ export const DIMENSIONS = {
         flag: '--target',
         arg: '<list>',
         group: 'selection',
-        meta: 'targets',
         help:
-          `comma list of ${TARGETS.join(', ')}: a long-running HTTP server, ` +
+          `comma list of ${list(TARGETS)}: a long-running HTTP server, ` +
           "or a handler behind the framework's Lambda adapter under a Runtime API the runner plays",
       },
     ],
@@ -304,17 +321,16 @@ export const DIMENSIONS = {
     values: 'open',
     valid: isNonNegativeInteger,
     stored: 0,
-    cli: [0],
+    cli: [],
     flags: [
       {
         flag: '--lambda-memory',
         arg: '<list>',
         group: 'lambda',
-        meta: 'lambdaMemory',
         help:
-          `comma list of Lambda memory sizes in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}): ` +
-          'each sample runs in a cgroup with that memory limit ' +
-          `and, after INIT, that CPU share (MB / ${MB_PER_VCPU} vCPUs); absent = no limits`,
+          `comma list of Lambda memory sizes in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}): each sample, a server's too, runs in a cgroup ` +
+          `with that memory limit and, after INIT, that CPU share (MB / ${MB_PER_VCPU} vCPUs); absent = no limits`,
+        defaultText: '',
       },
     ],
     help: 'the Lambda memory size it ran at, MB (CPU share and memory limit); 0 = no limits',
@@ -329,16 +345,17 @@ export const DIMENSIONS = {
       {
         flag: '--measure',
         arg: '<list>',
-        group: 'count',
-        meta: 'measures',
+        group: 'selection',
         help:
-          `comma list of ${MEASURES.join(', ')}: timed cells (wall and CPU time) and/or counted cells ` +
-          '(instructions per phase under valgrind, deterministic)',
+          `comma list of ${list(MEASURES)}: timed cells (wall and CPU time) and/or counted cells ` +
+          '(instructions per phase under valgrind, deterministic); the same dimension on run and measure',
       },
     ],
     help: 'how it is measured: wall and CPU time, or instructions counted under valgrind',
+    toggle: false,
     key: { at: 8, tagged: true },
     label: { at: 2 },
+    counted: 'instructions',
     metaList: 'measures',
   }),
   runtime: dimension<CellRuntime>()({
@@ -351,20 +368,19 @@ export const DIMENSIONS = {
         arg: '<list>',
         group: 'levers',
         target: 'server',
-        meta: 'runtimes',
-        help:
-          `comma list of runtimes: ${RUNTIME_NAMES.join(', ')} ` +
-          '(node = the node running coldstart, or --node; the others are installed on demand into .runtimes/)',
+        help: (on) =>
+          `comma list of runtimes${on.lambda ? ' of server cells' : ''}: ${list(RUNTIME_NAMES)} ` +
+          `(node = the node running coldstart, or --node; the others are installed on demand into .runtimes/` +
+          `${on.lambda ? '; Lambda cells run on --lambda-runtime' : ''})`,
       },
       {
         flag: '--lambda-runtime',
         arg: '<list>',
         group: 'lambda',
         target: 'lambda',
-        meta: 'lambdaRuntimes',
         help:
-          `comma list of Lambda runtime lines for Lambda cells: ${LAMBDA_RUNTIME_NAMES.join(', ')} (default ${DEFAULT_LAMBDA_RUNTIME}; ` +
-          'each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
+          `comma list of Lambda runtime lines for Lambda cells: ${list(LAMBDA_RUNTIME_NAMES)} ` +
+          '(each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
           'node = the node running coldstart or --node, not a Lambda line)',
       },
     ],
@@ -383,11 +399,10 @@ export const DIMENSIONS = {
         flag: '--build',
         arg: '<list>',
         group: 'levers',
-        meta: 'builds',
         help:
-          `comma list of builds: ${BUILDS.join(', ')} ` +
-          '(bundle = the file and all it requires in one file, by esbuild; bundle-min = the same, minified; ' +
-          "snapshot = the bundle run once into a startup snapshot, node --build-snapshot: measure's server entries only)",
+          `comma list of builds: ${list(BUILDS)} (bundle = the file and all it requires in one file, by esbuild; ` +
+          'bundle-min = the same, minified; snapshot = the bundle run once into a startup snapshot, node --build-snapshot: ' +
+          "measure's server entries only)",
       },
     ],
     help: 'how the file is built before it runs',
@@ -405,9 +420,8 @@ export const DIMENSIONS = {
         flag: '--compile-cache',
         arg: '<list>',
         group: 'levers',
-        meta: 'compileCaches',
         help:
-          `comma list of ${COMPILE_CACHES.join(', ')}: Node's module compile cache (NODE_COMPILE_CACHE, Node >= 22.1); ` +
+          `comma list of ${list(COMPILE_CACHES)}: Node's module compile cache (NODE_COMPILE_CACHE, Node >= 22.1); ` +
           'cold = a fresh empty cache per sample, warm = one filled by an unrecorded run first',
       },
     ],
@@ -427,9 +441,8 @@ export const DIMENSIONS = {
         arg: '<list>',
         group: 'lambda',
         target: 'lambda',
-        meta: 'bootstraps',
         help:
-          `comma list of ${BOOTSTRAPS.join(', ')}: how a Lambda cell starts (default ric); ric = AWS's Runtime ` +
+          `comma list of ${list(BOOTSTRAPS)}: how a Lambda cell starts; ric = AWS's Runtime ` +
           "Interface Client launched as the managed runtime's bootstrap does, ric-noflags = the same without the bootstrap's " +
           'node flags, probe = the file as its own Runtime API client',
       },
@@ -448,11 +461,10 @@ export const DIMENSIONS = {
       {
         flag: '--file-cache',
         arg: '<list>',
-        group: 'lambda',
-        meta: 'fileCaches',
+        group: 'levers',
         help:
-          `comma list of ${FILE_CACHES.join(', ')}: the OS file cache before each sample (default warm for a server, ` +
-          `cold for a Lambda cell); cold = the files that sample's process reads are evicted first`,
+          `comma list of ${list(FILE_CACHES)}: the OS file cache before each sample; ` +
+          "cold = the files that sample's process reads are evicted first",
       },
     ],
     help: 'the OS file cache before each sample: as the warm-up left it, or the sample’s own files evicted',
@@ -468,6 +480,7 @@ export const DIMENSIONS = {
     flags: [],
     help: "where the file comes from: generated by coldstart for framework × N, or the user's own app (measure)",
     key: { at: 9, tagged: true },
+    label: 'file',
   }),
 } as const;
 
@@ -482,10 +495,9 @@ export const RUN_DIMENSIONS = {
         flag: '--arch',
         arg: '<list>',
         group: 'cost',
-        meta: 'arch',
         help:
-          `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is an alias of x86_64): an estimate ` +
-          "each for Lambda cells (its calibration and its price); the first one's price is the cost table's",
+          `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is accepted for x86_64): Lambda cells get ` +
+          "an estimate for each (its calibration and its price); the first one's price is the cost table's",
       },
     ],
     // not a cell dimension: a local cell runs on this machine whatever the architecture; only the calibration and the price differ
@@ -496,73 +508,102 @@ export const RUN_DIMENSIONS = {
     valid: (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= MIN_MEMORY_MB && v <= MAX_MEMORY_MB,
     stored: DEFAULT_MEMORY_MB,
     cli: [DEFAULT_MEMORY_MB],
-    flags: [{ flag: '--memory', arg: '<MB>', group: 'cost', meta: 'memoryMB', help: 'Lambda memory for the cost table, in MB' }],
+    flags: [
+      {
+        flag: '--cost-memory',
+        arg: '<MB>',
+        group: 'cost',
+        alias: '--memory',
+        help:
+          `Lambda memory size the cost table prices, in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}); the old spelling --memory still works; ` +
+          'the memory sizes cells run at are --lambda-memory',
+      },
+    ],
     help: 'the Lambda memory size the cost model prices, MB',
   }),
   order: dimension<Order>()({
     values: ORDERS,
     stored: 'interleaved',
     cli: ['interleaved'],
-    flags: [{ flag: '--order', arg: '<order>', group: 'sampling', meta: 'order', help: `${list(ORDERS.slice(0, -1))} or random` }],
+    flags: [
+      {
+        flag: '--order',
+        arg: '<order>',
+        group: 'sampling',
+        help: (on) => `${ORDERS[0]} (sample 1 of every ${on.what}, then 2 …), ${list(ORDERS.slice(1, -1))} or ${ORDERS[2]}`,
+      },
+    ],
     help: 'the order of the samples: round by round across cells, cell after cell, or shuffled by a seed',
   }),
 } as const;
 
 export type CellDimension = keyof typeof DIMENSIONS;
-export type RunDimension = keyof typeof RUN_DIMENSIONS;
 type ValueOf<D> = D extends Typed<infer V> ? V : never;
 export type DimensionValue<K extends CellDimension> = ValueOf<(typeof DIMENSIONS)[K]>;
 
 /** A cell: one value of every cell dimension, each of its own type. */
 export type Cell = { -readonly [K in CellDimension]: DimensionValue<K> };
 
+/**
+ * A table of cell dimensions as the cell functions (core/cell.ts) read it: DIMENSIONS, or a test's
+ * table with a row more. Every row has a place in the key and says how the label shows it, so two
+ * cells that differ in a dimension never share a key or a label.
+ */
+export type DimensionTable = Readonly<Record<string, Dimension<string | number> & Required<Pick<Dimension<string>, 'key' | 'label'>>>>;
+/** DIMENSIONS, seen through the common shape of its rows (their value types widened). */
+export const DIMENSION_TABLE: DimensionTable = DIMENSIONS as unknown as DimensionTable;
+// every cell row declares its key place and its label: tsc asks a new row for both
+DIMENSIONS satisfies Record<string, { key: object; label: object | 'file' }>;
+
 /** The cell dimensions, in the order tables show and sort them. */
 export const CELL_DIMENSIONS = Object.keys(DIMENSIONS) as CellDimension[];
 
 /** Dimensions whose field every stored record holds (no `stored` value). */
 export type RequiredDimension = { [K in CellDimension]: (typeof DIMENSIONS)[K] extends { stored: unknown } ? never : K }[CellDimension];
+/** Dimensions an old record may lack: it then holds the row's `stored` value. */
+export type StoredDimension = Exclude<CellDimension, RequiredDimension>;
 
 /** A row of the table, seen through its common shape (its value type widened). */
 export function dimensionRow(d: CellDimension): Dimension<string | number> {
-  return DIMENSIONS[d] as Dimension<string | number>;
+  return DIMENSION_TABLE[d]!;
 }
 
-/** Whether `value` is one of the dimension's values (for open dimensions: passes its check). */
-export function isDimensionValue<K extends CellDimension>(d: K, value: unknown): value is DimensionValue<K> {
-  const row = dimensionRow(d);
+/** Whether `value` is one of the row's values (for open dimensions: passes its check). */
+export function rowHolds(row: Dimension<string | number>, value: unknown): boolean {
   if (row.values === 'open') return row.valid?.(value) ?? false;
   return (row.values as readonly unknown[]).includes(value);
 }
 
+/** Whether `value` is one of the dimension's values (for open dimensions: passes its check). */
+export function isDimensionValue<K extends CellDimension>(d: K, value: unknown): value is DimensionValue<K> {
+  return rowHolds(dimensionRow(d), value);
+}
+
 /** What a run takes for dimension `d` when its flag is absent, for cells of `target`; undefined when the command decides. */
-export function cliDefault<K extends CellDimension>(d: K, target: TargetName): readonly DimensionValue<K>[] | undefined {
-  const cli = dimensionRow(d).cli;
+export function cliDefault<K extends CellDimension>(d: K, target: TargetName): DimensionValue<K>[] | undefined {
+  return cliList(dimensionRow(d), target) as DimensionValue<K>[] | undefined;
+}
+
+/** A row's CLI default for cells of `target` (a copy: the spec's lists are its own). */
+export function cliList<V extends string | number>(row: Pick<Dimension<V>, 'cli'>, target: TargetName): V[] | undefined {
+  const cli = row.cli;
   if (cli === undefined) return undefined;
-  return (Array.isArray(cli) ? cli : (cli as Record<TargetName, readonly (string | number)[]>)[target]) as readonly DimensionValue<K>[];
+  const values: readonly V[] = Array.isArray(cli) ? (cli as readonly V[]) : (cli as Readonly<Record<TargetName, readonly V[]>>)[target];
+  return [...values];
 }
 
 /** The value of `d` a record without the field holds. */
-export function storedValue<K extends CellDimension>(d: K): DimensionValue<K> | undefined {
-  return dimensionRow(d).stored as DimensionValue<K> | undefined;
+export function storedValue<K extends StoredDimension>(d: K): DimensionValue<K> {
+  return dimensionRow(d).stored as DimensionValue<K>;
 }
 
-/** The cell dimensions in their cell-key order; tagged ones are shown only when they leave their stored value. */
-export const KEY_DIMENSIONS: readonly CellDimension[] = CELL_DIMENSIONS.filter((d) => dimensionRow(d).key).sort(
-  (a, b) => dimensionRow(a).key!.at - dimensionRow(b).key!.at,
-);
-
-/** Dimensions a key, label or CSV shows only when they leave their stored value (added after runs were first recorded). */
-export const OPTIONAL_DIMENSIONS: readonly CellDimension[] = KEY_DIMENSIONS.filter((d) => dimensionRow(d).key?.tagged);
-
-/** The dimensions of a label's `[name=value, …]` extras, in their order. */
-export const LABEL_DIMENSIONS: readonly CellDimension[] = CELL_DIMENSIONS.filter((d) => dimensionRow(d).label).sort(
-  (a, b) => dimensionRow(a).label!.at - dimensionRow(b).label!.at,
-);
-
-/** The dimensions a user pulls as levers (a table each in levers.md), in the order the tables come. */
-export const LEVER_DIMENSIONS = CELL_DIMENSIONS.filter((d) => dimensionRow(d).lever).sort(
-  (a, b) => dimensionRow(a).lever!.rank - dimensionRow(b).lever!.rank,
-) as LeverDimension[];
+/** The dimensions of a table a user pulls as levers (a table each in levers.md), in the order the tables come. */
+export function leverDimensionsOf(table: DimensionTable): string[] {
+  return Object.keys(table)
+    .filter((d) => table[d]!.lever)
+    .sort((a, b) => table[a]!.lever!.rank - table[b]!.lever!.rank);
+}
+export const LEVER_DIMENSIONS = leverDimensionsOf(DIMENSION_TABLE) as LeverDimension[];
 export type LeverDimension = { [K in CellDimension]: (typeof DIMENSIONS)[K] extends { lever: object } ? K : never }[CellDimension];
 
 /**
@@ -575,15 +616,22 @@ export type ChangeDimension = {
   [K in CellDimension]: (typeof DIMENSIONS)[K] extends { lever: { change: true } } ? K : never;
 }[CellDimension];
 
+/** The counted measure (instructions under valgrind), as the measure row says: for code that builds a counted cell. */
+export const COUNTED_MEASURE: Measure = DIMENSIONS.measure.counted;
+/** The timed measure: the measure row's other value. */
+export const TIMED_MEASURE: Measure = MEASURES.find((m) => m !== COUNTED_MEASURE)!;
+
 /** A cell counted under valgrind rather than timed: the one test of the `measure` dimension's counted value. */
 export function isCounted(cell: { readonly measure: string }): boolean {
-  return cell.measure === 'instructions';
+  return cell.measure === COUNTED_MEASURE;
 }
 
 /** Whether a run's measures include counted cells. */
-export function countsInstructions(measures: readonly Measure[]): boolean {
-  return measures.includes('instructions');
+export function countsInstructions(measures: readonly string[]): boolean {
+  return measures.includes(COUNTED_MEASURE);
 }
 
-/** The counted measure, for code that builds a counted cell. */
-export const COUNTED_MEASURE: Measure = 'instructions';
+/** Whether a run's measures include timed cells. */
+export function countsTime(measures: readonly string[]): boolean {
+  return measures.includes(TIMED_MEASURE);
+}

@@ -7,7 +7,23 @@
  * check for a short write, which is what a filling disk returns before ENOSPC: the full-disk test
  * found a truncated chart renamed into place.
  */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { EnvironmentError, UsageError } from './errors.ts';
 
@@ -58,10 +74,142 @@ export function writeFileWhole(file: string, data: string | Uint8Array): void {
 }
 
 /**
+ * How an output path is written, by what is there now. A regular file, or nothing, is replaced whole
+ * (a temporary beside it, renamed over it). A character device or a FIFO (`/dev/null`, `/dev/stdout`
+ * on a terminal or a pipe, a named pipe) keeps its kind: it is opened and written through. A symbolic
+ * link is followed on purpose: what it points to is written by the same rule, and the link stays a
+ * link (`/dev/stdout` is one). A block device or a socket is refused: no report belongs there.
+ */
+type OutputKind = { kind: 'replace'; file: string } | { kind: 'through'; fd?: number };
+
+function outputKind(file: string): OutputKind {
+  let link: Stats;
+  try {
+    link = lstatSync(file);
+  } catch {
+    return { kind: 'replace', file }; // absent (or its folder is: the write names that error)
+  }
+  // a link through /proc or /dev/fd (`/dev/stdout`, `/dev/fd/3`) is a stream this process holds, whatever it is: written through
+  const descriptor = link.isSymbolicLink() ? throughDescriptor(file) : undefined;
+  if (descriptor) return { kind: 'through', ...(descriptor.fd === undefined ? {} : { fd: descriptor.fd }) };
+  let target: Stats = link;
+  if (link.isSymbolicLink()) {
+    try {
+      target = statSync(file);
+    } catch {
+      return { kind: 'replace', file: realTarget(file) }; // a dangling link: its target is made
+    }
+  }
+  if (target.isFile()) return { kind: 'replace', file: link.isSymbolicLink() ? realTarget(file) : file };
+  if (target.isCharacterDevice() || target.isFIFO()) return { kind: 'through' };
+  if (target.isDirectory()) throw fileError(file, Object.assign(new Error('a folder'), { code: 'EISDIR' }));
+  throw new UsageError(refusal(file, target.isBlockDevice() ? 'block device' : 'socket'));
+}
+
+function refusal(file: string, kind: string): string {
+  return `${file} is a ${kind}: an output must be a file, a FIFO, a character device or a stream of this process (/dev/stdout)`;
+}
+
+/**
+ * Why `file` can never be an output (a block device, or a socket not reached through /dev/stdout), or
+ * undefined: checked with the options, before a run.
+ */
+export function refusedOutput(file: string): string | undefined {
+  try {
+    if (lstatSync(file).isSymbolicLink() && throughDescriptor(file)) return undefined;
+    const s = statSync(file);
+    return s.isBlockDevice() ? refusal(file, 'block device') : s.isSocket() ? refusal(file, 'socket') : undefined;
+  } catch {
+    return undefined; // absent: made by the write
+  }
+}
+
+/**
+ * Whether a chain of links passes through a descriptor table (/proc/…/fd/…, /dev/fd/…), and, when the
+ * table is this process's own, the descriptor: written as it is (a socket or a pipe cannot be reopened).
+ */
+function throughDescriptor(file: string): { fd?: number } | undefined {
+  let at = path.resolve(file);
+  for (let hop = 0; hop < 40; hop += 1) {
+    const own = new RegExp(`^/(?:proc/(?:self|${process.pid})|dev)/fd/(\\d+)$`).exec(at);
+    if (own) return { fd: Number(own[1]) };
+    if (/^\/proc\/[^/]+\/fd\//.test(at)) return {};
+    let next: string;
+    try {
+      next = readlinkSync(at);
+    } catch {
+      return undefined; // not a link (any more): the chain ends here
+    }
+    at = path.resolve(path.dirname(at), next);
+  }
+  return undefined;
+}
+
+/** Where a link to a regular file really leads (a chain of links resolved), or its own target path when that does not exist yet. */
+function realTarget(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * Write to a character device, a FIFO or a descriptor link as it is: opened for appending (no
+ * truncation, no rename), so `--out /dev/stdout` into a redirected file adds to what is there.
+ */
+function writeThrough(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOCTTY);
+    const open = fd;
+    write((chunk) => writeAll(open, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === undefined ? error : fileError(file, error);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Write to one of this process's own descriptors (`/dev/stdout` is fd 1), left open: it is the process's stream. */
+function writeToDescriptor(file: string, fd: number, write: (put: (chunk: string | Uint8Array) => void) => void): void {
+  try {
+    write((chunk) => writeWaiting(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === undefined ? error : fileError(file, error);
+  }
+}
+
+/** writeAll on a descriptor that may be non-blocking (a pipe node shares): EAGAIN waits 1 ms and tries again, for at most a minute. */
+function writeWaiting(fd: number, bytes: Uint8Array): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let done = 0;
+  for (let waited = 0; done < bytes.length;) {
+    try {
+      const wrote = writeSync(fd, bytes, done, bytes.length - done);
+      if (wrote <= 0) throw Object.assign(new Error('no progress writing'), { code: 'EIO' });
+      done += wrote;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= 60_000) throw error;
+      Atomics.wait(pause, 0, 0, 1);
+      waited += 1;
+    }
+  }
+}
+
+/**
  * The same as writeFileWhole for data too large to hold at once: `write` hands its chunks to `put`
  * in order, and the file appears whole (renamed from its temporary) only when `write` returns.
+ * A special file named as the output keeps its kind (outputKind).
  */
 export function writeFileWholeFrom(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
+  const how = outputKind(file);
+  if (how.kind === 'replace') replaceWhole(how.file, write);
+  else if (how.fd === undefined) writeThrough(file, write);
+  else writeToDescriptor(file, how.fd, write);
+}
+
+function replaceWhole(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
   const temporary = temporaryName(file);
   let fd: number | undefined;
   try {

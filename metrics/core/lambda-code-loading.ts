@@ -12,6 +12,7 @@ import path from 'node:path';
 import { UsageError } from './errors.ts';
 import { readTextBounded } from './files.ts';
 import { isDay } from './lambda-reference.ts';
+import type { Architecture } from './lambda-platform.ts';
 
 export interface CodeLoadingSource {
   id: string;
@@ -56,7 +57,7 @@ export interface CodeLoadingFunction {
 export interface CodeLoadingRow {
   function: string;
   runtime: string;
-  architecture: 'x86_64' | 'arm64';
+  architecture: Architecture;
   memoryMB: number;
   /** the published Init Duration: its statistic (mean, p50, median), the figure, n and the tails it gives */
   real: { statistic: string; initMs: number; n: number; p95Ms?: number; p99Ms?: number };

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { UsageError } from './errors.ts';
 import { readTextBounded } from './files.ts';
+import type { Architecture } from './lambda-platform.ts';
 
 /** The reference function every row measured. */
 export const REFERENCE_HANDLER = 'exports.handler = () => ({statusCode: 200})';
@@ -29,7 +30,7 @@ export interface Spread {
 export interface ReferenceRow {
   /** Lambda's runtime identifier: nodejs20.x, nodejs22.x, nodejs24.x */
   runtime: string;
-  architecture: 'x86_64' | 'arm64';
+  architecture: Architecture;
   memoryMB: number;
   /** Init Duration of the cold starts */
   initMs: Spread;

@@ -5,9 +5,10 @@
  * files such as a lock). One check for every such option, made when the options are read: before the
  * first sample, not after the run.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.ts';
+import { refusedOutput } from './files.ts';
 import { META_FILE } from './meta.ts';
 import { isRunFile } from './run-folder.ts';
 import { SAMPLES_FILE } from './samples.ts';
@@ -31,11 +32,21 @@ function isRunFolder(dir: string): boolean {
  */
 /** A file a run will write at its end: its folder must exist now (checked before a long run, not after it), and it is no run's file. */
 export function checkExportFile(option: string, file: string): string {
-  if (!existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`${option}: the folder of ${file} does not exist`);
+  const dir = path.dirname(path.resolve(file));
+  if (!existsSync(dir)) throw new UsageError(`${option}: the folder of ${file} does not exist`);
+  // the file, or its folder when it is new, must take a write now: not after every sample has run
+  const target = existsSync(file) ? file : dir;
+  try {
+    accessSync(target, constants.W_OK);
+  } catch {
+    throw new UsageError(`${option}: ${target === file ? file : `the folder of ${file}`} is not writable`);
+  }
   return checkOutputFile(option, file);
 }
 
 export function checkOutputFile(option: string, file: string, runDirs: readonly string[] = []): string {
+  const refused = refusedOutput(file);
+  if (refused) throw new UsageError(`${option} ${refused}`);
   const target = resolved(file);
   const dir = path.dirname(target);
   const name = path.basename(target);

@@ -4,7 +4,7 @@
  * hands them to commander; nothing here knows commander.
  */
 import { UsageError } from './errors.ts';
-import { MAX_ROUTES, MIN_ROUTES, type Build } from './dimensions.ts';
+import { BUNDLE_BUILDS, MAX_ROUTES, MIN_ROUTES, type Build } from './dimensions.ts';
 import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture, parseLambdaRuntime, type Architecture } from './lambda-platform.ts';
 import type { LambdaLine, Shard } from './run-spec.ts';
 
@@ -169,7 +169,7 @@ export function parseArchitectures(option: string): (text: string) => Architectu
 }
 
 /** The builds a package can ship: a zip holds one bundled file (the plain build's files and node_modules are not packaged). */
-export const PACKAGE_BUILDS = ['bundle', 'bundle-min'] as const satisfies readonly Build[];
+export const PACKAGE_BUILDS = BUNDLE_BUILDS satisfies readonly Build[];
 export type PackageBuild = (typeof PACKAGE_BUILDS)[number];
 
 /** `--build`'s value, or a UsageError saying why the plain build is not one. */

@@ -9,9 +9,11 @@ import path from 'node:path';
 import type { AppSpec } from './app.ts';
 import type { Metric } from './samples.ts';
 import {
-  DEFAULT_ROUTES,
-  DEFAULT_SCHEMA,
-  DEFAULT_SHAPE,
+  cliDefault,
+  countsInstructions,
+  countsTime,
+  isCounted,
+  RUN_DIMENSIONS,
   type Bootstrap,
   type Build,
   type CompileCache,
@@ -151,14 +153,19 @@ export type SpecInput = {
   source?: Source;
 } & { [G in Exclude<keyof RunSpec, 'command' | 'source'>]?: Partial<RunSpec[G]> };
 
+/** A dimension's default list, as its row in core/dimensions.ts says (`cli`): for a server cell unless `target` says. */
+function byRow<K extends Parameters<typeof cliDefault>[0]>(d: K, target: Target = 'server') {
+  return cliDefault(d, target) ?? [];
+}
+
 /** The generated cells of a run that selects none: every installed framework at the default route counts. */
 export const DEFAULT_SOURCE: Readonly<GeneratedSource> = {
   kind: 'generated',
   frameworks: 'all',
-  routes: [...DEFAULT_ROUTES],
-  variants: ['validated'],
-  shapes: [DEFAULT_SHAPE],
-  schemas: [DEFAULT_SCHEMA],
+  routes: byRow('routes'),
+  variants: byRow('variant'),
+  shapes: byRow('shape'),
+  schemas: byRow('schema'),
 };
 
 /** THE defaults of every option: the CLI's `--help` shows these, and nothing downstream applies another. */
@@ -166,14 +173,15 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
   command: 'coldstart run',
   source: DEFAULT_SOURCE,
   cells: {
-    targets: ['server'],
-    memories: [],
-    measures: ['time'],
-    runtimes: ['node'],
-    lambdaRuntimes: ['nodejs24.x'],
-    builds: ['plain'],
-    compileCaches: ['off'],
-    bootstraps: ['ric'],
+    // the generated targets (the table's values hold aws-lambda too: imported cells), servers' and Lambda cells' runtimes
+    targets: byRow('target') as Target[],
+    memories: byRow('memory'),
+    measures: byRow('measure'),
+    runtimes: byRow('runtime') as RuntimeName[],
+    lambdaRuntimes: byRow('runtime', 'lambda') as LambdaLine[],
+    builds: byRow('build'),
+    compileCaches: byRow('compileCache'),
+    bootstraps: byRow('bootstrap', 'lambda'),
     fileCaches: 'by-target',
     lambdaReference: true,
     node: process.execPath,
@@ -184,14 +192,19 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     warmup: 1,
     countSamples: 1,
     timeoutMs: 120_000,
-    order: 'interleaved',
+    order: RUN_DIMENSIONS.order.cli[0],
     seed: 'coldstart',
     firstHits: 10,
     jobs: 'auto',
     shard: undefined,
   },
   limits: { initCpus: 2, cpuPeriodUs: 100_000 },
-  cost: { memoryMB: 1024, architectures: ['x86_64'], pricePerGBs: undefined, budgetMs: undefined },
+  cost: {
+    memoryMB: RUN_DIMENSIONS.costMemory.cli[0],
+    architectures: [...RUN_DIMENSIONS.architecture.cli],
+    pricePerGBs: undefined,
+    budgetMs: undefined,
+  },
   output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false },
 };
 
@@ -232,17 +245,17 @@ export function leversOfTarget(cells: CellSpec, target: Target): TargetLevers {
     runtimes: lambda ? cells.lambdaRuntimes : cells.runtimes,
     builds: cells.builds,
     compileCaches: cells.compileCaches,
-    bootstraps: lambda ? cells.bootstraps : ['probe'],
-    fileCaches: cells.fileCaches === 'by-target' ? [lambda ? 'cold' : 'warm'] : cells.fileCaches,
+    bootstraps: lambda ? cells.bootstraps : byRow('bootstrap', target),
+    fileCaches: cells.fileCaches === 'by-target' ? byRow('fileCache', target) : cells.fileCaches,
   };
 }
 
 /** Whether any cell of the spec is counted (instructions under valgrind) or timed. */
 export function hasCounted(spec: Pick<RunSpec, 'cells'>): boolean {
-  return spec.cells.measures.includes('instructions');
+  return countsInstructions(spec.cells.measures);
 }
 export function hasTimed(spec: Pick<RunSpec, 'cells'>): boolean {
-  return spec.cells.measures.includes('time');
+  return countsTime(spec.cells.measures);
 }
 function hasTarget(spec: RunSpec, target: Target): boolean {
   return targetsOf(spec).includes(target);
@@ -359,7 +372,7 @@ function staticBlock(
       'not on node (add a line to --lambda-runtime or use --lambda-bootstrap probe)'
     );
   }
-  if (measure !== 'instructions') return undefined;
+  if (!isCounted({ measure })) return undefined;
   if (runtime === 'bun') return 'instructions are counted for node runtimes only (--runtime)';
   if (memory > 0) return 'instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)';
   if (ric) return "a Lambda cell is counted at the probe's marks (use --lambda-bootstrap probe)";

@@ -6,7 +6,7 @@
  */
 import { appendLine, readLinesBounded } from './files.ts';
 import { UsageError } from './errors.ts';
-import { parseCell, type Cell } from './cell.ts';
+import { cellKey, cellLabel, parseCell, type Cell } from './cell.ts';
 
 /** The file of a run folder that holds every sample, one JSON record per line. */
 export const SAMPLES_FILE = 'samples.jsonl';
@@ -151,6 +151,7 @@ export const MAX_SAMPLE_LINE = 4 * 2 ** 20;
 export function forEachSample(file: string, each: (sample: SampleRecord) => void): void {
   // a line that is not JSON is an error only once another line follows it
   let torn: number | undefined;
+  const seen = new SeenSamples();
   try {
     readLinesBounded(file, SAMPLES_FILE, { maxLine: MAX_SAMPLE_LINE, overlong: 'error' }, (line, number) => {
       if (torn !== undefined) throw new SamplesFileError(`${file}:${torn} is not JSON`);
@@ -164,6 +165,10 @@ export function forEachSample(file: string, each: (sample: SampleRecord) => void
       }
       const parsed = parseSampleRecord(value);
       if (!parsed.ok) throw new SamplesFileError(`${file}:${number} is not a sample record: ${parsed.reason}`);
+      const { cell, phase, index } = parsed.record;
+      if (!seen.add(cellKey(cell), phase, index)) {
+        throw new SamplesFileError(`${file}:${number} repeats ${phase} ${index} of ${cellLabel(cell)}, already read: a sample counts once`);
+      }
       each(parsed.record);
     });
   } catch (error) {
@@ -171,6 +176,42 @@ export function forEachSample(file: string, each: (sample: SampleRecord) => void
     if (error instanceof UsageError) throw new SamplesFileError(error.message);
     throw new SamplesFileError(`cannot read ${file}`);
   }
+}
+
+/**
+ * The (cell, phase, index) of every sample read, to refuse a line that repeats one (a copied line
+ * would count twice: n 19 became 38). A bitset per cell and phase, by index: a million samples of one
+ * cell take 125 KB, not a set of a million keys.
+ */
+class SeenSamples {
+  private readonly bits = new Map<string, Uint8Array>();
+  /** indices beyond the bitsets' reach (no writer makes them; a hostile file may): kept by value */
+  private readonly far = new Set<string>();
+  /** false when it was seen already */
+  add(key: string, phase: string, index: number): boolean {
+    const id = `${phase}\u0000${key}`;
+    if (index >= SeenSamples.BITSET_LIMIT) {
+      const far = `${id}\u0000${index}`;
+      if (this.far.has(far)) return false;
+      this.far.add(far);
+      return true;
+    }
+    let bits = this.bits.get(id) ?? new Uint8Array(16);
+    const byte = index >> 3;
+    if (byte >= bits.length) {
+      const grown = new Uint8Array(Math.max(byte + 1, bits.length * 2));
+      grown.set(bits);
+      bits = grown;
+    }
+    this.bits.set(id, bits);
+    const bit = 1 << (index & 7);
+    if (bits[byte]! & bit) return false;
+    bits[byte]! |= bit;
+    return true;
+  }
+
+  /** 2^24 indices: a bitset of 2 MB at most per cell and phase */
+  private static readonly BITSET_LIMIT = 2 ** 24;
 }
 
 /** Read samples.jsonl whole into an array (small runs; a report reads it with forEachSample). */

@@ -33,15 +33,26 @@ export function connectHost(address: string | undefined): string {
 export interface HttpAnswer {
   status: number;
   body: string;
+  /** runner clock (performance.now) when the request was sent */
+  sentAt: number;
   /** runner clock (performance.now) when the whole answer had arrived */
   at: number;
 }
 
-/** One HTTP request on a fresh connection; a network failure is a SampleFailure naming the request. */
+/** The most of an answer's body the runner reads: a longer one is a failed sample, never held in memory. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * One HTTP request on a fresh connection, bounded in time and size: the whole exchange (connect,
+ * headers, every byte of the body) must end within `timeoutMs`, whatever the server sends or how
+ * slowly, and a body beyond MAX_ANSWER_BYTES ends it at that byte. Either is a SampleFailure naming
+ * the request, as is a network failure.
+ */
 export function httpRequest(
   target: { host: string; port: number },
   request: { method: string; path: string; body?: string; contentType?: string },
   timeoutMs: number,
+  maxBytes = MAX_ANSWER_BYTES,
 ): Promise<HttpAnswer> {
   const what = `${request.method} ${request.path}`;
   const headers: Record<string, string | number> = { connection: 'close' };
@@ -50,27 +61,32 @@ export function httpRequest(
     headers['content-length'] = Buffer.byteLength(request.body);
   }
   return new Promise((resolve, reject) => {
+    const sentAt = performance.now();
+    const fail = (reason: string) => outgoing.destroy(new SampleFailure(`${what}: ${reason}`));
     const outgoing = http.request(
-      {
-        host: target.host,
-        port: target.port,
-        path: request.path,
-        method: request.method,
-        agent: false,
-        headers,
-        timeout: Math.max(1, timeoutMs),
-      },
+      { host: target.host, port: target.port, path: request.path, method: request.method, agent: false, headers },
       (response) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }),
-        );
-        response.on('error', (error) => reject(new SampleFailure(`${what}: ${error.message}`)));
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > maxBytes) fail(`the answer's body passed ${maxBytes} bytes: not read further`);
+          else chunks.push(chunk);
+        });
+        response.on('end', () => {
+          clearTimeout(deadline);
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), sentAt, at: performance.now() });
+        });
+        response.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`${what}: ${error.message}`)));
       },
     );
-    outgoing.on('timeout', () => outgoing.destroy(new SampleFailure(`${what}: no answer in time`)));
-    outgoing.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`${what}: ${error.message}`)));
+    // the whole exchange, not the socket's idle time: a body that never ends is ended here
+    const deadline = setTimeout(() => fail(`no whole answer in time (${Math.round(timeoutMs)} ms)`), Math.max(1, timeoutMs));
+    outgoing.on('close', () => clearTimeout(deadline));
+    outgoing.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error instanceof SampleFailure ? error : new SampleFailure(`${what}: ${error.message}`));
+    });
     outgoing.end(request.body);
   });
 }

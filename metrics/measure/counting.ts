@@ -15,6 +15,7 @@ import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync }
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { APP_SOURCE, type Cell } from '../core/cell.ts';
+import type { Target } from '../core/dimensions.ts';
 import type { InstructionMark, InstructionMarks, SampleRecord } from '../core/samples.ts';
 import type { SampleHooks } from './sample.ts';
 
@@ -99,7 +100,7 @@ export function readDumps(dir: string): Dump[] {
  * start, imported, startup, init (the runner's dump) and firstResponse; the user's own server
  * (`app-server`) at the preload's start, listen and firstResponse.
  */
-export type CountShape = 'server' | 'lambda' | 'app-server';
+export type CountShape = Target | 'app-server';
 export const COUNT_MARKS: Record<CountShape, readonly InstructionMark[]> = {
   server: ['start', 'imported', 'startup', 'listen', 'firstResponse'],
   lambda: ['start', 'imported', 'startup', 'init', 'firstResponse'],

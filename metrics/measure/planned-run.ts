@@ -18,6 +18,7 @@ import { COUNT_SLOWDOWN, countHooks, countShapeOf, type CountTools } from './cou
 import { limitHooks } from './limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
 import { targetOf } from './targets/index.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 /** How a run limits its samples at memory sizes. */
 export interface RunLimits {
@@ -103,7 +104,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
     if (problem) return blockedRecord(run, { kind: 'failed', reason: problem });
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};
-    const counted = run.cell.measure === 'instructions';
+    const counted = isCounted(run.cell);
     if (counted) {
       if (!context.counting) return blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' });
       hooks = countHooks({ tools: context.counting, scratch: context.scratch, shape: countShapeOf(run.cell) });

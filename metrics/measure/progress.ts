@@ -8,6 +8,7 @@ import cliProgress from 'cli-progress';
 import { median } from 'simple-statistics';
 import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { duration, ms } from '../core/format.ts';
+import { oneLine as printable } from '../core/escape.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { SampleRecord } from '../core/samples.ts';
 
@@ -114,7 +115,9 @@ export class Progress {
     );
   }
 
-  line(text: string): void {
+  /** One line to the terminal: whatever it carries from outside (a child's reason, a label) printable, never a sequence. */
+  line(raw: string): void {
+    const text = printable(raw);
     this.lastLineAt = Date.now();
     if (this.bar) {
       this.bar.stop();

@@ -13,6 +13,7 @@ import { catchInterrupts, killAll, liveChildren, type InterruptGuard } from './c
 import { cleanLeftovers, scratchPrefix } from './leftovers.ts';
 import { makeWritableDir } from '../core/out-dir.ts';
 import { isLockFile, lockFolder, type FolderLock } from './run-lock.ts';
+import { useGenerated } from './generated-users.ts';
 
 export const RESULTS_DIR = path.join(PROJECT_ROOT, 'results');
 
@@ -79,6 +80,8 @@ export class MeasurementSession {
   private readonly made: string[];
   private closed = false;
   private readonly releaseOnExit = () => this.lock.release();
+  /** ends this run's mark on generated/ (measure/generated-users.ts): clean refuses while it is there */
+  private releaseGenerated: () => void = () => undefined;
 
   constructor(options: SessionOptions) {
     this.startedAt = options.startedAt ?? new Date();
@@ -113,6 +116,7 @@ export class MeasurementSession {
       );
     }
     cleanLeftovers(say);
+    this.releaseGenerated = useGenerated();
     this.scratch = mkdtempSync(scratchPrefix());
     this.guard = catchInterrupts(say);
   }
@@ -155,6 +159,7 @@ export class MeasurementSession {
   private releaseLock(): void {
     process.off('exit', this.releaseOnExit);
     this.lock.release();
+    this.releaseGenerated();
   }
 
   private removeMade(): void {

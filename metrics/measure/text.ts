@@ -1,4 +1,5 @@
 /** Turning what a child printed into a one-line reason. */
+import { oneLine as printable } from '../core/escape.ts';
 
 /** The most telling line of a crashed child's stderr: its error line, not node's (or Bun's) closing version line. */
 export function telling(stderr: string): string {
@@ -9,8 +10,11 @@ export function telling(stderr: string): string {
   return lines.findLast((l) => /\b\w*(Error|Exception)\b|^error:/.test(l)) ?? lines.at(-1) ?? '';
 }
 
-/** Whitespace folded, cut at `max` characters with an ellipsis. */
+/**
+ * Whitespace folded, control, escape and bidi characters made spaces (a child's OSC title, screen
+ * clear or override reaches no terminal and no report), cut at `max` characters with an ellipsis.
+ */
 export function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = printable(text).replace(/\s+/g, ' ').trim();
   return flat.length > max ? flat.slice(0, max) + '…' : flat;
 }

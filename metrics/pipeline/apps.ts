@@ -10,6 +10,7 @@ import {
   checkAppFile,
   checkAppName,
   DEFAULT_CONTENT_TYPE,
+  parseContentType,
   DEFAULT_REQUEST,
   DEFAULT_STATUS,
   envOf,
@@ -100,7 +101,7 @@ export function appsOf(opts: AppsInput, base: string): AppSpec[] {
   const request: AppRequest = { ...(opts.request ?? DEFAULT_REQUEST) };
   if (typeof opts.body === 'string') {
     request.body = readText('--body', path.resolve(base, opts.body));
-    request.contentType = opts.contentType ?? DEFAULT_CONTENT_TYPE;
+    request.contentType = opts.contentType === undefined ? DEFAULT_CONTENT_TYPE : parseContentType(opts.contentType);
   }
   const expect: AppExpectation = {
     status: opts.expectStatus ?? DEFAULT_STATUS,

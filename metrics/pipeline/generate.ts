@@ -4,6 +4,8 @@ import path from 'node:path';
 import { COMPILED_CACHE_DIR } from '../../generators/typescript.ts';
 import { GENERATED_DIR } from '../../generators/write.ts';
 import { generateCells, type CellOptions } from '../plan/cells.ts';
+import { UsageError } from '../core/errors.ts';
+import { generatedUsers } from '../measure/generated-users.ts';
 
 /** Writes the selection's files; returns how many and the folder they are in. */
 export async function generateFiles(
@@ -15,10 +17,14 @@ export async function generateFiles(
 }
 
 /** Removes generated/ (but its .gitkeep and package.json) and the compiled-TypeScript cache; runs in results/ are kept. */
-export function cleanGenerated(): void {
-  for (const entry of readdirSync(GENERATED_DIR)) {
-    if (entry === '.gitkeep' || entry === 'package.json') continue;
-    rmSync(path.join(GENERATED_DIR, entry), { recursive: true, force: true });
+export function cleanGenerated(dir: string = GENERATED_DIR, compiledCache: string = COMPILED_CACHE_DIR): void {
+  const users = generatedUsers(dir);
+  if (users.length) {
+    throw new UsageError(`generated/ is in use by a run (pid ${users.join(', ')}): wait for it to finish, then clean`);
   }
-  rmSync(COMPILED_CACHE_DIR, { recursive: true, force: true });
+  for (const entry of readdirSync(dir)) {
+    if (entry === '.gitkeep' || entry === 'package.json') continue;
+    rmSync(path.join(dir, entry), { recursive: true, force: true });
+  }
+  rmSync(compiledCache, { recursive: true, force: true });
 }

@@ -6,16 +6,16 @@
  * `--runtime node24` once installs one). Lambda handlers keep their Lambda line.
  */
 import { existsSync } from 'node:fs';
-import { BUILDS, type RuntimeName } from '../core/dimensions.ts';
+import { BUILDS, COMPILE_CACHES, NODE_LINES, type RuntimeName } from '../core/dimensions.ts';
 import type { CellSpec } from '../core/run-spec.ts';
 import { installedBinary } from '../plan/runtimes.ts';
 
 /** The pinned Node lines --levers takes when they are installed, oldest first. */
-export const PRESET_NODE_LINES = ['node22', 'node24'] as const;
+export const PRESET_NODE_LINES = NODE_LINES;
 
 /** The lever lists of `--levers`; `root` is the runtimes folder (a test's own). */
 export function leverPreset(root?: string): Pick<CellSpec, 'builds' | 'compileCaches' | 'runtimes'> {
   const installed = PRESET_NODE_LINES.filter((line) => existsSync(installedBinary(line, undefined, root)));
   const runtimes: RuntimeName[] = ['node', ...installed];
-  return { builds: [...BUILDS], compileCaches: ['off', 'warm'], runtimes };
+  return { builds: [...BUILDS], compileCaches: COMPILE_CACHES.filter((c) => c !== 'cold'), runtimes };
 }

@@ -14,6 +14,7 @@ import { forEachSample, SAMPLES_FILE, SamplesFileError, type SampleRecord } from
 import { writeReport } from '../report/write.ts';
 import { writeFileWholeFrom } from '../core/files.ts';
 import { checkOutDir, makeWritableDir } from '../core/out-dir.ts';
+import { assertNotHeld } from '../measure/run-lock.ts';
 
 /** What meta.json of a merged run says about one of its parts. */
 export interface MergedPart {
@@ -46,8 +47,20 @@ function eachSampleOf(dir: string, each: (sample: SampleRecord) => void): void {
   }
 }
 
+/**
+ * A part is whole: no live run holds its folder (it would still be writing), and its meta.json does not
+ * say it was interrupted, unless `partial` accepts such a part. (A run killed outright leaves a
+ * meta.json that cannot say so: it is joined as it is.)
+ */
+function assertWhole(dir: string, meta: RunMeta | undefined, partial: boolean): void {
+  assertNotHeld(dir);
+  if (partial || !meta) return;
+  if (meta.interrupted) throw new UsageError(`${dir} is an interrupted run: merge --partial accepts it as it is`);
+}
+
 /** A part's cells (key → label, in order of first sample) and meta.json, read without keeping its samples. */
-function readPart(dir: string): { cells: Map<string, string>; meta: RunMeta | undefined } {
+function readPart(dir: string, partial: boolean): { cells: Map<string, string>; meta: RunMeta | undefined } {
+  assertWhole(dir, readMeta(dir), partial);
   const cells = new Map<string, string>();
   eachSampleOf(dir, (s) => {
     const key = cellKey(s.cell);
@@ -61,6 +74,7 @@ export async function runMerge(
   dirs: readonly string[],
   out: string,
   warn: (line: string) => void,
+  partial = false,
 ): Promise<{ dir: string; parts: MergedPart[] }> {
   if (dirs.length < 2) throw new UsageError('merge needs at least two run folders');
   const target = path.resolve(out);
@@ -74,7 +88,7 @@ export async function runMerge(
   // first every part's cells (nothing is written before every part is known to join), then the samples,
   // streamed from each part into the joined file: memory holds cells, never samples
   for (const dir of dirs) {
-    const part = readPart(path.resolve(dir));
+    const part = readPart(path.resolve(dir), partial);
     const keys = [...part.cells.keys()];
     for (const [key, label] of part.cells) {
       const other = owner.get(key);

@@ -27,7 +27,7 @@ import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
 import { RUNTIMES_DIR } from '../plan/runtimes.ts';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, isCounted } from '../core/dimensions.ts';
+import { countsInstructions, DEFAULT_SCHEMA, DEFAULT_SHAPE, isCounted } from '../core/dimensions.ts';
 import type { RunOptions } from './run-options.ts';
 
 /** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */
@@ -174,7 +174,7 @@ function sourceMeta(spec: RunOptions, prepared: PreparedCells): MetaSource {
 
 /** How the samples are taken: counts, precision, order, first hits; counted cells' own count; jobs and shard. */
 function samplingMeta(spec: RunOptions, { precision, jobs }: StartFacts): MetaSampling {
-  const counted = spec.measures?.includes('instructions');
+  const counted = countsInstructions(spec.measures ?? []);
   return {
     samples: spec.samples,
     ...(spec.samples === 'auto'
@@ -223,7 +223,7 @@ export function specMeta(spec: RunOptions, prepared: PreparedCells, facts: Start
       ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
     },
     ...(spec.attribute ? { attribute: true as const } : {}),
-    ...(spec.measures?.includes('instructions') ? { countFlags: [...COUNT_V8_FLAGS] } : {}),
+    ...(countsInstructions(spec.measures ?? []) ? { countFlags: [...COUNT_V8_FLAGS] } : {}),
     runtimeSources: runtimeSources(prepared.levers),
   };
 }

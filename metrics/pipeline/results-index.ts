@@ -3,7 +3,7 @@
  * run folders under DIR/published/ (none yet is an empty list, not an error). Folders are listed by
  * name; a folder's meta.json is read bounded and checked (a corrupt one is a UsageError naming it).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../core/files.ts';
@@ -19,10 +19,22 @@ function publishedRuns(dir: string): PublishedRun[] {
   return publishedFolders(dir).map(({ name, folder, files }) => ({ name, meta: readMeta(folder), files }));
 }
 
+/**
+ * The folder is a results folder (it holds `published/`) or empty: any other folder (a project, a
+ * system folder) would have its own index.html and RESULTS.md overwritten, so it is refused.
+ */
+function assertResultsFolder(root: string): void {
+  if (existsSync(path.join(root, 'published')) || readdirSync(root).length === 0) return;
+  throw new UsageError(
+    `${root} is not a results folder (no published/ in it, and not empty): its index.html and RESULTS.md are not coldstart's to write`,
+  );
+}
+
 /** The page `dir`/index.html should hold, and how many runs it lists (nothing written). */
 export function resultsIndexOf(dir: string = RESULTS_DIR): { html: string; runs: number } {
   const root = path.resolve(dir);
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder: give the results folder`);
+  assertResultsFolder(root);
   const runs = publishedRuns(root);
   return { html: resultsIndexHtml(runs), runs: runs.length };
 }

@@ -40,6 +40,7 @@ import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
 import type { CellSource, Deps } from './ports.ts';
 import { SampleRounds } from './rounds.ts';
 import { runOptionsOf, type RunOptions } from './run-options.ts';
+import { countsInstructions } from '../core/dimensions.ts';
 
 export interface RunResult {
   dir: string;
@@ -90,7 +91,7 @@ export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResu
 async function openRun(spec: RunOptions, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
   const environment = childEnvironment(deps.env);
   const limits = deps.limits(spec.memories, spec.limits);
-  const counted = spec.measures?.includes('instructions');
+  const counted = countsInstructions(spec.measures ?? []);
   const counting = counted ? deps.countTools() : undefined;
   if (counted && !counting) throw new UsageError(NO_VALGRIND);
   const { session, prepared } = await openSession(

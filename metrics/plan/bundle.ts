@@ -15,7 +15,8 @@ import { GENERATED_DIR } from '../../generators/write.ts';
 export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 
 /** The builds that bundle, and whether each minifies (core/dimensions.ts BUILDS). */
-export type BundleBuild = 'bundle' | 'bundle-min';
+export type { BundleBuild } from '../core/dimensions.ts';
+import type { BundleBuild } from '../core/dimensions.ts';
 
 /** Where the bundle (`build`, default bundle) of `relative` (a path under generated/) for `target` lives. */
 export function bundlePath(relative: string, target: string, build: BundleBuild = 'bundle'): string {

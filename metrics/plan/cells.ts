@@ -29,6 +29,7 @@ import { selectFrameworks } from './selection.ts';
 import {
   type Measure,
   generatedTarget,
+  isCounted,
   type Target,
   type Variant,
   DEFAULT_SCHEMA,
@@ -97,7 +98,7 @@ export interface CellOptions {
  * can. Generated cells and the user's apps alike: the cuts are the probe's (or the app preload's) marks.
  */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
-  if (cell.measure !== 'instructions') return undefined;
+  if (!isCounted(cell)) return undefined;
   const reasons: string[] = [];
   if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only');
   if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size');

@@ -15,16 +15,15 @@
  * the flags cost (they make Node reject its built-in code cache) is a lever of its own.
  */
 import path from 'node:path';
+import { BOOTSTRAPS, type Bootstrap } from '../core/dimensions.ts';
 import { lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
-export const BOOTSTRAPS = ['ric', 'ric-noflags', 'probe'] as const;
-export type Bootstrap = (typeof BOOTSTRAPS)[number];
 /** The starts that run the Runtime Interface Client (with or without the bootstrap's flags). */
 export type RicBootstrap = Exclude<Bootstrap, 'probe'>;
 
 /** Whether a cell's start is the Runtime Interface Client's (a string: cells of older runs hold any text). */
 export function isRicBootstrap(bootstrap: string | undefined): bootstrap is RicBootstrap {
-  return bootstrap === 'ric' || bootstrap === 'ric-noflags';
+  return bootstrap !== 'probe' && (BOOTSTRAPS as readonly (string | undefined)[]).includes(bootstrap);
 }
 /** The default for Lambda cells: the managed runtime's own start. */
 export const DEFAULT_BOOTSTRAP: Bootstrap = 'ric';

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { UsageError } from '../core/errors.ts';
 import { isLambdaRuntimeLine, nodeOfLine } from '../core/lambda-platform.ts';
-import { RUNTIME_NAMES, type RuntimeName } from '../core/dimensions.ts';
+import { RUNTIME_NAMES, type NodeLine, type RuntimeName } from '../core/dimensions.ts';
 
-export type RuntimeKind = 'node' | 'bun';
+export type RuntimeKind = Exclude<RuntimeName, NodeLine>;
 
 export interface PinnedRuntime {
   kind: RuntimeKind;

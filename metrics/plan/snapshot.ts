@@ -22,6 +22,7 @@ import type { AppSpec } from '../core/app.ts';
 import type { Cell } from '../core/cell.ts';
 import { oneLine } from '../core/escape.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 /** What a failed build's reason starts with (the answer lists the variant as not ranked with it). */
 export const SNAPSHOT_FAILURE = 'cannot build a startup snapshot';
@@ -102,7 +103,7 @@ export function snapshotUnsupported(
     );
   if (runtime.kind !== 'node') return 'Bun has no V8 startup snapshot (node --build-snapshot)';
   // node refuses a blob under other V8 flags than it was built with (exit 14, "Expected tag …, read …")
-  if (cell.measure === 'instructions')
+  if (isCounted(cell))
     return 'not counted: a blob starts only under the V8 flags it was built with, and a counted start adds --predictable and fixed seeds';
   if (cell.compileCache !== 'off')
     return 'a snapshot holds the app already compiled and run: no module is loaded after it for a compile cache to serve';

@@ -18,7 +18,10 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
-    const svg = await view.toSVG();
+    // vega escapes markup but passes control characters, which XML forbids (a package folder named with
+    // an ESC made chart-attribution.svg ill-formed) and bidi overrides: every chart gets them as spaces
+    // eslint-disable-next-line no-control-regex
+    const svg = (await view.toSVG()).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ' ');
     return svg.endsWith('\n') ? svg : `${svg}\n`;
   } finally {
     view.finalize();

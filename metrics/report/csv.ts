@@ -4,7 +4,7 @@
  * reader of the older columns finds each where it was.
  */
 import { stringify } from 'csv-stringify/sync';
-import { shownDimensions } from '../core/cell.ts';
+import { shownDimensions, type Cell } from '../core/cell.ts';
 import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
@@ -85,14 +85,23 @@ export function invalidBodyText(summary: CellSummary): string {
   return summary.invalidBody.ok ? `rejected ${summary.invalidBody.status}` : `FAILED: ${summary.invalidBody.reason}`;
 }
 
-export function summaryCsv(summaries: CellSummary[], fileOf: (s: CellSummary) => string, extra: CsvColumn[] = []): string {
+/**
+ * `shown`: the dimension columns of a set of cells (the table's shownDimensions; a test passes those
+ * of a table with a row more).
+ */
+export function summaryCsv(
+  summaries: CellSummary[],
+  fileOf: (s: CellSummary) => string,
+  extra: CsvColumn[] = [],
+  shown: (cells: readonly Cell[]) => readonly string[] = shownDimensions,
+): string {
   // a run recorded without CPU times keeps the columns it always had
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
   const withCounts = summaries.some((s) => s.instructions);
   const figures = csvFigures(summaries);
-  const dimensions = shownDimensions(summaries.map((s) => s.cell));
+  const dimensions = shown(summaries.map((s) => s.cell));
   const rows = summaries.map((s) => [
-    ...dimensions.map((d) => s.cell[d]),
+    ...dimensions.map((d) => (s.cell as Readonly<Record<string, string | number>>)[d]),
     fileOf(s),
     s.ok,
     s.failed,

@@ -8,6 +8,7 @@ import type { CellSummary, Stats } from '../analyse/aggregate.ts';
 import type { Calibration } from '../analyse/calibration.ts';
 import { PHASES, phaseBreakdown, readyMark, seriesOf, type Series } from '../analyse/scaling.ts';
 import { CELL_DIMENSIONS, cellKey, type Dimension } from '../core/cell.ts';
+import { dimensionRow } from '../core/dimensions.ts';
 import { ms } from '../core/format.ts';
 
 /** A dimension the run varies besides framework and routes: the page gets a toggle for it. */
@@ -17,11 +18,12 @@ export interface Toggle {
   values: string[];
 }
 
-/** Dimensions every chart shows anyway (series, axis) or that never vary within the timed cells. */
-const NO_TOGGLE: readonly Dimension[] = ['framework', 'routes', 'measure'];
-
+/**
+ * A toggle per dimension but those every chart shows anyway (series, axis) or that never vary within
+ * the timed cells (the table's `toggle`).
+ */
 export function togglesOf(summaries: CellSummary[]): Toggle[] {
-  return CELL_DIMENSIONS.filter((d) => !NO_TOGGLE.includes(d)).flatMap((dimension) => {
+  return CELL_DIMENSIONS.filter((d) => dimensionRow(d).toggle !== false).flatMap((dimension) => {
     const values = [...new Set(summaries.map((s) => String(s.cell[dimension])))];
     return values.length > 1 ? [{ dimension, values }] : [];
   });

@@ -7,8 +7,8 @@
 import { markdownText } from '../core/escape.ts';
 import { median } from 'simple-statistics';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import { DIMENSION_DEFAULTS, type Cell } from '../core/cell.ts';
-import { dimensionRow, LEVER_DIMENSIONS, type LeverDimension } from '../core/dimensions.ts';
+import type { Cell } from '../core/cell.ts';
+import { cliList, DIMENSION_TABLE, leverDimensionsOf, type DimensionTable } from '../core/dimensions.ts';
 import type { RunMeta } from '../core/meta.ts';
 import type { MetaSpec } from '../core/meta-spec.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
@@ -18,13 +18,13 @@ import { markdownTable, ms, type Align } from '../core/format.ts';
  * weight): it gets a table like a lever, but never counts as "the lever that helps" (an app does not
  * drop its routes to start faster). The dimension table (core/dimensions.ts) says which.
  */
-function isWorkload(dimension: LeverDimension): boolean {
-  return dimensionRow(dimension).lever?.workload === true;
+function isWorkload(dimension: string, table: DimensionTable): boolean {
+  return table[dimension]?.lever?.workload === true;
 }
 
 /** Each lever's list in meta.json's spec (the row's `metaList`), in the order given on the command line (undefined: not recorded). */
-function metaList(dimension: LeverDimension, { source, cells }: MetaSpec): readonly string[] | undefined {
-  const name = dimensionRow(dimension).metaList;
+function metaList(dimension: string, { source, cells }: MetaSpec, table: DimensionTable): readonly string[] | undefined {
+  const name = table[dimension]?.metaList;
   if (!name) return undefined;
   const lists: Record<string, unknown> = { ...(source.kind === 'apps' ? {} : source), ...cells };
   const list = lists[name];
@@ -34,16 +34,26 @@ function metaList(dimension: LeverDimension, { source, cells }: MetaSpec): reado
 export const LEVERS_FILE = 'levers.md';
 
 /** The values a dimension takes in the run: in the command line's order when meta.json has it, else the default first. */
-export function leverValues(dimension: LeverDimension, summaries: CellSummary[], meta?: RunMeta): string[] {
-  const present = [...new Set(summaries.map((s) => s.cell[dimension]))];
-  const listed = meta ? metaList(dimension, meta.spec) : undefined;
-  const order = listed ? [...listed] : [DIMENSION_DEFAULTS[dimension]];
+/** A cell's value of a dimension of `table` (a test's table may have a row more than Cell). */
+function valueOf(cell: Cell, dimension: string): string {
+  return String((cell as Readonly<Record<string, string | number>>)[dimension]);
+}
+
+/**
+ * The values a dimension takes in the run: in the command line's order when meta.json has it, else the default first.
+ * `table`: the dimension table (a test passes one with a row more).
+ */
+export function leverValues(dimension: string, summaries: CellSummary[], meta?: RunMeta, table = DIMENSION_TABLE): string[] {
+  const present = [...new Set(summaries.map((s) => valueOf(s.cell, dimension)))];
+  const listed = meta ? metaList(dimension, meta.spec, table) : undefined;
+  const row = table[dimension];
+  const order: readonly (string | number)[] = listed ?? (row ? cliList(row, 'server') : undefined) ?? [];
   const rank = (v: string) => (order.includes(v) ? order.indexOf(v) : order.length);
   return present.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-export function varyingLevers(summaries: CellSummary[]): LeverDimension[] {
-  return LEVER_DIMENSIONS.filter((d) => new Set(summaries.map((s) => s.cell[d])).size > 1);
+export function varyingLevers(summaries: CellSummary[], table = DIMENSION_TABLE): string[] {
+  return leverDimensionsOf(table).filter((d) => new Set(summaries.map((s) => valueOf(s.cell, d))).size > 1);
 }
 
 export function ratioText(ratio: number): string {
@@ -70,7 +80,7 @@ interface LeverRow {
   byValue: Map<string, CellSummary>;
 }
 
-function rowsOf(dimension: LeverDimension, summaries: CellSummary[]): LeverRow[] {
+function rowsOf(dimension: string, summaries: CellSummary[]): LeverRow[] {
   const rows = new Map<string, LeverRow>();
   for (const s of summaries) {
     const key = JSON.stringify({ ...s.cell, [dimension]: null });
@@ -79,20 +89,20 @@ function rowsOf(dimension: LeverDimension, summaries: CellSummary[]): LeverRow[]
       row = { cell: s.cell, byValue: new Map() };
       rows.set(key, row);
     }
-    row.byValue.set(s.cell[dimension], s);
+    row.byValue.set(valueOf(s.cell, dimension), s);
   }
   // summaries come sorted by cell, so rows are in framework, variant, routes … order
   return [...rows.values()];
 }
 
-export function leverTable(dimension: LeverDimension, summaries: CellSummary[], meta?: RunMeta): string {
-  const values = leverValues(dimension, summaries, meta);
-  const others = varyingLevers(summaries).filter((d) => d !== dimension);
+export function leverTable(dimension: string, summaries: CellSummary[], meta?: RunMeta, table = DIMENSION_TABLE): string {
+  const values = leverValues(dimension, summaries, meta, table);
+  const others = varyingLevers(summaries, table).filter((d) => d !== dimension);
   const base = values[0]!;
   const rows = rowsOf(dimension, summaries).map((row) => [
     row.cell.framework,
     String(row.cell.routes),
-    ...others.map((d) => row.cell[d]),
+    ...others.map((d) => valueOf(row.cell, d)),
     ...values.map((v) => figure(row.byValue.get(v), row.byValue.get(base), v === base)),
   ]);
   const align: Align[] = ['left', 'right', ...others.map(() => 'left' as const), ...values.map(() => 'right' as const)];
@@ -103,7 +113,7 @@ export function leverTable(dimension: LeverDimension, summaries: CellSummary[], 
 
 /** One lever value against the first value, over every row where both were measured. */
 export interface LeverEffect {
-  dimension: LeverDimension;
+  dimension: string;
   value: string;
   base: string;
   /** median of value/base over the comparisons */
@@ -113,11 +123,11 @@ export interface LeverEffect {
   largest: { cell: Cell; from: number; to: number };
 }
 
-export function leverEffects(framework: string, summaries: CellSummary[], meta?: RunMeta): LeverEffect[] {
+export function leverEffects(framework: string, summaries: CellSummary[], meta?: RunMeta, table = DIMENSION_TABLE): LeverEffect[] {
   const mine = summaries.filter((s) => s.cell.framework === framework);
   const effects: LeverEffect[] = [];
-  for (const dimension of varyingLevers(summaries).filter((d) => !isWorkload(d))) {
-    const [base, ...rest] = leverValues(dimension, summaries, meta);
+  for (const dimension of varyingLevers(summaries, table).filter((d) => !isWorkload(d, table))) {
+    const [base, ...rest] = leverValues(dimension, summaries, meta, table);
     for (const value of rest) {
       const ratios: number[] = [];
       let largest: LeverEffect['largest'] | undefined;
@@ -134,16 +144,16 @@ export function leverEffects(framework: string, summaries: CellSummary[], meta?:
   return effects.sort((a, b) => a.ratio - b.ratio);
 }
 
-function where(cell: Cell, dimension: LeverDimension, summaries: CellSummary[]): string {
-  const others = varyingLevers(summaries).filter((d) => d !== dimension);
-  return [`${cell.routes} route${cell.routes === 1 ? '' : 's'}`, ...others.map((d) => `${d}=${cell[d]}`)].join(', ');
+function where(cell: Cell, dimension: string, summaries: CellSummary[], table: DimensionTable): string {
+  const others = varyingLevers(summaries, table).filter((d) => d !== dimension);
+  return [`${cell.routes} route${cell.routes === 1 ? '' : 's'}`, ...others.map((d) => `${d}=${valueOf(cell, d)}`)].join(', ');
 }
 
 /** One sentence per framework naming the lever with the largest (median relative) drop in firstResponse. */
-export function largestDropSentences(summaries: CellSummary[], meta?: RunMeta): string[] {
+export function largestDropSentences(summaries: CellSummary[], meta?: RunMeta, table = DIMENSION_TABLE): string[] {
   const frameworks = [...new Set(summaries.map((s) => s.cell.framework))];
   return frameworks.map((framework) => {
-    const [best] = leverEffects(framework, summaries, meta);
+    const [best] = leverEffects(framework, summaries, meta, table);
     if (!best) return `- **${framework}**: no lever could be compared (no pair of measured cells).`;
     const lever = `\`${best.dimension}=${best.value}\` (vs ${best.base})`;
     const over = `median ${ratioText(best.ratio)} over ${best.comparisons} comparison${best.comparisons === 1 ? '' : 's'}`;
@@ -151,7 +161,7 @@ export function largestDropSentences(summaries: CellSummary[], meta?: RunMeta): 
     const { cell, from, to } = best.largest;
     return (
       `- **${framework}**: ${lever} gave the largest drop in firstResponse: ${over}; ` +
-      `at most ${ms(from)} → ${ms(to)} ms (${where(cell, best.dimension, summaries)}).`
+      `at most ${ms(from)} → ${ms(to)} ms (${where(cell, best.dimension, summaries, table)}).`
     );
   });
 }
@@ -161,16 +171,21 @@ const EXPLANATION =
   '(ms from spawn to the verified answer of the LAST route) and, in parentheses, its ratio to the first value. ' +
   '`unsupported`: the runtime cannot do it (not a failure); `failed`: no sample answered (see Failures in summary.md).';
 
-/** The tables and sentences, headings at `level` (`##` in levers.md, `###` inside summary.md). */
-export function leverMarkdown(summaries: CellSummary[], meta: RunMeta | undefined, level: string): string | undefined {
-  const levers = varyingLevers(summaries);
+/** The tables and sentences, headings at `level` (`##` in levers.md, `###` inside summary.md); a table per lever row of `table`. */
+export function leverMarkdown(
+  summaries: CellSummary[],
+  meta: RunMeta | undefined,
+  level: string,
+  table = DIMENSION_TABLE,
+): string | undefined {
+  const levers = varyingLevers(summaries, table);
   if (levers.length === 0) return undefined;
   const parts = [EXPLANATION];
   for (const dimension of levers) {
-    const values = leverValues(dimension, summaries, meta);
-    parts.push(`${level} ${dimension}: ${values.join(' vs ')} (ratio to ${values[0]})`, leverTable(dimension, summaries, meta));
+    const values = leverValues(dimension, summaries, meta, table);
+    parts.push(`${level} ${dimension}: ${values.join(' vs ')} (ratio to ${values[0]})`, leverTable(dimension, summaries, meta, table));
   }
-  parts.push(`${level} Largest drop per framework`, largestDropSentences(summaries, meta).join('\n'));
+  parts.push(`${level} Largest drop per framework`, largestDropSentences(summaries, meta, table).join('\n'));
   return parts.join('\n\n');
 }
 

@@ -9,6 +9,7 @@ import { loadText, parseLoadSummary, type LoadSummary } from '../core/load.ts';
 import { invalidBodyText } from './csv.ts';
 import { duration, markdownTable, ms, type Align } from '../core/format.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
+import { countsInstructions } from '../core/dimensions.ts';
 
 /** The machine's load while the run measured, when meta.json recorded it (runs before it did not). */
 export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
@@ -18,7 +19,7 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
 /** What a run with counted cells did with them, for the Method line; empty for other runs. */
 function countedMethod({ cells, sampling }: MetaSpec): string {
   const measures = cells.measures;
-  if (!measures.includes('instructions')) return '';
+  if (!countsInstructions(measures)) return '';
   const only = measures.length === 1 ? ' (timed samples and warm-up apply to no cell)' : '';
   return `; counted cells: ${sampling?.countSamples ?? 1} sample(s) each, no warm-up, ${sampling?.jobs ?? 1} at a time${only}`;
 }

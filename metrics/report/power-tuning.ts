@@ -17,7 +17,7 @@ import {
   type PowerRow,
   type PowerSize,
 } from '../analyse/power-tuning.ts';
-import { cellKey } from '../core/cell.ts';
+import { CELL_DIMENSIONS, cellKey } from '../core/cell.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
@@ -182,9 +182,9 @@ export function powerTuningSpec(rows: PowerRow[]): TopLevelSpec {
 /** The power-tuning cells of a run: every cell run at a memory size, labelled by framework and the other varying dimensions. */
 export function powerCells(summaries: CellSummary[], calibration?: ReportContext['calibration']): PowerCell[] {
   const sized = summaries.filter((s) => s.cell.memory > 0 && !s.unsupported);
-  const varying = (['target', 'variant', 'shape', 'schema', 'runtime', 'build', 'compileCache'] as const).filter(
-    (d) => new Set(sized.map((s) => s.cell[d])).size > 1,
-  );
+  // every dimension but the chart's own (the framework names the series, memory is the axis) and routes
+  const chart = (d: string) => d === 'framework' || d === 'memory' || d === 'routes';
+  const varying = CELL_DIMENSIONS.filter((d) => !chart(d) && new Set(sized.map((s) => s.cell[d])).size > 1);
   return sized.map((s) => {
     const extras = varying.map((d) => `${d}=${s.cell[d]}`);
     const estimate = calibration?.get(cellKey(s.cell));

@@ -44,6 +44,7 @@ import { mergedSection } from './merged.ts';
 import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSection } from './power-tuning.ts';
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
+import { isCounted } from '../core/dimensions.ts';
 
 /** How many outlier warnings a run or report prints on the console. */
 export const WARNINGS_SHOWN = 3;
@@ -143,8 +144,8 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   }
   if (measured === 0) throw new UsageError(`${file} holds no sample: nothing to report`);
   const all = aggregator.summaries();
-  const counted = all.filter((s) => s.cell.measure === 'instructions');
-  const summaries = all.filter((s) => s.cell.measure !== 'instructions');
+  const counted = all.filter((s) => isCounted(s.cell));
+  const summaries = all.filter((s) => !isCounted(s.cell));
   const meta = readMeta(dir);
   const routes = [...new Set(all.map((s) => s.cell.routes))].sort((a, b) => a - b);
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {

@@ -3,8 +3,8 @@
  * the report written, the signal's exit code (129 SIGHUP, 141 a closed pipe), no stack trace.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -83,4 +83,37 @@ describe('closed output and hang-up', { timeout: 180_000 }, () => {
     assert.ok(samples.length >= 15 && samples.length < 45, `${samples.length} samples`);
     assert.ok(existsSync(path.join(out, 'summary.md')));
   });
+});
+
+describe('an output stream that cannot be written (/dev/full: ENOSPC) is a closed output (issue 37, class 5)', () => {
+  const selection = ['run', '--debug-mode', '-f', 'node-http,fastify', '-r', '1,10', '--samples', '2', '--warmup', '0'];
+  for (const stream of ['stdout', 'stderr'] as const) {
+    it(`${stream} on /dev/full: no stack trace, every sample and the report kept, exit 141`, () => {
+      const out = path.join(base, `full-${stream}`);
+      const full = openSync('/dev/full', 'w');
+      const env = { ...process.env };
+      delete env.NODE_EXTRA_CA_CERTS;
+      try {
+        const result = spawnSync(
+          process.execPath,
+          ['--import', 'tsx', path.join(ROOT, 'metrics', 'cli', 'main.ts'), ...selection, '--out', out],
+          {
+            cwd: ROOT,
+            env,
+            encoding: 'utf8',
+            stdio: ['ignore', stream === 'stdout' ? full : 'pipe', stream === 'stderr' ? full : 'pipe'],
+            timeout: 120_000,
+          },
+        );
+        assert.equal(result.status, 141, result.stderr);
+        const other = stream === 'stdout' ? result.stderr : result.stdout;
+        assert.doesNotMatch(other, /\n\s+at |Error: ENOSPC/, 'no stack trace');
+        assert.equal(readSamples(path.join(out, 'samples.jsonl')).length, 8);
+        assert.ok(existsSync(path.join(out, 'summary.md')) && existsSync(path.join(out, 'report.html')), 'the report was written');
+        assert.equal(existsSync(path.join(out, '.coldstart.lock')), false, 'the folder was released');
+      } finally {
+        closeSync(full);
+      }
+    });
+  }
 });

@@ -138,7 +138,7 @@ describe(
   "mion's Lambda cells (@mionkit/aws reads payload 1.0)",
   {
     skip: mionMissing
-      ? `mion: skipped (${mionMissing} not installed; mion is not on this registry: see Building mion in the README)`
+      ? `mion: skipped (${mionMissing} not installed; mion is not on this registry: see Building mion in docs/guide/frameworks.md)`
       : false,
   },
   () => {

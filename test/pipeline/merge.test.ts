@@ -4,11 +4,12 @@
  * is refused before anything is written.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { readSamples } from '../../metrics/core/samples.ts';
+import { lockFolder } from '../../metrics/measure/run-lock.ts';
 import { machinesDiffer, runMerge, type MergedPart } from '../../metrics/pipeline/merge.ts';
 import { tempDir } from '../support/in-process.ts';
 import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
@@ -74,6 +75,29 @@ describe('runMerge', () => {
       (error: unknown) => error instanceof UsageError && /broken\/samples\.jsonl:4 is not a sample record/.test(error.message),
     );
     assert.equal(existsSync(path.join(base, 'm3')), false);
+  });
+
+  it('refuses a part a live run still holds, and an interrupted part unless --partial (issue 37, class 7)', async () => {
+    const live = writeRun(path.join(base, 'live'), samplesOf(cell('koa', 10), spread(90, 3)), { shard: '2/2' });
+    const lock = lockFolder(live, 'run', () => undefined);
+    try {
+      await assert.rejects(
+        runMerge([shardA, live], path.join(base, 'm4'), () => undefined),
+        (error: unknown) => error instanceof UsageError && /live is in use by a run \(run pid \d+/.test(error.message),
+      );
+    } finally {
+      lock.release();
+    }
+    const cut = writeRun(path.join(base, 'cut'), samplesOf(cell('h3', 10), spread(90, 3)), { shard: '2/2' });
+    const meta = JSON.parse(readFileSync(path.join(cut, 'meta.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(path.join(cut, 'meta.json'), JSON.stringify({ ...meta, interrupted: true }));
+    await assert.rejects(
+      runMerge([shardA, cut], path.join(base, 'm5'), () => undefined),
+      (error: unknown) => error instanceof UsageError && /cut is an interrupted run: merge --partial/.test(error.message),
+    );
+    assert.equal(existsSync(path.join(base, 'm5')), false);
+    const joined = await runMerge([shardA, cut], path.join(base, 'm6'), () => undefined, true);
+    assert.equal(joined.parts.length, 2);
   });
 
   it('says when the parts ran on different machines', () => {

@@ -110,8 +110,16 @@ function runCase(out: string, fault: Fault, step: RunStep, disk: SmallDisk | und
 function realExpected(fault: Fault, step: RunStep): Expected & { samplesUpTo: number; exits: (number | 'killed')[] } {
   const expected = expectedOf(fault, step);
   if (fault === 'closed-stdout') {
-    // stdout gets only the last line: the run ends as if nothing happened, the last line lost
-    return { ...expected, exit: 0, exits: [0], samples: FAULT_RUN_SAMPLES, samplesUpTo: FAULT_RUN_SAMPLES, report: true, partial: false };
+    // stdout gets only the last line: the run ends whole, and the lost line makes the exit 141 (the output is incomplete)
+    return {
+      ...expected,
+      exit: 141,
+      exits: [141],
+      samples: FAULT_RUN_SAMPLES,
+      samplesUpTo: FAULT_RUN_SAMPLES,
+      report: true,
+      partial: false,
+    };
   }
   if (fault === 'closed-stderr') {
     // progress goes to stderr: the next line written is the interrupt, a sample or a note later

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { XMLParser } from 'fast-xml-parser';
 import { SyntaxValidator } from 'fast-xml-validator';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
-import { curveChart, logTicks, phasesChart } from '../../metrics/report/charts.ts';
+import { curveChart, logTicks, phasesChart, renderSvg } from '../../metrics/report/charts.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { tempDir } from '../support/in-process.ts';
@@ -176,5 +176,20 @@ describe('the report writes every output and summary.md points at them', () => {
     await assert.rejects(writeReport(dir, { phasesAt: 1000 }), /--phases-at: 1000 is not a route count of this run \(1, 10, 100, 500\)/);
     await writeReport(dir, { phasesAt: 10 });
     assert.match(readFileSync(path.join(dir, 'chart-phases.svg'), 'utf8'), /N = 10 routes/);
+  });
+});
+
+describe('a chart stays well-formed XML whatever its labels hold (issue 37, class 6)', () => {
+  it('an ESC, a BEL and a bidi override in a label become spaces; the SVG parses', async () => {
+    const label = 'pkg\u001b[31m\u0007\u202eevil';
+    const svg = await renderSvg({
+      data: { values: [{ package: label, ms: 3 }] },
+      mark: 'bar',
+      encoding: { x: { field: 'ms', type: 'quantitative' }, y: { field: 'package', type: 'nominal' } },
+    });
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(svg, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u202a-\u202e]/);
+    assert.doesNotThrow(() => SyntaxValidator.validate(svg), 'not well-formed XML');
+    assert.match(svg, /pkg \[31m {2}evil/);
   });
 });

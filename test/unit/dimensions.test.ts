@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cellKey, cellLabel, compareCells, parseCell, shownDimensions } from '../../metrics/core/cell.ts';
+import { DIMENSION_TABLE, RUN_DIMENSIONS } from '../../metrics/core/dimensions.ts';
 
 interface Snapshot {
   cells: { input: unknown; key: string; label: string }[];
@@ -41,4 +42,20 @@ test('the shown dimensions (CSV columns) and the sort order stay', () => {
 test('every cell of the golden run is in the snapshot', () => {
   const keys = new Set(snapshot.cells.map((c) => c.key));
   for (const cell of goldenCells) assert.ok(keys.has(cellKey(cell)), cellKey(cell));
+});
+
+test('the table: key and label places are distinct, a tagged row has a stored value, every flag is distinct', () => {
+  const rows = Object.entries(DIMENSION_TABLE);
+  const keyPlaces = rows.map(([, row]) => row.key.at);
+  assert.equal(new Set(keyPlaces).size, rows.length, `key places: ${keyPlaces.join(',')}`);
+  const labelPlaces = rows.flatMap(([, row]) => (row.label === 'file' ? [] : [row.label.at]));
+  assert.equal(new Set(labelPlaces).size, labelPlaces.length, `label places: ${labelPlaces.join(',')}`);
+  for (const [name, row] of rows) {
+    // a tagged row was added after runs were recorded: their records lack it and read as `stored`
+    if (row.key.tagged) assert.notEqual(row.stored, undefined, `${name} is tagged but has no stored value`);
+    // an untagged row is in every key: every record must hold it, or a label must show it
+    if (row.stored !== undefined && !row.key.tagged) assert.notEqual(row.label, 'file', name);
+  }
+  const flags = [...rows.map(([, row]) => row), ...Object.values(RUN_DIMENSIONS)].flatMap((row) => row.flags.map((f) => f.flag));
+  assert.equal(new Set(flags).size, flags.length, flags.join(' '));
 });

@@ -33,6 +33,13 @@ describe('measure: bad input', () => {
       [['--handler', path.join(apps, 'h.handler'), '--event', path.join(apps, 'bad.json')], /--event: .*bad\.json is not JSON/],
       [['--handler', path.join(apps, 'nothere.handler'), '--event', path.join(apps, 'bad.json')], /--handler: no module/],
       [['--entry', path.join(apps, 'ok.js'), '--request', 'FETCH /x'], /--request: "FETCH \/x" is not "METHOD \/path"/],
+      // header injection: a control character in the path or the content type is a usage error, not a failed sample
+      [['--entry', path.join(apps, 'ok.js'), '--request', 'GET /a\u0001b'], /--request: "GET \/a b" is not "METHOD \/path"/],
+      [['--entry', path.join(apps, 'ok.js'), '--request', 'GET /a\r\nX-Evil: 1'], /--request: "GET \/a X-Evil: 1" is not/],
+      [
+        ['--entry', path.join(apps, 'ok.js'), '--body', path.join(apps, 'bad.json'), '--content-type', 'text/plain\r\nX-Evil: 1'],
+        /--content-type: "text\/plain X-Evil: 1" is not a media type/,
+      ],
       [['--entry', path.join(apps, 'ok.js'), '--name', 'Bad Name'], /--name: "Bad Name" is not a name/],
       [['--entry', path.join(apps, 'ok.js'), '--entry', path.join(apps, 'ok.js')], /two apps are named "ok"/],
       [[], /give a server with --entry FILE or a Lambda handler with --handler FILE\.export/],

@@ -183,6 +183,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--days': ['7'],
   '--reports': [event],
   '--architecture': ['arm64'],
+  '--partial': [],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {

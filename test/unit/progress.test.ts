@@ -153,3 +153,29 @@ describe('progress on a terminal', () => {
     assert.doesNotMatch(text, /^done /m, 'the bar replaces the per-cell lines');
   });
 });
+
+describe('what a child printed reaches the terminal as text, never as a sequence (issue 37, class 6)', () => {
+  it('an OSC title, a screen clear, a bidi override and a line break in a FAILED reason are printed as spaces', () => {
+    const chunks: string[] = [];
+    const stream = {
+      isTTY: false,
+      write(chunk: string) {
+        chunks.push(chunk);
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
+    const progress = new Progress(plan, stream, false, 60_000);
+    const run = plan.find((r) => !r.planned.blocked)!;
+    const hostile = 'boom \u001b]0;pwned\u0007 \u001b[2J\u001b[H \u202eevil\u202c\r\nFAKE line';
+    progress.starting(run);
+    progress.finished({ cell: run.cell, phase: run.phase, index: run.index, durationMs: 1, at: 'x', ok: false, error: hostile });
+    progress.stop();
+    const text = chunks.join('');
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    const failed = text.split('\n').filter((l) => l.startsWith('FAILED '));
+    assert.equal(failed.length, 1, text);
+    assert.match(failed[0]!, /boom {2}\]0;pwned/);
+    assert.match(failed[0]!, /FAKE line$/);
+  });
+});

@@ -58,6 +58,17 @@ describe('results/index.html', () => {
     assert.ok(html === resultsIndexOf(dir).html, 'the same folders give the same bytes');
   });
 
+  it('a folder that is neither a results folder nor empty is refused, and nothing is written into it', () => {
+    const dir = tempDir('coldstart-index-');
+    writeFileSync(path.join(dir, 'index.html'), 'the project page');
+    assert.throws(
+      () => writeResultsIndex(dir),
+      (error) => error instanceof UsageError && /is not a results folder \(no published\/ in it/.test(error.message),
+    );
+    assert.equal(readFileSync(path.join(dir, 'index.html'), 'utf8'), 'the project page');
+    assert.throws(() => readFileSync(path.join(dir, 'RESULTS.md')), /ENOENT/);
+  });
+
   it('a corrupt meta.json is a UsageError naming it; a missing folder too', () => {
     const dir = tempDir('coldstart-index-');
     mkdirSync(path.join(dir, 'published', 'broken'), { recursive: true });

@@ -6,6 +6,7 @@
  */
 import type { Command as PlainCommand } from 'commander';
 import { Option, type Command, type CommandUnknownOpts, type OptionValues } from '@commander-js/extra-typings';
+import type { Dimension, DimensionFlag, FlagContext, FlagGroup, TargetName } from '../../core/dimensions.ts';
 
 /** No options yet: a group's opts type is read from its adder on a command of none (`typeof addX<[], Empty, Empty>`). */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -74,4 +75,71 @@ export function addTypedCommand(program: PlainCommand, command: CommandUnknownOp
   // as program.command() does: errors thrown (exitOverride), not printed, so main() makes them one line and exit 2
   plain.copyInheritedSettings(program);
   program.addCommand(plain);
+}
+
+/** A dimension flag's usage as a type, short flag, long flag and argument (extra-typings infers the option's name and value from it). */
+type UsageOf<F extends DimensionFlag> = `${F extends { short: infer S extends string } ? `${S}, ` : ''}${F['flag']} ${F['arg']}`;
+type FlagNamed<R extends DimensionRow, N extends string> = Extract<R['flags'][number], { flag: N }>;
+/** What a flag needs of its row: the flags, and the CLI default --help shows. */
+type DimensionRow = Pick<Dimension<string | number>, 'flags' | 'cli'>;
+
+const HEADINGS: Readonly<Record<FlagGroup, string>> = {
+  selection: 'Selection:',
+  levers: 'Levers:',
+  lambda: 'Lambda:',
+  cost: 'Cost:',
+  sampling: 'Sampling:',
+};
+
+/** The default as --help says it: the flag's own text, else the row's `cli` (for the flag's target, or per target). */
+export function defaultTextOf(row: DimensionRow, flag: DimensionFlag): string {
+  if (flag.defaultText !== undefined) return flag.defaultText;
+  const cli = row.cli;
+  if (cli === undefined) return '';
+  if (Array.isArray(cli)) return cli.join(',');
+  const byTarget = cli as Readonly<Record<TargetName, readonly (string | number)[]>>;
+  if (flag.target) return byTarget[flag.target].join(',');
+  return `${byTarget.server.join(',')} for a server, ${byTarget.lambda.join(',')} for a Lambda cell`;
+}
+
+/** A dimension flag's --help: its row's text on this command, and the default (none shown for `''`). */
+export function flagHelp(row: DimensionRow, flag: DimensionFlag, on: FlagContext): string {
+  const help = typeof flag.help === 'function' ? flag.help(on) : flag.help;
+  const text = defaultTextOf(row, flag);
+  return text === '' ? help : help + byDefault(text);
+}
+
+/** The flag `name` of a row (a row may have several: --runtime and --lambda-runtime). */
+function flagOf<R extends DimensionRow, N extends R['flags'][number]['flag']>(row: R, name: N): FlagNamed<R, N> {
+  const flag = row.flags.find((f) => f.flag === name);
+  if (!flag) throw new Error(`no flag ${name} in the dimension table`);
+  return flag as FlagNamed<R, N>;
+}
+
+/**
+ * The option of a dimension's flag, declared by its row in core/dimensions.ts (flag, short, argument,
+ * help, help group, default text); `parse` turns the text given into the value. `on`: the command's
+ * word for a cell and whether it has Lambda cells (some flags' help says it).
+ */
+export function dimensionOption<R extends DimensionRow, N extends R['flags'][number]['flag'], T>(
+  row: R,
+  name: N,
+  parse: (text: string) => T,
+  on: FlagContext = { what: 'cell', lambda: true },
+) {
+  const flag = flagOf(row, name);
+  const usage = `${flag.short ? `${flag.short}, ` : ''}${flag.flag} ${flag.arg}` as UsageOf<FlagNamed<R, N>>;
+  return new Option(usage, flagHelp(row, flag, on)).argParser(parse).helpGroup(HEADINGS[flag.group]);
+}
+
+/** The hidden old spelling of a dimension's flag (its row's `alias`: `--memory` of `--cost-memory`). */
+export function dimensionAlias<R extends DimensionRow, N extends R['flags'][number]['flag'], T>(
+  row: R,
+  name: N,
+  parse: (flag: string) => (text: string) => T,
+) {
+  const flag = flagOf(row, name);
+  const alias = flag.alias as FlagNamed<R, N>['alias'] & string;
+  const usage = `${alias} ${flag.arg}` as `${typeof alias} ${FlagNamed<R, N>['arg']}`;
+  return aliasOf(new Option(usage, `the old spelling of ${flag.flag}`).argParser(parse(alias)), flag.flag);
 }

@@ -1,23 +1,14 @@
 /** Lambda: memory sizes (every cell's limits), and what only Lambda cells take (lines, bootstraps, the reference). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { BOOTSTRAPS } from '../../core/dimensions.ts';
-import { LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from '../../core/lambda-platform.ts';
+import { BOOTSTRAPS, DIMENSIONS } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, MAX_CPU_PERIOD_US, type CellSpec, type LimitSpec } from '../../core/run-spec.ts';
 import { parseChoice, parseChoiceList, parseLambdaLines, parseMemoryList, parsePositive } from '../../core/parse.ts';
-import { aliasOf, byDefault, type Empty, type OptsOf } from './common.ts';
-
-const d = DEFAULT_SPEC.cells;
+import { aliasOf, byDefault, dimensionOption, type Empty, type OptsOf } from './common.ts';
 
 export function addLambdaGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
     .optionsGroup('Lambda:')
-    .addOption(
-      new Option(
-        '--lambda-memory <list>',
-        `comma list of Lambda memory sizes in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}): each sample, a server's too, runs in a cgroup ` +
-          `with that memory limit and, after INIT, that CPU share (MB / ${MB_PER_VCPU} vCPUs); absent = no limits`,
-      ).argParser(parseMemoryList('--lambda-memory')),
-    )
+    .addOption(dimensionOption(DIMENSIONS.memory, '--lambda-memory', parseMemoryList('--lambda-memory')))
     .addOption(
       new Option(
         '--init-cpus <n>',
@@ -32,24 +23,8 @@ export function addLambdaGroup<A extends unknown[], O extends OptionValues, G ex
           byDefault(DEFAULT_SPEC.limits.cpuPeriodUs / 1000),
       ).argParser(parsePositive('--cpu-period', MAX_CPU_PERIOD_US / 1000, 'a period in ms')),
     )
-    .addOption(
-      new Option(
-        '--lambda-runtime <list>',
-        `comma list of Lambda runtime lines for Lambda cells: ${LAMBDA_RUNTIME_NAMES.join(', ')} ` +
-          '(each runs on the pinned download of its Node line, installed on demand into .runtimes/; ' +
-          'node = the node running coldstart or --node, not a Lambda line)' +
-          byDefault(d.lambdaRuntimes.join(',')),
-      ).argParser(parseLambdaLines('--lambda-runtime')),
-    )
-    .addOption(
-      new Option(
-        '--lambda-bootstrap <list>',
-        `comma list of ${BOOTSTRAPS.join(', ')}: how a Lambda cell starts; ric = AWS's Runtime ` +
-          "Interface Client launched as the managed runtime's bootstrap does, ric-noflags = the same without the bootstrap's " +
-          'node flags, probe = the file as its own Runtime API client' +
-          byDefault(d.bootstraps.join(',')),
-      ).argParser(parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)),
-    )
+    .addOption(dimensionOption(DIMENSIONS.runtime, '--lambda-runtime', parseLambdaLines('--lambda-runtime')))
+    .addOption(dimensionOption(DIMENSIONS.bootstrap, '--lambda-bootstrap', parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)))
     .addOption(
       new Option(
         '--no-lambda-reference',

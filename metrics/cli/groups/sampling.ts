@@ -1,11 +1,11 @@
 /** Sampling: how many samples, in which order, with which limits; counted cells' own samples, jobs and shards. */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { parsePrecision, precisionSettings } from '../../core/precision-settings.ts';
-import { ORDERS } from '../../core/dimensions.ts';
+import { ORDERS, RUN_DIMENSIONS } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, type SamplingSpec } from '../../core/run-spec.ts';
 import { parseShard } from '../../core/parse.ts';
 import { MAX_TIMEOUT_S, parseChoice, parseInteger, parseSamples, parseSeconds } from '../../core/parse.ts';
-import { byDefault, type Empty, type OptsOf } from './common.ts';
+import { byDefault, dimensionOption, type Empty, type OptsOf } from './common.ts';
 
 const SAMPLING = 'Sampling:';
 const d = DEFAULT_SPEC.sampling;
@@ -53,12 +53,7 @@ export function addSamplingGroup<A extends unknown[], O extends OptionValues, G 
         `with --samples auto: samples after which a ${what} stops` + byDefault(d.precision.maxSamples),
       ).argParser(parseInteger('--max-samples', 2, 10_000)),
     )
-    .addOption(
-      new Option(
-        '--order <order>',
-        `interleaved (sample 1 of every ${what}, then 2 …), sequential or random` + byDefault(d.order),
-      ).argParser(parseChoice('--order', ORDERS)),
-    )
+    .addOption(dimensionOption(RUN_DIMENSIONS.order, '--order', parseChoice('--order', ORDERS), { what, lambda: true }))
     .addOption(new Option('--seed <text>', 'seed for --order random' + byDefault(d.seed)))
     .addOption(
       new Option(

@@ -22,6 +22,7 @@ import { CellRoutes, wrongAnswerReason } from '../targets/first-hits.ts';
 import { billedMs } from '../targets/lambda.ts';
 import { DEFAULT_MEMORY_MB } from '../../core/lambda-platform.ts';
 import { isRunStep, RUN_STEPS, type RunStep } from '../../core/run-steps.ts';
+import { isCounted } from '../../core/dimensions.ts';
 
 /** How a scripted run fails, each with the text the real runner gives that failure. */
 export const FAKE_FAILURES = ['crash', 'hang', 'wrong'] as const;
@@ -178,7 +179,7 @@ export class FakeSampler {
   /** A successful record: the cell's marks with this run's jitter, and what its kind of cell records. */
   record(run: PlannedRun, context: Pick<RunContext, 'firstHits'> = {}): SampleRecord {
     const { cell } = run;
-    const counted = cell.measure === 'instructions';
+    const counted = isCounted(cell);
     const random = seedrandom(`${cellKey(cell)}|${run.phase}|${run.index}`);
     // a counted child runs under valgrind: slower, but its counts do not move
     const firstResponse = fakeFirstResponse(cell) * Math.max(0.5, 1 + this.cv * normal(random)) * (counted ? COUNT_SLOWDOWN : 1);

@@ -4,7 +4,6 @@
  * 127.0.0.1, and a validating server must then reject an invalid body with 4xx.
  */
 import { MAX_RECORD_MS } from '../../core/samples.ts';
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { RouteRequest } from '../../../generators/contract.ts';
 import {
@@ -140,37 +139,21 @@ export function parseAfterLine(text: string): AfterLine | undefined {
   return { cpu: v.cpu, rss: isBytes(v.rss) ? v.rss : undefined };
 }
 
-/** Send one request to the child on 127.0.0.1 (a fresh connection each time) and read the whole answer. */
-function send(port: number, request: RouteRequest, timeoutMs: number): Promise<RouteAnswer> {
+/** Send one request to the child on 127.0.0.1 (a fresh connection each time, bounded in time and size) and read the whole answer. */
+async function send(port: number, request: RouteRequest, timeoutMs: number): Promise<RouteAnswer> {
   const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
-  const what = `${request.method} ${request.path}`;
-  const headers: Record<string, string | number> = { connection: 'close' };
-  if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-  return new Promise((resolve, reject) => {
-    const sentAt = performance.now();
-    const outgoing = http.request(
-      { host: '127.0.0.1', port, path: request.path, method: request.method, agent: false, headers, timeout: Math.max(1, timeoutMs) },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const at = performance.now();
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // kept as text: the check says what came back
-          }
-          resolve({ status: response.statusCode ?? 0, body, sentAt, at });
-        });
-        response.on('error', (error) => reject(new SampleFailure(`${what}: ${error.message}`)));
-      },
-    );
-    outgoing.on('timeout', () => outgoing.destroy(new SampleFailure(`${what}: no answer in time`)));
-    outgoing.on('error', (error) => reject(error instanceof SampleFailure ? error : new SampleFailure(`${what}: ${error.message}`)));
-    outgoing.end(payload);
-  });
+  const answer = await httpRequest(
+    { host: '127.0.0.1', port },
+    { method: request.method, path: request.path, ...(payload === undefined ? {} : { body: payload }) },
+    timeoutMs,
+  );
+  let body: unknown = answer.body;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    // kept as text: the check says what came back
+  }
+  return { status: answer.status, body, sentAt: answer.sentAt, at: answer.at };
 }
 
 async function checkInvalid(port: number, routes: CellRoutes, timeoutMs: number): Promise<InvalidBodyCheck | undefined> {
