@@ -32,6 +32,8 @@ export interface CostOptions {
   /** the architectures, in the order given (the first prices the cost table) */
   architectures?: Architecture[];
   pricePerGBs?: number;
+  /** --budget (ms): not a price, but kept with the report's settings; the curves read it */
+  budgetMs?: number;
 }
 
 /** $ per million cold starts of `ms` each. Lambda counts a GB as 1024 MB. */
@@ -69,6 +71,7 @@ export function storedCost(cost: MetaCost | undefined): CostOptions {
     ...(cost.memoryMB !== undefined ? { memoryMB: cost.memoryMB } : {}),
     ...(architectures ? { architectures } : {}),
     ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
+    ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
   };
 }
 

@@ -93,6 +93,8 @@ export interface MetaCost {
   /** every architecture asked, when more than one (--arch x86_64,arm64): an estimate each */
   architectures?: Architecture[];
   pricePerGBs?: number;
+  /** --budget, ms: the route budget the curves count against (absent in runs without one, and in older runs) */
+  budgetMs?: number;
 }
 
 export interface MetaSpec {
@@ -227,11 +229,13 @@ function parseCost(v: unknown): MetaCost {
   if (!isObject(v)) return {};
   const memoryMB = num(v.memoryMB);
   const pricePerGBs = num(v.pricePerGBs);
+  const budgetMs = num(v.budgetMs);
   return present({
     memoryMB: memoryMB !== undefined && memoryMB > 0 ? memoryMB : undefined,
     architecture: typeof v.architecture === 'string' ? toArchitecture(v.architecture) : undefined,
     architectures: architecturesOf(v.architectures),
     pricePerGBs: pricePerGBs !== undefined && pricePerGBs > 0 ? pricePerGBs : undefined,
+    budgetMs: budgetMs !== undefined && budgetMs > 0 ? budgetMs : undefined,
   });
 }
 

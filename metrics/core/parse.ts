@@ -95,6 +95,19 @@ export function parsePrice(text: string): number {
   return n;
 }
 
+/** The longest route budget: an hour (a cold start beyond it is no budget to plan routes against). */
+export const MAX_BUDGET_MS = 3_600_000;
+
+/** --budget: a time in ms (`500`, `500ms`) or seconds (`1.5s`), above 0 and at most an hour; returned in ms. */
+export function parseBudget(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s)?$/.exec(text.trim());
+  const value = match ? Number(match[1]) * (match[2] === 's' ? 1000 : 1) : NaN;
+  if (!(value > 0) || value > MAX_BUDGET_MS) {
+    throw new UsageError(`--budget: "${text}" is not a time above 0 and up to an hour (e.g. 500ms, 500 or 1.5s)`);
+  }
+  return value;
+}
+
 export function parseRatio(text: string): number {
   const n = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n >= 1)) {

@@ -127,6 +127,8 @@ export interface CostSpec {
   architectures: Architecture[];
   /** $ per GB-second; undefined = the architecture's on-demand price */
   pricePerGBs: number | undefined;
+  /** --budget: the cold start (first response, ms) the report counts routes against; undefined = none */
+  budgetMs: number | undefined;
 }
 
 export interface OutputSpec {
@@ -203,7 +205,12 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     shard: undefined,
   },
   limits: { initCpus: 2, cpuPeriodUs: 100_000 },
-  cost: { memoryMB: RUN_DIMENSIONS.costMemory.cli[0], architectures: [...RUN_DIMENSIONS.architecture.cli], pricePerGBs: undefined },
+  cost: {
+    memoryMB: RUN_DIMENSIONS.costMemory.cli[0],
+    architectures: [...RUN_DIMENSIONS.architecture.cli],
+    pricePerGBs: undefined,
+    budgetMs: undefined,
+  },
   output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false },
 };
 
@@ -339,6 +346,12 @@ export const OPTION_RULES: readonly OptionRule[] = [
     flags: ['--first-hits'],
     applies: (s) => s.source.kind === 'generated' && s.source.routes.some((n) => n > 1),
     without: 'a route table of more than one route (--routes)',
+  },
+  {
+    // the budget is read off the fitted curve, which needs 3 route counts (analyse/scaling.ts MIN_FIT_POINTS)
+    flags: ['--budget'],
+    applies: (s) => s.source.kind === 'generated' && new Set(s.source.routes).size >= 3,
+    without: 'at least 3 route counts (--routes): the budget is read off the curve fitted over them',
   },
   { flags: ['--event'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry gets --request)' },
   {

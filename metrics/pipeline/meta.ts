@@ -223,6 +223,7 @@ export function specMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFac
       ...(architecture ? { architecture } : {}),
       ...(cost.architectures.length > 1 ? { architectures: cost.architectures } : {}),
       ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
+      ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
     },
     ...(spec.output.attribute ? { attribute: true as const } : {}),
     ...(hasCounted(spec) ? { countFlags: [...COUNT_V8_FLAGS] } : {}),

@@ -36,6 +36,8 @@ export interface ReportContext {
   reference?: ReferenceTable;
   /** the code-loading term's data and fit (calibration/lambda-code-loading.json), when the run has local Lambda cells */
   codeLoading?: CodeLoadingData;
+  /** the route budget in ms (--budget on report, else the run's, from meta.json): the curves say how many routes fit within it */
+  budgetMs?: number;
   /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
   referenceWarning?: string;
 }

@@ -13,6 +13,8 @@ import type { ReportContext } from './contract.ts';
 import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
 import { tailCells } from './init-tails.ts';
 import { growthText } from './scaling-md.ts';
+import { MARGINAL_AT } from '../analyse/curve.ts';
+import { budgetText, marginalText, modelText, reportCurves } from './curve-md.ts';
 
 /** A table cell: its text, and its number when it sorts as one. */
 export interface TableCell {
@@ -97,6 +99,34 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
     'ok/samples',
   ];
   return tableHtml('results', headers, rows);
+}
+
+/** The per-route cost as a fitted curve, a row per series and metric (ms per route, as scaling.md's curve tables). */
+export function curveHtmlTable(context: Pick<ReportContext, 'summaries' | 'budgetMs'>): string {
+  const curves = reportCurves(context);
+  const budget = context.budgetMs;
+  const rows = curves.map((f) => ({
+    cells: [
+      txt(f.series.label),
+      txt(f.metric === 'firstResponse' ? 'first response' : `ready (${f.mark})`),
+      txt(modelText(f.model)),
+      txt(f.growth ?? '–'),
+      ...MARGINAL_AT.map((n) => {
+        const m = f.marginal.find((x) => x.routes === n);
+        return f.model && m?.inRange ? num(m.value, marginalText(f, n)) : txt(f.model ? marginalText(f, n) : '–');
+      }),
+      ...(budget !== undefined ? [num(f.budget?.routes, budgetText(f))] : []),
+    ],
+  }));
+  const headers = [
+    'series',
+    'metric',
+    'model (AICc)',
+    'growth',
+    ...MARGINAL_AT.map((n) => `ms/route at ${n.toLocaleString('en-US')} routes (95 % CI)`),
+    ...(budget !== undefined ? [`routes within ${budget.toLocaleString('en-US')} ms (95 % CI)`] : []),
+  ];
+  return tableHtml('curves', headers, rows);
 }
 
 /** The linear fits per series, as scaling.md has them. */

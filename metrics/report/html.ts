@@ -20,7 +20,7 @@ import { TAILS_NOTE } from './init-tails.ts';
 import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
 import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
-import { estimateTable, fitsTable, resultsTable } from './html-tables.ts';
+import { curveHtmlTable, estimateTable, fitsTable, resultsTable } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
 import { inlineText, pageAsset, pageHead } from './page-assets.ts';
 
@@ -164,6 +164,10 @@ export async function htmlReport(context: ReportContext): Promise<string> {
     '<p class="note">One row per cell; click a header to sort. ⚠: the slowest sample took more than 1.5 × the fastest.</p>',
     resultsTable(context.summaries, toggles),
     '<h2>Scaling with routes</h2>',
+    '<p class="note">The cost of one more route (ms per route) from the curve the samples support, on first response and on ready ' +
+      '(listen; a Lambda handler: init), with 95 % bootstrap intervals; how the model is chosen: <a href="scaling.md">scaling.md</a>.</p>',
+    curveHtmlTable(context),
+    '<p class="note">The straight line through the medians (µs per route):</p>',
     fitsTable(context.summaries),
     '<h2>Lambda: the estimate and its calibration</h2>',
     calibrationHtml(context, toggles),

@@ -10,7 +10,9 @@ import { FROM_START_METRICS, quartiles, type CellSummary, type Stats } from '../
 import { cellCost } from '../analyse/cost.ts';
 import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
+import { CURVE_METRICS, MARGINAL_AT } from '../analyse/curve.ts';
 import { cellKey } from '../core/cell.ts';
+import { marginalText, modelText, reportCurves, SCALING_CSV } from './curve-md.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import type { ReportContext } from './contract.ts';
 
@@ -136,6 +138,30 @@ function estimateLine(context: ReportContext): string[] {
 
 const signed = (value: number) => `${value > 0 ? '+' : value < 0 ? '−' : ''}${Math.abs(value).toFixed(1)}`;
 
+/**
+ * The cost of one more route as a fitted curve (scaling.md's curve tables): a row per series and
+ * metric, first response first, ms per route at each N with its 95 % interval.
+ */
+function curveRows(context: ReportContext): string[] {
+  const curves = reportCurves(context).filter((f) => f.model);
+  if (curves.length === 0) return [];
+  const ordered = [...curves].sort(
+    (a, b) => a.series.label.localeCompare(b.series.label) || CURVE_METRICS.indexOf(a.metric) - CURVE_METRICS.indexOf(b.metric),
+  );
+  const rows = ordered.map((f) => [
+    markdownText(f.series.label),
+    f.metric === 'firstResponse' ? 'first response' : `ready (${f.mark})`,
+    modelText(f.model),
+    f.growth ?? '–',
+    ...MARGINAL_AT.map((n) => marginalText(f, n)),
+  ]);
+  return [
+    `**Cost of one more route** (ms per route, 95 % bootstrap interval; the curve AICc chooses on the samples, see ${SCALING_CSV}):`,
+    '',
+    ...table(['series', 'on', 'curve', 'growth', ...MARGINAL_AT.map((n) => `ms/route at ${n.toLocaleString('en-US')} routes`)], rows),
+  ];
+}
+
 /** The counted cells: instructions per phase and in all (millions), and the series' instructions per added route (of the total). */
 function countedTable(context: ReportContext): string[] {
   const { counted } = context;
@@ -179,16 +205,16 @@ export function resultsMarkdown(runs: readonly PublishedContext[], base: string)
     'samples (samples.jsonl) and meta.json: `npm run report -- FOLDER` recomputes every figure here.',
     'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "ready" is the',
     'server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
-    'route counts (n.s.: not significantly different from 0). "startup from start" and "listen from',
-    "start\" are the seed's clock: from the file's first statement, without the runtime's boot (runs",
-    'whose samples have that mark). Instruction counts are deterministic: they do not depend on the',
-    'load of the machine, wall times do.',
+    'route counts (n.s.: not significantly different from 0), a straight line; the cost of one more route as the curve it is,',
+    'on first response and on ready, is in each run\'s "Cost of one more route" table. "startup from start" and "listen from',
+    "start\" are the seed's clock: from the file's first statement, without the runtime's boot (runs whose samples have that",
+    'mark). Instruction counts are deterministic: they do not depend on the load of the machine, wall times do.',
     '',
   ];
   if (newestFirst.length === 0) lines.push('No run is published yet.', '');
   for (const run of newestFirst) {
     lines.push(...runHeader(run, base));
-    if (run.context) lines.push(...timedTable(run.context), ...countedTable(run.context));
+    if (run.context) lines.push(...timedTable(run.context), ...curveRows(run.context), ...countedTable(run.context));
     else lines.push('This folder holds no samples.jsonl: nothing to show.', '');
   }
   return `${lines.join('\n').trimEnd()}\n`;

@@ -5,6 +5,18 @@ import { cellLabel } from '../core/cell.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { MIN_FIT_POINTS, PHASES, phaseBreakdown, readyMark, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../analyse/scaling.ts';
 import { markdownTable, ms } from '../core/format.ts';
+import { BUDGET_NOTE, curveSection, curveTable, reportCurves, SCALING_CSV } from './curve-md.ts';
+
+/** summary.md's curve tables: first response, then ready; the budget's note when the run has one. */
+function curveTables(context: ReportContext): string[] {
+  const curves = reportCurves(context);
+  return [
+    ...(context.budgetMs !== undefined ? [BUDGET_NOTE, ''] : []),
+    curveTable(curves, 'firstResponse', context.budgetMs),
+    '',
+    curveTable(curves, 'ready', context.budgetMs),
+  ];
+}
 
 export function growthText(f: ScalingFit): string {
   if (!f.fit || !f.growth) return `needs ≥ ${MIN_FIT_POINTS} N`;
@@ -98,6 +110,10 @@ export function scalingMarkdown(context: ReportContext): string {
     '',
     `Run: ${run}. Back to [summary.md](summary.md).`,
     '',
+    '## The cost of a route: fitted curves on the samples (ms per route)',
+    '',
+    ...curveSection(context),
+    '',
     '## Fits on the medians',
     '',
     FIT_NOTE,
@@ -122,7 +138,12 @@ export function scalingSection(context: ReportContext): MarkdownSection {
   return {
     title: 'Scaling with routes',
     body: [
-      'Fits of `time = fixed + perRoute × N` on the medians, per framework; method and details in [scaling.md](scaling.md).',
+      `The cost of one more route, in ms per route, from the curve each series' samples support; method in [scaling.md](scaling.md), ` +
+        `every figure in [${SCALING_CSV}](${SCALING_CSV}).`,
+      '',
+      ...(fits.length ? curveTables(context) : ['_No cell to fit._']),
+      '',
+      'Fits of `time = fixed + perRoute × N` on the medians, per framework (µs per route): the straight line through the medians.',
       '',
       fits.length ? fitTable(fits) : '_No cell to fit._',
       '',

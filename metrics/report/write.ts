@@ -9,7 +9,7 @@ import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
 import { shippedCodeLoading, termModel } from '../analyse/code-loading.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
-import { pickPhaseRoutes } from '../analyse/scaling.ts';
+import { MIN_FIT_POINTS, pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { ms } from '../core/format.ts';
@@ -34,6 +34,7 @@ import { costSection } from './cost-table.ts';
 import { firstHitsOutput } from './first-hits.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
+import { SCALING_CSV, scalingCsv } from './curve-md.ts';
 import { HTML_REPORT, htmlReport } from './html.ts';
 import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
 import { ANSWER_CHART, answerChart, answerMarkdown, answerSection, hasAnswerChart } from './answer.ts';
@@ -65,6 +66,8 @@ export const OUTPUTS: Output[] = [
   { file: 'chart-firstresponse.svg', render: (context) => curveChart(context.summaries, 'firstResponse'), section: chartsSection },
   { file: 'chart-listen.svg', render: (context) => curveChart(context.summaries, 'listen') },
   { file: 'scaling.md', render: scalingMarkdown, section: scalingSection },
+  // the per-route cost as a fitted curve, a row per series and metric: every figure of scaling.md's curve tables
+  { file: SCALING_CSV, render: scalingCsv },
   { file: 'chart-phases.svg', render: (context) => phasesChart(context.summaries, context.phasesAt), section: phasesSection },
   // cells run at Lambda memory sizes: cost and cold start by size, the cheapest and the fastest within +10 %
   { file: POWER_TUNING_CHART, when: hasPowerTuning, render: powerTuningChart, section: powerTuningSection },
@@ -149,6 +152,15 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
   if (settings.phasesAt !== undefined && !routes.includes(settings.phasesAt)) {
     throw new UsageError(`--phases-at: ${settings.phasesAt} is not a route count of this run (${routes.join(', ') || 'none'})`);
   }
+  // --budget given to report overrides the run's (meta.json's)
+  const budgetMs = settings.cost?.budgetMs ?? meta?.spec.cost.budgetMs;
+  const routeCounts = new Set(summaries.map((s) => s.cell.routes)).size;
+  if (settings.cost?.budgetMs !== undefined && routeCounts < MIN_FIT_POINTS) {
+    throw new UsageError(
+      `--budget does nothing without a curve to read it from: this run's timed cells have ${routeCounts} ` +
+        `route count(s), a fit needs ${MIN_FIT_POINTS}: leave it out`,
+    );
+  }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
   const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
   const codeLoading = reference ? loadCodeLoading() : undefined;
@@ -177,6 +189,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     ...(reference ? { reference } : {}),
     ...(codeLoading ? { codeLoading } : {}),
     ...(referenceWarning ? { referenceWarning } : {}),
+    ...(budgetMs !== undefined ? { budgetMs } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
   };

@@ -64,6 +64,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--cost-memory': ['2048'],
   '--arch': ['arm64'],
   '--price': ['0.00002'],
+  '--budget': ['500ms'],
   '--attribute': [],
   '--measure': ['time,instructions'],
   '--count-samples': ['2'],

@@ -97,6 +97,11 @@ describe('report.html of the golden run', () => {
   it('has sortable tables whose numeric cells sort by value, and the machine and its calibration note', () => {
     assert.match(html, /<table class="sortable" id="results">/);
     assert.match(html, /<table class="sortable" id="fits">/);
+    // the per-route cost as a fitted curve: a row per series and metric, ms per route with its interval
+    const curves = html.match(/<table class="sortable" id="curves">[^]*?<\/table>/)?.[0] ?? '';
+    assert.match(curves, /<th scope="col" tabindex="0">ms\/route at 1,000 routes \(95 % CI\)<\/th>/);
+    assert.match(curves, /<td>first response<\/td>/);
+    assert.match(curves, /<td class="num" data-sort="-?\d+(\.\d+)?">-?\d+\.\d{3} \(-?\d+\.\d{3} to -?\d+\.\d{3}\)<\/td>/);
     assert.match(html, /<td class="num" data-sort="161\.\d+">161<\/td>/);
     assert.match(html, /<dt>Machine<\/dt><dd>linux x64 6\.18\.44-fc-v769 \| 2 vCPUs \| 23\.5 GB \| AMD EPYC<\/dd>/);
     assert.match(html, /no local Lambda cell/);

@@ -48,7 +48,12 @@ describe('results/RESULTS.md', () => {
     const header = '| series | routes | ok | ready ms | startup from start ms | listen from start ms | first response ms | ms per route |';
     assert.ok(page.includes(header), page);
     // every row of a table has the header's columns; the synthetic series: 5 samples, its spread shown
-    for (const line of page.split('\n').filter((l) => l.startsWith('| fastify'))) assert.equal(line.split(' | ').length, 8, line);
+    for (const line of page.split('\n').filter((l) => /^\| fastify \| \d/.test(l))) assert.equal(line.split(' | ').length, 8, line);
+    // the curve table: a row per series and metric, ms per route with its interval, beyond the measured N said so
+    const curve = page.split('\n').find((l) => l.startsWith('| fastify | first response |'));
+    assert.ok(curve, page);
+    assert.equal(curve.split(' | ').length, 7, curve);
+    assert.match(curve, /\| \d+\.\d{3} \(-?\d+\.\d{3} to \d+\.\d{3}\) \| beyond measured N \| beyond measured N \|$/);
     const row = page.split('\n').find((l) => l.startsWith('| fastify | 100 | 5/5 |'));
     assert.ok(row, page);
     assert.match(row, /\| \d+\.\d \(\d+\.\d–\d+\.\d\) \|/);

@@ -1,0 +1,415 @@
+/**
+ * A route's cost as the curve it is. Per series (a framework with every other dimension but routes
+ * fixed) and metric (first response, and ready: a server's `listen`, a Lambda handler's `init`):
+ *
+ * - three least-squares fits on the SAMPLES (every sample a point, not the cell medians): a line
+ *   `a + b·N`, a quadratic `a + b·N + c·N²`, and a piecewise line `a + b·N + d·max(0, N − k)` whose
+ *   breakpoint k is one of the measured route counts (inside the range), the one with the least error;
+ * - the model AICc chooses (Akaike's criterion with the small-sample correction), a curved model only
+ *   when it beats the line by more than AICC_MARGIN;
+ * - a seeded bootstrap (samples resampled within each route count, the chosen model refitted each
+ *   time, a piecewise fit with its breakpoint chosen again) for 95 % percentile intervals;
+ * - the marginal cost (the derivative, ms per route) at 100, 1,000 and 5,000 routes, only where the
+ *   route count lies within the measured range;
+ * - the growth class the interval supports: super-linear (the N² term or the slope change is above 0
+ *   in its whole interval), sub-linear (below 0), linear, or flat (a line whose slope's interval holds 0);
+ * - with a budget (--budget), how many routes fit before the fitted median passes it.
+ *
+ * Every figure is deterministic: the resamples are drawn with seedrandom from the series and metric.
+ */
+import seedrandom from 'seedrandom';
+import { median, quantileSorted } from 'simple-statistics';
+import type { CellSummary } from './aggregate.ts';
+import { MIN_FIT_POINTS, readyMark, seriesOf, type Series } from './scaling.ts';
+import type { Interval } from './stats.ts';
+import type { Metric } from '../core/samples.ts';
+
+/** The metrics a curve is fitted on: first response (the honest cold start) and ready (listen; a Lambda handler's init). */
+export const CURVE_METRICS = ['firstResponse', 'ready'] as const;
+export type CurveMetric = (typeof CURVE_METRICS)[number];
+
+/** The route counts the marginal cost is given at. */
+export const MARGINAL_AT = [100, 1000, 5000] as const;
+/** Bootstrap resamples per fit. */
+export const CURVE_RESAMPLES = 1000;
+/** A curved model must lower AICc by more than this below the line's to be chosen (a difference of 2 or less is no evidence). */
+export const AICC_MARGIN = 2;
+
+export const MODEL_KINDS = ['linear', 'quadratic', 'piecewise'] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
+export type GrowthClass = 'sub-linear' | 'linear' | 'super-linear' | 'flat';
+
+/**
+ * A fitted curve, ms at N routes. linear: [a, b]; quadratic: [a, b, c]; piecewise: [a, b, d] with
+ * the slope b up to `breakpoint` and b + d above it.
+ */
+export interface Model {
+  kind: ModelKind;
+  coefficients: number[];
+  breakpoint?: number;
+}
+
+export function predict(model: Model, n: number): number {
+  const [a = 0, b = 0, c = 0] = model.coefficients;
+  if (model.kind === 'linear') return a + b * n;
+  if (model.kind === 'quadratic') return a + b * n + c * n * n;
+  return a + b * n + c * Math.max(0, n - model.breakpoint!);
+}
+
+/** The derivative at N, ms per route; at a piecewise breakpoint, the slope below it. */
+export function marginalCost(model: Model, n: number): number {
+  const [, b = 0, c = 0] = model.coefficients;
+  if (model.kind === 'linear') return b;
+  if (model.kind === 'quadratic') return b + 2 * c * n;
+  return n > model.breakpoint! ? b + c : b;
+}
+
+/** The coefficient the growth class is read from: the slope of a line, the N² term, the slope change at the breakpoint. */
+function growthTerm(model: Model): number {
+  return model.kind === 'linear' ? model.coefficients[1]! : model.coefficients[2]!;
+}
+
+/** The samples of one route count. */
+export interface RouteGroup {
+  routes: number;
+  values: number[];
+}
+
+/** A route count's samples reduced to what least squares needs: their count, mean and sum of squares about the mean. */
+interface Moments {
+  x: number;
+  w: number;
+  mean: number;
+  within: number;
+}
+
+function momentsOf(routes: number, values: ArrayLike<number>, count = values.length): Moments {
+  let sum = 0;
+  for (let i = 0; i < count; i++) sum += values[i]!;
+  const mean = sum / count;
+  let within = 0;
+  for (let i = 0; i < count; i++) within += (values[i]! - mean) ** 2;
+  return { x: routes, w: count, mean, within };
+}
+
+/** The columns of a model's design at x (x scaled to [0, 1] by `scale` for conditioning). */
+function design(kind: ModelKind, x: number, scale: number, breakpoint = 0): number[] {
+  const u = x / scale;
+  if (kind === 'linear') return [1, u];
+  if (kind === 'quadratic') return [1, u, u * u];
+  return [1, u, Math.max(0, u - breakpoint / scale)];
+}
+
+/** Solve A·β = y (A square) by Gauss-Jordan elimination with partial pivoting; undefined when singular. */
+function solve(a: number[][], y: number[]): number[] | undefined {
+  const p = y.length;
+  const m = a.map((row, i) => [...row, y[i]!]);
+  const size = Math.max(...m.flat().map(Math.abs), 1e-300);
+  for (let col = 0; col < p; col++) {
+    let pivot = col;
+    for (let row = col + 1; row < p; row++) if (Math.abs(m[row]![col]!) > Math.abs(m[pivot]![col]!)) pivot = row;
+    if (Math.abs(m[pivot]![col]!) < 1e-12 * size) return undefined;
+    [m[col], m[pivot]] = [m[pivot]!, m[col]!];
+    for (let row = 0; row < p; row++) {
+      if (row === col) continue;
+      const f = m[row]![col]! / m[col]![col]!;
+      for (let k = col; k <= p; k++) m[row]![k]! -= f * m[col]![k]!;
+    }
+  }
+  return m.map((row, i) => row[p]! / row[i]!);
+}
+
+interface Fitted {
+  model: Model;
+  /** the sum of squared residuals over every sample */
+  sse: number;
+}
+
+/** Weighted least squares on the route counts' means (weights = sample counts): the same fit as on every sample. */
+function fitWith(kind: ModelKind, groups: readonly Moments[], breakpoint?: number): Fitted | undefined {
+  const scale = Math.max(...groups.map((g) => Math.abs(g.x))) || 1;
+  const p = kind === 'linear' ? 2 : 3;
+  const xtx = Array.from({ length: p }, () => new Array<number>(p).fill(0));
+  const xty = new Array<number>(p).fill(0);
+  for (const g of groups) {
+    const row = design(kind, g.x, scale, breakpoint);
+    for (let i = 0; i < p; i++) {
+      xty[i]! += g.w * row[i]! * g.mean;
+      for (let j = 0; j < p; j++) xtx[i]![j]! += g.w * row[i]! * row[j]!;
+    }
+  }
+  const beta = solve(xtx, xty);
+  if (!beta) return undefined;
+  // back from x/scale to x
+  const coefficients = kind === 'quadratic' ? [beta[0]!, beta[1]! / scale, beta[2]! / scale ** 2] : beta.map((v, i) => (i ? v / scale : v));
+  const model: Model = breakpoint === undefined ? { kind, coefficients } : { kind, coefficients, breakpoint };
+  let sse = 0;
+  for (const g of groups) sse += g.within + g.w * (g.mean - predict(model, g.x)) ** 2;
+  return { model, sse };
+}
+
+/** The route counts a piecewise fit may break at: every measured one strictly inside the range. */
+function breakpoints(groups: readonly Moments[]): number[] {
+  return groups.slice(1, -1).map((g) => g.x);
+}
+
+/** The least-squares fit of a kind; for piecewise, over every candidate breakpoint (ties: the smallest). */
+function fitKind(kind: ModelKind, groups: readonly Moments[]): Fitted | undefined {
+  if (groups.length < MIN_FIT_POINTS) return undefined;
+  if (kind !== 'piecewise') return fitWith(kind, groups);
+  let best: Fitted | undefined;
+  for (const k of breakpoints(groups)) {
+    const fitted = fitWith('piecewise', groups, k);
+    if (fitted && (!best || fitted.sse < best.sse)) best = fitted;
+  }
+  return best;
+}
+
+/** The parameters AICc counts: the coefficients, the breakpoint when it is chosen, and the residual variance. */
+const PARAMETERS: Record<ModelKind, number> = { linear: 3, quadratic: 4, piecewise: 5 };
+
+/** AICc of a least-squares fit on n samples; undefined when n leaves no degree of freedom for the correction. */
+export function aicc(sse: number, n: number, parameters: number, floor: number): number | undefined {
+  if (n - parameters - 1 <= 0) return undefined;
+  return n * Math.log(Math.max(sse, floor) / n) + 2 * parameters + (2 * parameters * (parameters + 1)) / (n - parameters - 1);
+}
+
+/** The model AICc chooses: the lowest, unless the line is within AICC_MARGIN of it. */
+export function chooseModel(scores: Partial<Record<ModelKind, number>>): ModelKind | undefined {
+  const ranked = MODEL_KINDS.filter((k) => scores[k] !== undefined).sort((a, b) => scores[a]! - scores[b]!);
+  const best = ranked[0];
+  if (best === undefined) return undefined;
+  if (scores.linear !== undefined && scores.linear - scores[best]! <= AICC_MARGIN) return 'linear';
+  return best;
+}
+
+/** A figure with its 95 % percentile bootstrap interval. */
+export interface Estimate {
+  value: number;
+  ci: Interval;
+}
+
+export interface MarginalCost extends Estimate {
+  routes: number;
+  /** false: the route count lies outside the measured range, and no figure is given (value NaN) */
+  inRange: boolean;
+}
+
+/**
+ * How many routes fit before the fitted median passes the budget: 0 = none (1 route passes it),
+ * Infinity = beyond the largest measured N.
+ */
+export interface RouteBudget {
+  budgetMs: number;
+  routes: number;
+  ci: Interval;
+}
+
+export interface CurveFit {
+  series: Series;
+  metric: CurveMetric;
+  /** the mark fitted: firstResponse, listen or init */
+  mark: Metric;
+  /** samples fitted */
+  samples: number;
+  /** the distinct route counts, ascending */
+  routes: number[];
+  /** undefined with fewer than MIN_FIT_POINTS route counts */
+  model: Model | undefined;
+  /** AICc of each model that could be fitted */
+  aicc: Partial<Record<ModelKind, number>>;
+  /** the growth term (slope, N² term or slope change) with its interval */
+  term: Estimate | undefined;
+  growth: GrowthClass | undefined;
+  marginal: MarginalCost[];
+  budget?: RouteBudget;
+}
+
+/**
+ * The first route count where `model` + `offset` passes `budgetMs`, as routes that fit: 0 when 1
+ * route passes it, Infinity when no N up to `maxRoutes` does.
+ */
+export function routesWithin(model: Model, offset: number, budgetMs: number, maxRoutes: number): number {
+  const g = (n: number) => predict(model, n) + offset - budgetMs;
+  if (g(1) > 0) return 0;
+  const [a0 = 0, b = 0, c = 0] = model.coefficients;
+  const a = a0 + offset - budgetMs;
+  const roots: number[] = [];
+  const linearRoot = (intercept: number, slope: number) => (slope !== 0 ? [-intercept / slope] : []);
+  if (model.kind === 'linear') roots.push(...linearRoot(a, b));
+  else if (model.kind === 'quadratic') {
+    if (c === 0) roots.push(...linearRoot(a, b));
+    else {
+      const disc = b * b - 4 * c * a;
+      if (disc >= 0) roots.push((-b - Math.sqrt(disc)) / (2 * c), (-b + Math.sqrt(disc)) / (2 * c));
+    }
+  } else {
+    const k = model.breakpoint!;
+    roots.push(...linearRoot(a, b).filter((x) => x <= k), ...linearRoot(a - c * k, b + c).filter((x) => x >= k));
+  }
+  const crossings = roots.filter((x) => x > 1 && x <= maxRoutes && g(x + Math.max(1e-6, x * 1e-9)) > 0).sort((x, y) => x - y);
+  return crossings.length ? Math.floor(crossings[0]!) : Infinity;
+}
+
+/** The p-quantile of sorted values (simple-statistics' method); a budget beyond the range (Infinity) stays Infinity. */
+function quantileOf(sorted: number[], p: number): number {
+  const finite = sorted.filter(Number.isFinite);
+  if (finite.length === sorted.length) return quantileSorted(sorted, p);
+  // the rank p falls on, as quantileSorted would take it: at or past the first Infinity, it is Infinity
+  const rank = Math.ceil(sorted.length * p) - 1;
+  return rank >= finite.length ? Infinity : quantileSorted(finite, Math.min(1, (rank + 1) / finite.length));
+}
+
+/** 2.5 % and 97.5 % quantiles of the resampled figures (NaN left out). */
+function percentiles(values: number[]): Interval {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return { low: NaN, high: NaN };
+  return { low: quantileOf(sorted, 0.025), high: quantileOf(sorted, 0.975) };
+}
+
+/** A budget's interval in whole routes, as its point is. */
+const floored = (ci: Interval): Interval => ({ low: Math.floor(ci.low), high: Math.floor(ci.high) });
+
+/** The growth class an interval of the growth term supports. */
+export function growthClass(kind: ModelKind, ci: Interval): GrowthClass {
+  if (kind === 'linear') return ci.low > 0 ? 'linear' : 'flat';
+  if (ci.low > 0) return 'super-linear';
+  if (ci.high < 0) return 'sub-linear';
+  return 'linear';
+}
+
+export interface CurveOptions {
+  /** the route budget in ms (--budget); absent: no budget */
+  budgetMs?: number;
+  resamples?: number;
+  /** the seed of the resamples; the series key and metric are added to it */
+  seed?: string;
+}
+
+/**
+ * The curve of one set of samples by route count. `seed` makes the bootstrap reproducible; the
+ * interval is over the samples within each route count (the cells measured), not over new cells.
+ */
+export function fitCurve(
+  groups: readonly RouteGroup[],
+  seed: string,
+  options: Pick<CurveOptions, 'budgetMs' | 'resamples'> = {},
+): Omit<CurveFit, 'series' | 'metric' | 'mark'> {
+  const sorted = groups.filter((g) => g.values.length > 0).sort((a, b) => a.routes - b.routes);
+  const moments = sorted.map((g) => momentsOf(g.routes, g.values));
+  const routes = sorted.map((g) => g.routes);
+  const samples = sorted.reduce((sum, g) => sum + g.values.length, 0);
+  const empty = { samples, routes, model: undefined, aicc: {}, term: undefined, growth: undefined, marginal: [] };
+  if (moments.length < MIN_FIT_POINTS) return empty;
+  // an exact fit has no error to take a logarithm of: the floor is far below any timer's resolution
+  const grand = moments.reduce((sum, g) => sum + g.w * g.mean, 0) / samples;
+  const sst = moments.reduce((sum, g) => sum + g.within + g.w * (g.mean - grand) ** 2, 0);
+  const floor = Math.max(sst, 1) * 1e-12;
+  const scores: Partial<Record<ModelKind, number>> = {};
+  for (const kind of MODEL_KINDS) {
+    const fitted = fitKind(kind, moments);
+    const score = fitted ? aicc(fitted.sse, samples, PARAMETERS[kind], floor) : undefined;
+    if (score !== undefined) scores[kind] = score;
+  }
+  const kind = chooseModel(scores);
+  const fitted = kind ? fitKind(kind, moments) : undefined;
+  if (!kind || !fitted) return { ...empty, aicc: scores };
+  const model = fitted.model;
+  const [minRoutes, maxRoutes] = [routes[0]!, routes[routes.length - 1]!];
+  const offsetOf = (m: Model, data: readonly { routes: number; values: ArrayLike<number>; count: number }[]) => {
+    const residuals: number[] = [];
+    for (const g of data) for (let i = 0; i < g.count; i++) residuals.push(g.values[i]! - predict(m, g.routes));
+    return median(residuals);
+  };
+  const { budgetMs } = options;
+  const resamples = options.resamples ?? CURVE_RESAMPLES;
+  const random = seedrandom(seed);
+  const terms: number[] = [];
+  const marginals: number[][] = MARGINAL_AT.map(() => []);
+  const budgets: number[] = [];
+  const drawn = sorted.map((g) => ({ routes: g.routes, values: new Float64Array(g.values.length), count: g.values.length }));
+  for (let r = 0; r < resamples; r++) {
+    for (let j = 0; j < sorted.length; j++) {
+      const source = sorted[j]!.values;
+      const target = drawn[j]!.values;
+      for (let i = 0; i < source.length; i++) target[i] = source[Math.floor(random() * source.length)]!;
+    }
+    const refit = fitKind(
+      kind,
+      drawn.map((g) => momentsOf(g.routes, g.values)),
+    );
+    if (!refit) continue;
+    terms.push(growthTerm(refit.model));
+    MARGINAL_AT.forEach((n, i) => marginals[i]!.push(marginalCost(refit.model, n)));
+    if (budgetMs !== undefined) budgets.push(routesWithin(refit.model, offsetOf(refit.model, drawn), budgetMs, maxRoutes));
+  }
+  const termCi = percentiles(terms);
+  const marginal = MARGINAL_AT.map((n, i): MarginalCost => {
+    const inRange = n >= minRoutes && n <= maxRoutes;
+    return inRange
+      ? { routes: n, inRange, value: marginalCost(model, n), ci: percentiles(marginals[i]!) }
+      : { routes: n, inRange, value: NaN, ci: { low: NaN, high: NaN } };
+  });
+  const whole = sorted.map((g) => ({ routes: g.routes, values: g.values, count: g.values.length }));
+  return {
+    samples,
+    routes,
+    model,
+    aicc: scores,
+    term: { value: growthTerm(model), ci: termCi },
+    growth: growthClass(kind, termCi),
+    marginal,
+    ...(budgetMs !== undefined
+      ? {
+          budget: {
+            budgetMs,
+            routes: routesWithin(model, offsetOf(model, whole), budgetMs, maxRoutes),
+            ci: floored(percentiles(budgets)),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The mark a curve metric reads in a cell: `ready` is the cell's ready mark (listen, or a handler's init). */
+export function curveMark(summary: Pick<CellSummary, 'metrics'>, metric: CurveMetric): Metric {
+  return metric === 'ready' ? readyMark(summary) : metric;
+}
+
+/** The curve of one series and metric. */
+export function fitSeriesCurve(series: Series, metric: CurveMetric, options: CurveOptions = {}): CurveFit {
+  const groups = new Map<number, number[]>();
+  const marks = new Set<Metric>();
+  for (const s of series.cells) {
+    const mark = curveMark(s, metric);
+    const values = s.metrics[mark]?.values;
+    if (!values?.length) continue;
+    marks.add(mark);
+    groups.set(s.cell.routes, [...(groups.get(s.cell.routes) ?? []), ...values]);
+  }
+  const mark: Metric = marks.size === 1 ? [...marks][0]! : metric === 'ready' ? 'listen' : metric;
+  const seed = `${options.seed ?? 'coldstart-curve'}|${series.key}|${metric}`;
+  const fit = fitCurve(
+    [...groups].map(([routes, values]) => ({ routes, values })),
+    seed,
+    options,
+  );
+  return { series, metric, mark, ...fit };
+}
+
+const cache = new WeakMap<readonly CellSummary[], Map<string, CurveFit[]>>();
+
+/** Every series' curves, first response then ready; computed once per summaries and options. */
+export function curveFits(summaries: readonly CellSummary[], options: CurveOptions = {}): CurveFit[] {
+  const key = JSON.stringify([options.budgetMs ?? null, options.resamples ?? null, options.seed ?? null]);
+  let byOptions = cache.get(summaries);
+  if (!byOptions) {
+    byOptions = new Map<string, CurveFit[]>();
+    cache.set(summaries, byOptions);
+  }
+  const known = byOptions.get(key);
+  if (known) return known;
+  const fits = seriesOf([...summaries]).flatMap((series) => CURVE_METRICS.map((metric) => fitSeriesCurve(series, metric, options)));
+  byOptions.set(key, fits);
+  return fits;
+}
