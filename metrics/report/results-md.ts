@@ -11,6 +11,7 @@ import { cellCost } from '../analyse/cost.ts';
 import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
 import { cellKey } from '../core/cell.ts';
+import { estimateCost, extrapolatedMark } from './calibration.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import type { ReportContext } from './contract.ts';
 
@@ -74,8 +75,8 @@ function timedTable(context: ReportContext): string[] {
     for (const cell of fit.series.cells) perRoute.set(cellKey(cell.cell), text);
   }
   const lambda = summaries.some((s) => context.calibration.get(cellKey(s.cell))?.init);
-  const header = ['series', 'routes', 'ok', 'ready ms', 'first response ms', 'ms per route'];
-  if (lambda) header.push('Lambda Init estimate ms (p95)', '$ per 1M cold starts');
+  const header = ['series', 'routes', 'ok', 'startup ms', 'ready ms', 'first response ms', 'ms per route'];
+  if (lambda) header.push('Lambda Init estimate ms (interval; p95)', '$ per 1M cold starts (interval)');
   const rows = seriesOf(summaries).flatMap((series) =>
     series.cells.map((summary) => {
       const key = cellKey(summary.cell);
@@ -83,6 +84,8 @@ function timedTable(context: ReportContext): string[] {
         markdownText(series.label),
         String(summary.cell.routes),
         `${summary.ok}/${summary.ok + summary.failed}`,
+        // the seed's startup: the app and its routes created (a Lambda handler under the managed runtime has no such mark)
+        spread(summary.metrics.startup),
         spread(summary.metrics[readyMark(summary)]),
         spread(summary.metrics.firstResponse),
         perRoute.get(key) ?? '–',
@@ -94,13 +97,27 @@ function timedTable(context: ReportContext): string[] {
   return table(header, rows);
 }
 
+/**
+ * The estimate with its interval and p95, and its cost with the cost's interval; an estimate beyond the
+ * excesses the code-loading term was fitted on carries "extrapolated ×F" on both.
+ */
 function lambdaColumns(summary: CellSummary, context: ReportContext): string[] {
   const calibration = context.calibration.get(cellKey(summary.cell));
   const estimate = calibration?.init?.estimate;
   const p95 = calibration ? tailsOf(calibration).init?.p95 : undefined;
-  const cost = cellCost(summary, context.cost, calibration?.billedEstimate);
-  const shown = estimate === undefined ? '–' : `${fixed(estimate)}${p95 === undefined ? '' : ` (${fixed(p95)})`}`;
-  return [shown, cost ? `$${cost.perMillion.toFixed(2)}` : '–'];
+  const interval = calibration?.init?.interval;
+  const mark = extrapolatedMark(calibration);
+  const cost = calibration ? estimateCost(context, summary, calibration, context.cost.pricePerGBs) : undefined;
+  const plain = cost ? undefined : cellCost(summary, context.cost, calibration?.billedEstimate);
+  const inBrackets = [
+    ...(interval ? [`${fixed(interval.low)}–${fixed(interval.high)}`] : []),
+    ...(p95 === undefined ? [] : [`p95 ${fixed(p95)}`]),
+  ].join('; ');
+  const marked = (text: string) => (mark ? `${text} ${mark}` : text);
+  const shown = estimate === undefined ? '–' : marked(`${fixed(estimate)}${inBrackets ? ` (${inBrackets})` : ''}`);
+  const costRange = cost?.low !== undefined && cost.high !== undefined ? ` ($${cost.low.toFixed(2)}–$${cost.high.toFixed(2)})` : '';
+  const price = cost ? marked(`$${cost.perMillion.toFixed(2)}${costRange}`) : plain ? `$${plain.perMillion.toFixed(2)}` : '–';
+  return [shown, price];
 }
 
 /**
@@ -119,7 +136,9 @@ function estimateLine(context: ReportContext): string[] {
     : '';
   return [
     `- **Lambda estimate (${markdownText(architecture)}):** measured here + what Lambda adds to a hello world ` +
-      `(${markdownText(reference.source)})${term}; in brackets its p95. How it is made and checked: summary.md's Lambda section.`,
+      `(${markdownText(reference.source)})${term}; in brackets its interval (the cell's sample spread and the fit's ` +
+      'leave-one-out errors) and its p95; "extrapolated ×F": the cell lies F times beyond the largest excess the term was ' +
+      "fitted on. How it is made and checked: summary.md's Lambda section.",
   ];
 }
 
@@ -166,8 +185,9 @@ export function resultsMarkdown(runs: readonly PublishedContext[], base: string)
     `Written by \`npm run results:index\` from the run folders in \`${base}/\` (newest first); do not edit by hand:`,
     'a test fails when this page differs from what the command writes. Each run folder holds its raw',
     'samples (samples.jsonl) and meta.json: `npm run report -- FOLDER` recomputes every figure here.',
-    'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "ready" is the',
-    'server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
+    'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "startup" is the',
+    "app and its routes created (the seed's column; a handler under the managed runtime has no such mark);",
+    '"ready" is the server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
     'route counts (n.s.: not significantly different from 0). Instruction counts are deterministic:',
     'they do not depend on the load of the machine, wall times do.',
     '',

@@ -44,13 +44,15 @@ describe('results/RESULTS.md', () => {
     assert.ok(page.indexOf('## z-synthetic') < page.indexOf('## 2026-11-22-golden'), page);
     assert.match(page, /\[run folder\]\(published\/2026-11-22-golden\/\) · \[summary\.md\]\(published\/2026-11-22-golden\/summary\.md\)/);
     assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+/);
-    const header = '| series | routes | ok | ready ms | first response ms | ms per route |';
+    const header = '| series | routes | ok | startup ms | ready ms | first response ms | ms per route |';
     assert.ok(page.includes(header), page);
     // every row of a table has the header's columns; the synthetic series: 5 samples, its spread shown
-    for (const line of page.split('\n').filter((l) => l.startsWith('| fastify'))) assert.equal(line.split(' | ').length, 6, line);
+    for (const line of page.split('\n').filter((l) => l.startsWith('| fastify'))) assert.equal(line.split(' | ').length, 7, line);
     const row = page.split('\n').find((l) => l.startsWith('| fastify | 100 | 5/5 |'));
     assert.ok(row, page);
     assert.match(row, /\| \d+\.\d \(\d+\.\d–\d+\.\d\) \|/);
+    // the seed's startup column: the synthetic samples' startup mark is half their firstResponse
+    assert.match(row, /^\| fastify \| 100 \| 5\/5 \| 100\.0 \(\d+\.\d–\d+\.\d\) \|/);
     assert.match(page, /## empty\n\n\[run folder\]\(published\/empty\/\)\n\nThis folder holds no samples\.jsonl/);
     assert.ok(resultsPageOf(dir) === page, 'the same folders give the same bytes');
     assert.ok(newer);
@@ -68,12 +70,23 @@ describe('results/RESULTS.md', () => {
       page,
     );
     assert.match(page, /k = \d\.\d+, fitted on \d+ public functions; leave-one-out error [−+]?\d+\.\d to [−+]?\d+\.\d %/);
-    assert.ok(page.includes('| ms per route | Lambda Init estimate ms (p95) | $ per 1M cold starts |'), page);
+    assert.ok(page.includes('| ms per route | Lambda Init estimate ms (interval; p95) | $ per 1M cold starts (interval) |'), page);
     const row = page.split('\n').find((l) => l.startsWith('| node-http | 1 |'));
     assert.ok(row, page);
-    // the estimate, its p95 above it, and a price
-    const [, estimate, p95] = /\| (\d+\.\d) \((\d+\.\d)\) \| \$\d+\.\d\d \|$/.exec(row) ?? [];
-    assert.ok(estimate && p95 && Number(p95) > Number(estimate), row);
+    // the estimate inside its interval, its p95 above it, and a price inside its own interval
+    const match = /\| (\d+\.\d) \((\d+\.\d)–(\d+\.\d); p95 (\d+\.\d)\) \| \$(\d+\.\d\d) \(\$(\d+\.\d\d)–\$(\d+\.\d\d)\) \|$/.exec(row);
+    assert.ok(match, row);
+    const [estimate, low, high, p95, cost, costLow, costHigh] = match.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    assert.ok(low < estimate && estimate < high && p95 > estimate, row);
+    assert.ok(costLow < cost && cost < costHigh, row);
     // a failed cell (restify does not load on nodejs24.x) shows no estimate
     const failed = page.split('\n').find((l) => l.startsWith('| restify | 1 | 0/5 |'));
     assert.ok(failed?.endsWith('| – | – |'), failed);
