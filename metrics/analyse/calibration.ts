@@ -150,7 +150,9 @@ function initIntervalOf(
   // the estimate less the term's Lambda part at the cell's ratio, plus it at another ratio
   const base = estimate - onLambdaAt(term.ratio, runtime, model);
   const at = (r: number) => base + onLambdaAt(r, runtime, model);
-  return initInterval(at, ratio ?? { low: term.ratio, high: term.ratio }, model.errorPct);
+  // the interval holds the cell's own ratio, whatever the resamples gave
+  const range = { low: Math.min(ratio?.low ?? term.ratio, term.ratio), high: Math.max(ratio?.high ?? term.ratio, term.ratio) };
+  return initInterval(at, range, model.errorPct);
 }
 
 /** Duration's interval: the bootstrap interval of the cell's median invocation CPU through the same model. */
