@@ -27,7 +27,8 @@ const INIT_MARK = '†';
 const RESPONSE_MARK = '‡';
 
 function marks(size: PowerSize): string {
-  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}`;
+  const extrapolated = size.extrapolated !== undefined ? ` extrapolated ×${size.extrapolated.toFixed(1)}` : '';
+  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}${extrapolated}`;
 }
 
 function sizeText(size: PowerSize | undefined): string {
@@ -64,6 +65,12 @@ export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string
       `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
     `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
       `${API_GATEWAY_TIMEOUT_MS / 1000} s (the HTTP API's integration timeout; a REST API's is 29 s).`,
+    ...(rows.some((r) => r.sizes.some((s) => s.extrapolated !== undefined))
+      ? [
+          '"extrapolated ×F": a Lambda estimate whose excess over the hello world is F times the largest the code-loading ' +
+            'term was fitted on (the evidence column of the Lambda section).',
+        ]
+      : []),
   ];
   return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
 }
@@ -198,6 +205,7 @@ export function powerCells(summaries: CellSummary[], calibration?: ReportContext
       ...(firstResponseMs !== undefined ? { firstResponseMs } : {}),
       ...(initMs !== undefined ? { initMs } : {}),
       outOfMemory: s.errors.some((e) => /^out of memory at /.test(e.reason)),
+      ...(estimate?.init?.extrapolation ? { extrapolated: estimate.init.extrapolation.factor } : {}),
     };
   });
 }

@@ -84,6 +84,11 @@ describe('an estimate planted beyond the calibrated range is marked in every out
     const marked = cost.split('\n').filter((l) => l.startsWith('|') && l.includes('extrapolated ×'));
     assert.equal(marked.length, 1, cost);
     assert.ok(marked[0]!.includes(`extrapolated ×${factor}`), marked[0]);
+    // the power-tuning table prices the same estimate: its row carries the mark too
+    const power = md.slice(md.indexOf('## Power tuning'), md.indexOf('## ', md.indexOf('## Power tuning') + 3));
+    const powerMarked = power.split('\n').filter((l) => l.startsWith('|') && l.includes(`extrapolated ×${factor}`));
+    assert.equal(powerMarked.length, 1, power);
+    assert.match(powerMarked[0]!, /^\| node-http \[runtime=nodejs24\.x\] \| 1 \|/);
     // the cost table's heading above that row names the planted cell's settings
     const heading = cost
       .slice(0, cost.indexOf(marked[0]!))
