@@ -19,6 +19,7 @@ import type { Spread } from '../core/lambda-reference.ts';
 import type { ArchitectureCalibration, CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { cellCost, priceOf } from '../analyse/cost.ts';
 import { TAILS_NOTE, tailCells, tailCsvColumns, tailsMissing } from './init-tails.ts';
+import { powerTuningCsvColumns } from './power-tuning.ts';
 
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
 
@@ -363,5 +364,6 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     ...(context.codeLoading ? evidenceCsvColumns(context) : []),
     ...(first ? intervalCsvColumns(context, first, '') : []),
     ...(several ? context.calibrations.flatMap((a) => intervalCsvColumns(context, a, `_${a.architecture}`)) : []),
+    ...powerTuningCsvColumns(context),
   ];
 }

@@ -9,6 +9,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import {
   API_GATEWAY_TIMEOUT_MS,
   BUDGET_SHARE,
+  coldStartCost,
   INIT_LIMIT_MS,
   powerTuning,
   ran,
@@ -18,9 +19,9 @@ import {
   type PowerSize,
 } from '../analyse/power-tuning.ts';
 import { cellKey } from '../core/cell.ts';
-import { markdownTable, ms, type Align } from '../core/format.ts';
+import { markdownTable, ms, round3, type Align } from '../core/format.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
-import type { MarkdownSection, ReportContext } from './contract.ts';
+import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { dollars } from '../core/format.ts';
 
 const INIT_MARK = '†';
@@ -250,4 +251,26 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
         : '') +
       `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };
+}
+
+/**
+ * summary.csv's power-tuning figures of every cell run at a memory size (the table's "ms · $" of that
+ * size): its cold start (a local Lambda cell's estimate, Init + Duration) and its $ per million.
+ */
+export function powerTuningCsvColumns(context: ReportContext): CsvColumn[] {
+  if (!hasPowerTuning(context)) return [];
+  const price = priceOf(context);
+  const figure = (s: CellSummary) => powerCells([s], context.calibration)[0];
+  return [
+    { header: 'power_tuning_first_response_ms', value: (s) => round3(figure(s)?.firstResponseMs) },
+    {
+      header: 'power_tuning_cost_per_million_usd',
+      value: (s) => {
+        const cell = figure(s);
+        return cell?.firstResponseMs === undefined || cell.outOfMemory
+          ? ''
+          : round3(coldStartCost(cell.firstResponseMs, cell.memoryMB, price));
+      },
+    },
+  ];
 }

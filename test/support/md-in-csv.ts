@@ -2,7 +2,8 @@
  * Every figure summary.md's per-cell tables show, found in summary.csv (issue 36: "summary.csv holds
  * every figure summary.md shows, per architecture"). A table row is matched to its CSV row by the cell's
  * label (the CSV's `file` column) or, in a pivot table, by framework, route count and the group's
- * dimensions (its `### k=v, …` heading); an estimate row of one architecture only to the columns of that
+ * dimensions (its `### k=v, …` heading), in the power-tuning table by framework (and the dimensions in its
+ * label), route count and the memory size of the column (or of the choice); an estimate row of one architecture only to the columns of that
  * architecture (`…_arm64`) and the columns no architecture changes. Every number in a checked cell must
  * be one of that row's CSV values as summary.md rounds it (ms, $, one or two decimals, whole).
  */
@@ -14,7 +15,6 @@ export const UNCHECKED_SECTIONS: Record<string, string> = {
   'First hits': "first request is firstResponse − listen (or − init), a difference of two CSV columns; K is the run's --first-hits",
   'Scaling with routes': 'a fit per framework and metric, not per cell: scaling.md',
   'Where the time goes': 'phases are medians of per-sample differences of marks; samples.jsonl has the marks',
-  'Power tuning': 'a row per framework × routes across memory sizes (the cheapest, the fastest within +10 %): not yet in summary.csv',
   'The answer': "the lever tables' ratios: levers.md",
   'Which lever helps': "the lever tables' ratios: levers.md",
 };
@@ -101,7 +101,12 @@ export function figuresMissingFromCsv(markdown: string, csv: string, constants: 
   for (const table of tablesOf(markdown)) {
     if (Object.keys(UNCHECKED_SECTIONS).some((s) => table.section.startsWith(s))) continue;
     const pivot = table.header[0] === 'routes';
+    const power = table.header[0] === 'framework' && table.header[1] === 'routes';
     for (const row of table.rows) {
+      if (power) {
+        misses.push(...powerRowMisses(table, row, records, constants));
+        continue;
+      }
       const architecture = table.header.includes('as on Lambda') ? row[table.header.indexOf('as on Lambda')]!.split(' ')[1] : undefined;
       const several = architecture !== undefined && records.some((r) => `estimate_init_duration_ms_${architecture}` in r);
       table.header.forEach((column, c) => {
@@ -124,5 +129,25 @@ export function figuresMissingFromCsv(markdown: string, csv: string, constants: 
       });
     }
   }
+  return misses;
+}
+
+/** The power-tuning table's row: each size's "ms · $" and each choice's "MB ($, ms)" against that size's CSV row. */
+function powerRowMisses(table: Table, row: string[], records: Record<string, string>[], constants: readonly string[]): Miss[] {
+  const [, framework, extras] = /^(\S+?)(?: \\?\[(.*?)\\?\])?$/.exec(row[0]!) ?? [];
+  const dims = Object.fromEntries((extras ? extras.split(', ') : []).map((kv) => kv.split('=') as [string, string]));
+  const misses: Miss[] = [];
+  table.header.forEach((column, c) => {
+    if (c < 2) return;
+    const text = row[c] ?? '';
+    const memory = /^(\d+) MB$/.exec(column)?.[1] ?? /^(\d+) MB/.exec(text)?.[1];
+    if (memory === undefined) return;
+    const record = records.find(
+      (r) => r.framework === framework && r.routes === row[1] && r.memory === memory && Object.entries(dims).every(([k, v]) => r[k] === v),
+    );
+    const pool = new Set(Object.values(record ?? {}).flatMap((v) => (v !== '' && Number.isFinite(Number(v)) ? renderings(Number(v)) : [])));
+    for (const figure of numbersOf(text))
+      if (!pool.has(figure) && !constants.includes(figure)) misses.push({ section: table.section, row: row[0]!, column, figure });
+  });
   return misses;
 }

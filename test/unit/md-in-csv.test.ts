@@ -1,7 +1,7 @@
 /**
  * Nothing summary.md shows that summary.csv lacks (issue 36): for every published run with Lambda
  * cells, each figure of summary.md's per-cell tables (the results table, the firstResponse pivot, the
- * REPORT figures, the estimate table per architecture, the cost table) is one of its row's CSV values,
+ * REPORT figures, the estimate table per architecture, the cost table, the power-tuning table) is one of its row's CSV values,
  * rounded as summary.md rounds it. The exceptions are named in test/support/md-in-csv.ts
  * (UNCHECKED_SECTIONS, the text columns) and here (1 + k, a constant of the fit). And the check fails
  * when a column goes missing: the same summary.md against a CSV without the arm64 estimate columns.
