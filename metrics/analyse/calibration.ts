@@ -28,7 +28,9 @@ import { CPU_REFERENCE, lambdaCpuPerIteration, localCpuPerIteration, type CpuRef
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 import { storedValue, VARIANTS } from '../core/dimensions.ts';
-import { codeLoadingTerm, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
+import { codeLoadingTerm, onLambdaAt, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
+import { billedInterval, extrapolationOf, initInterval, ratioInterval, type Extrapolation, type Interval } from './estimate-interval.ts';
+import { bootstrapMedianCI } from './stats.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
 export const UNTHROTTLED_REFERENCE_MB = 1024;
@@ -44,12 +46,25 @@ export interface Calibration {
   row?: ReferenceRow;
   /** why there is no estimate */
   missing?: string;
-  /** Init: measured here + what Lambda adds to hello world + the code-loading term (code-loading.ts), given its coefficient */
-  init?: { measured: number; addition: Addition; estimate: number; codeLoading?: CodeLoadingTerm };
-  /** `tail`: the estimate at the cell's 95th and 99th percentile of invocation CPU time (init-tails.ts) */
-  duration?: { measured: number; addition: Addition; estimate: number; tail?: { p95: number; p99: number } };
+  /**
+   * Init: measured here + what Lambda adds to hello world + the code-loading term (code-loading.ts), given its coefficient;
+   * `interval`: where the real Init lies given the cell's spread and the fit's residuals (estimate-interval.ts);
+   * `extrapolation`: the cell's excess lies beyond the excesses the term was fitted on
+   */
+  init?: {
+    measured: number;
+    addition: Addition;
+    estimate: number;
+    codeLoading?: CodeLoadingTerm;
+    interval?: Interval;
+    extrapolation?: Extrapolation;
+  };
+  /** `tail`: the estimate at the cell's 95th and 99th percentile of invocation CPU time (init-tails.ts); `interval`: of its median CPU */
+  duration?: { measured: number; addition: Addition; estimate: number; tail?: { p95: number; p99: number }; interval?: Interval };
   /** Init + Duration estimates, each rounded up to 1 ms */
   billedEstimate?: number;
+  /** the Billed estimate's interval: Init's and Duration's ends, each rounded up to 1 ms */
+  billedInterval?: Interval;
   /** the local reference's medians it used */
   localReference?: { initMs: number; invokeCpuMs?: number; n: number };
   /** Lambda's CPU speed against this machine's, when the run timed the CPU reference's loop */
@@ -113,6 +128,42 @@ function termOf(cell: LambdaSummary, local: LambdaSummary, runtime: string, mode
 }
 
 /**
+ * The Init estimate's interval (estimate-interval.ts): the estimate at the ends of the bootstrap interval
+ * of the cell's ratio to the reference, widened by the fit's leave-one-out errors. `seed` names the cell.
+ */
+function initIntervalOf(
+  cell: LambdaSummary,
+  local: LambdaSummary,
+  runtime: string,
+  model: TermModel,
+  estimate: number,
+  term: CodeLoadingTerm,
+  seed: string,
+): Interval | undefined {
+  if (!model.errorPct) return undefined;
+  const ratio = ratioInterval({ ...cell.initMs, index: cell.sampleIndex }, { ...local.initMs, index: local.sampleIndex }, seed);
+  // the estimate less the term's Lambda part at the cell's ratio, plus it at another ratio
+  const base = estimate - onLambdaAt(term.ratio, runtime, model);
+  const at = (r: number) => base + onLambdaAt(r, runtime, model);
+  // the interval holds the cell's own ratio, whatever the resamples gave
+  const range = { low: Math.min(ratio?.low ?? term.ratio, term.ratio), high: Math.max(ratio?.high ?? term.ratio, term.ratio) };
+  return initInterval(at, range, model.errorPct);
+}
+
+/** Duration's interval: the bootstrap interval of the cell's median invocation CPU through the same model. */
+function durationInterval(
+  cpu: readonly number[],
+  estimateAt: (cpu: number) => number,
+  estimate: number,
+  seed: string,
+): Interval | undefined {
+  const ci = bootstrapMedianCI(cpu, `${seed}|invokeCpu`);
+  if (!ci) return undefined;
+  const ends = [estimateAt(ci.low), estimateAt(ci.high)];
+  return { low: Math.min(...ends, estimate), high: Math.max(...ends, estimate) };
+}
+
+/**
  * The calibration of every local Lambda cell (cellKey → calibration). `architecture` is Lambda's
  * name of the run's architecture (x86_64, arm64).
  */
@@ -150,11 +201,18 @@ export function calibrate(
     const initMeasured = summary.lambda.initMs.median;
     const initAddition = addition(row.initMs, local.initMs.median);
     const term = codeLoading ? termOf(summary.lambda, local, runtime, codeLoading) : undefined;
+    const initEstimate = initMeasured + initAddition.median + (term?.ms ?? 0);
+    const seed = cellKey(summary.cell);
+    const interval =
+      term && codeLoading ? initIntervalOf(summary.lambda, local, runtime, codeLoading, initEstimate, term, seed) : undefined;
+    const extrapolation = extrapolationOf(term);
     base.init = {
       measured: initMeasured,
       addition: initAddition,
-      estimate: initMeasured + initAddition.median + (term?.ms ?? 0),
+      estimate: initEstimate,
       ...(term ? { codeLoading: term } : {}),
+      ...(interval ? { interval } : {}),
+      ...(extrapolation ? { extrapolation } : {}),
     };
     base.localReference = { initMs: local.initMs.median, n: local.initMs.n, ...(localCpu !== undefined ? { invokeCpuMs: localCpu } : {}) };
     if (localCpu === undefined || cellCpu === undefined || localCpu <= 0) {
@@ -187,7 +245,10 @@ export function calibrate(
       estimate: durationEstimate,
       tail: { p95: estimateAt(q(0.95)), p99: estimateAt(q(0.99)) },
     };
+    const durationRange = durationInterval(summary.lambda.invokeCpuMs!.values, estimateAt, durationEstimate, seed);
+    if (durationRange) base.duration.interval = durationRange;
     base.billedEstimate = Math.ceil(base.init.estimate) + Math.ceil(durationEstimate);
+    if (base.init.interval && base.duration.interval) base.billedInterval = billedInterval(base.init.interval, base.duration.interval);
   }
   return result;
 }

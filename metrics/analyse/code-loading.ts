@@ -48,6 +48,8 @@ export interface TermModel {
   coefficient: number;
   helloWorldMs: HelloWorld;
   fittedUpToMs: number;
+  /** [e_min, e_max]: the leave-one-out relative errors' range over every function, % (the interval's residuals) */
+  errorPct?: [number, number];
 }
 
 type RowWithHelloWorld = CodeLoadingRow & {
@@ -83,7 +85,35 @@ function rowExcess(row: RowWithHelloWorld, h: HelloWorld): number {
 export function termModel(data: CodeLoadingData): TermModel {
   const h = helloWorldAtFit(data.rows);
   const excesses = data.rows.filter(withHelloWorld).map((r) => rowExcess(r, h));
-  return { coefficient: data.fit.coefficient, helloWorldMs: h, fittedUpToMs: Math.max(0, ...excesses) };
+  const errors = errorRange(data.fit.looErrorPct);
+  return {
+    coefficient: data.fit.coefficient,
+    helloWorldMs: h,
+    fittedUpToMs: Math.max(0, ...excesses),
+    ...(errors ? { errorPct: errors } : {}),
+  };
+}
+
+/** [e_min, e_max]: the range of the leave-one-out relative errors of every function (looErrorPct), %. */
+export function errorRange(looErrorPct: Record<string, readonly [number, number]>): [number, number] | undefined {
+  const ranges = Object.values(looErrorPct);
+  if (ranges.length === 0) return undefined;
+  return [Math.min(...ranges.map((r) => r[0])), Math.max(...ranges.map((r) => r[1]))];
+}
+
+/** The ratios of a cell's values to the reference's of the same round, or undefined without rounds to pair. */
+export function pairedRatios(
+  cell: { values: readonly number[]; index?: readonly number[] },
+  reference: { values: readonly number[]; index?: readonly number[] },
+): number[] | undefined {
+  if (!cell.index || !reference.index || cell.index.length !== cell.values.length || reference.index.length !== reference.values.length)
+    return undefined;
+  const byRound = new Map(reference.index.map((round, i) => [round, reference.values[i]!]));
+  const ratios = cell.index.flatMap((round, i) => {
+    const ref = byRound.get(round);
+    return ref !== undefined && ref > 0 ? [cell.values[i]! / ref] : [];
+  });
+  return ratios.length > 0 ? ratios : undefined;
 }
 
 /**
@@ -95,15 +125,14 @@ export function pairedRatio(
   cell: { values: readonly number[]; median: number; index?: readonly number[] },
   reference: { values: readonly number[]; median: number; index?: readonly number[] },
 ): number {
-  if (cell.index && reference.index && cell.index.length === cell.values.length && reference.index.length === reference.values.length) {
-    const byRound = new Map(reference.index.map((round, i) => [round, reference.values[i]!]));
-    const ratios = cell.index.flatMap((round, i) => {
-      const ref = byRound.get(round);
-      return ref !== undefined && ref > 0 ? [cell.values[i]! / ref] : [];
-    });
-    if (ratios.length > 0) return median(ratios);
-  }
-  return cell.median / reference.median;
+  const ratios = pairedRatios(cell, reference);
+  return ratios ? median(ratios) : cell.median / reference.median;
+}
+
+/** The excess as Lambda pays it at a ratio to the hello world: (ratio − 1) × H, times 1 + k when positive; increasing in the ratio. */
+export function onLambdaAt(ratio: number, runtime: string, model: TermModel): number {
+  const atFitSpeedMs = (ratio - 1) * model.helloWorldMs(runtime);
+  return atFitSpeedMs + model.coefficient * Math.max(0, atFitSpeedMs);
 }
 
 /** The term for a cell whose local Init is `initMs` beside a local reference of `referenceInitMs`, their ratio `ratio`. */
@@ -114,9 +143,8 @@ export function codeLoadingTerm(
   const excessMs = measured.initMs - measured.referenceInitMs;
   const helloWorldMs = model.helloWorldMs(measured.runtime);
   const atFitSpeedMs = (measured.ratio - 1) * helloWorldMs;
-  const onLambda = atFitSpeedMs + model.coefficient * Math.max(0, atFitSpeedMs);
   return {
-    ms: onLambda - excessMs,
+    ms: onLambdaAt(measured.ratio, measured.runtime, model) - excessMs,
     excessMs,
     ratio: measured.ratio,
     atFitSpeedMs,

@@ -31,6 +31,8 @@ export interface PowerCell {
   initMs?: number;
   /** some sample of the cell was killed by the memory limit: the size is excluded from every choice */
   outOfMemory?: boolean;
+  /** the figures are a Lambda estimate beyond the code-loading term's fitted excesses: by this factor */
+  extrapolated?: number;
 }
 
 export interface PowerPrice {
@@ -51,6 +53,8 @@ export interface PowerSize {
   initOverLimit: boolean;
   /** first response over API Gateway's 29 s */
   responseOverLimit: boolean;
+  /** the figures are an extrapolated Lambda estimate (PowerCell.extrapolated) */
+  extrapolated?: number;
 }
 
 export interface PowerRow {
@@ -83,6 +87,7 @@ function sizeOf(cell: PowerCell, price: PowerPrice): PowerSize {
     outOfMemory,
     initOverLimit: cell.initMs !== undefined && cell.initMs > INIT_LIMIT_MS,
     responseOverLimit: cell.firstResponseMs !== undefined && cell.firstResponseMs > API_GATEWAY_TIMEOUT_MS,
+    ...(cell.extrapolated !== undefined ? { extrapolated: cell.extrapolated } : {}),
   };
 }
 

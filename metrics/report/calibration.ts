@@ -7,7 +7,8 @@
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import type { Calibration } from '../analyse/calibration.ts';
-import { codeLoadingTermText, codeLoadingParagraph, validationNote } from './code-loading.ts';
+import { extrapolationText, type Interval } from '../analyse/estimate-interval.ts';
+import { codeLoadingTermText, codeLoadingParagraph, intervalNote, KNOWN_BIASES, validationNote } from './code-loading.ts';
 import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-share.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { round3 } from '../core/format.ts';
@@ -19,6 +20,7 @@ import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 import type { ArchitectureCalibration, CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { cellCost, priceOf } from '../analyse/cost.ts';
 import { TAILS_NOTE, tailCells, tailCsvColumns, tailsMissing } from './init-tails.ts';
+import { powerTuningCsvColumns } from './power-tuning.ts';
 
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
 
@@ -33,6 +35,46 @@ function spreadText(s: Spread): string {
   return `${ms(s.median)} (IQR ${ms(s.p25)}–${ms(s.p75)}${tail}, n ${s.n})`;
 }
 
+/** "1464–2458": an estimate's interval, ms. */
+export function intervalText(i: Interval | undefined): string {
+  return i ? `${ms(i.low)}–${ms(i.high)}` : '–';
+}
+
+/** The mark an extrapolated estimate carries wherever a figure of it is shown: "extrapolated ×8.1". */
+export function extrapolatedMark(c: Calibration | undefined): string {
+  const x = c?.init?.extrapolation;
+  return x ? `extrapolated ×${x.factor.toFixed(1)}` : '';
+}
+
+/** The estimate's evidence: within the excesses the code-loading term was fitted on, or how far beyond. */
+export function evidenceText(c: Calibration): string {
+  const x = c.init?.extrapolation;
+  if (x) return `⚠ extrapolated: ${extrapolationText(x, ms)}`;
+  return c.init?.codeLoading ? 'within the fitted range' : '–';
+}
+
+/** A cell's cost at the Billed estimate and at its interval's ends, at one price. */
+export function estimateCost(
+  context: ReportContext,
+  s: CellSummary,
+  c: Calibration,
+  price: number,
+): { perMillion: number; low?: number; high?: number } | undefined {
+  const settings = { ...context.cost, pricePerGBs: price };
+  const cost = cellCost(s, settings, c.billedEstimate);
+  if (cost?.basis !== 'estimate') return undefined;
+  const at = (billed: number) => cellCost(s, settings, billed)?.perMillion;
+  return c.billedInterval ? { perMillion: cost.perMillion, low: at(c.billedInterval.low), high: at(c.billedInterval.high) } : cost;
+}
+
+/** "$34.07 ($27.47–$44.07)" with the extrapolated mark: an estimate's cost and its interval. */
+export function estimateCostText(cost: { perMillion: number; low?: number; high?: number } | undefined, c: Calibration): string {
+  if (!cost) return '–';
+  const range = cost.low !== undefined && cost.high !== undefined ? ` (${dollars(cost.low)}–${dollars(cost.high)})` : '';
+  const mark = extrapolatedMark(c);
+  return `${dollars(cost.perMillion)}${range}${mark ? ` ${mark}` : ''}`;
+}
+
 /** The estimate of a cell, when the run could make one. */
 export function calibrationOf(context: ReportContext, summary: CellSummary): Calibration | undefined {
   return context.calibration.get(cellKey(summary.cell));
@@ -43,8 +85,7 @@ function perArchitecture(context: ReportContext): { calibration: Map<string, Cal
   return context.calibrations.map(({ architecture, calibration }) => ({ calibration, price: priceOf(context.cost, architecture) }));
 }
 
-function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, price: number | undefined): string[] {
-  const cost = price === undefined ? undefined : cellCost(s, { ...context.cost, pricePerGBs: price }, c.billedEstimate);
+function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, price: number): string[] {
   const tails = tailCells(c);
   return [
     cellLabel(s.cell),
@@ -53,24 +94,27 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
     c.init ? additionText(c.init.addition) : '–',
     ...(context.codeLoading ? [codeLoadingTermText(c.init?.codeLoading)] : []),
     c.init ? ms(c.init.estimate) : '–',
+    intervalText(c.init?.interval),
     tails.init,
     ms(c.duration?.measured ?? s.lambda?.durationMs.median),
     c.duration ? additionText(c.duration.addition) : '–',
     c.duration ? ms(c.duration.estimate) : '–',
+    intervalText(c.duration?.interval),
     tails.duration,
     c.billedEstimate === undefined ? '–' : String(c.billedEstimate),
-    // with more than one architecture: each one's cost at its own price, the Billed estimate's
-    ...(price === undefined ? [] : [cost?.basis === 'estimate' ? dollars(cost.perMillion) : '–']),
+    c.billedInterval ? `${c.billedInterval.low}–${c.billedInterval.high}` : '–',
+    // each architecture's cost at its own price, the Billed estimate's, with its interval
+    estimateCostText(estimateCost(context, s, c, price), c),
+    evidenceText(c),
   ];
 }
 
 function estimateTable(context: ReportContext): string {
-  const several = context.calibrations.length > 1;
   const term = context.codeLoading !== undefined;
   const rows = context.summaries.flatMap((s) =>
     perArchitecture(context).flatMap(({ calibration, price }) => {
       const c = calibration.get(cellKey(s.cell));
-      return c ? [estimateRow(context, s, c, several ? price : undefined)] : [];
+      return c ? [estimateRow(context, s, c, price)] : [];
     }),
   );
   return markdownTable(
@@ -81,16 +125,20 @@ function estimateTable(context: ReportContext): string {
       'Init: Lambda adds',
       ...(term ? ['Init: code loading'] : []),
       'Init estimate',
+      'Init interval',
       'Init p95 / p99',
       'Duration measured here',
       'Duration: Lambda adds',
       'Duration estimate',
+      'Duration interval',
       'Duration p95 / p99',
       'Billed estimate',
-      ...(several ? ['$ per million cold starts (estimate)'] : []),
+      'Billed interval',
+      '$ per million cold starts (estimate, interval)',
+      'evidence',
     ],
     rows,
-    ['left', 'left', ...Array<'right'>(9 + (term ? 1 : 0)).fill('right'), ...(several ? (['right'] as const) : [])],
+    ['left', 'left', ...Array<'right'>(13 + (term ? 1 : 0)).fill('right'), 'left'],
   );
 }
 
@@ -173,6 +221,7 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     '',
     ...(context.codeLoading ? [markdownText(codeLoadingParagraph(context.codeLoading)), ''] : []),
     markdownText(validationNote(context.codeLoading)),
+    ...(context.codeLoading ? ['', markdownText(intervalNote(context.codeLoading)), '', markdownText(KNOWN_BIASES)] : []),
     ...cpuSpeedLines(context),
     '',
     TAILS_NOTE,
@@ -186,11 +235,60 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
   return { title: 'Lambda: measured here, what Lambda adds, the estimate', body: parts.join('\n') };
 }
 
-function architectureCsvColumns(context: ReportContext, { architecture, calibration }: ArchitectureCalibration): CsvColumn[] {
-  const est = (pick: (c: Calibration) => number | undefined) => (s: CellSummary) => {
+/** A cell's value under one architecture's calibration, rounded for the CSV ('' without an estimate). */
+function pickOf(calibration: Map<string, Calibration>) {
+  return (pick: (c: Calibration) => number | undefined) => (s: CellSummary) => {
     const c = calibration.get(cellKey(s.cell));
     return c ? round3(pick(c)) : '';
   };
+}
+
+/**
+ * The interval, what Lambda adds and the cost of one architecture's estimate (`suffix`: '' for the first
+ * architecture, `_<architecture>` for each when there are several): every figure summary.md's estimate
+ * table shows per architecture.
+ */
+function intervalCsvColumns(context: ReportContext, { architecture, calibration }: ArchitectureCalibration, suffix: string): CsvColumn[] {
+  const est = pickOf(calibration);
+  const price = priceOf(context.cost, architecture);
+  const cost = (pick: (c: NonNullable<ReturnType<typeof estimateCost>>) => number | undefined) => (s: CellSummary) => {
+    const c = calibration.get(cellKey(s.cell));
+    const priced = c ? estimateCost(context, s, c, price) : undefined;
+    return priced ? round3(pick(priced)) : '';
+  };
+  return [
+    { header: `estimate_init_duration_low_ms${suffix}`, value: est((c) => c.init?.interval?.low) },
+    { header: `estimate_init_duration_high_ms${suffix}`, value: est((c) => c.init?.interval?.high) },
+    { header: `estimate_init_lambda_adds_ms${suffix}`, value: est((c) => c.init?.addition.median) },
+    {
+      header: `estimate_init_lambda_adds_low_ms${suffix}`,
+      value: est((c) => c.init && Math.min(c.init.addition.low, c.init.addition.high)),
+    },
+    {
+      header: `estimate_init_lambda_adds_high_ms${suffix}`,
+      value: est((c) => c.init && Math.max(c.init.addition.low, c.init.addition.high)),
+    },
+    { header: `estimate_duration_low_ms${suffix}`, value: est((c) => c.duration?.interval?.low) },
+    { header: `estimate_duration_high_ms${suffix}`, value: est((c) => c.duration?.interval?.high) },
+    { header: `estimate_duration_lambda_adds_ms${suffix}`, value: est((c) => c.duration?.addition.median) },
+    {
+      header: `estimate_duration_lambda_adds_low_ms${suffix}`,
+      value: est((c) => c.duration && Math.min(c.duration.addition.low, c.duration.addition.high)),
+    },
+    {
+      header: `estimate_duration_lambda_adds_high_ms${suffix}`,
+      value: est((c) => c.duration && Math.max(c.duration.addition.low, c.duration.addition.high)),
+    },
+    { header: `estimate_billed_duration_low_ms${suffix}`, value: est((c) => c.billedInterval?.low) },
+    { header: `estimate_billed_duration_high_ms${suffix}`, value: est((c) => c.billedInterval?.high) },
+    ...(suffix ? [] : [{ header: 'estimate_cost_per_million_usd', value: cost((c) => c.perMillion) }]),
+    { header: `estimate_cost_per_million_usd_low${suffix}`, value: cost((c) => c.low) },
+    { header: `estimate_cost_per_million_usd_high${suffix}`, value: cost((c) => c.high) },
+  ];
+}
+
+function architectureCsvColumns(context: ReportContext, { architecture, calibration }: ArchitectureCalibration): CsvColumn[] {
+  const est = pickOf(calibration);
   const price = priceOf(context.cost, architecture);
   return [
     { header: `estimate_init_duration_ms_${architecture}`, value: est((c) => c.init?.estimate) },
@@ -207,13 +305,47 @@ function architectureCsvColumns(context: ReportContext, { architecture, calibrat
   ];
 }
 
-/** summary.csv's REPORT columns and the estimate, only for runs with Lambda-shaped cells. */
+/**
+ * The estimate's evidence, the same for every architecture (the code-loading term does not depend on it):
+ * the cell's excess over the hello world here and at the fit's speed, whether it lies beyond the
+ * excesses the term was fitted on, and by what factor.
+ */
+function evidenceCsvColumns(context: ReportContext): CsvColumn[] {
+  const est = pickOf(context.calibration);
+  return [
+    { header: 'estimate_init_excess_here_ms', value: est((c) => c.init?.codeLoading?.excessMs) },
+    { header: 'estimate_init_excess_fit_speed_ms', value: est((c) => c.init?.codeLoading?.atFitSpeedMs) },
+    { header: 'estimate_init_fitted_up_to_ms', value: est((c) => c.init?.codeLoading?.fittedUpToMs) },
+    {
+      header: 'estimate_extrapolated',
+      value: (s) => {
+        const c = calibrationOf(context, s);
+        return c?.init?.codeLoading ? (c.init.extrapolation ? 'yes' : 'no') : '';
+      },
+    },
+    { header: 'estimate_extrapolation_factor', value: est((c) => c.init?.extrapolation?.factor) },
+  ];
+}
+
+/** The cost table's figure of every cell (summary.md's cost section): the first architecture's price, by its basis. */
+function costCsvColumns(context: ReportContext): CsvColumn[] {
+  const cost = (s: CellSummary) => cellCost(s, context.cost, calibrationOf(context, s)?.billedEstimate);
+  return [
+    { header: 'cost_per_million_usd', value: (s) => round3(cost(s)?.perMillion) },
+    { header: 'cost_basis', value: (s) => cost(s)?.basis ?? '' },
+  ];
+}
+
+/**
+ * summary.csv's REPORT columns and the estimate, only for runs with Lambda-shaped cells. The columns
+ * added with the interval (issue 36) come after the older ones, so a reader of those finds each where it
+ * was; per architecture they are named by it (`…_arm64`), one row per cell as before.
+ */
 export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
   if (!context.summaries.some((s) => s.lambda)) return [];
-  const est = (pick: (c: Calibration) => number | undefined) => (s: CellSummary) => {
-    const c = calibrationOf(context, s);
-    return c ? round3(pick(c)) : '';
-  };
+  const est = pickOf(context.calibration);
+  const several = context.calibrations.length > 1;
+  const first = context.calibrations[0];
   return [
     { header: 'lambda_init_duration_median_ms', value: (s) => round3(s.lambda?.initMs.median) },
     { header: 'lambda_duration_median_ms', value: (s) => round3(s.lambda?.durationMs.median) },
@@ -228,6 +360,11 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     ...tailCsvColumns(context.calibration, ''),
     { header: 'calibration_source', value: (s) => (calibrationOf(context, s)?.row && context.reference ? context.reference.source : '') },
     // --arch x86_64,arm64: every architecture's estimate and cost, named by it (the columns above are the first one's)
-    ...(context.calibrations.length > 1 ? context.calibrations.flatMap((a) => architectureCsvColumns(context, a)) : []),
+    ...(several ? context.calibrations.flatMap((a) => architectureCsvColumns(context, a)) : []),
+    ...costCsvColumns(context),
+    ...(context.codeLoading ? evidenceCsvColumns(context) : []),
+    ...(first ? intervalCsvColumns(context, first, '') : []),
+    ...(several ? context.calibrations.flatMap((a) => intervalCsvColumns(context, a, `_${a.architecture}`)) : []),
+    ...powerTuningCsvColumns(context),
   ];
 }

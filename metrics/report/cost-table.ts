@@ -1,16 +1,20 @@
 /** summary.md's cost section: $ per million cold starts, rows N, a column per framework. */
 import { cellCost, type CostSettings } from '../analyse/cost.ts';
 import { ARCHITECTURE_SHORT_NAME, MB_PER_VCPU, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
-import { calibrationOf } from './calibration.ts';
+import { calibrationOf, estimateCost, estimateCostText } from './calibration.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
 import { dollars } from '../core/format.ts';
 
 export function costSection(context: ReportContext): MarkdownSection {
   const { cost } = context;
-  const table = pivotTables(context.summaries, 'firstResponse', (s) =>
-    dollars(cellCost(s, cost, calibrationOf(context, s)?.billedEstimate)?.perMillion),
-  );
+  // an estimate's cost carries its interval and, beyond the fitted range, the extrapolated mark
+  const table = pivotTables(context.summaries, 'firstResponse', (s) => {
+    const c = calibrationOf(context, s);
+    if (c?.billedEstimate !== undefined) return estimateCostText(estimateCost(context, s, c, cost.pricePerGBs), c);
+    return dollars(cellCost(s, cost, undefined)?.perMillion);
+  });
+  const extrapolated = context.summaries.some((s) => calibrationOf(context, s)?.init?.extrapolation);
   const estimated = context.summaries.some((s) => calibrationOf(context, s)?.billedEstimate !== undefined);
   const own = context.summaries.some((s) => s.cell.memory > 0);
   const lambda = context.summaries.some((s) => s.lambda);
@@ -28,7 +32,13 @@ export function costSection(context: ReportContext): MarkdownSection {
       ? [
           'Local Lambda cells with a calibrated estimate are priced by the **estimate** of their Billed Duration on Lambda ' +
             `(section "Lambda: measured here, what Lambda adds, the estimate"; calibrated on real data from ${context.reference?.from} ` +
-            `to ${context.reference?.to}), not by the figure measured here.`,
+            `to ${context.reference?.to}), not by the figure measured here; in brackets its interval (the Billed interval priced).`,
+        ]
+      : []),
+    ...(extrapolated
+      ? [
+          '"extrapolated ×F": the Init estimate of that cell rests on an excess over the hello world F times the largest the ' +
+            'code-loading term was fitted on: no public function validates it that far (the evidence column of the Lambda section).',
         ]
       : []),
     ...(own

@@ -9,7 +9,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { ColorDef, Field, PositionDef } from 'vega-lite/types_unstable/channeldef.js';
 import type { UnitSpec } from 'vega-lite/types_unstable/spec/unit.js';
 import { CHART_CONFIG, logTicks, stackedPhases } from './charts.ts';
-import type { CurveDatum, EstimateDatum, PhaseDatum, Toggle } from './html-data.ts';
+import { EVIDENCE_STATES, type CalibratedBand, type CurveDatum, type EstimateDatum, type PhaseDatum, type Toggle } from './html-data.ts';
 
 const WIDTH = 640;
 const HEIGHT = 380;
@@ -126,8 +126,12 @@ export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Togg
   };
 }
 
-/** The Init estimate on Lambda against routes, per series of local Lambda cells. */
-export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[]): TopLevelSpec {
+/**
+ * The Init estimate on Lambda against routes, per series of local Lambda cells: a grey band per setting for
+ * the estimates the code-loading term's fit covers, a vertical line for each estimate's interval, and its
+ * point, a cross when the estimate is extrapolated beyond the fitted excesses (the legend's two states).
+ */
+export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[], bands: CalibratedBand[] = []): TopLevelSpec {
   const color = colorOf([...new Set(points.map((p) => p.series))]);
   const y = {
     field: 'estimate',
@@ -136,21 +140,60 @@ export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[]): To
     scale: { zero: false },
     axis: { format: ',.0f' },
   } as const;
+  const { params, transform } = filters(toggles);
+  const [line, dots] = lineAndPoints(y, color, [
+    { field: 'setting', title: 'as on Lambda' },
+    { field: 'estimateText', title: 'Init estimate (ms)' },
+    { field: 'intervalText', title: 'interval (ms)' },
+    { field: 'evidence', title: 'evidence' },
+    { field: 'measuredText', title: 'Init measured here (ms)' },
+    { field: 'additionText', title: 'Lambda adds (ms, spread)' },
+  ]);
+  const shape = {
+    field: 'state',
+    type: 'nominal',
+    title: 'evidence',
+    scale: { domain: [...EVIDENCE_STATES], range: ['circle', 'cross'] },
+  } as const;
   return {
-    title: { text: 'Lambda Init Duration estimate vs route count', subtitle: 'measured here + what Lambda adds (see Calibration)' },
+    title: {
+      text: 'Lambda Init Duration estimate vs route count',
+      subtitle:
+        "measured here + what Lambda adds (see Calibration); vertical lines: each estimate's interval; grey band: the " +
+        "estimates the code-loading term's fit covers; a cross: extrapolated beyond it",
+    },
     config: CHART_CONFIG,
     width: WIDTH,
     height: HEIGHT,
-    data: { values: points },
-    ...filters(toggles),
-    encoding: { x: routesAxis(points) },
+    params,
     layer: [
-      ...lineAndPoints(y, color, [
-        { field: 'setting', title: 'as on Lambda' },
-        { field: 'estimateText', title: 'Init estimate (ms)' },
-        { field: 'measuredText', title: 'Init measured here (ms)' },
-        { field: 'additionText', title: 'Lambda adds (ms, spread)' },
-      ]),
+      {
+        name: 'calibrated',
+        data: { values: bands },
+        mark: { type: 'rect', color: '#888', opacity: 0.15 },
+        encoding: {
+          y: { field: 'low', type: 'quantitative' },
+          y2: { field: 'high' },
+          tooltip: [
+            { field: 'setting', title: 'as on Lambda' },
+            { field: 'text', title: 'calibrated range (ms)' },
+          ],
+        },
+      },
+      {
+        data: { values: points },
+        transform,
+        encoding: { x: routesAxis(points) },
+        layer: [
+          {
+            name: 'interval',
+            mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.6 },
+            encoding: { y: { ...y, field: 'low' }, y2: { field: 'high' }, color: { ...color, legend: null } },
+          },
+          line!,
+          { ...dots!, encoding: { ...dots!.encoding, shape } },
+        ],
+      },
     ],
   };
 }

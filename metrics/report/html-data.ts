@@ -10,6 +10,7 @@ import { PHASES, phaseBreakdown, readyMark, seriesOf, type Series } from '../ana
 import { CELL_DIMENSIONS, cellKey, type Dimension } from '../core/cell.ts';
 import { dimensionRow } from '../core/dimensions.ts';
 import { ms } from '../core/format.ts';
+import { evidenceText } from './calibration.ts';
 
 /** A dimension the run varies besides framework and routes: the page gets a toggle for it. */
 export interface Toggle {
@@ -125,9 +126,27 @@ export interface EstimateDatum extends Record<string, string | number> {
   routes: number;
   estimate: number;
   estimateText: string;
+  /** the estimate's interval (estimate-interval.ts); the estimate itself where the cell has none */
+  low: number;
+  high: number;
+  intervalText: string;
   measuredText: string;
   additionText: string;
   setting: string;
+  /** EVIDENCE_STATES: within the excesses the code-loading term was fitted on, or extrapolated beyond them */
+  state: string;
+  evidence: string;
+}
+
+/** The two states of an estimate's evidence, as the chart's legend names them. */
+export const EVIDENCE_STATES = ['within the fitted range', 'extrapolated'] as const;
+
+/** The estimates the fit covers, per setting: from the real hello world to it plus (1 + k) × the largest fitted excess. */
+export interface CalibratedBand extends Record<string, string | number> {
+  setting: string;
+  low: number;
+  high: number;
+  text: string;
 }
 
 /** Local Lambda cells with an Init estimate: the estimate on Lambda against routes. */
@@ -136,6 +155,7 @@ export function estimateData(summaries: CellSummary[], calibration: Map<string, 
     series.cells.flatMap((s) => {
       const c = calibration.get(cellKey(s.cell));
       if (!c?.init) return [];
+      const interval = c.init.interval;
       return [
         {
           ...dimensionFields(s, toggles),
@@ -143,11 +163,35 @@ export function estimateData(summaries: CellSummary[], calibration: Map<string, 
           routes: s.cell.routes,
           estimate: c.init.estimate,
           estimateText: ms(c.init.estimate),
+          low: interval?.low ?? c.init.estimate,
+          high: interval?.high ?? c.init.estimate,
+          intervalText: interval ? `${ms(interval.low)}–${ms(interval.high)}` : '–',
           measuredText: ms(c.init.measured),
           additionText: additionText(c.init.addition),
           setting: `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
+          state: c.init.extrapolation ? EVIDENCE_STATES[1] : EVIDENCE_STATES[0],
+          evidence: evidenceText(c),
         },
       ];
     }),
   );
+}
+
+/** The band of estimates the code-loading term's fit covers, one per setting the cells are estimated at. */
+export function calibratedBands(calibration: Map<string, Calibration>): CalibratedBand[] {
+  const bands = new Map<string, CalibratedBand>();
+  for (const c of calibration.values()) {
+    const term = c.init?.codeLoading;
+    if (!term || !c.row) continue;
+    const setting = `${c.runtime} ${c.architecture} ${c.memoryMB} MB`;
+    const low = c.row.initMs.median;
+    const high = low + (1 + term.coefficient) * term.fittedUpToMs;
+    bands.set(setting, {
+      setting,
+      low,
+      high,
+      text: `${ms(low)}–${ms(high)} (excess up to ${ms(term.fittedUpToMs)} ms at the fit's speed)`,
+    });
+  }
+  return [...bands.values()];
 }

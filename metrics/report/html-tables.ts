@@ -12,6 +12,8 @@ import { ms, round3 } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
 import { tailCells } from './init-tails.ts';
+import { estimateCost, estimateCostText, evidenceText, intervalText } from './calibration.ts';
+import { priceOf } from '../analyse/cost.ts';
 import { growthText } from './scaling-md.ts';
 import { MARGINAL_AT } from '../analyse/curve.ts';
 import { budgetText, marginalText, modelText, reportCurves } from './curve-md.ts';
@@ -151,9 +153,10 @@ export function fitsTable(summaries: CellSummary[]): string {
 export function estimateTable(context: ReportContext, toggles: Toggle[]): string | undefined {
   // a row per architecture the report estimates (--arch x86_64,arm64), in the order asked
   const rows = context.summaries.flatMap((s) =>
-    context.calibrations.flatMap(({ calibration }) => {
+    context.calibrations.flatMap(({ architecture, calibration }) => {
       const c = calibration.get(cellKey(s.cell));
       if (!c) return [];
+      const cost = estimateCost(context, s, c, priceOf(context.cost, architecture));
       return [
         {
           filters: dimensionFields(s, toggles),
@@ -164,11 +167,14 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
             txt(additionText(c.init?.addition)),
             ...(context.codeLoading ? [num(c.init?.codeLoading?.ms)] : []),
             num(c.init?.estimate),
+            txt(intervalText(c.init?.interval)),
             txt(tailCells(c).init),
             num(c.duration?.measured ?? s.lambda?.durationMs.median),
             num(c.duration?.estimate),
             txt(tailCells(c).duration),
             num(c.billedEstimate, c.billedEstimate === undefined ? '–' : String(c.billedEstimate)),
+            num(cost?.perMillion, estimateCostText(cost, c)),
+            txt(evidenceText(c)),
           ],
         },
       ];
@@ -182,11 +188,14 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
     'Init: Lambda adds',
     ...(context.codeLoading ? ['Init: code loading'] : []),
     'Init estimate',
+    'Init interval',
     'Init p95 / p99',
     'Duration measured here',
     'Duration estimate',
     'Duration p95 / p99',
     'Billed estimate',
+    '$ per million cold starts (interval)',
+    'evidence',
   ];
   return tableHtml('estimates', headers, rows);
 }

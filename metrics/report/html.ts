@@ -19,7 +19,7 @@ import { codeLoadingParagraph, validationNote } from './code-loading.ts';
 import { TAILS_NOTE } from './init-tails.ts';
 import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
-import { curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
+import { calibratedBands, curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
 import { curveHtmlTable, estimateTable, fitsTable, resultsTable } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
 import { inlineText, pageAsset, pageHead } from './page-assets.ts';
@@ -88,7 +88,8 @@ async function charts(context: ReportContext, toggles: Toggle[]): Promise<Chart[
     list.push({ id: 'phases', spec: await compileSpec(phasesHtmlSpec(phases, at, toggles)), controls });
   }
   const estimates = estimateData(summaries, context.calibration, toggles);
-  if (estimates.length) list.push({ id: 'estimate', spec: await compileSpec(estimateHtmlSpec(estimates, toggles)) });
+  if (estimates.length)
+    list.push({ id: 'estimate', spec: await compileSpec(estimateHtmlSpec(estimates, toggles, calibratedBands(context.calibration))) });
   return list;
 }
 

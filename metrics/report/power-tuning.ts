@@ -9,6 +9,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import {
   API_GATEWAY_TIMEOUT_MS,
   BUDGET_SHARE,
+  coldStartCost,
   INIT_LIMIT_MS,
   powerTuning,
   ran,
@@ -18,16 +19,17 @@ import {
   type PowerSize,
 } from '../analyse/power-tuning.ts';
 import { CELL_DIMENSIONS, cellKey } from '../core/cell.ts';
-import { markdownTable, ms, type Align } from '../core/format.ts';
+import { markdownTable, ms, round3, type Align } from '../core/format.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
-import type { MarkdownSection, ReportContext } from './contract.ts';
+import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { dollars } from '../core/format.ts';
 
 const INIT_MARK = '†';
 const RESPONSE_MARK = '‡';
 
 function marks(size: PowerSize): string {
-  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}`;
+  const extrapolated = size.extrapolated !== undefined ? ` extrapolated ×${size.extrapolated.toFixed(1)}` : '';
+  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}${extrapolated}`;
 }
 
 function sizeText(size: PowerSize | undefined): string {
@@ -64,6 +66,12 @@ export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string
       `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
     `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
       `${API_GATEWAY_TIMEOUT_MS / 1000} s (the HTTP API's integration timeout; a REST API's is 29 s).`,
+    ...(rows.some((r) => r.sizes.some((s) => s.extrapolated !== undefined))
+      ? [
+          '"extrapolated ×F": a Lambda estimate whose excess over the hello world is F times the largest the code-loading ' +
+            'term was fitted on (the evidence column of the Lambda section).',
+        ]
+      : []),
   ];
   return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
 }
@@ -200,6 +208,7 @@ export function powerCells(summaries: CellSummary[], calibration?: ReportContext
       ...(firstResponseMs !== undefined ? { firstResponseMs } : {}),
       ...(initMs !== undefined ? { initMs } : {}),
       outOfMemory: s.errors.some((e) => /^out of memory at /.test(e.reason)),
+      ...(estimate?.init?.extrapolation ? { extrapolated: estimate.init.extrapolation.factor } : {}),
     };
   });
 }
@@ -244,4 +253,26 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
         : '') +
       `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
   };
+}
+
+/**
+ * summary.csv's power-tuning figures of every cell run at a memory size (the table's "ms · $" of that
+ * size): its cold start (a local Lambda cell's estimate, Init + Duration) and its $ per million.
+ */
+export function powerTuningCsvColumns(context: ReportContext): CsvColumn[] {
+  if (!hasPowerTuning(context)) return [];
+  const price = priceOf(context);
+  const figure = (s: CellSummary) => powerCells([s], context.calibration)[0];
+  return [
+    { header: 'power_tuning_first_response_ms', value: (s) => round3(figure(s)?.firstResponseMs) },
+    {
+      header: 'power_tuning_cost_per_million_usd',
+      value: (s) => {
+        const cell = figure(s);
+        return cell?.firstResponseMs === undefined || cell.outOfMemory
+          ? ''
+          : round3(coldStartCost(cell.firstResponseMs, cell.memoryMB, price));
+      },
+    },
+  ];
 }

@@ -13,6 +13,7 @@ import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.
 import { CURVE_METRICS, MARGINAL_AT } from '../analyse/curve.ts';
 import { cellKey } from '../core/cell.ts';
 import { marginalText, modelText, reportCurves, SCALING_CSV } from './curve-md.ts';
+import { estimateCost, extrapolatedMark } from './calibration.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import type { ReportContext } from './contract.ts';
 
@@ -82,12 +83,13 @@ function timedTable(context: ReportContext): string[] {
     'series',
     'routes',
     'ok',
+    'startup ms',
     'ready ms',
     ...(fromStart ? FROM_START_METRICS.map((m) => `${m} from start ms`) : []),
     'first response ms',
     'ms per route',
   ];
-  if (lambda) header.push('Lambda Init estimate ms (p95)', '$ per 1M cold starts');
+  if (lambda) header.push('Lambda Init estimate ms (interval; p95)', '$ per 1M cold starts (interval)');
   const rows = seriesOf(summaries).flatMap((series) =>
     series.cells.map((summary) => {
       const key = cellKey(summary.cell);
@@ -95,6 +97,8 @@ function timedTable(context: ReportContext): string[] {
         markdownText(series.label),
         String(summary.cell.routes),
         `${summary.ok}/${summary.ok + summary.failed}`,
+        // the seed's startup: the app and its routes created (a Lambda handler under the managed runtime has no such mark)
+        spread(summary.metrics.startup),
         spread(summary.metrics[readyMark(summary)]),
         ...(fromStart ? FROM_START_METRICS.map((m) => spread(summary.fromStart?.[m])) : []),
         spread(summary.metrics.firstResponse),
@@ -107,13 +111,27 @@ function timedTable(context: ReportContext): string[] {
   return table(header, rows);
 }
 
+/**
+ * The estimate with its interval and p95, and its cost with the cost's interval; an estimate beyond the
+ * excesses the code-loading term was fitted on carries "extrapolated ×F" on both.
+ */
 function lambdaColumns(summary: CellSummary, context: ReportContext): string[] {
   const calibration = context.calibration.get(cellKey(summary.cell));
   const estimate = calibration?.init?.estimate;
   const p95 = calibration ? tailsOf(calibration).init?.p95 : undefined;
-  const cost = cellCost(summary, context.cost, calibration?.billedEstimate);
-  const shown = estimate === undefined ? '–' : `${fixed(estimate)}${p95 === undefined ? '' : ` (${fixed(p95)})`}`;
-  return [shown, cost ? `$${cost.perMillion.toFixed(2)}` : '–'];
+  const interval = calibration?.init?.interval;
+  const mark = extrapolatedMark(calibration);
+  const cost = calibration ? estimateCost(context, summary, calibration, context.cost.pricePerGBs) : undefined;
+  const plain = cost ? undefined : cellCost(summary, context.cost, calibration?.billedEstimate);
+  const inBrackets = [
+    ...(interval ? [`${fixed(interval.low)}–${fixed(interval.high)}`] : []),
+    ...(p95 === undefined ? [] : [`p95 ${fixed(p95)}`]),
+  ].join('; ');
+  const marked = (text: string) => (mark ? `${text} ${mark}` : text);
+  const shown = estimate === undefined ? '–' : marked(`${fixed(estimate)}${inBrackets ? ` (${inBrackets})` : ''}`);
+  const costRange = cost?.low !== undefined && cost.high !== undefined ? ` ($${cost.low.toFixed(2)}–$${cost.high.toFixed(2)})` : '';
+  const price = cost ? marked(`$${cost.perMillion.toFixed(2)}${costRange}`) : plain ? `$${plain.perMillion.toFixed(2)}` : '–';
+  return [shown, price];
 }
 
 /**
@@ -132,7 +150,9 @@ function estimateLine(context: ReportContext): string[] {
     : '';
   return [
     `- **Lambda estimate (${markdownText(architecture)}):** measured here + what Lambda adds to a hello world ` +
-      `(${markdownText(reference.source)})${term}; in brackets its p95. How it is made and checked: summary.md's Lambda section.`,
+      `(${markdownText(reference.source)})${term}; in brackets its interval (the cell's sample spread and the fit's ` +
+      'leave-one-out errors) and its p95; "extrapolated ×F": the cell lies F times beyond the largest excess the term was ' +
+      "fitted on. How it is made and checked: summary.md's Lambda section.",
   ];
 }
 
@@ -203,8 +223,9 @@ export function resultsMarkdown(runs: readonly PublishedContext[], base: string)
     `Written by \`npm run results:index\` from the run folders in \`${base}/\` (newest first); do not edit by hand:`,
     'a test fails when this page differs from what the command writes. Each run folder holds its raw',
     'samples (samples.jsonl) and meta.json: `npm run report -- FOLDER` recomputes every figure here.',
-    'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "ready" is the',
-    'server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
+    'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "startup" is the',
+    "app and its routes created (the seed's column; a handler under the managed runtime has no such mark);",
+    '"ready" is the server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
     'route counts (n.s.: not significantly different from 0), a straight line; the cost of one more route as the curve it is,',
     'on first response and on ready, is in each run\'s "Cost of one more route" table. "startup from start" and "listen from',
     "start\" are the seed's clock: from the file's first statement, without the runtime's boot (runs whose samples have that",

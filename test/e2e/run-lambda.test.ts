@@ -142,7 +142,7 @@ describe('a real run with --target server,lambda', () => {
       section,
       new RegExp(
         String.raw`\| +\| as on Lambda \| Init measured here \| Init: Lambda adds \| Init: code loading \| ` +
-          String.raw`Init estimate \| Init p95 / p99 \| Duration measured here \|`,
+          String.raw`Init estimate \| Init interval \| Init p95 / p99 \| Duration measured here \|`,
       ),
     );
     for (const f of FRAMEWORKS) {

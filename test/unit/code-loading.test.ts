@@ -159,7 +159,7 @@ describe('the term', () => {
   it("says when the excess is beyond the fitted ones, and the reference's own cell gets +0", () => {
     assert.match(
       codeLoadingTermText(term(330, 130)),
-      /^\+240 \(\+200 here → \+200 at the fit's speed, × 2\.2 on Lambda; extrapolated: fitted up to 100\)$/,
+      /^\+240 \(\+200 here → \+200 at the fit's speed, × 2\.2 on Lambda; extrapolated: 2\.0× the largest fitted \(100\)\)$/,
     );
     assert.doesNotMatch(codeLoadingTermText(term(200, 130)), /extrapolated/);
     assert.equal(codeLoadingTermText(term(130, 130)), '+0');

@@ -57,7 +57,8 @@ describe('an estimate per architecture', () => {
     const rows = estimateRows(summary);
     assert.equal(rows.length, 1);
     assert.match(rows[0]!, /nodejs20\.x x86_64 1024 MB/);
-    assert.doesNotMatch(summary, /\$ per million cold starts \(estimate\)/);
+    // one architecture: its cost column, with the interval (issue 36), and no per-architecture CSV column
+    assert.match(summary, /\$ per million cold starts \(estimate, interval\)/);
     assert.doesNotMatch(readFileSync(path.join(run, 'summary.csv'), 'utf8'), /_arm64/);
     assert.match(summary, /## Cost: \$ per million cold starts \(AWS Lambda, 1024 MB, x86\)/);
   });
@@ -76,10 +77,13 @@ describe('an estimate per architecture', () => {
       const real = referenceRow(table, 'nodejs20.x', architecture, 1024)!.initMs.median;
       assert.equal(cells[5], `+${ms(onLambda - 5)} (+${ms(5)} here → +${ms(atFit)} at the fit's speed, × ${1 + k} on Lambda)`);
       assert.equal(cells[6], ms(real + onLambda), `${architecture} Init estimate`);
-      const billed = Number(cells[12]);
+      const billed = Number(cells[14]);
       const dollars =
         costPerMillion(billed, { memoryMB: 1024, pricePerGBs: PRICE_PER_GB_SECOND[architecture] }) + REQUEST_PRICE_PER_MILLION;
-      assert.equal(cells[13], `$${dollars.toFixed(2)}`, `${architecture} cost at its own price`);
+      assert.ok(
+        cells[16]!.startsWith(`$${dollars.toFixed(2)} ($`),
+        `${architecture} cost at its own price, then its interval: ${cells[16]}`,
+      );
     }
     assert.ok(Number(rows[1]!.split('|')[6]) < Number(rows[0]!.split('|')[6]), "arm64's real hello world starts faster");
     const csv = readFileSync(path.join(run, 'summary.csv'), 'utf8').split('\n');

@@ -134,7 +134,10 @@ describe('report.html of a run with local Lambda cells (--debug-mode)', () => {
     const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     const data = pageData(html);
     // fastify at 1 and 10 routes, and the hello-world reference the calibration needs
-    assert.equal(chartValues(data, 'estimate').length, 3);
+    // (and one calibrated band: the setting's estimates the code-loading fit covers)
+    const values = chartValues(data, 'estimate');
+    assert.equal(values.filter((v) => 'estimate' in v).length, 3);
+    assert.equal(values.filter((v) => 'text' in v && 'setting' in v && !('estimate' in v)).length, 1);
     assert.match(html, /<p>Calibration: maxday\/lambda-perf data, dates \d{4}-\d\d-\d\d–\d{4}-\d\d-\d\d \(hello world: <code>/);
     assert.ok(html.includes(validationNote(shippedCodeLoading()).replace(/"/g, '&quot;').replace(/'/g, '&#39;')), 'the validation note');
     assert.equal(

@@ -44,11 +44,12 @@ describe('results/RESULTS.md', () => {
     assert.ok(page.indexOf('## z-synthetic') < page.indexOf('## 2026-11-22-golden'), page);
     assert.match(page, /\[run folder\]\(published\/2026-11-22-golden\/\) · \[summary\.md\]\(published\/2026-11-22-golden\/summary\.md\)/);
     assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+/);
-    // samples with a start mark: startup and listen from the file's first statement beside ready
-    const header = '| series | routes | ok | ready ms | startup from start ms | listen from start ms | first response ms | ms per route |';
+    // samples with a start mark: startup and listen from the file's first statement beside the spawn-based figures
+    const header =
+      '| series | routes | ok | startup ms | ready ms | startup from start ms | listen from start ms | first response ms | ms per route |';
     assert.ok(page.includes(header), page);
     // every row of a table has the header's columns; the synthetic series: 5 samples, its spread shown
-    for (const line of page.split('\n').filter((l) => /^\| fastify \| \d/.test(l))) assert.equal(line.split(' | ').length, 8, line);
+    for (const line of page.split('\n').filter((l) => /^\| fastify \| \d/.test(l))) assert.equal(line.split(' | ').length, 9, line);
     // the curve table: a row per series and metric, ms per route with its interval, beyond the measured N said so
     const curve = page.split('\n').find((l) => l.startsWith('| fastify | first response |'));
     assert.ok(curve, page);
@@ -57,8 +58,11 @@ describe('results/RESULTS.md', () => {
     const row = page.split('\n').find((l) => l.startsWith('| fastify | 100 | 5/5 |'));
     assert.ok(row, page);
     assert.match(row, /\| \d+\.\d \(\d+\.\d–\d+\.\d\) \|/);
-    // marks at 0.1, 0.5 and 0.9 of firstResponse (median 200): listen 180 from spawn, 80 and 160 from start
-    assert.match(row, /^\| fastify \| 100 \| 5\/5 \| 180\.0 \([^)]+\) \| 80\.0 \([^)]+\) \| 160\.0 \([^)]+\) \| 200\.0 /);
+    // marks at 0.1, 0.5 and 0.9 of firstResponse (median 200): the seed's startup 100 and listen 180 from spawn, 80 and 160 from start
+    assert.match(
+      row,
+      /^\| fastify \| 100 \| 5\/5 \| 100\.0 \([^)]+\) \| 180\.0 \([^)]+\) \| 80\.0 \([^)]+\) \| 160\.0 \([^)]+\) \| 200\.0 /,
+    );
     assert.match(page, /## empty\n\n\[run folder\]\(published\/empty\/\)\n\nThis folder holds no samples\.jsonl/);
     assert.ok(resultsPageOf(dir) === page, 'the same folders give the same bytes');
     assert.ok(newer);
@@ -78,12 +82,23 @@ describe('results/RESULTS.md', () => {
       page,
     );
     assert.match(page, /k = \d\.\d+, fitted on \d+ public functions; leave-one-out error [−+]?\d+\.\d to [−+]?\d+\.\d %/);
-    assert.ok(page.includes('| ms per route | Lambda Init estimate ms (p95) | $ per 1M cold starts |'), page);
+    assert.ok(page.includes('| ms per route | Lambda Init estimate ms (interval; p95) | $ per 1M cold starts (interval) |'), page);
     const row = page.split('\n').find((l) => l.startsWith('| node-http | 1 |'));
     assert.ok(row, page);
-    // the estimate, its p95 above it, and a price
-    const [, estimate, p95] = /\| (\d+\.\d) \((\d+\.\d)\) \| \$\d+\.\d\d \|$/.exec(row) ?? [];
-    assert.ok(estimate && p95 && Number(p95) > Number(estimate), row);
+    // the estimate inside its interval, its p95 above it, and a price inside its own interval
+    const match = /\| (\d+\.\d) \((\d+\.\d)–(\d+\.\d); p95 (\d+\.\d)\) \| \$(\d+\.\d\d) \(\$(\d+\.\d\d)–\$(\d+\.\d\d)\) \|$/.exec(row);
+    assert.ok(match, row);
+    const [estimate, low, high, p95, cost, costLow, costHigh] = match.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    assert.ok(low < estimate && estimate < high && p95 > estimate, row);
+    assert.ok(costLow < cost && cost < costHigh, row);
     // a failed cell (restify does not load on nodejs24.x) shows no estimate
     const failed = page.split('\n').find((l) => l.startsWith('| restify | 1 | 0/5 |'));
     assert.ok(failed?.endsWith('| – | – |'), failed);
