@@ -13,7 +13,15 @@ import { SAMPLES_FILE } from './samples.ts';
 const RAW_FILES: readonly string[] = [SAMPLES_FILE, META_FILE, ATTRIBUTION_FILE, HYPERFINE_FILE];
 
 /** The report (report/write.ts) besides its charts. */
-const REPORT_FILES: readonly string[] = ['summary.md', 'summary.csv', 'levers.md', 'scaling.md', 'attribution.md', 'report.html'];
+const REPORT_FILES: readonly string[] = [
+  'summary.md',
+  'summary.csv',
+  'levers.md',
+  'scaling.md',
+  'attribution.md',
+  'report.html',
+  'verify.md',
+];
 
 /** The charts: their names vary with what the run measured. */
 const CHART = /^chart-[\w-]*\.svg$/;
