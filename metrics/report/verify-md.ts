@@ -4,7 +4,7 @@
  * with both machines and their load, and the rule a claim is judged by.
  */
 import type { Claim, RatioEstimate } from '../analyse/verify.ts';
-import { metricDescription, type MetricName } from '../analyse/compare.ts';
+import { isInstructionMetric, metricDescription, type MetricName } from '../analyse/compare.ts';
 import { cellLabel, type Cell } from '../core/cell.ts';
 import { displayPath } from '../core/display.ts';
 import { markdownTable } from '../core/format.ts';
@@ -23,15 +23,17 @@ export interface VerifyReport {
   interrupted: boolean;
 }
 
-/** A ratio with 3 significant figures or at least one decimal: 12.3×, 1.02×, 250.4×. */
-export function ratioText(ratio: number): string {
-  return `${ratio >= 100 ? ratio.toFixed(1) : ratio.toPrecision(3)}×`;
+/** A ratio with `digits` significant figures or at least one decimal: 12.3×, 1.02×, 250.4× (counts: 4 figures, 1.003×). */
+export function ratioText(ratio: number, digits = 3): string {
+  return `${ratio >= 10 ** (digits - 1) ? ratio.toFixed(1) : ratio.toPrecision(digits)}×`;
 }
 
-function estimateText(estimate: RatioEstimate | undefined): string {
+function estimateText(estimate: RatioEstimate | undefined, metric: MetricName): string {
   if (!estimate) return '–';
+  const digits = isInstructionMetric(metric) ? 4 : 3;
   const { low, high } = estimate.interval;
-  return `${ratioText(estimate.ratio)} [${ratioText(low).slice(0, -1)}–${ratioText(high).slice(0, -1)}]`;
+  const bare = (value: number) => ratioText(value, digits).slice(0, -1);
+  return `${ratioText(estimate.ratio, digits)} [${bare(low)}–${bare(high)}]`;
 }
 
 function hostText(meta: RunMeta | undefined): string {
@@ -50,7 +52,7 @@ export function sliceLabel(cell: Cell): string {
 export function claimLine(claim: Claim): string {
   const what = `${sliceLabel(claim.cell)} / ${sliceLabel(claim.floor)} ${claim.metric}`;
   if (claim.verdict === 'not measured') return `${what}: not measured (${claim.why})`;
-  return `${what}: published ${estimateText(claim.published)}, here ${estimateText(claim.here)}: ${claim.verdict}`;
+  return `${what}: published ${estimateText(claim.published, claim.metric)}, here ${estimateText(claim.here, claim.metric)}: ${claim.verdict}`;
 }
 
 export function verifyMarkdown(report: VerifyReport): string {
@@ -76,8 +78,8 @@ export function verifyMarkdown(report: VerifyReport): string {
       claims.map((c) => [
         `${sliceLabel(c.cell)} / ${sliceLabel(c.floor)}`,
         c.metric,
-        estimateText(c.published),
-        estimateText(c.here),
+        estimateText(c.published, c.metric),
+        estimateText(c.here, c.metric),
         c.verdict === 'not measured' ? markdownText(`not measured: ${c.why}`) : `**${c.verdict}**`,
       ]),
       ['left', 'left', 'right', 'right', 'left'],
