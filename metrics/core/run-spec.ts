@@ -130,6 +130,8 @@ export interface OutputSpec {
   attribute: boolean;
   /** exit 0 even when samples failed */
   allowFailures: boolean;
+  /** start a run into results/published/ although the machine is busy (pipeline/publish.ts) */
+  forcePublish: boolean;
 }
 
 export interface RunSpec {
@@ -190,7 +192,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
   },
   limits: { initCpus: 2, cpuPeriodUs: 100_000 },
   cost: { memoryMB: 1024, architectures: ['x86_64'], pricePerGBs: undefined },
-  output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false },
+  output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false, forcePublish: false },
 };
 
 /** A whole spec: DEFAULT_SPEC with `input` over it, group by group. */

@@ -38,6 +38,7 @@ import { displayPath } from '../core/display.ts';
 import { resolveJobs, shardCells } from './jobs.ts';
 import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
 import type { CellSource, Deps } from './ports.ts';
+import { checkPublication } from './publish.ts';
 import { SampleRounds } from './rounds.ts';
 import { runOptionsOf, type RunOptions } from './run-options.ts';
 
@@ -74,6 +75,8 @@ interface Tally {
 export async function runPipeline(runSpec: RunSpec, deps: Deps): Promise<RunResult> {
   const log = (line: string) => deps.progress.write(`${line}\n`);
   const spec = runOptionsOf(runSpec);
+  // a run into results/published/ starts only on a quiet machine (docs/dev/publishing.md)
+  checkPublication(runSpec, () => deps.loadMonitor());
   const run = await openRun(spec, deps.source(runSpec), deps, log);
   try {
     const measured = await measureAll(spec, deps, run, log);

@@ -71,6 +71,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--shard': ['1/2'],
   '--out': [path.join(dir, 'out')],
   '--allow-failures': [],
+  '--force-publish': [],
   '--export-json': [path.join(dir, 'export.json')],
   '--export-metric': ['listen'],
   '--entry': [other],
