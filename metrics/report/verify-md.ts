@@ -52,7 +52,8 @@ export function sliceLabel(cell: Cell): string {
 export function claimLine(claim: Claim): string {
   const what = `${sliceLabel(claim.cell)} / ${sliceLabel(claim.floor)} ${claim.metric}`;
   if (claim.verdict === 'not measured') return `${what}: not measured (${claim.why})`;
-  return `${what}: published ${estimateText(claim.published, claim.metric)}, here ${estimateText(claim.here, claim.metric)}: ${claim.verdict}`;
+  const [published, here] = [claim.published, claim.here].map((e) => estimateText(e, claim.metric));
+  return `${what}: published ${published}, here ${here}: ${claim.verdict}`;
 }
 
 export function verifyMarkdown(report: VerifyReport): string {
