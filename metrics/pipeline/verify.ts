@@ -6,11 +6,12 @@
  */
 import path from 'node:path';
 import type { CellSummary } from '../analyse/aggregate.ts';
-import { DEFAULT_COMPARE_METRIC, isInstructionMetric, type MetricName } from '../analyse/compare.ts';
+import { DEFAULT_COMPARE_METRIC, isInstructionMetric, statsOf, type MetricName } from '../analyse/compare.ts';
 import { defaultSlice, floorOf, judgeClaims, type Claim } from '../analyse/verify.ts';
 import { AWS_LAMBDA_TARGET, type Measure } from '../core/dimensions.ts';
 import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
+import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { writeFileWhole } from '../core/files.ts';
 import { runSpec, type RunSpec } from '../core/run-spec.ts';
 import { loadRun } from '../report/write.ts';
@@ -66,10 +67,14 @@ function besideFloor(summaries: readonly CellSummary[], floor: Cell): CellSummar
 /** What is verified: the floor, the slice and the metrics, from the published run and the options. */
 export function planVerification(summaries: readonly CellSummary[], counted: readonly CellSummary[], options: VerifyOptions) {
   const measure = options.measure ?? (summaries.length ? 'time' : 'instructions');
-  const pool = measure === 'instructions' ? counted : summaries;
+  // the hello-world reference measured beside Lambda cells is no framework to make claims on
+  const pool = (measure === 'instructions' ? counted : summaries).filter((s) => s.cell.framework !== REFERENCE_FRAMEWORK);
   if (!pool.length)
     throw new UsageError(`--measure ${measure}: ${options.published} has no ${measure === 'time' ? 'timed' : 'counted'} cells`);
-  const metrics = options.metrics ?? (measure === 'instructions' ? DEFAULT_COUNT_METRICS : DEFAULT_TIME_METRICS);
+  // the default metrics the run recorded: Lambda cells and older runs have no CPU time at first response
+  const recorded = (m: MetricName) => pool.some((summary) => statsOf(summary, m));
+  const defaults = measure === 'instructions' ? DEFAULT_COUNT_METRICS : DEFAULT_TIME_METRICS.filter(recorded);
+  const metrics = options.metrics ?? (defaults.length ? defaults : DEFAULT_TIME_METRICS);
   const wrong = metrics.filter((m) => isInstructionMetric(m) !== (measure === 'instructions'));
   if (wrong.length) throw new UsageError(`--metric ${wrong.join(',')}: not a metric of ${measure === 'time' ? 'timed' : 'counted'} cells`);
   const floor = floorOf(pool, metrics[0]!);

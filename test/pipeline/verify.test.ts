@@ -122,6 +122,31 @@ describe('verify on a published run (fake sampler)', () => {
     );
   });
 
+  it('a Lambda run: claims on its frameworks (not the reference) and only on metrics it recorded', async () => {
+    const lambda = path.join(base, 'lambda');
+    const made = await mainInProcess([
+      'run',
+      '--target',
+      'lambda',
+      '--frameworks',
+      'node-http,hono',
+      '--routes',
+      '1,10',
+      '--samples',
+      '3',
+      '--debug-mode',
+      '--out',
+      lambda,
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const result = await verifyPipeline({ published: lambda, command: 'test', out: path.join(base, 'lambda-here') }, fakeDeps());
+    assert.ok(result.claims.length > 0);
+    // no claim on the hello-world reference, and none on a metric the run did not record (it would be "not measured": exit 1)
+    assert.deepEqual([...new Set(result.claims.map((c) => `${c.cell.framework}@${c.cell.routes}`))], ['hono@1', 'hono@10', 'node-http@10']);
+    assert.ok(result.claims.every((c) => c.verdict === 'holds'));
+    assert.equal(result.exitCode, 0, result.markdown);
+  });
+
   it('the ratio interval is seeded and contains the ratio of medians', () => {
     const a = [10, 11, 12, 13, 14];
     const b = [2, 2.1, 2.2, 1.9, 2];
