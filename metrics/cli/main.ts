@@ -20,6 +20,7 @@ import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
 import { registerResultsIndexCommand } from './results-index.ts';
 import { registerRunCommand, type ProgramHooks } from './run.ts';
+import { registerVerifyCommand } from './verify.ts';
 import type { RunSpec } from '../core/run-spec.ts';
 import { oneLine as printable } from '../core/escape.ts';
 
@@ -30,6 +31,7 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerReportCommand,
   registerHyperfineCommand,
   registerCompareCommand,
+  registerVerifyCommand,
   registerMergeCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,

@@ -140,6 +140,8 @@ export interface OutputSpec {
   attribute: boolean;
   /** exit 0 even when samples failed */
   allowFailures: boolean;
+  /** start a run into results/published/ although the machine is busy (pipeline/publish.ts) */
+  forcePublish: boolean;
 }
 
 export interface RunSpec {
@@ -211,7 +213,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     pricePerGBs: undefined,
     budgetMs: undefined,
   },
-  output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false },
+  output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false, forcePublish: false },
 };
 
 /** A whole spec: DEFAULT_SPEC with `input` over it, group by group. */

@@ -8,15 +8,44 @@ import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../store/files.ts';
 import { readMeta } from '../store/meta-file.ts';
+import { headlineOf, runsToQuote } from '../analyse/headline.ts';
+import type { RunMeta } from '../core/meta.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { runLoad } from '../report/markdown.ts';
+import { loadRun } from '../report/write.ts';
 import { RESULTS_DIR } from '../measure/session.ts';
 import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
 import { publishedFolders, writeResultsPage } from './results-page.ts';
 
 export const RESULTS_INDEX = 'index.html';
 
-/** The published run folders of `dir` (publishedFolders), each with its meta.json. */
+/** The published run folders of `dir` (publishedFolders), each with its meta.json, its headline and the questions to quote it for. */
 function publishedRuns(dir: string): PublishedRun[] {
-  return publishedFolders(dir).map(({ name, folder, files }) => ({ name, meta: readMeta(folder), files }));
+  const runs = publishedFolders(dir).map(({ name, folder, files }) => {
+    const meta = readMeta(folder);
+    // a folder without samples is listed with what its meta.json says
+    const context = existsSync(path.join(folder, SAMPLES_FILE)) ? loadRun(folder) : undefined;
+    return { name, meta, files, context };
+  });
+  const quoted = runsToQuote(
+    runs.flatMap(({ name, meta, context }) =>
+      context
+        ? [{ name, summaries: context.summaries, counted: context.counted, busy: runLoad(meta)?.busy ?? false, samples: samplesOf(meta) }]
+        : [],
+    ),
+  );
+  return runs.map(({ name, meta, files, context }) => {
+    const headline = context && headlineOf(context.summaries, context.counted);
+    const quote = quoted.get(name);
+    return { name, meta, files, ...(headline ? { headline } : {}), ...(quote ? { quote } : {}) };
+  });
+}
+
+/** The timed samples a cell of the run asked for (`auto`: its maximum); 0 when meta.json does not say. */
+function samplesOf(meta: RunMeta | undefined): number {
+  const sampling = meta?.spec.sampling;
+  if (!sampling) return 0;
+  return typeof sampling.samples === 'number' ? sampling.samples : (sampling.precision?.maxSamples ?? 0);
 }
 
 /**

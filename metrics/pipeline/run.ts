@@ -35,6 +35,7 @@ import { displayPath } from '../core/display.ts';
 import { resolveJobs, shardCells } from './jobs.ts';
 import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
 import type { CellSource, Deps } from './ports.ts';
+import { checkPublication } from './publish.ts';
 import { SampleRounds } from './rounds.ts';
 
 export interface RunResult {
@@ -69,6 +70,8 @@ interface Tally {
 
 export async function runPipeline(spec: RunSpec, deps: Deps): Promise<RunResult> {
   const log = (line: string) => deps.progress.write(`${line}\n`);
+  // a run into results/published/ starts only on a quiet machine (docs/dev/publishing.md)
+  checkPublication(spec, () => deps.loadMonitor());
   const run = await openRun(spec, deps.source(spec), deps, log);
   try {
     const measured = await measureAll(spec, deps, run, log);

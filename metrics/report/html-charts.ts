@@ -29,13 +29,42 @@ function filters(toggles: Toggle[]) {
   };
 }
 
+/**
+ * Okabe and Ito's eight colours (Color Universal Design, 2008; Wong, Nature Methods 2011): told apart
+ * with each common colour-vision deficiency, unlike tableau10's red–green and tableau20's paired hues.
+ * Past eight series the colours repeat with a dashed line and another point shape, so 11 series (and
+ * up to 32) stay distinct without colour alone.
+ */
+export const OKABE_ITO = ['#000000', '#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7'] as const;
+/** Each round of eight series: its line's dash and its points' shape. */
+export const SERIES_DASHES = [
+  [1, 0],
+  [6, 3],
+  [2, 2],
+  [8, 3, 2, 3],
+] as const;
+export const SERIES_SHAPES = ['circle', 'square', 'triangle-up', 'diamond'] as const;
+
+/** The style of the i-th series: an Okabe–Ito colour, and past eight a dash and a shape of its round. */
+export function seriesStyle(i: number): { color: string; dash: readonly number[]; shape: string } {
+  const round = Math.floor(i / OKABE_ITO.length) % SERIES_DASHES.length;
+  return { color: OKABE_ITO[i % OKABE_ITO.length]!, dash: SERIES_DASHES[round]!, shape: SERIES_SHAPES[round]! };
+}
+
+/** One scale over every series (the domain is every series, so a style stays with its series when toggled); one merged legend. */
+function seriesScale(labels: string[], pick: (style: ReturnType<typeof seriesStyle>) => unknown) {
+  return { domain: labels, range: labels.map((_, i) => pick(seriesStyle(i))) };
+}
+
 function colorOf(labels: string[]) {
-  // ten colours repeat past ten series: take twenty then; the domain is every series, so a colour stays with its series when toggled
+  return { field: 'series', type: 'nominal', title: 'series', scale: seriesScale(labels, (s) => s.color) } as const;
+}
+
+/** The dash of each series' line and the shape of its points, beside its colour. */
+function styleOf(labels: string[]) {
   return {
-    field: 'series',
-    type: 'nominal',
-    title: 'series',
-    scale: { domain: labels, scheme: labels.length > 10 ? 'tableau20' : 'tableau10' },
+    strokeDash: { field: 'series', type: 'nominal', title: 'series', scale: seriesScale(labels, (s) => s.dash) },
+    shape: { field: 'series', type: 'nominal', title: 'series', scale: seriesScale(labels, (s) => s.shape) },
   } as const;
 }
 
@@ -61,11 +90,16 @@ type Tooltip = { field: string; title: string; format?: string };
  * A line per series and its points, whose tooltips name the series and the route count, then `figures`:
  * the two layers every curve of the page draws.
  */
-function lineAndPoints(y: PositionDef<Field>, color: ColorDef<Field>, figures: Tooltip[]): UnitSpec<Field>[] {
+function lineAndPoints(y: PositionDef<Field>, color: ColorDef<Field>, labels: string[], figures: Tooltip[]): UnitSpec<Field>[] {
   const tooltip: Tooltip[] = [{ field: 'series', title: 'series' }, { field: 'routes', title: 'routes', format: ',' }, ...figures];
+  const { strokeDash, shape } = styleOf(labels);
   return [
-    { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color } },
-    { name: 'points', mark: { type: 'point', filled: true, size: 60 }, encoding: { y, color: { ...color, legend: null }, tooltip } },
+    { name: 'line', mark: { type: 'line', strokeWidth: 2 }, encoding: { y, color, strokeDash } },
+    {
+      name: 'points',
+      mark: { type: 'point', filled: true, size: 60 },
+      encoding: { y, color: { ...color, legend: null }, shape: { ...shape, legend: null }, tooltip },
+    },
   ];
 }
 
@@ -90,7 +124,7 @@ export function curveHtmlSpec(points: CurveDatum[], text: CurveText, toggles: To
         mark: { type: 'area', opacity: 0.18 },
         encoding: { y: { ...y, field: 'low' }, y2: { field: 'high' }, color: { ...color, legend: null } },
       },
-      ...lineAndPoints(y, color, [
+      ...lineAndPoints(y, color, labels, [
         { field: 'medianText', title: 'median (ms)' },
         { field: 'ciText', title: '95 % CI of the median (ms)' },
         { field: 'rangeText', title: 'fastest–slowest (ms)' },
@@ -132,7 +166,8 @@ export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Togg
  * point, a cross when the estimate is extrapolated beyond the fitted excesses (the legend's two states).
  */
 export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[], bands: CalibratedBand[] = []): TopLevelSpec {
-  const color = colorOf([...new Set(points.map((p) => p.series))]);
+  const labels = [...new Set(points.map((p) => p.series))];
+  const color = colorOf(labels);
   const y = {
     field: 'estimate',
     type: 'quantitative',
@@ -141,7 +176,7 @@ export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[], ban
     axis: { format: ',.0f' },
   } as const;
   const { params, transform } = filters(toggles);
-  const [line, dots] = lineAndPoints(y, color, [
+  const [line, dots] = lineAndPoints(y, color, labels, [
     { field: 'setting', title: 'as on Lambda' },
     { field: 'estimateText', title: 'Init estimate (ms)' },
     { field: 'intervalText', title: 'interval (ms)' },

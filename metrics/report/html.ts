@@ -146,6 +146,25 @@ function chartHtml(chart: Chart): string {
   return `<figure class="chart">${controls}<div id="chart-${chart.id}" data-chart="${chart.id}"></div></figure>`;
 }
 
+/**
+ * The frameworks this run does not show, and why: skipped before it started (meta.json's `skipped`:
+ * packages not installed, a target a framework lacks), and those whose every sample failed (the
+ * first reason of their first cell). Said near the top, so a reader does not look for them in the charts.
+ */
+export function missingHtml(meta: RunMeta | undefined, summaries: readonly CellSummary[]): string {
+  const skipped = Object.entries(meta?.skipped ?? {}).map(([name, reason]) => `${xmlText(name)} (${xmlText(reason)})`);
+  const byFramework = new Map<string, CellSummary[]>();
+  for (const s of summaries) byFramework.set(s.cell.framework, [...(byFramework.get(s.cell.framework) ?? []), s]);
+  const failed = [...byFramework]
+    .filter(([, cells]) => cells.every((c) => c.ok === 0 && c.failed > 0))
+    .map(([name, cells]) => `${xmlText(name)} (${xmlText(cells[0]!.errors[0]?.reason ?? 'failed')})`);
+  const parts = [
+    skipped.length ? `Skipped, not measured: ${skipped.join('; ')}.` : 'No framework was skipped.',
+    ...(failed.length ? [`Failed in every sample, so absent from the charts: ${failed.join('; ')}.`] : []),
+  ];
+  return `<p class="note skipped">${parts.join(' ')}</p>`;
+}
+
 /** The page of a run folder's report (async: the specs are compiled by vega-lite, loaded on first use). */
 export async function htmlReport(context: ReportContext): Promise<string> {
   const toggles = togglesOf(context.summaries);
@@ -158,6 +177,7 @@ export async function htmlReport(context: ReportContext): Promise<string> {
     `<h1>${xmlText(title)}</h1>`,
     '<p class="note">Medians over fresh processes, in ms from the runner’s spawn call; the same report as ' +
       '<a href="summary.md">summary.md</a>, with charts to hover and tables to sort. Quote medians with their spread.</p>',
+    missingHtml(context.meta, context.summaries),
     togglesHtml(toggles),
     '<h2>Charts</h2>',
     list.length ? list.map(chartHtml).join('\n') : '<p class="note">No successful sample in this run: no chart.</p>',

@@ -8,6 +8,7 @@
  */
 import { FROM_START_METRICS, quartiles, type CellSummary, type Stats } from '../analyse/aggregate.ts';
 import { cellCost } from '../analyse/cost.ts';
+import { BASIS_TEXT, headlineOf, type RankedCell, type RankingBasis } from '../analyse/headline.ts';
 import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
 import { CURVE_METRICS, MARGINAL_AT } from '../analyse/curve.ts';
@@ -40,8 +41,33 @@ function millions(value: number | undefined): string {
   return value === undefined ? '–' : `${(value / 1e6).toFixed(1)} M`;
 }
 
-function machineLine(machine: NonNullable<ReportContext['meta']>['machine']): string {
-  return `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB, ${machine.os}`;
+function machineLine(meta: NonNullable<ReportContext['meta']>): string {
+  const { machine } = meta;
+  return `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB, ${machine.os}, node ${meta.runner.node}`;
+}
+
+/** The load before the run and while its samples ran, and the other processes' share of the CPU time. */
+function loadLine(load: NonNullable<NonNullable<ReportContext['meta']>['load']>): string {
+  const others = load.run?.others === undefined ? '' : `; other processes ${Math.round(load.run.others * 100)} % of the CPU time`;
+  const during = `${fixed(load.during.load1.min)}–${fixed(load.during.load1.max)}`;
+  const busy = load.busy ? ' (busy)' : '';
+  return `load (1 min) ${fixed(load.before.load1)} before, ${during} while the samples ran, on ${load.cores} cores${others}${busy}`;
+}
+
+/** How a ranked figure reads: ms with one decimal, instructions in millions. */
+function rankedValue(cell: RankedCell, basis: RankingBasis): string {
+  if (basis === 'instructions') return millions(cell.value);
+  return basis === 'cpu' && cell.wallMs !== undefined ? `${fixed(cell.value)} ms (wall ${fixed(cell.wallMs)})` : `${fixed(cell.value)} ms`;
+}
+
+/** The run's ranking at its largest route count and its floor, on the measure that transfers (headline.ts). */
+function rankingLines(context: ReportContext): string[] {
+  const headline = headlineOf(context.summaries, context.counted);
+  if (!headline || headline.ranking.length < 2) return [];
+  const { basis, routes, ranking, floor } = headline;
+  const order = ranking.map((cell, i) => `${i + 1}. ${markdownText(cell.label)} ${rankedValue(cell, basis)}`).join(' · ');
+  const floorText = floor ? `; the floor, node-http at ${floor.routes}: ${rankedValue(floor, basis)}` : '';
+  return [`- **Ranking at ${routes} route${routes === 1 ? '' : 's'}**, on ${BASIS_TEXT[basis]}: ${order}${floorText}`];
 }
 
 /** The run's header: where it is, when, on what machine and under what load, and the command. */
@@ -52,14 +78,13 @@ function runHeader(run: PublishedContext, base: string): string[] {
   const links = [`[run folder](${folder})`, ...run.files.map((file) => `[${file}](${folder}${file})`)];
   const lines = [`## ${markdownText(run.name)}`, '', links.join(' · '), ''];
   if (meta) {
-    const load = meta.load
-      ? `load (1 min) ${fixed(meta.load.during.load1.min)}–${fixed(meta.load.during.load1.max)} on ${meta.load.cores} cores`
-      : 'load not recorded';
+    const load = meta.load ? loadLine(meta.load) : 'load not recorded';
     lines.push(
       `- **Started:** ${markdownText(meta.startedAt)}${meta.interrupted ? ' (interrupted: partial results)' : ''}`,
-      `- **Machine:** ${markdownText(machineLine(meta.machine))}; ${load}`,
+      `- **Machine:** ${markdownText(machineLine(meta))}; ${load}`,
       `- **Command:** ${markdownCode(meta.command)}`,
       ...(run.context ? estimateLine(run.context) : []),
+      ...(run.context ? rankingLines(run.context) : []),
       '',
     );
   }
@@ -230,6 +255,12 @@ export function resultsMarkdown(runs: readonly PublishedContext[], base: string)
     'on first response and on ready, is in each run\'s "Cost of one more route" table. "startup from start" and "listen from',
     "start\" are the seed's clock: from the file's first statement, without the runtime's boot (runs whose samples have that",
     'mark). Instruction counts are deterministic: they do not depend on the load of the machine, wall times do.',
+    '',
+    'What each figure rests on: a run\u2019s **ranking** rests on CPU time to the first response (the child\u2019s',
+    'user + system ms), with wall time beside it, or on instruction counts for a counted run: those transfer',
+    'between machines, wall times do not (`npm run verify -- results/published/NAME` checks a run\u2019s ratios',
+    'on yours). The tables\u2019 per-route costs are slopes of wall time (ms) or of instruction counts: compare',
+    'them within a run. Each run says its host (CPU, cores, memory, OS, node) and its load before and during.',
     '',
   ];
   if (newestFirst.length === 0) lines.push('No run is published yet.', '');

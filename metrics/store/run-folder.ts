@@ -21,6 +21,7 @@ const REPORT_FILES: readonly string[] = [
   'scaling.csv',
   'attribution.md',
   'report.html',
+  'verify.md',
 ];
 
 /** The charts: their names vary with what the run measured. */

@@ -175,6 +175,7 @@ describe('--help documents every option the program defines', () => {
       'report',
       'results-index',
       'run',
+      'verify',
     ]);
     assert.ok(commands.find((c) => c.name === 'run')!.flags.length >= 18, 'run takes at least the 18 options it had');
   });

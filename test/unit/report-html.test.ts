@@ -16,6 +16,7 @@ import { scriptJson } from '../../metrics/core/escape.ts';
 import { shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
 import { validationNote } from '../../metrics/report/code-loading.ts';
 import { writeReport } from '../../metrics/report/write.ts';
+import { curveHtmlSpec, OKABE_ITO, SERIES_DASHES, SERIES_SHAPES, seriesStyle } from '../../metrics/report/html-charts.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
 
@@ -144,6 +145,67 @@ describe('report.html of a run with local Lambda cells (--debug-mode)', () => {
       html.match(/<table class="sortable" id="estimates">[^]*?<\/table>/)?.[0].match(/<tr\b/g)?.length,
       1 + 3,
       'the header and three cells',
+    );
+  });
+});
+
+describe("report.html's series and what it leaves out", () => {
+  it('tells 11 series apart: Okabe–Ito colours, and past eight a dashed line and another point shape', () => {
+    const labels = Array.from({ length: 11 }, (_, i) => `framework-${i}`);
+    const points = labels.flatMap((series) =>
+      [1, 10].map((routes) => ({ series, routes, median: routes, low: routes, high: routes, n: 3 })),
+    ) as unknown as Parameters<typeof curveHtmlSpec>[0];
+    const spec = JSON.stringify(curveHtmlSpec(points, { title: 't', axis: 'a' }, []));
+    const ranges = (channel: string) => {
+      const found = [...spec.matchAll(new RegExp(`"${channel}":\\{"field":"series"[^]*?"range":(\\[[^]*?\\])\\}`, 'g'))];
+      assert.ok(found.length, `${channel} encodes the series`);
+      return JSON.parse(found[0]![1]!) as unknown[];
+    };
+    const colors = ranges('color') as string[];
+    const dashes = ranges('strokeDash');
+    const shapes = ranges('shape');
+    assert.equal(colors.length, 11);
+    assert.ok(colors.every((c) => (OKABE_ITO as readonly string[]).includes(c)));
+    assert.equal(new Set(colors.slice(0, 8)).size, 8, 'eight colours, each once');
+    const styles = labels.map((_, i) => JSON.stringify([colors[i], dashes[i], shapes[i]]));
+    assert.equal(new Set(styles).size, 11, 'every series its own colour, dash and shape together');
+    assert.deepEqual(dashes[8], SERIES_DASHES[1]);
+    assert.equal(shapes[8], SERIES_SHAPES[1]);
+    assert.deepEqual(seriesStyle(0), { color: '#000000', dash: [1, 0], shape: 'circle' });
+  });
+
+  it('says which frameworks were skipped and why, and which failed in every sample (escaped)', async () => {
+    const { html } = await reportOf((meta) => {
+      meta.skipped = { mion: '@mionkit/router not installed', '<b>x</b>': '<i>y</i>' };
+    });
+    assert.ok(
+      html.includes(
+        '<p class="note skipped">Skipped, not measured: mion (@mionkit/router not installed); ' +
+          '&lt;b&gt;x&lt;/b&gt; (&lt;i&gt;y&lt;/i&gt;).</p>',
+      ),
+      html.slice(0, 3000),
+    );
+    const golden = await reportOf();
+    assert.ok(golden.html.includes('<p class="note skipped">No framework was skipped.</p>'));
+    const dir = path.join(tempDir('coldstart-html-'), 'run');
+    const run = await mainInProcess([
+      'run',
+      '--debug-mode',
+      'crash=fastify',
+      '--frameworks',
+      'fastify,hono',
+      '--routes',
+      '1',
+      '--samples',
+      '2',
+      '--allow-failures',
+      '--out',
+      dir,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      readFileSync(path.join(dir, 'report.html'), 'utf8'),
+      /Failed in every sample, so absent from the charts: fastify \([^)]+\)\./,
     );
   });
 });

@@ -2,7 +2,9 @@
  * results/index.html: the committed page is what `npm run results:index` writes from the committed
  * results/published/ (a test fails when a published run is added without it), and the page of a
  * results folder lists its run folders by name, links each one's report, escapes every text from
- * outside (folder names, meta.json) and names a corrupt meta.json in a one-line UsageError.
+ * outside (folder names, meta.json) and names a corrupt meta.json in a one-line UsageError; each run
+ * shows its headline figures (on CPU time, instructions, or wall time when nothing else was recorded)
+ * and the page says which run to quote for which question.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +12,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { resultsIndexOf, writeResultsIndex } from '../../metrics/pipeline/results-index.ts';
+import { loadRun } from '../../metrics/report/write.ts';
 import { fixture, ROOT, tempDir } from '../support/in-process.ts';
 
 const GOLDEN_META = path.join(fixture('golden-run'), 'meta.json');
@@ -67,6 +70,38 @@ describe('results/index.html', () => {
     );
     assert.equal(readFileSync(path.join(dir, 'index.html'), 'utf8'), 'the project page');
     assert.throws(() => readFileSync(path.join(dir, 'RESULTS.md')), /ENOENT/);
+  });
+
+  it("each run's headline figures from its samples, on CPU time, and which run to quote for which question", () => {
+    const html = resultsIndexOf(path.join(ROOT, 'results')).html;
+    // the seed's table run: its ranking at 5,000 routes and its floor, recomputed here from its samples
+    const run = loadRun(path.join(ROOT, 'results', 'published', '2026-11-27-seed-table'));
+    const cpu = (framework: string, routes: number) =>
+      run.summaries.find((s) => s.cell.framework === framework && s.cell.routes === routes)!.cpu!.firstResponse!.median.toFixed(1);
+    const at5000 = ['node-http', 'mion', 'fastify', 'deepkit'].map((f) => Number(cpu(f, 5000)));
+    assert.deepEqual(
+      [...at5000].sort((a, b) => a - b),
+      at5000,
+      'node-http < mion < fastify < deepkit on CPU time at 5,000 routes',
+    );
+    assert.ok(
+      html.includes(
+        `<td>at 5000 routes, CPU time to first response: fastest node-http ${cpu('node-http', 5000)} ms, ` +
+          `slowest deepkit ${cpu('deepkit', 5000)} ms; floor node-http@1 ${cpu('node-http', 1)} ms</td>`,
+      ),
+      html,
+    );
+    // a counted run ranks on instructions, a Lambda run (no CPU time recorded) on wall time
+    assert.match(html, /<td>at 1000 routes, instructions to first response: fastest node-http [\d.]+ M, slowest fastify [\d.]+ M; floor/);
+    assert.match(html, /<td>at 5000 routes, wall time to first response: fastest node-http [\d.]+ ms/);
+    // one run per question: the quiet, broadest run (the busy Lambda run loses to the quiet one; counts ignore the load)
+    const quoted = Object.fromEntries([...html.matchAll(/<li>([^<:]+): <a href="[^"]+">([^<]+)<\/a><\/li>/g)].map((m) => [m[1]!, m[2]!]));
+    assert.deepEqual(quoted, {
+      'a server’s cold start by framework and route count': '2026-11-26-server-matrix',
+      'a Lambda handler’s Init on Lambda and its price': '2026-11-26-lambda-10',
+      'the work a route costs, independent of the machine': '2026-11-26-instructions',
+      'what a build or the compile cache changes': '2026-11-26-levers',
+    });
   });
 
   it('a corrupt meta.json is a UsageError naming it; a missing folder too', () => {

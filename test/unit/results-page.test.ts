@@ -43,7 +43,7 @@ describe('results/RESULTS.md', () => {
     // the golden run (2026-11-22) is older than the synthetic one: it comes second
     assert.ok(page.indexOf('## z-synthetic') < page.indexOf('## 2026-11-22-golden'), page);
     assert.match(page, /\[run folder\]\(published\/2026-11-22-golden\/\) · \[summary\.md\]\(published\/2026-11-22-golden\/summary\.md\)/);
-    assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+/);
+    assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+, node v\d+\.\d+\.\d+; /);
     // samples with a start mark: startup and listen from the file's first statement beside the spawn-based figures
     const header =
       '| series | routes | ok | startup ms | ready ms | startup from start ms | listen from start ms | first response ms | ms per route |';
@@ -102,6 +102,26 @@ describe('results/RESULTS.md', () => {
     // a failed cell (restify does not load on nodejs24.x) shows no estimate
     const failed = page.split('\n').find((l) => l.startsWith('| restify | 1 | 0/5 |'));
     assert.ok(failed?.endsWith('| – | – |'), failed);
+  });
+
+  it('says what each figure rests on, and ranks each run on CPU time with wall time beside it', () => {
+    const page = readFileSync(path.join(ROOT, 'results', RESULTS_PAGE), 'utf8');
+    assert.match(page, /a run’s \*\*ranking\*\* rests on CPU time to the first response/);
+    const line = page.split('\n').find((l) => l.startsWith('- **Ranking at 5000 routes**, on CPU time') && l.includes('mion'));
+    assert.ok(line, page);
+    const ranked = [...line.matchAll(/\d+\. (\S+) ([\d.]+) ms \(wall ([\d.]+)\)/g)].map((m) => [m[1], Number(m[2])] as const);
+    assert.deepEqual(
+      ranked.map(([f]) => f),
+      ['node-http', 'mion', 'fastify', 'deepkit'],
+    );
+    assert.ok(
+      ranked.every(([, cpu], i) => i === 0 || cpu >= ranked[i - 1]![1]),
+      'cheapest first',
+    );
+    // the host and the load of the Lambda run with 10 samples: other processes 1 % (meta.json's run share)
+    const lambda10 = page.slice(page.indexOf('## 2026-11-26-lambda-10\n'));
+    const host = 'node v20.20.2; load (1 min) 0.4 before, 0.4–1.6 while the samples ran, on 2 cores; other processes 1 % of the CPU time';
+    assert.ok(lambda10.split('\n## ')[0]!.includes(`${host}\n`), lambda10.slice(0, 600));
   });
 
   it('escapes folder names and meta.json text', () => {

@@ -6,6 +6,7 @@ import { DEFAULT_EXPORT_METRIC, METRICS } from '../../core/samples.ts';
 import { checkExportFile, checkOutputFile } from '../../store/output-file.ts';
 import { parseChoice } from '../../core/parse.ts';
 import { byDefault, type Empty, type OptsOf } from './common.ts';
+import { PUBLISH_MAX_LOAD_PER_CORE } from '../../pipeline/publish.ts';
 
 /** `--export-json FILE` and `--export-metric`: the results in hyperfine's JSON shape (run, measure, report). */
 export function addExportOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
@@ -42,7 +43,14 @@ export function addOutputGroup<A extends unknown[], O extends OptionValues, G ex
           'after the samples, one unrecorded run per cell with --cpu-prof: where its cold start goes, by npm package (attribution.md)',
         ),
       )
-      .addOption(new Option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`)),
+      .addOption(new Option('--allow-failures', `exit 0 even when samples failed (otherwise exit ${EXIT_FAILED_SAMPLES})`))
+      .addOption(
+        new Option(
+          '--force-publish',
+          `start a run whose --out is under results/published/ although the 1-min load is above ${PUBLISH_MAX_LOAD_PER_CORE} a core ` +
+            '(otherwise refused, exit 2; docs/dev/publishing.md)',
+        ),
+      ),
   );
 }
 
@@ -54,6 +62,7 @@ export function outputOf(opts: OutputOpts): Partial<OutputSpec> {
     ...(opts.out !== undefined ? { out: opts.out } : {}),
     ...(opts.attribute ? { attribute: true } : {}),
     ...(opts.allowFailures ? { allowFailures: true } : {}),
+    ...(opts.forcePublish ? { forcePublish: true } : {}),
     ...(exportJson ? { exportJson } : {}),
   };
 }

@@ -1,0 +1,72 @@
+/**
+ * `verify PUBLISHED` (npm run verify): re-measure a slice of a published run here and say, claim by
+ * claim, whether its ratios hold (pipeline/verify.ts). Exit 0 when every claim holds, 1 when one does
+ * not (or could not be measured), 3 when samples failed, 130 when interrupted.
+ */
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
+import { MEASURES } from '../core/dimensions.ts';
+import { parseChoice, parseInteger, parseList, parseRoutes } from '../core/parse.ts';
+import { claimLine, DEFAULT_VERIFY_SAMPLES, METRIC_NAMES, parseMetricName, verifyPipeline } from '../pipeline/verify.ts';
+import { runSummaryLine } from '../pipeline/run.ts';
+import { addTypedCommand } from './groups/common.ts';
+import { depsOf } from './run.ts';
+import { commandLine } from './shared.ts';
+
+export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: readonly string[] } = {}): void {
+  const verify = new Command('verify')
+    .description(
+      're-measure a slice of a published run on this machine and say, claim by claim, whether its ratios to the floor hold ' +
+        '(bootstrap intervals of both runs overlap); exit 1 when one does not',
+    )
+    .argument('<published>', 'a published run folder, e.g. results/published/2026-11-27-seed-table')
+    .addOption(
+      new Option(
+        '--frameworks <list>',
+        "the slice's frameworks (default every framework of the run; the floor is always measured)",
+      ).argParser((text: string) => parseList('--frameworks', text)),
+    )
+    .addOption(
+      new Option('--routes <list>', "the slice's route counts (default each framework's smallest and largest)").argParser(parseRoutes),
+    )
+    .addOption(
+      new Option('--measure <measure>', "which of the run's cells: time or instructions (default time when it has timed cells)").argParser(
+        parseChoice('--measure', MEASURES),
+      ),
+    )
+    .addOption(
+      new Option('--samples <n>', `samples per cell (default ${DEFAULT_VERIFY_SAMPLES}; counted cells 1)`).argParser(
+        parseInteger('--samples', 1, 1000),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--metric <list>',
+        `the claims' metrics (default firstResponse,cpu.firstResponse; counted cells instructions): ${METRIC_NAMES.join(', ')}`,
+      ).argParser((text: string) => [...new Set(parseList('--metric', text).map(parseMetricName))]),
+    )
+    .addOption(new Option('-o, --out <dir>', 'the new run folder (default results/<timestamp>/)'))
+    .addOption(new Option('--debug-mode [script]', 'run with the fake sampler and cells: nothing is started').hideHelp());
+  const command = verify.action(async (published, opts) => {
+    const result = await verifyPipeline(
+      {
+        published,
+        command: commandLine([...(hooks.argv ?? process.argv)], 'verify'),
+        ...(opts.frameworks ? { frameworks: opts.frameworks } : {}),
+        ...(opts.routes ? { routes: opts.routes } : {}),
+        ...(opts.measure ? { measure: opts.measure } : {}),
+        ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
+        ...(opts.metric ? { metrics: opts.metric } : {}),
+        ...(opts.out ? { out: opts.out } : {}),
+      },
+      depsOf(opts.debugMode)(),
+    );
+    process.stdout.write(`${result.claims.map(claimLine).join('\n')}\n`);
+    const holding = result.claims.filter((c) => c.verdict === 'holds').length;
+    process.stdout.write(
+      `${holding} of ${result.claims.length} claims hold here; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}\n`,
+    );
+    if (result.exitCode) process.exitCode = result.exitCode;
+  });
+  addTypedCommand(program, command);
+}

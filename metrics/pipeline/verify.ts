@@ -1,0 +1,171 @@
+/**
+ * `verify PUBLISHED`, the use case: re-measure a slice of a published run on this machine through the
+ * run pipeline (the same plan, sampler and ports as `run`), then judge, claim by claim, whether the
+ * published ratios to the floor hold here (analyse/verify.ts). The new samples and the report are a
+ * run folder (results/<timestamp>/ unless `out`), and verify.md beside them says every claim.
+ */
+import path from 'node:path';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { DEFAULT_COMPARE_METRIC, isInstructionMetric, statsOf, type MetricName } from '../analyse/compare.ts';
+import { defaultSlice, floorOf, judgeClaims, type Claim } from '../analyse/verify.ts';
+import { AWS_LAMBDA_TARGET, type Measure } from '../core/dimensions.ts';
+import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
+import { UsageError } from '../core/errors.ts';
+import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
+import { writeFileWhole } from '../store/files.ts';
+import { runSpec, type RunSpec } from '../core/run-spec.ts';
+import { loadRun } from '../report/write.ts';
+import { verifyMarkdown, VERIFY_FILE } from '../report/verify-md.ts';
+import type { Deps } from './ports.ts';
+
+export { METRIC_NAMES, parseMetricName } from '../analyse/compare.ts';
+export { claimLine } from '../report/verify-md.ts';
+import { exitCodeOf, runPipeline, type RunResult } from './run.ts';
+
+/** Exit code of a verification in which some claim does not hold here (or could not be measured): a verdict, as compare --fail-above's. */
+export const EXIT_CLAIM_FAILED = 1;
+/** Timed samples per cell when none are asked for. */
+export const DEFAULT_VERIFY_SAMPLES = 5;
+/** The metrics a timed run's claims are on: wall time (what the pages show) and the child's CPU time (what transfers better). */
+export const DEFAULT_TIME_METRICS: readonly MetricName[] = [DEFAULT_COMPARE_METRIC, 'cpu.firstResponse'];
+export const DEFAULT_COUNT_METRICS: readonly MetricName[] = ['instructions'];
+
+export interface VerifyOptions {
+  /** the published run folder */
+  published: string;
+  /** the command line, for meta.json */
+  command: string;
+  /** keep only these frameworks of the slice (the floor stays) */
+  frameworks?: readonly string[];
+  /** keep only these route counts of the slice (the floor stays) */
+  routes?: readonly number[];
+  /** which of the run's cells: timed or counted (default: timed when it has them) */
+  measure?: Measure;
+  /** samples per cell (default 5 timed, 1 counted) */
+  samples?: number;
+  metrics?: readonly MetricName[];
+  /** the new run folder (default results/<timestamp>/) */
+  out?: string;
+  /** a Lambda run's runtime line `node` and the node of server cells */
+  node?: string;
+}
+
+export interface VerifyResult {
+  run: RunResult;
+  claims: Claim[];
+  markdown: string;
+  /** 0 when every claim holds; else the run's (interrupted, failed samples) or EXIT_CLAIM_FAILED */
+  exitCode: number;
+}
+
+/** The cells of a run that differ from `floor` only in framework and route count. */
+function besideFloor(summaries: readonly CellSummary[], floor: Cell): CellSummary[] {
+  const rest = (cell: Cell) => cellKey({ ...cell, framework: floor.framework, routes: floor.routes });
+  return summaries.filter((s) => rest(s.cell) === cellKey(floor));
+}
+
+/** What is verified: the floor, the slice and the metrics, from the published run and the options. */
+export function planVerification(summaries: readonly CellSummary[], counted: readonly CellSummary[], options: VerifyOptions) {
+  const measure = options.measure ?? (summaries.length ? 'time' : 'instructions');
+  // the hello-world reference measured beside Lambda cells is no framework to make claims on
+  const pool = (measure === 'instructions' ? counted : summaries).filter((s) => s.cell.framework !== REFERENCE_FRAMEWORK);
+  if (!pool.length)
+    throw new UsageError(`--measure ${measure}: ${options.published} has no ${measure === 'time' ? 'timed' : 'counted'} cells`);
+  // the default metrics the run recorded: Lambda cells and older runs have no CPU time at first response
+  const recorded = (m: MetricName) => pool.some((summary) => statsOf(summary, m));
+  const defaults = measure === 'instructions' ? DEFAULT_COUNT_METRICS : DEFAULT_TIME_METRICS.filter(recorded);
+  const metrics = options.metrics ?? (defaults.length ? defaults : DEFAULT_TIME_METRICS);
+  const wrong = metrics.filter((m) => isInstructionMetric(m) !== (measure === 'instructions'));
+  if (wrong.length) throw new UsageError(`--metric ${wrong.join(',')}: not a metric of ${measure === 'time' ? 'timed' : 'counted'} cells`);
+  const floor = floorOf(pool, metrics[0]!);
+  if (!floor) throw new UsageError(`${options.published} recorded no ${metrics[0]} to verify`);
+  if (floor.cell.target === AWS_LAMBDA_TARGET)
+    throw new UsageError(`${options.published} holds figures imported from AWS: they cannot be re-measured here`);
+  if (floor.cell.source === 'app')
+    throw new UsageError(`${options.published} measured the user's own apps (measure): verify re-measures generated cells`);
+  const beside = besideFloor(pool, floor.cell);
+  for (const [option, asked, has] of [
+    ['--frameworks', options.frameworks, new Set(beside.map((s) => s.cell.framework))],
+    ['--routes', options.routes, new Set(beside.map((s) => s.cell.routes))],
+  ] as const) {
+    const missing = (asked ?? []).filter((v) => !(has as Set<string | number>).has(v));
+    if (missing.length) throw new UsageError(`${option}: ${missing.join(', ')} not in the published run (it has ${[...has].join(', ')})`);
+  }
+  const chosen = beside.filter(
+    (s) =>
+      (!options.frameworks || options.frameworks.includes(s.cell.framework)) && (!options.routes || options.routes.includes(s.cell.routes)),
+  );
+  const slice = defaultSlice([...chosen, floor], floor.cell);
+  // with --routes the user picked the route counts: every one of them, not only the smallest and largest
+  const cells = options.routes ? [...new Map([floor, ...chosen].map((s) => [cellKey(s.cell), s.cell])).values()] : slice;
+  if (cells.length < 2) throw new UsageError(`nothing to verify: the slice holds only the floor (${cellLabel(floor.cell)})`);
+  return { measure, metrics, floor: floor.cell, cells };
+}
+
+/** The spec of the re-measurement: the published run's settings, on the slice's frameworks, route counts and the floor's levers. */
+export function verifySpec(
+  published: RunSpec['sampling'] | undefined,
+  floor: Cell,
+  cells: readonly Cell[],
+  options: VerifyOptions,
+): RunSpec {
+  const counted = floor.measure === 'instructions';
+  const samples = options.samples ?? (counted ? 1 : DEFAULT_VERIFY_SAMPLES);
+  const lambda = floor.target === 'lambda';
+  return runSpec({
+    command: options.command,
+    source: {
+      kind: 'generated',
+      frameworks: [...new Set(cells.map((c) => c.framework))],
+      routes: [...new Set(cells.map((c) => c.routes))].sort((a, b) => a - b),
+      variants: [floor.variant],
+      shapes: [floor.shape],
+      schemas: [floor.schema],
+    },
+    cells: {
+      targets: [lambda ? 'lambda' : 'server'],
+      memories: floor.memory ? [floor.memory] : [],
+      measures: [floor.measure],
+      ...(lambda
+        ? { lambdaRuntimes: [floor.runtime as RunSpec['cells']['lambdaRuntimes'][number]] }
+        : { runtimes: [floor.runtime as RunSpec['cells']['runtimes'][number]] }),
+      builds: [floor.build],
+      compileCaches: [floor.compileCache],
+      ...(lambda ? { bootstraps: [floor.bootstrap] } : {}),
+      fileCaches: [floor.fileCache],
+      lambdaReference: false,
+      ...(options.node ? { node: options.node } : {}),
+    },
+    sampling: {
+      samples,
+      countSamples: samples,
+      ...(published ? { warmup: published.warmup, order: published.order, seed: published.seed, timeoutMs: published.timeoutMs } : {}),
+      // first hits come after the timed answer: they change no claim
+      firstHits: 0,
+    },
+    output: { out: options.out, allowFailures: true },
+  });
+}
+
+export async function verifyPipeline(options: VerifyOptions, deps: Deps): Promise<VerifyResult> {
+  const published = loadRun(path.resolve(options.published));
+  const plan = planVerification(published.summaries, published.counted, options);
+  const spec = verifySpec(published.meta?.spec.sampling as RunSpec['sampling'] | undefined, plan.floor, plan.cells, options);
+  const run = await runPipeline(spec, deps);
+  const here = run.recorded ? loadRun(run.dir) : undefined;
+  const hereSummaries = here ? (plan.measure === 'instructions' ? here.counted : here.summaries) : [];
+  const pool = plan.measure === 'instructions' ? published.counted : published.summaries;
+  const claims = judgeClaims(plan.cells, plan.floor, pool, hereSummaries, plan.metrics);
+  const markdown = verifyMarkdown({
+    published: { dir: options.published, meta: published.meta },
+    here: { dir: run.dir, meta: here?.meta },
+    floor: plan.floor,
+    metrics: plan.metrics,
+    claims,
+    interrupted: run.interrupted,
+  });
+  if (run.recorded) writeFileWhole(path.join(run.dir, VERIFY_FILE), markdown);
+  const runCode = exitCodeOf(run, false);
+  const exitCode = runCode || (claims.every((c) => c.verdict === 'holds') ? 0 : EXIT_CLAIM_FAILED);
+  return { run, claims, markdown, exitCode };
+}

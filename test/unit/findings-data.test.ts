@@ -1,0 +1,229 @@
+/**
+ * The findings' figures against the run folders they cite (issue 36: "a test fails when a finding's
+ * figure drifts from its data"). Every run folder a finding links under results/published/ exists
+ * with its samples; every table of a finding keeps to one time unit; and the tables and sentences
+ * listed here are recomputed from the summary.csv and meta.json of the run they rest on (a table
+ * rests on the last run folder linked above it): each cell of a checked column must be the figure the
+ * run gives, rounded as the finding rounds it.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { median, quantile } from 'simple-statistics';
+import { fitLinear } from '../../metrics/analyse/scaling.ts';
+import { dollars } from '../../metrics/core/format.ts';
+import type { RunMeta } from '../../metrics/core/meta.ts';
+import { ROOT } from '../support/in-process.ts';
+
+const FINDINGS = path.join(ROOT, 'docs', 'findings');
+const PUBLISHED_LINK = /results\/published\/([\w.-]+)/g;
+
+type Row = Record<string, string>;
+
+function findingText(name: string): string {
+  return readFileSync(path.join(FINDINGS, name), 'utf8');
+}
+
+const csvCache = new Map<string, Row[]>();
+function summaryCsv(run: string): Row[] {
+  let rows = csvCache.get(run);
+  if (!rows) {
+    rows = parse<Row>(readFileSync(path.join(ROOT, 'results', 'published', run, 'summary.csv'), 'utf8'), { columns: true });
+    csvCache.set(run, rows);
+  }
+  return rows;
+}
+
+function metaOf(run: string): RunMeta {
+  return JSON.parse(readFileSync(path.join(ROOT, 'results', 'published', run, 'meta.json'), 'utf8')) as RunMeta;
+}
+
+/** A summary.csv row of a framework at a route count (the run's only cell there, or the counted one when `measure` says). */
+function rowOf(run: string, framework: string, routes: number): Row {
+  const rows = summaryCsv(run).filter((r) => r.framework === framework && Number(r.routes) === routes);
+  assert.equal(rows.length, 1, `${run}: one cell of ${framework}@${routes} (found ${rows.length})`);
+  return rows[0]!;
+}
+
+const num = (row: Row, column: string): number => {
+  const value = row[column];
+  assert.ok(value !== undefined && value !== '', `summary.csv has ${column}`);
+  return Number(value);
+};
+
+/** A table of a finding: the header line starting with `header`, its rows as cells, and the run folder linked last above it. */
+interface Table {
+  run: string;
+  header: string[];
+  rows: string[][];
+}
+
+function cellsOf(line: string): string[] {
+  return line
+    .slice(1, line.lastIndexOf('|'))
+    .split('|')
+    .map((c) => c.trim());
+}
+
+function tablesOf(text: string, header: string): Table[] {
+  const lines = text.split('\n');
+  const tables: Table[] = [];
+  lines.forEach((line, i) => {
+    if (!line.startsWith(header)) return;
+    const above = lines.slice(0, i).join('\n');
+    const run = [...above.matchAll(PUBLISHED_LINK)].at(-1)?.[1];
+    assert.ok(run, `the table "${header}" follows a link to its run folder`);
+    const rows: string[][] = [];
+    for (let j = i + 2; j < lines.length && lines[j]!.startsWith('|'); j++) rows.push(cellsOf(lines[j]!));
+    tables.push({ run, header: cellsOf(line), rows });
+  });
+  assert.ok(tables.length, `a table starting "${header}"`);
+  return tables;
+}
+
+/** ms as the Lambda tables round them: whole milliseconds. */
+const whole = (value: number) => Math.round(value).toString();
+const P95 = 'estimate_init_duration_p95_ms_x86_64';
+/** A signed figure: one decimal below 100, whole above; the minus sign U+2212. */
+function signed(value: number): string {
+  const text = Math.abs(value) >= 100 ? Math.abs(value).toFixed(0) : Math.abs(value).toFixed(1);
+  return `${value < 0 ? '−' : '+'}${text}`;
+}
+const signedPercent = (share: number) => `${signed(share * 100)} %`;
+
+/** Compares every checked column of every row; returns the mismatches as "row: column: finding says X, the run gives Y". */
+function mismatches(
+  table: Table,
+  expected: (framework: string, routes: number) => Record<string, string>,
+  rowFilter = (cells: string[]) => /^\d+$/.test(cells[1] ?? ''),
+): string[] {
+  const wrong: string[] = [];
+  for (const cells of table.rows.filter(rowFilter)) {
+    const [framework, routes] = [cells[0]!, Number(cells[1])];
+    const figures = expected(framework, routes);
+    for (const [column, value] of Object.entries(figures)) {
+      const index = table.header.indexOf(column);
+      assert.ok(index >= 0, `column "${column}" in ${table.header.join(' | ')}`);
+      if (cells[index] !== value)
+        wrong.push(`${framework}@${routes}: ${column}: the finding says "${cells[index]}", ${table.run} gives "${value}"`);
+    }
+  }
+  return wrong;
+}
+
+describe('the findings against their run folders', () => {
+  const findings = readdirSync(FINDINGS).filter((f) => f.endsWith('.md'));
+
+  it('every run folder a finding links under results/published/ is there, with its samples and meta.json', () => {
+    const missing: string[] = [];
+    for (const finding of findings) {
+      for (const [, run] of findingText(finding).matchAll(PUBLISHED_LINK)) {
+        for (const file of ['samples.jsonl', 'meta.json']) {
+          if (!existsSync(path.join(ROOT, 'results', 'published', run!, file))) missing.push(`${finding}: ${run}/${file}`);
+        }
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it('every table keeps to one time unit (ms or µs, never both in its header)', () => {
+    const mixed: string[] = [];
+    for (const finding of findings) {
+      for (const line of findingText(finding).split('\n')) {
+        if (line.startsWith('|') && /\bms\b/.test(line) && /µs/.test(line)) mixed.push(`${finding}: ${line.slice(0, 80)}`);
+      }
+    }
+    assert.deepEqual(mixed, []);
+  });
+
+  it('instructions per route: every phase, total and the per-route slope, from 2026-11-26-instructions', () => {
+    const text = findingText('2026-11-26-instructions-per-route.md');
+    const [table] = tablesOf(text, '| framework | routes | import | registration | listen | first request | total |');
+    assert.equal(table!.run, '2026-11-26-instructions');
+    const millions = (row: Row, figure: string) => (num(row, `instructions_${figure}_median`) / 1e6).toFixed(1);
+    const slope = (framework: string) => {
+      const points = summaryCsv(table!.run)
+        .filter((r) => r.framework === framework)
+        .map((r): [number, number] => [Number(r.routes), num(r, 'instructions_total_median')]);
+      return fitLinear(points).perRouteMs / 1e6;
+    };
+    const perRoute = table!.header.find((h) => h.startsWith('per route'))!;
+    const wrong = mismatches(table!, (framework, routes) => {
+      const row = rowOf(table!.run, framework, routes);
+      return {
+        import: millions(row, 'import'),
+        registration: millions(row, 'registration'),
+        listen: millions(row, 'listen'),
+        'first request': millions(row, 'firstRequest'),
+        total: millions(row, 'total'),
+        [perRoute]: routes === 1000 ? `${slope(framework).toFixed(2)} M` : '',
+      };
+    });
+    assert.deepEqual(wrong, []);
+    const said = /\*\*fastify pays for its routes at listen\*\*: ([\d.]+) M instructions per added route/.exec(text);
+    assert.equal(said?.[1], slope('fastify').toFixed(2), 'the conclusion quotes the table');
+  });
+
+  it('the Lambda matrix: Init here, the term, the estimates and $ of both runs, and the quiet run against the busy one', () => {
+    const text = findingText('2026-11-26-lambda-default-matrix.md');
+    const tables = tablesOf(
+      text,
+      '| framework | routes | Init here | term | estimate x86_64 (p95) | estimate arm64 | $/M x86_64 | $/M arm64 |',
+    );
+    assert.deepEqual(
+      tables.map((t) => t.run),
+      ['2026-11-26-lambda', '2026-11-26-lambda-10'],
+    );
+    const figures = (run: string, framework: string, routes: number) => {
+      const row = rowOf(run, framework, routes);
+      return {
+        'Init here': whole(num(row, 'lambda_init_duration_median_ms')),
+        term: signed(num(row, 'estimate_init_code_loading_ms')),
+        'estimate x86_64 (p95)': `${whole(num(row, 'estimate_init_duration_ms_x86_64'))} (${whole(num(row, P95))})`,
+        'estimate arm64': whole(num(row, 'estimate_init_duration_ms_arm64')),
+        '$/M x86_64': dollars(num(row, 'estimate_cost_per_million_usd_x86_64')),
+        '$/M arm64': dollars(num(row, 'estimate_cost_per_million_usd_arm64')),
+      };
+    };
+    const [busy, quiet] = tables as [Table, Table];
+    const wrong = [
+      ...mismatches(busy, (framework, routes) => figures(busy.run, framework, routes)),
+      ...mismatches(quiet, (framework, routes) => {
+        const here = num(rowOf(quiet.run, framework, routes), 'estimate_init_duration_ms_x86_64');
+        const there = num(rowOf(busy.run, framework, routes), 'estimate_init_duration_ms_x86_64');
+        return { ...figures(quiet.run, framework, routes), 'estimate vs the busy run': signedPercent(here / there - 1) };
+      }),
+    ];
+    assert.deepEqual(wrong, []);
+    // the paragraph under the quiet run's table: how its Init and estimates moved, over the table's cells
+    const cells = quiet.rows.filter((c) => /^\d+$/.test(c[1]!)).map((c): [string, number] => [c[0]!, Number(c[1])]);
+    const moved = (column: string) => cells.map(([f, n]) => num(rowOf(quiet.run, f, n), column) / num(rowOf(busy.run, f, n), column) - 1);
+    const estimates = moved('estimate_init_duration_ms_x86_64');
+    const said = new RegExp(
+      String.raw`Init here fell by (\d+) % \(median over the (\d+) cells\), the estimates by ([\d.]+) %\*\* ` +
+        String.raw`\(interquartile range\s+(\S+) to (\S+) %`,
+    ).exec(text);
+    assert.deepEqual(said?.slice(1), [
+      (-median(moved('lambda_init_duration_median_ms')) * 100).toFixed(0),
+      `${cells.length}`,
+      (-median(estimates) * 100).toFixed(1),
+      signed(quantile(estimates, 0.25) * 100),
+      signed(quantile(estimates, 0.75) * 100),
+    ]);
+  });
+
+  it("the Lambda matrix's sentences: each run's share of other processes, and hono's estimate at 1 route", () => {
+    const text = findingText('2026-11-26-lambda-default-matrix.md');
+    const others = (run: string) => `${Math.round((metaOf(run).load?.run?.others ?? NaN) * 100)}`;
+    assert.equal(/\*\*Busy:\*\* [^*]*?other processes (\d+) % of the CPU time/.exec(text)?.[1], others('2026-11-26-lambda'));
+    assert.equal(/median 0\.93, other processes (\d+) % of the CPU time/.exec(text)?.[1], others('2026-11-26-lambda-10'));
+    const hono = /hono at 1 route: (\d+) ms here, ratio\s+[\d.]+, estimate (\d+) ms/.exec(text);
+    const row = rowOf('2026-11-26-lambda', 'hono', 1);
+    assert.deepEqual(
+      [hono?.[1], hono?.[2]],
+      [whole(num(row, 'lambda_init_duration_median_ms')), whole(num(row, 'estimate_init_duration_ms_x86_64'))],
+    );
+  });
+});
