@@ -5,11 +5,11 @@
  */
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
-import { MEASURES } from '../core/dimensions.ts';
+import { DIMENSIONS, MEASURES } from '../core/dimensions.ts';
 import { parseChoice, parseInteger, parseList, parseRoutes } from '../core/parse.ts';
 import { claimLine, DEFAULT_VERIFY_SAMPLES, METRIC_NAMES, parseMetricName, verifyPipeline } from '../pipeline/verify.ts';
 import { runSummaryLine } from '../pipeline/run.ts';
-import { addTypedCommand } from './groups/common.ts';
+import { addTypedCommand, dimensionOption } from './groups/common.ts';
 import { depsOf } from './run.ts';
 import { commandLine } from './shared.ts';
 
@@ -20,14 +20,18 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
         '(bootstrap intervals of both runs overlap); exit 1 when one does not',
     )
     .argument('<published>', 'a published run folder, e.g. results/published/2026-11-27-seed-table')
+    // the run's own selection flags, from the table (core/dimensions.ts), with what they select here
     .addOption(
-      new Option(
-        '--frameworks <list>',
+      sliceOption(
+        dimensionOption(DIMENSIONS.framework, '--frameworks', (text: string) => parseList('--frameworks', text)),
         "the slice's frameworks (default every framework of the run; the floor is always measured)",
-      ).argParser((text: string) => parseList('--frameworks', text)),
+      ),
     )
     .addOption(
-      new Option('--routes <list>', "the slice's route counts (default each framework's smallest and largest)").argParser(parseRoutes),
+      sliceOption(
+        dimensionOption(DIMENSIONS.routes, '--routes', parseRoutes),
+        "the slice's route counts (default each framework's smallest and largest)",
+      ),
     )
     .addOption(
       new Option('--measure <measure>', "which of the run's cells: time or instructions (default time when it has timed cells)").argParser(
@@ -69,4 +73,10 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
     if (result.exitCode) process.exitCode = result.exitCode;
   });
   addTypedCommand(program, command);
+}
+
+/** A table flag whose help says what it selects of a published run (not of a new one). */
+function sliceOption<O extends { description: string }>(option: O, help: string): O {
+  option.description = help;
+  return option;
 }

@@ -13,6 +13,7 @@ import { median } from 'simple-statistics';
 import { SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
 import { forEachSample } from '../store/samples-file.ts';
 import { markdownTable, ms, type Align } from '../core/format.ts';
+import { RUNTIME_NAMES } from '../core/dimensions.ts';
 import { readMeta } from '../store/meta-file.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -372,7 +373,7 @@ function mionHandlers(apps: RunSamples, lines: RunSamples): string {
   return markdownTable(headers, rows, right(headers.length));
 }
 
-const NODE_RUNTIMES = ['node', 'node22', 'node24'] as const;
+const NODE_RUNTIMES = RUNTIME_NAMES.filter((r) => r !== 'bun');
 const NODE_ROUTES = [10, 1000, 3000, 5000] as const;
 
 /** fastify and mion on three Node lines: CPU time to listen, and each line against node 20. */

@@ -26,6 +26,9 @@ const NOT_SPEC: Record<string, string> = {
   'metrics/core/cell.ts': "a record's absent dimension is the table's stored value (old samples.jsonl keep their keys)",
   'metrics/core/paths.ts': "a generated file's path without a shape or schema is the flat/small file's (old names keep their paths)",
   'metrics/core/run-spec.ts': 'DEFAULT_SPEC itself',
+  'metrics/pipeline/results-index.ts': "reads the meta.json of published runs: an old record's absent field has its documented meaning",
+  'metrics/pipeline/verify.ts':
+    "verify's options are not a RunSpec: --measure defaults to what the published run holds (timed, else counted)",
 };
 
 /** The spec's fields and the cell's dimensions; the groups and `source`/`kind` (never defaulted, common names) are not. */
