@@ -39,14 +39,24 @@ export function fileError(file: string, error: unknown, verb = 'write'): Environ
   return new EnvironmentError(`cannot ${verb} ${file} (${why(error)})`);
 }
 
-/** Write all of `bytes` to `fd`: a short write is followed by another until done or an error is thrown. */
-/** Every byte written, however many short writes a filling disk makes first. */
+/**
+ * Every byte written, however many short writes a filling disk makes first. A descriptor that is
+ * non-blocking (a pipe node shares, written through /dev/stdout) answers EAGAIN when full: that waits
+ * 1 ms and tries again, for at most a minute. Any other error is thrown.
+ */
 export function writeAll(fd: number, bytes: Uint8Array): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
   let done = 0;
-  while (done < bytes.length) {
-    const wrote = writeSync(fd, bytes, done, bytes.length - done);
-    if (wrote <= 0) throw Object.assign(new Error('no progress writing'), { code: 'EIO' });
-    done += wrote;
+  for (let waited = 0; done < bytes.length;) {
+    try {
+      const wrote = writeSync(fd, bytes, done, bytes.length - done);
+      if (wrote <= 0) throw Object.assign(new Error('no progress writing'), { code: 'EIO' });
+      done += wrote;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= 60_000) throw error;
+      Atomics.wait(pause, 0, 0, 1);
+      waited += 1;
+    }
   }
 }
 
@@ -104,24 +114,22 @@ function outputKind(file: string): OutputKind {
   if (target.isFile()) return { kind: 'replace', file: link.isSymbolicLink() ? realTarget(file) : file };
   if (target.isCharacterDevice() || target.isFIFO()) return { kind: 'through' };
   if (target.isDirectory()) throw fileError(file, Object.assign(new Error('a folder'), { code: 'EISDIR' }));
-  throw new UsageError(refusal(file, target.isBlockDevice() ? 'block device' : 'socket'));
-}
-
-function refusal(file: string, kind: string): string {
-  return `${file} is a ${kind}: an output must be a file, a FIFO, a character device or a stream of this process (/dev/stdout)`;
+  const kind = target.isBlockDevice() ? 'block device' : 'socket';
+  throw new UsageError(
+    `${file} is a ${kind}: an output must be a file, a FIFO, a character device or a stream of this process (/dev/stdout)`,
+  );
 }
 
 /**
  * Why `file` can never be an output (a block device, or a socket not reached through /dev/stdout), or
- * undefined: checked with the options, before a run.
+ * undefined: outputKind's refusal, asked with the options, before a run (a folder is the write's own error).
  */
 export function refusedOutput(file: string): string | undefined {
   try {
-    if (lstatSync(file).isSymbolicLink() && throughDescriptor(file)) return undefined;
-    const s = statSync(file);
-    return s.isBlockDevice() ? refusal(file, 'block device') : s.isSocket() ? refusal(file, 'socket') : undefined;
-  } catch {
-    return undefined; // absent: made by the write
+    outputKind(file);
+    return undefined;
+  } catch (error) {
+    return error instanceof UsageError ? error.message : undefined;
   }
 }
 
@@ -157,44 +165,19 @@ function realTarget(file: string): string {
 
 /**
  * Write to a character device, a FIFO or a descriptor link as it is: opened for appending (no
- * truncation, no rename), so `--out /dev/stdout` into a redirected file adds to what is there.
+ * truncation, no rename), so `--out /dev/stdout` into a redirected file adds to what is there; or,
+ * given `own`, one of this process's descriptors (`/dev/stdout` is fd 1), used as it is and left open.
  */
-function writeThrough(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
-  let fd: number | undefined;
+function writeThrough(file: string, write: (put: (chunk: string | Uint8Array) => void) => void, own?: number): void {
+  let opened: number | undefined;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOCTTY);
-    const open = fd;
-    write((chunk) => writeAll(open, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
+    opened = own === undefined ? openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOCTTY) : undefined;
+    const fd = own ?? opened!;
+    write((chunk) => writeAll(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
   } catch (error) {
     throw (error as NodeJS.ErrnoException).code === undefined ? error : fileError(file, error);
   } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** Write to one of this process's own descriptors (`/dev/stdout` is fd 1), left open: it is the process's stream. */
-function writeToDescriptor(file: string, fd: number, write: (put: (chunk: string | Uint8Array) => void) => void): void {
-  try {
-    write((chunk) => writeWaiting(fd, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
-  } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === undefined ? error : fileError(file, error);
-  }
-}
-
-/** writeAll on a descriptor that may be non-blocking (a pipe node shares): EAGAIN waits 1 ms and tries again, for at most a minute. */
-function writeWaiting(fd: number, bytes: Uint8Array): void {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  let done = 0;
-  for (let waited = 0; done < bytes.length;) {
-    try {
-      const wrote = writeSync(fd, bytes, done, bytes.length - done);
-      if (wrote <= 0) throw Object.assign(new Error('no progress writing'), { code: 'EIO' });
-      done += wrote;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= 60_000) throw error;
-      Atomics.wait(pause, 0, 0, 1);
-      waited += 1;
-    }
+    if (opened !== undefined) closeSync(opened);
   }
 }
 
@@ -206,8 +189,7 @@ function writeWaiting(fd: number, bytes: Uint8Array): void {
 export function writeFileWholeFrom(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
   const how = outputKind(file);
   if (how.kind === 'replace') replaceWhole(how.file, write);
-  else if (how.fd === undefined) writeThrough(file, write);
-  else writeToDescriptor(file, how.fd, write);
+  else writeThrough(file, write, how.fd);
 }
 
 function replaceWhole(file: string, write: (put: (chunk: string | Uint8Array) => void) => void): void {
