@@ -62,13 +62,14 @@ function assertWhole(dir: string, meta: RunMeta | undefined, partial: boolean): 
 
 /** A part's cells (key → label, in order of first sample) and meta.json, read without keeping its samples. */
 function readPart(dir: string, partial: boolean): { cells: Map<string, string>; meta: RunMeta | undefined } {
-  assertWhole(dir, readMeta(dir), partial);
+  const meta = readMeta(dir);
+  assertWhole(dir, meta, partial);
   const cells = new Map<string, string>();
   eachSampleOf(dir, (s) => {
     const key = cellKey(s.cell);
     if (!cells.has(key)) cells.set(key, cellLabel(s.cell));
   });
-  return { cells, meta: readMeta(dir) };
+  return { cells, meta };
 }
 
 /** Joins the run folders into `out` and writes its report; `warn` gets the report's outlier lines. */
