@@ -5,21 +5,31 @@ import { calibrationOf, estimateCost, estimateCostText } from './calibration.ts'
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { pivotTables } from './markdown.ts';
 import { dollars } from '../core/format.ts';
+import type { CellSummary } from '../analyse/aggregate.ts';
 
-export function costSection(context: ReportContext): MarkdownSection {
+/** The text of a cell's cost in the cost tables: an estimate's with its interval and mark, else the priced median. */
+export function costCellText(context: ReportContext, s: CellSummary): string {
+  const c = calibrationOf(context, s);
+  if (c?.billedEstimate !== undefined) return estimateCostText(estimateCost(context, s, c, context.cost.pricePerGBs), c);
+  return dollars(cellCost(s, context.cost, undefined)?.perMillion);
+}
+
+/** The title of the cost section, with what it prices: memory, architecture or price. */
+export function costTitle(context: ReportContext): string {
   const { cost } = context;
-  // an estimate's cost carries its interval and, beyond the fitted range, the extrapolated mark
-  const table = pivotTables(context.summaries, 'firstResponse', (s) => {
-    const c = calibrationOf(context, s);
-    if (c?.billedEstimate !== undefined) return estimateCostText(estimateCost(context, s, c, cost.pricePerGBs), c);
-    return dollars(cellCost(s, cost, undefined)?.perMillion);
-  });
+  const own = context.summaries.some((s) => s.cell.memory > 0);
+  const memory = own ? 'each cell at its own memory size' : `${cost.memoryMB} MB`;
+  const what = cost.customPrice ? `${memory} at $${cost.pricePerGBs}/GB-s` : `${memory}, ${ARCHITECTURE_SHORT_NAME[cost.arch]}`;
+  return `Cost: $ per million cold starts (AWS Lambda, ${what})`;
+}
+
+/** The paragraphs under the cost table (markdown): the formula, what the figures are, and the notes the run's cells call for. */
+export function costParagraphs(context: ReportContext): string[] {
+  const { cost } = context;
   const extrapolated = context.summaries.some((s) => calibrationOf(context, s)?.init?.extrapolation);
   const estimated = context.summaries.some((s) => calibrationOf(context, s)?.billedEstimate !== undefined);
   const own = context.summaries.some((s) => s.cell.memory > 0);
   const lambda = context.summaries.some((s) => s.lambda);
-  const memory = own ? 'each cell at its own memory size' : `${cost.memoryMB} MB`;
-  const what = cost.customPrice ? `${memory} at $${cost.pricePerGBs}/GB-s` : `${memory}, ${ARCHITECTURE_SHORT_NAME[cost.arch]}`;
   const notes = [
     ...(lambda
       ? [
@@ -48,14 +58,17 @@ export function costSection(context: ReportContext): MarkdownSection {
         ]
       : []),
   ];
-  return {
-    title: `Cost: $ per million cold starts (AWS Lambda, ${what})`,
-    body: `${table}\n\n${costExplanation(
-      cost,
-      own,
-      context.summaries.some((s) => s.cell.target !== 'aws-lambda'),
-    )}${notes.length ? `\n\n${notes.join(' ')}` : ''}`,
-  };
+  const explanation = costExplanation(
+    cost,
+    own,
+    context.summaries.some((s) => s.cell.target !== 'aws-lambda'),
+  ).split('\n\n');
+  return [...explanation, ...(notes.length ? [notes.join(' ')] : [])];
+}
+
+export function costSection(context: ReportContext): MarkdownSection {
+  const table = pivotTables(context.summaries, 'firstResponse', (s) => costCellText(context, s));
+  return { title: costTitle(context), body: [table, ...costParagraphs(context)].join('\n\n') };
 }
 
 /**

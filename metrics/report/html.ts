@@ -21,7 +21,8 @@ import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
 import { calibratedBands, curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
 import { curveHtmlTable, estimateTable, fitsTable, resultsTable } from './html-tables.ts';
-import { runLoad } from './markdown.ts';
+import { appsRun, runLoad } from './markdown.ts';
+import { costHtml, howToReadHtml, warningsHtml } from './html-answers.ts';
 import { inlineText, pageAsset, pageHead } from './page-assets.ts';
 
 export const HTML_REPORT = 'report.html';
@@ -170,26 +171,30 @@ export async function htmlReport(context: ReportContext): Promise<string> {
   const toggles = togglesOf(context.summaries);
   const list = await charts(context, toggles);
   const vega = vegaBundle();
-  const title = `Cold start by route count${context.meta ? ` (${context.meta.startedAt})` : ''}`;
+  const what = appsRun(context.meta) ? 'Cold start of your app' : 'Cold start by route count';
+  const title = `${what}${context.meta ? ` (${context.meta.startedAt})` : ''}`;
   const data = { charts: list.map((c) => ({ id: c.id, spec: c.spec })), toggles };
   return `${[
     ...pageHead(CSP, xmlText(title)),
     `<h1>${xmlText(title)}</h1>`,
     '<p class="note">Medians over fresh processes, in ms from the runner’s spawn call; the same report as ' +
       '<a href="summary.md">summary.md</a>, with charts to hover and tables to sort. Quote medians with their spread.</p>',
+    howToReadHtml(context),
+    warningsHtml(context),
     missingHtml(context.meta, context.summaries),
     togglesHtml(toggles),
-    '<h2>Charts</h2>',
+    '<h2 id="charts">Charts</h2>',
     list.length ? list.map(chartHtml).join('\n') : '<p class="note">No successful sample in this run: no chart.</p>',
     '<h2>Results</h2>',
     '<p class="note">One row per cell; click a header to sort. ⚠: the slowest sample took more than 1.5 × the fastest.</p>',
     resultsTable(context.summaries, toggles),
-    '<h2>Scaling with routes</h2>',
+    '<h2 id="scaling">Scaling with routes</h2>',
     '<p class="note">The cost of one more route (ms per route) from the curve the samples support, on first response and on ready ' +
       '(listen; a Lambda handler: init), with 95 % bootstrap intervals; how the model is chosen: <a href="scaling.md">scaling.md</a>.</p>',
     curveHtmlTable(context),
     '<p class="note">The straight line through the medians (µs per route):</p>',
     fitsTable(context.summaries),
+    costHtml(context, toggles),
     '<h2>Lambda: the estimate and its calibration</h2>',
     calibrationHtml(context, toggles),
     '<h2>Machine</h2>',

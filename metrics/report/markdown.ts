@@ -16,6 +16,11 @@ export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
   return parseLoadSummary((meta as { load?: unknown } | undefined)?.load);
 }
 
+/** A `measure` run: the cells are the user's apps, not generated route files (the report words them as apps). */
+export function appsRun(meta: RunMeta | undefined): boolean {
+  return meta?.spec.source.kind === 'apps';
+}
+
 /** What a run with counted cells did with them, for the Method line; empty for other runs. */
 function countedMethod({ cells, sampling }: MetaSpec): string {
   const measures = cells.measures;
