@@ -97,6 +97,8 @@ export function registerRunCommand(program: PlainCommand, hooks: ProgramHooks = 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */
 export function finishRun(result: RunResult, allowFailures: boolean): void {
   process.stdout.write(`${runSummaryLine(result)}\n`);
+  // a run with no Lambda cell: how to get the Lambda answer, in one line (the markdown's code marks dropped)
+  if (result.lambdaHint) process.stdout.write(`${result.lambdaHint.replace(/`/g, '')}\n`);
   const code = exitCodeOf(result, allowFailures);
   if (code === EXIT_FAILED_SAMPLES) {
     process.stderr.write(

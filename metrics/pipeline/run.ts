@@ -31,6 +31,7 @@ import { openSession, pointLatest, type MeasurementSession } from '../measure/se
 import type { PreparedCells } from '../plan/cells.ts';
 import { buildPlan, type PlannedRun } from '../plan/order.ts';
 import { writeReport, type WrittenReport } from '../report/write.ts';
+import { lambdaHint } from '../report/html-answers.ts';
 import { displayPath } from '../core/display.ts';
 import { resolveJobs, shardCells } from './jobs.ts';
 import { cpuSpeedCommands, endMeta, startMeta } from './meta.ts';
@@ -48,6 +49,8 @@ export interface RunResult {
   /** samples recorded (timed and counted) and how many of them failed (unsupported cells are not failures) */
   recorded: number;
   failed: number;
+  /** a run with no Lambda cell: the one line on how to get the Lambda answer (report.html says it too) */
+  lambdaHint?: string;
 }
 
 /** A run once its session is open and its meta.json's start is written. */
@@ -255,7 +258,8 @@ async function finish(
   }
   pointLatest(dir);
   await deps.step?.('done');
-  return { ...result, summaries: report.context.summaries };
+  const hint = interrupted ? undefined : lambdaHint(report.context);
+  return { ...result, summaries: report.context.summaries, ...(hint ? { lambdaHint: hint } : {}) };
 }
 
 /** The last line of a run: where its results are, and how many samples failed. */

@@ -30,13 +30,15 @@ const skip = !executablePath
     ? 'playwright-core is not installed (npm install)'
     : false;
 
-/** A run with the fake sampler (nothing is started), in a fresh folder; its folder. */
-function fakeRun(args: string[]): string {
+/** A run with the fake sampler (nothing is started), in a fresh folder; its folder and what it printed. */
+function fakeRun(args: string[]): { dir: string; stdout: string } {
   const dir = path.join(tempDir('coldstart-cost-e2e-'), 'run');
   const done = runCli(['run', '--debug-mode', ...args, '--out', dir]);
   assert.equal(done.status, 0, done.stderr);
-  return dir;
+  return { dir, stdout: done.stdout };
 }
+
+const HINT = /^No Lambda cell in this run: for the Lambda answer .* run npm run metrics -- --target server,lambda /m;
 
 async function open(browser: Browser, file: string): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -73,10 +75,11 @@ describe('report.html answers what it costs', { skip }, () => {
 
   describe('a default-shaped run (servers; 3 frameworks × 3 route counts, 5 samples)', () => {
     let dir: string;
+    let stdout: string;
     let page: Page;
     let problems: string[];
     before(async () => {
-      dir = fakeRun(['--frameworks', 'node-http,fastify,hono', '--routes', '1,10,100']);
+      ({ dir, stdout } = fakeRun(['--frameworks', 'node-http,fastify,hono', '--routes', '1,10,100']));
       ({ page, problems } = await open(browser!, path.join(dir, 'report.html')));
     });
 
@@ -136,6 +139,8 @@ describe('report.html answers what it costs', { skip }, () => {
       assert.match(text, /These are local timings, not Lambda timings/);
       assert.ok(await page.locator('#lambda-hint').isVisible());
       assert.match(await page.locator('#lambda-hint').innerText(), /--target server,lambda/);
+      // and the terminal, in one line after the run's last
+      assert.match(stdout, HINT);
     });
 
     it('begins with how to read it, then the warnings, before the charts', async () => {
@@ -180,8 +185,10 @@ describe('report.html answers what it costs', { skip }, () => {
   describe('a run with Lambda cells: each priced by its estimate, as the estimate table prices it', () => {
     let page: Page;
     let problems: string[];
+    let stdout: string;
     before(async () => {
-      const dir = fakeRun(['--target', 'server,lambda', '--frameworks', 'fastify,hono', '--routes', '1,10', '--samples', '2']);
+      let dir: string;
+      ({ dir, stdout } = fakeRun(['--target', 'server,lambda', '--frameworks', 'fastify,hono', '--routes', '1,10', '--samples', '2']));
       ({ page, problems } = await open(browser!, path.join(dir, 'report.html')));
     });
 
@@ -206,6 +213,7 @@ describe('report.html answers what it costs', { skip }, () => {
         fromEstimates.map((t) => t.replace(/ extrapolated ×[\d.]+$/, '')),
       );
       assert.equal(await page.locator('#lambda-hint').count(), 0, 'no hint when the run has Lambda cells');
+      assert.doesNotMatch(stdout, HINT);
       assert.match(
         (await page.locator('h2#cost ~ p').allInnerTexts()).join('\n'),
         /calibrated estimate \(real cold starts from \d{4}-\d\d-\d\d/,
