@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// `npx coldstart <command>` from a checkout: the TypeScript command line, run through tsx.
+// `npx coldstart <command>`, from a checkout or from a project that installed the package: the
+// TypeScript command line, run through tsx with the package's own tsconfig.json (never the one of
+// the project it runs in), from the folder it was run in.
+import path from 'node:path';
 import { register } from 'tsx/esm/api';
 
-register();
-const { main } = await import('../metrics/cli/main.ts');
-process.exitCode = await main(process.argv);
+register({ tsconfig: path.join(import.meta.dirname, '..', 'tsconfig.json') });
+const { runCli } = await import('../metrics/cli/main.ts');
+process.exitCode = await runCli(process.argv);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FrameworkGenerator } from './types.ts';
-import { PROJECT_ROOT } from '../metrics/core/paths.ts';
+import { GENERATED_DIR, PROJECT_ROOT } from '../metrics/core/paths.ts';
 import type { Target } from '../metrics/core/dimensions.ts';
 
 export { PROJECT_ROOT };
@@ -45,7 +45,7 @@ async function loadFolder(target: Target): Promise<FrameworkGenerator[]> {
 }
 
 /** Resolve packages the way a generated file does: from generated/, up to the project's node_modules. */
-const requireFromGenerated = createRequire(path.join(PROJECT_ROOT, 'generated', 'index.js'));
+const requireFromGenerated = createRequire(path.join(GENERATED_DIR, 'index.js'));
 
 export function resolvesPackage(pkg: string): boolean {
   try {

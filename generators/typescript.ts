@@ -18,10 +18,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as TS from 'typescript';
 import { installedVersion, PROJECT_ROOT } from './registry.ts';
+import { WORK_ROOT } from '../metrics/core/paths.ts';
 
 /** Bump when this module's way of compiling changes, so that older cache entries are not reused. */
 const CACHE_FORMAT = 1;
-export const COMPILED_CACHE_DIR = path.join(PROJECT_ROOT, '.cache', 'compiled');
+export const COMPILED_CACHE_DIR = path.join(WORK_ROOT, '.cache', 'compiled');
 
 /** The project's own copies, loaded once: the transformer and we must share one typescript instance. */
 const requireFromProject = createRequire(path.join(PROJECT_ROOT, 'package.json'));

@@ -1,5 +1,5 @@
 /** The writer: turns (generator, routes, variant) into a file under generated/. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FrameworkGenerator } from './types.ts';
 import { GENERATED_DIR, generatedRelativePath, type ShapeOptions } from '../metrics/core/paths.ts';
@@ -7,6 +7,20 @@ import { MAX_ROUTES, MIN_ROUTES, type Variant, DEFAULT_SCHEMA, DEFAULT_SHAPE } f
 
 /** The generated files' folder and names live in core (a cell names its file with them). */
 export { GENERATED_DIR, generatedRelativePath, type ShapeOptions } from '../metrics/core/paths.ts';
+
+/**
+ * generated/package.json: its files are CommonJS whatever the project around it says (the checkout
+ * tracks it; an installed tool writes it into its own generated/ the first time).
+ */
+export const GENERATED_PACKAGE_JSON = '{ "type": "commonjs" }\n';
+
+/** generated/package.json in `dir`, written when absent (a user's `"type": "module"` project must not make the files ES modules). */
+export function ensureGeneratedPackage(dir: string = GENERATED_DIR): void {
+  const file = path.join(dir, 'package.json');
+  if (existsSync(file)) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, GENERATED_PACKAGE_JSON);
+}
 
 export class RouteCountError extends Error {}
 
@@ -48,6 +62,7 @@ export async function writeGenerated(
   const input = { routes, variant, ...(shaped.shape ? { shape: shaped.shape } : {}), ...(shaped.schema ? { schema: shaped.schema } : {}) };
   const source = await generator.generate(input);
   const file = path.join(outDir, generatedRelativePath(generator.name, variant, routes, generator.target, shaped));
+  if (outDir === GENERATED_DIR) ensureGeneratedPackage();
   mkdirSync(path.dirname(file), { recursive: true });
   let previous: string | undefined;
   try {

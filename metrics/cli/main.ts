@@ -23,6 +23,8 @@ import { registerRunCommand, type ProgramHooks } from './run.ts';
 import { registerVerifyCommand } from './verify.ts';
 import type { RunSpec } from '../core/run-spec.ts';
 import { oneLine as printable } from '../core/escape.ts';
+import { PROJECT_ROOT } from '../core/paths.ts';
+import { invocationDir } from './invocation.ts';
 
 const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerRunCommand,
@@ -127,7 +129,28 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli', 'main.ts'))) {
+/** The names npm runs the command line under: each command's name and its script's (a test checks package.json against them). */
+export function commandScripts(): Set<string> {
+  return new Set(buildProgram().commands.flatMap((command) => [command.name(), ...command.aliases()]));
+}
+
+/**
+ * The command line as a process runs it (the npm scripts, `npx coldstart`): from the folder the user
+ * ran it in (invocation.ts), a closed stdout or stderr handled as an interrupt; returns the exit code.
+ */
+export async function runCli(argv: string[]): Promise<number> {
   guardClosedOutput();
-  process.exitCode = withClosedOutput(await main(process.argv));
+  const dir = invocationDir(process.env, process.cwd(), PROJECT_ROOT, commandScripts());
+  try {
+    if (dir !== process.cwd()) process.chdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    process.stderr.write(`coldstart: cannot work from ${oneLine(dir)}, where npm says the command was run (INIT_CWD): ${code}\n`);
+    return EXIT_ENVIRONMENT;
+  }
+  return withClosedOutput(await main(argv));
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith(path.join('metrics', 'cli', 'main.ts'))) {
+  process.exitCode = await runCli(process.argv);
 }

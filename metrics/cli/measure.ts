@@ -14,11 +14,6 @@ import { measureOption } from './groups/selection.ts';
 import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
 import { commandLine } from './shared.ts';
 
-/** Where the user typed the command: npm runs scripts in the package's folder and says where it came from in INIT_CWD. */
-export function invocationDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.INIT_CWD ?? process.cwd();
-}
-
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -84,7 +79,8 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
       '(--measure, on run and measure alike, is how: time or instructions)',
   );
   const command = addRunGroups(addAppsGroup(measure), 'app').action(async (opts, self) => {
-    const base = invocationDir();
+    // where the user ran the command: runCli started there (npm's INIT_CWD for an npm script)
+    const base = process.cwd();
     const apps = appsOf(opts, base);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
     const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };

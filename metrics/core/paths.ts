@@ -8,13 +8,29 @@ import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape, type Target, ty
 /** The checkout (or the installed package): the folder of package.json. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
+/**
+ * Where the tool keeps the files it writes for itself (generated/, .cache/, .runtimes/): the checkout,
+ * or, for a package installed under a node_modules folder, `node_modules/.cache/coldstart` beside it,
+ * so the installed package stays as npm wrote it (npm may reinstall it, or install it read-only).
+ */
+export function workRootOf(projectRoot: string): string {
+  const parts = projectRoot.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  return at < 0 ? projectRoot : path.join(parts.slice(0, at + 1).join(path.sep) || path.sep, '.cache', 'coldstart');
+}
+
+/** True when the tool runs from a package installed under node_modules (not from a checkout). */
+export const INSTALLED = workRootOf(PROJECT_ROOT) !== PROJECT_ROOT;
+
+export const WORK_ROOT = workRootOf(PROJECT_ROOT);
+
 /** A file's route shape and schema weight; both default to the files as they always were (flat, small). */
 export interface ShapeOptions {
   shape?: Shape;
   schema?: Schema;
 }
 
-export const GENERATED_DIR = path.join(PROJECT_ROOT, 'generated');
+export const GENERATED_DIR = path.join(WORK_ROOT, 'generated');
 
 /** `N-startup-F-routes.js`: the name of a generated file, for every target. */
 export function generatedName(framework: string, routes: number): string {

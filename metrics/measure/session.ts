@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../generators/registry.ts';
+import { INSTALLED, PROJECT_ROOT } from '../core/paths.ts';
 import { UsageError } from '../core/errors.ts';
 import { catchInterrupts, killAll, liveChildren, type InterruptGuard } from './children.ts';
 import { cleanLeftovers, scratchPrefix } from './leftovers.ts';
@@ -15,7 +15,11 @@ import { makeWritableDir } from '../store/out-dir.ts';
 import { isLockFile, lockFolder, type FolderLock } from './run-lock.ts';
 import { useGenerated } from './generated-users.ts';
 
-export const RESULTS_DIR = path.join(PROJECT_ROOT, 'results');
+/**
+ * Where a run without --out goes (results/<timestamp>/): results/ of the checkout, or, for the tool
+ * installed in a project, results/ of the folder it was run from.
+ */
+export const RESULTS_DIR = path.join(INSTALLED ? process.cwd() : PROJECT_ROOT, 'results');
 
 export function timestampName(date: Date): string {
   return date

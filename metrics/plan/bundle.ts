@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
-import { GENERATED_DIR } from '../../generators/write.ts';
+import { ensureGeneratedPackage, GENERATED_DIR } from '../../generators/write.ts';
 
 export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 
@@ -99,6 +99,7 @@ export async function bundleFile(input: string, output: string, target: string, 
   const keyFile = `${output}.key`;
   if (existsSync(output) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) return { ok: true, file: output, built: false };
   rmSync(keyFile, { force: true });
+  if (output.startsWith(GENERATED_DIR + path.sep)) ensureGeneratedPackage();
   mkdirSync(path.dirname(output), { recursive: true });
   try {
     const result = await build(options);

@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../generators/registry.ts';
+import { WORK_ROOT } from '../core/paths.ts';
 import { UsageError } from '../core/errors.ts';
 import { isLambdaRuntimeLine, nodeOfLine } from '../core/lambda-platform.ts';
 import { RUNTIME_NAMES, type NodeLine, type RuntimeName } from '../core/dimensions.ts';
@@ -29,10 +29,13 @@ export const PINNED_RUNTIMES = {
   bun: { kind: 'bun', version: '1.4.5' },
 } as const satisfies Record<Exclude<RuntimeName, 'node'>, PinnedRuntime>;
 
-/** .runtimes/ in the project (git-ignored); COLDSTART_RUNTIMES_DIR moves it (a CI cache, a test). */
+/**
+ * .runtimes/ in the project (git-ignored; under node_modules/.cache/coldstart/ when installed);
+ * COLDSTART_RUNTIMES_DIR moves it (a CI cache, a test).
+ */
 export const RUNTIMES_DIR = process.env.COLDSTART_RUNTIMES_DIR
   ? path.resolve(process.env.COLDSTART_RUNTIMES_DIR)
-  : path.join(PROJECT_ROOT, '.runtimes');
+  : path.join(WORK_ROOT, '.runtimes');
 
 /** What decides which binary package fits this machine. */
 export interface Host {

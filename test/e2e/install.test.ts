@@ -1,0 +1,246 @@
+/**
+ * The tool installed into a user's project (issue 38): `npm pack` of the checkout, `npm install -D`
+ * of the tarball into a fresh app folder outside the checkout (an ES-module project with a node:http
+ * server), then, from the app's folder, `npx coldstart measure` (relative --entry, --body, --out and
+ * --export-json), `compare` of two measure runs, and the instruction-count gate of
+ * docs/guide/counting-instructions.md (skipped with the reason without valgrind): every output lands
+ * where the user said, and nothing lands in the checkout or in the installed package's folder. And
+ * the checkout's own npm scripts run through `npm --prefix` from the app's folder read relative paths
+ * from there too (npm's INIT_CWD).
+ *
+ * The install takes the packages from npm's cache where it can (`--prefer-offline`); without a
+ * registry and with a cold cache it cannot install, and the test says so and skips.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { findCountTools } from '../../metrics/measure/counting.ts';
+import { ROOT, tempDir } from '../support/helpers.ts';
+
+const TIMEOUT_MS = 600_000;
+/** The app's first request: relative --body, from the app folder. */
+const REQUEST = ['--request', 'POST /orders', '--body', 'requests/order.json', '--expect-status', '201'];
+const countSkip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; the instruction gate is skipped';
+
+/** The environment of a user's shell: npm's variables of the test run (INIT_CWD, npm_*) left out, so npm and npx set their own. */
+function userEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'INIT_CWD' && !/^npm_/i.test(name)));
+}
+
+function run(command: string, args: string[], cwd: string, timeout = 300_000): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, env: userEnv(), encoding: 'utf8', timeout });
+}
+
+function said(result: SpawnSyncReturns<string>): string {
+  return `exit ${String(result.status)}\n${result.stdout}\n${result.stderr}`;
+}
+
+/** Every path under `dir` with its size and mtime (without the folders named in `skip`): what a run may not change. */
+function snapshot(dir: string, skip: ReadonlySet<string> = new Set()): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      const relative = path.relative(dir, full);
+      if (skip.has(relative)) continue;
+      if (entry.isDirectory()) walk(full);
+      else {
+        const stat = statSync(full, { throwIfNoEntry: false });
+        files.set(relative, stat ? `${stat.size} ${stat.mtimeMs}` : 'gone');
+      }
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** What changed from `before` to `after`: added, removed or rewritten paths. */
+function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  const changed = [...after].filter(([file, stamp]) => before.get(file) !== stamp).map(([file]) => file);
+  return [...changed, ...[...before.keys()].filter((file) => !after.has(file))].sort();
+}
+
+/** The app: an ES-module project (so coldstart's CommonJS files must say they are CommonJS) with a node:http server. */
+function writeApp(dir: string): void {
+  // the folders the user's --export-json and compare --out name exist, as coldstart asks
+  for (const folder of ['requests', 'exports', 'reports']) mkdirSync(path.join(dir, folder), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  const server = (rounds: number) => `import http from 'node:http';
+import { createHash } from 'node:crypto';
+let digest = '';
+for (let i = 0; i < ${rounds}; i++) digest = createHash('sha256').update(digest + i).digest('hex');
+http
+  .createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const order = JSON.parse(body || '{}');
+      res.writeHead(order.sku ? 201 : 400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 1, sku: order.sku, digest: digest.slice(0, 8) }));
+    });
+  })
+  .listen(Number(process.env.PORT), process.env.HOST);
+`;
+  writeFileSync(path.join(dir, 'server.js'), server(2000));
+  // the head commit's server: the same app doing about 5 % more start-up work
+  writeFileSync(path.join(dir, 'server-head.js'), server(12_000));
+  writeFileSync(path.join(dir, 'requests', 'order.json'), '{"sku":"A-1"}\n');
+}
+
+describe('installed into a project: npm pack, npm install -D, npx coldstart from the app', { timeout: TIMEOUT_MS }, () => {
+  let work = '';
+  let app = '';
+  let installed = '';
+  let installSkip: string | false = false;
+  let checkoutBefore = new Map<string, string>();
+  let packageBefore = new Map<string, string>();
+  const CHECKOUT_SKIP = new Set(['node_modules', '.git', '.runtimes', '.cache', 'generated']);
+
+  before(() => {
+    // outside the checkout: a folder of the system's temporary folder
+    work = realpathSync(tempDir('coldstart-install-'));
+    assert.ok(path.relative(ROOT, work).startsWith('..'), `${work} is outside the checkout`);
+    app = path.join(work, 'shop');
+    writeApp(app);
+    checkoutBefore = snapshot(ROOT, CHECKOUT_SKIP);
+
+    const pack = run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+    assert.equal(pack.status, 0, said(pack));
+    const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+    assert.ok(packed, 'npm pack names its tarball');
+    const inside = packed.files.map((f) => f.path);
+    for (const needed of ['bin/coldstart.js', 'metrics/cli/main.ts', 'metrics/calibration/lambda-reference.json', 'tsconfig.json']) {
+      assert.ok(inside.includes(needed), `the tarball holds ${needed}`);
+    }
+    for (const file of inside) assert.ok(!/^(test|results|\.ci|metrics\/tools)\//.test(file), `the tarball leaves out ${file}`);
+
+    const install = run(
+      'npm',
+      ['install', '-D', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(work, packed.filename)],
+      app,
+    );
+    if (install.status !== 0) {
+      const network = /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET/.exec(install.stderr);
+      assert.ok(network, `npm install of the tarball failed for another reason than the network: ${said(install)}`);
+      installSkip = `npm install of the tarball needs the registry (${network[0]}) and npm's cache lacks its dependencies`;
+      return;
+    }
+    installed = path.join(app, 'node_modules', 'coldstart');
+    const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { private?: boolean };
+    assert.notEqual(manifest.private, true);
+    assert.ok(!existsSync(path.join(app, 'node_modules', 'fastify')), "a user's app gets no framework it did not ask for");
+    packageBefore = snapshot(installed);
+  });
+
+  after(() => {
+    if (!work) return;
+    assert.deepEqual(changes(checkoutBefore, snapshot(ROOT, CHECKOUT_SKIP)), [], 'nothing was written into the checkout');
+  });
+
+  /** `npx coldstart ARGS` from the app's folder. */
+  function npx(args: string[]): SpawnSyncReturns<string> {
+    return run('npx', ['--no-install', 'coldstart', ...args], app);
+  }
+
+  it('measure: relative --entry, --body, --out and --export-json, from the app folder', (t) => {
+    if (installSkip) {
+      t.skip(installSkip);
+      return;
+    }
+    const common = [
+      '--request',
+      'POST /orders',
+      '--body',
+      'requests/order.json',
+      '--expect-status',
+      '201',
+      '--samples',
+      '2',
+      '--warmup',
+      '0',
+    ];
+    const base = npx(['measure', '--entry', 'server.js', ...common, '--out', 'runs/base', '--export-json', 'exports/base.json']);
+    assert.equal(base.status, 0, said(base));
+    const head = npx(['measure', '--entry', 'server-head.js', '--name', 'server', ...common, '--out', 'runs/head']);
+    assert.equal(head.status, 0, said(head));
+    for (const file of ['samples.jsonl', 'meta.json', 'summary.md', 'report.html']) {
+      assert.ok(existsSync(path.join(app, 'runs', 'base', file)), `runs/base/${file} in the app`);
+      assert.ok(existsSync(path.join(app, 'runs', 'head', file)), `runs/head/${file} in the app`);
+    }
+    const exported = JSON.parse(readFileSync(path.join(app, 'exports', 'base.json'), 'utf8')) as { results: unknown[] };
+    assert.equal(exported.results.length, 1, 'the export holds the one app');
+    assert.ok(!existsSync(path.join(app, 'results')), 'no default results/ folder when --out is given');
+    assert.deepEqual(changes(packageBefore, snapshot(installed)), [], 'nothing was written into the installed package');
+    const cache = path.join(app, 'node_modules', '.cache', 'coldstart', 'generated');
+    assert.ok(existsSync(path.join(cache, 'app', 'preload.cjs')), "coldstart's own files are under node_modules/.cache/coldstart");
+  });
+
+  it('compare of the two measure runs, its markdown where --out says', (t) => {
+    if (installSkip) {
+      t.skip(installSkip);
+      return;
+    }
+    const compared = npx(['compare', 'runs/base', 'runs/head', '--out', 'reports/compare.md']);
+    assert.equal(compared.status, 0, said(compared));
+    const markdown = readFileSync(path.join(app, 'reports', 'compare.md'), 'utf8');
+    assert.match(markdown, /\| app:server \| firstResponse \|/);
+    assert.deepEqual(changes(packageBefore, snapshot(installed)), [], 'nothing was written into the installed package');
+  });
+
+  it('the instruction-count gate: base and head counted, compare --fail-above 1.01 fails on 5 % more work', (t) => {
+    if (installSkip) {
+      t.skip(installSkip);
+      return;
+    }
+    if (countSkip) {
+      t.skip(countSkip);
+      return;
+    }
+    const counted = [...REQUEST, '--measure', 'instructions', '--samples', '1'];
+    const base = npx(['measure', '--entry', 'server.js', '--name', 'server', ...counted, '--out', 'gate/base']);
+    assert.equal(base.status, 0, said(base));
+    const same = npx(['measure', '--entry', 'server.js', '--name', 'server', ...counted, '--out', 'gate/same']);
+    assert.equal(same.status, 0, said(same));
+    const head = npx(['measure', '--entry', 'server-head.js', '--name', 'server', ...counted, '--out', 'gate/head']);
+    assert.equal(head.status, 0, said(head));
+    const gate = ['--metric', 'instructions', '--fail-above', '1.01'];
+    const pass = npx(['compare', 'gate/base', 'gate/same', ...gate]);
+    assert.equal(pass.status, 0, `the same app passes the gate: ${said(pass)}`);
+    const fail = npx(['compare', 'gate/base', 'gate/head', ...gate, '--out', 'gate/compare.md']);
+    assert.equal(fail.status, 1, `5 % more start-up work fails the gate: ${said(fail)}`);
+    assert.ok(existsSync(path.join(app, 'gate', 'compare.md')));
+    assert.deepEqual(changes(packageBefore, snapshot(installed)), [], 'nothing was written into the installed package');
+  });
+
+  it("the checkout's npm scripts through npm --prefix read relative paths from the app folder (INIT_CWD)", () => {
+    const result = run(
+      'npm',
+      [
+        '--prefix',
+        ROOT,
+        'run',
+        '-s',
+        'measure',
+        '--',
+        '--entry',
+        'server.js',
+        ...REQUEST,
+        '--samples',
+        '1',
+        '--warmup',
+        '0',
+        '--out',
+        'runs/prefix',
+      ],
+      app,
+    );
+    assert.equal(result.status, 0, said(result));
+    assert.ok(existsSync(path.join(app, 'runs', 'prefix', 'summary.md')), 'runs/prefix in the app folder');
+    assert.ok(!existsSync(path.join(ROOT, 'runs')), 'nothing under the checkout');
+  });
+});
