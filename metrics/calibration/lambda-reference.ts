@@ -160,17 +160,32 @@ export function referenceAgeDays(table: Pick<ReferenceTable, 'to'>, date: string
 }
 
 /**
- * The warning a report gives when its calibration's data ended more than STALE_AFTER_DAYS before the
- * run (meta.json's startedAt, never the wall clock: the same run folder reports the same bytes).
+ * The newest day of data maxday/lambda-perf had published when this version of coldstart shipped
+ * (its data/ folder, checked at release): a table that ends there cannot be refreshed from lambda-perf
+ * until it publishes more, so the stale warning says so instead of sending the user to a dead end.
+ */
+export const LAMBDA_PERF_NEWEST = '2026-08-22';
+
+/**
+ * The warning a report gives, once, when its calibration's data ended more than STALE_AFTER_DAYS
+ * before the run (meta.json's startedAt, never the wall clock: the same run folder reports the same
+ * bytes), with what the user can do about it.
  */
 export function staleReferenceWarning(table: Pick<ReferenceTable, 'from' | 'to'>, startedAt: string | undefined): string | undefined {
   if (startedAt === undefined) return undefined;
   const age = referenceAgeDays(table, startedAt);
   if (age === undefined || age <= STALE_AFTER_DAYS) return undefined;
+  const newest =
+    table.to >= LAMBDA_PERF_NEWEST
+      ? `lambda-perf's newest published data ends ${LAMBDA_PERF_NEWEST} (when this coldstart shipped), as this table does: ` +
+        'nothing newer to refresh from there yet. When it publishes newer days, '
+      : `lambda-perf's data went on to at least ${LAMBDA_PERF_NEWEST}: `;
   return (
     `the Lambda calibration's data (${table.from}–${table.to}) ended ${age} days before this run (${startedAt.slice(0, 10)}), ` +
-    `more than a quarter (${STALE_AFTER_DAYS} days); real cold starts move 15–25 ms from month to month: ` +
-    'refresh the table with npm run lambda:reference -- --lambda-perf <lambda-perf data folder>, then npm run report'
+    `more than a quarter (${STALE_AFTER_DAYS} days); real cold starts move 15–25 ms from month to month, so the Init estimates ` +
+    `may be off by that much. ${newest}npm run lambda:reference -- --lambda-perf <its data folder> rebuilds the table; ` +
+    'or deploy the hello world yourself and give its REPORT lines: npm run lambda:reference -- --reports <file> ' +
+    '--lambda-runtime nodejs24.x --arch x86_64. Then npm run report -- <run folder> (docs/guide/lambda.md#what-lambda-adds-the-calibration)'
   );
 }
 

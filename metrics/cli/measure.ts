@@ -44,7 +44,12 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
         parseInteger('--expect-status', 100, 599),
       ),
     )
-    .addOption(new Option('--expect-body <regex>', "a regular expression the first answer's body must match").argParser(parseBodyPattern))
+    .addOption(
+      new Option(
+        '--expect-body <regex>',
+        "a regular expression the first answer's body must match (RE2 syntax, linear time: no lookaround, no backreference)",
+      ).argParser(parseBodyPattern),
+    )
     .addOption(
       new Option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON; at most 6 MB)'),
     )

@@ -4,6 +4,7 @@
  * meta.json records it.
  */
 import path from 'node:path';
+import { RE2JS } from 're2js';
 import { UsageError } from './errors.ts';
 import type { Target } from './dimensions.ts';
 
@@ -20,7 +21,7 @@ export interface AppRequest {
 export interface AppExpectation {
   /** the status the answer must have (a Lambda result without statusCode counts as 200) */
   status: number;
-  /** a regular expression the answer's body must match (JavaScript syntax) */
+  /** a regular expression the answer's body must match (RE2's syntax: core/app.ts parseBodyPattern) */
   bodyPattern?: string;
 }
 
@@ -155,12 +156,31 @@ export function withoutEnvValues(argv: string[]): string[] {
   });
 }
 
-/** `--expect-body`: a regular expression (JavaScript syntax) the first answer's body must match. */
+/**
+ * `--expect-body`: a regular expression the first answer's body must match, in RE2's syntax (re2js: a
+ * pure-JavaScript port of RE2 that matches in time linear in the body, whatever the pattern: a pattern
+ * such as `^(a+)+$` cannot stall the runner on a long body as JavaScript's backtracking RegExp would).
+ * What RE2 cannot express in linear time (lookahead, lookbehind, backreferences) is refused here, before
+ * any sample (exit 2, one line).
+ */
 export function parseBodyPattern(text: string): string {
   try {
-    new RegExp(text);
+    RE2JS.compile(text);
   } catch (error) {
-    throw new UsageError(`--expect-body: ${(error as Error).message}`);
+    const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
+    throw new UsageError(
+      `--expect-body: not a pattern the linear-time engine (RE2) can run: ${reason} ` +
+        '(RE2 has no lookahead, lookbehind or backreference; docs/guide/measure-your-app.md#the-expected-body)',
+    );
   }
   return text;
+}
+
+/** The last pattern compiled (a run checks every answer against the same one). */
+let compiled: { text: string; pattern: RE2JS } | undefined;
+
+/** Whether `body` contains a match of the `--expect-body` pattern (RE2 semantics, linear in the body's length). */
+export function bodyMatches(text: string, body: string): boolean {
+  if (compiled?.text !== text) compiled = { text, pattern: RE2JS.compile(text) };
+  return compiled.pattern.test(body);
 }

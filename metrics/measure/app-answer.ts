@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { readLambdaResult } from '../../generators/lambda-event.ts';
-import { ANSWERS_DIFFERENTLY, type AppExpectation, type AppRequest, type AppSpec } from '../core/app.ts';
+import { ANSWERS_DIFFERENTLY, bodyMatches, type AppExpectation, type AppRequest, type AppSpec } from '../core/app.ts';
 import { oneLine } from './text.ts';
 import { SampleFailure } from './targets/target.ts';
 
@@ -94,7 +94,7 @@ export function httpRequest(
 /** Why an answer is not the expected one, or undefined when it is. */
 export function answerProblem(what: string, expect: AppExpectation, status: number, body: string): string | undefined {
   if (status !== expect.status) return `${what} answered ${status}, expected ${expect.status}: ${oneLine(body, 160)}`;
-  if (expect.bodyPattern !== undefined && !new RegExp(expect.bodyPattern).test(body)) {
+  if (expect.bodyPattern !== undefined && !bodyMatches(expect.bodyPattern, body)) {
     return `${what} answered ${status} but its body does not match /${expect.bodyPattern}/: ${oneLine(body, 160)}`;
   }
   return undefined;

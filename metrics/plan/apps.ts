@@ -39,6 +39,19 @@ export interface AppCellEffects {
   snapshotBuilder?: SnapshotBuilder;
 }
 
+/** What the terminal adds to a snapshot that cannot be built: the lever does not apply, and the run goes on. */
+const SNAPSHOT_NOT_APPLICABLE = 'the snapshot variant is unsupported for this app, not a failure: its other variants are measured';
+
+/**
+ * A snapshot that cannot be built (every app that loads node:http on today's Node lines; an app that
+ * leaves a timer open at its top level): a lever that does not apply to this app, listed as
+ * unsupported with node's reason, as a compile cache on a runtime without one is. The app itself is
+ * judged by its other variants: a plain build that fails still fails the run (exit 3).
+ */
+function snapshotNotApplicable(reason: string): BlockedCell {
+  return { kind: 'unsupported', reason };
+}
+
 /**
  * What one app cell runs: its file or bundle (and, for a snapshot, its blob), and the app as the
  * target asks it (a bundled handler is its bundle's `name.export`).
@@ -69,7 +82,13 @@ async function appFile(
   const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);
-    return { blocked: { kind: 'failed', reason: cell.build === 'snapshot' ? `${SNAPSHOT_FAILURE}: ${outcome.error}` : outcome.error } };
+    // a snapshot that cannot be built is a lever that does not apply to this app (its plain build says whether the app works)
+    return {
+      blocked:
+        cell.build === 'snapshot'
+          ? snapshotNotApplicable(`${SNAPSHOT_FAILURE}: ${outcome.error}`)
+          : { kind: 'failed', reason: outcome.error },
+    };
   }
   if (cell.build === 'snapshot') {
     const env = { ...context.env, ...app.env };
@@ -78,8 +97,9 @@ async function appFile(
       cwd: app.cwd,
       ...(context.builder ? { builder: context.builder } : {}),
     });
-    log(`${app.name} (${runtime.name}): ${built.ok ? `startup snapshot built in ${Math.round(built.buildMs)} ms` : built.error}`);
-    return built.ok ? { app: { ...app, file: outcome.file }, blob: built.blob } : { blocked: { kind: 'failed', reason: built.error } };
+    const said = built.ok ? `startup snapshot built in ${Math.round(built.buildMs)} ms` : `${built.error} (${SNAPSHOT_NOT_APPLICABLE})`;
+    log(`${app.name} (${runtime.name}): ${said}`);
+    return built.ok ? { app: { ...app, file: outcome.file }, blob: built.blob } : { blocked: snapshotNotApplicable(built.error) };
   }
   // the bundle is the function's whole code: its folder is the task root, as a zip of it would be
   const where = app.kind === 'lambda' ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};

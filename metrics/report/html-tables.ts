@@ -17,6 +17,7 @@ import { priceOf } from '../analyse/cost.ts';
 import { growthText } from './scaling-md.ts';
 import { MARGINAL_AT } from '../analyse/curve.ts';
 import { budgetText, marginalText, modelText, reportCurves } from './curve-md.ts';
+import { ciNarrowerThanRange } from './markdown.ts';
 
 /** A table cell: its text, and its number when it sorts as one. */
 export interface TableCell {
@@ -70,6 +71,8 @@ function medianCell(stats: Stats | undefined): TableCell {
 export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): string {
   // startup and listen from the child's first statement (the seed's clock), in runs that have the mark
   const fromStart = summaries.some((s) => s.fromStart);
+  // the CI column only when it says more than fastest–slowest: with 5 samples or fewer they are the same (report/markdown.ts)
+  const ci = summaries.some((s) => ciNarrowerThanRange(s.metrics.firstResponse));
   const rows = seriesOf(summaries).flatMap((series) =>
     series.cells.map((s) => {
       const first = s.metrics.firstResponse;
@@ -82,7 +85,7 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
           medianCell(s.metrics[readyMark(s)]),
           ...(fromStart ? FROM_START_METRICS.map((m) => medianCell(s.fromStart?.[m])) : []),
           medianCell(first),
-          txt(first?.ci95 ? rangeText(first.ci95.low, first.ci95.high) : '–'),
+          ...(ci ? [txt(first?.ci95 ? rangeText(first.ci95.low, first.ci95.high) : '–')] : []),
           txt(first ? rangeText(first.min, first.max) : '–'),
           num(s.ok, `${s.ok}/${s.ok + s.failed}`),
         ],
@@ -96,7 +99,7 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
     'ready (ms)',
     ...(fromStart ? FROM_START_METRICS.map((m) => `${m} from start (ms)`) : []),
     'firstResponse (ms)',
-    'firstResponse 95% CI',
+    ...(ci ? ['firstResponse 95% CI'] : []),
     'fastest–slowest',
     'ok/samples',
   ];

@@ -189,12 +189,13 @@ export function leverMarkdown(
   return parts.join('\n\n');
 }
 
-/** levers.md: the answer table first when the run has one (report/answer.ts), then a table per lever. */
-export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined, answer?: string): string {
-  const body =
-    leverMarkdown(summaries, meta, '##') ??
-    'No lever varies in this run: one runtime, one build, one compile-cache setting and one variant ' +
-      '(see `--runtime`, `--build`, `--compile-cache`, `--variant`).';
+/**
+ * levers.md: the answer table first when the run has one (report/answer.ts), then a table per lever.
+ * Written only when a lever varies (report/write.ts); undefined when none does.
+ */
+export function leversFile(summaries: CellSummary[], meta: RunMeta | undefined, answer?: string): string | undefined {
+  const body = leverMarkdown(summaries, meta, '##');
+  if (body === undefined) return undefined;
   const first = answer ? `## The answer: every variant of the levers\n\n${answer}\n\n## Each lever alone\n\n` : '';
   return `# Which lever helps: median firstResponse (ms)\n\n${first}${body}\n`;
 }

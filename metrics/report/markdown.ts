@@ -101,9 +101,36 @@ export const DEFINITIONS = [
   "- **listen:** the server is bound and accepting connections (the framework's own ready signal).",
   '- **firstResponse:** the runner has received the first valid answer from the LAST route. ' +
     'Frameworks that build their router or compile validators on the first request look fast at `listen`; this is the honest cold start.',
-  '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): ' +
-    'where the median would likely land on a rerun.',
 ].join('\n');
+
+/** The results table's CI column when it says more than the range: a 95 % bootstrap interval of the median. */
+const CI_DEFINITION =
+  '- **firstResponse 95% CI:** a 95 % bootstrap confidence interval of that median (2000 seeded resamples, percentile method): ' +
+  'where the median would likely land on a rerun.';
+
+/** The same column when every cell's interval is its fastest–slowest range (5 samples or fewer). */
+const RANGE_DEFINITION =
+  '- **firstResponse fastest–slowest:** the fastest and the slowest sample of the cell. With 5 samples or fewer a 95 % ' +
+  "interval of the median is that range (a bootstrap interval's and the exact order-statistic one alike), so it is shown " +
+  'under its own name; from 6 samples a cell gets its 95 % bootstrap CI here instead (`--samples`).';
+
+/**
+ * Whether the 95 % CI of a cell's median says more than its fastest–slowest range: it does not with 5
+ * samples or fewer (every bootstrap resample's median then lies within the range, and the 2.5 % and
+ * 97.5 % quantiles of 2000 of them reach both ends), nor without one. The results tables show the CI
+ * column only when some cell's interval is narrower than its range (docs/guide/reading-results.md).
+ */
+export function ciNarrowerThanRange(stats: Stats | undefined): boolean {
+  const ci = stats?.ci95;
+  return ci !== undefined && (ci.low !== stats!.min || ci.high !== stats!.max);
+}
+
+/** The results table's interval column: the CI when some cell's is narrower than its range, else the range. */
+function intervalColumn(summaries: CellSummary[]): { header: string; definition: string; text: (s: Stats | undefined) => string } {
+  return summaries.some((s) => ciNarrowerThanRange(s.metrics.firstResponse))
+    ? { header: 'firstResponse 95% CI', definition: CI_DEFINITION, text: ciText }
+    : { header: 'firstResponse fastest–slowest', definition: RANGE_DEFINITION, text: (s) => (s ? `${ms(s.min)}–${ms(s.max)}` : '–') };
+}
 
 /** Read beside DEFINITIONS when the run recorded the child's CPU time. */
 export const CPU_DEFINITIONS = [
@@ -178,6 +205,7 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
   const init = summaries.some((s) => s.metrics.init);
   // runs whose children marked their first statement: startup and listen on the seed's clock too
   const fromStart = hasFromStart(summaries);
+  const interval = intervalColumn(summaries);
   const rows = summaries.map((s) => [
     cellLabel(s.cell),
     or(s, medianText(s.metrics.startup)),
@@ -185,7 +213,7 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
     ...(init ? [or(s, medianText(s.metrics.init))] : []),
     ...(fromStart ? FROM_START_METRICS.map((m) => or(s, medianText(s.fromStart?.[m]))) : []),
     or(s, medianText(s.metrics.firstResponse)),
-    ciText(s.metrics.firstResponse),
+    interval.text(s.metrics.firstResponse),
     ...(cpu ? [...(['startup', 'listen', 'firstResponse'] as const).map((m) => or(s, medianText(s.cpu?.[m]))), or(s, ratioText(s))] : []),
     ...extraColumns.map((c) => c.value(s)),
     or(s, `${s.ok}/${s.ok + s.failed}`),
@@ -201,7 +229,7 @@ function resultsTable(summaries: CellSummary[], extraColumns: ExtraColumn[]): st
     ...initHeader,
     ...fromStartHeaders,
     'firstResponse(ms)',
-    'firstResponse 95% CI',
+    interval.header,
     ...cpuHeaders,
   ];
   const align: Align[] = [
@@ -288,6 +316,7 @@ export function summaryMarkdown(
   const busy = runLoad(meta)?.warning;
   const definitions = [
     DEFINITIONS,
+    intervalColumn(summaries).definition,
     ...(summaries.some((s) => s.metrics.init) ? [INIT_DEFINITION] : []),
     ...(hasFromStart(summaries) ? [FROM_START_DEFINITION] : []),
     ...(hasCpu(summaries) ? [CPU_DEFINITIONS] : []),

@@ -36,7 +36,7 @@ import { crossCheckSection, processColumns, processCsvColumns } from './crossche
 import { summaryCsv } from './csv.ts';
 import { SCALING_CSV, scalingCsv } from './curve-md.ts';
 import { HTML_REPORT, htmlReport } from './html.ts';
-import { LEVERS_FILE, leversFile, leversSection } from './levers.ts';
+import { LEVERS_FILE, leversFile, leversSection, varyingLevers } from './levers.ts';
 import { ANSWER_CHART, answerChart, answerMarkdown, answerSection, hasAnswerChart } from './answer.ts';
 import { summaryMarkdown } from './markdown.ts';
 import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
@@ -47,8 +47,16 @@ import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
 import { isCounted } from '../core/dimensions.ts';
 
-/** How many outlier warnings a run or report prints on the console. */
-export const WARNINGS_SHOWN = 3;
+/**
+ * The console's one line for the outliers of a run (summary.md lists them cell by cell under Warnings):
+ * how many cells, that the medians resist them, and where to read them.
+ */
+export function outliersLine(count: number, cells: number, summary: string): string {
+  return (
+    `outliers (MAD test) in ${count} of ${cells} cells; the medians resist them, rerun with more samples if they matter: ` +
+    `see Warnings in ${summary}`
+  );
+}
 
 export const OUTPUTS: Output[] = [
   // runtime / build / compile cache / variant: a table per lever that varies, and the best lever per framework
@@ -56,7 +64,10 @@ export const OUTPUTS: Output[] = [
   { file: ANSWER_CHART, when: hasAnswerChart, render: answerChart, section: answerSection },
   {
     file: LEVERS_FILE,
-    render: (context) => leversFile(context.summaries, context.meta, answerMarkdown(context, '###')),
+    // only when a lever varies (the README's table of outputs): a run of one runtime, build and cache has nothing to compare
+    when: (context) => varyingLevers(context.summaries).length > 0,
+    // `when` holds: a lever varies, so there is a table
+    render: (context) => leversFile(context.summaries, context.meta, answerMarkdown(context, '###')) ?? '',
     section: ({ summaries, meta }) => leversSection(summaries, meta),
   },
   // --first-hits: first-hit columns beside firstResponse (summary.md, summary.csv) and their section
@@ -227,12 +238,10 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   writeFileWhole(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
   if (context.referenceWarning) settings.warn?.(context.referenceWarning);
-  // the console gets a few; summary.md has them all
-  for (const line of context.warnings.slice(0, WARNINGS_SHOWN)) settings.warn?.(line);
-  if (context.warnings.length > WARNINGS_SHOWN) {
-    settings.warn?.(
-      `… and ${context.warnings.length - WARNINGS_SHOWN} more cells with outliers: see Warnings in ${path.join(dir, 'summary.md')}`,
-    );
+  // the console gets one line for every cell's outliers; summary.md's Warnings has them cell by cell
+  if (context.warnings.length) {
+    const cells = context.summaries.filter((s) => !s.unsupported).length;
+    settings.warn?.(outliersLine(context.warnings.length, cells, path.join(dir, 'summary.md')));
   }
   return { written, context };
 }

@@ -116,7 +116,12 @@ describe('measure --levers on an express and zod app', () => {
     // express cannot be snapshotted on any Node line (Node 20: its depd; 22, 24: node:http's parser binding): node's reason
     const snapshot = rows.filter((r) => parts(r).includes('snapshot'));
     assert.ok(snapshot.length > 0);
-    for (const row of snapshot) assert.match(row, /not ranked: (failed: cannot build a startup snapshot: (\w*Error|V8)|unsupported)/);
+    // a lever that cannot apply, not a failure: unsupported with node's reason (or, beside a compile cache, why not)
+    for (const row of snapshot)
+      assert.match(
+        row,
+        /not ranked: unsupported: (cannot build a startup snapshot: (\w*Error|V8)|a snapshot holds|NODE_COMPILE_CACHE needs)/,
+      );
     // what to change names the build command and the flag
     const bundled = rows.find((r) => parts(r).includes('bundle') && !r.includes('not ranked'))!;
     assert.match(bundled, /`esbuild app\.js --bundle .*`--build bundle`/);
@@ -137,6 +142,67 @@ describe('measure --levers on an express and zod app', () => {
     );
     const warm = samples.filter((s) => s.cell.compileCache === 'warm' && s.ok);
     for (const s of warm) assert.ok((shipped.compileCache?.[cellKey(s.cell)] ?? 0) > 0, `a warm cache's bytes: ${cellKey(s.cell)}`);
+  });
+});
+
+const EXPRESS = `const express = require('express');
+const app = express();
+app.get('/', (req, res) => res.json({ ok: true }));
+app.listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+describe('measure --levers on an express app that answers in every build: the snapshot does not apply, exit 0', () => {
+  let dir: string;
+  let run: CliResult;
+  let samples: SampleRecord[];
+
+  before(() => {
+    const apps = tempDir('coldstart-levers-express-');
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(apps, 'node_modules'), 'dir');
+    writeFileSync(path.join(apps, 'app.js'), EXPRESS);
+    dir = path.join(tempDir(), 'run');
+    const args = ['measure', '--entry', path.join(apps, 'app.js'), '--expect-body', '"ok":true', '--levers'];
+    run = runCli([...args, '--samples', '1', '--warmup', '0', '--out', dir], { timeoutMs: 600_000 });
+    samples = readSamples(path.join(dir, 'samples.jsonl'));
+  });
+
+  const snapshots = () => samples.filter((s) => s.cell.build === 'snapshot');
+
+  it('exits 0: every variant that applies answered, and the snapshot is unsupported, not failed', () => {
+    assert.equal(run.status, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /sample\(s\) failed/);
+    const applicable = samples.filter((s) => s.unsupported === undefined);
+    assert.ok(applicable.some((s) => s.cell.build === 'plain') && applicable.some((s) => s.cell.build === 'bundle'));
+    for (const s of applicable) assert.equal(s.ok, true, `${cellKey(s.cell)}: ${s.error}`);
+    assert.ok(snapshots().length > 0);
+    for (const s of snapshots()) {
+      assert.equal(s.error, undefined);
+      assert.ok(s.unsupported, cellKey(s.cell));
+    }
+    // without a compile cache the snapshot is tried, and node's reason is kept
+    const tried = snapshots().filter((s) => s.cell.compileCache === 'off');
+    assert.ok(tried.length > 0);
+    for (const s of tried) assert.match(s.unsupported ?? '', /^cannot build a startup snapshot: (\w*Error|V8)/);
+  });
+
+  it("names the snapshot's reason on the terminal and in levers.md", () => {
+    // node:http's parser binding (Node 22, 24) or express's depd (Node 20): the reason node gave, and that the run goes on
+    assert.match(
+      run.stderr,
+      /app \(node\): cannot build a startup snapshot: (\w*Error|V8)[^\n]* \(the snapshot variant is unsupported for this app, not a/,
+    );
+    const levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
+    const rows = levers.split('### app (your server)\n\n')[1]!.split('\n\n')[0]!.split('\n').slice(2);
+    const snapshot = rows.filter((r) => r.slice(2).split(' | ')[0]!.split(' · ').includes('snapshot'));
+    assert.ok(snapshot.length > 0, rows.join('\n'));
+    assert.ok(
+      snapshot.some((r) => /not ranked: unsupported: cannot build a startup snapshot: (\w*Error|V8)/.test(r)),
+      snapshot.join('\n'),
+    );
+    assert.match(
+      readFileSync(path.join(dir, 'summary.md'), 'utf8'),
+      /## Unsupported\n[\s\S]*snapshot[^\n]*cannot build a startup snapshot/,
+    );
   });
 });
 

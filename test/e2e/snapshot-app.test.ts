@@ -3,8 +3,8 @@
  * snapshotted (node:net, which every Node line can put into a snapshot; node:http cannot be yet) is
  * built into a blob, started from it and answers as its plain build did; one whose top level reads
  * what the build froze (its own command line) is caught by the same-answer proof; one that leaves a
- * timer open is reported with the reason and never started. One sample each, on the node running
- * coldstart only.
+ * timer open is reported unsupported with the reason (a lever that cannot apply, not a failure) and
+ * never started. One sample each, on the node running coldstart only.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ describe('measure --build plain,snapshot on three apps', () => {
     return sample;
   };
 
-  it('exits 3: the frozen and timer apps have no snapshot figure, every plain build answered', () => {
+  it("exits 3: the frozen app's snapshot answers otherwise (a failure), the timer app's cannot apply; every plain build answered", () => {
     assert.equal(run.status, 3, run.stderr);
     for (const app of Object.keys(APPS)) assert.ok(of(app, 'plain')[0]?.ok, `${app}: ${of(app, 'plain')[0]?.error}`);
   });
@@ -77,15 +77,19 @@ describe('measure --build plain,snapshot on three apps', () => {
     assert.match(sample.error ?? '', /answers differently from the plain build: body .*built: true.*built: false/);
   });
 
-  it('reports the app that leaves a timer open with the reason, and does not rank it', () => {
+  it('reports the app that leaves a timer open as unsupported with the reason (a lever that cannot apply), and does not rank it', () => {
     const sample = snapshotOf('timer');
     assert.equal(sample.ok, false);
+    assert.equal(sample.error, undefined);
     assert.equal(
-      sample.error,
+      sample.unsupported,
       'cannot build a startup snapshot: Error: the app leaves Timeout open at the end of its top level (a timer, socket or file operation)',
     );
     const levers = readFileSync(path.join(dir, 'levers.md'), 'utf8');
-    assert.match(levers, /\| snapshot \|[^\n]*not ranked: failed: cannot build a startup snapshot: Error: the app leaves Timeout open/);
+    assert.match(
+      levers,
+      /\| snapshot \|[^\n]*not ranked: unsupported: cannot build a startup snapshot: Error: the app leaves Timeout open/,
+    );
     assert.match(levers, /`node --snapshot-blob dist\/app\.blob --build-snapshot dist\/snapshot\.js`/);
   });
 });

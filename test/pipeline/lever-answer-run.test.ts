@@ -66,8 +66,9 @@ describe('a run that varies the build', () => {
     assert.match(readFileSync(path.join(levers, 'summary.md'), 'utf8'), /^## The answer: every variant of the levers$/m);
   });
 
-  it('a run without a lever of the answer has no answer and no chart', () => {
-    assert.doesNotMatch(readFileSync(path.join(plain, 'levers.md'), 'utf8'), /The answer/);
+  it('a run where no lever varies has no levers.md, no answer and no chart', () => {
+    assert.equal(existsSync(path.join(plain, 'levers.md')), false);
+    assert.doesNotMatch(readFileSync(path.join(plain, 'summary.md'), 'utf8'), /The answer|Which lever helps/);
     assert.equal(existsSync(path.join(plain, 'chart-levers.svg')), false);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../metrics/core/errors.ts';
 import {
+  LAMBDA_PERF_NEWEST,
   parseReferenceTable,
   readReferenceTable,
   referenceAgeDays,
@@ -162,6 +163,26 @@ describe('the date warning', () => {
     assert.equal(staleReferenceWarning(table, '2026-09-01T00:00:00.000Z'), undefined);
     assert.equal(staleReferenceWarning(table, undefined), undefined, 'no meta.json: no date to compare, no guess from the clock');
     assert.equal(staleReferenceWarning(table, 'yesterday'), undefined);
+  });
+
+  it('says what the user can do: lambda-perf has nothing newer than the shipped table, so how to refresh it either way', () => {
+    const line = staleReferenceWarning(table, '2026-11-27T00:00:00.000Z')!;
+    assert.equal(line.includes('\n'), false, 'one line');
+    assert.match(
+      line,
+      new RegExp(`lambda-perf's newest published data ends ${LAMBDA_PERF_NEWEST} .*nothing newer to refresh from there yet`),
+    );
+    assert.match(line, /When it publishes newer days, npm run lambda:reference -- --lambda-perf <its data folder> rebuilds the table/);
+    assert.match(line, /npm run lambda:reference -- --reports <file> --lambda-runtime nodejs24\.x --arch x86_64/);
+    assert.match(line, /Then npm run report -- <run folder>/);
+    // a table a user refreshed from older days than lambda-perf's newest is told that newer data exists
+    const older = staleReferenceWarning({ from: '2026-05-01', to: '2026-05-30' }, '2026-11-27T00:00:00.000Z')!;
+    assert.match(older, new RegExp(`lambda-perf's data went on to at least ${LAMBDA_PERF_NEWEST}: npm run lambda:reference`));
+    assert.equal(
+      readReferenceTable().to,
+      LAMBDA_PERF_NEWEST,
+      "the shipped table ends on lambda-perf's newest day: refreshing it moves both",
+    );
   });
 
   function lambdaSample(framework: string, initMs: number): SampleRecord {

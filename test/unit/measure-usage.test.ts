@@ -40,6 +40,14 @@ describe('measure: bad input', () => {
         ['--entry', path.join(apps, 'ok.js'), '--body', path.join(apps, 'bad.json'), '--content-type', 'text/plain\r\nX-Evil: 1'],
         /--content-type: "text\/plain X-Evil: 1" is not a media type/,
       ],
+      // patterns the linear-time engine (RE2) cannot run: a backreference, a lookahead, a lookbehind, a bad class
+      [
+        ['--entry', path.join(apps, 'ok.js'), '--expect-body', '(a)\\1'],
+        /--expect-body: not a pattern the linear-time engine \(RE2\) can run: invalid escape sequence/,
+      ],
+      [['--entry', path.join(apps, 'ok.js'), '--expect-body', 'ok(?=true)'], /--expect-body: .*unsupported Perl syntax: `\(\?=`/],
+      [['--entry', path.join(apps, 'ok.js'), '--expect-body', '(?<!x)ok'], /--expect-body: not a pattern the linear-time engine/],
+      [['--entry', path.join(apps, 'ok.js'), '--expect-body', '[ok'], /--expect-body: .*missing closing \]/],
       [['--entry', path.join(apps, 'ok.js'), '--name', 'Bad Name'], /--name: "Bad Name" is not a name/],
       [['--entry', path.join(apps, 'ok.js'), '--entry', path.join(apps, 'ok.js')], /two apps are named "ok"/],
       [[], /give a server with --entry FILE or a Lambda handler with --handler FILE\.export/],
