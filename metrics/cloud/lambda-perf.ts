@@ -169,12 +169,21 @@ export function readLambdaPerfFile(file: string, groups: Map<string, Collected>)
   }
   const entries = (data as { runtimeData?: unknown } | null)?.runtimeData;
   if (!Array.isArray(entries)) throw new UsageError(`${file} is not a lambda-perf data file (no runtimeData)`);
+  // lambda-perf writes one entry a function a day: a second one would count that day's figures twice
+  const entryOf = new Map<string, number>();
   entries.forEach((item: unknown, index) => {
     if (item === null || typeof item !== 'object') return;
     const entry = item as Record<string, unknown>;
     const match = LAMBDA_PERF_NAME.exec(typeof entry.r === 'string' ? entry.r : '');
     if (!match) return;
     const where = `${file}: runtimeData[${index}] (${match[0]})`;
+    const earlier = entryOf.get(match[0]);
+    if (earlier !== undefined) {
+      throw new UsageError(
+        `${where}: a second entry of this function on ${day} (the first is runtimeData[${earlier}]): lambda-perf has one a function a day`,
+      );
+    }
+    entryOf.set(match[0], index);
     const memoryMB = checked(Number(match[3]), BOUNDS.memory, where);
     const group = collect(groups, `${match[1]}.x`, match[4] as Architecture, memoryMB);
     if (entry.i !== undefined) {

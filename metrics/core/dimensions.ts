@@ -26,6 +26,7 @@ import {
   type Architecture,
   type KnownLambdaRuntimeLine,
 } from './lambda-platform.ts';
+import { MAX_ROUTE_COUNTS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 
 // ---- the value lists ----
 
@@ -270,7 +271,7 @@ export const DIMENSIONS = {
         short: '-r',
         arg: '<list>',
         group: 'selection',
-        help: `comma-separated route counts, each ${MIN_ROUTES}–${MAX_ROUTES}`,
+        help: `comma-separated route counts, each ${MIN_ROUTES}–${MAX_ROUTES}, at most ${MAX_ROUTE_COUNTS} of them (${RUN_BOUNDS_TEXT})`,
       },
     ],
     help: 'the number of routes the file registers',

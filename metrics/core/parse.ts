@@ -4,6 +4,7 @@
  * hands them to commander; nothing here knows commander.
  */
 import { UsageError } from './errors.ts';
+import { MAX_ROUTE_COUNTS } from './run-bounds.ts';
 import { BUNDLE_BUILDS, MAX_ROUTES, MIN_ROUTES, type Build } from './dimensions.ts';
 import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture, parseLambdaRuntime, type Architecture } from './lambda-platform.ts';
 import type { LambdaLine, Shard } from './run-spec.ts';
@@ -24,7 +25,11 @@ export function parseRoutes(text: string): number[] {
     }
     return n;
   });
-  return [...new Set(counts)].sort((a, b) => a - b);
+  const distinct = [...new Set(counts)].sort((a, b) => a - b);
+  if (distinct.length > MAX_ROUTE_COUNTS) {
+    throw new UsageError(`--routes: ${distinct.length} route counts, over the bound of ${MAX_ROUTE_COUNTS} a run: give fewer`);
+  }
+  return distinct;
 }
 
 export function parseInteger(option: string, min: number, max = Number.MAX_SAFE_INTEGER): (text: string) => number {

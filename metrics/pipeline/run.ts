@@ -27,7 +27,8 @@ import { guardLimits } from '../measure/limits/registry.ts';
 import type { RunContext } from '../measure/planned-run.ts';
 import { PROFILE_METHOD } from '../measure/profile.ts';
 import { Progress } from '../measure/progress.ts';
-import { openSession, pointLatest, type MeasurementSession } from '../measure/session.ts';
+import { openSession, pointLatest, RESULTS_DIR, type MeasurementSession } from '../measure/session.ts';
+import { checkOutputRoom } from '../plan/bounds.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 import { buildPlan, type PlannedRun } from '../plan/order.ts';
 import { writeReport, type WrittenReport } from '../report/write.ts';
@@ -106,6 +107,9 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
     async () => {
       const all = await source.prepare(environment.env, log);
       const cells = shardCells(all.cells, spec.sampling.shard);
+      // the run folder's disk holds every sample the run may take (--samples auto: up to --max-samples) and the report
+      const { samples, warmup, precision } = spec.sampling;
+      checkOutputRoom(spec.output.out ?? RESULTS_DIR, cells.length * ((samples === 'auto' ? precision.maxSamples : samples) + warmup));
       return { prepared: { ...all, cells }, jobs: resolveJobs(spec.sampling.jobs, cells) };
     },
   );

@@ -9,7 +9,9 @@ import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator } from '../../generators/types.ts';
-import { unsupportedReason, writeGenerated } from '../../generators/write.ts';
+import { GENERATED_DIR, generatedRelativePath, unsupportedReason, writeGenerated } from '../../generators/write.ts';
+import { checkGeneratedBounds, estimateBytes, ESTIMATE_AT, type PlannedFile } from './bounds.ts';
+import { MAX_GENERATED_FILES } from '../core/run-bounds.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { CellLaunch } from './launch.ts';
@@ -152,13 +154,48 @@ export async function generateCells(
     // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
     cells.push(makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variants[0]!, routes: 1, target: 'lambda' }));
   }
-  if (write) log(`generating ${cells.length - unsupported.size} files…`);
+  if (write) {
+    // the bounds first: the count, the bytes and the disk, before the first file is written
+    checkGeneratedBounds(await plannedFiles(cells, unsupported, generators), GENERATED_DIR);
+    log(`generating ${cells.length - unsupported.size} files…`);
+  }
   for (const cell of write ? cells : []) {
     if (unsupported.has(cellKey(cell))) continue;
     const shaped = { shape: cell.shape, schema: cell.schema };
     await writeGenerated(generators.get(generatedTarget(cell.target))!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
   }
   return { selected: [...selected.values()], skipped, cells, generators, unsupported };
+}
+
+/**
+ * The files `cells` will be generated as, each with its estimated bytes (plan/bounds.ts): the count
+ * first, so that a selection far over the bound is refused before any file is generated in memory;
+ * then each generator's files at ESTIMATE_AT, once per generator, variant, shape and schema.
+ */
+async function plannedFiles(
+  cells: readonly Cell[],
+  unsupported: ReadonlyMap<string, string>,
+  generators: ReadonlyMap<Target, ReadonlyMap<string, FrameworkGenerator>>,
+): Promise<PlannedFile[]> {
+  const written = cells.filter((cell) => !unsupported.has(cellKey(cell)));
+  if (written.length > MAX_GENERATED_FILES) return written.map((cell) => ({ file: cellKey(cell), bytes: 0 }));
+  const sizes = new Map<string, [number, number, number]>();
+  const files: PlannedFile[] = [];
+  for (const cell of written) {
+    const generator = generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
+    const shaped = { shape: cell.shape, schema: cell.schema };
+    const key = `${generator.target}|${generator.name}|${cell.variant}|${cell.shape}|${cell.schema}`;
+    let size = sizes.get(key);
+    if (!size) {
+      const at = async (routes: number) =>
+        Buffer.byteLength(await generator.generate({ routes, variant: cell.variant, ...shaped }), 'utf8');
+      size = [await at(ESTIMATE_AT[0]), await at(ESTIMATE_AT[1]), await at(ESTIMATE_AT[2])];
+      sizes.set(key, size);
+    }
+    const file = path.join(GENERATED_DIR, generatedRelativePath(generator.name, cell.variant, cell.routes, generator.target, shaped));
+    files.push({ file, bytes: estimateBytes(size, cell.routes) });
+  }
+  return files;
 }
 
 /**

@@ -50,6 +50,28 @@ describe('lambda-perf files within Lambda bounds', () => {
       assert.ok(why.startsWith(`${file}: runtimeData[0]`), why);
     });
   }
+  it('600 entries of one function on one day (6,000 Init Durations, over the 1,000 a day): refused at the second', () => {
+    const file = path.join(dir, 'repeated', '2026-08-01.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const entry = { r: 'lambda-perf-nodejs22x-zip-128-x86_64', i: Array.from({ length: 10 }, () => 120), ad: 2, mu: 70 };
+    writeFileSync(file, JSON.stringify({ runtimeData: Array.from({ length: 600 }, () => entry) }));
+    const why = refused({ lambdaPerfFiles: [file] });
+    assert.equal(
+      why,
+      `${file}: runtimeData[1] (lambda-perf-nodejs22x-zip-128-x86_64): a second entry of this function on 2026-08-01 ` +
+        '(the first is runtimeData[0]): lambda-perf has one a function a day',
+    );
+  });
+  it('one entry a function on one day, for each of two functions, is accepted', () => {
+    const file = path.join(dir, 'two', '2026-08-01.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const entry = (memory: number) => ({ r: `lambda-perf-nodejs22x-zip-${memory}-x86_64`, i: [120], ad: 2, mu: 70 });
+    writeFileSync(file, JSON.stringify({ runtimeData: [entry(128), entry(256)] }));
+    assert.deepEqual(
+      buildReferenceTable({ lambdaPerfFiles: [file] }).rows.map((r) => r.memoryMB),
+      [128, 256],
+    );
+  });
   it('a valid entry still makes its row', () => {
     const table = buildReferenceTable({ lambdaPerfFiles: [dayFile('valid', {})] });
     assert.equal(table.rows[0]!.initMs.median, 120);
