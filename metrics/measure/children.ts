@@ -2,7 +2,8 @@
  * Child processes of a run. Each sample's child leads its own process group (spawned detached), so
  * it and anything it started can be killed together; the registry kills every live group when the
  * runner itself is interrupted, so no process is ever left behind (descendants that leave the group
- * are found by their mark, marked.ts; children die with a killed runner, parent-death.ts). And the
+ * stay under the containment helper, contain.ts, or are found by their mark, marked.ts; children die
+ * with a killed runner, parent-death.ts). And the
  * runner's interrupt guard, from the first Ctrl-C to the end of the report.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -10,10 +11,30 @@ import os from 'node:os';
 import { CLOSED_OUTPUT_EVENT } from '../core/interrupts.ts';
 
 const live = new Set<ChildProcess>();
+/** children started under the containment helper (contain.ts): SIGUSR1 asks it to kill its whole tree */
+const contained = new WeakSet<ChildProcess>();
 
-export function track(child: ChildProcess): void {
+export function track(child: ChildProcess, underHelper = false): void {
   live.add(child);
+  if (underHelper) contained.add(child);
   child.once('close', () => live.delete(child));
+}
+
+/**
+ * Kill the child's whole tree now. A group SIGKILL would kill a containment helper before it could
+ * sweep the descendants that left the group, so a contained child's helper is asked instead
+ * (SIGUSR1: it SIGKILLs every descendant, then ends as its command did).
+ */
+function killTree(child: ChildProcess): void {
+  if (contained.has(child) && !exited(child) && child.pid !== undefined) {
+    try {
+      process.kill(child.pid, 'SIGUSR1');
+      return;
+    } catch {
+      // gone: the group below
+    }
+  }
+  signalGroup(child, 'SIGKILL');
 }
 
 export function liveChildren(): number {
@@ -71,7 +92,10 @@ const PIPES_AFTER_EXIT_MS = 250;
 export async function stopGroup(child: ChildProcess, graceMs = 2000, sweep?: () => void): Promise<void> {
   if (!exited(child)) {
     signalGroup(child, 'SIGTERM');
-    if (!(await waitExit(child, graceMs))) signalGroup(child, 'SIGKILL');
+    if (!(await waitExit(child, graceMs))) {
+      killTree(child);
+      await waitExit(child, graceMs);
+    }
   }
   signalGroup(child, 'SIGKILL');
   sweep?.();
@@ -86,7 +110,7 @@ export async function stopGroup(child: ChildProcess, graceMs = 2000, sweep?: () 
 
 /** Kill every live group at once (synchronous: usable from a signal or exit handler). */
 export function killAll(): void {
-  for (const child of live) signalGroup(child, 'SIGKILL');
+  for (const child of live) killTree(child);
 }
 
 /** The signals that interrupt a run, each handled as Ctrl-C is: a closed terminal or SSH session (SIGHUP) too. */

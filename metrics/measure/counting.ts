@@ -148,7 +148,7 @@ const run = promisify(execFile);
 export function countHooks(options: { tools: CountTools; scratch: string; shape: CountShape }): SampleHooks {
   const dir = mkdtempSync(path.join(options.scratch, 'count-'));
   const prefix = path.join(dir, 'vgdb');
-  let pid: number | undefined;
+  let pid: () => number | undefined = () => undefined;
   let initCut: string | undefined;
   return {
     wrap: (launch) => ({
@@ -171,9 +171,10 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
       pid = childPid;
     },
     endOfInit: async () => {
-      if (options.shape !== 'lambda' || pid === undefined) return;
+      const valgrind = pid();
+      if (options.shape !== 'lambda' || valgrind === undefined) return;
       try {
-        await run(options.tools.vgdb, [`--vgdb-prefix=${prefix}`, `--pid=${pid}`, 'dump', INIT_HINT], { timeout: 60_000 });
+        await run(options.tools.vgdb, [`--vgdb-prefix=${prefix}`, `--pid=${valgrind}`, 'dump', INIT_HINT], { timeout: 60_000 });
       } catch (error) {
         initCut = `vgdb could not cut INIT: ${(error as Error).message.split('\n')[0]}`;
       }

@@ -37,7 +37,7 @@ function executable(file: string): boolean {
 }
 
 /** Can `command` be started (a path, or a name on the PATH of `env`)? */
-function startable(command: string, env: NodeJS.ProcessEnv | undefined): boolean {
+export function startable(command: string, env: NodeJS.ProcessEnv | undefined): boolean {
   if (command.includes('/')) return executable(command);
   return (env?.PATH ?? process.env.PATH ?? '').split(path.delimiter).some((dir) => dir && executable(path.join(dir, command)));
 }

@@ -13,7 +13,7 @@ import type { SampleRecord } from '../core/samples.ts';
 import type { Launch } from '../plan/launch.ts';
 import { stopGroup, track } from './children.ts';
 import { killMarked, nextSampleMark, OWNER_ENV } from './marked.ts';
-import { withParentDeath } from './parent-death.ts';
+import { containedPid, withContainment } from './contain.ts';
 import { SampleFailure, type SampleIO, type Target } from './targets/target.ts';
 import { serverTarget } from './targets/server.ts';
 import { oneLine, telling } from './text.ts';
@@ -225,8 +225,8 @@ export interface SampleHooks {
   env?: Record<string, string>;
   /** wraps the launch (e.g. to start the child inside a cgroup) */
   wrap?: (launch: Launch) => Launch;
-  /** called right after the spawn with the child's pid */
-  spawned?: (pid: number | undefined) => void;
+  /** called right after the spawn with how to find the command's pid (a contained command forks from its helper a moment later) */
+  spawned?: (pid: () => number | undefined) => void;
   /** called when the target says INIT is over, before the first request */
   endOfInit?: () => Promise<void>;
   /** called once the child and its group are gone, with how it ended before the runner stopped it */
@@ -244,15 +244,19 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   // the mark every descendant inherits, so that one that leaves the process group is found too
   const mark = nextSampleMark();
   const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env, [OWNER_ENV]: mark } };
-  // the child dies with the runner, even a runner killed with SIGKILL
-  const launch = withParentDeath(hooks.wrap ? hooks.wrap(base) : base);
+  // nothing the child starts outlives the sample, and the child dies with the runner, even a runner
+  // killed with SIGKILL (contain.ts; without the helper, setpriv's parent-death signal and the mark)
+  const launch = withContainment(hooks.wrap ? hooks.wrap(base) : base);
   // the clock starts after the wrap: a limits wrapper prepares the kernel first, outside the sample
   const spawnAt = performance.now();
   const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  track(child);
+  track(child, launch.contained);
   request.onSpawn?.(spawnAt);
-  hooks.spawned?.(child.pid);
+  // under the helper, the command is the helper's child
+  let commandPid = launch.contained ? undefined : child.pid;
+  const pidOfCommand = () => (commandPid ??= child.pid === undefined ? undefined : containedPid(child.pid));
+  hooks.spawned?.(pidOfCommand);
   // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
   let stopping = false;
   let ended: { signal: NodeJS.Signals | null } = { signal: null };
@@ -270,7 +274,9 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
     checkInvalidBody: request.checkInvalidBody,
     firstHits: request.firstHits,
     spawnAt,
-    pid: child.pid,
+    get pid() {
+      return pidOfCommand();
+    },
     remaining: () => Math.max(1, deadline - performance.now()),
     protocolLine: (what) => reader.next(what),
     optionalProtocolLine: (ms) => reader.optional(ms * (request.slowdown ?? 1)),

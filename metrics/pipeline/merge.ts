@@ -50,14 +50,20 @@ function eachSampleOf(dir: string, each: (sample: SampleRecord) => void): void {
 }
 
 /**
- * A part is whole: no live run holds its folder (it would still be writing), and its meta.json does not
- * say it was interrupted, unless `partial` accepts such a part. (A run killed outright leaves a
- * meta.json that cannot say so: it is joined as it is.)
+ * A part is whole: no live run holds its folder (it would still be writing), its meta.json does not
+ * say it was interrupted, and it says the run finished: a run writes `finishedAt` only at its end, so
+ * a run killed outright (SIGKILL, the out-of-memory killer, a lost machine) leaves a meta.json without
+ * it. `partial` accepts an interrupted or unfinished part. An import has no end of its own to record.
  */
 function assertWhole(dir: string, meta: RunMeta | undefined, partial: boolean): void {
   assertNotHeld(dir);
   if (partial || !meta) return;
   if (meta.interrupted) throw new UsageError(`${dir} is an interrupted run: merge --partial accepts it as it is`);
+  if (meta.finishedAt === undefined && meta.spec.source.kind !== 'imported')
+    throw new UsageError(
+      `${dir} did not finish: its meta.json has no finishedAt (the run was killed before its end, by SIGKILL or the out-of-memory killer)` +
+        ': merge --partial accepts it as it is',
+    );
 }
 
 /** A part's cells (key → label, in order of first sample) and meta.json, read without keeping its samples. */

@@ -100,6 +100,23 @@ describe('runMerge', () => {
     assert.equal(joined.parts.length, 2);
   });
 
+  it('refuses a part whose run was killed outright (its meta.json never says finished) unless --partial, naming it', async () => {
+    // what a SIGKILLed runner leaves: the meta.json of its start (no finishedAt, no interrupted), its samples so far
+    const killed = writeRun(path.join(base, 'killed'), samplesOf(cell('express', 10), spread(95, 2)), { shard: '2/2' });
+    const meta = JSON.parse(readFileSync(path.join(killed, 'meta.json'), 'utf8')) as Record<string, unknown>;
+    delete meta.finishedAt;
+    writeFileSync(path.join(killed, 'meta.json'), JSON.stringify(meta));
+    await assert.rejects(
+      runMerge([shardA, killed], path.join(base, 'm7'), () => undefined),
+      (error: unknown) =>
+        error instanceof UsageError &&
+        /killed did not finish: its meta\.json has no finishedAt .*merge --partial accepts it/.test(error.message),
+    );
+    assert.equal(existsSync(path.join(base, 'm7')), false, 'nothing written');
+    const joined = await runMerge([shardA, killed], path.join(base, 'm8'), () => undefined, true);
+    assert.equal(readSamples(path.join(joined.dir, 'samples.jsonl')).length, 5 + 2, 'with --partial: joined as it is');
+  });
+
   it('says when the parts ran on different machines', () => {
     const part = (cpu: string): Pick<MergedPart, 'machine' | 'runtimes'> => ({
       machine: { os: 'linux', cpu, cores: 2, memoryGB: 4 },

@@ -44,6 +44,7 @@ export function writeRun(dir: string, samples: SampleRecord[], options?: Record<
       tool: 'coldstart',
       toolVersion: '0.1.0',
       startedAt: '2026-01-01T00:00:00.000Z',
+      finishedAt: '2026-01-01T00:01:00.000Z',
       command: 'npm run metrics -- (synthetic)',
       options,
       machine: { os: 'linux', cpu: 'test cpu', cores: 2, memoryGB: 4 },
