@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, UsageError } from '../core/errors.ts';
+import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, ExitCodeError, UsageError } from '../core/errors.ts';
 import { registerCleanCommand } from './clean.ts';
 import { guardClosedOutput, withClosedOutput } from './closed-output.ts';
 import { registerCompareCommand } from './compare.ts';
@@ -15,6 +15,7 @@ import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
 import { registerLambdaReferenceCommand } from './lambda-reference.ts';
+import { registerLambdaRunCommand } from './lambda-run.ts';
 import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
@@ -38,6 +39,7 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerLambdaPackageCommand,
   registerLambdaImportCommand,
   registerLambdaReferenceCommand,
+  registerLambdaRunCommand,
   registerCleanCommand,
   registerResultsIndexCommand,
 ];
@@ -52,6 +54,8 @@ export const SCRIPT_NAMES: Readonly<Record<string, string>> = {
   'lambda-package': 'lambda:package',
   'lambda-import': 'lambda:import',
   'lambda-reference': 'lambda:reference',
+  'lambda-run': 'lambda:run',
+  'lambda-clean': 'lambda:clean',
   'results-index': 'results:index',
 };
 
@@ -113,6 +117,10 @@ export async function main(argv: string[]): Promise<number> {
       // its message may quote what the user typed (a --request with CR/LF): one printable line
       process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
       return EXIT_USAGE;
+    }
+    if (error instanceof ExitCodeError) {
+      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
+      return error.exitCode;
     }
     if (error instanceof EnvironmentError) {
       process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);

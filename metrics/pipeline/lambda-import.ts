@@ -30,6 +30,8 @@ export interface LambdaImportOptions {
   runtime?: string;
   /** the command line, for meta.json */
   command: string;
+  /** where the REPORT lines came from, when not from the user's export (lambda:run): the Method line's words and the machine */
+  origin?: { samples: string; order: string; os: string };
 }
 
 /** What an import read and wrote: its counts and cells (its records are in the run folder's samples.jsonl). */
@@ -72,18 +74,19 @@ function importMeta(options: LambdaImportOptions, result: ImportSummary, importe
         variants: VARIANTS.filter((v) => cells.some((c) => c.cell.variant === v)),
         ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
         samples:
+          (options.origin ? `${options.origin.samples}: ` : '') +
           `${result.samples} cold starts imported (${result.warmStarts} warm invocations read, not samples` +
           (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
           `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
         warmup: 'none',
-        order: 'as invoked on AWS',
+        order: options.origin?.order ?? 'as invoked on AWS',
       },
       cells: { targets: ['aws-lambda'], memories, measures: ['time'], runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
       cost: options.architecture ? { architecture: options.architecture } : {},
       runtimeSources: {},
     },
     machine: {
-      os: `AWS Lambda via imported REPORT lines, at ${memoryText}`,
+      os: `${options.origin?.os ?? 'AWS Lambda via imported REPORT lines'}, at ${memoryText}`,
       cpu: `${options.architecture ?? 'architecture not given'}, CPU share in proportion to memory (1 vCPU at ${MB_PER_VCPU} MB)`,
       cores: Math.round((largest / MB_PER_VCPU) * 100) / 100,
       memoryGB: Math.round((largest / MB_PER_GB) * 1000) / 1000,

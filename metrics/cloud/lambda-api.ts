@@ -1,0 +1,272 @@
+/**
+ * The few Lambda (and IAM) calls lambda:run and lambda:clean make, behind one small interface, and
+ * their implementation with AWS's SDK for JavaScript v3. The clients take everything from the SDK's
+ * own defaults: credentials from its default chain (environment, shared files, SSO, the instance's
+ * role; never read, held or written by this tool), and the endpoint from the SDK's standard settings
+ * (`AWS_ENDPOINT_URL_LAMBDA`, `AWS_ENDPOINT_URL_IAM`, `AWS_ENDPOINT_URL`), so any emulator of the
+ * Lambda API can stand in for AWS. Throttling is retried by the SDK itself (adaptive retry mode, with
+ * backoff, MAX_ATTEMPTS attempts); what is left of it is a quota error.
+ *
+ * Every error an AWS call ends with becomes one line and its documented exit code (awsFailure):
+ * access denied (5), a quota or throttling past the retries (6), a function never Active (7).
+ */
+import {
+  CreateFunctionCommand,
+  DeleteFunctionCommand,
+  GetFunctionConfigurationCommand,
+  InvokeCommand,
+  LambdaClient,
+  ListFunctionsCommand,
+  ListTagsCommand,
+  UpdateFunctionConfigurationCommand,
+  waitUntilFunctionActiveV2,
+  waitUntilFunctionUpdatedV2,
+  type FunctionConfiguration,
+} from '@aws-sdk/client-lambda';
+import {
+  AttachRolePolicyCommand,
+  CreateRoleCommand,
+  DeleteRoleCommand,
+  DetachRolePolicyCommand,
+  IAMClient,
+  ListRolesCommand,
+  ListRoleTagsCommand,
+} from '@aws-sdk/client-iam';
+import { EXIT_AWS_ACCESS, EXIT_AWS_NEVER_ACTIVE, EXIT_AWS_QUOTA, ExitCodeError, UsageError } from '../core/errors.ts';
+import type { Architecture } from '../core/lambda-platform.ts';
+
+/** The tag every resource of a run carries: its value is the run's id. */
+export const RUN_TAG = 'coldstart:run';
+/** Attempts of one call, the first included, before throttling becomes a quota error. */
+export const MAX_ATTEMPTS = 8;
+/** The managed policy a created role gets: writing its own logs, nothing else. */
+export const BASIC_EXECUTION_POLICY = 'arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole';
+
+export interface NewFunction {
+  name: string;
+  zip: Uint8Array;
+  role: string;
+  runtime: string;
+  architecture: Architecture;
+  memory: number;
+  handler: string;
+  timeoutS: number;
+  env: Record<string, string>;
+  tags: Record<string, string>;
+}
+
+export interface Invocation {
+  /** the log tail Lambda returned (X-Amz-Log-Result, decoded): the last 4 KB of the invocation's log */
+  log: string;
+  /** X-Amz-Function-Error (`Unhandled`) when the function failed */
+  functionError?: string;
+}
+
+export interface TaggedFunction {
+  name: string;
+  arn: string;
+  runId: string;
+}
+
+export interface TaggedRole {
+  name: string;
+  runId: string;
+}
+
+/** What lambda:run and lambda:clean ask of AWS. */
+export interface LambdaApi {
+  createFunction(fn: NewFunction): Promise<void>;
+  /** Until the function is Active (after create) or its last update Successful; ExitCodeError 7 past `timeoutS` or when Failed. */
+  waitReady(name: string, after: 'create' | 'update', timeoutS: number, signal?: AbortSignal): Promise<void>;
+  updateConfiguration(name: string, memory: number, env: Record<string, string>): Promise<void>;
+  invoke(name: string, payload: string, signal?: AbortSignal): Promise<Invocation>;
+  /** Functions whose RUN_TAG is `runId` (any run's when undefined). */
+  listTaggedFunctions(runId?: string): Promise<TaggedFunction[]>;
+  deleteFunction(name: string): Promise<void>;
+  /** A role Lambda may assume, with the basic execution policy only, tagged; its ARN. */
+  createRole(name: string, tags: Record<string, string>): Promise<string>;
+  deleteRole(name: string): Promise<void>;
+  listTaggedRoles(runId?: string): Promise<TaggedRole[]>;
+}
+
+const ACCESS = new Set([
+  'AccessDeniedException',
+  'AccessDenied',
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'InvalidSignatureException',
+  'SignatureDoesNotMatch',
+  'ExpiredTokenException',
+  'ExpiredToken',
+  'CredentialsProviderError',
+]);
+const QUOTA = new Set([
+  'TooManyRequestsException',
+  'ThrottlingException',
+  'Throttling',
+  'CodeStorageExceededException',
+  'LimitExceededException',
+  'LimitExceeded',
+  'ServiceQuotaExceededException',
+]);
+
+/** The one line and exit code of an AWS error; undefined when it is none of the documented ones. */
+export function awsFailure(error: unknown, doing: string): ExitCodeError | undefined {
+  if (error instanceof ExitCodeError) return error;
+  const name = (error as { name?: string }).name ?? '';
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+  if (ACCESS.has(name))
+    return new ExitCodeError(`AWS refused ${doing}: ${name}: ${message} (the policy it needs: docs/guide/lambda-run.md)`, EXIT_AWS_ACCESS);
+  if (QUOTA.has(name)) return new ExitCodeError(`an AWS quota or limit stopped ${doing}: ${name}: ${message}`, EXIT_AWS_QUOTA);
+  if (name === 'TimeoutError' || name === 'WaiterTimeout')
+    return new ExitCodeError(`${doing}: the function did not become ready in time (${message})`, EXIT_AWS_NEVER_ACTIVE);
+  return undefined;
+}
+
+function stateOf(config: FunctionConfiguration | undefined): string {
+  const parts = [
+    config?.State ? `State ${config.State}` : undefined,
+    config?.StateReason ? `(${config.StateReason})` : undefined,
+    config?.LastUpdateStatus ? `LastUpdateStatus ${config.LastUpdateStatus}` : undefined,
+    config?.LastUpdateStatusReason ? `(${config.LastUpdateStatusReason})` : undefined,
+  ];
+  return parts.filter(Boolean).join(' ') || 'no state';
+}
+
+type LambdaCalls = Omit<LambdaApi, 'createRole' | 'deleteRole' | 'listTaggedRoles'>;
+type IamCalls = Pick<LambdaApi, 'createRole' | 'deleteRole' | 'listTaggedRoles'>;
+
+/** The SDK's clients for one region (IAM's made only when used); `waitDelayS`: the waiters' first delay between polls (1 s, AWS's own). */
+export function sdkLambdaApi(region: string, options: { waitDelayS?: number } = {}): LambdaApi {
+  const lambda = new LambdaClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' });
+  let iamClient: IAMClient | undefined;
+  const iam = () => (iamClient ??= new IAMClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
+  return { ...lambdaCalls(lambda, options.waitDelayS ?? 1), ...iamCalls(iam) };
+}
+
+function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
+  return {
+    async createFunction(fn) {
+      await lambda.send(
+        new CreateFunctionCommand({
+          FunctionName: fn.name,
+          Role: fn.role,
+          Runtime: fn.runtime as never,
+          Architectures: [fn.architecture],
+          MemorySize: fn.memory,
+          Handler: fn.handler,
+          Timeout: fn.timeoutS,
+          Code: { ZipFile: fn.zip },
+          Environment: { Variables: fn.env },
+          Tags: fn.tags,
+          Description: 'coldstart lambda:run (deleted at the end of the run; npm run lambda:clean removes leftovers)',
+        }),
+      );
+    },
+
+    async waitReady(name, after, timeoutS, signal) {
+      const wait = after === 'create' ? waitUntilFunctionActiveV2 : waitUntilFunctionUpdatedV2;
+      try {
+        await wait(
+          { client: lambda, maxWaitTime: timeoutS, minDelay, maxDelay: Math.max(minDelay, 5), ...(signal ? { abortSignal: signal } : {}) },
+          { FunctionName: name },
+        );
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        const failure = awsFailure(error, `waiting for ${name}`);
+        if (failure && failure.exitCode !== EXIT_AWS_NEVER_ACTIVE) throw failure;
+        // the waiter's error does not keep the last state: asked once more, to say it
+        let state: FunctionConfiguration | undefined;
+        try {
+          state = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
+        } catch {
+          state = undefined;
+        }
+        const what = after === 'create' ? 'never became Active' : 'update never became Successful';
+        throw new ExitCodeError(`function ${name} ${what} within ${timeoutS} s (${stateOf(state)})`, EXIT_AWS_NEVER_ACTIVE);
+      }
+    },
+
+    async updateConfiguration(name, memory, env) {
+      await lambda.send(
+        new UpdateFunctionConfigurationCommand({ FunctionName: name, MemorySize: memory, Environment: { Variables: env } }),
+      );
+    },
+
+    async invoke(name, payload, signal) {
+      const answer = await lambda.send(
+        new InvokeCommand({ FunctionName: name, LogType: 'Tail', Payload: new TextEncoder().encode(payload) }),
+        signal ? { abortSignal: signal } : {},
+      );
+      return {
+        log: answer.LogResult ? Buffer.from(answer.LogResult, 'base64').toString('utf8') : '',
+        ...(answer.FunctionError ? { functionError: answer.FunctionError } : {}),
+      };
+    },
+
+    async listTaggedFunctions(runId) {
+      const found: TaggedFunction[] = [];
+      let marker: string | undefined;
+      do {
+        const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
+        for (const fn of page.Functions ?? []) {
+          if (!fn.FunctionArn || !fn.FunctionName) continue;
+          const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
+          const tag = Tags?.[RUN_TAG];
+          if (tag !== undefined && (runId === undefined || tag === runId))
+            found.push({ name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
+        }
+        marker = page.NextMarker;
+      } while (marker);
+      return found;
+    },
+
+    async deleteFunction(name) {
+      await lambda.send(new DeleteFunctionCommand({ FunctionName: name }));
+    },
+  };
+}
+
+function iamCalls(iam: () => IAMClient): IamCalls {
+  return {
+    async createRole(name, tags) {
+      const trust = {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+      };
+      const created = await iam().send(
+        new CreateRoleCommand({
+          RoleName: name,
+          AssumeRolePolicyDocument: JSON.stringify(trust),
+          Description: 'coldstart lambda:run: the functions of one run (logs only)',
+          Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+        }),
+      );
+      await iam().send(new AttachRolePolicyCommand({ RoleName: name, PolicyArn: BASIC_EXECUTION_POLICY }));
+      const arn = created.Role?.Arn;
+      if (!arn) throw new UsageError(`IAM created role ${name} but returned no ARN`);
+      return arn;
+    },
+
+    async deleteRole(name) {
+      await iam().send(new DetachRolePolicyCommand({ RoleName: name, PolicyArn: BASIC_EXECUTION_POLICY }));
+      await iam().send(new DeleteRoleCommand({ RoleName: name }));
+    },
+
+    async listTaggedRoles(runId) {
+      const found: TaggedRole[] = [];
+      let marker: string | undefined;
+      do {
+        const page = await iam().send(new ListRolesCommand({ PathPrefix: '/', ...(marker ? { Marker: marker } : {}) }));
+        for (const role of page.Roles ?? []) {
+          if (!role.RoleName?.startsWith('coldstart-')) continue;
+          const { Tags } = await iam().send(new ListRoleTagsCommand({ RoleName: role.RoleName }));
+          const tag = Tags?.find((t) => t.Key === RUN_TAG)?.Value;
+          if (tag !== undefined && (runId === undefined || tag === runId)) found.push({ name: role.RoleName, runId: tag });
+        }
+        marker = page.IsTruncated ? page.Marker : undefined;
+      } while (marker);
+      return found;
+    },
+  };
+}

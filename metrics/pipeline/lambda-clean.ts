@@ -1,0 +1,60 @@
+/**
+ * `lambda-clean` (npm run lambda:clean), the use case: every function lambda:run created (found by
+ * its `coldstart:run` tag, one run's or every run's) deleted, and with `--roles` the roles it created.
+ * What cannot be deleted is named, and the command ends with exit 8.
+ */
+import { awsFailure, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
+import { EXIT_AWS_LEFT_BEHIND, ExitCodeError } from '../core/errors.ts';
+
+export interface LambdaCleanOptions {
+  region: string;
+  runId?: string;
+  roles: boolean;
+  dryRun: boolean;
+}
+
+export interface LambdaCleanDeps {
+  /** the calls to AWS (default: the SDK's clients for the region) */
+  api?: LambdaApi;
+  print: (line: string) => void;
+  warn: (line: string) => void;
+}
+
+/** The names of what was found; deleted unless a dry run. */
+export async function cleanLambda(options: LambdaCleanOptions, deps: LambdaCleanDeps): Promise<string[]> {
+  const { print, warn } = deps;
+  const api = deps.api ?? sdkLambdaApi(options.region);
+  const which = options.runId ? `run ${options.runId}` : 'every run';
+  let functions;
+  let roles;
+  try {
+    functions = await api.listTaggedFunctions(options.runId);
+    roles = options.roles ? await api.listTaggedRoles(options.runId) : [];
+  } catch (error) {
+    throw awsFailure(error, `listing the functions of ${which} in ${options.region}`) ?? error;
+  }
+  const found = [...functions.map((f) => `function ${f.name} (run ${f.runId})`), ...roles.map((r) => `role ${r.name} (run ${r.runId})`)];
+  print(`${found.length} resource(s) of ${which} in ${options.region}${found.length ? ':' : ''}`);
+  for (const line of found) print(`  ${line}`);
+  if (options.dryRun || found.length === 0) return found;
+  const left: string[] = [];
+  for (const fn of functions) {
+    try {
+      await api.deleteFunction(fn.name);
+      print(`deleted function ${fn.name}`);
+    } catch (error) {
+      left.push(`function ${fn.name} (${(error as { name?: string }).name ?? 'error'})`);
+    }
+  }
+  for (const role of roles) {
+    try {
+      await api.deleteRole(role.name);
+      print(`deleted role ${role.name}`);
+    } catch (error) {
+      left.push(`role ${role.name} (${(error as { name?: string }).name ?? 'error'})`);
+    }
+  }
+  for (const line of left) warn(`not deleted: ${line}`);
+  if (left.length) throw new ExitCodeError(`${left.length} resource(s) could not be deleted`, EXIT_AWS_LEFT_BEHIND);
+  return found;
+}

@@ -1,0 +1,531 @@
+/**
+ * `lambda-run` (npm run lambda:run), the use case: a package from `lambda:package` measured on real
+ * AWS Lambda in one command. Every packaged function is created once per runtime line and architecture
+ * (named `<packaged name>-<run id>`, tagged `coldstart:run=<run id>`), then, for each memory size,
+ * N cold starts are forced the way lambda-perf and aws-lambda-power-tuning force them: change the
+ * function's configuration (memory and an environment variable), wait until the update is live
+ * (the SDK's waiter: LastUpdateStatus Successful), invoke with `LogType: Tail` and read the REPORT line
+ * of the log tail Lambda returns. The log tails are kept in the run folder (`lambda-logs/`), and read
+ * by lambda:import's own reader into the same run folder an import writes. At the end (an error and
+ * an interrupt included) every resource the run created is deleted unless `--keep`; what could not be
+ * deleted is listed with the command that removes it (`lambda:clean`).
+ *
+ * Deploying with the SDK rather than CloudFormation: a stack takes minutes to create and delete and
+ * hides which resource failed, a run changes each function's configuration dozens of times (a stack
+ * update each, or drift), and the SDK's waiters and retries are what the loop needs. The SAM template
+ * stays the way to deploy a package by hand.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
+import { lambdaEvent } from '../../generators/lambda-event.ts';
+import { loadGenerators } from '../../generators/registry.ts';
+import { routePath } from '../../generators/contract.ts';
+import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
+import { costPerMillion } from '../analyse/cost.ts';
+import { awsFailure, RUN_TAG, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
+import { FUNCTIONS_DIR, TEMPLATE_FILE } from '../cloud/package.ts';
+import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
+import { displayPath } from '../core/display.ts';
+import { EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
+import { MAX_FUNCTION_NAME, parseFunctionName } from '../core/function-name.ts';
+import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { writeFileWhole } from '../store/files.ts';
+import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
+
+/** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
+export const LOGS_DIR = 'lambda-logs';
+/** The timeout of every function: API Gateway's, as the package's template has it. */
+const FUNCTION_TIMEOUT_S = 30;
+/** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
+export const ASSUMED_BILLED_MS = 1000;
+
+export interface LambdaRunOptions {
+  /** a folder written by lambda:package */
+  packageDir: string;
+  out: string;
+  region: string;
+  /** the functions' execution role, or undefined with createRole */
+  role?: string;
+  createRole: boolean;
+  memories: number[];
+  architectures: Architecture[];
+  runtimes: LambdaRuntimeLine[];
+  /** cold starts per cell */
+  samples: number;
+  keep: boolean;
+  dryRun: boolean;
+  /** functions worked on at once */
+  parallel: number;
+  /** how long a function may take to become Active, or an update to go through, s */
+  readyTimeoutS: number;
+  /** the command line, for meta.json */
+  command: string;
+  /** the run's id (default: 8 random hex digits) */
+  runId?: string;
+}
+
+export interface LambdaRunDeps {
+  /** the calls to AWS (default: the SDK's clients for the region) */
+  api?: () => LambdaApi;
+  print: (line: string) => void;
+  warn: (line: string) => void;
+  /** aborted on SIGINT or SIGTERM (reason: the signal's name) */
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+export interface PackagedFunctionEntry {
+  name: string;
+  zip: string;
+  runtime: string;
+  eventFormat: EventFormat;
+}
+
+/** One function the run deploys: a packaged function on one runtime line and architecture. */
+export interface PlannedFunction {
+  packaged: PackagedFunctionEntry;
+  deployed: string;
+  runtime: LambdaRuntimeLine;
+  architecture: Architecture;
+  /** the run folder its samples go to */
+  out: string;
+}
+
+export interface LambdaRunPlan {
+  runId: string;
+  functions: PlannedFunction[];
+  memories: number[];
+  samples: number;
+  invocations: number;
+  /** the estimate of the dry run, $: every cold start billed ASSUMED_BILLED_MS, and at worst the timeout */
+  dollars: { expected: number; worst: number };
+}
+
+export interface LambdaRunOutcome {
+  plan: LambdaRunPlan;
+  /** one per run folder written (none on a dry run) */
+  written: LambdaImportOutcome[];
+  /** invocations whose REPORT said a Status other than success, or that returned a function error */
+  failed: number;
+}
+
+type Template = { Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown> } | null> } | null;
+
+/** The functions of a package folder, from its template.yaml. */
+export function readPackage(dir: string): PackagedFunctionEntry[] {
+  const file = path.join(dir, TEMPLATE_FILE);
+  if (!existsSync(file)) throw new UsageError(`${dir} is not a folder written by lambda:package (no ${TEMPLATE_FILE})`);
+  let template: Template;
+  try {
+    template = parseYaml(readFileSync(file, 'utf8')) as Template;
+  } catch (error) {
+    throw new UsageError(`${file} is not YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const entries: PackagedFunctionEntry[] = [];
+  for (const resource of Object.values(template?.Resources ?? {})) {
+    if (resource?.Type !== 'AWS::Serverless::Function') continue;
+    const props = resource.Properties ?? {};
+    const name = props.FunctionName;
+    const codeUri = props.CodeUri;
+    if (typeof name !== 'string' || !parseFunctionName(name) || typeof codeUri !== 'string') {
+      throw new UsageError(`${file}: a function without a packaged name (coldstart-<framework>-<routes>-<variant>) or CodeUri`);
+    }
+    const zip = path.join(dir, ...codeUri.split('/'));
+    if (!zip.startsWith(path.join(dir, FUNCTIONS_DIR)) || !existsSync(zip))
+      throw new UsageError(`${file}: ${name}'s zip ${codeUri} is missing`);
+    const events = props.Events as Record<string, { Properties?: { PayloadFormatVersion?: unknown } }> | undefined;
+    const format = Object.values(events ?? {})[0]?.Properties?.PayloadFormatVersion;
+    entries.push({
+      name,
+      zip,
+      runtime: typeof props.Runtime === 'string' ? props.Runtime : '',
+      eventFormat: format === '1.0' ? '1.0' : DEFAULT_EVENT_FORMAT,
+    });
+  }
+  if (entries.length === 0) throw new UsageError(`${file} has no function`);
+  return entries;
+}
+
+/** The plan of a run: what is created, how many invocations, and its cost. */
+export function planRun(options: LambdaRunOptions, packaged: PackagedFunctionEntry[]): LambdaRunPlan {
+  const runId = options.runId ?? randomBytes(4).toString('hex');
+  if (!/^[a-z0-9]{1,16}$/.test(runId)) throw new UsageError(`--run-id must be 1 to 16 lowercase letters or digits, got ${runId}`);
+  const combos = options.runtimes.flatMap((runtime) => options.architectures.map((architecture) => ({ runtime, architecture })));
+  const out = path.resolve(options.out);
+  const functions = combos.flatMap(({ runtime, architecture }, i) =>
+    packaged.map((entry) => {
+      const deployed = `${entry.name}-${runId}${combos.length > 1 ? `-${i + 1}` : ''}`;
+      if (deployed.length > MAX_FUNCTION_NAME) {
+        throw new UsageError(
+          `function name ${deployed} is longer than Lambda's ${MAX_FUNCTION_NAME} characters: package fewer routes or a shorter --run-id`,
+        );
+      }
+      return {
+        packaged: entry,
+        deployed,
+        runtime,
+        architecture,
+        out: combos.length > 1 ? path.join(out, `${runtime}-${architecture}`) : out,
+      };
+    }),
+  );
+  const invocations = functions.length * options.memories.length * options.samples;
+  let expected = 0;
+  let worst = 0;
+  for (const fn of functions) {
+    for (const memoryMB of options.memories) {
+      const price = { memoryMB, pricePerGBs: PRICE_PER_GB_SECOND[fn.architecture] };
+      expected += (options.samples * (costPerMillion(ASSUMED_BILLED_MS, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
+      worst += (options.samples * (costPerMillion(FUNCTION_TIMEOUT_S * 1000, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
+    }
+  }
+  return { runId, functions, memories: options.memories, samples: options.samples, invocations, dollars: { expected, worst } };
+}
+
+const dollars = (value: number) => `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
+
+/** The plan in lines, as the dry run prints it and a real run before it starts. */
+export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): string[] {
+  const role = options.createRole ? `a role created for the run (coldstart-${plan.runId}, logs only)` : `role ${options.role}`;
+  const cells = `${plan.functions.length} function(s) × ${plan.memories.length} memory size(s) (${plan.memories.join(', ')} MB)`;
+  const clean = `npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`;
+  const cost = plan.dollars;
+  return [
+    `run ${plan.runId} in ${options.region}: ${cells} × ${plan.samples} cold starts = ${plan.invocations} invocations, ` +
+      `${options.parallel} function(s) at a time, with ${role}`,
+    ...plan.functions.map((fn) => `  ${fn.deployed}  ${fn.runtime} ${fn.architecture}  → ${displayPath(fn.out)}`),
+    `estimated cost: ${dollars(cost.expected)} at ${ASSUMED_BILLED_MS} ms billed a cold start ` +
+      `(at most ${dollars(cost.worst)} if every invocation ran to the ${FUNCTION_TIMEOUT_S} s timeout); ` +
+      `Lambda's price per GB-s and per request, CloudWatch Logs not included`,
+    `every resource is tagged ${RUN_TAG}=${plan.runId}; ` +
+      (options.keep ? `kept at the end (--keep): ${clean} removes them` : 'deleted at the end'),
+  ];
+}
+
+/** The request of a packaged function: its last route, with the body its framework's contract validates. */
+async function payloadOf(entry: PackagedFunctionEntry): Promise<string> {
+  const cell = parseFunctionName(entry.name)!;
+  const generators = await loadGenerators('lambda');
+  const generator = generators.find((g) => g.name === cell.framework);
+  const last = cell.routes - 1;
+  const body = contractOf(generator ?? {}).validBody(last, PROBE_NAME);
+  return JSON.stringify(lambdaEvent(routePath(last), body, { format: entry.eventFormat }));
+}
+
+function formatSeconds(s: number): string {
+  if (!Number.isFinite(s)) return '?';
+  const whole = Math.round(s);
+  return whole >= 60 ? `${Math.floor(whole / 60)} min ${whole % 60} s` : `${whole} s`;
+}
+
+class Interrupted extends Error {}
+
+/** What the run created and has not deleted yet. */
+interface Created {
+  functions: string[];
+  role?: string;
+}
+
+const errorName = (error: unknown) => (error as { name?: string }).name ?? 'error';
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+
+/** Delete what the run created; what could not be deleted, named. */
+async function cleanUp(api: LambdaApi, created: Created, warn: (line: string) => void): Promise<string[]> {
+  const left: string[] = [];
+  for (const name of [...created.functions]) {
+    try {
+      await api.deleteFunction(name);
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') {
+        left.push(`function ${name} (${errorName(error)}: ${firstLine(error)})`);
+        continue;
+      }
+    }
+    created.functions.splice(created.functions.indexOf(name), 1);
+  }
+  if (created.role) {
+    try {
+      await api.deleteRole(created.role);
+      delete created.role;
+    } catch (error) {
+      left.push(`role ${created.role} (${errorName(error)}: ${firstLine(error)})`);
+    }
+  }
+  if (left.length) warn(`left in the account after the run (${left.length}):`);
+  for (const line of left) warn(`  ${line}`);
+  return left;
+}
+
+/** Run `work` over `items`, `limit` at a time; the first error stops new items and is thrown once all running ones end. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>, stop: () => void): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (failures.length === 0 && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        if (failures.push(error) === 1) stop();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  // the first failure is the cause; the others are the workers it stopped
+  if (failures.length) throw failures[0] as Error;
+}
+
+const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+/** One run on AWS: what it created, the log tails it collected, its progress. */
+class ColdStartRun {
+  readonly created: Created = { functions: [] };
+  readonly logs = new Map<PlannedFunction, string[]>();
+  readonly controller = new AbortController();
+  done = 0;
+  failed = 0;
+  private readonly started: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly api: LambdaApi,
+    private readonly plan: LambdaRunPlan,
+    private readonly options: LambdaRunOptions,
+    private readonly payloads: Map<string, string>,
+    private readonly print: (line: string) => void,
+  ) {
+    this.now = Date.now;
+    this.started = this.now();
+  }
+
+  private check(): void {
+    if (this.controller.signal.aborted) throw new Interrupted();
+  }
+
+  /** The run's role, when it creates one; else the role given. */
+  async role(): Promise<string> {
+    if (!this.options.createRole) return this.options.role!;
+    const name = `coldstart-${this.plan.runId}`;
+    try {
+      this.created.role = name;
+      return await this.api.createRole(name, { [RUN_TAG]: this.plan.runId });
+    } catch (error) {
+      throw awsFailure(error, `creating role ${name}`) ?? error;
+    }
+  }
+
+  /** Create the function and wait until it is Active. */
+  async create(fn: PlannedFunction, role: string): Promise<void> {
+    this.check();
+    try {
+      this.created.functions.push(fn.deployed);
+      await this.api.createFunction({
+        name: fn.deployed,
+        zip: readFileSync(fn.packaged.zip),
+        role,
+        runtime: fn.runtime,
+        architecture: fn.architecture,
+        memory: this.plan.memories[0]!,
+        handler: 'index.handler',
+        timeoutS: FUNCTION_TIMEOUT_S,
+        env: { NODE_ENV: 'production' },
+        tags: { [RUN_TAG]: this.plan.runId, 'coldstart:function': fn.packaged.name },
+      });
+      await this.api.waitReady(fn.deployed, 'create', this.options.readyTimeoutS, this.controller.signal);
+    } catch (error) {
+      if (this.controller.signal.aborted) throw new Interrupted();
+      throw awsFailure(error, `creating ${fn.deployed}`) ?? error;
+    }
+  }
+
+  /** Create the function, then force its cold starts, memory size by memory size. */
+  async measure(fn: PlannedFunction, role: string): Promise<void> {
+    await this.create(fn, role);
+    const lines: string[] = [];
+    this.logs.set(fn, lines);
+    for (const memory of this.plan.memories) {
+      for (let i = 1; i <= this.plan.samples; i++) await this.coldStart(fn, memory, i, lines);
+    }
+  }
+
+  /** A configuration change, the update awaited, one invocation; its log tail kept. */
+  private async coldStart(fn: PlannedFunction, memory: number, i: number, lines: string[]): Promise<void> {
+    this.check();
+    let invocation;
+    try {
+      const env = { NODE_ENV: 'production', COLDSTART_SAMPLE: `${this.plan.runId}-${memory}-${i}` };
+      await this.api.updateConfiguration(fn.deployed, memory, env);
+      await this.api.waitReady(fn.deployed, 'update', this.options.readyTimeoutS, this.controller.signal);
+      this.check();
+      invocation = await this.api.invoke(fn.deployed, this.payloads.get(fn.packaged.name)!, this.controller.signal);
+    } catch (error) {
+      if (this.controller.signal.aborted) throw new Interrupted();
+      throw awsFailure(error, `forcing a cold start of ${fn.deployed}`) ?? error;
+    }
+    const at = new Date(this.now()).toISOString();
+    const tail = invocation.log.split('\n').filter((line) => line.trim() !== '');
+    for (const line of tail) lines.push(`${at} ${line}`);
+    this.done++;
+    const eta = ((this.now() - this.started) / this.done) * (this.plan.invocations - this.done);
+    const what = this.describe(tail, invocation.functionError);
+    this.print(`[${this.done}/${this.plan.invocations}] ${fn.deployed} ${memory} MB #${i}: ${what} (ETA ${formatSeconds(eta / 1000)})`);
+  }
+
+  /** One invocation in words, from its REPORT line; a failed one counted. */
+  private describe(tail: string[], functionError: string | undefined): string {
+    const line = tail.find(isReportMessage);
+    if (line === undefined) return 'no REPORT line in the log tail';
+    const parsed = parseReportMessage(line);
+    if (!parsed.ok) return `REPORT line unreadable: ${parsed.reason}`;
+    const { report } = parsed;
+    const status = report.status !== undefined && report.status !== 'success' ? report.status : undefined;
+    if (status !== undefined || functionError !== undefined) this.failed++;
+    if (report.initMs === undefined) return 'warm (no Init Duration): not a sample';
+    return `Init ${report.initMs} ms${status ? `, Status ${status}${report.errorType ? ` (${report.errorType})` : ''}` : ''}`;
+  }
+}
+
+/** Plan, deploy, force the cold starts, collect, write the run folders, delete. */
+export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps): Promise<LambdaRunOutcome> {
+  const { print, warn } = deps;
+  if (!options.role && !options.createRole) throw new UsageError('lambda:run needs --role ARN or --create-role');
+  if (options.role && options.createRole) throw new UsageError('--role and --create-role exclude each other');
+  const packaged = readPackage(path.resolve(options.packageDir));
+  const plan = planRun(options, packaged);
+  for (const fn of plan.functions) {
+    if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
+      throw new UsageError(`--out ${fn.out} already holds a run (${SAMPLES_FILE}): choose another folder`);
+    }
+  }
+  for (const line of describePlan(plan, options)) print(line);
+  if (options.dryRun) {
+    print('dry run: nothing created');
+    return { plan, written: [], failed: 0 };
+  }
+  const payloads = new Map<string, string>();
+  for (const entry of packaged) payloads.set(entry.name, await payloadOf(entry));
+  const api = deps.api?.() ?? sdkLambdaApi(options.region);
+  const run = new ColdStartRun(api, plan, options, payloads, print);
+  const interruptedBy = await forceAll(api, run, plan, options, deps);
+  const left = await finish(api, run, options, plan, warn);
+  const written = await writeRunFolders(plan, run.logs, options, print, warn);
+  if (interruptedBy !== undefined) {
+    throw new ExitCodeError(
+      `interrupted: ${written.length} run folder(s) written from the finished cold starts`,
+      SIGNAL_CODES[interruptedBy] ?? 130,
+    );
+  }
+  if (left.length) {
+    throw new ExitCodeError(
+      `${left.length} resource(s) could not be deleted: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`,
+      EXIT_AWS_LEFT_BEHIND,
+    );
+  }
+  return { plan, written, failed: run.failed };
+}
+
+/** Every function's cold starts; the signal's name when interrupted. A failure deletes what was created, then is thrown. */
+async function forceAll(
+  api: LambdaApi,
+  run: ColdStartRun,
+  plan: LambdaRunPlan,
+  options: LambdaRunOptions,
+  deps: LambdaRunDeps,
+): Promise<string | undefined> {
+  const onOuter = () => run.controller.abort(deps.signal?.reason);
+  deps.signal?.addEventListener('abort', onOuter, { once: true });
+  try {
+    const role = await run.role();
+    await pool(
+      plan.functions,
+      options.parallel,
+      (fn) => run.measure(fn, role),
+      () => run.controller.abort('failure'),
+    );
+    return undefined;
+  } catch (error) {
+    const interrupted = deps.signal?.aborted === true && (error instanceof Interrupted || run.controller.signal.reason !== 'failure');
+    if (!interrupted) {
+      await finish(api, run, options, plan, deps.warn);
+      throw error;
+    }
+    const by = String(deps.signal?.reason ?? 'SIGINT');
+    deps.warn(`interrupted (${by}) after ${run.done} of ${plan.invocations} invocations: deleting what the run created`);
+    return by;
+  } finally {
+    deps.signal?.removeEventListener('abort', onOuter);
+  }
+}
+
+/** Delete what the run created (unless --keep) and say what is left; what could not be deleted, named. */
+async function finish(
+  api: LambdaApi,
+  run: ColdStartRun,
+  options: LambdaRunOptions,
+  plan: LambdaRunPlan,
+  warn: (line: string) => void,
+): Promise<string[]> {
+  const { created } = run;
+  let left: string[] = [];
+  if (options.keep) {
+    if (created.functions.length) warn(`kept (--keep): ${created.functions.join(', ')}${created.role ? `, role ${created.role}` : ''}`);
+  } else {
+    left = await cleanUp(api, created, warn);
+  }
+  const remaining = options.keep ? created.functions.length + (created.role ? 1 : 0) : left.length;
+  if (remaining) warn(`to remove it: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`);
+  return left;
+}
+
+/** The log tails into each run folder's lambda-logs/, then lambda:import's reader over them. */
+async function writeRunFolders(
+  plan: LambdaRunPlan,
+  logs: Map<PlannedFunction, string[]>,
+  options: LambdaRunOptions,
+  print: (line: string) => void,
+  warn: (line: string) => void,
+): Promise<LambdaImportOutcome[]> {
+  const byOut = new Map<string, PlannedFunction[]>();
+  for (const fn of plan.functions) if (logs.get(fn)?.length) byOut.set(fn.out, [...(byOut.get(fn.out) ?? []), fn]);
+  const written: LambdaImportOutcome[] = [];
+  for (const [out, functions] of byOut) {
+    const dir = path.join(out, LOGS_DIR);
+    mkdirSync(dir, { recursive: true });
+    const files = functions.map((fn) => {
+      const file = path.join(dir, `${fn.packaged.name}.log`);
+      writeFileWhole(file, `${logs.get(fn)!.join('\n')}\n`);
+      return file;
+    });
+    const { runtime, architecture } = functions[0]!;
+    try {
+      written.push(
+        await importLambda(
+          {
+            files,
+            out,
+            command: options.command,
+            architecture,
+            runtime,
+            origin: {
+              samples:
+                `forced by lambda:run ${plan.runId} in ${options.region}: ${plan.samples} a cell ` +
+                '(a configuration change, the update awaited, one invocation with LogType Tail)',
+              order: 'each function on its own, memory sizes in turn; functions in parallel',
+              os: `AWS Lambda (${options.region}, lambda:run ${plan.runId})`,
+            },
+          },
+          print,
+          warn,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      warn(`${displayPath(out)}: ${error.message}`);
+    }
+  }
+  return written;
+}

@@ -1,0 +1,346 @@
+/**
+ * lambda:run and lambda:clean end to end against a local Lambda API (test/support/fake-lambda.ts)
+ * served here: the real CLI and the real SDK client, pointed at it by AWS_ENDPOINT_URL, with dummy
+ * credentials in the environment. The happy path (deploy, N cold starts per cell, a run folder, all
+ * deleted), throttling, a function stuck in Pending, failed INITs and timeouts, a deletion that
+ * fails, SIGINT in the middle, access denied; and the planted secret is in no output.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
+import { CLI, ROOT, tempDir } from '../support/helpers.ts';
+import { FakeLambda } from '../support/fake-lambda.ts';
+
+const SECRET = 'coldstartPlantedSecret9f3a1c7e2b';
+
+interface Result {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(
+  fake: FakeLambda,
+  args: string[],
+  options: { onLine?: (line: string, child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        HOME: tempDir('coldstart-lambda-run-home-'),
+        AWS_ENDPOINT_URL: fake.url,
+        AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST',
+        AWS_SECRET_ACCESS_KEY: SECRET,
+        AWS_EC2_METADATA_DISABLED: 'true',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stdout += text;
+      for (const line of text.split('\n')) if (line) options.onLine?.(line, child);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+function samplesOf(dir: string): Record<string, unknown>[] {
+  return readFileSync(path.join(dir, 'samples.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('lambda:run against a local Lambda API', () => {
+  const fake = new FakeLambda();
+  const dir = tempDir('coldstart-lambda-run-');
+  const pkg = path.join(dir, 'package');
+  before(async () => {
+    await fake.start();
+    const bundle = path.join(dir, 'index.js');
+    writeFileSync(bundle, 'exports.handler = async () => ({ statusCode: 200, body: "{}" });\n');
+    mkdirSync(pkg);
+    writeLambdaPackage(
+      pkg,
+      [
+        { cell: { framework: 'hono', variant: 'validated', routes: 1 }, bundle },
+        { cell: { framework: 'node-http', variant: 'plain', routes: 100 }, bundle },
+      ],
+      { runtime: 'nodejs22.x' },
+    );
+  });
+  after(() => fake.stop());
+
+  const reset = () => {
+    fake.faults = {};
+    fake.functions.clear();
+    fake.roles.clear();
+    fake.calls.length = 0;
+  };
+
+  it('deploys, forces N cold starts per cell, writes the run folder, deletes everything; no secret anywhere', async () => {
+    reset();
+    const out = path.join(dir, 'happy');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--create-role',
+      '--lambda-memory',
+      '128,1024',
+      '--samples',
+      '3',
+      '--run-id',
+      'happy1',
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    // 2 functions × 2 memory sizes × 3 cold starts, each a config change, a wait and an invocation
+    assert.equal(fake.calls.filter((c) => c.op === 'Invoke').length, 12);
+    assert.equal(fake.calls.filter((c) => c.op === 'UpdateFunctionConfiguration').length, 12);
+    assert.equal(fake.calls.filter((c) => c.op === 'CreateFunction').length, 2);
+    assert.match(result.stdout, /\[12\/12\] .* \(ETA 0 s\)/);
+    const samples = samplesOf(out);
+    assert.equal(samples.length, 12);
+    assert.ok(samples.every((s) => s.ok === true));
+    const cell = samples.find(
+      (s) => (s.cell as { framework: string }).framework === 'node-http' && (s.cell as { memory: number }).memory === 128,
+    )!;
+    assert.equal((cell.lambda as { initMs: number }).initMs, FakeLambda.initMs('coldstart-node-http-100-plain-happy1', 128));
+    assert.equal((cell.lambda as { architecture: string }).architecture, 'x86_64');
+    const meta = JSON.parse(readFileSync(path.join(out, 'meta.json'), 'utf8')) as {
+      spec: { source: { samples: string } };
+      machine: { os: string };
+    };
+    assert.match(meta.spec.source.samples, /forced by lambda:run happy1 in eu-west-1/);
+    assert.match(meta.machine.os, /AWS Lambda \(eu-west-1, lambda:run happy1\)/);
+    assert.ok(readFileSync(path.join(out, 'summary.md'), 'utf8').includes('node-http'));
+    // everything tagged, everything deleted: functions and the role
+    const created = fake.calls.filter((c) => c.op === 'CreateFunction').map((c) => c.text);
+    assert.ok(created.every((text) => text.includes('"coldstart:run":"happy1"')));
+    assert.equal(fake.functions.size, 0);
+    assert.equal(fake.roles.size, 0);
+    assert.ok(fake.calls.some((c) => c.op === 'iam:CreateRole' && c.text.includes('coldstart%3Arun')));
+    // the planted secret: in no file written, not on stdout or stderr, never sent
+    for (const file of filesUnder(out)) assert.ok(!readFileSync(file, 'utf8').includes(SECRET), `${file} holds the secret`);
+    assert.ok(!result.stdout.includes(SECRET) && !result.stderr.includes(SECRET));
+    assert.ok(fake.calls.every((c) => !c.text.includes(SECRET)));
+  });
+
+  it('a dry run prints the plan and its cost and calls nothing', async () => {
+    reset();
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      path.join(dir, 'dry'),
+      '--region',
+      'us-east-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--dry-run',
+      '--arch',
+      'x86_64,arm64',
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /4 function\(s\) × 1 memory size\(s\) \(1024 MB\) × 10 cold starts = 40 invocations/);
+    assert.match(result.stdout, /estimated cost: \$0\.0006/);
+    assert.equal(fake.calls.length, 0);
+  });
+
+  it('throttling (429) is retried with backoff and the run goes through', async () => {
+    reset();
+    fake.faults = { throttle: { CreateFunction: 2, UpdateFunctionConfiguration: 2, Invoke: 1 } };
+    const out = path.join(dir, 'throttled');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '2',
+      '--run-id',
+      'thr1',
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(samplesOf(out).length, 4);
+    assert.equal(fake.functions.size, 0);
+  });
+
+  it('a function stuck in Pending: exit 7, one line, nothing left', async () => {
+    reset();
+    fake.faults = { pending: ['coldstart-hono-'] };
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      path.join(dir, 'pending'),
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '1',
+      '--ready-timeout',
+      '2',
+      '--run-id',
+      'pend1',
+    ]);
+    assert.equal(result.status, 7, result.stderr);
+    assert.match(result.stderr, /^coldstart: function coldstart-hono-1-validated-pend1 never became Active within 2 s \(State Pending/m);
+    assert.doesNotMatch(result.stderr, /\n\s+at /);
+    assert.equal(fake.functions.size, 0);
+  });
+
+  it('a failed INIT and a timeout are recorded as failed samples with their Init Duration: exit 3', async () => {
+    reset();
+    fake.faults = { initError: ['coldstart-hono-'], invokeTimeout: ['coldstart-node-http-'] };
+    const out = path.join(dir, 'failing');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '2',
+      '--run-id',
+      'fail1',
+    ]);
+    assert.equal(result.status, 3, result.stderr);
+    const samples = samplesOf(out);
+    assert.equal(samples.length, 4);
+    assert.ok(samples.every((s) => s.ok === false));
+    const hono = samples.find((s) => (s.cell as { framework: string }).framework === 'hono')!;
+    assert.equal((hono.lambda as { status: string }).status, 'error');
+    assert.equal((hono.lambda as { errorType: string }).errorType, 'Runtime.ExitError');
+    assert.equal((hono.lambda as { initMs: number }).initMs, FakeLambda.initMs('coldstart-hono-1-validated-fail1', 1024));
+    const node = samples.find((s) => (s.cell as { framework: string }).framework === 'node-http')!;
+    assert.equal((node.lambda as { status: string }).status, 'timeout');
+    assert.equal(fake.functions.size, 0);
+  });
+
+  it('a deletion that fails: exit 8, what is left and the command; lambda:clean then removes it', async () => {
+    reset();
+    fake.faults = { deleteFails: true };
+    const out = path.join(dir, 'undeleted');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '1',
+      '--run-id',
+      'left1',
+    ]);
+    assert.equal(result.status, 8, result.stderr);
+    assert.match(result.stderr, /function coldstart-hono-1-validated-left1 \(ResourceConflictException/);
+    assert.match(result.stderr, /function coldstart-node-http-100-plain-left1 \(ResourceConflictException/);
+    assert.match(result.stderr, /npm run lambda:clean -- --region eu-west-1 --run left1/);
+    // the samples were collected all the same
+    assert.equal(samplesOf(out).length, 2);
+    assert.equal(fake.functions.size, 2);
+    // a function of another run, and one that is not the tool's, stay
+    fake.functions.set('other', { ...fake.functions.get('coldstart-hono-1-validated-left1')!, name: 'other', arn: 'arn:other', tags: {} });
+    fake.faults = {};
+    const clean = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'left1']);
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stdout, /2 resource\(s\) of run left1 in eu-west-1/);
+    assert.deepEqual([...fake.functions.keys()], ['other']);
+  });
+
+  it('SIGINT in the middle of a run deletes what was created and keeps the finished cold starts: exit 130', async () => {
+    reset();
+    fake.faults = { invokeDelayMs: 400 };
+    const out = path.join(dir, 'interrupted');
+    let sent = false;
+    const result = await cli(
+      fake,
+      [
+        'lambda-run',
+        pkg,
+        '--out',
+        out,
+        '--region',
+        'eu-west-1',
+        '--role',
+        'arn:aws:iam::123456789012:role/r',
+        '--samples',
+        '20',
+        '--parallel',
+        '1',
+        '--run-id',
+        'int1',
+      ],
+      {
+        onLine: (line, child) => {
+          if (!sent && line.startsWith('[2/')) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        },
+      },
+    );
+    assert.equal(result.status, 130, result.stderr);
+    assert.match(result.stderr, /interrupted \(SIGINT\) after \d+ of 40 invocations/);
+    assert.equal(fake.functions.size, 0);
+    const samples = samplesOf(out);
+    assert.ok(samples.length >= 2 && samples.length < 40, `${samples.length} samples`);
+  });
+
+  it('access denied: exit 5, one line naming the call', async () => {
+    reset();
+    fake.faults = { deny: ['CreateFunction'] };
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      path.join(dir, 'denied'),
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '1',
+      '--run-id',
+      'deny1',
+    ]);
+    assert.equal(result.status, 5, result.stderr);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0]!, /^coldstart: AWS refused creating coldstart-.*-deny1: AccessDeniedException/);
+    assert.equal(fake.functions.size, 0);
+  });
+});
