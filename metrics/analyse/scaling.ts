@@ -6,6 +6,7 @@
 import { linearRegression, linearRegressionLine, mean, median, rSquared } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
 import { CELL_DIMENSIONS } from '../core/cell.ts';
+import { dimensionRow, type CellDimension } from '../core/dimensions.ts';
 import type { Metric } from '../core/samples.ts';
 
 /** The metrics the fits are made on. */
@@ -40,12 +41,23 @@ export interface Series {
 
 const OTHER_DIMENSIONS = CELL_DIMENSIONS.filter((d) => d !== 'framework' && d !== 'routes');
 
+/**
+ * The series key seeds the curve's bootstrap (analyse/curve.ts), so it must not change for the cells
+ * of old runs: rows added to the table after the seeds were fixed (key place 14 and on) join it only
+ * when a cell leaves their stored value, as they join the cell key.
+ */
+const SEEDED_BEFORE = 14;
+const inSeriesKey = (d: CellDimension, value: unknown) => {
+  const row = dimensionRow(d);
+  return (row.key?.at ?? 0) < SEEDED_BEFORE || value !== row.stored;
+};
+
 /** Group cells into series (every dimension but routes), cells sorted by routes. */
 export function seriesOf(summaries: CellSummary[]): Series[] {
   const varying = OTHER_DIMENSIONS.filter((d) => new Set(summaries.map((s) => s.cell[d])).size > 1);
   const groups = new Map<string, Series>();
   for (const s of summaries) {
-    const key = CELL_DIMENSIONS.filter((d) => d !== 'routes')
+    const key = CELL_DIMENSIONS.filter((d) => d !== 'routes' && inSeriesKey(d, s.cell[d]))
       .map((d) => String(s.cell[d]))
       .join('|');
     let series = groups.get(key);

@@ -101,6 +101,22 @@ export type Source = (typeof SOURCES)[number];
 /** The `source` of a cell measured from the user's own entry or handler. */
 export const APP_SOURCE = 'app' satisfies Source;
 
+/**
+ * A package at an exact version (`fastify@4.28.1`, `@fastify/aws-lambda@5.0.0`): a cell's `version`
+ * when `--versions` gives its framework's (or adapter's, or validator's) package another version than
+ * the project's; `installed` (the row's stored value) is the package as the project has it.
+ */
+export const INSTALLED_VERSION = 'installed';
+const PACKAGE_VERSION = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*@\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+export function isPackageVersion(x: unknown): x is string {
+  return typeof x === 'string' && x.length <= 214 && PACKAGE_VERSION.test(x);
+}
+/** `fastify@4.28.1` → { pkg: 'fastify', version: '4.28.1' } (the last `@` after the first character splits them). */
+export function splitPackageVersion(value: string): { pkg: string; version: string } {
+  const at = value.lastIndexOf('@');
+  return { pkg: value.slice(0, at), version: value.slice(at + 1) };
+}
+
 /** The shape and schema of a file when the run or the record does not say. */
 export const DEFAULT_SHAPE: Shape = 'flat';
 export const DEFAULT_SCHEMA: Schema = 'small';
@@ -457,6 +473,30 @@ export const DIMENSIONS = {
     label: { at: 7 },
     lever: { rank: 3 },
     metaList: 'fileCaches',
+  }),
+  version: dimension<string>()({
+    values: 'open',
+    valid: (v: unknown): v is string => v === INSTALLED_VERSION || isPackageVersion(v),
+    stored: INSTALLED_VERSION,
+    cli: [],
+    flags: [
+      {
+        flag: '--versions',
+        arg: '<pkg@v1,v2...>',
+        group: 'levers',
+        help:
+          'npm packages at other versions than the installed ones, each a cell of its own: `fastify@4.28.1,5.6.1` ' +
+          '(a bare version continues the package before it; several packages as `fastify@4.28.1,5.6.1 express@4.21.2,5.1.0`, ' +
+          'or the flag repeated). A generated cell gets each version of its framework, adapter or validator package; a measured app, ' +
+          'of any of its dependencies. Exact versions, installed once into .versions/ (outside generated/ and your project)',
+        defaultText: 'the installed versions',
+      },
+    ],
+    help: 'the version of one npm package of the cell, when not the installed one',
+    key: { at: 15, tagged: true },
+    label: { at: 8 },
+    lever: { rank: 9 },
+    metaList: 'versions',
   }),
   source: dimension<Source>()({
     values: SOURCES,

@@ -54,6 +54,8 @@ export interface MetaCells {
   bootstraps?: DimensionValue<'bootstrap'>[];
   /** only when some cell's file cache is not warm */
   fileCaches?: DimensionValue<'fileCache'>[];
+  /** `--versions`, when given: the packages at other versions, in the order given */
+  versions?: DimensionValue<'version'>[];
 }
 
 /** A run writes every field; a folder from an older tool may lack one (its report then says `undefined`, as it did). */
@@ -181,6 +183,7 @@ function parseCells(v: Json): MetaCells {
     lambdaRuntimes: optionalValues('runtime', v.lambdaRuntimes),
     bootstraps: optionalValues('bootstrap', v.bootstraps),
     fileCaches: optionalValues('fileCache', v.fileCaches),
+    versions: optionalValues('version', v.versions),
   });
 }
 

@@ -91,6 +91,14 @@ export interface RunMeta {
   fileCache?: unknown;
   /** what each cell would ship, when a lever of the answer table varies */
   shipped?: ShippedMeta;
+  /** `--versions`: each package at a version the cells ran, as npm installed it (runs without it have none) */
+  versions?: Record<string, VersionMeta>;
+}
+
+/** A package at a version as installed: where npm took it from and the tarball's integrity. */
+export interface VersionMeta {
+  resolved: string;
+  integrity: string;
 }
 
 export const META_FILE = 'meta.json';
@@ -206,7 +214,19 @@ export function normalizeMeta(value: Json): RunMeta {
     skipped: textRecord(value.skipped),
     environment: { passed: texts(environment.passed), dropped: texts(environment.dropped) },
     ...(shipped ? { shipped } : { shipped: undefined }),
+    ...(isJsonObject(value.versions) ? { versions: parseVersionsMeta(value.versions) } : { versions: undefined }),
   };
+}
+
+/** meta.json's `versions`: each package at a version with its source and integrity (an entry that is not one is left out). */
+function parseVersionsMeta(value: Json): Record<string, VersionMeta> {
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([name, v]) =>
+      isJsonObject(v) && typeof v.resolved === 'string' && typeof v.integrity === 'string'
+        ? [[name, { resolved: v.resolved, integrity: v.integrity }]]
+        : [],
+    ),
+  );
 }
 
 /** The dropped names worth a line in a report: the ones that change how node starts. */

@@ -5,7 +5,7 @@
  */
 import { UsageError } from './errors.ts';
 import { MAX_ROUTE_COUNTS } from './run-bounds.ts';
-import { BUNDLE_BUILDS, MAX_ROUTES, MIN_ROUTES, type Build } from './dimensions.ts';
+import { BUNDLE_BUILDS, isPackageVersion, MAX_ROUTES, MIN_ROUTES, splitPackageVersion, type Build } from './dimensions.ts';
 import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture, parseLambdaRuntime, type Architecture } from './lambda-platform.ts';
 import type { LambdaLine, Shard } from './run-spec.ts';
 
@@ -184,4 +184,27 @@ export function parsePackageBuild(text: string): PackageBuild {
   throw new UsageError(
     `--build must be ${PACKAGE_BUILDS.join(' or ')}, got ${JSON.stringify(text).slice(0, 60)}: a package's zip holds one bundled file`,
   );
+}
+
+/**
+ * `--versions`: `fastify@4.28.1,5.6.1` (a bare version continues the package before it), several
+ * packages in one list or given as further arguments or flags; each item an exact version
+ * (`package@x.y.z`), so the same command installs the same code. `previous`: the values of the
+ * arguments before this one (commander's variadic and repeated options); a value given twice counts once.
+ */
+export function parseVersions(text: string, previous: readonly string[] = []): string[] {
+  const out = [...previous];
+  let pkg = '';
+  for (const item of parseList('--versions', text)) {
+    const at = item.lastIndexOf('@');
+    const value = at > 0 ? item : pkg !== '' && at === -1 ? `${pkg}@${item}` : undefined;
+    if (value === undefined)
+      throw new UsageError(`--versions: "${item}" names no package: write package@version (fastify@4.28.1), then bare versions (5.6.1)`);
+    const checked: unknown = value;
+    if (!isPackageVersion(checked))
+      throw new UsageError(`--versions: "${String(checked)}" is not a package at an exact version (package@x.y.z; no ranges or tags)`);
+    pkg = splitPackageVersion(value).pkg;
+    if (!out.includes(value)) out.push(value);
+  }
+  return out;
 }

@@ -87,6 +87,8 @@ export interface CellSpec {
   lambdaReference: boolean;
   /** the node binary of the `node` runtime */
   node: string;
+  /** `--versions`: packages at other versions (`fastify@4.28.1`), each a cell of the cells whose file requires the package */
+  versions: string[];
 }
 
 export interface PrecisionSpec {
@@ -193,6 +195,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     fileCaches: 'by-target',
     lambdaReference: true,
     node: process.execPath,
+    versions: byRow('version'),
   },
   sampling: {
     samples: 5,
@@ -354,6 +357,11 @@ export const OPTION_RULES: readonly OptionRule[] = [
     flags: ['--budget'],
     applies: (s) => s.source.kind === 'generated' && new Set(s.source.routes).size >= 3,
     without: 'at least 3 route counts (--routes): the budget is read off the curve fitted over them',
+  },
+  {
+    flags: ['--versions'],
+    applies: (s) => s.source.kind === 'generated',
+    without: "a generated cell (measure's apps are measured at the versions their own install has)",
   },
   { flags: ['--event'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry gets --request)' },
   {

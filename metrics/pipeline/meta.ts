@@ -12,7 +12,7 @@ import { cellLabel } from '../core/cell.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { META_VERSION, type LambdaMeta, type RunMeta, type ShippedCode } from '../core/meta.ts';
+import { META_VERSION, type LambdaMeta, type RunMeta, type ShippedCode, type VersionMeta } from '../core/meta.ts';
 import { machine, runnerInfo, toolVersion } from '../store/meta-file.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
@@ -28,6 +28,7 @@ import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
 import { COMPILE_CACHE_ENV } from '../plan/launch.ts';
 import { runtimeSources, runtimeVersions } from '../plan/levers.ts';
 import { RUNTIMES_DIR } from '../plan/runtimes.ts';
+import type { InstalledVersion } from '../plan/versions.ts';
 import { isCounted } from '../core/dimensions.ts';
 import { firstHitsOf, hasCounted, targetsOf, type RunSpec } from '../core/run-spec.ts';
 
@@ -105,6 +106,7 @@ function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
       ? { lambdaRuntimes: values((c) => c.cell.runtime, lambda), bootstraps: values((c) => c.cell.bootstrap, lambda) }
       : {}),
     ...(fileCaches.some((f) => f !== 'warm') ? { fileCaches } : {}),
+    ...(spec.cells.versions.length ? { versions: [...spec.cells.versions] } : {}),
   };
 }
 
@@ -121,6 +123,11 @@ export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frame
       },
     ]),
   );
+}
+
+/** `--versions` as installed: each package at a version with where npm took it from and its integrity. */
+function versionsMeta(installed: ReadonlyMap<string, InstalledVersion>): Record<string, VersionMeta> {
+  return Object.fromEntries([...installed].map(([value, v]) => [value, { resolved: v.resolved, integrity: v.integrity }]));
 }
 
 /** The commits the packages were built from (their package.json's gitHead), when any records one: mion, built from source, does. */
@@ -260,6 +267,7 @@ function startFacts(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): 
     runtimes: runtimeVersions(prepared.levers),
     frameworks: frameworksMeta(prepared.selected),
     skipped: Object.fromEntries(prepared.skipped),
+    ...(prepared.versions ? { versions: versionsMeta(prepared.versions) } : {}),
     ...(lambda ? { lambda } : {}),
     ...(facts.shipped ? { shipped: { code: facts.shipped } } : {}),
     environment: {

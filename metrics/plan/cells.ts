@@ -20,6 +20,7 @@ import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda
 import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
+import { ensureVersion, versionGeneratedDir, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
 import { type Measure, generatedTarget, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
 import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
@@ -91,6 +92,8 @@ export interface PreparedCells {
   levers: PreparedLevers;
   /** the Runtime Interface Client, when a cell starts with it */
   ric?: ResolvedRic;
+  /** `--versions`: each package at a version the cells run, as installed */
+  versions?: Map<string, InstalledVersion>;
 }
 
 export interface GeneratedCells {
@@ -209,9 +212,62 @@ export interface PrepareEffects {
   write: boolean;
   bundle?: Bundler;
   ric: typeof ricFor;
+  /** install a package at a version (`--versions`), or say why it does not install */
+  version: (value: string, log: (line: string) => void) => VersionOutcome;
 }
 
-const REAL_EFFECTS: PrepareEffects = { runtimes: resolveRuntimes, write: true, ric: ricFor };
+const REAL_EFFECTS: PrepareEffects = { runtimes: resolveRuntimes, write: true, ric: ricFor, version: ensureVersion };
+
+/**
+ * The cells at `--versions`: a base cell whose file requires a package given there becomes one cell
+ * per version of it (its file written into that version's folder); a version that does not install
+ * is skipped (its cells dropped, the reason in `skipped`), not measured at the installed version.
+ */
+export async function expandVersions(
+  generated: Pick<GeneratedCells, 'cells' | 'generators' | 'unsupported'>,
+  versions: readonly string[],
+  effects: Pick<PrepareEffects, 'version' | 'write'>,
+  log: (line: string) => void,
+): Promise<{ cells: Cell[]; skipped: Map<string, string>; installed: Map<string, InstalledVersion> }> {
+  const skipped = new Map<string, string>();
+  const installed = new Map<string, InstalledVersion>();
+  if (!versions.length) return { cells: generated.cells, skipped, installed };
+  const used = new Set<string>();
+  const cells: Cell[] = [];
+  for (const cell of generated.cells) {
+    const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
+    const wanted = versionsFor(generator.packages, versions);
+    if (!wanted.length) {
+      cells.push(cell);
+      continue;
+    }
+    for (const value of wanted) {
+      used.add(value);
+      if (skipped.has(value)) continue;
+      if (!installed.has(value)) {
+        const outcome = effects.version(value, log);
+        if (!outcome.ok) {
+          skipped.set(value, `does not install: ${outcome.reason}`);
+          log(`${value}: skipped (does not install: ${outcome.reason})`);
+          continue;
+        }
+        installed.set(value, outcome.installed);
+      }
+      const at = makeCell({ ...cell, version: value });
+      cells.push(at);
+      if (!effects.write || generated.unsupported.has(cellKey(cell))) continue;
+      const shaped = { shape: cell.shape, schema: cell.schema };
+      await writeGenerated(generator, cell.routes, cell.variant, versionGeneratedDir(value), shaped);
+    }
+  }
+  for (const value of versions) {
+    if (!used.has(value)) {
+      skipped.set(value, 'no selected cell requires this package');
+      log(`${value}: skipped (no selected cell requires this package)`);
+    }
+  }
+  return { cells, skipped, installed };
+}
 
 /**
  * Every cell of a run with its launch resolved. `env` is the children's clean environment (the
@@ -228,7 +284,9 @@ export async function prepareCells(
   const runtimes = effects.runtimes(runtimesOfTargets(spec, spec.targets), spec.node, env, log);
   const generated = await generateCells({ ...selection, targets: spec.targets, lambdaReference: spec.lambdaReference }, log, effects.write);
   const { selected, skipped } = generated;
-  const base = generated.cells.flatMap((cell) =>
+  const versioned = await expandVersions(generated, spec.versions, effects, log);
+  for (const [value, reason] of versioned.skipped) skipped.set(value, reason);
+  const base = versioned.cells.flatMap((cell) =>
     memoriesOf(spec).flatMap((memory) => spec.measures.map((measure) => makeCell({ ...cell, memory, measure }))),
   );
   const levers = await prepareLevers(base, spec, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
@@ -248,7 +306,14 @@ export async function prepareCells(
     );
     return planGeneratedCell(cell, levers, generator, ric, generated.unsupported.get(generatedKey));
   });
-  return { selected, skipped, cells, levers, ...(ric ? { ric } : {}) };
+  return {
+    selected,
+    skipped,
+    cells,
+    levers,
+    ...(ric ? { ric } : {}),
+    ...(versioned.installed.size ? { versions: versioned.installed } : {}),
+  };
 }
 
 /**

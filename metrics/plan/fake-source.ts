@@ -10,6 +10,8 @@ import { RIC_PACKAGE, RIC_VERSION, ricPackageDir } from './ric.ts';
 import type { CellSpec } from '../core/run-spec.ts';
 import { needsRic, prepareCells, type PrepareEffects, type PreparedCells, type Selection } from './cells.ts';
 import { assumedRuntimes } from './runtimes.ts';
+import { versionDir } from './versions.ts';
+import { splitPackageVersion } from '../core/dimensions.ts';
 
 export const FAKE_EFFECTS: PrepareEffects = {
   runtimes: (names, node) => assumedRuntimes(names, node),
@@ -20,6 +22,12 @@ export const FAKE_EFFECTS: PrepareEffects = {
     needsRic(cells)
       ? { dir: ricPackageDir(), version: RIC_VERSION, source: `${RIC_PACKAGE}@${RIC_VERSION} (not built: fake source)` }
       : undefined,
+  // every version installs, nowhere
+  version: (value) => {
+    const { pkg, version } = splitPackageVersion(value);
+    const installed = { value, pkg, version, dir: versionDir(value), resolved: 'not installed: fake source', integrity: 'none' };
+    return { ok: true, installed };
+  },
 };
 
 export interface FakeCellSource {

@@ -6,7 +6,9 @@
  */
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
 import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
+import path from 'node:path';
 import type { ResolvedRuntime } from './runtimes.ts';
+import { versionDir, versionGeneratedDir, versionOf } from './versions.ts';
 import { leversOfTarget, type LeverSpec } from '../core/run-spec.ts';
 
 export type { CompileCache } from '../core/dimensions.ts';
@@ -33,6 +35,20 @@ export function expandCells(base: Cell[], levers: LeverSpec): Cell[] {
 /** Every runtime the cells of these targets run on: `--runtime` for servers, the Lambda lines for Lambda cells. */
 export function runtimesOfTargets(levers: LeverSpec, targets: readonly string[]): string[] {
   return [...new Set(targets.flatMap((t) => leversOfTarget(levers, t).runtimes))];
+}
+
+/**
+ * The file a generated cell runs as written (before any build): under generated/, or, at another
+ * version of a package (`--versions`), under that version's folder; and its path as a bundle's name
+ * (`versions/<package>@<version>/…` for the latter, so two versions never share a bundle).
+ */
+export function sourceFileOf(cell: Cell): { file: string; relative: string } {
+  const version = versionOf(cell);
+  if (!version) return { file: cellFilePath(cell), relative: cellFile(cell) };
+  return {
+    file: path.join(versionGeneratedDir(version), cellFile(cell)),
+    relative: path.posix.join('versions', path.basename(versionDir(version)), cellFile(cell)),
+  };
 }
 
 /** A cell that will not spawn anything: it failed before running, or cannot be measured here. */
@@ -93,8 +109,9 @@ export async function prepareLevers(
       blocked.set(key, { kind: 'unsupported', reason: runtime.compileCacheUnsupported });
       continue;
     }
+    const source = sourceFileOf(cell);
     if (cell.build === 'plain') {
-      files.set(key, cellFilePath(cell));
+      files.set(key, source.file);
       continue;
     }
     if (cell.build === 'snapshot') {
@@ -102,12 +119,12 @@ export async function prepareLevers(
       continue;
     }
     // cells that differ only in compile cache (or in runtimes of one node line) share one bundle
-    const output = bundlePath(cellFile(cell), runtime.bundleTarget, cell.build);
+    const output = bundlePath(source.relative, runtime.bundleTarget, cell.build);
     let entry = bundles.get(output);
     if (!entry) {
       entry = {
-        label: `${cellFile(cell)} (${cell.build}, target ${runtime.bundleTarget})`,
-        outcome: bundle(cellFilePath(cell), output, runtime.bundleTarget, cell.build),
+        label: `${source.relative} (${cell.build}, target ${runtime.bundleTarget})`,
+        outcome: bundle(source.file, output, runtime.bundleTarget, cell.build),
       };
       bundles.set(output, entry);
     }

@@ -60,6 +60,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--runtime': ['bun'],
   '--build': ['bundle'],
   '--compile-cache': ['warm'],
+  '--versions': ['fastify@4.28.1,5.6.1', 'express@4.21.2'],
   '--memory': ['2048'],
   '--cost-memory': ['2048'],
   '--arch': ['arm64'],

@@ -2,7 +2,7 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { BUILDS, COMPILE_CACHES, DIMENSIONS, FILE_CACHES, RUNTIME_NAMES, type FileCache } from '../../core/dimensions.ts';
 import type { CellSpec } from '../../core/run-spec.ts';
-import { parseChoiceList } from '../../core/parse.ts';
+import { parseChoiceList, parseVersions } from '../../core/parse.ts';
 import { dimensionOption, type Empty, type OptsOf } from './common.ts';
 
 /**
@@ -18,7 +18,8 @@ export function addProcessLevers<A extends unknown[], O extends OptionValues, G 
     .optionsGroup('Levers:')
     .addOption(dimensionOption(DIMENSIONS.runtime, '--runtime', parseChoiceList('--runtime', RUNTIME_NAMES), on))
     .addOption(dimensionOption(DIMENSIONS.build, '--build', parseChoiceList('--build', BUILDS), on))
-    .addOption(dimensionOption(DIMENSIONS.compileCache, '--compile-cache', parseChoiceList('--compile-cache', COMPILE_CACHES), on));
+    .addOption(dimensionOption(DIMENSIONS.compileCache, '--compile-cache', parseChoiceList('--compile-cache', COMPILE_CACHES), on))
+    .addOption(dimensionOption(DIMENSIONS.version, '--versions', parseVersions, on));
 }
 
 export function addLeverGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
@@ -35,6 +36,7 @@ export function leversOf(opts: LeverOpts): Partial<CellSpec> {
     ...(opts.build ? { builds: opts.build } : {}),
     ...(opts.compileCache ? { compileCaches: opts.compileCache } : {}),
     ...(opts.fileCache ? { fileCaches: opts.fileCache } : {}),
+    ...(opts.versions ? { versions: opts.versions } : {}),
     ...(opts.node !== undefined ? { node: opts.node } : {}),
   };
 }
