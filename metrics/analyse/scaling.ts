@@ -6,6 +6,7 @@
 import { linearRegression, linearRegressionLine, mean, median, rSquared } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
 import { CELL_DIMENSIONS } from '../core/cell.ts';
+import { dimensionRow } from '../core/dimensions.ts';
 import type { Metric } from '../core/samples.ts';
 
 /** The metrics the fits are made on. */
@@ -40,12 +41,24 @@ export interface Series {
 
 const OTHER_DIMENSIONS = CELL_DIMENSIONS.filter((d) => d !== 'framework' && d !== 'routes');
 
+/** The first key place of the rows added after series keys seeded published curves (init is 14). */
+const FIRST_LATER_KEY = 14;
+
+/**
+ * Whether a row added after the series keys were first published holds its stored value: it then stays
+ * out of the key (the key seeds the curve's bootstrap), so an older run's curves keep their bytes.
+ */
+function laterAtStored(d: (typeof CELL_DIMENSIONS)[number], value: string | number): boolean {
+  const row = dimensionRow(d);
+  return (row.key?.at ?? 0) >= FIRST_LATER_KEY && value === row.stored;
+}
+
 /** Group cells into series (every dimension but routes), cells sorted by routes. */
 export function seriesOf(summaries: CellSummary[]): Series[] {
   const varying = OTHER_DIMENSIONS.filter((d) => new Set(summaries.map((s) => s.cell[d])).size > 1);
   const groups = new Map<string, Series>();
   for (const s of summaries) {
-    const key = CELL_DIMENSIONS.filter((d) => d !== 'routes')
+    const key = CELL_DIMENSIONS.filter((d) => d !== 'routes' && !laterAtStored(d, s.cell[d]))
       .map((d) => String(s.cell[d]))
       .join('|');
     let series = groups.get(key);
