@@ -34,12 +34,53 @@ export const LAMBDA_PROTOCOL_VERSION = 2;
 export const LAMBDA_MARKS = ['start', 'imported', 'startup'] as const;
 export type LambdaMark = (typeof LAMBDA_MARKS)[number];
 
-export const LAMBDA_PROBE = `/* coldstart lambda probe v${LAMBDA_PROTOCOL_VERSION}: the same text in every Lambda file */
+/** How a Lambda file is written: CommonJS (`exports.handler`, every lazy file) or an ES module (an eager file's top-level await). */
+export type ModuleKind = 'commonjs' | 'module';
+
+/**
+ * The variable that asks the probe for INIT's split (the runner sets it on every generated Lambda
+ * sample; on AWS it is absent and the probe wraps nothing): it then wraps require and the module
+ * compiler from its first statement to the `startup` mark, and, when a Runtime Interface Client
+ * loads the file, prints the ready line at `startup`.
+ */
+export const INIT_SPLIT_ENV = 'COLDSTART_INIT_SPLIT';
+
+/** The probe's text, with the few places where a CommonJS file and an ES module differ marked `@@NAME@@`. */
+const PROBE_TEXT = `/* coldstart lambda probe v${LAMBDA_PROTOCOL_VERSION}: the same text in every Lambda file@@KIND@@ */
 const __cs = { start: performance.now() };
 const __csCpu = { start: __csCpuMs() };
+const __csMain = @@MAIN@@;
+const __csLoad = { ms: 0, modules: 0, bytes: 0, depth: 0, restore: undefined };
+if (process.env.${INIT_SPLIT_ENV}) __csSplit();
+function __csSplit() {
+  const proto = require('node:module').prototype;
+  const compile = proto._compile;
+  const load = proto.require;
+  proto._compile = function (content) { __csLoad.modules++; __csLoad.bytes += content.length; return compile.apply(this, arguments); };
+  proto.require = function () {
+    if (__csLoad.depth++ > 0) try { return load.apply(this, arguments); } finally { __csLoad.depth--; }
+    const at = performance.now();
+    try { return load.apply(this, arguments); } finally { __csLoad.depth--; __csLoad.ms += performance.now() - at; }
+  };
+  __csLoad.restore = () => { proto._compile = compile; proto.require = load; };
+}
 const __csRt = { phase: 'init', requestId: undefined, failed: false, agent: undefined };
 function __csCpuMs() { const usage = process.cpuUsage(); return (usage.user + usage.system) / 1000; }
-function __csMark(name) { __cs[name] = performance.now(); __csCpu[name] = __csCpuMs(); }
+function __csMark(name) {
+  __cs[name] = performance.now(); __csCpu[name] = __csCpuMs();
+  if (name !== 'startup' || !__csLoad.restore) return;
+  __csLoad.restore();
+  if (!__csMain) __csReady();
+}
+function __csReady() {
+  const memory = process.memoryUsage();
+  const load = __csLoad.restore ? { ms: __csLoad.ms, modules: __csLoad.modules, bytes: __csLoad.bytes } : undefined;
+  return __csLine({
+    v: ${LAMBDA_PROTOCOL_VERSION}, target: 'lambda', timeOrigin: performance.timeOrigin, marks: __cs, cpu: __csCpu,
+    rss: memory.rss, heapUsed: memory.heapUsed,
+    runtime: process.versions.bun ? 'bun ' + process.versions.bun : 'node ' + process.version, pid: process.pid, load,
+  });
+}
 function __csLine(value) {
   return new Promise((resolve) => process.stdout.write(${JSON.stringify(PROTOCOL_PREFIX)} + JSON.stringify(value) + '\\n', resolve));
 }
@@ -113,14 +154,9 @@ function __csInvoke(handler, next) {
 }
 async function __csLoop() {
   if (__csRt.failed) return;
-  const handler = module.exports.handler;
+  const handler = @@HANDLER@@;
   if (typeof handler !== 'function') return __csFail(new Error('the module exports no handler function'), 'Runtime.NoSuchHandler');
-  const memory = process.memoryUsage();
-  await __csLine({
-    v: ${LAMBDA_PROTOCOL_VERSION}, target: 'lambda', timeOrigin: performance.timeOrigin, marks: __cs, cpu: __csCpu,
-    rss: memory.rss, heapUsed: memory.heapUsed,
-    runtime: process.versions.bun ? 'bun ' + process.versions.bun : 'node ' + process.version, pid: process.pid,
-  });
+  await __csReady();
   for (let first = true; ; ) {
     __csRt.phase = 'ready';
     __csRt.requestId = undefined;
@@ -137,15 +173,35 @@ async function __csLoop() {
     }
   }
 }
-if (require.main === module) {
+if (__csMain) {
   process.on('SIGTERM', () => process.exit(0));
   process.on('uncaughtException', (error) => __csFail(error));
+@@START@@}
+function __csStart(@@START_ARG@@) {@@START_BODY@@
   setImmediate(() => __csLoop().catch((error) => {
     process.stderr.write('coldstart: runtime API: ' + ((error && error.stack) || String(error)) + '\\n');
     process.exit(1);
   }));
 }
 /* end of probe */`;
+
+/** What each marked place of PROBE_TEXT holds in a CommonJS file and in an ES module. */
+const PROBE_PLACES: Record<string, Record<ModuleKind, string>> = {
+  KIND: { commonjs: '', module: ' (ES module)' },
+  MAIN: { commonjs: 'require.main === module', module: 'process.argv[1] === import.meta.filename' },
+  HANDLER: { commonjs: 'module.exports.handler', module: '__csRt.handler' },
+  START: { commonjs: '  __csStart();\n', module: '' },
+  START_ARG: { commonjs: '', module: 'handler' },
+  START_BODY: { commonjs: '', module: '\n  if (!__csMain) return;\n  __csRt.handler = handler;' },
+};
+
+function lambdaProbe(kind: ModuleKind): string {
+  return PROBE_TEXT.replace(/@@([A-Z_]+)@@/g, (_, name: string) => PROBE_PLACES[name]![kind]);
+}
+
+/** The probe of a CommonJS Lambda file (an ES module's calls `__csStart(handler)` after its last statement). */
+export const LAMBDA_PROBE = lambdaProbe('commonjs');
+export const LAMBDA_PROBE_ESM = lambdaProbe('module');
 
 /** The header comment and probe that open every Lambda file. */
 export function lambdaFileHeader(framework: string, variant: string, routes: number): string {
@@ -156,6 +212,25 @@ export function lambdaFileHeader(framework: string, variant: string, routes: num
     '',
   ].join('\n');
 }
+
+/**
+ * The header of an eager Lambda file: an ES module (so that INIT awaits its top-level await, as the
+ * managed runtime and its Runtime Interface Client do for an .mjs handler) whose app part requires
+ * its packages through createRequire, as the lazy file does, so that the probe's `start` mark comes
+ * before they load (static imports would load first). It ends with eagerFileEnd.
+ */
+export function eagerLambdaFileHeader(framework: string, variant: string, routes: number): string {
+  return [
+    `// ${routes} routes, framework ${framework}, variant ${variant}, target lambda, init eager. Generated by coldstart: do not edit.`,
+    `import { createRequire } from 'node:module';`,
+    `const require = createRequire(import.meta.url);`,
+    LAMBDA_PROBE_ESM,
+    '',
+  ].join('\n');
+}
+
+/** An eager file's last statement: its own bootstrap (as the main module) starts once the module, its await included, has finished. */
+export const EAGER_FILE_END = '__csStart(handler);\n';
 
 /** The first line: printed once the module has loaded, just before the first `GET next`. */
 export interface LambdaReadyLine {
@@ -168,6 +243,8 @@ export interface LambdaReadyLine {
   heapUsed: number;
   runtime: string;
   pid: number;
+  /** with INIT_SPLIT_ENV: the time inside require up to `startup`, the modules compiled and their size */
+  load?: { ms: number; modules: number; bytes: number };
 }
 
 /** The second line: printed once the first invocation's response was accepted. */
@@ -213,7 +290,9 @@ export function readLambdaLine(line: string): LambdaReadyLine | LambdaAfterLine 
     isBytes(value.rss) &&
     isBytes(value.heapUsed) &&
     typeof value.runtime === 'string' &&
-    isNumber(value.pid);
+    isNumber(value.pid) &&
+    (value.load === undefined ||
+      (isObject(value.load) && isTime(value.load.ms) && isBytes(value.load.modules) && isBytes(value.load.bytes)));
   if (!ok) throw new Error(`malformed lambda ready line: ${line.slice(0, 200)}`);
   return value as unknown as LambdaReadyLine;
 }

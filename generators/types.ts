@@ -2,7 +2,7 @@
  * The one interface every framework generator implements. A generator is a pure function of
  * (routes, variant, shape, schema): the same inputs give the same bytes.
  */
-import type { Schema, Shape, Target, Variant } from '../metrics/core/dimensions.ts';
+import type { InitMode, Schema, Shape, Target, Variant } from '../metrics/core/dimensions.ts';
 
 export interface GenerateInput {
   /** number of routes, an integer from MIN_ROUTES to MAX_ROUTES */
@@ -12,6 +12,8 @@ export interface GenerateInput {
   shape?: Shape;
   /** the schema weight of the bodies (`small`: one field; `user`: the ~1 KB User model); default `small` */
   schema?: Schema;
+  /** Lambda only: when the handler initialises its framework (default lazy, the files as they were); eager where `eagerInit` says how */
+  init?: InitMode;
 }
 
 /**
@@ -87,6 +89,14 @@ export interface FrameworkGenerator {
    * reason: those cells are `unsupported` (no file is generated).
    */
   unsupportedShapes?: Partial<Record<Shape | Schema, string>>;
+  /**
+   * Lambda only: the framework's eager form, the initialisation its adapter's documentation puts in INIT
+   * (`call`, e.g. `await app.ready()`, at the top level of an ES module) and where that is documented.
+   * Absent: its `eager` cells are unsupported with `noEagerInit` (or a generic reason).
+   */
+  eagerInit?: { call: string; documented: string };
+  /** Lambda only: why the framework has no eager form (nothing its adapter documents to initialise in INIT) */
+  noEagerInit?: string;
   /** request shape, when not the default `{"name": …}` */
   contract?: Partial<Omit<Contract, 'eventFormat'>>;
   /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */

@@ -40,9 +40,13 @@ export interface Written {
   changed: boolean;
 }
 
+/** Why a Lambda file has no eager form when its generator does not say. */
+export const NO_EAGER_INIT = "no eager form: its adapter's documentation moves no initialisation into INIT";
+
 /** Why a generator cannot write a file of this shape and schema, or undefined when it can. */
 export function unsupportedReason(generator: FrameworkGenerator, shaped: ShapeOptions = {}): string | undefined {
   if (generator.unsupported) return generator.unsupported;
+  if (shaped.init === 'eager' && !generator.eagerInit) return generator.noEagerInit ?? NO_EAGER_INIT;
   const shape = shaped.shape ?? DEFAULT_SHAPE;
   const schema = shaped.schema ?? DEFAULT_SCHEMA;
   return generator.unsupportedShapes?.[shape] ?? generator.unsupportedShapes?.[schema];
@@ -59,7 +63,13 @@ export async function writeGenerated(
   checkRouteCount(routes);
   const why = unsupportedReason(generator, shaped);
   if (why) throw new UnsupportedError(`${generator.name} (${generator.target}): ${why}`);
-  const input = { routes, variant, ...(shaped.shape ? { shape: shaped.shape } : {}), ...(shaped.schema ? { schema: shaped.schema } : {}) };
+  const input = {
+    routes,
+    variant,
+    ...(shaped.shape ? { shape: shaped.shape } : {}),
+    ...(shaped.schema ? { schema: shaped.schema } : {}),
+    ...(shaped.init === 'eager' ? { init: shaped.init } : {}),
+  };
   const source = await generator.generate(input);
   const file = path.join(outDir, generatedRelativePath(generator.name, variant, routes, generator.target, shaped));
   if (outDir === GENERATED_DIR) ensureGeneratedPackage();

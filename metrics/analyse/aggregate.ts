@@ -94,6 +94,20 @@ export interface LambdaSummary {
   invokeCpuMs?: Stats;
   /** each Init value's sample index (`initMs.values` order): pairs a cell's samples with another cell's of the same round */
   sampleIndex?: number[];
+  /** INIT split into loading and running, over the samples that recorded it (absent in older runs and for a user's handler) */
+  split?: InitSplitSummary;
+}
+
+/** INIT's split over a cell's samples (samples.ts initLoadingMs…): each figure's stats, and Init less running per sample. */
+export interface InitSplitSummary {
+  loadingMs: Stats;
+  runningMs: Stats;
+  modules: Stats;
+  moduleBytes: Stats;
+  /** each sample's Init less its running part (what loading code and the runtime took), in `index` order */
+  initLessRunningMs: Stats;
+  /** each of those values' sample index: pairs them with the reference's of the same round */
+  index: number[];
 }
 
 /** The first hits of a cell's successful samples: every latency pooled, and when each sample had them all warm. */
@@ -150,6 +164,8 @@ class LambdaColumns {
   readonly billedMs = float64s();
   readonly invokeCpuMs = float64s();
   readonly sampleIndex: number[] = [];
+  readonly split = columnsOf(['loadingMs', 'runningMs', 'modules', 'moduleBytes', 'initLessRunningMs'] as const);
+  readonly splitIndex: number[] = [];
   maxMemoryUsedMB: number | undefined;
   memorySizeMB: number | undefined;
 
@@ -159,6 +175,16 @@ class LambdaColumns {
     this.durationMs.push(f.durationMs);
     this.billedMs.push(f.billedMs);
     if (f.invokeCpuMs !== undefined) this.invokeCpuMs.push(f.invokeCpuMs);
+    if (f.initLoadingMs !== undefined && f.initRunningMs !== undefined) {
+      pushFigures(this.split, {
+        loadingMs: f.initLoadingMs,
+        runningMs: f.initRunningMs,
+        modules: f.initModules,
+        moduleBytes: f.initModuleBytes,
+        initLessRunningMs: f.initMs - f.initRunningMs,
+      });
+      this.splitIndex.push(index);
+    }
     // a running maximum, not Math.max(...memory): an import of many cold starts must not overflow the stack
     if (f.maxMemoryUsedMB !== undefined) this.maxMemoryUsedMB = Math.max(this.maxMemoryUsedMB ?? -Infinity, f.maxMemoryUsedMB);
     if (this.memorySizeMB === undefined && f.memorySizeMB !== undefined) this.memorySizeMB = f.memorySizeMB;
@@ -170,6 +196,7 @@ class LambdaColumns {
     const billedMs = describe(this.billedMs.take(), `${key}|lambda.billed`);
     if (!initMs || !durationMs || !billedMs) return undefined;
     const invokeCpuMs = describe(this.invokeCpuMs.take(), `${key}|lambda.invokeCpu`);
+    const split = this.splitSummary(key);
     return {
       initMs,
       durationMs,
@@ -178,7 +205,15 @@ class LambdaColumns {
       memorySizeMB: this.memorySizeMB,
       ...(invokeCpuMs ? { invokeCpuMs } : {}),
       sampleIndex: this.sampleIndex,
+      ...(split ? { split } : {}),
     };
+  }
+
+  private splitSummary(key: string): InitSplitSummary | undefined {
+    const stats = describeColumns(this.split, (name) => `${key}|lambda.split.${name}`);
+    const { loadingMs, runningMs, modules, moduleBytes, initLessRunningMs } = stats;
+    if (!loadingMs || !runningMs || !modules || !moduleBytes || !initLessRunningMs) return undefined;
+    return { loadingMs, runningMs, modules, moduleBytes, initLessRunningMs, index: this.splitIndex };
   }
 }
 

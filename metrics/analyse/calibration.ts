@@ -17,13 +17,22 @@
  *   over its local one, calibration/lambda-cpu-reference.ts). Runs from before that scale the cell's CPU by
  *   the reference's Lambda CPU over its local CPU, as they always did.
  *
+ * - Init split (issue 41): when the cell and the reference recorded INIT's split into loading and
+ *   running (the probe's time inside require, and the rest of the file's own INIT) and the run timed
+ *   the CPU reference's loop, the code-loading term applies to the loading part only (the ratio of
+ *   the cell's Init less its running to the reference's likewise), and the running part (the cell's
+ *   running beyond the reference's) is CPU work, which INIT runs at full speed: it is scaled by
+ *   Lambda's CPU speed against this machine's, not by 1 + k. estimate = the real hello world + the
+ *   loading excess as Lambda pays it + running × the CPU factor. Runs without the split keep the
+ *   estimate above.
+ *
  * Imported cells (`aws-lambda`) are real and get no estimate; the reference's own cells get one
  * (it reproduces the table there, a check of the model).
  */
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { referenceRow, type ReferenceRow, type ReferenceTable, type Spread } from '../calibration/lambda-reference.ts';
-import type { CellSummary, LambdaSummary } from './aggregate.ts';
+import type { CellSummary, InitSplitSummary, LambdaSummary } from './aggregate.ts';
 import { CPU_REFERENCE, lambdaCpuPerIteration, localCpuPerIteration, type CpuReferenceRow } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
@@ -56,6 +65,8 @@ export interface Calibration {
     addition: Addition;
     estimate: number;
     codeLoading?: CodeLoadingTerm;
+    /** the running part, when the samples recorded INIT's split (the code-loading term then covers the loading part only) */
+    running?: RunningTerm;
     interval?: Interval;
     extrapolation?: Extrapolation;
   };
@@ -71,9 +82,28 @@ export interface Calibration {
   cpuSpeed?: CpuSpeedFactor;
 }
 
+/** INIT's running part as Lambda runs it: CPU work, at Lambda's CPU speed (issue 41). */
+export interface RunningTerm {
+  /** the cell's running median − the reference's, here, ms */
+  hereMs: number;
+  /** hereMs × the CPU factor: what it takes on Lambda, ms */
+  onLambdaMs: number;
+  /** the CPU factor used (Lambda's CPU time for the loop over this machine's) */
+  factor: number;
+  /** what it adds beyond what was measured here: onLambdaMs − hereMs */
+  ms: number;
+  /** onLambdaMs's interval: the running median's bootstrap interval at the factor's range */
+  interval?: Interval;
+  /** the cell's loading median (time inside require) and module count, for the tables */
+  loadingMs: number;
+  modules: number;
+}
+
 export interface CpuSpeedFactor {
   /** Lambda's CPU ms for the loop over this machine's: how much slower (> 1) Lambda's CPU is */
   factor: number;
+  /** the factor at the slowest and fastest of the loop's runs here: its own error */
+  range?: Interval;
   /** the real row it came from */
   row: CpuReferenceRow;
   /** this machine's CPU ms for the reference's iterations */
@@ -86,7 +116,14 @@ export function cpuSpeedFactor(local: LocalCpuSpeed | undefined, runtime: string
   const real = lambdaCpuPerIteration(runtime, architecture);
   const localPerIteration = localCpuPerIteration(local);
   if (!real || !(localPerIteration > 0)) return undefined;
-  return { factor: real.msPerIteration / localPerIteration, row: real.row, localMs: localPerIteration * CPU_REFERENCE.iterations };
+  const slowest = Math.max(...local.cpuMs) / local.iterations;
+  const fastest = Math.min(...local.cpuMs) / local.iterations;
+  return {
+    factor: real.msPerIteration / localPerIteration,
+    range: { low: real.msPerIteration / slowest, high: real.msPerIteration / fastest },
+    row: real.row,
+    localMs: localPerIteration * CPU_REFERENCE.iterations,
+  };
 }
 
 /** A Lambda runtime identifier for a cell: from the version its child reported, else its runtime's name. */
@@ -97,13 +134,16 @@ export function runtimeLineOf(summary: Pick<CellSummary, 'runtimeVersion' | 'cel
 }
 
 /**
- * The reference cell measured under a cell's settings: the same dimensions but framework, routes and
- * variant, and its source (the reference is generated, also beside the user's own handlers).
+ * The reference cell measured under a cell's settings: the same dimensions but framework, routes,
+ * variant, init mode and its source (the reference is generated, also beside the user's own handlers).
  */
 export function referenceSummaryOf(cell: Cell, byKey: Map<string, CellSummary>): CellSummary | undefined {
   for (const variant of [cell.variant, ...VARIANTS]) {
     const found = byKey.get(
-      cellKey(makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1, source: storedValue('source') })),
+      // the reference is generated, lazy (it has nothing to initialise), also beside the user's handlers and eager files
+      cellKey(
+        makeCell({ ...cell, framework: REFERENCE_FRAMEWORK, variant, routes: 1, source: storedValue('source'), init: storedValue('init') }),
+      ),
     );
     if (found) return found;
   }
@@ -125,6 +165,66 @@ function addition(real: Spread, local: number): Addition {
 function termOf(cell: LambdaSummary, local: LambdaSummary, runtime: string, model: TermModel): CodeLoadingTerm {
   const ratio = pairedRatio({ ...cell.initMs, index: cell.sampleIndex }, { ...local.initMs, index: local.sampleIndex });
   return codeLoadingTerm({ initMs: cell.initMs.median, referenceInitMs: local.initMs.median, ratio, runtime }, model);
+}
+
+/** The cell's and the reference's INIT split, when both recorded it. */
+function splitsOf(cell: LambdaSummary, local: LambdaSummary): { cell: InitSplitSummary; local: InitSplitSummary } | undefined {
+  return cell.split && local.split ? { cell: cell.split, local: local.split } : undefined;
+}
+
+/** The code-loading term on the loading part: the cell's Init less its running beside the reference's likewise, paired by round. */
+function loadingTermOf(split: { cell: InitSplitSummary; local: InitSplitSummary }, runtime: string, model: TermModel): CodeLoadingTerm {
+  const values = (s: InitSplitSummary) => ({ ...s.initLessRunningMs, index: s.index });
+  const ratio = pairedRatio(values(split.cell), values(split.local));
+  return codeLoadingTerm(
+    { initMs: split.cell.initLessRunningMs.median, referenceInitMs: split.local.initLessRunningMs.median, ratio, runtime },
+    model,
+  );
+}
+
+/** The running part at Lambda's CPU speed, with the interval of its median at the factor's range. */
+function runningTermOf(split: { cell: InitSplitSummary; local: InitSplitSummary }, speed: CpuSpeedFactor, seed: string): RunningTerm {
+  const reference = split.local.runningMs.median;
+  const hereMs = split.cell.runningMs.median - reference;
+  const ci = bootstrapMedianCI(split.cell.runningMs.values, `${seed}|running`);
+  const range = speed.range ?? { low: speed.factor, high: speed.factor };
+  const low = Math.min(hereMs, (ci?.low ?? hereMs) - reference);
+  const high = Math.max(hereMs, (ci?.high ?? hereMs) - reference);
+  return {
+    hereMs,
+    onLambdaMs: hereMs * speed.factor,
+    factor: speed.factor,
+    ms: hereMs * (speed.factor - 1),
+    interval: { low: low * (low < 0 ? range.high : range.low), high: high * (high < 0 ? range.low : range.high) },
+    loadingMs: split.cell.loadingMs.median,
+    modules: split.cell.modules.median,
+  };
+}
+
+/**
+ * The split estimate's interval: the loading part's (its ratio's bootstrap interval, widened by the fit's
+ * leave-one-out errors, on the real hello world plus the loading excess as Lambda pays it) plus the
+ * running part's (its median's interval at the CPU factor's range).
+ */
+function splitIntervalOf(
+  split: { cell: InitSplitSummary; local: InitSplitSummary },
+  realHelloWorld: number,
+  runtime: string,
+  model: TermModel,
+  term: CodeLoadingTerm,
+  running: RunningTerm,
+  estimate: number,
+  seed: string,
+): Interval | undefined {
+  if (!model.errorPct || !running.interval) return undefined;
+  const values = (s: InitSplitSummary) => ({ ...s.initLessRunningMs, index: s.index });
+  const ratio = ratioInterval(values(split.cell), values(split.local), seed);
+  const range = { low: Math.min(ratio?.low ?? term.ratio, term.ratio), high: Math.max(ratio?.high ?? term.ratio, term.ratio) };
+  const loading = initInterval((r) => realHelloWorld + onLambdaAt(r, runtime, model), range, model.errorPct);
+  return {
+    low: Math.min(estimate, loading.low + running.interval.low),
+    high: Math.max(estimate, loading.high + running.interval.high),
+  };
 }
 
 /**
@@ -164,6 +264,46 @@ function durationInterval(
 }
 
 /**
+ * The Init estimate of a cell beside its local reference: measured + what Lambda adds + the code-loading
+ * term; with INIT's split recorded and the CPU loop timed (issue 41), the term on the loading part and
+ * the running part at Lambda's CPU speed.
+ */
+function initEstimateOf(
+  summary: { cell: Cell; lambda: LambdaSummary },
+  local: LambdaSummary,
+  on: { row: ReferenceRow; runtime: string; speed: CpuSpeedFactor | undefined; codeLoading: TermModel | undefined },
+): NonNullable<Calibration['init']> {
+  const { row, runtime, speed, codeLoading } = on;
+  const initMeasured = summary.lambda.initMs.median;
+  const initAddition = addition(row.initMs, local.initMs.median);
+  const seed = cellKey(summary.cell);
+  const split = codeLoading && speed ? splitsOf(summary.lambda, local) : undefined;
+  const running = split && speed ? runningTermOf(split, speed, seed) : undefined;
+  const term = codeLoading
+    ? split
+      ? loadingTermOf(split, runtime, codeLoading)
+      : termOf(summary.lambda, local, runtime, codeLoading)
+    : undefined;
+  const initEstimate = initMeasured + initAddition.median + (term?.ms ?? 0) + (running?.ms ?? 0);
+  const interval =
+    split && term && running && codeLoading
+      ? splitIntervalOf(split, row.initMs.median, runtime, codeLoading, term, running, initEstimate, seed)
+      : term && codeLoading
+        ? initIntervalOf(summary.lambda, local, runtime, codeLoading, initEstimate, term, seed)
+        : undefined;
+  const extrapolation = extrapolationOf(term);
+  return {
+    measured: initMeasured,
+    addition: initAddition,
+    estimate: initEstimate,
+    ...(term ? { codeLoading: term } : {}),
+    ...(running ? { running } : {}),
+    ...(interval ? { interval } : {}),
+    ...(extrapolation ? { extrapolation } : {}),
+  };
+}
+
+/**
  * The calibration of every local Lambda cell (cellKey → calibration). `architecture` is Lambda's
  * name of the run's architecture (x86_64, arm64).
  */
@@ -198,22 +338,9 @@ export function calibrate(
     }
     const localCpu = local.invokeCpuMs?.median;
     const cellCpu = summary.lambda.invokeCpuMs?.median;
-    const initMeasured = summary.lambda.initMs.median;
-    const initAddition = addition(row.initMs, local.initMs.median);
-    const term = codeLoading ? termOf(summary.lambda, local, runtime, codeLoading) : undefined;
-    const initEstimate = initMeasured + initAddition.median + (term?.ms ?? 0);
+    const speed = cpuSpeedFactor(cpuSpeeds[summary.cell.runtime], runtime, architecture);
+    base.init = initEstimateOf({ cell: summary.cell, lambda: summary.lambda }, local, { row, runtime, speed, codeLoading });
     const seed = cellKey(summary.cell);
-    const interval =
-      term && codeLoading ? initIntervalOf(summary.lambda, local, runtime, codeLoading, initEstimate, term, seed) : undefined;
-    const extrapolation = extrapolationOf(term);
-    base.init = {
-      measured: initMeasured,
-      addition: initAddition,
-      estimate: initEstimate,
-      ...(term ? { codeLoading: term } : {}),
-      ...(interval ? { interval } : {}),
-      ...(extrapolation ? { extrapolation } : {}),
-    };
     base.localReference = { initMs: local.initMs.median, n: local.initMs.n, ...(localCpu !== undefined ? { invokeCpuMs: localCpu } : {}) };
     if (localCpu === undefined || cellCpu === undefined || localCpu <= 0) {
       base.missing = 'no invocation CPU time recorded (a run from before it was measured): Duration has no estimate';
@@ -221,7 +348,6 @@ export function calibrate(
     }
     const realCpu = unthrottled.durationMs.median * REFERENCE_CPU_FRACTION;
     const waiting = unthrottled.durationMs.median - realCpu;
-    const speed = cpuSpeedFactor(cpuSpeeds[summary.cell.runtime], runtime, architecture);
     if (speed) base.cpuSpeed = speed;
     // Lambda's CPU time of the cell: the reference's, plus the cell's own beyond it at Lambda's speed;
     // without the loop timed here (an older run), the reference's ratio of Lambda's CPU to this machine's

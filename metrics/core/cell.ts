@@ -108,7 +108,7 @@ export function cellFunctions(table: DimensionTable, fileOf: (cell: AnyCell) => 
  */
 export function cellFile(cell: Cell): string {
   if (cell.source === APP_SOURCE) return `${cell.target === 'lambda' ? 'lambda/' : ''}app:${cell.framework}`;
-  const shaped = { shape: cell.shape, schema: cell.schema };
+  const shaped = { shape: cell.shape, schema: cell.schema, init: cell.init };
   return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
 }
 

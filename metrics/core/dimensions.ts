@@ -90,6 +90,13 @@ export type CompileCache = (typeof COMPILE_CACHES)[number];
 /** How a Lambda cell's process starts (plan/lambda-bootstrap.ts). */
 export const BOOTSTRAPS = ['ric', 'ric-noflags', 'probe'] as const;
 export type Bootstrap = (typeof BOOTSTRAPS)[number];
+/**
+ * When a Lambda handler does its framework's initialisation (route and schema compilation, plugin
+ * start): lazy = on the first event, as the file leaves it; eager = in INIT, as the adapter's
+ * documentation advises for cold starts (generators/lambda/*.ts say which call and where it is documented).
+ */
+export const INIT_MODES = ['lazy', 'eager'] as const;
+export type InitMode = (typeof INIT_MODES)[number];
 export const FILE_CACHES = ['warm', 'cold'] as const;
 export type FileCache = (typeof FILE_CACHES)[number];
 /** How a cell is measured: timed (wall and CPU time) or counted (instructions under valgrind). */
@@ -474,6 +481,31 @@ export const DIMENSIONS = {
     lever: { rank: 3 },
     metaList: 'fileCaches',
   }),
+  init: dimension<InitMode>()({
+    values: INIT_MODES,
+    // what every Lambda file did before the row existed: fastify's ready() on the first event
+    stored: 'lazy',
+    cli: { server: ['lazy'], lambda: ['eager', 'lazy'] },
+    flags: [
+      {
+        flag: '--init',
+        arg: '<list>',
+        group: 'lambda',
+        target: 'lambda',
+        help:
+          `comma list of ${list(INIT_MODES)}: when a generated Lambda handler initialises its framework; eager = in INIT as ` +
+          "its adapter's documentation advises for cold starts (fastify's await app.ready() at the top level of an ES module, " +
+          "hapi's await server.initialize()), lazy = on the first event; a framework with nothing to initialise has no eager cell",
+      },
+    ],
+    help: "when a Lambda handler initialises its framework: on the first event (lazy) or in INIT (eager, its adapter's documented way)",
+    key: { at: 14, tagged: true },
+    // an eager file lives in lambda/eager/ (an ES module, .mjs): its file name says it
+    label: { at: 8, inFileName: (mode) => mode === 'eager' },
+    sortByValues: true,
+    lever: { rank: 9 },
+    metaList: 'inits',
+  }),
   version: dimension<string>()({
     values: 'open',
     valid: (v: unknown): v is string => v === INSTALLED_VERSION || isPackageVersion(v),
@@ -494,8 +526,8 @@ export const DIMENSIONS = {
     ],
     help: 'the version of one npm package of the cell, when not the installed one',
     key: { at: 15, tagged: true },
-    label: { at: 8 },
-    lever: { rank: 9 },
+    label: { at: 9 },
+    lever: { rank: 10 },
     metaList: 'versions',
   }),
   source: dimension<Source>()({

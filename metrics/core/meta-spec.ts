@@ -52,6 +52,8 @@ export interface MetaCells {
   /** only when some cell is a Lambda cell */
   lambdaRuntimes?: DimensionValue<'runtime'>[];
   bootstraps?: DimensionValue<'bootstrap'>[];
+  /** only when some generated Lambda cell is eager (a run from before the row: every file lazy) */
+  inits?: DimensionValue<'init'>[];
   /** only when some cell's file cache is not warm */
   fileCaches?: DimensionValue<'fileCache'>[];
   /** `--versions`, when given: the packages at other versions, in the order given */
@@ -182,6 +184,7 @@ function parseCells(v: Json): MetaCells {
     compileCaches: values('compileCache', v.compileCaches, ['off']),
     lambdaRuntimes: optionalValues('runtime', v.lambdaRuntimes),
     bootstraps: optionalValues('bootstrap', v.bootstraps),
+    inits: optionalValues('init', v.inits),
     fileCaches: optionalValues('fileCache', v.fileCaches),
     versions: optionalValues('version', v.versions),
   });

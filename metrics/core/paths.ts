@@ -3,7 +3,7 @@
  * generators/write.ts writes them there; a cell names its file with them).
  */
 import path from 'node:path';
-import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type Schema, type Shape, type Target, type Variant } from './dimensions.ts';
+import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type InitMode, type Schema, type Shape, type Target, type Variant } from './dimensions.ts';
 
 /** The checkout (or the installed package): the folder of package.json. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -28,19 +28,25 @@ export const WORK_ROOT = workRootOf(PROJECT_ROOT);
 export interface ShapeOptions {
   shape?: Shape;
   schema?: Schema;
+  /** a Lambda file's init mode; eager files are ES modules in a folder of their own (default lazy: the files as they always were) */
+  init?: InitMode;
 }
+
+/** The folder of eager Lambda files: apart from the lazy ones, so that the client, which tries .js before .mjs, loads the file named. */
+export const EAGER_FOLDER = 'eager';
 
 export const GENERATED_DIR = path.join(WORK_ROOT, 'generated');
 
 /** `N-startup-F-routes.js`: the name of a generated file, for every target. */
-export function generatedName(framework: string, routes: number): string {
-  return `${routes}-startup-${framework}-routes.js`;
+export function generatedName(framework: string, routes: number, extension = '.js'): string {
+  return `${routes}-startup-${framework}-routes${extension}`;
 }
 
 /**
  * Where a generated file lives, relative to generated/: the default variant (validated) at the top,
- * other variants in a folder of their own name, then a folder for a shape other than flat and one
- * for a schema other than small (`plain/params/user/…`); Lambda files the same way under `lambda/`.
+ * other variants in a folder of their own name, then a folder for a shape other than flat and one for a
+ * schema other than small (`plain/params/user/…`); Lambda files the same way under `lambda/`, eager
+ * ones first in `eager/` and as .mjs (`lambda/eager/…`).
  */
 export function generatedRelativePath(
   framework: string,
@@ -53,9 +59,10 @@ export function generatedRelativePath(
   const schema = shaped.schema ?? DEFAULT_SCHEMA;
   const folders = [
     ...(target === 'server' ? [] : [target]),
+    ...(shaped.init === 'eager' ? [EAGER_FOLDER] : []),
     ...(variant === 'validated' ? [] : [variant]),
     ...(shape === DEFAULT_SHAPE ? [] : [shape]),
     ...(schema === DEFAULT_SCHEMA ? [] : [schema]),
   ];
-  return path.posix.join(...folders, generatedName(framework, routes));
+  return path.posix.join(...folders, generatedName(framework, routes, shaped.init === 'eager' ? '.mjs' : '.js'));
 }

@@ -15,6 +15,7 @@ import {
   isCounted,
   RUN_DIMENSIONS,
   type Bootstrap,
+  type InitMode,
   type Build,
   type CompileCache,
   type FileCache,
@@ -81,6 +82,8 @@ export interface CellSpec {
   compileCaches: CompileCache[];
   /** Lambda cells' start */
   bootstraps: Bootstrap[];
+  /** generated Lambda cells' init modes (a server, the reference and a user's handler keep the row's stored one) */
+  inits: InitMode[];
   /** every cell's OS file cache; `by-target` = warm for a server, cold for a Lambda cell */
   fileCaches: FileCache[] | 'by-target';
   /** with Lambda cells: also measure lambda-perf's hello-world reference under their settings */
@@ -192,6 +195,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     builds: byRow('build'),
     compileCaches: byRow('compileCache'),
     bootstraps: byRow('bootstrap', 'lambda'),
+    inits: byRow('init', 'lambda'),
     fileCaches: 'by-target',
     lambdaReference: true,
     node: process.execPath,
@@ -340,6 +344,11 @@ export const OPTION_RULES: readonly OptionRule[] = [
   },
   { flags: ['--count-samples'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
+  {
+    flags: ['--init'],
+    applies: (s) => s.source.kind === 'generated' && s.cells.targets.includes('lambda'),
+    without: "a generated Lambda cell (--target lambda): a user's handler initialises as it is written",
+  },
   {
     flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],
     applies: (s) => hasTarget(s, 'lambda'),

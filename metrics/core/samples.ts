@@ -51,6 +51,18 @@ export interface LambdaFigures {
   memorySizeMB?: number;
   /** CPU time the child used during the invocation (its threads' scheduled time, event handed out → response), ms; absent in older runs */
   invokeCpuMs?: number;
+  /**
+   * INIT's split (generated files, from the probe; absent in older runs and for a user's handler): the
+   * time inside require from the file's first statement to its `startup` mark (resolving, reading,
+   * compiling and running the required modules), ms on the child's clock
+   */
+  initLoadingMs?: number;
+  /** the rest of the file's own INIT, `start` → `startup` less the loading: the app's own work once its modules are loaded, ms */
+  initRunningMs?: number;
+  /** modules compiled in that time (CommonJS: each Module#_compile) */
+  initModules?: number;
+  /** their source size (characters compiled; bytes for ASCII sources) */
+  initModuleBytes?: number;
 }
 
 /**

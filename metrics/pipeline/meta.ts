@@ -22,6 +22,7 @@ import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
 import { MB_PER_VCPU } from '../core/lambda-platform.ts';
+import { storedValue } from '../core/dimensions.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
@@ -95,6 +96,7 @@ function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
   const lambda = cells.filter((c) => c.cell.target === 'lambda');
   const values = <T>(pick: (c: PlannedCell) => T, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
   const fileCaches = values((c) => c.cell.fileCache, cells);
+  const inits = values((c) => c.cell.init, lambda);
   return {
     targets: targetsOf(spec),
     memories: [...spec.cells.memories],
@@ -105,6 +107,7 @@ function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
     ...(lambda.length
       ? { lambdaRuntimes: values((c) => c.cell.runtime, lambda), bootstraps: values((c) => c.cell.bootstrap, lambda) }
       : {}),
+    ...(inits.some((i) => i !== storedValue('init')) ? { inits: spec.cells.inits } : {}),
     ...(fileCaches.some((f) => f !== 'warm') ? { fileCaches } : {}),
     ...(spec.cells.versions.length ? { versions: [...spec.cells.versions] } : {}),
   };

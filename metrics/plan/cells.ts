@@ -21,7 +21,7 @@ import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
 import { ensureVersion, versionGeneratedDir, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
-import { type Measure, generatedTarget, type Target, type Variant } from '../core/dimensions.ts';
+import { type Measure, generatedTarget, storedValue, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
 import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
 
@@ -111,7 +111,7 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Selection & Pick<CellSpec, 'targets' | 'lambdaReference'>,
+  options: Selection & Pick<CellSpec, 'targets' | 'lambdaReference'> & Partial<Pick<CellSpec, 'inits'>>,
   log: (line: string) => void,
   write = true,
 ): Promise<GeneratedCells> {
@@ -139,10 +139,13 @@ export async function generateCells(
             for (const target of targets) {
               const generator = generators.get(target)!.get(name);
               if (!generator) continue;
-              const cell = makeCell({ framework: name, variant, shape, schema, routes, target });
-              cells.push(cell);
-              const why = unsupportedReason(generator, { shape, schema });
-              if (why) unsupported.set(cellKey(cell), why);
+              // a generated Lambda file in each init mode (eager: its adapter's documented practice, where it has one)
+              for (const init of target === 'lambda' ? (options.inits ?? [storedValue('init')]) : [storedValue('init')]) {
+                const cell = makeCell({ framework: name, variant, shape, schema, routes, target, init });
+                cells.push(cell);
+                const why = unsupportedReason(generator, { shape, schema, init });
+                if (why) unsupported.set(cellKey(cell), why);
+              }
             }
           }
         }
@@ -164,7 +167,7 @@ export async function generateCells(
   }
   for (const cell of write ? cells : []) {
     if (unsupported.has(cellKey(cell))) continue;
-    const shaped = { shape: cell.shape, schema: cell.schema };
+    const shaped = { shape: cell.shape, schema: cell.schema, init: cell.init };
     await writeGenerated(generators.get(generatedTarget(cell.target))!.get(cell.framework)!, cell.routes, cell.variant, undefined, shaped);
   }
   return { selected: [...selected.values()], skipped, cells, generators, unsupported };
@@ -282,7 +285,11 @@ export async function prepareCells(
 ): Promise<PreparedCells> {
   // the runtimes first: a --node that does not run is an error before anything is generated
   const runtimes = effects.runtimes(runtimesOfTargets(spec, spec.targets), spec.node, env, log);
-  const generated = await generateCells({ ...selection, targets: spec.targets, lambdaReference: spec.lambdaReference }, log, effects.write);
+  const generated = await generateCells(
+    { ...selection, targets: spec.targets, lambdaReference: spec.lambdaReference, inits: spec.inits },
+    log,
+    effects.write,
+  );
   const { selected, skipped } = generated;
   const versioned = await expandVersions(generated, spec.versions, effects, log);
   for (const [value, reason] of versioned.skipped) skipped.set(value, reason);

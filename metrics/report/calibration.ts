@@ -6,7 +6,7 @@
  * columns (only for runs with Lambda-shaped cells, so older server runs keep their columns).
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
-import type { Calibration } from '../analyse/calibration.ts';
+import type { Calibration, RunningTerm } from '../analyse/calibration.ts';
 import { extrapolationText, type Interval } from '../analyse/estimate-interval.ts';
 import { codeLoadingTermText, codeLoadingParagraph, intervalNote, KNOWN_BIASES, validationNote } from './code-loading.ts';
 import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-share.ts';
@@ -85,6 +85,21 @@ function perArchitecture(context: ReportContext): { calibration: Map<string, Cal
   return context.calibrations.map(({ architecture, calibration }) => ({ calibration, price: priceOf(context.cost, architecture) }));
 }
 
+/** Whether some estimate split INIT into loading and running (a run from before the split has none: its tables stay as they were). */
+function hasRunning(context: ReportContext): boolean {
+  return context.calibrations.some(({ calibration }) => [...calibration.values()].some((c) => c.init?.running));
+}
+
+/** "+292 (230 here × 1.27 on Lambda's CPU, 281–309; loading 188 ms, 247 modules)": the running part of a split Init estimate. */
+export function runningTermText(running: RunningTerm | undefined): string {
+  if (!running) return '–';
+  const interval = running.interval ? `, ${intervalText(running.interval)}` : '';
+  return (
+    `${signed(running.onLambdaMs)} (${signed(running.hereMs)} here × ${running.factor.toFixed(2)} on Lambda's CPU${interval}; ` +
+    `loading ${ms(running.loadingMs)} ms, ${Math.round(running.modules)} modules)`
+  );
+}
+
 function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, price: number): string[] {
   const tails = tailCells(c);
   return [
@@ -93,6 +108,7 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
     ms(c.init?.measured ?? s.lambda?.initMs.median),
     c.init ? additionText(c.init.addition) : '–',
     ...(context.codeLoading ? [codeLoadingTermText(c.init?.codeLoading)] : []),
+    ...(hasRunning(context) ? [runningTermText(c.init?.running)] : []),
     c.init ? ms(c.init.estimate) : '–',
     intervalText(c.init?.interval),
     tails.init,
@@ -111,6 +127,7 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
 
 function estimateTable(context: ReportContext): string {
   const term = context.codeLoading !== undefined;
+  const running = hasRunning(context);
   const rows = context.summaries.flatMap((s) =>
     perArchitecture(context).flatMap(({ calibration, price }) => {
       const c = calibration.get(cellKey(s.cell));
@@ -124,6 +141,7 @@ function estimateTable(context: ReportContext): string {
       'Init measured here',
       'Init: Lambda adds',
       ...(term ? ['Init: code loading'] : []),
+      ...(running ? ["Init: running (× Lambda's CPU)"] : []),
       'Init estimate',
       'Init interval',
       'Init p95 / p99',
@@ -138,7 +156,7 @@ function estimateTable(context: ReportContext): string {
       'evidence',
     ],
     rows,
-    ['left', 'left', ...Array<'right'>(13 + (term ? 1 : 0)).fill('right'), 'left'],
+    ['left', 'left', ...Array<'right'>(13 + (term ? 1 : 0) + (running ? 1 : 0)).fill('right'), 'left'],
   );
 }
 
@@ -197,6 +215,16 @@ function cpuSpeedLines(context: ReportContext): string[] {
   ];
 }
 
+/** What the running column means: said only in reports whose cells recorded INIT's split. */
+const SPLIT_NOTE =
+  '**Init split** (loading and running): the probe times what INIT spends inside require (resolving, reading, compiling and ' +
+  "running the required modules: loading) and the rest of the file's own INIT up to its startup mark (running: the app's own " +
+  "work, such as fastify's ready() in an eager file). The code-loading term then applies to the loading part only (the cell's " +
+  "Init less its running, over the reference's likewise), and the running part beyond the reference's is CPU work, which INIT " +
+  "runs at full CPU: it is multiplied by Lambda's CPU time for the CPU reference's loop over this machine's (below), not by 1 + k. " +
+  "Its interval is its median's bootstrap interval at the factor's range over the loop's runs here; the Init interval adds it " +
+  "to the loading part's.";
+
 export function calibrationSection(context: ReportContext): MarkdownSection | undefined {
   if (context.calibration.size === 0 || !context.reference) return undefined;
   const missing = [...new Set([...context.calibration.values()].flatMap((c) => (c.missing ? [c.missing] : [])))];
@@ -222,6 +250,7 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     ...(context.codeLoading ? [markdownText(codeLoadingParagraph(context.codeLoading)), ''] : []),
     markdownText(validationNote(context.codeLoading)),
     ...(context.codeLoading ? ['', markdownText(intervalNote(context.codeLoading)), '', markdownText(KNOWN_BIASES)] : []),
+    ...(hasRunning(context) ? ['', SPLIT_NOTE] : []),
     ...cpuSpeedLines(context),
     '',
     TAILS_NOTE,
@@ -366,5 +395,27 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     ...(first ? intervalCsvColumns(context, first, '') : []),
     ...(several ? context.calibrations.flatMap((a) => intervalCsvColumns(context, a, `_${a.architecture}`)) : []),
     ...powerTuningCsvColumns(context),
+    ...splitCsvColumns(context),
+  ];
+}
+
+/**
+ * INIT's split (issue 41), only when some cell recorded it (older runs keep their columns): the medians
+ * of loading, running, modules and their bytes, and the running part of the estimate with its interval.
+ */
+function splitCsvColumns(context: ReportContext): CsvColumn[] {
+  if (!context.summaries.some((s) => s.lambda?.split)) return [];
+  const est = pickOf(context.calibration);
+  const split = (pick: (s: NonNullable<NonNullable<CellSummary['lambda']>['split']>) => number) => (s: CellSummary) =>
+    s.lambda?.split ? round3(pick(s.lambda.split)) : '';
+  return [
+    { header: 'lambda_init_loading_median_ms', value: split((x) => x.loadingMs.median) },
+    { header: 'lambda_init_running_median_ms', value: split((x) => x.runningMs.median) },
+    { header: 'lambda_init_modules_median', value: split((x) => x.modules.median) },
+    { header: 'lambda_init_module_bytes_median', value: split((x) => x.moduleBytes.median) },
+    { header: 'estimate_init_running_ms', value: est((c) => c.init?.running?.onLambdaMs) },
+    { header: 'estimate_init_running_low_ms', value: est((c) => c.init?.running?.interval?.low) },
+    { header: 'estimate_init_running_high_ms', value: est((c) => c.init?.running?.interval?.high) },
+    { header: 'estimate_init_running_cpu_factor', value: est((c) => c.init?.running?.factor) },
   ];
 }

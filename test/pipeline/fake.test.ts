@@ -29,6 +29,8 @@ describe('the fake cell source', () => {
         builds: ['plain', 'bundle', 'bundle-min'],
         compileCaches: ['off'],
         bootstraps: ['probe'],
+        // lazy only: the eager files are another test's (init-lever.test.ts)
+        inits: ['lazy'],
         fileCaches: ['warm'],
         lambdaReference: false,
       },

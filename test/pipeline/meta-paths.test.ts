@@ -28,7 +28,8 @@ describe('meta.json names no folder of this machine', () => {
     for (const start of starts) {
       const parts = start.env!.NODE_PATH!.split(':');
       assert.deepEqual(parts.slice(0, 2), ['/opt/nodejs/node24/node_modules', '/opt/nodejs/node_modules']);
-      assert.equal(parts.at(-1), '<project>/generated/lambda');
+      // the task root: an eager file's folder is lambda/eager (node-http's eager cell is unsupported, but planned)
+      assert.match(parts.at(-1)!, /^<project>\/generated\/lambda(\/eager)?$/);
     }
   });
 });

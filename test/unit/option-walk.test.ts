@@ -52,6 +52,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--lambda-memory': ['512'],
   '--lambda-runtime': ['nodejs22.x'],
   '--lambda-bootstrap': ['probe'],
+  '--init': ['lazy'],
   '--file-cache': ['cold'],
   '--init-cpus': ['1'],
   '--cpu-period': ['20'],

@@ -1,6 +1,6 @@
 /** Lambda: memory sizes (every cell's limits), and what only Lambda cells take (lines, bootstraps, the reference). */
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { BOOTSTRAPS, DIMENSIONS } from '../../core/dimensions.ts';
+import { BOOTSTRAPS, DIMENSIONS, INIT_MODES } from '../../core/dimensions.ts';
 import { DEFAULT_SPEC, MAX_CPU_PERIOD_US, type CellSpec, type LimitSpec } from '../../core/run-spec.ts';
 import { parseChoice, parseChoiceList, parseLambdaLines, parseMemoryList, parsePositive } from '../../core/parse.ts';
 import { aliasOf, byDefault, dimensionOption, type Empty, type OptsOf } from './common.ts';
@@ -25,6 +25,7 @@ export function addLambdaGroup<A extends unknown[], O extends OptionValues, G ex
     )
     .addOption(dimensionOption(DIMENSIONS.runtime, '--lambda-runtime', parseLambdaLines('--lambda-runtime')))
     .addOption(dimensionOption(DIMENSIONS.bootstrap, '--lambda-bootstrap', parseChoiceList('--lambda-bootstrap', BOOTSTRAPS)))
+    .addOption(dimensionOption(DIMENSIONS.init, '--init', parseChoiceList('--init', INIT_MODES)))
     .addOption(
       new Option(
         '--no-lambda-reference',
@@ -51,6 +52,7 @@ export function lambdaOf(opts: LambdaOpts): { cells: Partial<CellSpec>; limits: 
       ...(opts.lambdaMemory ? { memories: opts.lambdaMemory } : {}),
       ...(opts.lambdaRuntime ? { lambdaRuntimes: opts.lambdaRuntime } : {}),
       ...(opts.lambdaBootstrap ? { bootstraps: opts.lambdaBootstrap } : {}),
+      ...(opts.init ? { inits: opts.init } : {}),
       ...(reference === false || reference === 'off' ? { lambdaReference: false } : {}),
     },
     limits: {

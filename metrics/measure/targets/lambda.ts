@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RouteRequest } from '../../../generators/contract.ts';
 import { requestEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
-import { readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
+import { INIT_SPLIT_ENV, readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
+import { isCounted } from '../../core/dimensions.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../core/function-name.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
@@ -151,22 +152,50 @@ function initFailure(api: RuntimeApi): SampleFailure | undefined {
 }
 
 /**
- * INIT: the probe prints its ready line (its marks) just before its first `next`; the Runtime Interface
- * Client prints nothing of ours, so a `ric` sample has only what the Runtime API sees. Either way INIT
- * ends at the first `next`, on the runner's clock.
+ * Whether a sample asks its file for INIT's split (INIT_SPLIT_ENV): a generated file (the probe is in
+ * it), timed (the wrapping would change a count).
  */
-async function awaitInit(api: RuntimeApi, io: SampleIO): Promise<{ ready: LambdaReadyLine | undefined; initEnd: number }> {
+export function asksInitSplit(cell: { source: string; measure: string }, app: AppSpec | undefined): boolean {
+  return !app && !isCounted(cell);
+}
+
+/**
+ * INIT: the probe prints its ready line (its marks) just before its first `next`; under the Runtime
+ * Interface Client a generated file's probe prints it at its `startup` mark when asked for INIT's split
+ * (its marks are then read for the split only), a user's handler nothing of ours, so such a sample has
+ * only what the Runtime API sees. Either way INIT ends at the first `next`, on the runner's clock.
+ */
+async function awaitInit(
+  api: RuntimeApi,
+  io: SampleIO,
+): Promise<{ ready: LambdaReadyLine | undefined; ricReady: LambdaReadyLine | undefined; initEnd: number }> {
   try {
-    const ready = isRicBootstrap(io.cell.bootstrap) ? undefined : parseReady(await io.protocolLine('ready line'));
+    const ric = isRicBootstrap(io.cell.bootstrap);
+    const line = !ric || asksInitSplit(io.cell, io.app) ? parseReady(await io.protocolLine('ready line')) : undefined;
     const initEnd = await io.whileAlive(api.initEnded, 'its first GET next');
-    return { ready, initEnd };
+    return ric ? { ready: undefined, ricReady: line, initEnd } : { ready: line, ricReady: undefined, initEnd };
   } catch (error) {
     throw initFailure(api) ?? error;
   }
 }
 
+/** INIT's split from a ready line that carries it: loading (inside require), running (start → startup less loading), modules, bytes. */
+export function initSplit(ready: LambdaReadyLine | undefined): Partial<LambdaFigures> {
+  const load = ready?.load;
+  if (!ready || !load) return {};
+  const own = ready.marks.startup - ready.marks.start;
+  return {
+    initLoadingMs: round3(load.ms),
+    initRunningMs: round3(Math.max(0, own - load.ms)),
+    initModules: load.modules,
+    initModuleBytes: load.bytes,
+  };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
 async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Promise<Measured> {
-  const { ready, initEnd } = await awaitInit(api, io);
+  const { ready, ricReady, initEnd } = await awaitInit(api, io);
   // the invocation's own CPU time, read from outside the child (for the CPU share model)
   const cpuAtInit = processCpuMs(io.pid);
   await io.endOfInit();
@@ -185,6 +214,7 @@ async function measure(api: RuntimeApi, io: SampleIO, memorySizeMB: number): Pro
     memorySizeMB,
     ...(peak !== undefined ? { maxMemoryUsedMB: peak } : {}),
     ...(cpuAtInit !== undefined && cpuAtAnswer !== undefined ? { invokeCpuMs: Math.round((cpuAtAnswer - cpuAtInit) * 1000) / 1000 } : {}),
+    ...initSplit(ready ?? ricReady),
   };
   let measured: Measured;
   if (ready) {
@@ -233,6 +263,7 @@ export const lambdaTarget: Target = {
           ...(isLambdaRuntimeLine(cell.runtime) ? { executionEnv: `AWS_Lambda_${cell.runtime}` } : {}),
         }),
         ...(app ? { [HANDLER_FILE_ENV]: app.file, [HANDLER_EXPORT_ENV]: handlerExport } : {}),
+        ...(asksInitSplit(cell, app) ? { [INIT_SPLIT_ENV]: '1' } : {}),
       },
       measure: (io) => measure(api, io, memorySizeMB),
       close: () => api.close(),

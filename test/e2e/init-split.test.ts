@@ -1,0 +1,119 @@
+/**
+ * INIT split into loading and running (issue 41), measured by the probe in a real child: a file that
+ * requires one module of known size and then spins a CPU loop in INIT reports that module as its
+ * loading (one module, its exact size) and the loop as its running; fastify's eager file (an ES module
+ * awaiting app.ready() at its top level) answers as its own bootstrap and, loaded by a client, reports
+ * its split at its startup mark.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { contractOf, isExpectedAnswer, PROBE_NAME } from '../../generators/contract.ts';
+import { readLambdaResult, routeEvent } from '../../generators/lambda-event.ts';
+import { INIT_SPLIT_ENV, lambdaFileHeader, readLambdaLine, type LambdaReadyLine } from '../../generators/lambda-probe.ts';
+import { loadGenerators } from '../../generators/registry.ts';
+import { writeGenerated } from '../../generators/write.ts';
+import { initSplit } from '../../metrics/measure/targets/lambda.ts';
+import { runLambda } from '../support/lambda-helpers.ts';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-init-split-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The ready line a child prints when a client (not the file itself) loads it with the split asked. */
+function readyLineOf(args: string[]): LambdaReadyLine {
+  const child = spawnSync(process.execPath, args, {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', [INIT_SPLIT_ENV]: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const lines = child.stdout.split('\n').flatMap((line) => {
+    const parsed = readLambdaLine(line);
+    return parsed && 'target' in parsed ? [parsed] : [];
+  });
+  assert.equal(lines.length, 1, child.stdout);
+  return lines[0]!;
+}
+
+describe('INIT split, in a child', () => {
+  it('a required module is loading (one module, its exact size) and a CPU loop after it is running', () => {
+    const module = 'module.exports = { answer: 42 };\n// a comment to give it some size\n';
+    writeFileSync(path.join(dir, 'dependency.js'), module);
+    // the loop spins until 300 ms have passed on the child's own clock: running is at least that, whatever the load
+    const file = path.join(dir, 'loop.js');
+    writeFileSync(
+      file,
+      `${lambdaFileHeader('loop', 'validated', 1)}
+const dependency = require('./dependency.js');
+__csMark('imported');
+const until = performance.now() + 300;
+let spins = 0;
+while (performance.now() < until) spins++;
+__csMark('startup');
+exports.handler = () => ({ statusCode: 200, body: String(dependency.answer + spins) });
+`,
+    );
+    const ready = readyLineOf(['-e', `require(${JSON.stringify(file)})`]);
+    assert.deepEqual(
+      { modules: ready.load?.modules, bytes: ready.load?.bytes },
+      { modules: 1, bytes: module.length },
+      'the one module required, at its size',
+    );
+    const split = initSplit(ready);
+    assert.ok(split.initRunningMs! >= 300, `the loop is running: ${JSON.stringify(split)}`);
+    assert.ok(split.initLoadingMs! < split.initRunningMs!, JSON.stringify(split));
+    // running + loading is the file's own INIT, start → startup
+    const own = ready.marks.startup - ready.marks.start;
+    assert.ok(Math.abs(split.initLoadingMs! + split.initRunningMs! - own) < 0.01);
+  });
+
+  it('without the variable the probe wraps nothing and prints nothing when a client loads it', () => {
+    const file = path.join(dir, 'quiet.js');
+    writeFileSync(
+      file,
+      `${lambdaFileHeader('quiet', 'validated', 1)}\n__csMark('imported');\n__csMark('startup');\nexports.handler = () => 1;\n`,
+    );
+    const child = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(file)})`], {
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, '');
+  });
+});
+
+describe("fastify's eager file", async () => {
+  const fastify = (await loadGenerators('lambda')).find((g) => g.name === 'fastify')!;
+  const { file } = await writeGenerated(fastify, 3, 'validated', undefined, { init: 'eager' });
+
+  it('is an ES module in lambda/eager/ that awaits app.ready() after exporting the handler, the same bytes every time', async () => {
+    assert.match(file, /lambda\/eager\/3-startup-fastify-routes\.mjs$/);
+    const source = readFileSync(file, 'utf8');
+    assert.ok(source.indexOf('export const handler = awsLambdaFastify(app);') < source.indexOf('await app.ready();'));
+    assert.ok(source.indexOf('await app.ready();') < source.indexOf("__csMark('startup');"));
+    assert.equal(await fastify.generate({ routes: 3, variant: 'validated', init: 'eager' }), source);
+    // the lazy file leaves ready() to the first event
+    assert.doesNotMatch(await fastify.generate({ routes: 3, variant: 'validated' }), /app\.ready\(\)/);
+  });
+
+  it('answers its last route as its own bootstrap (node file.mjs)', async () => {
+    const contract = contractOf(fastify);
+    const run = await runLambda(file, { events: [routeEvent(2, contract.validBody(2, PROBE_NAME))] });
+    const [valid] = run.outcomes;
+    assert.equal(valid?.kind, 'response', `${JSON.stringify(valid)}\n${run.stderr.slice(-2000)}`);
+    const answer = readLambdaResult(valid.body);
+    assert.ok(answer.ok && answer.status === 200 && isExpectedAnswer(answer.body, 2, PROBE_NAME), JSON.stringify(answer));
+  });
+
+  it("loaded by a client, reports its split at startup: fastify's modules loading, ready() in running", () => {
+    const ready = readyLineOf(['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(file).href)});`]);
+    assert.ok(ready.load!.modules > 50 && ready.load!.bytes > 100_000, JSON.stringify(ready.load));
+    const split = initSplit(ready);
+    assert.ok(split.initRunningMs! > 0 && split.initLoadingMs! > 0, JSON.stringify(split));
+  });
+});
