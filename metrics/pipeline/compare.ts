@@ -6,7 +6,7 @@ import path from 'node:path';
 import { compareSummaries, emptyGate, DEFAULT_COMPARE_METRIC, type Comparison, type MetricName } from '../analyse/compare.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../store/files.ts';
-import { checkOutputFile } from '../store/output-file.ts';
+import { checkExportFile, checkOutputFile } from '../store/output-file.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
 import { loadRun } from '../report/write.ts';
 
@@ -32,7 +32,11 @@ export interface CompareResult {
 }
 
 export function runCompare(options: CompareOptions): CompareResult {
-  if (options.out) checkOutputFile('--out', options.out, [options.a, options.b]);
+  if (options.out) {
+    // writable before the runs are read, as every output file is: one line and exit 2, not exit 4 at the end
+    checkExportFile('--out', options.out);
+    checkOutputFile('--out', options.out, [options.a, options.b]);
+  }
   const a = loadRun(path.resolve(options.a));
   const b = loadRun(path.resolve(options.b));
   const comparison = compareSummaries(

@@ -5,7 +5,7 @@
  * files such as a lock). One check for every such option, made when the options are read: before the
  * first sample, not after the run.
  */
-import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, realpathSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { META_FILE } from '../core/meta.ts';
@@ -40,6 +40,17 @@ export function checkExportFile(option: string, file: string): string {
     accessSync(target, constants.W_OK);
   } catch {
     throw new UsageError(`${option}: ${target === file ? file : `the folder of ${file}`} is not writable`);
+  }
+  if (target === dir) {
+    // a folder that passes access() may still refuse a new file: a kernel filesystem (/proc), a
+    // read-only mount seen by root. An empty file made and removed there says so now (a full disk
+    // still takes an empty file: it is the write at the end that fails, exit 4, naming the file)
+    try {
+      closeSync(openSync(path.join(dir, `.coldstart-probe-${process.pid}`), 'wx'));
+      unlinkSync(path.join(dir, `.coldstart-probe-${process.pid}`));
+    } catch (error) {
+      throw new UsageError(`${option}: cannot create ${file} (${(error as NodeJS.ErrnoException).code ?? 'refused'})`);
+    }
   }
   return checkOutputFile(option, file);
 }

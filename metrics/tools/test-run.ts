@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { toolCommand, trackedFiles } from './tracked.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CORES = os.availableParallelism();
@@ -37,11 +38,14 @@ function nodeTest(files: string[], concurrency: number, timeoutMs: number, impor
 
 const npx = (...args: string[]): string[] => ['npx', '--no-install', ...args];
 
+/** eslint or prettier on the files git tracks (tracked.ts): a run folder left in the checkout is not checked. */
+const onTracked = (tool: 'eslint' | 'prettier', ...args: string[]): string[] => npx(...toolCommand(tool, args, trackedFiles(ROOT)));
+
 /** The static checks, side by side: `npm run lint` (eslint, then dependency-cruiser and knip), the format check, tsc. */
 const CHECKS: Record<string, string[][]> = {
-  eslint: [npx('eslint', '.')],
+  eslint: [onTracked('eslint')],
   'depcruise, knip': [npx('depcruise', 'generators', 'metrics', 'test'), npx('knip')],
-  prettier: [npx('prettier', '--check', '--log-level', 'warn', '.')],
+  prettier: [onTracked('prettier', '--check', '--log-level', 'warn')],
   tsc: [npx('tsc', '--noEmit')],
 };
 
@@ -81,7 +85,9 @@ async function checks(): Promise<number> {
         const ended = await run(command, true);
         process.stdout.write(ended.output);
         if (ended.code !== 0) {
-          process.stderr.write(`test-run: ${name} failed (${command.slice(2).join(' ')}, exit ${ended.code})\n`);
+          const words = command.slice(2);
+          const shown = words.length > 6 ? [...words.slice(0, 4), `… and ${words.length - 4} more`] : words;
+          process.stderr.write(`test-run: ${name} failed (${shown.join(' ')}, exit ${ended.code})\n`);
           return ended.code;
         }
       }

@@ -11,7 +11,7 @@ import { cpSync, existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync,
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { writeFileWhole } from '../../metrics/store/files.ts';
-import { CLI, FIXTURES, ROOT, runCli, tempDir } from '../support/helpers.ts';
+import { CLI, FIXTURES, ROOT, runCli, runClis, tempDir } from '../support/helpers.ts';
 
 const GOLDEN = path.join(FIXTURES, 'golden-run');
 const isRoot = process.getuid?.() === 0;
@@ -171,4 +171,33 @@ describe('an output that cannot be written is refused before the first sample (i
       assert.equal(existsSync(out), false, 'nothing was measured');
     },
   );
+
+  it('every output path of the measuring commands on /proc (no file can be made there): exit 2, one line, nothing measured', async () => {
+    const dir = tempDir('coldstart-test-kinds-');
+    const app = path.join(dir, 'app.cjs');
+    writeFileSync(app, "require('node:http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT));\n");
+    const out = path.join(dir, 'run');
+    const sampled = ['--debug-mode', '--samples', '1', '--warmup', '0'];
+    const cases: [string, string[]][] = [
+      ['run --export-json', ['run', '-f', 'node-http', '-r', '1', ...sampled, '--out', out, '--export-json', '/proc/coldstart-e.json']],
+      ['run --out', ['run', '-f', 'node-http', '-r', '1', ...sampled, '--out', '/proc/coldstart-run']],
+      ['measure --export-json', ['measure', '--entry', app, ...sampled, '--out', out, '--export-json', '/proc/coldstart-e.json']],
+      ['measure --out', ['measure', '--entry', app, ...sampled, '--out', '/proc/coldstart-run']],
+      [
+        'verify --out',
+        ['verify', path.join(ROOT, 'results', 'published', '2026-11-27-seed-table'), ...sampled.slice(0, 3), '--out', '/proc/cs'],
+      ],
+      ['report --export-json', ['report', GOLDEN, '--export-json', '/proc/coldstart-e.json']],
+      ['compare --out', ['compare', GOLDEN, GOLDEN, '--out', '/proc/coldstart-compare.md']],
+    ];
+    const results = await runClis(cases.map(([, args]) => args));
+    cases.forEach(([name], i) => {
+      const result = results[i]!;
+      assert.equal(result.status, 2, `${name}: ${result.stderr}`);
+      assert.equal(result.stderr.trim().split('\n').length, 1, `${name}: one line: ${result.stderr}`);
+      assert.match(result.stderr, /^coldstart: --(out|export-json)\b.*\/proc\/c/, name);
+      assert.doesNotMatch(result.stdout, /done |ok, /, `${name}: nothing was measured`);
+    });
+    assert.equal(existsSync(out), false, 'no run folder was made');
+  });
 });
