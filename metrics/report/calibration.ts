@@ -241,7 +241,8 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
       'and extension setup, log shipping, the host) and changes with those settings (a cold file cache here leaves less to ' +
       "add) but not with the app. **Duration**: the invocation's CPU time here, converted to Lambda's speed by the " +
       `reference, through the CPU share model (a budget of memory / ${MB_PER_VCPU} vCPUs per ${CALIBRATED_PERIOD_MS} ms period, ` +
-      `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; see the README). ` +
+      `random phase, ${Math.round(REFERENCE_CPU_FRACTION * 100)} % of the reference's Duration CPU; ` +
+      'see docs/guide/memory-sizes.md#the-cpu-share-of-a-short-invocation). ' +
       'The cost and power-tuning tables use the estimate' +
       (context.calibrations.length > 1
         ? ` of the first architecture (${context.cost.arch}); the table below prices every architecture asked (--arch) at its own price.`

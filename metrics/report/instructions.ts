@@ -146,7 +146,8 @@ export function instructionsSection(context: ReportContext): MarkdownSection | u
       "probe's marks: runtime boot (exec → start), framework import, route registration, listen (or, for a Lambda " +
       'handler, the rest of INIT to its first `GET next`) and the first request (ready → the answer written); total = ' +
       'exec → the answer written. The answer is verified as in a timed sample. Counts leave out what the kernel does ' +
-      '(system calls, reading files, page faults), waiting, and how threads overlap in real time: see the README.' +
+      '(system calls, reading files, page faults), waiting, and how threads overlap in real time: see ' +
+      'docs/guide/counting-instructions.md ("What counts leave out").' +
       (app
         ? " Your own server (`measure --entry`) is cut at the preload's marks: boot, its start-up (start → listen: " +
           'its imports, its own work and its listen, as one phase) and the first request.'
