@@ -1,5 +1,5 @@
 /** From samples to one summary per cell. Only phase 'sample' counts; failures are counted, never dropped. */
-import { max, mean, median, min, quantile, sampleStandardDeviation } from 'simple-statistics';
+import { max, mean, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
 import { cellKey, compareCells, type Cell } from '../core/cell.ts';
 import {
   CPU_METRICS,
@@ -12,7 +12,7 @@ import {
 } from '../core/samples.ts';
 import { INSTRUCTION_FIGURES, instructionFigures, type InstructionFigure } from './instructions.ts';
 import { float64s, type Column } from '../core/column.ts';
-import { bootstrapMedianCI, isWideSpread, madOutliers, type Interval } from './stats.ts';
+import { bootstrapMedianCI, isWideSpread, madOutliers, medianOf, type Interval } from './stats.ts';
 
 /** The marks summarised again from the child's `start` mark (CellSummary.fromStart). */
 export const FROM_START_METRICS = ['startup', 'listen'] as const satisfies readonly Metric[];
@@ -126,8 +126,9 @@ export function firstHitStats(samples: readonly SampleRecord[], key: string): { 
 
 /** The 25th and 75th percentiles of a metric's values (simple-statistics' quantile of the sorted values); with one value, both are it. */
 export function quartiles(stats: Stats): { p25: number; p75: number } {
-  const sorted = [...stats.values].sort((a, b) => a - b);
-  return { p25: quantile(sorted, 0.25), p75: quantile(sorted, 0.75) };
+  // a typed copy, outside the JS heap (a cell may hold a million values)
+  const sorted = Float64Array.from(stats.values).sort() as unknown as number[];
+  return { p25: quantileSorted(sorted, 0.25), p75: quantileSorted(sorted, 0.75) };
 }
 
 /**
@@ -142,7 +143,7 @@ export function describe(values: number[], seed = ''): Stats | undefined {
   let ci95: { value: Interval | undefined } | undefined;
   return {
     n: values.length,
-    median: median(values),
+    median: medianOf(values),
     mean: mean(values),
     stddev: values.length > 1 ? sampleStandardDeviation(values) : undefined,
     min: lowest,
@@ -163,7 +164,8 @@ class LambdaColumns {
   readonly durationMs = float64s();
   readonly billedMs = float64s();
   readonly invokeCpuMs = float64s();
-  readonly sampleIndex: number[] = [];
+  /** a column, not an array pushed to: a million indices grow no array in the JS heap */
+  readonly sampleIndex = float64s();
   readonly split = columnsOf(['loadingMs', 'runningMs', 'modules', 'moduleBytes', 'initLessRunningMs'] as const);
   readonly splitIndex: number[] = [];
   maxMemoryUsedMB: number | undefined;
@@ -204,7 +206,7 @@ class LambdaColumns {
       maxMemoryUsedMB: this.maxMemoryUsedMB,
       memorySizeMB: this.memorySizeMB,
       ...(invokeCpuMs ? { invokeCpuMs } : {}),
-      sampleIndex: this.sampleIndex,
+      sampleIndex: this.sampleIndex.take(),
       ...(split ? { split } : {}),
     };
   }

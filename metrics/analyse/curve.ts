@@ -385,7 +385,9 @@ export function fitSeriesCurve(series: Series, metric: CurveMetric, options: Cur
     const values = s.metrics[mark]?.values;
     if (!values?.length) continue;
     marks.add(mark);
-    groups.set(s.cell.routes, [...(groups.get(s.cell.routes) ?? []), ...values]);
+    // a route count's one cell lends its values as they are (an imported cell may hold a million)
+    const earlier = groups.get(s.cell.routes);
+    groups.set(s.cell.routes, earlier ? earlier.concat(values) : values);
   }
   const mark: Metric = marks.size === 1 ? [...marks][0]! : metric === 'ready' ? 'listen' : metric;
   const seed = `${options.seed ?? 'coldstart-curve'}|${series.key}|${metric}`;
