@@ -9,6 +9,7 @@ import type { CellSummary } from './aggregate.ts';
 import type { Calibration } from './calibration.ts';
 import { tailsOf } from './init-tails.ts';
 import { cellKey, type Cell } from '../core/cell.ts';
+import type { FunctionCell } from '../core/function-name.ts';
 
 export interface EstimateAgainstReal {
   /** the local cell whose estimate it is */
@@ -25,8 +26,7 @@ export interface EstimateAgainstReal {
 
 const pct = (estimate: number, real: number) => ((estimate - real) / real) * 100;
 
-const matchKey = (cell: Pick<Cell, 'framework' | 'variant' | 'routes'>, memory: number) =>
-  `${cell.framework}|${cell.variant}|${cell.routes}|${memory}`;
+const matchKey = (cell: FunctionCell, memory: number) => `${cell.framework}|${cell.variant}|${cell.routes}|${memory}`;
 
 /** The rows of every local Lambda cell with an estimate that the real run measured; none when the runs share no cell. */
 export function estimatesAgainstReal(
