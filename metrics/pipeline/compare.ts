@@ -9,6 +9,9 @@ import { writeFileWhole } from '../store/files.ts';
 import { checkExportFile, checkOutputFile } from '../store/output-file.ts';
 import { compareMarkdown } from '../report/compare-md.ts';
 import { loadRun } from '../report/write.ts';
+import { estimatesAgainstReal, type EstimateAgainstReal } from '../analyse/estimate-vs-real.ts';
+import { estimateVsRealMarkdown } from '../report/estimate-vs-real-md.ts';
+import type { ReportContext } from '../report/contract.ts';
 
 export { DEFAULT_COMPARE_METRIC, METRIC_NAMES, parseMetricName, type MetricName } from '../analyse/compare.ts';
 export { DEFAULT_INSTRUCTION_THRESHOLD } from '../analyse/instructions.ts';
@@ -29,6 +32,26 @@ export interface CompareResult {
   markdown: string;
   /** 1 when --fail-above tripped, else 0 */
   exitCode: number;
+  /** A's Lambda estimates against B's real Init (or B's against A's), when one run is local and the other real */
+  estimates: EstimateAgainstReal[];
+}
+
+/** The real run's architecture: what its samples say, else its cost model's. */
+function realArchitecture(real: ReportContext): string | undefined {
+  return real.meta?.spec.cost.architecture;
+}
+
+/** The local run's estimates against the real run's Init, with the markdown; undefined when they share no cell. */
+function estimateSection(local: ReportContext, real: ReportContext): { rows: EstimateAgainstReal[]; markdown: string } | undefined {
+  if (!real.summaries.some((s) => s.cell.target === 'aws-lambda')) return undefined;
+  const architecture = realArchitecture(real);
+  const chosen = local.calibrations.find((c) => c.architecture === architecture) ?? local.calibrations[0];
+  if (!chosen) return undefined;
+  const source = real.meta?.spec.source;
+  const runtime = source?.kind === 'imported' ? source.lambdaRuntime : undefined;
+  const rows = estimatesAgainstReal(local.summaries, chosen.calibration, real.summaries, runtime);
+  if (rows.length === 0) return undefined;
+  return { rows, markdown: estimateVsRealMarkdown(rows, chosen.architecture, 'the shipped one') };
 }
 
 export function runCompare(options: CompareOptions): CompareResult {
@@ -46,9 +69,12 @@ export function runCompare(options: CompareOptions): CompareResult {
     options.failAbove,
     options.threshold,
   );
+  const estimates = estimateSection(a, b) ?? estimateSection(b, a);
   const empty = emptyGate(comparison);
-  if (empty) throw new UsageError(empty);
-  const markdown = compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b });
+  if (empty && !estimates) throw new UsageError(empty);
+  const markdown =
+    (empty ? '' : compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b })) +
+    (estimates ? `\n${estimates.markdown}` : '');
   if (options.out) {
     try {
       writeFileWhole(options.out, markdown);
@@ -58,5 +84,5 @@ export function runCompare(options: CompareOptions): CompareResult {
       throw error;
     }
   }
-  return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0 };
+  return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0, estimates: estimates?.rows ?? [] };
 }

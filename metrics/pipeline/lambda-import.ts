@@ -79,7 +79,7 @@ function importMeta(options: LambdaImportOptions, result: ImportSummary, importe
           (result.restores ? `; ${result.restores} SnapStart restores, not samples` : '') +
           `${result.failedInits ? `; ${result.failedInits} of them failed INITs from INIT_REPORT lines` : ''})`,
         warmup: 'none',
-        order: options.origin?.order ?? 'as invoked on AWS',
+        order: options.origin ? options.origin.order : 'as invoked on AWS',
       },
       cells: { targets: ['aws-lambda'], memories, measures: ['time'], runtimes: ['node'], builds: ['plain'], compileCaches: ['off'] },
       cost: options.architecture ? { architecture: options.architecture } : {},

@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
+import { runCompare } from '../../metrics/pipeline/compare.ts';
 import { CLI, ROOT, tempDir } from '../support/helpers.ts';
 import { FakeLambda } from '../support/fake-lambda.ts';
 
@@ -145,6 +146,53 @@ describe('lambda:run against a local Lambda API', () => {
     for (const file of filesUnder(out)) assert.ok(!readFileSync(file, 'utf8').includes(SECRET), `${file} holds the secret`);
     assert.ok(!result.stdout.includes(SECRET) && !result.stderr.includes(SECRET));
     assert.ok(fake.calls.every((c) => !c.text.includes(SECRET)));
+  });
+
+  it('compare of a local estimate run against the real run gives the estimate, the real p50 and p95 and the error per cell', async () => {
+    reset();
+    // the published floor run estimated node-http@1 (validated) on nodejs22.x at 128, 512 and 1024 MB
+    const floorPkg = path.join(dir, 'floor-package');
+    mkdirSync(floorPkg);
+    const bundle = path.join(dir, 'index.js');
+    writeLambdaPackage(floorPkg, [{ cell: { framework: 'node-http', variant: 'validated', routes: 1 }, bundle }], {
+      runtime: 'nodejs22.x',
+    });
+    const out = path.join(dir, 'floor-real');
+    const result = await cli(fake, [
+      'lambda-run',
+      floorPkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--lambda-memory',
+      '128,512,1024',
+      '--samples',
+      '3',
+      '--run-id',
+      'floor1',
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    const local = path.join(ROOT, 'results', 'published', '2026-11-26-lambda-floor');
+    const compared = runCompare({ a: local, b: out });
+    assert.deepEqual(
+      compared.estimates.map((r) => r.memoryMB),
+      [128, 512, 1024],
+    );
+    for (const row of compared.estimates) {
+      const real = FakeLambda.initMs('coldstart-node-http-1-validated-floor1', row.memoryMB);
+      assert.equal(row.real.p50, real);
+      assert.equal(row.real.n, 3);
+      assert.equal(row.cell.runtime, 'nodejs22.x');
+      assert.ok(Math.abs(row.errorP50Pct - ((row.estimate.p50 - real) / real) * 100) < 1e-9);
+      assert.ok(row.estimate.p50 > 0 && row.errorP95Pct !== undefined);
+    }
+    assert.match(compared.markdown, /## Lambda estimate against the real Init/);
+    assert.match(compared.markdown, /node-http.*\| 128 MB \|/);
+    // the same the other way round
+    assert.equal(runCompare({ a: out, b: local }).estimates.length, 3);
   });
 
   it('a dry run prints the plan and its cost and calls nothing', async () => {

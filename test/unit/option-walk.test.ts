@@ -176,6 +176,23 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   'lambda-reference': { args: [], values: { '--lambda-runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
   clean: { args: [] },
   'results-index': { args: [dir] },
+  'lambda-run': {
+    args: [dir, '--region', 'eu-west-1'],
+    values: {
+      '--region': ['us-east-1'],
+      '--role': ['arn:aws:iam::123456789012:role/r'],
+      '--create-role': [],
+      '--parallel': ['2'],
+      '--ready-timeout': ['60'],
+      '--keep': [],
+      '--dry-run': [],
+      '--run-id': ['abc123'],
+    },
+  },
+  'lambda-clean': {
+    args: ['--region', 'eu-west-1'],
+    values: { '--region': ['us-east-1'], '--run': ['abc123'], '--roles': [], '--dry-run': [] },
+  },
 };
 const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--phases-at': ['100'],
