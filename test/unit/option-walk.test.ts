@@ -175,6 +175,10 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   'lambda-reference': { args: [], values: { '--lambda-runtime': ['nodejs22.x'], '--out': [path.join(dir, 'reference.json')] } },
   clean: { args: [] },
   'results-index': { args: [dir] },
+  bisect: {
+    args: ['--package', 'fastify', '--range', '4.0.0..5.6.1'],
+    values: { '--package': ['express'], '--range': ['4.0.0..4.28.1'], '--routes': ['100'], '--target': ['lambda'], '--from': [dir] },
+  },
 };
 const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--phases-at': ['100'],
@@ -187,6 +191,10 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--reports': [event],
   '--architecture': ['arm64'],
   '--partial': [],
+  '--pre': [],
+  '--step': ['2'],
+  '--yes': [],
+  '--framework': ['fastify'],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {
