@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, ExitCodeError, UsageError } from '../core/errors.ts';
+import { registerBisectCommand } from './bisect.ts';
 import { registerCleanCommand } from './clean.ts';
 import { guardClosedOutput, withClosedOutput } from './closed-output.ts';
 import { registerCompareCommand } from './compare.ts';
@@ -35,6 +36,7 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerHyperfineCommand,
   registerCompareCommand,
   registerVerifyCommand,
+  registerBisectCommand,
   registerMergeCommand,
   registerLambdaPackageCommand,
   registerLambdaImportCommand,

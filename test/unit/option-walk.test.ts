@@ -193,6 +193,10 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
     args: ['--region', 'eu-west-1'],
     values: { '--region': ['us-east-1'], '--run': ['abc123'], '--roles': [], '--dry-run': [] },
   },
+  bisect: {
+    args: ['--package', 'fastify', '--range', '4.0.0..5.6.1'],
+    values: { '--package': ['express'], '--range': ['4.0.0..4.28.1'], '--routes': ['100'], '--target': ['lambda'], '--from': [dir] },
+  },
 };
 const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--phases-at': ['100'],
@@ -205,6 +209,10 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--reports': [event],
   '--architecture': ['arm64'],
   '--partial': [],
+  '--pre': [],
+  '--step': ['2'],
+  '--yes': [],
+  '--framework': ['fastify'],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {

@@ -1,0 +1,144 @@
+/**
+ * `bisect` (npm run bisect): the first release of a package whose counted cold start (or CPU time)
+ * passes a threshold over the good end, by binary search over its releases (pipeline/bisect.ts), on a
+ * generated cell or on your server entry. Exit 0 with a verdict (found, or no change), 1 when there is
+ * none (an end was skipped).
+ */
+import path from 'node:path';
+import type { Command as PlainCommand } from 'commander';
+import { Command, Option } from '@commander-js/extra-typings';
+import { MEASURES, TARGETS } from '../core/dimensions.ts';
+import { UsageError } from '../core/errors.ts';
+import { parseChoice, parseInteger, parsePercentShare } from '../core/parse.ts';
+import { parseRequest } from '../core/app.ts';
+import { appsOf } from '../pipeline/apps.ts';
+import { MAX_CANDIDATES, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
+import { invocationDir } from './measure.ts';
+import { addTypedCommand } from './groups/common.ts';
+import { depsOf } from './run.ts';
+import { commandLine, displayPath } from './shared.ts';
+
+const RANGE = /^([^.\s][^\s]*?)\.\.([^.\s][^\s]*)$/;
+
+export function registerBisectCommand(program: PlainCommand, hooks: { argv?: readonly string[] } = {}): void {
+  const bisect = new Command('bisect')
+    .description(
+      'find the first release of a package whose cold start passes a threshold over the good end, by binary search ' +
+        'over its releases, on a generated cell (--framework) or your server entry (--entry); resumable from its --out folder',
+    )
+    .addOption(new Option('--package <name>', 'the npm package whose releases are bisected (e.g. fastify)').makeOptionMandatory())
+    .addOption(new Option('--range <good..bad>', 'the good and the bad release, e.g. 4.0.0..5.6.1 (both included)').makeOptionMandatory())
+    .addOption(new Option('--pre', 'include pre-releases (default: releases only)'))
+    .addOption(
+      new Option('--step <n>', 'try every n-th release only (both ends kept) (default: 1)').argParser(parseInteger('--step', 1, 1000)),
+    )
+    .addOption(new Option('--yes', `bisect a range of more than ${MAX_CANDIDATES} releases`))
+    .addOption(
+      new Option('--threshold <percent>', 'a release is bad above the good end by more than this (default: 1%)').argParser(
+        parsePercentShare('--threshold'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--measure <measure>',
+        'instructions (counted under valgrind: deterministic) or time (CPU time to the first answer) (default: instructions)',
+      ).argParser(parseChoice('--measure', MEASURES)),
+    )
+    .addOption(
+      new Option('-f, --framework <name>', 'the generated cell: its framework (the package is its framework, adapter or validator)'),
+    )
+    .addOption(
+      new Option('-r, --routes <n>', 'the generated cell: its route count (default: 1000)').argParser(parseInteger('--routes', 1, 100_000)),
+    )
+    .addOption(
+      new Option('--target <target>', 'the generated cell: server or lambda (default: server)').argParser(parseChoice('--target', TARGETS)),
+    )
+    .addOption(
+      new Option('--entry <file>', 'your server entry instead (the package one of its dependencies); its folder is copied per release'),
+    )
+    .addOption(new Option('--cwd <dir>', "your app's folder, copied once per release (default: where the command ran)"))
+    .addOption(
+      new Option('--request <request>', 'the first request to your server: "METHOD /path" (default: GET /)').argParser(parseRequest),
+    )
+    .addOption(
+      new Option('--from <folder>', 'take the releases from a folder of `npm pack` tarballs (name-x.y.z.tgz) instead of the registry'),
+    )
+    .addOption(
+      new Option(
+        '-o, --out <dir>',
+        "the bisect's folder: its state (bisect.json), bisect.md and each step's run (default: results/bisect-<package>-<good>-<bad>/)",
+      ),
+    )
+    .addOption(new Option('--debug-mode [script]', 'run with the fake sampler and cells: nothing is started').hideHelp());
+  const command = bisect.action((opts) => bisectAction(opts, hooks.argv));
+  addTypedCommand(program, command);
+}
+
+interface BisectOpts {
+  package: string;
+  range: string;
+  pre?: true;
+  step?: number;
+  yes?: true;
+  threshold?: number;
+  measure?: (typeof MEASURES)[number];
+  framework?: string;
+  routes?: number;
+  target?: (typeof TARGETS)[number];
+  entry?: string;
+  cwd?: string;
+  request?: { method: string; path: string };
+  from?: string;
+  out?: string;
+  debugMode?: string | true;
+}
+
+async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefined): Promise<void> {
+  const range = RANGE.exec(opts.range);
+  if (!range) throw new UsageError(`--range: "${opts.range}" is not good..bad (e.g. 4.0.0..5.6.1)`);
+  const [, good, bad] = range as unknown as [string, string, string];
+  const base = invocationDir();
+  let cell: BisectCell;
+  if (opts.entry !== undefined) {
+    if (opts.framework !== undefined || opts.routes !== undefined || opts.target !== undefined)
+      throw new UsageError('bisect: --entry measures your app: --framework, --routes and --target are for a generated cell');
+    const app = appsOf(
+      { entry: [opts.entry], ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.request ? { request: opts.request } : {}) },
+      base,
+    )[0]!;
+    if (path.relative(app.cwd, app.file).startsWith('..'))
+      throw new UsageError('--entry: the entry must lie inside --cwd (its folder is copied per release)');
+    cell = { kind: 'app', app };
+  } else {
+    if (opts.framework === undefined)
+      throw new UsageError('bisect: give the cell, --framework NAME (with --routes, --target) or --entry FILE');
+    if (opts.cwd !== undefined || opts.request !== undefined) throw new UsageError('bisect: --cwd and --request are for --entry');
+    cell = { kind: 'generated', framework: opts.framework, routes: opts.routes ?? 1000, target: opts.target ?? 'server' };
+  }
+  const dir = path.resolve(opts.out ?? path.join('results', `bisect-${opts.package.replace('/', '+')}-${good}-${bad}`));
+  const options = {
+    pkg: opts.package,
+    good,
+    bad,
+    pre: Boolean(opts.pre),
+    step: opts.step ?? 1,
+    yes: Boolean(opts.yes),
+    threshold: opts.threshold ?? 0.01,
+    measure: opts.measure ?? 'instructions',
+    cell,
+    from: opts.from === undefined ? undefined : path.resolve(base, opts.from),
+    dir,
+    command: commandLine([...(argv ?? process.argv)], 'bisect'),
+  };
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const outcome = await runBisect(options, realBisectDeps(options, depsOf(opts.debugMode), log));
+  const v = outcome.verdict;
+  const summary =
+    v.kind === 'found'
+      ? `culprit: ${opts.package}@${v.culprit} (last good ${v.lastGood})`
+      : v.kind === 'no-change'
+        ? `no change over the threshold from ${good} to ${bad}`
+        : `no verdict: ${v.kind === 'failed' ? v.reason : ''}`;
+  process.stdout.write(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}\n`);
+  if (v.kind === 'failed') process.exitCode = 1;
+}

@@ -1,0 +1,339 @@
+/**
+ * `bisect`: the first release of a package whose cold start passes a threshold over the good end, by
+ * binary search (analyse/bisect.ts) over the registry's releases between two versions (or a folder of
+ * `npm pack` tarballs), on a generated cell (framework × routes × target, the package at each version
+ * through `--versions`) or on the user's server entry (copied once per version into the bisect's
+ * folder and the version installed there; the app's own folder and lockfile are left alone). Each step
+ * is a run of its own under steps/<version>/; the state (bisect.json) is written after every step, so
+ * an interrupted bisect continues where it stopped. A version that does not install, or whose cell
+ * does not answer right, is skipped (as `git bisect skip`) and said.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { median } from 'simple-statistics';
+import { bisectNext, isBad, versionRange, type BisectNext, type BisectResult } from '../analyse/bisect.ts';
+import { instructionFigures } from '../analyse/instructions.ts';
+import type { AppSpec } from '../core/app.ts';
+import { UsageError } from '../core/errors.ts';
+
+import { runSpec, type RunSpec } from '../core/run-spec.ts';
+import type { Measure, Target } from '../core/dimensions.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { writeFileWhole } from '../store/files.ts';
+import { readSamples } from '../store/samples-file.ts';
+import { npmErrorLine } from '../plan/runtimes.ts';
+import { ensureVersion, tarballIn } from '../plan/versions.ts';
+import type { Deps } from './ports.ts';
+import { runPipeline } from './run.ts';
+
+/** More candidates than this ask for --yes or a coarser --step. */
+export const MAX_CANDIDATES = 32;
+export const STATE_FILE = 'bisect.json';
+const STATE_VERSION = 1;
+
+/** What a bisect measures at each version. */
+export type BisectCell = { kind: 'generated'; framework: string; routes: number; target: Target } | { kind: 'app'; app: AppSpec };
+
+export interface BisectOptions {
+  pkg: string;
+  good: string;
+  bad: string;
+  pre: boolean;
+  step: number;
+  yes: boolean;
+  /** share over the good end: 0.01 = 1 % */
+  threshold: number;
+  measure: Measure;
+  cell: BisectCell;
+  /** a folder of `npm pack` tarballs to take the versions from instead of the registry */
+  from: string | undefined;
+  /** the bisect's folder: its state, its steps' run folders, the apps' copies */
+  dir: string;
+  command: string;
+}
+
+interface BisectState {
+  version: typeof STATE_VERSION;
+  /** what the bisect is: a resumed one must be the same */
+  identity: Record<string, unknown>;
+  candidates: string[];
+  results: Record<string, BisectResult>;
+  /** the order the candidates were measured in */
+  steps: string[];
+}
+
+export interface BisectDeps {
+  /** every published version of the package (`npm view P versions --json`, or the tarballs of `from`) */
+  versions(pkg: string, from: string | undefined): string[];
+  /** one candidate measured into `stepDir` */
+  measure(candidate: string, stepDir: string): Promise<BisectResult>;
+  log(line: string): void;
+}
+
+export interface BisectOutcome {
+  verdict: BisectNext;
+  candidates: string[];
+  results: Record<string, BisectResult>;
+  /** measurements made by this invocation (a resumed bisect made fewer) */
+  measuredNow: number;
+  report: string;
+}
+
+const identityOf = (o: BisectOptions) => ({
+  package: o.pkg,
+  good: o.good,
+  bad: o.bad,
+  pre: o.pre,
+  step: o.step,
+  threshold: o.threshold,
+  measure: o.measure,
+  cell: o.cell.kind === 'generated' ? o.cell : { kind: 'app', file: o.cell.app.file },
+  from: o.from ?? null,
+});
+
+function readState(file: string): BisectState | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<keyof BisectState, unknown>>;
+    return state.version === STATE_VERSION && Array.isArray(state.candidates) ? (state as BisectState) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const writeState = (file: string, state: BisectState) => writeFileWhole(file, `${JSON.stringify(state, null, 2)}\n`);
+
+/** The bisect: resumed from its folder's state when there is one (the same bisect), else started; each step saved as it ends. */
+export async function runBisect(options: BisectOptions, deps: BisectDeps): Promise<BisectOutcome> {
+  mkdirSync(options.dir, { recursive: true });
+  const stateFile = path.join(options.dir, STATE_FILE);
+  const identity = identityOf(options);
+  let state = readState(stateFile);
+  if (state && JSON.stringify(state.identity) !== JSON.stringify(identity))
+    throw new UsageError(`${options.dir} holds another bisect (${STATE_FILE}): give another --out`);
+  if (state) deps.log(`resuming: ${Object.keys(state.results).length} of ${state.candidates.length} versions already measured`);
+  else {
+    const candidates = versionRange(deps.versions(options.pkg, options.from), options.good, options.bad, options);
+    if (!candidates)
+      throw new UsageError(
+        `--range ${options.good}..${options.bad}: both must be published versions of ${options.pkg}, the good one first`,
+      );
+    if (candidates.length > MAX_CANDIDATES && !options.yes)
+      throw new UsageError(
+        `--range ${options.good}..${options.bad} holds ${candidates.length} versions (more than ${MAX_CANDIDATES}): ` +
+          `give --yes, or --step N to try every N-th`,
+      );
+    state = { version: STATE_VERSION, identity, candidates, results: {}, steps: [] };
+    writeState(stateFile, state);
+    deps.log(
+      `${candidates.length} versions of ${options.pkg} from ${options.good} to ${options.bad}: about ${stepsFor(candidates.length)} runs`,
+    );
+  }
+  let measuredNow = 0;
+  for (;;) {
+    const next = bisectNext({ candidates: state.candidates, results: state.results, threshold: options.threshold });
+    if (next.kind !== 'measure') {
+      const report = bisectReport(options, state, next);
+      writeFileWhole(path.join(options.dir, 'bisect.md'), report);
+      return { verdict: next, candidates: state.candidates, results: state.results, measuredNow, report };
+    }
+    const candidate = next.candidate;
+    const result = await deps.measure(candidate, path.join(options.dir, 'steps', candidate));
+    measuredNow++;
+    state = { ...state, results: { ...state.results, [candidate]: result }, steps: [...state.steps, candidate] };
+    writeState(stateFile, state);
+    deps.log(stepLine(options, state, candidate, result));
+  }
+}
+
+/** Two ends and log2 of what lies between. */
+export function stepsFor(n: number): number {
+  return 2 + Math.ceil(Math.log2(Math.max(1, n - 1)));
+}
+
+const unit = (m: Measure) => (m === 'instructions' ? 'instructions' : 'ms of CPU time');
+const show = (m: Measure, v: number) => (m === 'instructions' ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
+
+function stepLine(o: BisectOptions, state: BisectState, candidate: string, r: BisectResult): string {
+  const n = state.steps.length;
+  if (r.kind === 'skipped') return `step ${n}: ${o.pkg}@${candidate} skipped (${r.reason})`;
+  const good = state.results[state.candidates[0]!];
+  const vs = good?.kind === 'measured' && candidate !== state.candidates[0] ? relative(r.value, good.value) : '';
+  const verdict =
+    good?.kind === 'measured' && candidate !== state.candidates[0] ? (isBad(r.value, good.value, o.threshold) ? ' bad' : ' good') : '';
+  const against = vs ? ` (${vs} vs ${state.candidates[0]})` : '';
+  return `step ${n}: ${o.pkg}@${candidate} ${show(o.measure, r.value)} ${unit(o.measure)}${against}${verdict}`;
+}
+
+function relative(value: number, base: number): string {
+  const p = ((value - base) / base) * 100;
+  return `${p >= 0 ? '+' : ''}${p.toFixed(2)} %`;
+}
+
+/** bisect.md: the steps in the order taken, the verdict, and the change per phase between the last good and the culprit. */
+export function bisectReport(o: BisectOptions, state: BisectState, verdict: BisectNext): string {
+  const what =
+    o.cell.kind === 'generated' ? `${o.cell.framework}, ${o.cell.routes} routes, ${o.cell.target}` : `the app ${o.cell.app.name}`;
+  const good = state.results[state.candidates[0]!];
+  const lines = [
+    `# Bisect: ${o.pkg} ${o.good}..${o.bad} on ${what}`,
+    '',
+    `- **Command:** \`${o.command}\``,
+    `- **Measured:** ${unit(o.measure)} to the first answer; ` +
+      `a version is bad above the good end by more than ${(o.threshold * 100).toFixed(2)} %`,
+    `- **Candidates:** ${state.candidates.length} (${state.candidates.join(', ')})`,
+    `- **Runs:** ${state.steps.length}`,
+    '',
+    '| step | version | value | vs good end | verdict |',
+    '| --: | :-- | --: | --: | :-- |',
+    ...state.steps.map((v, i) => {
+      const r = state.results[v]!;
+      if (r.kind === 'skipped') return `| ${i + 1} | ${v} | – | – | skipped: ${r.reason.replace(/\|/g, '/')} |`;
+      const base = good?.kind === 'measured' ? good.value : r.value;
+      const verdictText = v === state.candidates[0] ? 'good end' : isBad(r.value, base, o.threshold) ? 'bad' : 'good';
+      return `| ${i + 1} | ${v} | ${show(o.measure, r.value)} | ${relative(r.value, base)} | ${verdictText} |`;
+    }),
+    '',
+  ];
+  if (verdict.kind === 'failed') lines.push(`**No verdict:** ${verdict.reason}.`);
+  if (verdict.kind === 'no-change')
+    lines.push(`**No change:** the bad end is ${relative(verdict.bad, verdict.good)} from the good end, within the threshold.`);
+  if (verdict.kind === 'found') {
+    lines.push(`**Culprit: ${o.pkg}@${verdict.culprit}** (the last good release before it: ${verdict.lastGood}).`);
+    if (verdict.between.length)
+      lines.push('', `Skipped between them (any of them could be the culprit as well): ${verdict.between.join(', ')}.`);
+    const a = state.results[verdict.lastGood];
+    const b = state.results[verdict.culprit];
+    if (a?.kind === 'measured' && b?.kind === 'measured') {
+      lines.push(
+        '',
+        `## Change per phase, ${verdict.lastGood} → ${verdict.culprit}`,
+        '',
+        '| phase | before | after | change |',
+        '| :-- | --: | --: | --: |',
+      );
+      for (const phase of Object.keys(b.phases)) {
+        const x = a.phases[phase];
+        const y = b.phases[phase]!;
+        if (x === undefined) continue;
+        lines.push(`| ${phase} | ${show(o.measure, x)} | ${show(o.measure, y)} | ${x === 0 ? '–' : relative(y, x)} |`);
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+// ---- the real deps ----
+
+/** The published versions: the registry's list, or the tarballs of a folder (`name-x.y.z.tgz`). */
+export function publishedVersions(pkg: string, from: string | undefined): string[] {
+  if (from) {
+    const prefix = `${pkg.replace(/^@/, '').replace('/', '-')}-`;
+    return readdirSync(from)
+      .filter((f) => f.startsWith(prefix) && f.endsWith('.tgz'))
+      .map((f) => f.slice(prefix.length, -'.tgz'.length))
+      .filter((v) => /^\d+\.\d+\.\d+/.test(v));
+  }
+  const npm = spawnSync('npm', ['view', pkg, 'versions', '--json'], { encoding: 'utf8', timeout: 120_000 });
+  if (npm.error || npm.status !== 0) {
+    const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`);
+    throw new UsageError(`--package ${pkg}: the registry's list of versions: ${why}`);
+  }
+  const list = JSON.parse(npm.stdout) as unknown;
+  return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : typeof list === 'string' ? [list] : [];
+}
+
+/** The step's run: one generated or app cell, measured as `run`/`measure` would, into `stepDir`. */
+function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: AppSpec | undefined): RunSpec {
+  const measures: Measure[] = [o.measure];
+  const sampling = o.measure === 'instructions' ? { countSamples: 1 } : { samples: 5 };
+  const output = { out: stepDir };
+  if (o.cell.kind === 'generated') {
+    return runSpec({
+      command: `${o.command} (step ${o.pkg}@${candidate})`,
+      source: {
+        kind: 'generated',
+        frameworks: [o.cell.framework],
+        routes: [o.cell.routes],
+        variants: ['validated'],
+        shapes: ['flat'],
+        schemas: ['small'],
+      },
+      cells: { targets: [o.cell.target], measures, versions: [`${o.pkg}@${candidate}`], lambdaReference: false },
+      sampling,
+      output,
+    });
+  }
+  return runSpec({
+    command: `${o.command} (step ${o.pkg}@${candidate})`,
+    source: { kind: 'apps', apps: [app!], cwd: app!.cwd },
+    cells: { targets: ['server'], measures },
+    sampling,
+    output,
+  });
+}
+
+/** The app copied into `into` with the package at `candidate` installed there (its own folder untouched), or why not. */
+function appAtVersion(o: BisectOptions, app: AppSpec, candidate: string, into: string): AppSpec | string {
+  rmSync(into, { recursive: true, force: true });
+  cpSync(app.cwd, into, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
+  const spec = o.from ? tarballIn(o.from, `${o.pkg}@${candidate}`) : `${o.pkg}@${candidate}`;
+  const npm = spawnSync('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', spec], {
+    cwd: into,
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (npm.error || npm.status !== 0)
+    return `does not install: ${npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`)}`;
+  return { ...app, cwd: into, file: path.join(into, path.relative(app.cwd, app.file)) };
+}
+
+/** The value and phases of a step's run folder: the counted total, or the median CPU time to the first answer. */
+function resultOf(o: BisectOptions, stepDir: string): BisectResult {
+  const file = path.join(stepDir, SAMPLES_FILE);
+  const samples = existsSync(file) ? readSamples(file).filter((s) => s.phase === 'sample') : [];
+  const ok = samples.filter((s) => s.ok);
+  if (!ok.length) {
+    const why = samples.find((s) => s.error)?.error ?? samples.find((s) => s.unsupported)?.unsupported ?? 'no sample';
+    return { kind: 'skipped', reason: `did not answer right: ${why}` };
+  }
+  if (o.measure === 'instructions') {
+    const figures = instructionFigures(ok[0]!.instructions ?? {});
+    if (figures.total === undefined) return { kind: 'skipped', reason: 'no instruction count' };
+    const phases = Object.fromEntries(Object.entries(figures).filter(([k]) => k !== 'total')) as Record<string, number>;
+    return { kind: 'measured', value: figures.total, phases };
+  }
+  const cpu = ok.map((s) => s.cpu?.firstResponse).filter((v): v is number => v !== undefined);
+  if (!cpu.length) return { kind: 'skipped', reason: 'no CPU time' };
+  return { kind: 'measured', value: median(cpu), phases: {} };
+}
+
+/** The real deps: the registry (or folder), and a run per step through the run pipeline with `runDeps`. */
+export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line: string) => void): BisectDeps {
+  return {
+    versions: publishedVersions,
+    log,
+    async measure(candidate, stepDir) {
+      rmSync(stepDir, { recursive: true, force: true });
+      let app: AppSpec | undefined;
+      if (o.cell.kind === 'generated') {
+        const installed = ensureVersion(`${o.pkg}@${candidate}`, log, o.from ? { from: o.from } : {});
+        if (!installed.ok) return { kind: 'skipped', reason: `does not install: ${installed.reason}` };
+      } else {
+        const copy = appAtVersion(o, o.cell.app, candidate, path.join(o.dir, 'apps', candidate));
+        if (typeof copy === 'string') return { kind: 'skipped', reason: copy };
+        app = copy;
+      }
+      try {
+        await runPipeline(stepSpec(o, candidate, stepDir, app), runDeps());
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        return { kind: 'skipped', reason: error.message };
+      } finally {
+        if (app) rmSync(app.cwd, { recursive: true, force: true });
+      }
+      return resultOf(o, stepDir);
+    },
+  };
+}

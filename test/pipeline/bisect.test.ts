@@ -1,0 +1,163 @@
+/**
+ * bisect's search and its folder, with a planted count per release instead of runs: the release
+ * order, the range, binary search in about log2(n) measurements, a skipped release stepped around
+ * (and named when it could be the culprit), the state resumed after an interrupt, a state of another
+ * bisect refused. The real runs (valgrind, npm) are test/e2e/versions.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { bisectNext, compareVersions, versionRange, type BisectResult } from '../../metrics/analyse/bisect.ts';
+import { UsageError } from '../../metrics/core/errors.ts';
+import { parseVersions } from '../../metrics/core/parse.ts';
+import { runBisect, stepsFor, STATE_FILE, type BisectDeps, type BisectOptions } from '../../metrics/pipeline/bisect.ts';
+
+const RELEASES = Array.from({ length: 20 }, (_, i) => `2.${Math.floor(i / 5)}.${i % 5}`);
+
+describe('release order and range', () => {
+  it('orders releases numerically, a pre-release before its release', () => {
+    const sorted = ['5.0.0', '4.10.0', '4.9.1', '5.0.0-alpha.10', '5.0.0-alpha.2', '5.0.0-rc.1'].sort(compareVersions);
+    assert.deepEqual(sorted, ['4.9.1', '4.10.0', '5.0.0-alpha.2', '5.0.0-alpha.10', '5.0.0-rc.1', '5.0.0']);
+  });
+  it('takes both ends, leaves pre-releases out unless asked, and keeps every step-th with both ends', () => {
+    const all = ['4.0.0', '4.1.0', '5.0.0-rc.1', '5.0.0', '5.1.0', '6.0.0'];
+    assert.deepEqual(versionRange(all, '4.1.0', '5.1.0', { pre: false, step: 1 }), ['4.1.0', '5.0.0', '5.1.0']);
+    assert.deepEqual(versionRange(all, '4.1.0', '5.1.0', { pre: true, step: 1 }), ['4.1.0', '5.0.0-rc.1', '5.0.0', '5.1.0']);
+    assert.deepEqual(versionRange(all, '4.0.0', '6.0.0', { pre: false, step: 2 }), ['4.0.0', '5.0.0', '6.0.0']);
+    assert.equal(versionRange(all, '5.1.0', '4.0.0', { pre: false, step: 1 }), undefined);
+    assert.equal(versionRange(all, '4.0.0', '9.0.0', { pre: false, step: 1 }), undefined);
+  });
+});
+
+describe('--versions', () => {
+  it('reads package@version, bare versions continuing it, further packages and repeated flags', () => {
+    const first = parseVersions('fastify@4.28.1,5.6.1,@fastify/aws-lambda@5.0.0');
+    assert.deepEqual(first, ['fastify@4.28.1', 'fastify@5.6.1', '@fastify/aws-lambda@5.0.0']);
+    assert.deepEqual(parseVersions('express@4.21.2,5.1.0,fastify@5.6.1', first).slice(3), ['express@4.21.2', 'express@5.1.0']);
+  });
+  it('refuses a range, a tag or a bare version first, in one line', () => {
+    for (const text of ['fastify@^4', 'fastify@latest', '4.28.1', 'fastify@4.28']) {
+      assert.throws(
+        () => parseVersions(text),
+        (e: unknown) => e instanceof UsageError && !e.message.includes('\n'),
+      );
+    }
+  });
+});
+
+/** A planted count: releases from `culprit` on do 3 % more work; `skip` ones do not install. */
+function planted(candidates: readonly string[], culprit: string, skip: readonly string[] = []) {
+  const at = candidates.indexOf(culprit);
+  return (v: string): BisectResult =>
+    skip.includes(v)
+      ? { kind: 'skipped', reason: 'does not install: planted' }
+      : {
+          kind: 'measured',
+          value: candidates.indexOf(v) >= at ? 1_030_000_000 + candidates.indexOf(v) : 1_000_000_000 + candidates.indexOf(v),
+          phases: { boot: 100, import: candidates.indexOf(v) >= at ? 130 : 100 },
+        };
+}
+
+describe('binary search', () => {
+  for (const culprit of [RELEASES[1]!, RELEASES[7]!, RELEASES[13]!, RELEASES[19]!]) {
+    it(`finds ${culprit} among ${RELEASES.length} releases in at most ${stepsFor(RELEASES.length)} measurements`, () => {
+      const count = planted(RELEASES, culprit);
+      const results: Record<string, BisectResult> = {};
+      for (;;) {
+        const next = bisectNext({ candidates: RELEASES, results, threshold: 0.01 });
+        if (next.kind !== 'measure') {
+          assert.deepEqual(next, { kind: 'found', culprit, lastGood: RELEASES[RELEASES.indexOf(culprit) - 1], between: [] });
+          break;
+        }
+        assert.equal(results[next.candidate], undefined, 'never measured twice');
+        results[next.candidate] = count(next.candidate);
+      }
+      assert.ok(Object.keys(results).length <= stepsFor(RELEASES.length), `${Object.keys(results).length} measurements`);
+    });
+  }
+  it('steps around a skipped release, and names it when it could be the culprit', () => {
+    const culprit = RELEASES[10]!;
+    const count = planted(RELEASES, culprit, [RELEASES[9]!]);
+    const results: Record<string, BisectResult> = {};
+    let next = bisectNext({ candidates: RELEASES, results, threshold: 0.01 });
+    while (next.kind === 'measure') {
+      results[next.candidate] = count(next.candidate);
+      next = bisectNext({ candidates: RELEASES, results, threshold: 0.01 });
+    }
+    assert.deepEqual(next, { kind: 'found', culprit, lastGood: RELEASES[8], between: [RELEASES[9]] });
+  });
+  it('says no change when the bad end is within the threshold', () => {
+    const results: Record<string, BisectResult> = {
+      [RELEASES[0]!]: { kind: 'measured', value: 1_000_000_000, phases: {} },
+      [RELEASES[19]!]: { kind: 'measured', value: 1_005_000_000, phases: {} },
+    };
+    assert.equal(bisectNext({ candidates: RELEASES, results, threshold: 0.01 }).kind, 'no-change');
+  });
+});
+
+function options(dir: string, overrides: Partial<BisectOptions> = {}): BisectOptions {
+  return {
+    pkg: 'fake',
+    good: RELEASES[0]!,
+    bad: RELEASES[19]!,
+    pre: false,
+    step: 1,
+    yes: false,
+    threshold: 0.01,
+    measure: 'instructions',
+    cell: { kind: 'generated', framework: 'fastify', routes: 10, target: 'server' },
+    from: undefined,
+    dir,
+    command: 'coldstart bisect (test)',
+    ...overrides,
+  };
+}
+
+describe('the bisect folder', () => {
+  it('resumes an interrupted bisect without measuring a release twice, and reports the culprit with its phases', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
+    const count = planted(RELEASES, RELEASES[13]!);
+    const measured: string[] = [];
+    const deps = (interruptAfter: number): BisectDeps => ({
+      versions: () => [...RELEASES, '3.0.0-rc.1'],
+      log: () => {},
+      measure: (v) => {
+        if (measured.length === interruptAfter) return Promise.reject(new Error('interrupted'));
+        measured.push(v);
+        return Promise.resolve(count(v));
+      },
+    });
+    await assert.rejects(runBisect(options(dir), deps(3)), /interrupted/);
+    const saved = JSON.parse(readFileSync(path.join(dir, STATE_FILE), 'utf8')) as { results: object; steps: string[] };
+    assert.equal(Object.keys(saved.results).length, 3);
+    const outcome = await runBisect(options(dir), deps(Infinity));
+    assert.equal(outcome.measuredNow, measured.length - 3);
+    assert.equal(new Set(measured).size, measured.length, 'no release measured twice');
+    assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
+    const report = readFileSync(path.join(dir, 'bisect.md'), 'utf8');
+    assert.match(report, new RegExp(`Culprit: fake@${RELEASES[13]!.replace(/\./g, '\\.')}`));
+    assert.match(report, /\| import \| 100 \| 130 \| \+30\.00 % \|/);
+  });
+  it('refuses a folder holding another bisect, and a long range without --yes', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
+    const deps: BisectDeps = {
+      versions: () => RELEASES,
+      log: () => {},
+      measure: (v) => Promise.resolve(planted(RELEASES, RELEASES[5]!)(v)),
+    };
+    await runBisect(options(dir), deps);
+    await assert.rejects(
+      runBisect(options(dir, { threshold: 0.02 }), deps),
+      (e: unknown) => e instanceof UsageError && /another bisect/.test(e.message),
+    );
+    const many = Array.from({ length: 40 }, (_, i) => `1.0.${i}`);
+    const other = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
+    const long = { ...deps, versions: () => many };
+    await assert.rejects(runBisect(options(other, { good: '1.0.0', bad: '1.0.39' }), long), /--yes/);
+    assert.equal(existsSync(path.join(other, STATE_FILE)), false);
+    const coarse = await runBisect(options(other, { good: '1.0.0', bad: '1.0.39', step: 2 }), long);
+    assert.equal(coarse.candidates.length, 21);
+  });
+});
