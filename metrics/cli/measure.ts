@@ -73,10 +73,20 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
       new Option(
         '--levers',
         'try every lever that applies: builds plain, bundle, bundle-min, snapshot; compile cache off, warm; ' +
-          'node and each Node line installed in .runtimes/ (not with --build, --compile-cache, --runtime)',
+          'node and each Node line installed in .runtimes/ (not with --build, --compile-cache, --runtime); ' +
+          "a handler's init mode (--init) is how it is written: see the note it prints",
       ),
     );
 }
+
+/**
+ * Why `measure --levers` does not try a handler's other init mode (issue 41): coldstart generates the
+ * eager and lazy forms of its own files, but a user's handler initialises where its code does.
+ */
+export const HANDLER_INIT_NOTE =
+  "the init mode is not tried on a handler: coldstart cannot move a handler's own initialisation (fastify's ready(), " +
+  "hapi's initialize()) between INIT and the first event; to compare, write the other form (an ES module awaiting it at its " +
+  'top level, or leaving it to the first event) and measure both files as two --handler';
 
 export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHooks = {}): void {
   const measure = new Command('measure').description(
@@ -89,6 +99,7 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
     const apps = appsOf(opts, base);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
     const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
+    if (opts.levers && apps.some((app) => app.kind === 'lambda')) process.stderr.write(`coldstart: --levers: ${HANDLER_INIT_NOTE}\n`);
     const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps, cwd: appsFolder(opts, base) }, cells), self);
     await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
   });

@@ -5,11 +5,12 @@ import { COMPILED_CACHE_DIR } from '../../generators/typescript.ts';
 import { GENERATED_DIR } from '../../generators/write.ts';
 import { generateCells, type Selection } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
+import { storedValue } from '../core/dimensions.ts';
 import { generatedUsers } from '../measure/generated-users.ts';
 
 /** Writes the selection's server files (`generate` writes no Lambda file, no reference); returns how many and the folder they are in. */
 export async function generateFiles(selection: Selection, log: (line: string) => void): Promise<{ files: number; dir: string }> {
-  const { cells } = await generateCells({ ...selection, targets: ['server'], lambdaReference: false }, log);
+  const { cells } = await generateCells({ ...selection, targets: ['server'], lambdaReference: false, inits: [storedValue('init')] }, log);
   return { files: cells.length, dir: GENERATED_DIR };
 }
 

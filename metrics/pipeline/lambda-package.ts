@@ -12,7 +12,7 @@ import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/c
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
 import { generateCells, type Selection } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
-import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE } from '../core/dimensions.ts';
+import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE, storedValue } from '../core/dimensions.ts';
 import type { PackageBuild } from '../core/parse.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
@@ -65,7 +65,8 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const dir = path.resolve(options.out);
   // refused before anything is generated or bundled (that can take a while); checked again when written
   checkPackageDir(dir);
-  const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false }, log);
+  // the lazy files: an eager file is an ES module that lambda:package does not bundle yet (plan/levers.ts)
+  const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false, inits: [storedValue('init')] }, log);
   const target = nodeOfLine(options.runtime);
   const { build } = options;
   const packaged: PackageCell[] = [];

@@ -111,7 +111,7 @@ export interface GeneratedCells {
 
 /** Select and generate only: the base cells (framework × variant × N × target), each file written. */
 export async function generateCells(
-  options: Selection & Pick<CellSpec, 'targets' | 'lambdaReference'> & Partial<Pick<CellSpec, 'inits'>>,
+  options: Selection & Pick<CellSpec, 'targets' | 'lambdaReference' | 'inits'>,
   log: (line: string) => void,
   write = true,
 ): Promise<GeneratedCells> {
@@ -140,7 +140,7 @@ export async function generateCells(
               const generator = generators.get(target)!.get(name);
               if (!generator) continue;
               // a generated Lambda file in each init mode (eager: its adapter's documented practice, where it has one)
-              for (const init of target === 'lambda' ? (options.inits ?? [storedValue('init')]) : [storedValue('init')]) {
+              for (const init of target === 'lambda' ? options.inits : [storedValue('init')]) {
                 const cell = makeCell({ framework: name, variant, shape, schema, routes, target, init });
                 cells.push(cell);
                 const why = unsupportedReason(generator, { shape, schema, init });

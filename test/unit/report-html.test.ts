@@ -138,17 +138,17 @@ describe('report.html of a run with local Lambda cells (--debug-mode)', () => {
     assert.equal(run.code, 0, run.stderr);
     const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     const data = pageData(html);
-    // fastify at 1 and 10 routes, and the hello-world reference the calibration needs
-    // (and one calibrated band: the setting's estimates the code-loading fit covers)
+    // fastify at 1 and 10 routes, eager and lazy (--init's Lambda default), and the hello-world reference the
+    // calibration needs (and one calibrated band: the setting's estimates the code-loading fit covers)
     const values = chartValues(data, 'estimate');
-    assert.equal(values.filter((v) => 'estimate' in v).length, 3);
+    assert.equal(values.filter((v) => 'estimate' in v).length, 5);
     assert.equal(values.filter((v) => 'text' in v && 'setting' in v && !('estimate' in v)).length, 1);
     assert.match(html, /<p>Calibration: maxday\/lambda-perf data, dates \d{4}-\d\d-\d\d–\d{4}-\d\d-\d\d \(hello world: <code>/);
     assert.ok(html.includes(validationNote(shippedCodeLoading()).replace(/"/g, '&quot;').replace(/'/g, '&#39;')), 'the validation note');
     assert.equal(
       html.match(/<table class="sortable" id="estimates">[^]*?<\/table>/)?.[0].match(/<tr\b/g)?.length,
-      1 + 3,
-      'the header and three cells',
+      1 + 5,
+      'the header and five cells',
     );
   });
 });

@@ -27,6 +27,7 @@ const NOT_SPEC: Record<string, string> = {
   'metrics/core/paths.ts': "a generated file's path without a shape or schema is the flat/small file's (old names keep their paths)",
   'metrics/core/run-spec.ts': 'DEFAULT_SPEC itself',
   'metrics/pipeline/results-index.ts': "reads the meta.json of published runs: an old record's absent field has its documented meaning",
+  'metrics/measure/sampler/fake.ts': "`marks.init` is a Lambda sample's INIT mark (0 when absent), not the init dimension",
   'metrics/pipeline/verify.ts':
     "verify's options are not a RunSpec: --measure defaults to what the published run holds (timed, else counted)",
 };
