@@ -13,7 +13,6 @@ import { parseChoice, parseInteger, parsePercentShare } from '../core/parse.ts';
 import { parseRequest } from '../core/app.ts';
 import { appsOf } from '../pipeline/apps.ts';
 import { MAX_CANDIDATES, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
-import { invocationDir } from './measure.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { depsOf } from './run.ts';
 import { commandLine, displayPath } from './shared.ts';
@@ -97,7 +96,8 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
   const range = RANGE.exec(opts.range);
   if (!range) throw new UsageError(`--range: "${opts.range}" is not good..bad (e.g. 4.0.0..5.6.1)`);
   const [, good, bad] = range as unknown as [string, string, string];
-  const base = invocationDir();
+  // where the user ran the command: runCli started there (npm's INIT_CWD for an npm script)
+  const base = process.cwd();
   let cell: BisectCell;
   if (opts.entry !== undefined) {
     if (opts.framework !== undefined || opts.routes !== undefined || opts.target !== undefined)
