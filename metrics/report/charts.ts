@@ -14,6 +14,15 @@ const HEIGHT = 400;
  * Render a vega-lite spec to an SVG string (fonts are not measured: vega estimates text widths).
  * vega and vega-lite load on the first chart, not with every command (they take about a second).
  */
+/**
+ * Whether a curve against the route count has anything to show: some series measured at two route
+ * counts or more. A run of one route count (your own app, `--routes 1000`) gets no log-log chart of
+ * one point per series: its results table says the same.
+ */
+export function hasCurve(summaries: CellSummary[]): boolean {
+  return seriesOf(summaries).some((series) => new Set(series.cells.filter((s) => s.ok > 0).map((s) => s.cell.routes)).size >= 2);
+}
+
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const [vega, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });

@@ -3,8 +3,9 @@ import { cellCost, type CostSettings } from '../analyse/cost.ts';
 import { ARCHITECTURE_SHORT_NAME, MB_PER_VCPU, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import { calibrationOf, estimateCost, estimateCostText } from './calibration.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
-import { pivotTables } from './markdown.ts';
-import { dollars } from '../core/format.ts';
+import { appsRun, pivotTables } from './markdown.ts';
+import { cellLabel } from '../core/cell.ts';
+import { dollars, markdownTable } from '../core/format.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 
 /** The text of a cell's cost in the cost tables: an estimate's with its interval and mark, else the priced median. */
@@ -62,12 +63,20 @@ export function costParagraphs(context: ReportContext): string[] {
     cost,
     own,
     context.summaries.some((s) => s.cell.target !== 'aws-lambda'),
+    appsRun(context.meta),
   ).split('\n\n');
   return [...explanation, ...(notes.length ? [notes.join(' ')] : [])];
 }
 
 export function costSection(context: ReportContext): MarkdownSection {
-  const table = pivotTables(context.summaries, 'firstResponse', (s) => costCellText(context, s));
+  // the user's apps: a row per app (they have no route count to pivot on)
+  const table = appsRun(context.meta)
+    ? markdownTable(
+        ['app', '$ per million cold starts'],
+        context.summaries.map((s) => [cellLabel(s.cell), costCellText(context, s)]),
+        ['left', 'right'],
+      )
+    : pivotTables(context.summaries, 'firstResponse', (s) => costCellText(context, s));
   return { title: costTitle(context), body: [table, ...costParagraphs(context)].join('\n\n') };
 }
 
@@ -75,7 +84,7 @@ export function costSection(context: ReportContext): MarkdownSection {
  * The lines the report prints under the cost table: settings, formula, caveats. `ownMemory`: cells
  * are priced at their own memory sizes; `local`: some figures were measured here (not imported from AWS).
  */
-export function costExplanation(settings: CostSettings, ownMemory = false, local = true): string {
+export function costExplanation(settings: CostSettings, ownMemory = false, local = true, apps = false): string {
   const gb = settings.memoryMB / 1024;
   const memory = ownMemory ? 'the memory size (MB) / 1024' : `${settings.memoryMB} MB / 1024 (= ${gb} GB)`;
   return [
@@ -87,7 +96,7 @@ export function costExplanation(settings: CostSettings, ownMemory = false, local
       ? [
           '_These are local timings, not Lambda timings: Lambda gives a function CPU in proportion to its memory ' +
             `(one full vCPU at ${MB_PER_VCPU} MB), runs its own runtime bootstrap, and rounds each duration up to 1 ms. ` +
-            "Read this as the relative cost of the frameworks' cold starts, not as a bill._",
+            `Read this as the relative cost of the ${apps ? 'apps' : 'frameworks'}' cold starts, not as a bill._`,
         ]
       : ["_These figures are AWS Lambda's own (imported REPORT lines)._"]),
   ].join('\n');

@@ -81,7 +81,7 @@ function costRow(context: ReportContext, s: CellSummary): CostRow | undefined {
     memoryMB: cost.memoryMB,
     perMillion: cost.perMillion,
     interval: '–',
-    evidence: imported ? "AWS Lambda's own figures" : 'a local timing: a scale between frameworks, not a bill',
+    evidence: imported ? "AWS Lambda's own figures" : 'a local timing: a scale, not a bill',
   };
 }
 
@@ -203,10 +203,11 @@ export function howToReadHtml(context: ReportContext): string {
     '<strong>What will it cost?</strong> <a href="#cost">Cost</a>: $ per million cold starts, a modelled figure ' +
       (lambda
         ? '(Lambda cells by their Billed Duration or its calibrated estimate on Lambda, with its interval).'
-        : '(local times priced at Lambda’s rate: a scale between frameworks, not a bill; the section says how to get the Lambda answer).'),
+        : '(local times priced at Lambda’s rate: a scale, not a bill; the section says how to get the Lambda answer).'),
     '⚠ beside a median: its slowest sample took more than 1.5 × its fastest; read it as noisy. ' +
       '<a href="#warnings">Warnings</a> lists what may make a figure wrong.',
-    'Milliseconds do not travel between machines; ratios between frameworks and CPU times do.',
+    `Milliseconds do not travel between machines; ratios (${apps ? 'to a base run of your app' : 'between frameworks'}) ` +
+      'and CPU times do.',
   ];
   return `<section id="how-to-read"><h2>How to read this</h2><ul>${items.map((i) => `<li>${i}</li>`).join('\n')}</ul></section>`;
 }

@@ -68,7 +68,7 @@ function medianCell(stats: Stats | undefined): TableCell {
 }
 
 /** One row per timed cell: its series and routes, the medians, the CI and the spread, the samples that answered. */
-export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): string {
+export function resultsTable(summaries: CellSummary[], toggles: Toggle[], apps = false): string {
   // startup and listen from the child's first statement (the seed's clock), in runs that have the mark
   const fromStart = summaries.some((s) => s.fromStart);
   // the CI column only when it says more than fastest–slowest: with 5 samples or fewer they are the same (report/markdown.ts)
@@ -80,7 +80,8 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
         filters: dimensionFields(s, toggles),
         cells: [
           txt(series.label),
-          num(s.cell.routes, String(s.cell.routes)),
+          // the user's own apps (measure) have no route count
+          ...(apps ? [] : [num(s.cell.routes, String(s.cell.routes))]),
           medianCell(s.metrics.startup),
           medianCell(s.metrics[readyMark(s)]),
           ...(fromStart ? FROM_START_METRICS.map((m) => medianCell(s.fromStart?.[m])) : []),
@@ -93,8 +94,8 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[]): strin
     }),
   );
   const headers = [
-    'series',
-    'routes',
+    apps ? 'app' : 'series',
+    ...(apps ? [] : ['routes']),
     'startup (ms)',
     'ready (ms)',
     ...(fromStart ? FROM_START_METRICS.map((m) => `${m} from start (ms)`) : []),

@@ -19,6 +19,7 @@ import { codeLoadingParagraph, validationNote } from './code-loading.ts';
 import { TAILS_NOTE } from './init-tails.ts';
 import type { ReportContext } from './contract.ts';
 import { compileSpec, curveHtmlSpec, estimateHtmlSpec, filterSignal, PHASES_ROUTES_SIGNAL, phasesHtmlSpec } from './html-charts.ts';
+import { hasCurve } from './charts.ts';
 import { calibratedBands, curveData, estimateData, phaseData, togglesOf, type Toggle } from './html-data.ts';
 import { curveHtmlTable, estimateTable, fitsTable, resultsTable } from './html-tables.ts';
 import { appsRun, runLoad } from './markdown.ts';
@@ -67,12 +68,14 @@ function togglesHtml(toggles: Toggle[]): string {
 async function charts(context: ReportContext, toggles: Toggle[]): Promise<Chart[]> {
   const { summaries } = context;
   const list: Chart[] = [];
-  const first = curveData(summaries, 'firstResponse', toggles);
+  // a curve against N only where a series has two route counts or more: no log-log chart of one point
+  const curves = hasCurve(summaries);
+  const first = curves ? curveData(summaries, 'firstResponse', toggles) : [];
   if (first.length) {
     const text = { title: 'Cold start to the first response vs route count', axis: 'firstResponse: ms from spawn (log scale)' };
     list.push({ id: 'firstresponse', spec: await compileSpec(curveHtmlSpec(first, text, toggles)) });
   }
-  const ready = curveData(summaries, 'ready', toggles);
+  const ready = curves ? curveData(summaries, 'ready', toggles) : [];
   if (ready.length) {
     const text = {
       title: 'Cold start to ready (listen; init for a Lambda handler) vs route count',
@@ -86,7 +89,8 @@ async function charts(context: ReportContext, toggles: Toggle[]): Promise<Chart[
     const at = routes.includes(context.phasesAt) ? context.phasesAt : routes[0]!;
     const options = routes.map((n) => ({ value: String(n), text: n.toLocaleString('en-US') }));
     const controls = selectHtml(`data-signal="${PHASES_ROUTES_SIGNAL}" data-chart="phases" data-number`, 'routes', options, String(at));
-    list.push({ id: 'phases', spec: await compileSpec(phasesHtmlSpec(phases, at, toggles)), controls });
+    // one route count (your own app): nothing to choose
+    list.push({ id: 'phases', spec: await compileSpec(phasesHtmlSpec(phases, at, toggles)), ...(routes.length > 1 ? { controls } : {}) });
   }
   const estimates = estimateData(summaries, context.calibration, toggles);
   if (estimates.length)
@@ -131,15 +135,30 @@ function machineHtml(meta: RunMeta | undefined, counted: CellSummary[]): string 
     item('Runtime', `${versions(meta.runtimes)} (runner: node <code>${t(meta.runner.node)}</code>)`),
     item('Run', `${t(meta.startedAt)}${took}${meta.interrupted ? ' (interrupted: partial results)' : ''}`),
     item('Command', `<code>${t(meta.command)}</code>`),
-    item(
-      'Frameworks',
-      Object.entries(meta.frameworks)
-        .map(([name, f]) => `${t(name)} ${t(f.version)}`)
-        .join(', ') || 'none',
-    ),
+    meta.spec.source.kind === 'apps'
+      ? item('Apps', meta.spec.source.apps.map((app) => `${t(app.name)} (${t(app.kind)} <code>${t(app.file)}</code>)`).join(', ') || 'none')
+      : item(
+          'Frameworks',
+          Object.entries(meta.frameworks)
+            .map(([name, f]) => `${t(name)} ${t(f.version)}`)
+            .join(', ') || 'none',
+        ),
   ];
   if (counted.length) items.push(item('Counted cells', `${counted.length}: their instructions are in summary.md`));
   return `<dl class="machine">${items.join('\n')}</dl>`;
+}
+
+/** Whether the page draws the first-response curve. */
+function first(list: Chart[]): boolean {
+  return list.some((c) => c.id === 'firstresponse');
+}
+
+/** Why the page has no curve against the route count: no sample answered, or one point per series. */
+function noCurveNote(context: ReportContext, apps: boolean): string {
+  if (!context.summaries.some((s) => s.ok > 0)) return '<p class="note">No successful sample in this run: no chart.</p>';
+  return apps
+    ? '<p class="note">One point per app: no curve to draw; the results table has its figures.</p>'
+    : '<p class="note">One route count per series: no curve against the route count to draw.</p>';
 }
 
 function chartHtml(chart: Chart): string {
@@ -171,7 +190,8 @@ export async function htmlReport(context: ReportContext): Promise<string> {
   const toggles = togglesOf(context.summaries);
   const list = await charts(context, toggles);
   const vega = vegaBundle();
-  const what = appsRun(context.meta) ? 'Cold start of your app' : 'Cold start by route count';
+  const apps = appsRun(context.meta);
+  const what = apps ? 'Cold start of your app' : 'Cold start by route count';
   const title = `${what}${context.meta ? ` (${context.meta.startedAt})` : ''}`;
   const data = { charts: list.map((c) => ({ id: c.id, spec: c.spec })), toggles };
   return `${[
@@ -181,19 +201,27 @@ export async function htmlReport(context: ReportContext): Promise<string> {
       '<a href="summary.md">summary.md</a>, with charts to hover and tables to sort. Quote medians with their spread.</p>',
     howToReadHtml(context),
     warningsHtml(context),
-    missingHtml(context.meta, context.summaries),
-    togglesHtml(toggles),
+    // the user's own apps: nothing generated to skip, no route count; a toggle only where a dimension varies
+    ...(apps && Object.keys(context.meta?.skipped ?? {}).length === 0 ? [] : [missingHtml(context.meta, context.summaries)]),
+    ...(apps && toggles.length === 0 ? [] : [togglesHtml(toggles)]),
     '<h2 id="charts">Charts</h2>',
-    list.length ? list.map(chartHtml).join('\n') : '<p class="note">No successful sample in this run: no chart.</p>',
+    ...list.map(chartHtml),
+    ...(first(list) ? [] : [noCurveNote(context, apps)]),
     '<h2>Results</h2>',
     '<p class="note">One row per cell; click a header to sort. ⚠: the slowest sample took more than 1.5 × the fastest.</p>',
-    resultsTable(context.summaries, toggles),
-    '<h2 id="scaling">Scaling with routes</h2>',
-    '<p class="note">The cost of one more route (ms per route) from the curve the samples support, on first response and on ready ' +
-      '(listen; a Lambda handler: init), with 95 % bootstrap intervals; how the model is chosen: <a href="scaling.md">scaling.md</a>.</p>',
-    curveHtmlTable(context),
-    '<p class="note">The straight line through the medians (µs per route):</p>',
-    fitsTable(context.summaries),
+    resultsTable(context.summaries, toggles, apps),
+    // the user's own apps have no route count: no cost of a route
+    ...(apps
+      ? []
+      : [
+          '<h2 id="scaling">Scaling with routes</h2>',
+          '<p class="note">The cost of one more route (ms per route) from the curve the samples support, on first response and on ' +
+            'ready (listen; a Lambda handler: init), with 95 % bootstrap intervals; how the model is chosen: ' +
+            '<a href="scaling.md">scaling.md</a>.</p>',
+          curveHtmlTable(context),
+          '<p class="note">The straight line through the medians (µs per route):</p>',
+          fitsTable(context.summaries),
+        ]),
     costHtml(context, toggles),
     '<h2>Lambda: the estimate and its calibration</h2>',
     calibrationHtml(context, toggles),

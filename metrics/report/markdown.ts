@@ -132,6 +132,16 @@ function intervalColumn(summaries: CellSummary[]): { header: string; definition:
     : { header: 'firstResponse fastest–slowest', definition: RANGE_DEFINITION, text: (s) => (s ? `${ms(s.min)}–${ms(s.max)}` : '–') };
 }
 
+/** DEFINITIONS for `measure`: the user's own apps, which have no routes to count (docs/guide/measure-your-app.md). */
+export const APP_DEFINITIONS = [
+  "Every figure is the median over the successful samples, in ms from the runner's spawn call, each sample a fresh process of the app.",
+  "- **startup:** a handler's module is loaded (the probe bootstrap's mark); " +
+    'a server app has none: its phases are boot, ready and first response.',
+  "- **listen:** a server of the app emitted `'listening'` (the runner's preload hooks it): bound and accepting connections.",
+  '- **firstResponse:** the runner has received the first valid answer to the request (a handler: its response to the event). ' +
+    'An app that defers work to the first request looks fast at `listen`; this is the cold start a user waits for.',
+].join('\n');
+
 /** Read beside DEFINITIONS when the run recorded the child's CPU time. */
 export const CPU_DEFINITIONS = [
   '- **CPU …:** the CPU time (user + system, every thread) the child had used by that point since its process started, ' +
@@ -279,14 +289,15 @@ export function pivotTables(
   return parts.join('\n\n');
 }
 
-function failures(summaries: CellSummary[]): string {
+function failures(summaries: CellSummary[], apps = false): string {
   const lines: string[] = [];
   for (const s of summaries) {
     // reasons carry a child's own words (its stderr) or an imported log's fields
     for (const e of s.errors) lines.push(`- ${markdownCode(cellLabel(s.cell))}: ${e.count} × ${markdownText(e.reason)}`);
     if (s.invalidBody && !s.invalidBody.ok) lines.push(`- ${markdownCode(cellLabel(s.cell))}: ${markdownText(invalidBodyText(s))}`);
   }
-  return lines.length ? lines.join('\n') : 'None: every sample answered its last route correctly.';
+  if (lines.length) return lines.join('\n');
+  return apps ? 'None: every sample answered the request correctly.' : 'None: every sample answered its last route correctly.';
 }
 
 /** Cells the runtime cannot run (not failures): listed with the reason, only when there are any. */
@@ -314,8 +325,9 @@ export function summaryMarkdown(
   const legend = (wide: boolean) => (wide ? `\n\n${WIDE_LEGEND}` : '');
   const measured = summaries.filter((s) => !s.unsupported).length;
   const busy = runLoad(meta)?.warning;
+  const apps = appsRun(meta);
   const definitions = [
-    DEFINITIONS,
+    apps ? APP_DEFINITIONS : DEFINITIONS,
     intervalColumn(summaries).definition,
     ...(summaries.some((s) => s.metrics.init) ? [INIT_DEFINITION] : []),
     ...(hasFromStart(summaries) ? [FROM_START_DEFINITION] : []),
@@ -324,12 +336,17 @@ export function summaryMarkdown(
   const resultsWide = anyWide(summaries, ['startup', 'listen', 'firstResponse'], true);
   const sections: MarkdownSection[] = [
     { title: 'Results table', body: `${definitions}\n\n${resultsTable(summaries, extraColumns)}${legend(resultsWide)}` },
-    {
-      title: 'firstResponse by route count (median ms)',
-      body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}`,
-    },
+    // the user's apps have no route count to pivot on: the results table has their medians
+    ...(apps
+      ? []
+      : [
+          {
+            title: 'firstResponse by route count (median ms)',
+            body: `${pivotTables(summaries)}${legend(anyWide(summaries, ['firstResponse']))}`,
+          },
+        ]),
     ...extra,
-    { title: 'Failures', body: failures(summaries) },
+    { title: 'Failures', body: failures(summaries, apps) },
     ...unsupportedSection(summaries),
     ...(warnings.length || busy
       ? [{ title: 'Warnings', body: [...(busy ? [busy] : []), ...warnings].map((w) => `- ⚠ ${w}`).join('\n') }]
@@ -340,7 +357,7 @@ export function summaryMarkdown(
     ...(warnings.length ? [`⚠ ${warningsHeadline(warnings.length, measured)}`, ''] : []),
   ];
   return [
-    '# Cold start by route count',
+    apps ? '# Cold start of your app' : '# Cold start by route count',
     '',
     environmentBlock(meta),
     '',

@@ -1,5 +1,6 @@
 /** scaling.md: the linear fits per series, growth faster than linear in words, and the phase breakdown. */
 import { markdownCode, markdownText } from '../core/escape.ts';
+import { appsRun } from './markdown.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
@@ -170,7 +171,9 @@ export function phasesSection(context: ReportContext): MarkdownSection {
   return {
     title: 'Where the time goes (phases)',
     body: [
-      context.phasesAt === undefined ? '' : `![phase breakdown at N = ${context.phasesAt}](chart-phases.svg)\n`,
+      context.phasesAt === undefined
+        ? ''
+        : `![phase breakdown${appsRun(context.meta) ? '' : ` at N = ${context.phasesAt}`}](chart-phases.svg)\n`,
       phasesNote(context.summaries),
       '',
       phaseTable(context.summaries),

@@ -27,7 +27,7 @@ import {
   attributionSection,
   hasAttribution,
 } from './attribution.ts';
-import { curveChart, phasesChart } from './charts.ts';
+import { curveChart, hasCurve, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
 import { calibrationCsvColumns, calibrationSection } from './calibration.ts';
 import { costSection } from './cost-table.ts';
@@ -38,7 +38,7 @@ import { SCALING_CSV, scalingCsv } from './curve-md.ts';
 import { HTML_REPORT, htmlReport } from './html.ts';
 import { LEVERS_FILE, leversFile, leversSection, varyingLevers } from './levers.ts';
 import { ANSWER_CHART, answerChart, answerMarkdown, answerSection, hasAnswerChart } from './answer.ts';
-import { summaryMarkdown } from './markdown.ts';
+import { appsRun, summaryMarkdown } from './markdown.ts';
 import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
 import { mergedSection } from './merged.ts';
@@ -58,6 +58,16 @@ export function outliersLine(count: number, cells: number, summary: string): str
   );
 }
 
+/** A run whose curves against N have two points or more in some series. */
+function curves(context: ReportContext): boolean {
+  return hasCurve(context.summaries);
+}
+
+/** A run of generated route files (or an import of them), not of the user's own apps. */
+function routed(context: ReportContext): boolean {
+  return !appsRun(context.meta);
+}
+
 export const OUTPUTS: Output[] = [
   // runtime / build / compile cache / variant: a table per lever that varies, and the best lever per framework
   // build × compile cache × runtime: every variant per app, its Pareto front and what to change (also levers.md's first section)
@@ -74,11 +84,23 @@ export const OUTPUTS: Output[] = [
   firstHitsOutput,
   // hyperfine.json, when the folder has one: the process column and the cross-check section
   { section: crossCheckSection, columns: processColumns, csvColumns: processCsvColumns },
-  { file: 'chart-firstresponse.svg', render: (context) => curveChart(context.summaries, 'firstResponse'), section: chartsSection },
-  { file: 'chart-listen.svg', render: (context) => curveChart(context.summaries, 'listen') },
-  { file: 'scaling.md', render: scalingMarkdown, section: scalingSection },
+  // the curves against N: only where a series has two route counts or more (no log-log chart of one point)
+  {
+    file: 'chart-firstresponse.svg',
+    when: curves,
+    render: (context) => curveChart(context.summaries, 'firstResponse'),
+    section: (context) => (curves(context) ? chartsSection() : undefined),
+  },
+  { file: 'chart-listen.svg', when: curves, render: (context) => curveChart(context.summaries, 'listen') },
+  // the cost of a route: not for the user's own apps (measure), which have no route count
+  {
+    file: 'scaling.md',
+    when: routed,
+    render: scalingMarkdown,
+    section: (context) => (routed(context) ? scalingSection(context) : undefined),
+  },
   // the per-route cost as a fitted curve, a row per series and metric: every figure of scaling.md's curve tables
-  { file: SCALING_CSV, render: scalingCsv },
+  { file: SCALING_CSV, when: routed, render: scalingCsv },
   { file: 'chart-phases.svg', render: (context) => phasesChart(context.summaries, context.phasesAt), section: phasesSection },
   // cells run at Lambda memory sizes: cost and cold start by size, the cheapest and the fastest within +10 %
   { file: POWER_TUNING_CHART, when: hasPowerTuning, render: powerTuningChart, section: powerTuningSection },
