@@ -35,6 +35,7 @@ export function costSection(context: ReportContext): MarkdownSection {
             `to ${context.reference?.to}), not by the figure measured here; in brackets its interval (the Billed interval priced).`,
         ]
       : []),
+    ...(estimated && context.loadWarning ? [`⚠ ${context.loadWarning}.`] : []),
     ...(extrapolated
       ? [
           '"extrapolated ×F": the Init estimate of that cell rests on an excess over the hello world F times the largest the ' +
