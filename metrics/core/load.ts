@@ -226,9 +226,9 @@ export function loadText(summary: LoadSummary): string {
  * marked in every output that shows them. Under 76–88 % the ratio of three real handlers to the hello
  * world measured beside them drifted from 1.31–1.35 to 1.40–1.59 and their estimates rose by 36–70 ms
  * (+30 %, issue 38); no measurement shows them holding anywhere above the run's own busy line, so the
- * bound is that line (BUSY_OTHERS_SHARE). Without /proc/stat the run's `busy` verdict decides.
+ * bound is that line (BUSY_OTHERS_SHARE, 25 %). Without /proc/stat the run's `busy` verdict decides.
  */
-export const ESTIMATE_LOAD_BOUND = BUSY_OTHERS_SHARE;
+export const ESTIMATE_LOAD_BOUND: number = 0.25;
 
 /** Why a run's Lambda estimates are marked (the load they were made under), or undefined when they hold. */
 export function estimateLoadWarning(load: LoadSummary | undefined): string | undefined {
