@@ -233,6 +233,7 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     `Calibration: ${markdownText(context.reference.source)} (hello world: ${markdownCode(context.reference.handler)}; ` +
       `${markdownText(context.reference.notes)}).`,
     ...(context.referenceWarning ? ['', `⚠ ${markdownText(context.referenceWarning)}`] : []),
+    ...(context.loadWarning ? ['', `⚠ ${markdownText(context.loadWarning)}`] : []),
     '',
     'Per local Lambda cell (medians, ms): measured here, what Lambda adds (median, and in brackets the spread: the real ' +
       "reference's interquartile range for Init, the cell's CPU-time quartiles for Duration), and the estimate. " +

@@ -40,6 +40,8 @@ export interface ReportContext {
   budgetMs?: number;
   /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
   referenceWarning?: string;
+  /** the run's Lambda estimates were made under more load than they are stated for (core/load.ts): every output marks them */
+  loadWarning?: string;
 }
 
 /** The calibration of a run's local Lambda cells for one architecture. */

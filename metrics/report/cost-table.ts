@@ -46,6 +46,7 @@ export function costParagraphs(context: ReportContext): string[] {
             `to ${context.reference?.to}), not by the figure measured here; in brackets its interval (the Billed interval priced).`,
         ]
       : []),
+    ...(estimated && context.loadWarning ? [`⚠ ${context.loadWarning}.`] : []),
     ...(extrapolated
       ? [
           '"extrapolated ×F": the Init estimate of that cell rests on an excess over the hello world F times the largest the ' +

@@ -109,6 +109,7 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
     `<p>Calibration: ${xmlText(reference.source)} (${dates}` +
       `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
     ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
+    ...(context.loadWarning ? [`<p class="warning">⚠ ${xmlText(context.loadWarning)}</p>`] : []),
     ...(context.codeLoading ? [`<p>${xmlText(codeLoadingParagraph(context.codeLoading))}</p>`] : []),
     `<p class="note">${xmlText(validationNote(context.codeLoading))}</p>`,
     `<p class="note">${xmlText(TAILS_NOTE.replace(/\*\*/g, ''))}</p>`,

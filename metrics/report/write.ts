@@ -38,7 +38,8 @@ import { SCALING_CSV, scalingCsv } from './curve-md.ts';
 import { HTML_REPORT, htmlReport } from './html.ts';
 import { LEVERS_FILE, leversFile, leversSection, varyingLevers } from './levers.ts';
 import { ANSWER_CHART, answerChart, answerMarkdown, answerSection, hasAnswerChart } from './answer.ts';
-import { appsRun, summaryMarkdown } from './markdown.ts';
+import { appsRun, runLoad, summaryMarkdown } from './markdown.ts';
+import { estimateLoadWarning } from '../core/load.ts';
 import { hasCounts, INSTRUCTIONS_CHART, instructionsChart, instructionsSection } from './instructions.ts';
 import { lambdaSection } from './lambda.ts';
 import { mergedSection } from './merged.ts';
@@ -210,6 +211,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
       }))
     : [];
   const referenceWarning = reference ? staleReferenceWarning(reference, meta?.startedAt) : undefined;
+  const loadWarning = calibrations.some((c) => c.calibration.size > 0) ? estimateLoadWarning(runLoad(meta)) : undefined;
   return {
     dir,
     firstHitSamples,
@@ -222,6 +224,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     ...(reference ? { reference } : {}),
     ...(codeLoading ? { codeLoading } : {}),
     ...(referenceWarning ? { referenceWarning } : {}),
+    ...(loadWarning ? { loadWarning } : {}),
     ...(budgetMs !== undefined ? { budgetMs } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
     warnings: outlierWarnings(summaries),
@@ -260,6 +263,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   writeFileWhole(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
   if (context.referenceWarning) settings.warn?.(context.referenceWarning);
+  if (context.loadWarning) settings.warn?.(context.loadWarning);
   // the console gets one line for every cell's outliers; summary.md's Warnings has them cell by cell
   if (context.warnings.length) {
     const cells = context.summaries.filter((s) => !s.unsupported).length;
