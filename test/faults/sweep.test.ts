@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { FAULTS, faultCases } from '../support/faults.ts';
-import { CHILD_FAULTS, SmallDisk, sweepChild, sweepOne, sweepTable, type SweepOutcome } from '../support/fault-sweep.ts';
+import { CHILD_FAULTS, ptyAvailable, SmallDisk, sweepChild, sweepOne, sweepTable, type SweepOutcome } from '../support/fault-sweep.ts';
 import { tempDir } from '../support/helpers.ts';
 
 const root = process.getuid?.() === 0 && process.platform === 'linux';
@@ -15,14 +15,21 @@ const root = process.getuid?.() === 0 && process.platform === 'linux';
 describe('the fault sweep: every fault at every step, real processes', () => {
   const base = tempDir('coldstart-sweep-');
   const disk = root ? new SmallDisk(base) : undefined;
+  // the disk a full stdout or stderr is written to (the run folder stays on the ordinary one)
+  const streams = root ? new SmallDisk(base, 'streams') : undefined;
+  const pty = ptyAvailable();
   const outcomes: SweepOutcome[] = [];
   after(() => {
     disk?.unmount();
+    streams?.unmount();
     process.stdout.write(`\n${sweepTable(outcomes)}\n`);
   });
   for (const c of faultCases(FAULTS)) {
-    it(`${c.fault} at ${c.step}`, { skip: c.fault === 'full-disk' && !disk ? 'needs root to mount a small tmpfs' : false }, async () => {
-      const outcome = await sweepOne(base, c, disk);
+    const needsDisk = c.fault === 'full-disk' || c.fault === 'full-stdout' || c.fault === 'full-stderr';
+    const skip =
+      needsDisk && !disk ? 'needs root to mount a small tmpfs' : c.fault.startsWith('eio-') && !pty ? 'needs python3 (pty)' : false;
+    it(`${c.fault} at ${c.step}`, { skip }, async () => {
+      const outcome = await sweepOne(base, c, disk, streams);
       outcomes.push(outcome);
       assert.deepEqual(outcome.problems, []);
     });

@@ -7,7 +7,19 @@
  * case checks its exit code and what it left (and, after SIGKILL, that the next run cleans up).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunStep } from '../../metrics/core/run-steps.ts';
@@ -23,15 +35,15 @@ export interface SweepCase {
 }
 
 export interface SweepOutcome extends SweepCase {
-  exit: number | 'killed' | 'hung';
+  exit: number | 'killed' | 'hung' | 'aborted';
   problems: string[];
 }
 
 /** A small tmpfs for the full-disk cases (root only): where the run folders go, and how to fill it. */
 export class SmallDisk {
   readonly dir: string;
-  constructor(base: string) {
-    this.dir = path.join(base, 'disk');
+  constructor(base: string, name = 'disk') {
+    this.dir = path.join(base, name);
     mkdirSync(this.dir, { recursive: true });
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', this.dir]);
     if (mounted.status !== 0) throw new Error(`cannot mount a tmpfs: ${mounted.stderr.toString()}`);
@@ -65,31 +77,71 @@ function runnerEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Inject `fault` into the paused runner. */
-function inject(fault: Fault, child: ReturnType<typeof spawn>, disk: SmallDisk | undefined): void {
+/** The relay that puts one stream of the runner on a pseudo-terminal and hangs it up on SIGUSR1 (EIO). */
+const PTY_BRIDGE = path.join(ROOT, 'test', 'support', 'pty-bridge.py');
+
+/** Whether the EIO cases can run: python3 (its pty module) on PATH. */
+export function ptyAvailable(): boolean {
+  return spawnSync('python3', ['-c', 'import pty, termios'], { stdio: 'ignore' }).status === 0;
+}
+
+/** The file a full-stdout or full-stderr case writes the stream to, on the stream disk. */
+function streamFile(streams: SmallDisk, fault: Fault): string {
+  return path.join(streams.dir, `${fault}.out`);
+}
+
+/**
+ * Inject `fault` into the paused runner. A full stream's file is first padded to a whole page, so that
+ * no slack in its last page takes the next line once the disk is full.
+ */
+function inject(fault: Fault, child: ReturnType<typeof spawn>, disk: SmallDisk | undefined, streams: SmallDisk | undefined): void {
   if (fault === 'closed-stdout') child.stdout?.destroy();
   else if (fault === 'closed-stderr') child.stderr?.destroy();
   else if (fault === 'full-disk') disk?.fill();
+  else if (fault === 'full-stdout' || fault === 'full-stderr') {
+    const file = streamFile(streams!, fault);
+    appendFileSync(file, Buffer.alloc((4096 - (statSync(file).size % 4096)) % 4096, 32));
+    streams!.fill();
+  } else if (fault === 'eio-stdout' || fault === 'eio-stderr') process.kill(child.pid!, 'SIGUSR1');
   else process.kill(-child.pid!, fault);
 }
 
 /** Start the runner paused at `step`, inject `fault` there, let it go on; its exit and stderr. */
-function runCase(out: string, fault: Fault, step: RunStep, disk: SmallDisk | undefined) {
+function runCase(out: string, fault: Fault, step: RunStep, disk: SmallDisk | undefined, streams: SmallDisk | undefined) {
   const args = [...CLI, 'run', ...FAULT_RUN_ARGS, '--out', out, '--debug-mode', `pause-at=${step}`];
-  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: runnerEnv() });
+  const full = fault === 'full-stdout' || fault === 'full-stderr';
+  // a full stream is a file of its own on the stream disk, appended to (this side pads it too)
+  const fd = full ? openSync(streamFile(streams!, fault), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND) : undefined;
+  const stdio: ('pipe' | number)[] = ['pipe', fault === 'full-stdout' ? fd! : 'pipe', fault === 'full-stderr' ? fd! : 'pipe'];
+  const eio = fault === 'eio-stdout' || fault === 'eio-stderr';
+  const child = eio
+    ? spawn('python3', [PTY_BRIDGE, fault.slice(4), process.execPath, ...args], { cwd: ROOT, detached: true, stdio, env: runnerEnv() })
+    : spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio, env: runnerEnv() });
+  if (fd !== undefined) closeSync(fd);
   let stderr = '';
   let injected = false;
-  child.stdout.on('data', () => undefined);
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
+  // the runner's own pid (under the pty relay, the relay's child), for its scratch folder's name
+  let runnerPid = child.pid!;
+  const onStderr = (text: string) => {
+    stderr = text;
     if (injected || !stderr.includes(`coldstart: debug: at ${step}`)) return;
     injected = true;
-    inject(fault, child, disk);
+    if (eio) runnerPid = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
+    inject(fault, child, disk, streams);
     // let the runner go on (after SIGKILL there is nobody to read it)
-    if (fault !== 'SIGKILL') child.stdin.end('go\n');
-  });
-  child.stdin.on('error', () => undefined);
-  return new Promise<{ exit: number | 'killed' | 'hung'; stderr: string; pid: number }>((resolve) => {
+    if (fault !== 'SIGKILL') child.stdin!.end('go\n');
+  };
+  child.stdout?.on('data', () => undefined);
+  child.stderr?.on('data', (chunk: Buffer) => onStderr(stderr + chunk.toString('utf8')));
+  // stderr in a file: read it as it grows
+  const poll =
+    fault === 'full-stderr'
+      ? setInterval(() => {
+          if (!injected) onStderr(readFileSync(streamFile(streams!, fault), 'utf8'));
+        }, 50)
+      : undefined;
+  child.stdin!.on('error', () => undefined);
+  return new Promise<{ exit: number | 'killed' | 'hung' | 'aborted'; stderr: string; pid: number; runnerPid: number }>((resolve) => {
     let hung = false;
     const timer = setTimeout(() => {
       hung = true;
@@ -97,8 +149,16 @@ function runCase(out: string, fault: Fault, step: RunStep, disk: SmallDisk | und
     }, CASE_LIMIT_MS);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      const exit = hung ? 'hung' : signal === 'SIGKILL' ? 'killed' : (code ?? -1);
-      resolve({ exit, stderr, pid: child.pid! });
+      clearInterval(poll);
+      const exit = hung
+        ? 'hung'
+        : signal === 'SIGKILL'
+          ? 'killed'
+          : signal === 'SIGABRT' || signal === 'SIGSEGV'
+            ? 'aborted'
+            : (code ?? -1);
+      if (fault === 'full-stderr') stderr = readFileSync(streamFile(streams!, fault), 'utf8');
+      resolve({ exit, stderr, pid: child.pid!, runnerPid });
     });
   });
 }
@@ -107,23 +167,26 @@ function runCase(out: string, fault: Fault, step: RunStep, disk: SmallDisk | und
  * What a real run may end with: a closed stream is found at the runner's next write to it, and a full
  * tmpfs may still take a line into a page it holds.
  */
-function realExpected(fault: Fault, step: RunStep): Expected & { samplesUpTo: number; exits: (number | 'killed')[] } {
+function realExpected(fault: Fault, step: RunStep): Expected & { samplesUpTo: number; exits: (number | 'killed' | 'aborted')[] } {
   const expected = expectedOf(fault, step);
-  if (fault === 'closed-stdout') {
+  // Node 20 aborts in its own exit (ResetStdio's tcsetattr on the hung-up terminal fails with EIO, which
+  // it asserts cannot happen) after the runner has done everything; Node 22 and later exit 141
+  const nodeAborts = fault.startsWith('eio-') && Number(process.versions.node.split('.')[0]) < 22 ? (['aborted'] as const) : [];
+  if (fault === 'closed-stdout' || fault === 'full-stdout' || fault === 'eio-stdout') {
     // stdout gets only the last line: the run ends whole, and the lost line makes the exit 141 (the output is incomplete)
     return {
       ...expected,
       exit: 141,
-      exits: [141],
+      exits: [141, ...nodeAborts],
       samples: FAULT_RUN_SAMPLES,
       samplesUpTo: FAULT_RUN_SAMPLES,
       report: true,
       partial: false,
     };
   }
-  if (fault === 'closed-stderr') {
+  if (fault === 'closed-stderr' || fault === 'full-stderr' || fault === 'eio-stderr') {
     // progress goes to stderr: the next line written is the interrupt, a sample or a note later
-    return { ...expected, exits: [141, 0], samplesUpTo: FAULT_RUN_SAMPLES, partial: undefined };
+    return { ...expected, exits: [141, 0, ...nodeAborts], samplesUpTo: FAULT_RUN_SAMPLES, partial: undefined };
   }
   if (fault === 'full-disk') return { ...expected, exits: [expected.exit], samplesUpTo: FAULT_RUN_SAMPLES };
   return { ...expected, exits: [expected.exit], samplesUpTo: expected.samples };
@@ -139,9 +202,9 @@ function settle(dir: string, expected: ReturnType<typeof realExpected> & { fault
 }
 
 /** One case of the sweep: the outcome and every problem found (none: it passed). */
-export async function sweepOne(base: string, { fault, step }: SweepCase, disk?: SmallDisk): Promise<SweepOutcome> {
+export async function sweepOne(base: string, { fault, step }: SweepCase, disk?: SmallDisk, streams?: SmallDisk): Promise<SweepOutcome> {
   const out = path.join(fault === 'full-disk' && disk ? disk.dir : base, `${fault}-${step}`);
-  const run = await runCase(out, fault, step, disk);
+  const run = await runCase(out, fault, step, disk, streams);
   const expected = { ...realExpected(fault, step), fault };
   const problems: string[] = [];
   if (run.exit === 'hung') problems.push(`no end within ${CASE_LIMIT_MS / 1000} s`);
@@ -149,7 +212,12 @@ export async function sweepOne(base: string, { fault, step }: SweepCase, disk?: 
   if (groupAlive(run.pid)) problems.push('a process of the run is still alive');
   problems.push(...violations(out, run.stderr, settle(out, expected)));
   if (fault === 'SIGKILL') problems.push(...nextRunCleans(base, run.pid));
+  if (fault !== 'SIGKILL' && run.exit !== 'hung') {
+    const left = readdirSync(os.tmpdir()).filter((name) => name.startsWith(`coldstart-run-${run.runnerPid}.`));
+    if (left.length > 0) problems.push(`its scratch folder is left: ${left.join(', ')}`);
+  }
   if (disk) disk.empty();
+  if (streams) streams.empty();
   return { fault, step, exit: run.exit, problems };
 }
 

@@ -11,7 +11,19 @@ import path from 'node:path';
 import { RUN_STEPS, type RunStep } from '../../metrics/core/run-steps.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
 
-export const FAULTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'closed-stdout', 'closed-stderr', 'full-disk', 'SIGKILL'] as const;
+export const FAULTS = [
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'closed-stdout',
+  'closed-stderr',
+  'full-stdout',
+  'full-stderr',
+  'eio-stdout',
+  'eio-stderr',
+  'full-disk',
+  'SIGKILL',
+] as const;
 export type Fault = (typeof FAULTS)[number];
 
 /** What each fault stands for, for the robustness guide and the sweep's table. */
@@ -21,6 +33,10 @@ export const FAULT_MEANING: Readonly<Record<Fault, string>> = {
   SIGHUP: 'a closed terminal or SSH session',
   'closed-stdout': 'the reader of stdout went away (`| head -1`)',
   'closed-stderr': 'the reader of stderr went away (`2>&1 | true`)',
+  'full-stdout': 'stdout is a file on a disk that fills up at this step (`>/dev/full`, ENOSPC)',
+  'full-stderr': 'stderr is a file on a disk that fills up at this step (`2>/dev/full`, ENOSPC)',
+  'eio-stdout': 'stdout is a terminal that hangs up at this step, not the controlling one (EIO)',
+  'eio-stderr': 'stderr is a terminal that hangs up at this step, not the controlling one (EIO)',
   'full-disk': 'the disk holding the run folder is full from this step on (ENOSPC)',
   SIGKILL: 'the runner killed outright (OOM killer, `kill -9`); the next run cleans up',
 };
@@ -61,7 +77,8 @@ export function expectedOf(fault: Fault, step: RunStep): Expected {
     const done = step === 'done';
     return { exit: done ? 0 : 4, samples, report: done, partial: false, locked: false };
   }
-  const signal = fault.startsWith('closed-') ? 'SIGPIPE' : fault;
+  // a stream that cannot be written any more (closed, full, EIO) is the same interrupt as SIGPIPE
+  const signal = /^(closed|full|eio)-std/.test(fault) ? 'SIGPIPE' : fault;
   // an interrupt stops the samples (the one in flight is not recorded) and reports what finished
   return {
     exit: SIGNAL_EXIT[signal]!,
