@@ -187,6 +187,7 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
       '--run-id': ['abc123'],
     },
   },
+  'lambda-calibrate': { args: [dir, dir, '--out', path.join(dir, 'calibration.json')], values: { '--out': [path.join(dir, 'c.json')] } },
   'lambda-clean': {
     args: ['--region', 'eu-west-1'],
     values: { '--region': ['us-east-1'], '--run': ['abc123'], '--roles': [], '--dry-run': [] },
@@ -203,6 +204,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--reports': [event],
   '--architecture': ['arm64'],
   '--partial': [],
+  '--calibration': [path.join(dir, 'calibration.json')],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {
