@@ -99,6 +99,25 @@ function matchRuns(local: ReportContext, options: LambdaCalibrateOptions): { mat
   return { matched, days };
 }
 
+/**
+ * Each cell of one group predicted with the offset (median real − estimate) of the group's other
+ * cells, and the error of that prediction; none for a group of one cell.
+ */
+export function leaveOneOutOf(rows: readonly Pick<EstimateAgainstReal, 'cell' | 'memoryMB' | 'estimate' | 'real'>[]): LeaveOneOut[] {
+  if (rows.length < 2) return [];
+  const offsets = rows.map((row) => row.real.p50 - row.estimate.p50);
+  return rows.map((row, i) => {
+    const predictedMs = row.estimate.p50 + median(offsets.filter((_, j) => j !== i));
+    return {
+      cell: cellLabel(row.cell),
+      memoryMB: row.memoryMB,
+      realMs: row.real.p50,
+      predictedMs: Math.round(predictedMs * 100) / 100,
+      errorPct: Math.round(((predictedMs - row.real.p50) / row.real.p50) * 1000) / 10,
+    };
+  });
+}
+
 /** Fit, write the file, and return it. */
 export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: string) => void): CalibrationFile {
   if (options.real.length === 0) throw new UsageError('lambda:calibrate needs one or more real runs');
@@ -136,18 +155,7 @@ export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: s
       cells: members.length,
       offsetMs: Math.round(offsetMs * 100) / 100,
     });
-    if (members.length < 2) continue;
-    members.forEach((m, i) => {
-      const others = offsets.filter((_, j) => j !== i);
-      const predictedMs = m.row.estimate.p50 + median(others);
-      leaveOneOut.push({
-        cell: cellLabel(m.row.cell),
-        memoryMB: m.row.memoryMB,
-        realMs: m.row.real.p50,
-        predictedMs: Math.round(predictedMs * 100) / 100,
-        errorPct: Math.round(((predictedMs - m.row.real.p50) / m.row.real.p50) * 1000) / 10,
-      });
-    });
+    leaveOneOut.push(...leaveOneOutOf(members.map((m) => m.row)));
   }
   const sorted = days.sort();
   const meanAbs = leaveOneOut.length ? leaveOneOut.reduce((sum, l) => sum + Math.abs(l.errorPct), 0) / leaveOneOut.length : undefined;
