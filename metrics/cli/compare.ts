@@ -15,6 +15,7 @@ interface CompareOpts {
   metric: MetricName[];
   threshold?: number;
   out?: string;
+  calibration?: string;
 }
 
 export function registerCompareCommand(program: Command): void {
@@ -41,8 +42,17 @@ export function registerCompareCommand(program: Command): void {
       parsePercentShare('--threshold'),
     )
     .option('--out <file>', 'also write the markdown to FILE')
+    .option('--calibration <file>', "the calibration table of the Lambda estimates (lambda:calibrate's; default: the shipped one)")
     .action((a: string, b: string, opts: CompareOpts) => {
-      const result = runCompare({ a, b, metrics: opts.metric, failAbove: opts.failAbove, out: opts.out, threshold: opts.threshold });
+      const result = runCompare({
+        a,
+        b,
+        metrics: opts.metric,
+        failAbove: opts.failAbove,
+        out: opts.out,
+        threshold: opts.threshold,
+        calibrationFile: opts.calibration,
+      });
       process.stdout.write(result.markdown);
       if (result.exitCode) process.exitCode = result.exitCode;
     });

@@ -8,6 +8,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
 import { DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
+import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
 import { cleanLambda } from '../pipeline/lambda-clean.ts';
 import { readPackage, runOnLambda } from '../pipeline/lambda-run.ts';
 import { addTypedCommand } from './groups/common.ts';
@@ -143,4 +144,20 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
     );
   });
   addTypedCommand(program, clean);
+}
+
+export function registerLambdaCalibrateCommand(program: PlainCommand): void {
+  const command = new Command('lambda-calibrate')
+    .description(
+      'fit a calibration table from your real runs (lambda:run or lambda:import folders) against a local estimate run of the same cells; ' +
+        'report and compare use it with --calibration FILE',
+    )
+    .argument('<local>', 'a local run with Lambda cells and their hello-world reference')
+    .argument('<real...>', 'real runs of the same cells')
+    .addOption(new Option('-o, --out <file>', 'the calibration table to write (JSON)').makeOptionMandatory())
+    .action((local, real, opts) => {
+      calibrateLambda({ local, real, out: opts.out }, (line) => process.stdout.write(`${line}\n`));
+      process.stdout.write(`wrote ${displayPath(opts.out)}: npm run report -- DIR --calibration ${displayPath(opts.out)}\n`);
+    });
+  addTypedCommand(program, command);
 }

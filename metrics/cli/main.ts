@@ -16,7 +16,7 @@ import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
 import { registerLambdaPackageCommand } from './lambda-package.ts';
 import { registerLambdaReferenceCommand } from './lambda-reference.ts';
-import { registerLambdaRunCommand } from './lambda-run.ts';
+import { registerLambdaCalibrateCommand, registerLambdaRunCommand } from './lambda-run.ts';
 import { registerMeasureCommand } from './measure.ts';
 import { registerMergeCommand } from './merge.ts';
 import { registerReportCommand } from './report.ts';
@@ -42,6 +42,7 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerLambdaImportCommand,
   registerLambdaReferenceCommand,
   registerLambdaRunCommand,
+  registerLambdaCalibrateCommand,
   registerCleanCommand,
   registerResultsIndexCommand,
 ];
@@ -58,6 +59,7 @@ export const SCRIPT_NAMES: Readonly<Record<string, string>> = {
   'lambda-reference': 'lambda:reference',
   'lambda-run': 'lambda:run',
   'lambda-clean': 'lambda:clean',
+  'lambda-calibrate': 'lambda:calibrate',
   'results-index': 'results:index',
 };
 

@@ -19,6 +19,12 @@ export function registerReportCommand(program: PlainCommand): void {
         parseInteger('--phases-at', 1),
       ),
     )
+    .addOption(
+      new Option(
+        '--calibration <file>',
+        'a calibration table for the Lambda estimates (lambda:calibrate fits one from your real runs; default: the shipped one)',
+      ),
+    )
     .action(async (dir, opts, self) => {
       const exportJson = exportOf(opts, [dir]);
       // the rules between options (--export-metric without --export-json) are run's
@@ -30,6 +36,7 @@ export function registerReportCommand(program: PlainCommand): void {
           cost: costOf(opts),
           ...(opts.phasesAt !== undefined ? { phasesAt: opts.phasesAt } : {}),
           ...(exportJson ? { exportJson } : {}),
+          ...(opts.calibration !== undefined ? { calibrationFile: opts.calibration } : {}),
         },
         (line) => process.stderr.write(`warning: ${line}\n`),
       );

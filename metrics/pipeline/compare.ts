@@ -25,6 +25,8 @@ export interface CompareOptions {
   metrics?: MetricName[];
   /** instruction metrics: the share a count must move by to be a change */
   threshold?: number | undefined;
+  /** --calibration: the calibration table of the estimates (default: the shipped one) */
+  calibrationFile?: string | undefined;
 }
 
 export interface CompareResult {
@@ -51,7 +53,7 @@ function estimateSection(local: ReportContext, real: ReportContext): { rows: Est
   const runtime = source?.kind === 'imported' ? source.lambdaRuntime : undefined;
   const rows = estimatesAgainstReal(local.summaries, chosen.calibration, real.summaries, runtime);
   if (rows.length === 0) return undefined;
-  return { rows, markdown: estimateVsRealMarkdown(rows, chosen.architecture, 'the shipped one') };
+  return { rows, markdown: estimateVsRealMarkdown(rows, chosen.architecture, local.reference?.source ?? 'none') };
 }
 
 export function runCompare(options: CompareOptions): CompareResult {
@@ -60,8 +62,9 @@ export function runCompare(options: CompareOptions): CompareResult {
     checkExportFile('--out', options.out);
     checkOutputFile('--out', options.out, [options.a, options.b]);
   }
-  const a = loadRun(path.resolve(options.a));
-  const b = loadRun(path.resolve(options.b));
+  const settings = options.calibrationFile !== undefined ? { calibrationFile: options.calibrationFile } : {};
+  const a = loadRun(path.resolve(options.a), settings);
+  const b = loadRun(path.resolve(options.b), settings);
   const comparison = compareSummaries(
     [...a.summaries, ...a.counted],
     [...b.summaries, ...b.counted],

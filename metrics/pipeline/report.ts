@@ -14,6 +14,8 @@ export interface ReportSpec {
   phasesAt?: number | undefined;
   /** --export-json, from the report's own summaries */
   exportJson?: ExportJson;
+  /** --calibration: the calibration table the estimates use instead of the shipped one */
+  calibrationFile?: string;
 }
 
 /** Writes the report (and the export), returning the files written; `warn` gets the outlier lines. */
@@ -24,6 +26,7 @@ export async function reportPipeline(spec: ReportSpec, warn: (line: string) => v
   const { written, context } = await writeReport(dir, {
     ...(spec.cost ? { cost: storedCost(spec.cost) } : {}),
     ...(spec.phasesAt !== undefined ? { phasesAt: spec.phasesAt } : {}),
+    ...(spec.calibrationFile !== undefined ? { calibrationFile: spec.calibrationFile } : {}),
     warn,
   });
   writeExport(spec.exportJson, context.summaries);

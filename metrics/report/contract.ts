@@ -58,6 +58,8 @@ export interface ReportSettings {
   phasesAt?: number;
   /** where the warnings go besides summary.md */
   warn?: (line: string) => void;
+  /** --calibration: a calibration table (lambda:calibrate's, or one of the shipped format) instead of the shipped one */
+  calibrationFile?: string;
 }
 
 /** A section of summary.md. */

@@ -141,9 +141,9 @@ export function outlierWarnings(summaries: CellSummary[]): string[] {
   });
 }
 
-function loadReferenceTable(): ReferenceTable {
+function loadReferenceTable(file?: string): ReferenceTable {
   try {
-    return readReferenceTable();
+    return file === undefined ? readReferenceTable() : readReferenceTable(file);
   } catch (error) {
     if (error instanceof ReferenceTableError) throw new UsageError(error.message);
     throw error;
@@ -196,7 +196,9 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     );
   }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
-  const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda) ? loadReferenceTable() : undefined;
+  const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda)
+    ? loadReferenceTable(settings.calibrationFile)
+    : undefined;
   const codeLoading = reference ? loadCodeLoading() : undefined;
   const calibrations = reference
     ? cost.architectures.map((architecture) => ({

@@ -7,11 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
 import { runCompare } from '../../metrics/pipeline/compare.ts';
+import { calibrateLambda } from '../../metrics/pipeline/lambda-calibrate.ts';
+import { reportPipeline } from '../../metrics/pipeline/report.ts';
 import { CLI, ROOT, tempDir } from '../support/helpers.ts';
 import { FakeLambda } from '../support/fake-lambda.ts';
 
@@ -193,6 +195,34 @@ describe('lambda:run against a local Lambda API', () => {
     assert.match(compared.markdown, /node-http.*\| 128 MB \|/);
     // the same the other way round
     assert.equal(runCompare({ a: out, b: local }).estimates.length, 3);
+
+    // a calibration fitted from that real run: one cell per memory size, so each row moves by its cell's error
+    const file = path.join(dir, 'calibration.json');
+    const lines: string[] = [];
+    const fitted = calibrateLambda({ local, real: [out], out: file }, (line) => lines.push(line));
+    assert.deepEqual(
+      fitted.fitted.groups.map((g) => [g.runtime, g.memoryMB, g.cells]),
+      [
+        ['nodejs22.x', 128, 1],
+        ['nodejs22.x', 512, 1],
+        ['nodejs22.x', 1024, 1],
+      ],
+    );
+    assert.match(lines.at(-1)!, /leave-one-out error: none/);
+    const recalibrated = runCompare({ a: local, b: out, calibrationFile: file });
+    for (const row of recalibrated.estimates) assert.ok(Math.abs(row.errorP50Pct) < 0.1, `${row.memoryMB} MB: ${row.errorP50Pct} %`);
+    assert.match(recalibrated.markdown, /calibration: fitted by lambda:calibrate from real run\(s\) floor-real/);
+    // a later report of a run with it: its estimates move and it says which calibration made them
+    const later = path.join(dir, 'later');
+    cpSync(local, later, { recursive: true });
+    const before = readFileSync(path.join(later, 'summary.md'), 'utf8');
+    await reportPipeline({ dir: later, calibrationFile: file }, () => undefined);
+    const after = readFileSync(path.join(later, 'summary.md'), 'utf8');
+    assert.doesNotMatch(before, /fitted by lambda:calibrate/);
+    assert.match(after, /Calibration: fitted by lambda:calibrate from real run\(s\) floor-real against 2026-11-26-lambda-floor/);
+    assert.notEqual(after, before);
+    assert.match(readFileSync(path.join(later, 'summary.csv'), 'utf8'), /fitted by lambda:calibrate/);
+    assert.match(readFileSync(path.join(later, 'report.html'), 'utf8'), /fitted by lambda:calibrate/);
   });
 
   it('a dry run prints the plan and its cost and calls nothing', async () => {

@@ -168,6 +168,7 @@ describe('--help documents every option the program defines', () => {
       'compare',
       'generate',
       'hyperfine',
+      'lambda-calibrate',
       'lambda-clean',
       'lambda-import',
       'lambda-package',

@@ -189,6 +189,7 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
       '--run-id': ['abc123'],
     },
   },
+  'lambda-calibrate': { args: [dir, dir, '--out', path.join(dir, 'calibration.json')], values: { '--out': [path.join(dir, 'c.json')] } },
   'lambda-clean': {
     args: ['--region', 'eu-west-1'],
     values: { '--region': ['us-east-1'], '--run': ['abc123'], '--roles': [], '--dry-run': [] },
@@ -213,6 +214,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--step': ['2'],
   '--yes': [],
   '--framework': ['fastify'],
+  '--calibration': [path.join(dir, 'calibration.json')],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {
