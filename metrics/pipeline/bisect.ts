@@ -48,6 +48,8 @@ export interface BisectOptions {
   cell: BisectCell;
   /** a folder of `npm pack` tarballs to take the versions from instead of the registry */
   from: string | undefined;
+  /** `--git good..bad`: the candidates are the commits of this repository (the app's), not releases of `pkg` */
+  git?: string;
   /** the bisect's folder: its state, its steps' run folders, the apps' copies */
   dir: string;
   command: string;
@@ -64,8 +66,8 @@ interface BisectState {
 }
 
 export interface BisectDeps {
-  /** every published version of the package (`npm view P versions --json`, or the tarballs of `from`) */
-  versions(pkg: string, from: string | undefined): string[];
+  /** the candidates from the good end to the bad end, in order, or undefined when an end is not one */
+  candidates(o: BisectOptions): string[] | undefined;
   /** one candidate measured into `stepDir` */
   measure(candidate: string, stepDir: string): Promise<BisectResult>;
   log(line: string): void;
@@ -90,7 +92,12 @@ const identityOf = (o: BisectOptions) => ({
   measure: o.measure,
   cell: o.cell.kind === 'generated' ? o.cell : { kind: 'app', file: o.cell.app.file },
   from: o.from ?? null,
+  git: o.git ?? null,
 });
+
+/** How a candidate is named in lines and reports: `fastify@4.28.1`, or `commit 1a2b3c4d5e6f`. */
+export const named = (o: Pick<BisectOptions, 'pkg' | 'git'>, candidate: string) =>
+  o.git ? `commit ${candidate}` : `${o.pkg}@${candidate}`;
 
 function readState(file: string): BisectState | undefined {
   if (!existsSync(file)) return undefined;
@@ -114,11 +121,13 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
     throw new UsageError(`${options.dir} holds another bisect (${STATE_FILE}): give another --out`);
   if (state) deps.log(`resuming: ${Object.keys(state.results).length} of ${state.candidates.length} versions already measured`);
   else {
-    const candidates = versionRange(deps.versions(options.pkg, options.from), options.good, options.bad, options);
-    if (!candidates)
-      throw new UsageError(
-        `--range ${options.good}..${options.bad}: both must be published versions of ${options.pkg}, the good one first`,
-      );
+    const candidates = deps.candidates(options);
+    if (!candidates) {
+      const ends = options.git
+        ? `--git ${options.good}..${options.bad}: both must be commits, the good one an ancestor of the bad one`
+        : `--range ${options.good}..${options.bad}: both must be published versions of ${options.pkg}, the good one first`;
+      throw new UsageError(ends);
+    }
     if (candidates.length > MAX_CANDIDATES && !options.yes)
       throw new UsageError(
         `--range ${options.good}..${options.bad} holds ${candidates.length} versions (more than ${MAX_CANDIDATES}): ` +
@@ -127,7 +136,8 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
     state = { version: STATE_VERSION, identity, candidates, results: {}, steps: [] };
     writeState(stateFile, state);
     deps.log(
-      `${candidates.length} versions of ${options.pkg} from ${options.good} to ${options.bad}: about ${stepsFor(candidates.length)} runs`,
+      `${candidates.length} ${options.git ? 'commits' : `versions of ${options.pkg}`} from ${options.good} to ${options.bad}: ` +
+        `about ${stepsFor(candidates.length)} runs`,
     );
   }
   let measuredNow = 0;
@@ -157,13 +167,13 @@ const show = (m: Measure, v: number) => (m === 'instructions' ? Math.round(v).to
 
 function stepLine(o: BisectOptions, state: BisectState, candidate: string, r: BisectResult): string {
   const n = state.steps.length;
-  if (r.kind === 'skipped') return `step ${n}: ${o.pkg}@${candidate} skipped (${r.reason})`;
+  if (r.kind === 'skipped') return `step ${n}: ${named(o, candidate)} skipped (${r.reason})`;
   const good = state.results[state.candidates[0]!];
   const vs = good?.kind === 'measured' && candidate !== state.candidates[0] ? relative(r.value, good.value) : '';
   const verdict =
     good?.kind === 'measured' && candidate !== state.candidates[0] ? (isBad(r.value, good.value, o.threshold) ? ' bad' : ' good') : '';
   const against = vs ? ` (${vs} vs ${state.candidates[0]})` : '';
-  return `step ${n}: ${o.pkg}@${candidate} ${show(o.measure, r.value)} ${unit(o.measure)}${against}${verdict}`;
+  return `step ${n}: ${named(o, candidate)} ${show(o.measure, r.value)} ${unit(o.measure)}${against}${verdict}`;
 }
 
 function relative(value: number, base: number): string {
@@ -177,7 +187,7 @@ export function bisectReport(o: BisectOptions, state: BisectState, verdict: Bise
     o.cell.kind === 'generated' ? `${o.cell.framework}, ${o.cell.routes} routes, ${o.cell.target}` : `the app ${o.cell.app.name}`;
   const good = state.results[state.candidates[0]!];
   const lines = [
-    `# Bisect: ${o.pkg} ${o.good}..${o.bad} on ${what}`,
+    `# Bisect: ${o.git ? 'commits' : o.pkg} ${o.good}..${o.bad} on ${what}`,
     '',
     `- **Command:** \`${o.command}\``,
     `- **Measured:** ${unit(o.measure)} to the first answer; ` +
@@ -200,7 +210,7 @@ export function bisectReport(o: BisectOptions, state: BisectState, verdict: Bise
   if (verdict.kind === 'no-change')
     lines.push(`**No change:** the bad end is ${relative(verdict.bad, verdict.good)} from the good end, within the threshold.`);
   if (verdict.kind === 'found') {
-    lines.push(`**Culprit: ${o.pkg}@${verdict.culprit}** (the last good release before it: ${verdict.lastGood}).`);
+    lines.push(`**Culprit: ${named(o, verdict.culprit)}** (the last good one before it: ${verdict.lastGood}).`);
     if (verdict.between.length)
       lines.push('', `Skipped between them (any of them could be the culprit as well): ${verdict.between.join(', ')}.`);
     const a = state.results[verdict.lastGood];
@@ -251,7 +261,7 @@ function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: App
   const output = { out: stepDir };
   if (o.cell.kind === 'generated') {
     return runSpec({
-      command: `${o.command} (step ${o.pkg}@${candidate})`,
+      command: `${o.command} (step ${named(o, candidate)})`,
       source: {
         kind: 'generated',
         frameworks: [o.cell.framework],
@@ -266,7 +276,7 @@ function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: App
     });
   }
   return runSpec({
-    command: `${o.command} (step ${o.pkg}@${candidate})`,
+    command: `${o.command} (step ${named(o, candidate)})`,
     source: { kind: 'apps', apps: [app!], cwd: app!.cwd },
     cells: { targets: ['server'], measures },
     sampling,
@@ -309,10 +319,48 @@ function resultOf(o: BisectOptions, stepDir: string): BisectResult {
   return { kind: 'measured', value: median(cpu), phases: {} };
 }
 
-/** The real deps: the registry (or folder), and a run per step through the run pipeline with `runDeps`. */
+/** The commits from `good` to `bad` (first parents), both included, oldest first; undefined when good is not an ancestor of bad. */
+export function gitCommits(repo: string, good: string, bad: string): string[] | undefined {
+  const git = (...args: string[]) => spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const ends = git('rev-parse', '--verify', '--short=12', `${good}^{commit}`, `${bad}^{commit}`);
+  if (ends.status !== 0) return undefined;
+  if (git('merge-base', '--is-ancestor', good, bad).status !== 0) return undefined;
+  const list = git('rev-list', '--first-parent', '--reverse', '--abbrev-commit', '--abbrev=12', `${good}..${bad}`);
+  if (list.status !== 0) return undefined;
+  const [first] = ends.stdout.trim().split('\n');
+  return [first!, ...list.stdout.trim().split('\n').filter(Boolean)];
+}
+
+/** The candidates of real bisects: the commits of --git, or the releases of the registry (or of the tarball folder). */
+function realCandidates(o: BisectOptions): string[] | undefined {
+  if (o.git) return gitCommits(o.git, o.good, o.bad);
+  return versionRange(publishedVersions(o.pkg, o.from), o.good, o.bad, o);
+}
+
+/** The app's repository at a commit, exported into `into` (`git archive`: the repository itself is not touched) and installed. */
+function appAtCommit(repo: string, app: AppSpec, commit: string, into: string): AppSpec | string {
+  rmSync(into, { recursive: true, force: true });
+  mkdirSync(into, { recursive: true });
+  const archive = spawnSync('sh', ['-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'sh', repo, commit, into], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (archive.status !== 0) return `cannot check out: ${archive.stderr.trim().split('\n')[0] ?? ''}`;
+  if (existsSync(path.join(into, 'package.json'))) {
+    const ci = existsSync(path.join(into, 'package-lock.json'));
+    const args = [ci ? 'ci' : 'install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+    const npm = spawnSync('npm', args, { cwd: into, encoding: 'utf8', timeout: 600_000 });
+    if (npm.error || npm.status !== 0)
+      return `does not install: ${npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`)}`;
+  }
+  const map = (file: string) => path.join(into, path.relative(repo, file));
+  return { ...app, cwd: map(app.cwd), file: map(app.file) };
+}
+
+/** The real deps: the registry (or folder, or git), and a run per step through the run pipeline with `runDeps`. */
 export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line: string) => void): BisectDeps {
   return {
-    versions: publishedVersions,
+    candidates: realCandidates,
     log,
     async measure(candidate, stepDir) {
       rmSync(stepDir, { recursive: true, force: true });
@@ -321,7 +369,8 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
         const installed = ensureVersion(`${o.pkg}@${candidate}`, log, o.from ? { from: o.from } : {});
         if (!installed.ok) return { kind: 'skipped', reason: `does not install: ${installed.reason}` };
       } else {
-        const copy = appAtVersion(o, o.cell.app, candidate, path.join(o.dir, 'apps', candidate));
+        const into = path.join(o.dir, 'apps', candidate);
+        const copy = o.git ? appAtCommit(o.git, o.cell.app, candidate, into) : appAtVersion(o, o.cell.app, candidate, into);
         if (typeof copy === 'string') return { kind: 'skipped', reason: copy };
         app = copy;
       }
@@ -331,7 +380,7 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
         if (!(error instanceof UsageError)) throw error;
         return { kind: 'skipped', reason: error.message };
       } finally {
-        if (app) rmSync(app.cwd, { recursive: true, force: true });
+        rmSync(path.join(o.dir, 'apps', candidate), { recursive: true, force: true });
       }
       return resultOf(o, stepDir);
     },

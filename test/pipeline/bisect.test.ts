@@ -121,7 +121,7 @@ describe('the bisect folder', () => {
     const count = planted(RELEASES, RELEASES[13]!);
     const measured: string[] = [];
     const deps = (interruptAfter: number): BisectDeps => ({
-      versions: () => [...RELEASES, '3.0.0-rc.1'],
+      candidates: (o) => versionRange([...RELEASES, '3.0.0-rc.1'], o.good, o.bad, o),
       log: () => {},
       measure: (v) => {
         if (measured.length === interruptAfter) return Promise.reject(new Error('interrupted'));
@@ -143,7 +143,7 @@ describe('the bisect folder', () => {
   it('refuses a folder holding another bisect, and a long range without --yes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
     const deps: BisectDeps = {
-      versions: () => RELEASES,
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
       log: () => {},
       measure: (v) => Promise.resolve(planted(RELEASES, RELEASES[5]!)(v)),
     };
@@ -154,7 +154,7 @@ describe('the bisect folder', () => {
     );
     const many = Array.from({ length: 40 }, (_, i) => `1.0.${i}`);
     const other = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
-    const long = { ...deps, versions: () => many };
+    const long = { ...deps, candidates: (o: BisectOptions) => versionRange(many, o.good, o.bad, o) };
     await assert.rejects(runBisect(options(other, { good: '1.0.0', bad: '1.0.39' }), long), /--yes/);
     assert.equal(existsSync(path.join(other, STATE_FILE)), false);
     const coarse = await runBisect(options(other, { good: '1.0.0', bad: '1.0.39', step: 2 }), long);
