@@ -22,6 +22,7 @@ import type { Measure, Target } from '../core/dimensions.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { writeFileWhole } from '../store/files.ts';
 import { readSamples } from '../store/samples-file.ts';
+import { readAttribution } from '../store/attribution-file.ts';
 import { npmErrorLine } from '../plan/runtimes.ts';
 import { ensureVersion, tarballIn } from '../plan/versions.ts';
 import type { Deps } from './ports.ts';
@@ -70,6 +71,8 @@ export interface BisectDeps {
   candidates(o: BisectOptions): string[] | undefined;
   /** one candidate measured into `stepDir` */
   measure(candidate: string, stepDir: string): Promise<BisectResult>;
+  /** each package's share of the busy profile of a measured step (its --attribute run), when it has one */
+  shares?(stepDir: string): Record<string, number> | undefined;
   log(line: string): void;
 }
 
@@ -144,18 +147,24 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
   for (;;) {
     const next = bisectNext({ candidates: state.candidates, results: state.results, threshold: options.threshold });
     if (next.kind !== 'measure') {
-      const report = bisectReport(options, state, next);
+      const shares =
+        next.kind === 'found' && deps.shares
+          ? { before: deps.shares(stepDirOf(options, next.lastGood)), after: deps.shares(stepDirOf(options, next.culprit)) }
+          : undefined;
+      const report = bisectReport(options, state, next, shares);
       writeFileWhole(path.join(options.dir, 'bisect.md'), report);
       return { verdict: next, candidates: state.candidates, results: state.results, measuredNow, report };
     }
     const candidate = next.candidate;
-    const result = await deps.measure(candidate, path.join(options.dir, 'steps', candidate));
+    const result = await deps.measure(candidate, stepDirOf(options, candidate));
     measuredNow++;
     state = { ...state, results: { ...state.results, [candidate]: result }, steps: [...state.steps, candidate] };
     writeState(stateFile, state);
     deps.log(stepLine(options, state, candidate, result));
   }
 }
+
+const stepDirOf = (o: BisectOptions, candidate: string) => path.join(o.dir, 'steps', candidate);
 
 /** Two ends and log2 of what lies between. */
 export function stepsFor(n: number): number {
@@ -182,7 +191,24 @@ function relative(value: number, base: number): string {
 }
 
 /** bisect.md: the steps in the order taken, the verdict, and the change per phase between the last good and the culprit. */
-export function bisectReport(o: BisectOptions, state: BisectState, verdict: BisectNext): string {
+type Shares = Record<string, number> | undefined;
+
+/** The packages whose share of the profile moved most from `before` to `after` (percentage points), at most `top`. */
+export function shareChanges(before: Shares, after: Shares, top = 5): { name: string; before: number; after: number }[] {
+  if (!before || !after) return [];
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return names
+    .map((name) => ({ name, before: before[name] ?? 0, after: after[name] ?? 0 }))
+    .sort((a, b) => Math.abs(b.after - b.before) - Math.abs(a.after - a.before) || (a.name < b.name ? -1 : 1))
+    .slice(0, top);
+}
+
+export function bisectReport(
+  o: BisectOptions,
+  state: BisectState,
+  verdict: BisectNext,
+  shares?: { before: Shares; after: Shares },
+): string {
   const what =
     o.cell.kind === 'generated' ? `${o.cell.framework}, ${o.cell.routes} routes, ${o.cell.target}` : `the app ${o.cell.app.name}`;
   const good = state.results[state.candidates[0]!];
@@ -230,6 +256,23 @@ export function bisectReport(o: BisectOptions, state: BisectState, verdict: Bise
         lines.push(`| ${phase} | ${show(o.measure, x)} | ${show(o.measure, y)} | ${x === 0 ? '–' : relative(y, x)} |`);
       }
     }
+    const moved = shareChanges(shares?.before, shares?.after);
+    if (moved.length) {
+      lines.push(
+        '',
+        '## Packages whose share changed most',
+        '',
+        "Each package's share of the busy CPU profile of one unrecorded, profiled run per step (`--attribute`).",
+        '',
+        '| package | before | after | change (points) |',
+        '| :-- | --: | --: | --: |',
+        ...moved.map((m) => {
+          const points = (m.after - m.before) * 100;
+          const cells = [(m.before * 100).toFixed(1), (m.after * 100).toFixed(1), `${points >= 0 ? '+' : ''}${points.toFixed(1)}`];
+          return `| ${m.name.replace(/\|/g, '/')} | ${cells[0]} % | ${cells[1]} % | ${cells[2]} |`;
+        }),
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }
@@ -258,7 +301,8 @@ export function publishedVersions(pkg: string, from: string | undefined): string
 function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: AppSpec | undefined): RunSpec {
   const measures: Measure[] = [o.measure];
   const sampling = o.measure === 'instructions' ? { countSamples: 1 } : { samples: 5 };
-  const output = { out: stepDir };
+  // one more, unrecorded, profiled run: the packages' shares the report compares
+  const output = { out: stepDir, attribute: true };
   if (o.cell.kind === 'generated') {
     return runSpec({
       command: `${o.command} (step ${named(o, candidate)})`,
@@ -362,6 +406,11 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
   return {
     candidates: realCandidates,
     log,
+    shares(stepDir) {
+      const attribution = readAttribution(stepDir)?.cells.find((c) => c.attribution)?.attribution;
+      if (!attribution || !(attribution.busyMs > 0)) return undefined;
+      return Object.fromEntries(attribution.packages.map((p) => [p.name, p.selfMs / attribution.busyMs]));
+    },
     async measure(candidate, stepDir) {
       rmSync(stepDir, { recursive: true, force: true });
       let app: AppSpec | undefined;

@@ -132,13 +132,20 @@ describe('the bisect folder', () => {
     await assert.rejects(runBisect(options(dir), deps(3)), /interrupted/);
     const saved = JSON.parse(readFileSync(path.join(dir, STATE_FILE), 'utf8')) as { results: object; steps: string[] };
     assert.equal(Object.keys(saved.results).length, 3);
-    const outcome = await runBisect(options(dir), deps(Infinity));
+    const shares = (stepDir: string) =>
+      path.basename(stepDir) === RELEASES[13]
+        ? { fastify: 0.3, 'find-my-way': 0.25, avvio: 0.05 }
+        : { fastify: 0.3, 'find-my-way': 0.1, avvio: 0.06 };
+    const outcome = await runBisect(options(dir), { ...deps(Infinity), shares });
     assert.equal(outcome.measuredNow, measured.length - 3);
     assert.equal(new Set(measured).size, measured.length, 'no release measured twice');
     assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
     const report = readFileSync(path.join(dir, 'bisect.md'), 'utf8');
     assert.match(report, new RegExp(`Culprit: fake@${RELEASES[13]!.replace(/\./g, '\\.')}`));
     assert.match(report, /\| import \| 100 \| 130 \| \+30\.00 % \|/);
+    // the package whose share moved most comes first: find-my-way, +15 points
+    const moved = report.slice(report.indexOf('## Packages whose share changed most'));
+    assert.match(moved, /\| :-- \| --: \| --: \| --: \|\n\| find-my-way \| 10\.0 % \| 25\.0 % \| \+15\.0 \|/);
   });
   it('refuses a folder holding another bisect, and a long range without --yes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
