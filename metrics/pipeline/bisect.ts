@@ -366,13 +366,12 @@ function resultOf(o: BisectOptions, stepDir: string): BisectResult {
 /** The commits from `good` to `bad` (first parents), both included, oldest first; undefined when good is not an ancestor of bad. */
 export function gitCommits(repo: string, good: string, bad: string): string[] | undefined {
   const git = (...args: string[]) => spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', timeout: 60_000 });
-  const ends = git('rev-parse', '--verify', '--short=12', `${good}^{commit}`, `${bad}^{commit}`);
-  if (ends.status !== 0) return undefined;
+  const first = git('rev-parse', '--verify', '--short=12', `${good}^{commit}`);
+  if (first.status !== 0 || git('rev-parse', '--verify', `${bad}^{commit}`).status !== 0) return undefined;
   if (git('merge-base', '--is-ancestor', good, bad).status !== 0) return undefined;
   const list = git('rev-list', '--first-parent', '--reverse', '--abbrev-commit', '--abbrev=12', `${good}..${bad}`);
   if (list.status !== 0) return undefined;
-  const [first] = ends.stdout.trim().split('\n');
-  return [first!, ...list.stdout.trim().split('\n').filter(Boolean)];
+  return [first.stdout.trim(), ...list.stdout.trim().split('\n').filter(Boolean)];
 }
 
 /** The candidates of real bisects: the commits of --git, or the releases of the registry (or of the tarball folder). */

@@ -39,8 +39,6 @@ describe('--versions: two fastify and two express majors in one run', { skip: no
         '1',
         '--warmup',
         '0',
-        '--first-hits',
-        '0',
         '--versions',
         ...VERSIONS.slice(0, 2),
         '--versions',
