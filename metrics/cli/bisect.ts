@@ -166,7 +166,7 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
     v.kind === 'found'
       ? `culprit: ${git ? `commit ${v.culprit}` : `${pkg}@${v.culprit}`} (last good ${v.lastGood})`
       : v.kind === 'no-change'
-        ? `no change over the threshold from ${good} to ${bad}`
+        ? `no regression over the threshold from ${good} to ${bad}`
         : `no verdict: ${v.kind === 'failed' ? v.reason : ''}`;
   process.stdout.write(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}\n`);
   if (v.kind === 'failed') process.exitCode = 1;

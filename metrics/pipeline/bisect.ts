@@ -234,7 +234,9 @@ export function bisectReport(
   ];
   if (verdict.kind === 'failed') lines.push(`**No verdict:** ${verdict.reason}.`);
   if (verdict.kind === 'no-change')
-    lines.push(`**No change:** the bad end is ${relative(verdict.bad, verdict.good)} from the good end, within the threshold.`);
+    lines.push(
+      `**No regression:** the bad end is ${relative(verdict.bad, verdict.good)} vs the good end: not above it by more than the threshold.`,
+    );
   if (verdict.kind === 'found') {
     lines.push(`**Culprit: ${named(o, verdict.culprit)}** (the last good one before it: ${verdict.lastGood}).`);
     if (verdict.between.length)
