@@ -4,6 +4,7 @@
  * generated cell or on your server entry. Exit 0 with a verdict (found, or no change), 1 when there is
  * none (an end was skipped).
  */
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -25,8 +26,14 @@ export function registerBisectCommand(program: PlainCommand, hooks: { argv?: rea
       'find the first release of a package whose cold start passes a threshold over the good end, by binary search ' +
         'over its releases, on a generated cell (--framework) or your server entry (--entry); resumable from its --out folder',
     )
-    .addOption(new Option('--package <name>', 'the npm package whose releases are bisected (e.g. fastify)').makeOptionMandatory())
-    .addOption(new Option('--range <good..bad>', 'the good and the bad release, e.g. 4.0.0..5.6.1 (both included)').makeOptionMandatory())
+    .addOption(new Option('--package <name>', 'the npm package whose releases are bisected (e.g. fastify)'))
+    .addOption(new Option('--range <good..bad>', 'with --package: the good and the bad release, e.g. 4.0.0..5.6.1 (both included)'))
+    .addOption(
+      new Option(
+        '--git <good..bad>',
+        "instead of --package: the commits of your app's repository (--entry's), each exported into a scratch folder and installed",
+      ),
+    )
     .addOption(new Option('--pre', 'include pre-releases (default: releases only)'))
     .addOption(
       new Option('--step <n>', 'try every n-th release only (both ends kept) (default: 1)').argParser(parseInteger('--step', 1, 1000)),
@@ -74,8 +81,9 @@ export function registerBisectCommand(program: PlainCommand, hooks: { argv?: rea
 }
 
 interface BisectOpts {
-  package: string;
-  range: string;
+  package?: string;
+  range?: string;
+  git?: string;
   pre?: true;
   step?: number;
   yes?: true;
@@ -92,10 +100,29 @@ interface BisectOpts {
   debugMode?: string | true;
 }
 
+/** What is bisected: a package's releases (--package, --range) or the app's commits (--git). */
+function bisectedOf(opts: BisectOpts): { pkg: string; good: string; bad: string; git: boolean } {
+  const git = opts.git !== undefined;
+  if (git && (opts.package !== undefined || opts.range !== undefined || opts.from !== undefined))
+    throw new UsageError('bisect: --git bisects your commits: --package, --range and --from are for releases');
+  if (git && opts.entry === undefined) throw new UsageError('bisect: --git needs --entry (the app whose commits are bisected)');
+  if (!git && (opts.package === undefined || opts.range === undefined))
+    throw new UsageError('bisect: give --package NAME --range GOOD..BAD, or --git GOOD..BAD with --entry');
+  const text = git ? opts.git! : opts.range!;
+  const range = RANGE.exec(text);
+  if (!range) throw new UsageError(`${git ? '--git' : '--range'}: "${text}" is not good..bad (e.g. 4.0.0..5.6.1)`);
+  return { pkg: opts.package ?? '', good: range[1]!, bad: range[2]!, git };
+}
+
+/** The git repository an app's folder belongs to (its top level). */
+function repositoryOf(folder: string): string {
+  const top = spawnSync('git', ['-C', folder, 'rev-parse', '--show-toplevel'], { encoding: 'utf8' });
+  if (top.status !== 0) throw new UsageError(`--git: ${displayPath(folder)} is not in a git repository`);
+  return top.stdout.trim();
+}
+
 async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefined): Promise<void> {
-  const range = RANGE.exec(opts.range);
-  if (!range) throw new UsageError(`--range: "${opts.range}" is not good..bad (e.g. 4.0.0..5.6.1)`);
-  const [, good, bad] = range as unknown as [string, string, string];
+  const { pkg, good, bad, git } = bisectedOf(opts);
   // where the user ran the command: runCli started there (npm's INIT_CWD for an npm script)
   const base = process.cwd();
   let cell: BisectCell;
@@ -115,9 +142,11 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
     if (opts.cwd !== undefined || opts.request !== undefined) throw new UsageError('bisect: --cwd and --request are for --entry');
     cell = { kind: 'generated', framework: opts.framework, routes: opts.routes ?? 1000, target: opts.target ?? 'server' };
   }
-  const dir = path.resolve(opts.out ?? path.join('results', `bisect-${opts.package.replace('/', '+')}-${good}-${bad}`));
+  const named = git ? 'git' : pkg.replace('/', '+');
+  const dir = path.resolve(opts.out ?? path.join('results', `bisect-${named}-${good}-${bad}`));
   const options = {
-    pkg: opts.package,
+    pkg,
+    ...(git && cell.kind === 'app' ? { git: repositoryOf(cell.app.cwd) } : {}),
     good,
     bad,
     pre: Boolean(opts.pre),
@@ -135,9 +164,9 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
   const v = outcome.verdict;
   const summary =
     v.kind === 'found'
-      ? `culprit: ${opts.package}@${v.culprit} (last good ${v.lastGood})`
+      ? `culprit: ${git ? `commit ${v.culprit}` : `${pkg}@${v.culprit}`} (last good ${v.lastGood})`
       : v.kind === 'no-change'
-        ? `no change over the threshold from ${good} to ${bad}`
+        ? `no regression over the threshold from ${good} to ${bad}`
         : `no verdict: ${v.kind === 'failed' ? v.reason : ''}`;
   process.stdout.write(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}\n`);
   if (v.kind === 'failed') process.exitCode = 1;

@@ -22,6 +22,7 @@ import type { Measure, Target } from '../core/dimensions.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { writeFileWhole } from '../store/files.ts';
 import { readSamples } from '../store/samples-file.ts';
+import { readAttribution } from '../store/attribution-file.ts';
 import { npmErrorLine } from '../plan/runtimes.ts';
 import { ensureVersion, tarballIn } from '../plan/versions.ts';
 import type { Deps } from './ports.ts';
@@ -48,6 +49,8 @@ export interface BisectOptions {
   cell: BisectCell;
   /** a folder of `npm pack` tarballs to take the versions from instead of the registry */
   from: string | undefined;
+  /** `--git good..bad`: the candidates are the commits of this repository (the app's), not releases of `pkg` */
+  git?: string;
   /** the bisect's folder: its state, its steps' run folders, the apps' copies */
   dir: string;
   command: string;
@@ -64,10 +67,12 @@ interface BisectState {
 }
 
 export interface BisectDeps {
-  /** every published version of the package (`npm view P versions --json`, or the tarballs of `from`) */
-  versions(pkg: string, from: string | undefined): string[];
+  /** the candidates from the good end to the bad end, in order, or undefined when an end is not one */
+  candidates(o: BisectOptions): string[] | undefined;
   /** one candidate measured into `stepDir` */
   measure(candidate: string, stepDir: string): Promise<BisectResult>;
+  /** each package's share of the busy profile of a measured step (its --attribute run), when it has one */
+  shares?(stepDir: string): Record<string, number> | undefined;
   log(line: string): void;
 }
 
@@ -90,7 +95,12 @@ const identityOf = (o: BisectOptions) => ({
   measure: o.measure,
   cell: o.cell.kind === 'generated' ? o.cell : { kind: 'app', file: o.cell.app.file },
   from: o.from ?? null,
+  git: o.git ?? null,
 });
+
+/** How a candidate is named in lines and reports: `fastify@4.28.1`, or `commit 1a2b3c4d5e6f`. */
+export const named = (o: Pick<BisectOptions, 'pkg' | 'git'>, candidate: string) =>
+  o.git ? `commit ${candidate}` : `${o.pkg}@${candidate}`;
 
 function readState(file: string): BisectState | undefined {
   if (!existsSync(file)) return undefined;
@@ -114,11 +124,13 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
     throw new UsageError(`${options.dir} holds another bisect (${STATE_FILE}): give another --out`);
   if (state) deps.log(`resuming: ${Object.keys(state.results).length} of ${state.candidates.length} versions already measured`);
   else {
-    const candidates = versionRange(deps.versions(options.pkg, options.from), options.good, options.bad, options);
-    if (!candidates)
-      throw new UsageError(
-        `--range ${options.good}..${options.bad}: both must be published versions of ${options.pkg}, the good one first`,
-      );
+    const candidates = deps.candidates(options);
+    if (!candidates) {
+      const ends = options.git
+        ? `--git ${options.good}..${options.bad}: both must be commits, the good one an ancestor of the bad one`
+        : `--range ${options.good}..${options.bad}: both must be published versions of ${options.pkg}, the good one first`;
+      throw new UsageError(ends);
+    }
     if (candidates.length > MAX_CANDIDATES && !options.yes)
       throw new UsageError(
         `--range ${options.good}..${options.bad} holds ${candidates.length} versions (more than ${MAX_CANDIDATES}): ` +
@@ -127,25 +139,32 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
     state = { version: STATE_VERSION, identity, candidates, results: {}, steps: [] };
     writeState(stateFile, state);
     deps.log(
-      `${candidates.length} versions of ${options.pkg} from ${options.good} to ${options.bad}: about ${stepsFor(candidates.length)} runs`,
+      `${candidates.length} ${options.git ? 'commits' : `versions of ${options.pkg}`} from ${options.good} to ${options.bad}: ` +
+        `about ${stepsFor(candidates.length)} runs`,
     );
   }
   let measuredNow = 0;
   for (;;) {
     const next = bisectNext({ candidates: state.candidates, results: state.results, threshold: options.threshold });
     if (next.kind !== 'measure') {
-      const report = bisectReport(options, state, next);
+      const shares =
+        next.kind === 'found' && deps.shares
+          ? { before: deps.shares(stepDirOf(options, next.lastGood)), after: deps.shares(stepDirOf(options, next.culprit)) }
+          : undefined;
+      const report = bisectReport(options, state, next, shares);
       writeFileWhole(path.join(options.dir, 'bisect.md'), report);
       return { verdict: next, candidates: state.candidates, results: state.results, measuredNow, report };
     }
     const candidate = next.candidate;
-    const result = await deps.measure(candidate, path.join(options.dir, 'steps', candidate));
+    const result = await deps.measure(candidate, stepDirOf(options, candidate));
     measuredNow++;
     state = { ...state, results: { ...state.results, [candidate]: result }, steps: [...state.steps, candidate] };
     writeState(stateFile, state);
     deps.log(stepLine(options, state, candidate, result));
   }
 }
+
+const stepDirOf = (o: BisectOptions, candidate: string) => path.join(o.dir, 'steps', candidate);
 
 /** Two ends and log2 of what lies between. */
 export function stepsFor(n: number): number {
@@ -157,13 +176,13 @@ const show = (m: Measure, v: number) => (m === 'instructions' ? Math.round(v).to
 
 function stepLine(o: BisectOptions, state: BisectState, candidate: string, r: BisectResult): string {
   const n = state.steps.length;
-  if (r.kind === 'skipped') return `step ${n}: ${o.pkg}@${candidate} skipped (${r.reason})`;
+  if (r.kind === 'skipped') return `step ${n}: ${named(o, candidate)} skipped (${r.reason})`;
   const good = state.results[state.candidates[0]!];
   const vs = good?.kind === 'measured' && candidate !== state.candidates[0] ? relative(r.value, good.value) : '';
   const verdict =
     good?.kind === 'measured' && candidate !== state.candidates[0] ? (isBad(r.value, good.value, o.threshold) ? ' bad' : ' good') : '';
   const against = vs ? ` (${vs} vs ${state.candidates[0]})` : '';
-  return `step ${n}: ${o.pkg}@${candidate} ${show(o.measure, r.value)} ${unit(o.measure)}${against}${verdict}`;
+  return `step ${n}: ${named(o, candidate)} ${show(o.measure, r.value)} ${unit(o.measure)}${against}${verdict}`;
 }
 
 function relative(value: number, base: number): string {
@@ -172,12 +191,29 @@ function relative(value: number, base: number): string {
 }
 
 /** bisect.md: the steps in the order taken, the verdict, and the change per phase between the last good and the culprit. */
-export function bisectReport(o: BisectOptions, state: BisectState, verdict: BisectNext): string {
+type Shares = Record<string, number> | undefined;
+
+/** The packages whose share of the profile moved most from `before` to `after` (percentage points), at most `top`. */
+export function shareChanges(before: Shares, after: Shares, top = 5): { name: string; before: number; after: number }[] {
+  if (!before || !after) return [];
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return names
+    .map((name) => ({ name, before: before[name] ?? 0, after: after[name] ?? 0 }))
+    .sort((a, b) => Math.abs(b.after - b.before) - Math.abs(a.after - a.before) || (a.name < b.name ? -1 : 1))
+    .slice(0, top);
+}
+
+export function bisectReport(
+  o: BisectOptions,
+  state: BisectState,
+  verdict: BisectNext,
+  shares?: { before: Shares; after: Shares },
+): string {
   const what =
     o.cell.kind === 'generated' ? `${o.cell.framework}, ${o.cell.routes} routes, ${o.cell.target}` : `the app ${o.cell.app.name}`;
   const good = state.results[state.candidates[0]!];
   const lines = [
-    `# Bisect: ${o.pkg} ${o.good}..${o.bad} on ${what}`,
+    `# Bisect: ${o.git ? 'commits' : o.pkg} ${o.good}..${o.bad} on ${what}`,
     '',
     `- **Command:** \`${o.command}\``,
     `- **Measured:** ${unit(o.measure)} to the first answer; ` +
@@ -198,9 +234,11 @@ export function bisectReport(o: BisectOptions, state: BisectState, verdict: Bise
   ];
   if (verdict.kind === 'failed') lines.push(`**No verdict:** ${verdict.reason}.`);
   if (verdict.kind === 'no-change')
-    lines.push(`**No change:** the bad end is ${relative(verdict.bad, verdict.good)} from the good end, within the threshold.`);
+    lines.push(
+      `**No regression:** the bad end is ${relative(verdict.bad, verdict.good)} vs the good end: not above it by more than the threshold.`,
+    );
   if (verdict.kind === 'found') {
-    lines.push(`**Culprit: ${o.pkg}@${verdict.culprit}** (the last good release before it: ${verdict.lastGood}).`);
+    lines.push(`**Culprit: ${named(o, verdict.culprit)}** (the last good one before it: ${verdict.lastGood}).`);
     if (verdict.between.length)
       lines.push('', `Skipped between them (any of them could be the culprit as well): ${verdict.between.join(', ')}.`);
     const a = state.results[verdict.lastGood];
@@ -219,6 +257,23 @@ export function bisectReport(o: BisectOptions, state: BisectState, verdict: Bise
         if (x === undefined) continue;
         lines.push(`| ${phase} | ${show(o.measure, x)} | ${show(o.measure, y)} | ${x === 0 ? '–' : relative(y, x)} |`);
       }
+    }
+    const moved = shareChanges(shares?.before, shares?.after);
+    if (moved.length) {
+      lines.push(
+        '',
+        '## Packages whose share changed most',
+        '',
+        "Each package's share of the busy CPU profile of one unrecorded, profiled run per step (`--attribute`).",
+        '',
+        '| package | before | after | change (points) |',
+        '| :-- | --: | --: | --: |',
+        ...moved.map((m) => {
+          const points = (m.after - m.before) * 100;
+          const cells = [(m.before * 100).toFixed(1), (m.after * 100).toFixed(1), `${points >= 0 ? '+' : ''}${points.toFixed(1)}`];
+          return `| ${m.name.replace(/\|/g, '/')} | ${cells[0]} % | ${cells[1]} % | ${cells[2]} |`;
+        }),
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -248,10 +303,11 @@ export function publishedVersions(pkg: string, from: string | undefined): string
 function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: AppSpec | undefined): RunSpec {
   const measures: Measure[] = [o.measure];
   const sampling = o.measure === 'instructions' ? { countSamples: 1 } : { samples: 5 };
-  const output = { out: stepDir };
+  // one more, unrecorded, profiled run: the packages' shares the report compares
+  const output = { out: stepDir, attribute: true };
   if (o.cell.kind === 'generated') {
     return runSpec({
-      command: `${o.command} (step ${o.pkg}@${candidate})`,
+      command: `${o.command} (step ${named(o, candidate)})`,
       source: {
         kind: 'generated',
         frameworks: [o.cell.framework],
@@ -266,7 +322,7 @@ function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: App
     });
   }
   return runSpec({
-    command: `${o.command} (step ${o.pkg}@${candidate})`,
+    command: `${o.command} (step ${named(o, candidate)})`,
     source: { kind: 'apps', apps: [app!], cwd: app!.cwd },
     cells: { targets: ['server'], measures },
     sampling,
@@ -309,11 +365,53 @@ function resultOf(o: BisectOptions, stepDir: string): BisectResult {
   return { kind: 'measured', value: median(cpu), phases: {} };
 }
 
-/** The real deps: the registry (or folder), and a run per step through the run pipeline with `runDeps`. */
+/** The commits from `good` to `bad` (first parents), both included, oldest first; undefined when good is not an ancestor of bad. */
+export function gitCommits(repo: string, good: string, bad: string): string[] | undefined {
+  const git = (...args: string[]) => spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const first = git('rev-parse', '--verify', '--short=12', `${good}^{commit}`);
+  if (first.status !== 0 || git('rev-parse', '--verify', `${bad}^{commit}`).status !== 0) return undefined;
+  if (git('merge-base', '--is-ancestor', good, bad).status !== 0) return undefined;
+  const list = git('rev-list', '--first-parent', '--reverse', '--abbrev-commit', '--abbrev=12', `${good}..${bad}`);
+  if (list.status !== 0) return undefined;
+  return [first.stdout.trim(), ...list.stdout.trim().split('\n').filter(Boolean)];
+}
+
+/** The candidates of real bisects: the commits of --git, or the releases of the registry (or of the tarball folder). */
+function realCandidates(o: BisectOptions): string[] | undefined {
+  if (o.git) return gitCommits(o.git, o.good, o.bad);
+  return versionRange(publishedVersions(o.pkg, o.from), o.good, o.bad, o);
+}
+
+/** The app's repository at a commit, exported into `into` (`git archive`: the repository itself is not touched) and installed. */
+function appAtCommit(repo: string, app: AppSpec, commit: string, into: string): AppSpec | string {
+  rmSync(into, { recursive: true, force: true });
+  mkdirSync(into, { recursive: true });
+  const archive = spawnSync('sh', ['-c', 'git -C "$1" archive --format=tar "$2" | tar -x -C "$3"', 'sh', repo, commit, into], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (archive.status !== 0) return `cannot check out: ${archive.stderr.trim().split('\n')[0] ?? ''}`;
+  if (existsSync(path.join(into, 'package.json'))) {
+    const ci = existsSync(path.join(into, 'package-lock.json'));
+    const args = [ci ? 'ci' : 'install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+    const npm = spawnSync('npm', args, { cwd: into, encoding: 'utf8', timeout: 600_000 });
+    if (npm.error || npm.status !== 0)
+      return `does not install: ${npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`)}`;
+  }
+  const map = (file: string) => path.join(into, path.relative(repo, file));
+  return { ...app, cwd: map(app.cwd), file: map(app.file) };
+}
+
+/** The real deps: the registry (or folder, or git), and a run per step through the run pipeline with `runDeps`. */
 export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line: string) => void): BisectDeps {
   return {
-    versions: publishedVersions,
+    candidates: realCandidates,
     log,
+    shares(stepDir) {
+      const attribution = readAttribution(stepDir)?.cells.find((c) => c.attribution)?.attribution;
+      if (!attribution || !(attribution.busyMs > 0)) return undefined;
+      return Object.fromEntries(attribution.packages.map((p) => [p.name, p.selfMs / attribution.busyMs]));
+    },
     async measure(candidate, stepDir) {
       rmSync(stepDir, { recursive: true, force: true });
       let app: AppSpec | undefined;
@@ -321,7 +419,8 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
         const installed = ensureVersion(`${o.pkg}@${candidate}`, log, o.from ? { from: o.from } : {});
         if (!installed.ok) return { kind: 'skipped', reason: `does not install: ${installed.reason}` };
       } else {
-        const copy = appAtVersion(o, o.cell.app, candidate, path.join(o.dir, 'apps', candidate));
+        const into = path.join(o.dir, 'apps', candidate);
+        const copy = o.git ? appAtCommit(o.git, o.cell.app, candidate, into) : appAtVersion(o, o.cell.app, candidate, into);
         if (typeof copy === 'string') return { kind: 'skipped', reason: copy };
         app = copy;
       }
@@ -331,7 +430,7 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
         if (!(error instanceof UsageError)) throw error;
         return { kind: 'skipped', reason: error.message };
       } finally {
-        if (app) rmSync(app.cwd, { recursive: true, force: true });
+        rmSync(path.join(o.dir, 'apps', candidate), { recursive: true, force: true });
       }
       return resultOf(o, stepDir);
     },

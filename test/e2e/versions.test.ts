@@ -39,8 +39,6 @@ describe('--versions: two fastify and two express majors in one run', { skip: no
         '1',
         '--warmup',
         '0',
-        '--first-hits',
-        '0',
         '--versions',
         ...VERSIONS.slice(0, 2),
         '--versions',
@@ -168,5 +166,59 @@ describe('bisect over 18 local releases of a package, on a server entry', { skip
     );
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /culprit: cs-fake-dep@1\.0\.11 .*; 0 run\(s\) now/);
+  });
+});
+
+/** A repository of 17 commits of a small server; commit `planted` (1-based) adds about 2 % more start-up work. */
+function plantedRepository(dir: string, planted: number): string[] {
+  mkdirSync(dir, { recursive: true });
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', ['-C', dir, '-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim();
+  };
+  git('init', '-q');
+  writeFileSync(
+    path.join(dir, 'server.js'),
+    "const http = require('node:http');\nconst { work } = require('./work.js');\n" +
+      "http.createServer((req, res) => res.end(JSON.stringify({ work }))).listen(Number(process.env.PORT), '127.0.0.1');\n",
+  );
+  const commits: string[] = [];
+  for (let i = 1; i <= 17; i++) {
+    const extra = i >= planted ? "for (let i = 0; i < 4000; i++) a.push('x' + i);\n" : '';
+    writeFileSync(path.join(dir, 'work.js'), `// revision ${i}\nconst a = [];\n${extra}exports.work = a.length;\n`);
+    git('add', '-A');
+    git('commit', '-q', '-m', `revision ${i}`);
+    commits.push(git('rev-parse', '--short=12', 'HEAD'));
+  }
+  return commits;
+}
+
+describe('bisect --git over a repository made here, on its server entry', { skip: noValgrind, timeout: 1_800_000 }, () => {
+  const dir = tempDir('coldstart-bisect-git-');
+  const repo = path.join(dir, 'repo');
+  const out = path.join(dir, 'bisect');
+  let commits: string[];
+  let result: CliResult;
+  before(() => {
+    commits = plantedRepository(repo, 12);
+    const range = `${commits[0]}..${commits[16]}`;
+    result = runCli(['bisect', '--git', range, '--entry', path.join(repo, 'server.js'), '--cwd', repo, '--out', out], {
+      timeoutMs: 1_800_000,
+    });
+  });
+  it('finds the commit that adds about 2 % start-up work, in about log2(n) counted runs', () => {
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`culprit: commit ${commits[11]} \\(last good ${commits[10]}\\)`));
+    const state = JSON.parse(readFileSync(path.join(out, 'bisect.json'), 'utf8')) as { steps: string[] };
+    assert.ok(state.steps.length <= stepsFor(17), `${state.steps.length} runs`);
+    const report = readFileSync(path.join(out, 'bisect.md'), 'utf8');
+    const change = /\| ready \| [\d,]+ \| [\d,]+ \| \+(\d+\.\d\d) % \|/.exec(report);
+    assert.ok(change && Number(change[1]) > 1, `the ready phase grew by more than 1 %: ${change?.[0] ?? report}`);
+  });
+  it('leaves the repository as it was', () => {
+    const status = spawnSync('git', ['-C', repo, 'status', '--porcelain'], { encoding: 'utf8' });
+    assert.equal(status.stdout, '');
+    assert.deepEqual(readdirSync(repo).sort(), ['.git', 'server.js', 'work.js']);
   });
 });

@@ -121,7 +121,7 @@ describe('the bisect folder', () => {
     const count = planted(RELEASES, RELEASES[13]!);
     const measured: string[] = [];
     const deps = (interruptAfter: number): BisectDeps => ({
-      versions: () => [...RELEASES, '3.0.0-rc.1'],
+      candidates: (o) => versionRange([...RELEASES, '3.0.0-rc.1'], o.good, o.bad, o),
       log: () => {},
       measure: (v) => {
         if (measured.length === interruptAfter) return Promise.reject(new Error('interrupted'));
@@ -132,18 +132,25 @@ describe('the bisect folder', () => {
     await assert.rejects(runBisect(options(dir), deps(3)), /interrupted/);
     const saved = JSON.parse(readFileSync(path.join(dir, STATE_FILE), 'utf8')) as { results: object; steps: string[] };
     assert.equal(Object.keys(saved.results).length, 3);
-    const outcome = await runBisect(options(dir), deps(Infinity));
+    const shares = (stepDir: string) =>
+      path.basename(stepDir) === RELEASES[13]
+        ? { fastify: 0.3, 'find-my-way': 0.25, avvio: 0.05 }
+        : { fastify: 0.3, 'find-my-way': 0.1, avvio: 0.06 };
+    const outcome = await runBisect(options(dir), { ...deps(Infinity), shares });
     assert.equal(outcome.measuredNow, measured.length - 3);
     assert.equal(new Set(measured).size, measured.length, 'no release measured twice');
     assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
     const report = readFileSync(path.join(dir, 'bisect.md'), 'utf8');
     assert.match(report, new RegExp(`Culprit: fake@${RELEASES[13]!.replace(/\./g, '\\.')}`));
     assert.match(report, /\| import \| 100 \| 130 \| \+30\.00 % \|/);
+    // the package whose share moved most comes first: find-my-way, +15 points
+    const moved = report.slice(report.indexOf('## Packages whose share changed most'));
+    assert.match(moved, /\| :-- \| --: \| --: \| --: \|\n\| find-my-way \| 10\.0 % \| 25\.0 % \| \+15\.0 \|/);
   });
   it('refuses a folder holding another bisect, and a long range without --yes', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
     const deps: BisectDeps = {
-      versions: () => RELEASES,
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
       log: () => {},
       measure: (v) => Promise.resolve(planted(RELEASES, RELEASES[5]!)(v)),
     };
@@ -154,7 +161,7 @@ describe('the bisect folder', () => {
     );
     const many = Array.from({ length: 40 }, (_, i) => `1.0.${i}`);
     const other = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
-    const long = { ...deps, versions: () => many };
+    const long = { ...deps, candidates: (o: BisectOptions) => versionRange(many, o.good, o.bad, o) };
     await assert.rejects(runBisect(options(other, { good: '1.0.0', bad: '1.0.39' }), long), /--yes/);
     assert.equal(existsSync(path.join(other, STATE_FILE)), false);
     const coarse = await runBisect(options(other, { good: '1.0.0', bad: '1.0.39', step: 2 }), long);
