@@ -300,7 +300,7 @@ export async function prepareCells(
   const ric = effects.ric(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
     const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
-    // the generated cell's key: its shape and schema decide what the framework can be written in
+    // the generated cell's key: its shape, schema and init mode decide what the framework can be written in
     const generatedKey = cellKey(
       makeCell({
         framework: cell.framework,
@@ -309,6 +309,7 @@ export async function prepareCells(
         schema: cell.schema,
         routes: cell.routes,
         target: cell.target,
+        init: cell.init,
       }),
     );
     return planGeneratedCell(cell, levers, generator, ric, generated.unsupported.get(generatedKey));

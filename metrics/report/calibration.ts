@@ -86,7 +86,7 @@ function perArchitecture(context: ReportContext): { calibration: Map<string, Cal
 }
 
 /** Whether some estimate split INIT into loading and running (a run from before the split has none: its tables stay as they were). */
-function hasRunning(context: ReportContext): boolean {
+export function hasRunning(context: ReportContext): boolean {
   return context.calibrations.some(({ calibration }) => [...calibration.values()].some((c) => c.init?.running));
 }
 

@@ -12,7 +12,7 @@ import { ms, round3 } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
 import { tailCells } from './init-tails.ts';
-import { estimateCost, estimateCostText, evidenceText, intervalText } from './calibration.ts';
+import { estimateCost, estimateCostText, evidenceText, hasRunning, intervalText, runningTermText } from './calibration.ts';
 import { priceOf } from '../analyse/cost.ts';
 import { growthText } from './scaling-md.ts';
 import { MARGINAL_AT } from '../analyse/curve.ts';
@@ -155,6 +155,8 @@ export function fitsTable(summaries: CellSummary[]): string {
 
 /** Per local Lambda cell with an estimate: measured here, what Lambda adds, the estimate (as summary.md's calibration table). */
 export function estimateTable(context: ReportContext, toggles: Toggle[]): string | undefined {
+  // INIT's running part (issue 41), only when some estimate split INIT: an older run's table stays as it was
+  const running = hasRunning(context);
   // a row per architecture the report estimates (--arch x86_64,arm64), in the order asked
   const rows = context.summaries.flatMap((s) =>
     context.calibrations.flatMap(({ architecture, calibration }) => {
@@ -170,6 +172,7 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
             num(c.init?.measured ?? s.lambda?.initMs.median),
             txt(additionText(c.init?.addition)),
             ...(context.codeLoading ? [num(c.init?.codeLoading?.ms)] : []),
+            ...(running ? [num(c.init?.running?.onLambdaMs, runningTermText(c.init?.running))] : []),
             num(c.init?.estimate),
             txt(intervalText(c.init?.interval)),
             txt(tailCells(c).init),
@@ -191,6 +194,7 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
     'Init measured here',
     'Init: Lambda adds',
     ...(context.codeLoading ? ['Init: code loading'] : []),
+    ...(running ? ["Init: running (× Lambda's CPU)"] : []),
     'Init estimate',
     'Init interval',
     'Init p95 / p99',

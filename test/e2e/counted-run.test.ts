@@ -98,7 +98,7 @@ describe('a counted Lambda cell', { skip }, () => {
   it('cuts INIT at its first GET next (through vgdb): start < imported < startup < init < firstResponse', () => {
     const dir = path.join(tempDir('coldstart-counted-lambda-'), 'run');
     // the probe's start (its marks are what is cut) from a warm file cache, on the machine's node
-    const lambdaStart = ['--lambda-runtime', 'node', '--lambda-bootstrap', 'probe', '--file-cache', 'warm'];
+    const lambdaStart = ['--lambda-runtime', 'node', '--lambda-bootstrap', 'probe', '--file-cache', 'warm', '--init', 'lazy'];
     const args = ['run', '-f', 'node-http', '-r', '1', '--target', 'lambda', ...lambdaStart, '--measure', 'instructions', '--out', dir];
     const result = runCli(args, { timeoutMs: 300_000 });
     assert.equal(result.status, 0, result.stderr);

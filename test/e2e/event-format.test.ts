@@ -175,6 +175,9 @@ describe(
           'warm',
           '--lambda-reference',
           'off',
+          // mion has no eager form: its one file
+          '--init',
+          'lazy',
           '--first-hits',
           '2',
           '--samples',

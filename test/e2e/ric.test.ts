@@ -39,6 +39,9 @@ describe("the Runtime Interface Client starts every framework's handler", { skip
         'ric',
         '--file-cache',
         'warm',
+        // the files as they always were (the eager ones: init-split.test.ts, init-lever.test.ts)
+        '--init',
+        'lazy',
         '--routes',
         '3',
         '--samples',
