@@ -94,7 +94,8 @@ describe('interrupts through the launchers: the report survives the copies of th
         assert.ok(await waitFor(() => !groupAlive(run.child.pid!), 60_000), 'the whole group ended');
         assert.match(run.stdout(), /^interrupted; partial results in /m, run.stderr());
         assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /interrupted: partial results/);
-        assert.ok(existsSync(path.join(out, 'chart-firstresponse.svg')), 'the charts were written');
+        // (the curve charts need two route counts answered in a series, which a run cut short may not have)
+        assert.ok(existsSync(path.join(out, 'report.html')), 'the page was written');
         assert.ok(
           readSamples(samples).every((s) => s.ok),
           'no interrupted sample recorded as a failure',
