@@ -21,11 +21,6 @@ import { useGenerated } from './generated-users.ts';
  */
 export const RESULTS_DIR = path.join(INSTALLED ? process.cwd() : PROJECT_ROOT, 'results');
 
-/** The folder whose disk a run's folder lands on: the one named by --out, or results/, where a run without --out gets its dated folder. */
-export function runFolderDisk(named: string | undefined): string {
-  return named === undefined ? RESULTS_DIR : named;
-}
-
 export function timestampName(date: Date): string {
   return date
     .toISOString()

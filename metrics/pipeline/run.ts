@@ -27,7 +27,7 @@ import { guardLimits } from '../measure/limits/registry.ts';
 import type { RunContext } from '../measure/planned-run.ts';
 import { PROFILE_METHOD } from '../measure/profile.ts';
 import { Progress } from '../measure/progress.ts';
-import { openSession, pointLatest, runFolderDisk, type MeasurementSession } from '../measure/session.ts';
+import { openSession, pointLatest, RESULTS_DIR, type MeasurementSession } from '../measure/session.ts';
 import { checkOutputRoom } from '../plan/bounds.ts';
 import type { PreparedCells } from '../plan/cells.ts';
 import { buildPlan, type PlannedRun } from '../plan/order.ts';
@@ -88,6 +88,11 @@ export async function runPipeline(spec: RunSpec, deps: Deps): Promise<RunResult>
   }
 }
 
+/** The folder whose disk the run folder will be on: --out, else results/ (the session makes results/<timestamp> there). */
+function runFolderDisk(output: RunSpec['output']): string {
+  return output.out === undefined ? RESULTS_DIR : output.out;
+}
+
 /** The cells, the session (run folder made and locked), and meta.json's start written before anything is measured. */
 async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
   const environment = childEnvironment(deps.env);
@@ -109,7 +114,7 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
       const cells = shardCells(all.cells, spec.sampling.shard);
       // the run folder's disk holds every sample the run may take (--samples auto: up to --max-samples) and the report
       const { samples, warmup, precision } = spec.sampling;
-      checkOutputRoom(runFolderDisk(spec.output.out), cells.length * ((samples === 'auto' ? precision.maxSamples : samples) + warmup));
+      checkOutputRoom(runFolderDisk(spec.output), cells.length * ((samples === 'auto' ? precision.maxSamples : samples) + warmup));
       return { prepared: { ...all, cells }, jobs: resolveJobs(spec.sampling.jobs, cells) };
     },
   );
