@@ -173,12 +173,14 @@ function chartHtml(chart: Chart): string {
  * first reason of their first cell). Said near the top, so a reader does not look for them in the charts.
  */
 export function missingHtml(meta: RunMeta | undefined, summaries: readonly CellSummary[]): string {
-  const skipped = Object.entries(meta?.skipped ?? {}).map(([name, reason]) => `${xmlText(name)} (${xmlText(reason)})`);
+  // names and reasons from meta.json and the samples: one line, no control or bidi character, escaped
+  const text = (value: string) => xmlText(oneLine(value));
+  const skipped = Object.entries(meta?.skipped ?? {}).map(([name, reason]) => `${text(name)} (${text(reason)})`);
   const byFramework = new Map<string, CellSummary[]>();
   for (const s of summaries) byFramework.set(s.cell.framework, [...(byFramework.get(s.cell.framework) ?? []), s]);
   const failed = [...byFramework]
     .filter(([, cells]) => cells.every((c) => c.ok === 0 && c.failed > 0))
-    .map(([name, cells]) => `${xmlText(name)} (${xmlText(cells[0]!.errors[0]?.reason ?? 'failed')})`);
+    .map(([name, cells]) => `${text(name)} (${text(cells[0]!.errors[0]?.reason ?? 'failed')})`);
   const parts = [
     skipped.length ? `Skipped, not measured: ${skipped.join('; ')}.` : 'No framework was skipped.',
     ...(failed.length ? [`Failed in every sample, so absent from the charts: ${failed.join('; ')}.`] : []),
