@@ -8,7 +8,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['generated/', 'results/', '.runtimes/', '.cache/']),
+  globalIgnores(['generated/', 'results/', '.runtimes/', '.versions/', '.cache/']),
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {
