@@ -163,6 +163,7 @@ describe('--help documents every option the program defines', () => {
 
   it('the program defines the commands and their options', () => {
     assert.deepEqual(commands.map((c) => c.name).sort(), [
+      'bisect',
       'clean',
       'compare',
       'generate',

@@ -195,6 +195,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--step': ['2'],
   '--yes': [],
   '--framework': ['fastify'],
+  '--git': ['HEAD~2..HEAD'],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {
