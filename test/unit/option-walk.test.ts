@@ -215,6 +215,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--yes': [],
   '--framework': ['fastify'],
   '--calibration': [path.join(dir, 'calibration.json')],
+  '--git': ['HEAD~2..HEAD'],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {
