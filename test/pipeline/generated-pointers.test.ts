@@ -103,6 +103,9 @@ describe('the pointer reader finds the dead ones', () => {
     assert.deepEqual(deadOf(`the README's section "Exit codes"`), []);
     assert.deepEqual(deadOf(`the README's section "Nothing here"`), ['no section "Nothing here" in README.md']);
     assert.deepEqual(deadOf('README.md#exit-codes'), []);
+    // a package's own README is not this project's: a pointer to it names no section here
+    assert.deepEqual(deadOf('@fastify/aws-lambda README, "Lower cold start latency"'), []);
+    assert.deepEqual(deadOf('the aws-lambda README'), ['names no section of the README']);
   });
 
   it("a run folder's sections", () => {

@@ -63,7 +63,8 @@ export interface Found {
 
 const DOC = /(?<![\w/.-])((?:docs\/[\w./-]+|README|CONTRIBUTING)\.md)(#[\w-]+)?(?:\s*(?:\(|, |'s section )?["“]([^"”]+)["”]\)?)?/g;
 const SECTION_IN_DOC = /see ["“]?([A-Z][^"”]*?)["”]? in ((?:docs\/[\w./-]+|README|CONTRIBUTING)\.md)\b/g;
-const README = /\bREADME(?!\.(?:md|txt))(?:'s section ["“]([^"”]+)["”])?/g;
+// a package's own README (`@fastify/aws-lambda README`) is not this project's
+const README = /(?<!@[\w.-]+\/[\w.-]+ )\bREADME(?!\.(?:md|txt))(?:'s section ["“]([^"”]+)["”])?/g;
 const RUN_SECTION =
   /(?:see ([A-Z][\w -]*?)|["“]([^"”]+)["”]) in (?:\S*\/)?(summary\.md|levers\.md)\b|(summary\.md|levers\.md)'s ([\w -]+?) section/g;
 
