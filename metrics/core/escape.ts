@@ -66,3 +66,16 @@ export function markdownCode(text: string): string {
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * A value as the text of a JSON file (attribution.json, meta.json, --export-json): what JSON.stringify
+ * leaves raw and a terminal or an editor acts on, DEL, the C1 controls (U+0080–9F) and the bidirectional
+ * marks and overrides (U+200E/F, U+2028–E, U+2066–9), as `\uXXXX` escapes. JSON.parse reads back the
+ * same value; a benign value keeps its bytes.
+ */
+export function jsonFileText(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(
+    /[\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

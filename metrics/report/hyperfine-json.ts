@@ -11,6 +11,7 @@
  * one metric of every successful sample (firstResponse by default), on the runner's spawn timeline.
  */
 import { writeFileWhole } from '../store/files.ts';
+import { jsonFileText } from '../core/escape.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel, shownDimensions, type Cell } from '../core/cell.ts';
 import type { HyperfineFile, HyperfineResult } from '../core/hyperfine.ts';
@@ -53,5 +54,5 @@ export function hyperfineExport(summaries: CellSummary[], metric: Metric = DEFAU
 }
 
 export function writeHyperfineExport(file: string, summaries: CellSummary[], metric: Metric = DEFAULT_EXPORT_METRIC): void {
-  writeFileWhole(file, JSON.stringify(hyperfineExport(summaries, metric), null, 2) + '\n');
+  writeFileWhole(file, jsonFileText(hyperfineExport(summaries, metric), 2) + '\n');
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { META_FILE, parseMetaText, type RunMeta } from '../core/meta.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
 import { readTextBounded, writeFileWhole } from './files.ts';
+import { jsonFileText } from '../core/escape.ts';
 
 export function machine(): RunMeta['machine'] {
   const cpus = os.cpus();
@@ -34,7 +35,7 @@ export function toolVersion(): string {
 }
 
 export function writeMeta(dir: string, meta: RunMeta): void {
-  writeFileWhole(path.join(dir, META_FILE), JSON.stringify(meta, null, 2) + '\n');
+  writeFileWhole(path.join(dir, META_FILE), jsonFileText(meta, 2) + '\n');
 }
 
 /** meta.json is a few kB (a merge of many parts some hundreds): a larger one is not a run's */

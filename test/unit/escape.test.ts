@@ -9,7 +9,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { markdownCode, markdownText, oneLine, xmlText } from '../../metrics/core/escape.ts';
+import { jsonFileText, markdownCode, markdownText, oneLine, xmlText } from '../../metrics/core/escape.ts';
 import { importLambda } from '../../metrics/pipeline/lambda-import.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
@@ -79,6 +79,18 @@ describe('xmlText', () => {
         assert.doesNotMatch(xmlText(text), /[<>"']|&(?!(amp|lt|gt|quot|#39);)/);
       }),
     );
+  });
+});
+
+describe('jsonFileText', () => {
+  it('escapes DEL, C1 and bidi characters, reads back the same value, and leaves benign JSON byte for byte', () => {
+    const value = { name: 'a\u202eb\u2066c\u009bd\u007fe\u2028f', n: 1 };
+    const text = jsonFileText(value, 1);
+    assert.doesNotMatch(text, /[\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
+    assert.deepEqual(JSON.parse(text), value);
+    const benign = { cpu: 'AMD EPYC 7B13', list: [1, 'é', 'ü'] };
+    assert.equal(jsonFileText(benign, 2), JSON.stringify(benign, null, 2));
+    fc.assert(fc.property(fc.jsonValue(), (v) => assert.deepEqual(JSON.parse(jsonFileText(v)), JSON.parse(JSON.stringify(v)))));
   });
 });
 

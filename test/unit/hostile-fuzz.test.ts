@@ -8,10 +8,15 @@
  * the SVG charts (each checked for its own format by test/support/inert.ts: markdown inert with its
  * table rows unbroken, SVG well-formed, CSV rectangular, HTML with no injected tag, no control or bidi
  * character anywhere), and the progress lines a run prints hold no control or bidi character.
+ * A second property runs the user's own apps with a lever that varies, one variant unsupported for a
+ * hostile reason (node's stderr when a snapshot cannot be built), and an attribution.json whose package
+ * folders, module files and failure reason are hostile: levers.md, chart-levers.svg,
+ * chart-attribution.svg and the attribution section get them too. (App names themselves are checked
+ * where they are made: a samples.jsonl cell of other characters is refused.)
  * numRuns is small: each report renders its charts.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -24,6 +29,9 @@ import { buildPlan } from '../../metrics/plan/order.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { assertEveryOutputInert } from '../support/inert.ts';
+import { cell as syntheticCell, samplesOf, writeRun } from '../support/synthetic.ts';
+import type { AttributionFile } from '../../metrics/core/attribution.ts';
+import { writeAttribution } from '../../metrics/store/attribution-file.ts';
 
 const PIECES = [
   '\u001b[2J',
@@ -107,6 +115,61 @@ describe('hostile strings through every output (fast-check)', () => {
             assert.equal(cells, columns, `${file}: a table row with another number of cells: ${JSON.stringify(line)}`);
           }
         }
+      }),
+      { numRuns: 4, seed: 37 },
+    );
+  });
+
+  it("a varying lever's unsupported reason and the attribution keep the rules for hostile text", async () => {
+    await fc.assert(
+      fc.asyncProperty(hostile, hostile, hostile, async (reason, packageName, moduleFile) => {
+        const dir = tempDir('coldstart-fuzz-apps-');
+        // app names are checked where they are made (letters, digits and ._+:@/-); what comes from outside
+        // is the reason a lever does not apply (node's own stderr for a snapshot) and the profile's names
+        const cells = ['app-a', 'app-b'].flatMap((app) =>
+          (['plain', 'bundle'] as const).map((build) => syntheticCell(app, 1, { source: 'app', variant: 'plain', build })),
+        );
+        const unsupported = syntheticCell('app-c', 1, { source: 'app', variant: 'plain', build: 'bundle' });
+        writeRun(
+          dir,
+          [
+            ...cells.flatMap((c, i) => samplesOf(c, [100 + 10 * i, 102 + 10 * i, 104 + 10 * i, 106 + 10 * i, 108 + 10 * i])),
+            ...samplesOf(syntheticCell('app-c', 1, { source: 'app', variant: 'plain', build: 'plain' }), [90, 91, 92, 93, 94]),
+            blockedRecord({ cell: unsupported, phase: 'sample', index: 1 }, { kind: 'unsupported', reason }),
+          ],
+          {},
+        );
+        const attribution: AttributionFile = {
+          version: 1,
+          method: { profiler: 'v8 cpu profile', intervalUs: 100 },
+          cells: [...cells, unsupported].map((c, i) => ({
+            cell: c,
+            ok: i !== 1,
+            ...(i === 1 ? { reason: packageName } : {}),
+            firstResponseMs: 100,
+            ...(i === 1
+              ? {}
+              : {
+                  attribution: {
+                    profiledMs: 90,
+                    busyMs: 80,
+                    samples: 900,
+                    packages: [
+                      { name: packageName, selfMs: 40, inclusiveMs: 50 },
+                      { name: `${packageName}/x`, selfMs: 20, inclusiveMs: 20 },
+                    ],
+                    modules: [{ file: moduleFile, owner: packageName, loadMs: 12 }],
+                  },
+                }),
+          })),
+        };
+        // the tool's own writer: attribution.json is an output of a run, checked with the rest
+        writeAttribution(dir, attribution);
+        await writeReport(dir);
+        const written = new Set(readdirSync(dir));
+        for (const file of ['levers.md', 'chart-attribution.svg', 'summary.md', 'report.html'])
+          assert.ok(written.has(file), `${file} was written (the property must reach it)`);
+        assertEveryOutputInert(dir);
       }),
       { numRuns: 4, seed: 37 },
     );
