@@ -54,14 +54,15 @@ export function checkedSpec(spec: RunSpec, command: Parameters<typeof givenFlags
  * the hidden --debug-mode (the pipeline with the fake deps: nothing real is started).
  */
 export function addRunGroups<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, what: string) {
-  // --calibration joins the Lambda group untyped: one more typed option makes measure's option types too deep for tsc
-  (command as unknown as PlainCommand).addOption(CALIBRATION_OPTION);
-  return addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
+  const grouped = addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
     new Option(
       '--debug-mode [script]',
       'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X, pause-at=STEP)',
     ).hideHelp(),
   );
+  // --calibration joins the Lambda group (its help) untyped: one more typed option makes measure's option types too deep for tsc
+  (grouped as unknown as PlainCommand).addOption(CALIBRATION_OPTION);
+  return grouped;
 }
 
 const CALIBRATION_OPTION = new PlainOption(
