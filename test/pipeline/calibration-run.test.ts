@@ -12,7 +12,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { specOfArgv } from '../../metrics/cli/main.ts';
 import { SHIPPED_REFERENCE_FILE, type ReferenceTable } from '../../metrics/calibration/lambda-reference.ts';
+import { chooseCalibration } from '../../metrics/calibration/calibration-file.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
+import { normalizeMeta } from '../../metrics/core/meta.ts';
 import { fakeDeps } from '../../metrics/pipeline/fake.ts';
 import { reportPipeline } from '../../metrics/pipeline/report.ts';
 import { runPipeline } from '../../metrics/pipeline/run.ts';
@@ -119,6 +121,23 @@ describe('run --calibration FILE', () => {
     const warnings: string[] = [];
     await reportPipeline({ dir, calibrationFile: SHIPPED_REFERENCE_FILE }, (line) => warnings.push(line));
     assert.ok(warnings.some((w) => w.includes("not the run's") && w.includes('fitted.json')));
+  });
+
+  it("meta.json's calibration is read defensively, and a recorded file not found from here is named, the shipped table used", () => {
+    const base = { version: 3, spec: {} };
+    assert.equal(normalizeMeta({ ...base, calibration: 3 }).calibration, undefined);
+    assert.equal(normalizeMeta({ ...base, calibration: { file: 'a.json' } }).calibration, undefined);
+    assert.deepEqual(normalizeMeta({ ...base, calibration: { file: 'a.json', sha256: 'ab', source: 7 } }).calibration, {
+      file: 'a.json',
+      sha256: 'ab',
+    });
+    const chosen = chooseCalibration(undefined, { file: 'gone.json', sha256: 'abcdef0123456789' }, tempDir('coldstart-calibration-base-'));
+    assert.equal(chosen.file, undefined);
+    assert.equal(
+      chosen.note,
+      "the run's estimates were made with the calibration gone.json (sha256 abcdef012345), not found from here: " +
+        'these use the shipped calibration: give --calibration FILE to use another',
+    );
   });
 
   it('is refused without a Lambda cell, and a missing or malformed file before the run folder is made', async () => {
