@@ -3,7 +3,9 @@
  * kills the live children, keeps every finished sample, writes the report of what there is and exits
  * 130; a run with failed samples exits 3 unless --allow-failures.
  */
-import type { Command as PlainCommand } from 'commander';
+import path from 'node:path';
+import { Option as PlainOption, type Command as PlainCommand } from 'commander';
+import { calibrationName } from '../calibration/calibration-file.ts';
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
 import { countedSamples, runSpec, specRefusal, type RunSpec, type SpecInput } from '../core/run-spec.ts';
@@ -52,12 +54,29 @@ export function checkedSpec(spec: RunSpec, command: Parameters<typeof givenFlags
  * the hidden --debug-mode (the pipeline with the fake deps: nothing real is started).
  */
 export function addRunGroups<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, what: string) {
-  return addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
+  const grouped = addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
     new Option(
       '--debug-mode [script]',
       'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X, pause-at=STEP)',
     ).hideHelp(),
   );
+  // --calibration joins the Lambda group (its help) untyped: one more typed option makes measure's option types too deep for tsc
+  (grouped as unknown as PlainCommand).addOption(CALIBRATION_OPTION);
+  return grouped;
+}
+
+const CALIBRATION_OPTION = new PlainOption(
+  '--calibration <file>',
+  'with Lambda cells: the calibration table the estimates use (lambda:calibrate fits one from your real runs; default: the ' +
+    'shipped one); meta.json records it, and a later report uses it again',
+).helpGroup('Lambda:');
+
+/** --calibration's value (read untyped: see addRunGroups). */
+function calibrationOf(opts: object): Partial<RunSpec['cost']> {
+  const file = (opts as { calibration?: unknown }).calibration;
+  // relative to where the user ran the command (runCli started there)
+  const base = process.cwd();
+  return typeof file === 'string' ? { calibrationFile: { path: path.resolve(base, file), name: calibrationName(file, base) } } : {};
 }
 
 type RunGroupOpts = OptsOf<ReturnType<typeof addRunGroups<[], Empty, Empty>>>;
@@ -71,7 +90,7 @@ export function specOfGroups(opts: RunGroupOpts, command: string, source: SpecIn
     cells: { ...cells, ...leversOf(opts), ...lambda.cells },
     sampling: samplingOf(opts),
     limits: lambda.limits,
-    cost: costOf(opts),
+    cost: { ...costOf(opts), ...calibrationOf(opts) },
     output: outputOf(opts),
   });
 }

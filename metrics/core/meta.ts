@@ -93,6 +93,23 @@ export interface RunMeta {
   shipped?: ShippedMeta;
   /** `--versions`: each package at a version the cells ran, as npm installed it (runs without it have none) */
   versions?: Record<string, VersionMeta>;
+  /** `--calibration`: the calibration table that made the Lambda estimates (runs on the shipped one, and older runs, have none) */
+  calibration?: CalibrationMeta;
+}
+
+/** A calibration file: its path relative to where the run was started, the sha256 of its bytes, and the fit's own source and dates. */
+export interface CalibrationMeta {
+  file: string;
+  sha256: string;
+  source?: string;
+  from?: string;
+  to?: string;
+}
+
+function parseCalibrationMeta(v: unknown): CalibrationMeta | undefined {
+  if (!isJsonObject(v) || typeof v.file !== 'string' || typeof v.sha256 !== 'string') return undefined;
+  const optional = (key: 'source' | 'from' | 'to') => (typeof v[key] === 'string' ? { [key]: v[key] } : {});
+  return { file: v.file, sha256: v.sha256, ...optional('source'), ...optional('from'), ...optional('to') };
 }
 
 /** A package at a version as installed: where npm took it from and the tarball's integrity. */
@@ -173,7 +190,8 @@ function parseShipped(value: unknown): ShippedMeta | undefined {
  * reads empty); the rest is kept as it is for the readers that check their own fields.
  */
 export function normalizeMeta(value: Json): RunMeta {
-  const { options, ...rest } = value;
+  const { options, calibration: calibrationValue, ...rest } = value;
+  const calibration = parseCalibrationMeta(calibrationValue);
   const spec = metaVersionOf(value) === 1 ? upgradeV1Options(options) : parseMetaSpec(value.spec);
   const machine = isJsonObject(value.machine) ? value.machine : {};
   const runner = isJsonObject(value.runner) ? value.runner : {};
@@ -184,6 +202,7 @@ export function normalizeMeta(value: Json): RunMeta {
   const shipped = parseShipped(value.shipped);
   return {
     ...rest,
+    ...(calibration ? { calibration } : {}),
     version: META_VERSION,
     tool: text(value.tool),
     toolVersion: text(value.toolVersion),

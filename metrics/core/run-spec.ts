@@ -134,6 +134,14 @@ export interface CostSpec {
   pricePerGBs: number | undefined;
   /** --budget: the cold start (first response, ms) the report counts routes against; undefined = none */
   budgetMs: number | undefined;
+  /** --calibration: the calibration table the Lambda estimates use (lambda:calibrate's); undefined = the shipped one */
+  calibrationFile: CalibrationFileSpec | undefined;
+}
+
+/** A calibration file: where it is, and how meta.json names it (relative to where the user ran the command). */
+export interface CalibrationFileSpec {
+  path: string;
+  name: string;
 }
 
 export interface OutputSpec {
@@ -219,6 +227,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     architectures: [...RUN_DIMENSIONS.architecture.cli],
     pricePerGBs: undefined,
     budgetMs: undefined,
+    calibrationFile: undefined,
   },
   output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false, forcePublish: false },
 };
@@ -353,6 +362,11 @@ export const OPTION_RULES: readonly OptionRule[] = [
     flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],
     applies: (s) => hasTarget(s, 'lambda'),
     without: 'a Lambda cell (--target lambda, or measure --handler)',
+  },
+  {
+    flags: ['--calibration'],
+    applies: (s) => hasTarget(s, 'lambda'),
+    without: 'a Lambda cell (--target lambda, or measure --handler): the calibration makes the Lambda estimates',
   },
   { flags: ['--runtime'], applies: (s) => hasTarget(s, 'server'), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
   { flags: ['--node'], applies: runsLocalNode, without: 'a cell on the node runtime (--runtime node or --lambda-runtime node)' },

@@ -12,7 +12,7 @@ import { cellLabel } from '../core/cell.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { META_VERSION, type LambdaMeta, type RunMeta, type ShippedCode, type VersionMeta } from '../core/meta.ts';
+import { META_VERSION, type CalibrationMeta, type LambdaMeta, type RunMeta, type ShippedCode, type VersionMeta } from '../core/meta.ts';
 import { machine, runnerInfo, toolVersion } from '../store/meta-file.ts';
 import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
@@ -46,6 +46,8 @@ export interface StartFacts {
   cpuSpeed: Record<string, LocalCpuSpeed>;
   /** cellKey → what its build ships, when a lever of the answer table varies */
   shipped?: Record<string, ShippedCode>;
+  /** --calibration: the calibration file the estimates use */
+  calibration?: CalibrationMeta;
 }
 
 /** What a run knows when it ends. */
@@ -273,6 +275,7 @@ function startFacts(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): 
     ...(prepared.versions ? { versions: versionsMeta(prepared.versions) } : {}),
     ...(lambda ? { lambda } : {}),
     ...(facts.shipped ? { shipped: { code: facts.shipped } } : {}),
+    ...(facts.calibration ? { calibration: facts.calibration } : {}),
     environment: {
       passed: [
         ...PASSED_ENV,

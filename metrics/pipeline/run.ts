@@ -10,6 +10,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
 import { writeAttribution } from '../store/attribution-file.ts';
 import { EnvironmentError, EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED, UsageError } from '../core/errors.ts';
+import { loadCalibrationAt } from '../calibration/calibration-file.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
@@ -96,6 +97,9 @@ function runFolderDisk(output: RunSpec['output']): string {
 /** The cells, the session (run folder made and locked), and meta.json's start written before anything is measured. */
 async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
   const environment = childEnvironment(deps.env);
+  // a missing or malformed --calibration is refused before the run folder is made (relative to where the user ran it)
+  const file = spec.cost.calibrationFile;
+  const calibration = file ? loadCalibrationAt(file.path, file.name).meta : undefined;
   const limits = deps.limits(spec.cells.memories, spec.limits);
   const counted = hasCounted(spec);
   const counting = counted ? deps.countTools() : undefined;
@@ -138,6 +142,7 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
       jobs,
       cpuSpeed,
       ...(shipped ? { shipped } : {}),
+      ...(calibration ? { calibration } : {}),
     };
     const start = startMeta(spec, prepared.prepared, facts);
     writeMeta(session.dir, start);

@@ -232,6 +232,14 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     // the table may be a user's own (lambda:reference --out): its text is escaped like any text from outside
     `Calibration: ${markdownText(context.reference.source)} (hello world: ${markdownCode(context.reference.handler)}; ` +
       `${markdownText(context.reference.notes)}).`,
+    ...(context.calibrationFile
+      ? [
+          '',
+          `Calibration file: ${markdownCode(context.calibrationFile.file)} (sha256 ${markdownCode(context.calibrationFile.sha256)}), ` +
+            'given with --calibration in place of the shipped table.',
+        ]
+      : []),
+    ...(context.calibrationNote ? ['', `⚠ ${markdownText(context.calibrationNote)}`] : []),
     ...(context.referenceWarning ? ['', `⚠ ${markdownText(context.referenceWarning)}`] : []),
     ...(context.loadWarning ? ['', `⚠ ${markdownText(context.loadWarning)}`] : []),
     '',

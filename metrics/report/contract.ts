@@ -10,7 +10,7 @@ import type { CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 import type { CostOptions, CostSettings } from '../analyse/cost.ts';
 import type { Align } from '../core/format.ts';
-import type { RunMeta } from '../core/meta.ts';
+import type { CalibrationMeta, RunMeta } from '../core/meta.ts';
 import type { SampleRecord } from '../core/samples.ts';
 
 export interface ReportContext {
@@ -40,6 +40,10 @@ export interface ReportContext {
   budgetMs?: number;
   /** the table's data ended more than a quarter before the run (meta.json's startedAt): summary.md and the console say so */
   referenceWarning?: string;
+  /** --calibration (given now, or the run's from meta.json): the file that made the estimates */
+  calibrationFile?: CalibrationMeta;
+  /** the estimates do not use the calibration the run's did (another given, or the run's missing or changed) */
+  calibrationNote?: string;
   /** the run's Lambda estimates were made under more load than they are stated for (core/load.ts): every output marks them */
   loadWarning?: string;
 }

@@ -16,6 +16,7 @@ import { ms } from '../core/format.ts';
 import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../calibration/lambda-reference.ts';
 import { CodeLoadingDataError, type CodeLoadingData } from '../calibration/lambda-code-loading.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
+import { chooseCalibration } from '../calibration/calibration-file.ts';
 import { readMeta } from '../store/meta-file.ts';
 import { HEADLINE_METRICS, SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
 import { forEachSample, SamplesFileError } from '../store/samples-file.ts';
@@ -196,9 +197,10 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     );
   }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
-  const reference = summaries.some((s) => s.cell.target === 'lambda' && s.lambda)
-    ? loadReferenceTable(settings.calibrationFile)
-    : undefined;
+  const hasEstimates = summaries.some((s) => s.cell.target === 'lambda' && s.lambda);
+  // --calibration given now, else the run's own (meta.json), else the shipped table; a note when it is not the run's
+  const chosen = hasEstimates ? chooseCalibration(settings.calibrationFile, meta?.calibration, process.cwd()) : {};
+  const reference = hasEstimates ? loadReferenceTable(chosen.file) : undefined;
   const codeLoading = reference ? loadCodeLoading() : undefined;
   const calibrations = reference
     ? cost.architectures.map((architecture) => ({
@@ -226,6 +228,8 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     ...(reference ? { reference } : {}),
     ...(codeLoading ? { codeLoading } : {}),
     ...(referenceWarning ? { referenceWarning } : {}),
+    ...(chosen.used ? { calibrationFile: chosen.used } : {}),
+    ...(chosen.note ? { calibrationNote: chosen.note } : {}),
     ...(loadWarning ? { loadWarning } : {}),
     ...(budgetMs !== undefined ? { budgetMs } : {}),
     phasesAt: settings.phasesAt ?? pickPhaseRoutes(all),
@@ -265,6 +269,7 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   writeFileWhole(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
   if (context.referenceWarning) settings.warn?.(context.referenceWarning);
+  if (context.calibrationNote) settings.warn?.(context.calibrationNote);
   if (context.loadWarning) settings.warn?.(context.loadWarning);
   // the console gets one line for every cell's outliers; summary.md's Warnings has them cell by cell
   if (context.warnings.length) {

@@ -6,6 +6,7 @@
  * fails, SIGINT in the middle, access denied; and the planted secret is in no output.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,9 @@ import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
 import { runCompare } from '../../metrics/pipeline/compare.ts';
 import { calibrateLambda } from '../../metrics/pipeline/lambda-calibrate.ts';
 import { reportPipeline } from '../../metrics/pipeline/report.ts';
+import { specOfArgv } from '../../metrics/cli/main.ts';
+import { fakeDeps } from '../../metrics/pipeline/fake.ts';
+import { runPipeline } from '../../metrics/pipeline/run.ts';
 import { CLI, ROOT, tempDir } from '../support/helpers.ts';
 import { FakeLambda } from '../support/fake-lambda.ts';
 
@@ -223,6 +227,29 @@ describe('lambda:run against a local Lambda API', () => {
     assert.notEqual(after, before);
     assert.match(readFileSync(path.join(later, 'summary.csv'), 'utf8'), /fitted by lambda:calibrate/);
     assert.match(readFileSync(path.join(later, 'report.html'), 'utf8'), /fitted by lambda:calibrate/);
+
+    // a later run with it (run --calibration): other estimates than without, and meta.json and summary.md name it
+    const runWith = async (extra: string[]) => {
+      const runOut = path.join(tempDir('coldstart-calibrated-run-'), 'run');
+      const args = ['run', '--target', 'lambda', '-f', 'node-http', '-r', '1', '--lambda-runtime', 'nodejs22.x'];
+      const spec = await specOfArgv([...args, '--lambda-memory', '512', '--samples', '2', '--warmup', '0', '--out', runOut, ...extra]);
+      assert.ok(spec);
+      await runPipeline(spec, fakeDeps());
+      return runOut;
+    };
+    const shippedRun = await runWith([]);
+    const calibratedRun = await runWith(['--calibration', file]);
+    const estimates = (d: string) => readFileSync(path.join(d, 'summary.csv'), 'utf8').split('\n').slice(1).join('\n');
+    assert.notEqual(estimates(calibratedRun), estimates(shippedRun));
+    const { calibration } = JSON.parse(readFileSync(path.join(calibratedRun, 'meta.json'), 'utf8')) as {
+      calibration: { file: string; sha256: string; source: string };
+    };
+    assert.equal(calibration.sha256, createHash('sha256').update(readFileSync(file)).digest('hex'));
+    assert.match(calibration.source, /^fitted by lambda:calibrate from real run\(s\) floor-real/);
+    const runSummary = readFileSync(path.join(calibratedRun, 'summary.md'), 'utf8');
+    assert.match(runSummary, /Calibration: fitted by lambda:calibrate/);
+    assert.ok(runSummary.includes(`Calibration file: \`${calibration.file}\``));
+    assert.doesNotMatch(readFileSync(path.join(shippedRun, 'summary.md'), 'utf8'), /fitted by lambda:calibrate|Calibration file:/);
   });
 
   it('a dry run prints the plan and its cost and calls nothing', async () => {

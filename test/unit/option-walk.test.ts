@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { CommanderError, type Option } from 'commander';
+import { SHIPPED_REFERENCE_FILE } from '../../metrics/calibration/lambda-reference.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import type { RunSpec } from '../../metrics/core/run-spec.ts';
 import { buildProgram, main, specOfArgv } from '../../metrics/cli/main.ts';
@@ -51,6 +52,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--target': ['server,lambda'],
   '--lambda-memory': ['512'],
   '--lambda-runtime': ['nodejs22.x'],
+  '--calibration': [SHIPPED_REFERENCE_FILE],
   '--lambda-bootstrap': ['probe'],
   '--init': ['lazy'],
   '--file-cache': ['cold'],
