@@ -241,6 +241,7 @@ export function estimateLoadWarning(load: LoadSummary | undefined): string | und
       : `the machine was busy (load ${load.during.load1.median.toFixed(1)} on ${load.cores} cores)`;
   return (
     `Lambda estimates made under load: ${share} while samples ran, above the ${percent(ESTIMATE_LOAD_BOUND)} these ` +
-    'estimates are stated for (at 76–88 % they rose by about 30 %); read them as upper bounds, or rerun on a quiet machine'
+    'estimates are stated for (beside busy loops taking 50–81 % they moved −15 % to +13 %; on a machine loaded by test suites, at ' +
+    '76–88 %, they rose by about 30 %: docs/guide/robustness.md#lambda-estimates-under-load); rerun on a quiet machine to quote them'
   );
 }
