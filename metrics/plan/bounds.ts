@@ -95,17 +95,19 @@ export const SAMPLE_LINE_BYTES = 2048;
 export const REPORT_BYTES = 16 * 2 ** 20;
 
 /**
- * The run folder's disk must hold the run's samples.jsonl (`samples` lines at most) and its report,
- * with DISK_MARGIN_BYTES to spare: checked before meta.json's first line (exit 2), so that a run does
- * not end on a full disk after its samples ran.
+ * The run folder's disk must hold the run's samples.jsonl (`samples` lines at most): checked before
+ * meta.json's first line (exit 2), so that a run cannot start where its samples could never fit. The
+ * report (REPORT_BYTES, about) is not required up front: a disk that fills later, while the report is
+ * written or between samples, is the full-disk fault (exit 4, every finished sample kept), which a
+ * small disk must still be able to reach (the fault sweep's 1 MB tmpfs).
  */
 export function checkOutputRoom(dir: string, samples: number, free: (dir: string) => number | undefined = freeBytes): void {
-  const needed = samples * SAMPLE_LINE_BYTES + REPORT_BYTES;
+  const needed = samples * SAMPLE_LINE_BYTES;
   const available = free(dir);
-  if (available !== undefined && needed + DISK_MARGIN_BYTES > available) {
+  if (available !== undefined && needed > available) {
     throw new UsageError(
-      `the disk of ${dir} has ${approx(available)} free; ${samples} samples and their report need about ${approx(needed)} ` +
-        `and ${approx(DISK_MARGIN_BYTES)} to spare: free some space or choose another --out`,
+      `the disk of ${dir} has ${approx(available)} free; ${samples} samples need about ${approx(needed)} ` +
+        `(and their report about ${approx(REPORT_BYTES)} more): free some space or choose another --out`,
     );
   }
 }

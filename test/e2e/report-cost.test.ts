@@ -195,8 +195,8 @@ describe('report.html answers what it costs', { skip }, () => {
     it('the cost table and the estimate table agree, cell by cell', async () => {
       const rows = await costRows(page);
       const lambda = rows.filter((r) => r['priced on'] === 'Billed Duration estimate on Lambda');
-      // fastify and hono at 1 and 10 routes, and the hello world the run measures beside them
-      assert.equal(lambda.length, 5, rows.map((r) => `${r.series}: ${r['priced on']}`).join('; '));
+      // fastify at 1 and 10 routes, eager and lazy (the --init default), hono at 1 and 10, and the hello-world reference
+      assert.equal(lambda.length, 7, rows.map((r) => `${r.series}: ${r['priced on']}`).join('; '));
       const estimates = await page
         .locator('#estimates tbody tr')
         .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));

@@ -131,6 +131,9 @@ describe("ric-noflags: the client without the bootstrap's flags", { skip: skip ?
         '1',
         '--lambda-bootstrap',
         'ric,ric-noflags',
+        // node-http has nothing to initialise: its eager cell would add an unsupported record per bootstrap
+        '--init',
+        'lazy',
         '--lambda-reference',
         'off',
         '--file-cache',
