@@ -5,14 +5,14 @@
  * bisect refused. The real runs (valgrind, npm) are test/e2e/versions.test.ts.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { bisectNext, compareVersions, versionRange, type BisectResult } from '../../metrics/analyse/bisect.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { parseVersions } from '../../metrics/core/parse.ts';
 import { runBisect, stepsFor, STATE_FILE, type BisectDeps, type BisectOptions } from '../../metrics/pipeline/bisect.ts';
+import { tempDir } from '../support/in-process.ts';
 
 const RELEASES = Array.from({ length: 20 }, (_, i) => `2.${Math.floor(i / 5)}.${i % 5}`);
 
@@ -117,7 +117,7 @@ function options(dir: string, overrides: Partial<BisectOptions> = {}): BisectOpt
 
 describe('the bisect folder', () => {
   it('resumes an interrupted bisect without measuring a release twice, and reports the culprit with its phases', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
+    const dir = tempDir('coldstart-bisect-');
     const count = planted(RELEASES, RELEASES[13]!);
     const measured: string[] = [];
     const deps = (interruptAfter: number): BisectDeps => ({
@@ -148,7 +148,7 @@ describe('the bisect folder', () => {
     assert.match(moved, /\| :-- \| --: \| --: \| --: \|\n\| find-my-way \| 10\.0 % \| 25\.0 % \| \+15\.0 \|/);
   });
   it('refuses a folder holding another bisect, and a long range without --yes', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
+    const dir = tempDir('coldstart-bisect-');
     const deps: BisectDeps = {
       candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
       log: () => {},
@@ -160,7 +160,7 @@ describe('the bisect folder', () => {
       (e: unknown) => e instanceof UsageError && /another bisect/.test(e.message),
     );
     const many = Array.from({ length: 40 }, (_, i) => `1.0.${i}`);
-    const other = mkdtempSync(path.join(tmpdir(), 'coldstart-bisect-'));
+    const other = tempDir('coldstart-bisect-');
     const long = { ...deps, candidates: (o: BisectOptions) => versionRange(many, o.good, o.bad, o) };
     await assert.rejects(runBisect(options(other, { good: '1.0.0', bad: '1.0.39' }), long), /--yes/);
     assert.equal(existsSync(path.join(other, STATE_FILE)), false);
