@@ -17,7 +17,6 @@ import {
   estimateBytes,
   ESTIMATE_AT,
   freeBytes,
-  REPORT_BYTES,
   SAMPLE_LINE_BYTES,
   type PlannedFile,
 } from '../../metrics/plan/bounds.ts';
