@@ -1,6 +1,6 @@
 /**
  * A local run's Lambda estimates against a real run (lambda:run or lambda:import): per cell (framework,
- * routes, variant, memory size), the estimated Init (its median, its interval and its p95 from the
+ * routes, variant, init, memory size), the estimated Init (its median, its interval and its p95 from the
  * reference's spread, init-tails.ts) against the real Init's p50 and p95, and the error of each,
  * (estimate − real) / real. The estimate is the calibration for the real run's architecture.
  */
@@ -26,7 +26,12 @@ export interface EstimateAgainstReal {
 
 const pct = (estimate: number, real: number) => ((estimate - real) / real) * 100;
 
-const matchKey = (cell: FunctionCell, memory: number) => `${cell.framework}|${cell.variant}|${cell.routes}|${memory}`;
+/**
+ * The cell of a real run a local one stands for. A real cell's init is the file it ran (lambda:package
+ * and lambda:run deploy the lazy one, an import's cells are lazy), so a local eager cell matches none.
+ */
+const matchKey = (cell: FunctionCell & Pick<Cell, 'init'>, memory: number) =>
+  `${cell.framework}|${cell.variant}|${cell.routes}|${cell.init}|${memory}`;
 
 /** The rows of every local Lambda cell with an estimate that the real run measured; none when the runs share no cell. */
 export function estimatesAgainstReal(

@@ -6,12 +6,16 @@
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
-import { DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import { DEFAULT_LAMBDA_RUNTIME, DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
 import { cleanLambda } from '../pipeline/lambda-clean.ts';
-import { readPackage, runOnLambda } from '../pipeline/lambda-run.ts';
-import { addTypedCommand } from './groups/common.ts';
+import { runOnLambda } from '../pipeline/lambda-run.ts';
+import { inputKindOf, prepareInput, readPackage, type LambdaRunInput } from '../pipeline/lambda-run-inputs.ts';
+import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
+import { parseChoiceList } from '../core/parse.ts';
+import { addTypedCommand, dimensionOption, givenFlags } from './groups/common.ts';
+import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { commandLine, displayPath } from './shared.ts';
 
 const parseLines = (text: string): LambdaRuntimeLine[] => [
@@ -25,13 +29,41 @@ function parseRegion(text: string): string {
   return text;
 }
 
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The flags of each input kind besides the package folder: measure's handler flags, the dimension table's selection flags. */
+const HANDLER_FLAGS = ['--handler', '--event', '--cwd', '--name'] as const;
+const GENERATED_FLAGS = ['--frameworks', '--routes', '--variant', '--shape', '--schema', '--init'] as const;
+
 function lambdaRunCommand() {
-  return new Command('lambda-run')
+  const command = new Command('lambda-run')
     .description(
-      'deploy a lambda:package folder to AWS Lambda, force N cold starts per cell (configuration change, wait, invoke), ' +
-        'write a run folder as lambda:import does, and delete what it created',
+      'deploy to AWS Lambda a lambda:package folder, your own handler (--handler) or generated cells (--frameworks, --routes), ' +
+        'force N cold starts per cell (configuration change, wait, invoke), write a run folder as lambda:import does, ' +
+        'and delete what it created',
     )
-    .argument('<package>', 'a folder written by lambda:package (template.yaml and functions/*.zip)')
+    .argument('[package]', 'a folder written by lambda:package (template.yaml and functions/*.zip); or --handler, or generated cells')
+    .optionsGroup('Your handler (instead of a package):')
+    .addOption(
+      new Option(
+        '--handler <file.export>',
+        'a Lambda handler module and its export, as measure takes it (src/index.handler); repeat for several',
+      ).argParser(collect),
+    )
+    .addOption(new Option('--event <file>', 'the JSON event each handler is invoked with (needed with --handler; at most 6 MB)'))
+    .addOption(new Option('--cwd <dir>', 'the folder --handler is named from (default: where you ran the command)'))
+    .addOption(
+      new Option(
+        '--name <list>',
+        'names for the handlers in the order given (default: from the file names); the function is coldstart-NAME-1-plain',
+      ),
+    );
+  // generated cells (instead of a package): the dimension table's flags, as run and lambda:package declare them
+  return addSourceGroup(command)
+    .addOption(dimensionOption(DIMENSIONS.init, '--init', parseChoiceList('--init', INIT_MODES)))
+    .optionsGroup('Options:')
     .addOption(
       new Option(
         '-o, --out <dir>',
@@ -55,7 +87,13 @@ function lambdaRunCommand() {
     .addOption(
       new Option('--arch <arch,...>', 'architectures, x86_64 and/or arm64 (default x86_64)').argParser(parseArchitectures('--arch')),
     )
-    .addOption(new Option('--lambda-runtime <line,...>', "Lambda runtime lines (default: the package's)").argParser(parseLines))
+    .addOption(
+      new Option(
+        '--lambda-runtime <line,...>',
+        "Lambda runtime lines (default: the package's; " +
+          `${DEFAULT_LAMBDA_RUNTIME} for --handler and generated cells, bundled for the oldest line)`,
+      ).argParser(parseLines),
+    )
     .addOption(new Option('--samples <n>', 'cold starts per cell').default(10).argParser(parseInteger('--samples', 1, 1000)))
     .addOption(new Option('--parallel <n>', 'functions worked on at once').default(4).argParser(parseInteger('--parallel', 1, 50)))
     .addOption(
@@ -94,21 +132,44 @@ function signalController(): { signal: AbortSignal; done: () => void } {
 export function registerLambdaRunCommand(program: PlainCommand): void {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const warn = (line: string) => process.stderr.write(`${line}\n`);
-  const run = lambdaRunCommand().action(async (pkg, opts) => {
+  const run = lambdaRunCommand().action(async (pkg, opts, self) => {
+    const flags = givenFlags(self);
+    const pick = (names: readonly string[]) => Object.fromEntries(names.map((flag) => [flag, flags.has(flag) ? true : undefined]));
+    const kind = inputKindOf({
+      ...(pkg !== undefined ? { packageDir: pkg } : {}),
+      handler: pick(HANDLER_FLAGS),
+      generated: pick(GENERATED_FLAGS),
+    });
+    const input: LambdaRunInput =
+      kind === 'package'
+        ? { kind, dir: pkg! }
+        : kind === 'handler'
+          ? { kind, base: process.cwd(), apps: { handler: opts.handler, event: opts.event, cwd: opts.cwd, name: opts.name } }
+          : {
+              kind,
+              source: sourceOf(opts),
+              inits: opts.init ?? [...DIMENSIONS.init.cli.lambda],
+            };
     const runtimes = opts.lambdaRuntime ?? [
-      ...new Set(readPackage(pkg).map((f) => parseLambdaRuntime("the package's Runtime", f.runtime, false))),
+      ...new Set(
+        kind === 'package'
+          ? readPackage(pkg!).map((f) => parseLambdaRuntime("the package's Runtime", f.runtime, false))
+          : [DEFAULT_LAMBDA_RUNTIME],
+      ),
     ];
+    const architectures = opts.arch ?? ['x86_64'];
+    const prepared = await prepareInput(input, { runtimes, architecture: architectures[0]!, log: warn, warn });
     const signals = signalController();
     try {
       const outcome = await runOnLambda(
         {
-          packageDir: pkg,
+          input: prepared,
           out: opts.out,
           region: opts.region,
           ...(opts.role !== undefined ? { role: opts.role } : {}),
           createRole: opts.createRole === true,
           memories: opts.lambdaMemory ?? [DEFAULT_MEMORY_MB],
-          architectures: opts.arch ?? ['x86_64'],
+          architectures,
           runtimes,
           samples: opts.samples,
           keep: opts.keep === true,
@@ -129,6 +190,7 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
       }
     } finally {
       signals.done();
+      prepared.dispose();
     }
   });
   addTypedCommand(program, run);

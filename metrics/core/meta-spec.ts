@@ -34,11 +34,36 @@ export type MetaSource =
       routes: number[];
       variants: DimensionValue<'variant'>[];
       lambdaRuntime?: string;
+      /** lambda:run: what it deployed (absent in a lambda:import and in a run from before it said) */
+      input?: RecordedLambdaRunInput;
       /** what was read, in words (the Method line's samples, warm-up and order) */
       samples: string;
       warmup: string;
       order: string;
     };
+
+/** What a lambda:run deployed: a lambda:package folder, the user's handlers (bundled), or generated cells. */
+export type RecordedLambdaRunInput =
+  | { kind: 'package'; folder: string }
+  | { kind: 'handler'; handlers: string[]; event: string }
+  | { kind: 'generated'; frameworks: string[]; routes: number[]; variants: string[]; inits: string[] };
+
+/** A recorded input read back: one of the three kinds with its fields typed, else undefined. */
+function parseRunInput(v: unknown): RecordedLambdaRunInput | undefined {
+  if (!isObject(v)) return undefined;
+  if (v.kind === 'package' && typeof v.folder === 'string') return { kind: 'package', folder: v.folder };
+  if (v.kind === 'handler' && typeof v.event === 'string') return { kind: 'handler', handlers: strings(v.handlers), event: v.event };
+  if (v.kind === 'generated') {
+    return {
+      kind: 'generated',
+      frameworks: strings(v.frameworks),
+      routes: numbers(v.routes),
+      variants: strings(v.variants),
+      inits: strings(v.inits),
+    };
+  }
+  return undefined;
+}
 
 /** The lists every cell is multiplied by, in the order given (the lever tables' column order). */
 export interface MetaCells {
@@ -159,6 +184,7 @@ function parseSource(v: Json): MetaSource {
       functionName: str(v.functionName),
       ...selection,
       lambdaRuntime: str(v.lambdaRuntime),
+      input: parseRunInput(v.input),
       samples: str(v.samples) ?? 'unknown',
       warmup: str(v.warmup) ?? 'unknown',
       order: str(v.order) ?? 'unknown',

@@ -14,6 +14,7 @@ import type { AwsLambdaSampleRecord } from '../cloud/records.ts';
 import { UsageError } from '../core/errors.ts';
 import { fileError, writeAll } from '../store/files.ts';
 import { META_VERSION, type RunMeta } from '../core/meta.ts';
+import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { runnerInfo, toolVersion, writeMeta } from '../store/meta-file.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { processAlive, selfOwner } from '../measure/owner.ts';
@@ -31,7 +32,7 @@ export interface LambdaImportOptions {
   /** the command line, for meta.json */
   command: string;
   /** where the REPORT lines came from, when not from the user's export (lambda:run): the Method line's words and the machine */
-  origin?: { samples: string; order: string; os: string };
+  origin?: { samples: string; order: string; os: string; input?: RecordedLambdaRunInput };
 }
 
 /** What an import read and wrote: its counts and cells (its records are in the run folder's samples.jsonl). */
@@ -73,6 +74,7 @@ function importMeta(options: LambdaImportOptions, result: ImportSummary, importe
         routes: [...new Set(cells.map((c) => c.cell.routes))].sort((a, b) => a - b),
         variants: VARIANTS.filter((v) => cells.some((c) => c.cell.variant === v)),
         ...(options.runtime ? { lambdaRuntime: options.runtime } : {}),
+        ...(options.origin?.input ? { input: options.origin.input } : {}),
         samples:
           (options.origin ? `${options.origin.samples}: ` : '') +
           `${result.samples} cold starts imported (${result.warmStarts} warm invocations read, not samples` +

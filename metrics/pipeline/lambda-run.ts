@@ -18,15 +18,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
 import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import { routePath } from '../../generators/contract.ts';
-import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
 import { costPerMillion } from '../analyse/cost.ts';
 import { awsFailure, RUN_TAG, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
-import { FUNCTIONS_DIR, TEMPLATE_FILE } from '../cloud/package.ts';
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
 import { EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
@@ -34,7 +31,9 @@ import { MAX_FUNCTION_NAME, parseFunctionName } from '../core/function-name.ts';
 import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { writeFileWhole } from '../store/files.ts';
+import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
+import { describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 
 /** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
 export const LOGS_DIR = 'lambda-logs';
@@ -44,8 +43,8 @@ const FUNCTION_TIMEOUT_S = 30;
 export const ASSUMED_BILLED_MS = 1000;
 
 export interface LambdaRunOptions {
-  /** a folder written by lambda:package */
-  packageDir: string;
+  /** the functions to deploy, and the input as meta.json records it (pipeline/lambda-run-inputs.ts) */
+  input: { packaged: PackagedFunctionEntry[]; recorded: RecordedLambdaRunInput };
   out: string;
   region: string;
   /** the functions' execution role, or undefined with createRole */
@@ -78,13 +77,6 @@ export interface LambdaRunDeps {
   now?: () => number;
 }
 
-export interface PackagedFunctionEntry {
-  name: string;
-  zip: string;
-  runtime: string;
-  eventFormat: EventFormat;
-}
-
 /** One function the run deploys: a packaged function on one runtime line and architecture. */
 export interface PlannedFunction {
   packaged: PackagedFunctionEntry;
@@ -111,43 +103,6 @@ export interface LambdaRunOutcome {
   written: LambdaImportOutcome[];
   /** invocations whose REPORT said a Status other than success, or that returned a function error */
   failed: number;
-}
-
-type Template = { Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown> } | null> } | null;
-
-/** The functions of a package folder, from its template.yaml. */
-export function readPackage(dir: string): PackagedFunctionEntry[] {
-  const file = path.join(dir, TEMPLATE_FILE);
-  if (!existsSync(file)) throw new UsageError(`${dir} is not a folder written by lambda:package (no ${TEMPLATE_FILE})`);
-  let template: Template;
-  try {
-    template = parseYaml(readFileSync(file, 'utf8')) as Template;
-  } catch (error) {
-    throw new UsageError(`${file} is not YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
-  const entries: PackagedFunctionEntry[] = [];
-  for (const resource of Object.values(template?.Resources ?? {})) {
-    if (resource?.Type !== 'AWS::Serverless::Function') continue;
-    const props = resource.Properties ?? {};
-    const name = props.FunctionName;
-    const codeUri = props.CodeUri;
-    if (typeof name !== 'string' || !parseFunctionName(name) || typeof codeUri !== 'string') {
-      throw new UsageError(`${file}: a function without a packaged name (coldstart-<framework>-<routes>-<variant>) or CodeUri`);
-    }
-    const zip = path.join(dir, ...codeUri.split('/'));
-    if (!zip.startsWith(path.join(dir, FUNCTIONS_DIR)) || !existsSync(zip))
-      throw new UsageError(`${file}: ${name}'s zip ${codeUri} is missing`);
-    const events = props.Events as Record<string, { Properties?: { PayloadFormatVersion?: unknown } }> | undefined;
-    const format = Object.values(events ?? {})[0]?.Properties?.PayloadFormatVersion;
-    entries.push({
-      name,
-      zip,
-      runtime: typeof props.Runtime === 'string' ? props.Runtime : '',
-      eventFormat: format === '1.0' ? '1.0' : DEFAULT_EVENT_FORMAT,
-    });
-  }
-  if (entries.length === 0) throw new UsageError(`${file} has no function`);
-  return entries;
 }
 
 /** The plan of a run: what is created, how many invocations, and its cost. */
@@ -195,6 +150,7 @@ export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): st
   const clean = `npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`;
   const cost = plan.dollars;
   return [
+    `input: ${describeInput(options.input.recorded)}`,
     `run ${plan.runId} in ${options.region}: ${cells} × ${plan.samples} cold starts = ${plan.invocations} invocations, ` +
       `${options.parallel} function(s) at a time, with ${role}`,
     ...plan.functions.map((fn) => `  ${fn.deployed}  ${fn.runtime} ${fn.architecture}  → ${displayPath(fn.out)}`),
@@ -330,7 +286,7 @@ class ColdStartRun {
         runtime: fn.runtime,
         architecture: fn.architecture,
         memory: this.plan.memories[0]!,
-        handler: 'index.handler',
+        handler: fn.packaged.handler ?? 'index.handler',
         timeoutS: FUNCTION_TIMEOUT_S,
         env: { NODE_ENV: 'production' },
         tags: { [RUN_TAG]: this.plan.runId, 'coldstart:function': fn.packaged.name },
@@ -394,7 +350,7 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   const { print, warn } = deps;
   if (!options.role && !options.createRole) throw new UsageError('lambda:run needs --role ARN or --create-role');
   if (options.role && options.createRole) throw new UsageError('--role and --create-role exclude each other');
-  const packaged = readPackage(path.resolve(options.packageDir));
+  const { packaged } = options.input;
   const plan = planRun(options, packaged);
   for (const fn of plan.functions) {
     if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
@@ -407,7 +363,7 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
     return { plan, written: [], failed: 0 };
   }
   const payloads = new Map<string, string>();
-  for (const entry of packaged) payloads.set(entry.name, await payloadOf(entry));
+  for (const entry of packaged) payloads.set(entry.name, entry.payload ?? (await payloadOf(entry)));
   const api = deps.api?.() ?? sdkLambdaApi(options.region);
   const run = new ColdStartRun(api, plan, options, payloads, print);
   const interruptedBy = await forceAll(api, run, plan, options, deps);
@@ -512,10 +468,12 @@ async function writeRunFolders(
             runtime,
             origin: {
               samples:
-                `forced by lambda:run ${plan.runId} in ${options.region}: ${plan.samples} a cell ` +
+                `forced by lambda:run ${plan.runId} in ${options.region} from ${describeInput(options.input.recorded)}: ` +
+                `${plan.samples} a cell ` +
                 '(a configuration change, the update awaited, one invocation with LogType Tail)',
               order: 'each function on its own, memory sizes in turn; functions in parallel',
               os: `AWS Lambda (${options.region}, lambda:run ${plan.runId})`,
+              input: options.input.recorded,
             },
           },
           print,
