@@ -1,6 +1,6 @@
 /**
  * lambda:run's inputs end to end against the local Lambda API (test/support/fake-lambda.ts): the
- * user's own handler (--handler, as measure takes it) and generated cells (the dimension table's
+ * user's own handler (--handler, as measure takes it; compared with a local measure of it) and generated cells (the dimension table's
  * --frameworks, --routes, --init), each packaged into a scratch folder, deployed, cold-started N times
  * per cell, written as a run folder lambda:import's reader wrote, and deleted; compare of the generated
  * cells against a local estimate run matches them one to one; a mix of inputs, or a flag of another
@@ -134,6 +134,31 @@ describe('lambda:run inputs against a local Lambda API', () => {
     assert.match(String(source.samples), /forced by lambda:run hand1 in eu-west-1 from your handler .*index\.mjs/);
     assert.equal(fake.functions.size, 0);
     assert.deepEqual(result.scratchLeft, []);
+
+    // a local measure of the same handler (measure's own parsing of the same flags) is compared with it cell for cell
+    const local = path.join(tempDir('coldstart-lambda-inputs-measure-'), 'local');
+    const measured = ['measure', '--handler', path.join(app, 'src', 'index.main'), '--event', path.join(app, 'event.json')];
+    const spec = await specOfArgv([
+      ...measured,
+      '--name',
+      'orders-api',
+      '--lambda-memory',
+      '512,1024',
+      '--samples',
+      '2',
+      '--warmup',
+      '0',
+      '--out',
+      local,
+    ]);
+    assert.ok(spec);
+    await runPipeline(spec, fakeDeps());
+    const rows = runCompare({ a: local, b: out }).estimates;
+    assert.deepEqual(
+      rows.map((r) => `${r.cell.framework}@${r.cell.routes} ${r.cell.variant} ${r.memoryMB}`),
+      ['orders-api@1 plain 512', 'orders-api@1 plain 1024'],
+    );
+    for (const row of rows) assert.equal(row.real.p50, FakeLambda.initMs('coldstart-orders-api-1-plain-hand1', row.memoryMB));
   });
 
   it('generated cells: packaged as lambda:package does, one function a cell; compare with a local estimate matches them 1:1', async () => {
