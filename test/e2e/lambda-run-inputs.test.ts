@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,7 @@ interface Result {
   status: number | null;
   stdout: string;
   stderr: string;
+  signal: NodeJS.Signals | null;
   /** scratch folders of this child's left in the temp folder */
   scratchLeft: string[];
 }
@@ -33,7 +34,12 @@ interface Result {
 /** CLI with tsx by its resolved URL, so that the command runs from the user's app folder too (which has no tsx). */
 const ANYWHERE = CLI.map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg));
 
-function cli(fake: FakeLambda, args: string[], cwd = ROOT): Promise<Result> {
+function cli(
+  fake: FakeLambda,
+  args: string[],
+  cwd = ROOT,
+  onLine?: (line: string, child: ReturnType<typeof spawn>) => void,
+): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...ANYWHERE, ...args], {
       cwd,
@@ -49,14 +55,18 @@ function cli(fake: FakeLambda, args: string[], cwd = ROOT): Promise<Result> {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stdout += text;
+      for (const line of text.split('\n')) if (line) onLine?.(line, child);
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('close', (status) => {
+    child.on('close', (status, signal) => {
       clearTimeout(timer);
       // the runner's scratch folders are named coldstart-run-<pid>.<start time>-XXXXXX
       const scratchLeft = readdirSync(os.tmpdir()).filter((entry) => entry.startsWith(`coldstart-run-${child.pid}.`));
-      resolve({ status, stdout, stderr, scratchLeft });
+      resolve({ status, signal, stdout, stderr, scratchLeft });
     });
   });
 }
@@ -245,6 +255,40 @@ describe('lambda:run inputs against a local Lambda API', () => {
     }
     assert.deepEqual(scratchOfThisProcess(), []);
     assert.equal(fake.calls.length, 0);
+  });
+
+  it('a run SIGKILLed mid-way leaves its scratch folder; the next run of the tool removes it', async () => {
+    reset();
+    fake.faults = { invokeDelayMs: 300 };
+    let killed = false;
+    const args = ['lambda-run', '--handler', 'src/index.main', '--event', 'event.json', '--out', path.join(dir, 'killed')];
+    const result = await cli(fake, [...args, ...ROLE, '--samples', '20', '--run-id', 'kill1'], app, (line, child) => {
+      if (!killed && line.startsWith('[1/')) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    });
+    assert.equal(result.signal ?? result.status, 'SIGKILL');
+    assert.equal(result.scratchLeft.length, 1, 'the killed run had a scratch folder');
+    const left = path.join(os.tmpdir(), result.scratchLeft[0]!);
+    assert.ok(existsSync(path.join(left, 'package', 'template.yaml')));
+    // the next run (here a dry run in this process) sweeps the dead runner's scratch folder, as run and measure do
+    const next = await mainInProcess([
+      'lambda-run',
+      '-f',
+      'hono',
+      '-r',
+      '1',
+      '--init',
+      'lazy',
+      '--out',
+      path.join(dir, 'next'),
+      ...ROLE,
+      '--dry-run',
+    ]);
+    assert.equal(next.code, 0, next.stderr);
+    assert.match(next.stderr, /removed \d+ scratch folder\(s\) a killed run left/);
+    assert.ok(!existsSync(left));
   });
 
   it('no input, two inputs, a flag of another input, or --init eager alone: one line, exit 2, nothing called', async () => {
