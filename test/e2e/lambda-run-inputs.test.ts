@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,6 +21,8 @@ import { runPipeline } from '../../metrics/pipeline/run.ts';
 import { CLI, ROOT, tempDir } from '../support/helpers.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
 import { FakeLambda } from '../support/fake-lambda.ts';
+
+const SECRET = 'coldstartInputsPlantedSecret4d2e';
 
 interface Result {
   status: number | null;
@@ -49,7 +51,7 @@ function cli(
         HOME: tempDir('coldstart-lambda-inputs-home-'),
         AWS_ENDPOINT_URL: fake.url,
         AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST',
-        AWS_SECRET_ACCESS_KEY: 'coldstartInputsSecret',
+        AWS_SECRET_ACCESS_KEY: SECRET,
         AWS_EC2_METADATA_DISABLED: 'true',
       },
     });
@@ -144,6 +146,10 @@ describe('lambda:run inputs against a local Lambda API', () => {
     assert.match(String(source.samples), /forced by lambda:run hand1 in eu-west-1 from your handler .*index\.mjs/);
     assert.equal(fake.functions.size, 0);
     assert.deepEqual(result.scratchLeft, []);
+    // the planted secret: in no file of the run folder, no output, no request
+    const written = readdirSync(out, { recursive: true, encoding: 'utf8' }).map((f) => path.join(out, f));
+    for (const file of written.filter((f) => statSync(f).isFile())) assert.ok(!readFileSync(file, 'utf8').includes(SECRET), file);
+    assert.ok(![result.stdout, result.stderr, ...fake.calls.map((c) => c.text)].some((text) => text.includes(SECRET)));
 
     // a local measure of the same handler (measure's own parsing of the same flags) is compared with it cell for cell
     const local = path.join(tempDir('coldstart-lambda-inputs-measure-'), 'local');
