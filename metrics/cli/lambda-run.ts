@@ -10,7 +10,7 @@ import { DEFAULT_LAMBDA_RUNTIME, DEFAULT_MEMORY_MB, parseLambdaRuntime, type Lam
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
 import { cleanLambda } from '../pipeline/lambda-clean.ts';
-import { runOnLambda } from '../pipeline/lambda-run.ts';
+import { checkRole, runOnLambda } from '../pipeline/lambda-run.ts';
 import { inputKindOf, prepareInput, readPackage, type LambdaRunInput } from '../pipeline/lambda-run-inputs.ts';
 import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
 import { parseChoiceList } from '../core/parse.ts';
@@ -158,6 +158,8 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
       ),
     ];
     const architectures = opts.arch ?? ['x86_64'];
+    // a usage error before the input is bundled and packaged
+    checkRole({ ...(opts.role !== undefined ? { role: opts.role } : {}), createRole: opts.createRole === true });
     const prepared = await prepareInput(input, { runtimes, architecture: architectures[0]!, log: warn, warn });
     const signals = signalController();
     try {

@@ -345,11 +345,16 @@ class ColdStartRun {
   }
 }
 
+/** The role options, checked: the CLI checks them before it packages an input, the run again. */
+export function checkRole(options: Pick<LambdaRunOptions, 'role' | 'createRole'>): void {
+  if (!options.role && !options.createRole) throw new UsageError('lambda:run needs --role ARN or --create-role');
+  if (options.role && options.createRole) throw new UsageError('--role and --create-role exclude each other');
+}
+
 /** Plan, deploy, force the cold starts, collect, write the run folders, delete. */
 export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps): Promise<LambdaRunOutcome> {
   const { print, warn } = deps;
-  if (!options.role && !options.createRole) throw new UsageError('lambda:run needs --role ARN or --create-role');
-  if (options.role && options.createRole) throw new UsageError('--role and --create-role exclude each other');
+  checkRole(options);
   const { packaged } = options.input;
   const plan = planRun(options, packaged);
   for (const fn of plan.functions) {

@@ -316,6 +316,10 @@ describe('lambda:run inputs against a local Lambda API', () => {
       [['-f', 'hono', '--init', 'eager'], /^coldstart: lambda:run --init eager: generated cells are deployed lazy only/],
       [['--handler', handler], /^coldstart: --handler needs --event FILE/],
       [
+        ['-f', 'hono', '--init', 'lazy', '--role', 'arn:aws:iam::1:role/r', '--create-role'],
+        /^coldstart: --role and --create-role exclude/,
+      ],
+      [
         ['--handler', path.join(app, 'src', 'missing.main'), '--event', 'e.json'],
         /^coldstart: --handler: no module .*missing\(\.js\|\.mjs\|\.cjs\)/,
       ],
