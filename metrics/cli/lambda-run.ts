@@ -10,7 +10,7 @@ import { DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '.
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
 import { cleanLambda } from '../pipeline/lambda-clean.ts';
-import { readPackage, runOnLambda } from '../pipeline/lambda-run.ts';
+import { DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S, readPackage, runOnLambda } from '../pipeline/lambda-run.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { commandLine, displayPath } from './shared.ts';
 
@@ -66,14 +66,30 @@ function lambdaRunCommand() {
         .default(300)
         .argParser(parseInteger('--ready-timeout', 1, 3600)),
     )
-    .addOption(new Option('--keep', 'keep the functions (and role) at the end; npm run lambda:clean removes them'))
+    .addOption(
+      new Option(
+        '--logs-wait <s>',
+        'how long the REPORT line of an invocation whose log tail lacks it is looked for in CloudWatch Logs (0: asked once)',
+      )
+        .default(DEFAULT_LOGS_WAIT_S)
+        .argParser(parseInteger('--logs-wait', 0, 900)),
+    )
+    .addOption(
+      new Option(
+        '--role-wait <s>',
+        'with --create-role, how long CreateFunction is retried while IAM propagates the new role, before the run stops (exit 5)',
+      )
+        .default(DEFAULT_ROLE_WAIT_S)
+        .argParser(parseInteger('--role-wait', 0, 900)),
+    )
+    .addOption(new Option('--keep', 'keep the functions, their log groups (and role) at the end; npm run lambda:clean removes them'))
     .addOption(new Option('--dry-run', 'print the plan and its estimated cost, create nothing'))
     .addOption(new Option('--run-id <id>', 'the run id the resources are named and tagged with (default: 8 random hex digits)'));
 }
 
 function lambdaCleanCommand() {
   return new Command('lambda-clean')
-    .description('delete the functions (and roles) lambda:run created, found by their coldstart:run tag')
+    .description('delete the functions, their log groups (and roles) lambda:run created, found by their coldstart:run tag')
     .addOption(new Option('--region <region>', 'the AWS region').argParser(parseRegion).makeOptionMandatory())
     .addOption(new Option('--run <id>', "one run's resources (default: every run's)"))
     .addOption(new Option('--roles', 'also look for roles (IAM) the runs created'))
@@ -115,6 +131,8 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
           dryRun: opts.dryRun === true,
           parallel: opts.parallel,
           readyTimeoutS: opts.readyTimeout,
+          logsWaitS: opts.logsWait,
+          roleWaitS: opts.roleWait,
           command: commandLine(process.argv, 'lambda:run'),
           ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
         },
@@ -122,6 +140,10 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
       );
       for (const written of outcome.written) {
         print(`results in ${displayPath(written.dir)} (summary.md; npm run report -- ${displayPath(written.dir)} rebuilds it)`);
+      }
+      if (outcome.fromLogs > 0) print(`${outcome.fromLogs} REPORT line(s) read from CloudWatch Logs (not in the log tail)`);
+      if (outcome.missing > 0) {
+        warn(`${outcome.missing} invocation(s) without a REPORT line in the tail or CloudWatch Logs: not samples`);
       }
       if (outcome.failed > 0) {
         warn(`${outcome.failed} invocation(s) failed (Status in their REPORT line): listed in summary.md`);

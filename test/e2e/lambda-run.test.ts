@@ -96,12 +96,7 @@ describe('lambda:run against a local Lambda API', () => {
   });
   after(() => fake.stop());
 
-  const reset = () => {
-    fake.faults = {};
-    fake.functions.clear();
-    fake.roles.clear();
-    fake.calls.length = 0;
-  };
+  const reset = () => fake.reset();
 
   it('deploys, forces N cold starts per cell, writes the run folder, deletes everything; no secret anywhere', async () => {
     reset();
