@@ -32,7 +32,7 @@ interface Result {
 function cli(
   fake: FakeLambda,
   args: string[],
-  options: { onLine?: (line: string, child: ReturnType<typeof spawn>) => void } = {},
+  options: { onLine?: (line: string, child: ReturnType<typeof spawn>) => void; env?: Record<string, string> } = {},
 ): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...CLI, ...args], {
@@ -45,6 +45,7 @@ function cli(
         AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST',
         AWS_SECRET_ACCESS_KEY: SECRET,
         AWS_EC2_METADATA_DISABLED: 'true',
+        ...options.env,
       },
     });
     let stdout = '';
@@ -255,20 +256,26 @@ describe('lambda:run against a local Lambda API', () => {
     reset();
     fake.faults = { tailWithoutReport: ['coldstart-hono-'], logsLate: 1 };
     const out = path.join(dir, 'from-logs');
-    const result = await cli(fake, [
-      'lambda-run',
-      pkg,
-      '--out',
-      out,
-      '--region',
-      'eu-west-1',
-      '--role',
-      'arn:aws:iam::123456789012:role/r',
-      '--samples',
-      '2',
-      '--run-id',
-      'logs1',
-    ]);
+    // CloudWatch Logs' own endpoint setting, with a path of its own: its calls must go there
+    const env = { AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: `${fake.url}/cwlogs` };
+    const result = await cli(
+      fake,
+      [
+        'lambda-run',
+        pkg,
+        '--out',
+        out,
+        '--region',
+        'eu-west-1',
+        '--role',
+        'arn:aws:iam::123456789012:role/r',
+        '--samples',
+        '2',
+        '--run-id',
+        'logs1',
+      ],
+      { env },
+    );
     assert.equal(result.status, 0, result.stderr);
     const samples = samplesOf(out);
     assert.equal(samples.length, 4);
@@ -283,6 +290,8 @@ describe('lambda:run against a local Lambda API', () => {
       .filter((c) => c.op === 'logs:FilterLogEvents')
       .map((c) => JSON.parse(c.text.split('\n').slice(1).join('\n')) as { logGroupName: string; filterPattern: string; limit: number });
     assert.equal(filters.length, 4);
+    assert.ok(fake.calls.filter((c) => c.op.startsWith('logs:')).every((c) => c.path.startsWith('/cwlogs')));
+    assert.ok(fake.calls.filter((c) => !c.op.startsWith('logs:')).every((c) => !c.path.startsWith('/cwlogs')));
     for (const f of filters) {
       assert.equal(f.logGroupName, '/aws/lambda/coldstart-hono-1-validated-logs1');
       assert.match(f.filterPattern, /^"REPORT RequestId: [0-9a-f-]{36}"$/);

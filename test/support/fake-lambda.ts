@@ -70,6 +70,8 @@ export interface CallRecord {
   op: string;
   /** the request's headers and body, as text (to search for secrets) */
   text: string;
+  /** the request's path (an endpoint setting with a path shows in it) */
+  path: string;
 }
 
 export class FakeLambda {
@@ -159,7 +161,8 @@ export class FakeLambda {
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     let op = 'Unknown';
     const target = req.headers['x-amz-target'];
-    if (req.method === 'POST' && url.pathname === '/' && typeof target === 'string' && target.startsWith('Logs_20140328.')) {
+    // CloudWatch Logs on any path: a test may give its endpoint a path of its own to tell its calls apart
+    if (req.method === 'POST' && typeof target === 'string' && target.startsWith('Logs_20140328.')) {
       op = `logs:${target.slice('Logs_20140328.'.length)}`;
     } else if (req.method === 'POST' && url.pathname === '/') {
       op = `iam:${new URLSearchParams(body.toString('utf8')).get('Action') ?? ''}`;
@@ -171,7 +174,7 @@ export class FakeLambda {
     } else if (parts[0] === '2017-03-31' && parts[1] === 'tags') {
       op = req.method === 'GET' ? 'ListTags' : 'TagResource';
     }
-    this.calls.push({ op, text: `${JSON.stringify(req.headers)}\n${body.toString('utf8')}` });
+    this.calls.push({ op, text: `${JSON.stringify(req.headers)}\n${body.toString('utf8')}`, path: url.pathname });
     const seen = (this.counts.get(op) ?? 0) + 1;
     this.counts.set(op, seen);
     if (seen <= (this.faults.throttle?.[op] ?? 0)) return this.error(res, 429, 'TooManyRequestsException', 'Rate exceeded');
