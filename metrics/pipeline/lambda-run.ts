@@ -456,7 +456,9 @@ class ColdStartRun {
     // a REPORT line that did not parse is left out: the one from the logs stands for it
     for (const line of report === undefined ? tail.filter((l) => !isReportMessage(l)) : tail) lines.push(`${at} ${line}`);
     if (report === undefined) {
-      const found = await this.reportFromLogs(fn, invocation.requestId, invokedAt);
+      // the answer's x-amzn-RequestId; else the id the tail's END (or START) line names
+      const requestId = invocation.requestId ?? /\b(?:END|START) RequestId: ([0-9a-f-]{36})\b/.exec(invocation.log)?.[1];
+      const found = await this.reportFromLogs(fn, requestId, invokedAt);
       if (found.ok) {
         const when = new Date(found.timestamp).toISOString();
         for (const line of found.message.split('\n')) if (line.trim() !== '') lines.push(`${when} ${line}`);

@@ -308,7 +308,7 @@ describe('lambda:run against a local Lambda API', () => {
 
   it('a REPORT line neither in the tail nor in CloudWatch Logs within --logs-wait: said, not a sample', async () => {
     reset();
-    fake.faults = { tailWithoutReport: ['coldstart-hono-'], logsWithoutReport: ['coldstart-hono-'] };
+    fake.faults = { tailWithoutReport: ['coldstart-hono-'], logsWithoutReport: ['coldstart-hono-'], noRequestIdHeader: true };
     const out = path.join(dir, 'no-report');
     const result = await cli(fake, [
       'lambda-run',
@@ -338,7 +338,17 @@ describe('lambda:run against a local Lambda API', () => {
       samples.map((s) => (s.cell as { framework: string }).framework),
       ['node-http'],
     );
-    assert.ok(fake.calls.filter((c) => c.op === 'logs:FilterLogEvents').length >= 2);
+    // without x-amzn-RequestId the id is the one the tail's END line names
+    const filters = fake.calls.filter((c) => c.op === 'logs:FilterLogEvents');
+    assert.ok(filters.length >= 2);
+    const endId = /END RequestId: ([0-9a-f-]{36})/.exec(
+      readFileSync(path.join(out, 'lambda-logs', 'coldstart-hono-1-validated.log'), 'utf8'),
+    )?.[1];
+    assert.ok(endId);
+    assert.ok(
+      filters.every((c) => c.text.includes(`"filterPattern":"\\"REPORT RequestId: ${endId}\\""`)),
+      filters[0]!.text,
+    );
     assert.equal(fake.functions.size, 0);
     assert.equal(fake.logGroups.size, 0);
   });
@@ -502,6 +512,7 @@ describe('lambda:run against a local Lambda API', () => {
     const node = samples.find((s) => (s.cell as { framework: string }).framework === 'node-http')!;
     assert.equal((node.lambda as { status: string }).status, 'timeout');
     assert.equal(fake.functions.size, 0);
+    assert.equal(fake.logGroups.size, 0);
   });
 
   it('a deletion that fails: exit 8, what is left and the command; lambda:clean then removes it', async () => {
@@ -588,6 +599,7 @@ describe('lambda:run against a local Lambda API', () => {
     assert.equal(result.status, 130, result.stderr);
     assert.match(result.stderr, /interrupted \(SIGINT\) after \d+ of 40 invocations/);
     assert.equal(fake.functions.size, 0);
+    assert.equal(fake.logGroups.size, 0);
     const samples = samplesOf(out);
     assert.ok(samples.length >= 2 && samples.length < 40, `${samples.length} samples`);
   });

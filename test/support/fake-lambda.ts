@@ -54,6 +54,8 @@ export interface Faults {
   logsWithoutReport?: string[];
   /** DeleteLogGroup answers 400 OperationAbortedException */
   deleteLogGroupFails?: boolean;
+  /** Invoke answers without x-amzn-RequestId (the request id only in the tail's lines) */
+  noRequestIdHeader?: boolean;
   /** after a CreateRole, the first n CreateFunction calls answer 400 InvalidParameterValueException (IAM propagating) */
   roleNotAssumable?: number;
 }
@@ -332,8 +334,8 @@ export class FakeLambda {
     const headers: Record<string, string> = {
       'x-amz-log-result': Buffer.from(tail).toString('base64'),
       'x-amz-executed-version': '$LATEST',
-      'x-amzn-requestid': id,
     };
+    if (!this.faults.noRequestIdHeader) headers['x-amzn-requestid'] = id;
     if (error) headers['x-amz-function-error'] = error;
     return this.json(
       res,
