@@ -10,7 +10,7 @@ import { DEFAULT_LAMBDA_RUNTIME, DEFAULT_MEMORY_MB, parseLambdaRuntime, type Lam
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
 import { cleanLambda } from '../pipeline/lambda-clean.ts';
-import { checkRole, runOnLambda } from '../pipeline/lambda-run.ts';
+import { checkRole, DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S, runOnLambda } from '../pipeline/lambda-run.ts';
 import { inputKindOf, prepareInput, readPackage, type LambdaRunInput } from '../pipeline/lambda-run-inputs.ts';
 import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
 import { parseChoiceList } from '../core/parse.ts';
@@ -36,6 +36,19 @@ function collect(value: string, previous: string[] | undefined): string[] {
 /** The flags of each input kind besides the package folder: measure's handler flags, the dimension table's selection flags. */
 const HANDLER_FLAGS = ['--handler', '--event', '--cwd', '--name'] as const;
 const GENERATED_FLAGS = ['--frameworks', '--routes', '--variant', '--shape', '--schema', '--init'] as const;
+
+const logsWaitOption = new Option(
+  '--logs-wait <s>',
+  'how long the REPORT line of an invocation whose log tail lacks it is looked for in CloudWatch Logs (0: asked once)',
+)
+  .default(DEFAULT_LOGS_WAIT_S)
+  .argParser(parseInteger('--logs-wait', 0, 900));
+const roleWaitOption = new Option(
+  '--role-wait <s>',
+  'with --create-role, how long CreateFunction is retried while IAM propagates the new role, before the run stops (exit 5)',
+)
+  .default(DEFAULT_ROLE_WAIT_S)
+  .argParser(parseInteger('--role-wait', 0, 900));
 
 function lambdaRunCommand() {
   const command = new Command('lambda-run')
@@ -104,14 +117,16 @@ function lambdaRunCommand() {
         .default(300)
         .argParser(parseInteger('--ready-timeout', 1, 3600)),
     )
-    .addOption(new Option('--keep', 'keep the functions (and role) at the end; npm run lambda:clean removes them'))
+    .addOption(logsWaitOption)
+    .addOption(roleWaitOption)
+    .addOption(new Option('--keep', 'keep the functions, their log groups (and role) at the end; npm run lambda:clean removes them'))
     .addOption(new Option('--dry-run', 'print the plan and its estimated cost, create nothing'))
     .addOption(new Option('--run-id <id>', 'the run id the resources are named and tagged with (default: 8 random hex digits)'));
 }
 
 function lambdaCleanCommand() {
   return new Command('lambda-clean')
-    .description('delete the functions (and roles) lambda:run created, found by their coldstart:run tag')
+    .description('delete the functions, their log groups (and roles) lambda:run created, found by their coldstart:run tag')
     .addOption(new Option('--region <region>', 'the AWS region').argParser(parseRegion).makeOptionMandatory())
     .addOption(new Option('--run <id>', "one run's resources (default: every run's)"))
     .addOption(new Option('--roles', 'also look for roles (IAM) the runs created'))
@@ -127,6 +142,25 @@ function signalController(): { signal: AbortSignal; done: () => void } {
     return [name, handler] as const;
   });
   return { signal: controller.signal, done: () => handlers.forEach(([name, handler]) => process.off(name, handler)) };
+}
+
+/** What a finished lambda:run says: its folders, the REPORT lines read from CloudWatch Logs, what is not a sample. */
+function reportOutcome(
+  outcome: Awaited<ReturnType<typeof runOnLambda>>,
+  print: (line: string) => void,
+  warn: (line: string) => void,
+): void {
+  for (const written of outcome.written) {
+    print(`results in ${displayPath(written.dir)} (summary.md; npm run report -- ${displayPath(written.dir)} rebuilds it)`);
+  }
+  if (outcome.fromLogs > 0) print(`${outcome.fromLogs} REPORT line(s) read from CloudWatch Logs (not in the log tail)`);
+  if (outcome.missing > 0) {
+    warn(`${outcome.missing} invocation(s) without a REPORT line in the tail or CloudWatch Logs: not samples`);
+  }
+  if (outcome.failed > 0) {
+    warn(`${outcome.failed} invocation(s) failed (Status in their REPORT line): listed in summary.md`);
+    process.exitCode = EXIT_FAILED_SAMPLES;
+  }
 }
 
 export function registerLambdaRunCommand(program: PlainCommand): void {
@@ -178,18 +212,14 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
           dryRun: opts.dryRun === true,
           parallel: opts.parallel,
           readyTimeoutS: opts.readyTimeout,
+          logsWaitS: opts.logsWait,
+          roleWaitS: opts.roleWait,
           command: commandLine(process.argv, 'lambda:run'),
           ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
         },
         { print, warn, signal: signals.signal },
       );
-      for (const written of outcome.written) {
-        print(`results in ${displayPath(written.dir)} (summary.md; npm run report -- ${displayPath(written.dir)} rebuilds it)`);
-      }
-      if (outcome.failed > 0) {
-        warn(`${outcome.failed} invocation(s) failed (Status in their REPORT line): listed in summary.md`);
-        process.exitCode = EXIT_FAILED_SAMPLES;
-      }
+      reportOutcome(outcome, print, warn);
     } finally {
       signals.done();
       prepared.dispose();

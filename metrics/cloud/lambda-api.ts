@@ -60,6 +60,8 @@ export interface Invocation {
   log: string;
   /** X-Amz-Function-Error (`Unhandled`) when the function failed */
   functionError?: string;
+  /** the answer's x-amzn-RequestId: the invocation's request id, the one its REPORT line names */
+  requestId?: string;
 }
 
 export interface TaggedFunction {
@@ -121,6 +123,17 @@ export function awsFailure(error: unknown, doing: string): ExitCodeError | undef
   if (name === 'TimeoutError' || name === 'WaiterTimeout')
     return new ExitCodeError(`${doing}: the function did not become ready in time (${message})`, EXIT_AWS_NEVER_ACTIVE);
   return undefined;
+}
+
+/**
+ * CreateFunction's answer while a new role has not yet reached every IAM endpoint Lambda asks
+ * (InvalidParameterValueException, "The role defined for the function cannot be assumed by Lambda."),
+ * the same answer as for a role whose trust policy does not name lambda.amazonaws.com.
+ */
+export function isRoleNotAssumable(error: unknown): boolean {
+  const name = (error as { name?: string }).name ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  return name === 'InvalidParameterValueException' && /cannot be assumed by Lambda/i.test(message);
 }
 
 function stateOf(config: FunctionConfiguration | undefined): string {
@@ -201,6 +214,7 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
       return {
         log: answer.LogResult ? Buffer.from(answer.LogResult, 'base64').toString('utf8') : '',
         ...(answer.FunctionError ? { functionError: answer.FunctionError } : {}),
+        ...(answer.$metadata.requestId ? { requestId: answer.$metadata.requestId } : {}),
       };
     },
 

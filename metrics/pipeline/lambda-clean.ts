@@ -1,9 +1,12 @@
 /**
  * `lambda-clean` (npm run lambda:clean), the use case: every function lambda:run created (found by
- * its `coldstart:run` tag, one run's or every run's) deleted, and with `--roles` the roles it created.
- * What cannot be deleted is named, and the command ends with exit 8.
+ * its `coldstart:run` tag, one run's or every run's) deleted with its log group (`/aws/lambda/<name>`,
+ * made by Lambda and untagged: a group never made is not an error), and with `--roles` the roles it
+ * created. What cannot be deleted is named (a log group with its `aws logs` command), and the command
+ * ends with exit 8.
  */
 import { awsFailure, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
+import { logGroupOf, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { EXIT_AWS_LEFT_BEHIND, ExitCodeError } from '../core/errors.ts';
 
 export interface LambdaCleanOptions {
@@ -16,6 +19,8 @@ export interface LambdaCleanOptions {
 export interface LambdaCleanDeps {
   /** the calls to AWS (default: the SDK's clients for the region) */
   api?: LambdaApi;
+  /** the calls to CloudWatch Logs (default: the SDK's client for the region) */
+  logs?: LogsApi;
   print: (line: string) => void;
   warn: (line: string) => void;
 }
@@ -24,6 +29,7 @@ export interface LambdaCleanDeps {
 export async function cleanLambda(options: LambdaCleanOptions, deps: LambdaCleanDeps): Promise<string[]> {
   const { print, warn } = deps;
   const api = deps.api ?? sdkLambdaApi(options.region);
+  const logs = deps.logs ?? sdkLogsApi(options.region);
   const which = options.runId ? `run ${options.runId}` : 'every run';
   let functions;
   let roles;
@@ -44,6 +50,13 @@ export async function cleanLambda(options: LambdaCleanOptions, deps: LambdaClean
       print(`deleted function ${fn.name}`);
     } catch (error) {
       left.push(`function ${fn.name} (${(error as { name?: string }).name ?? 'error'})`);
+    }
+    const group = logGroupOf(fn.name);
+    try {
+      if (await logs.deleteLogGroup(group)) print(`deleted log group ${group}`);
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? 'error';
+      left.push(`log group ${group} (${name}): aws logs delete-log-group --region ${options.region} --log-group-name ${group}`);
     }
   }
   for (const role of roles) {

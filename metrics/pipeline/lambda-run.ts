@@ -5,10 +5,13 @@
  * N cold starts are forced the way lambda-perf and aws-lambda-power-tuning force them: change the
  * function's configuration (memory and an environment variable), wait until the update is live
  * (the SDK's waiter: LastUpdateStatus Successful), invoke with `LogType: Tail` and read the REPORT line
- * of the log tail Lambda returns. The log tails are kept in the run folder (`lambda-logs/`), and read
+ * of the log tail Lambda returns (or, when a chatty handler pushed it out of the tail's 4 KB, the same
+ * line from CloudWatch Logs: cloud/logs-api.ts). The log tails are kept in the run folder (`lambda-logs/`), and read
  * by lambda:import's own reader into the same run folder an import writes. At the end (an error and
- * an interrupt included) every resource the run created is deleted unless `--keep`; what could not be
- * deleted is listed with the command that removes it (`lambda:clean`).
+ * an interrupt included) every resource the run created is deleted unless `--keep`, the log groups
+ * Lambda made for its functions included; what could not be deleted is listed with the command that
+ * removes it (`lambda:clean`, or `aws logs delete-log-group` for a log group). After `--create-role`,
+ * CreateFunction is retried while IAM has not yet propagated the new role (up to `--role-wait`).
  *
  * Deploying with the SDK rather than CloudFormation: a stack takes minutes to create and delete and
  * hides which resource failed, a run changes each function's configuration dozens of times (a stack
@@ -16,6 +19,7 @@
  * stays the way to deploy a package by hand.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
@@ -23,10 +27,11 @@ import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import { routePath } from '../../generators/contract.ts';
 import { costPerMillion } from '../analyse/cost.ts';
-import { awsFailure, RUN_TAG, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
+import { awsFailure, isRoleNotAssumable, RUN_TAG, sdkLambdaApi, type LambdaApi, type NewFunction } from '../cloud/lambda-api.ts';
+import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
-import { EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
+import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
 import { MAX_FUNCTION_NAME, parseFunctionName } from '../core/function-name.ts';
 import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
@@ -41,6 +46,12 @@ export const LOGS_DIR = 'lambda-logs';
 const FUNCTION_TIMEOUT_S = 30;
 /** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
 export const ASSUMED_BILLED_MS = 1000;
+/** How long a REPORT line missing from the tail is looked for in CloudWatch Logs, s (--logs-wait). */
+export const DEFAULT_LOGS_WAIT_S = 60;
+/** How long CreateFunction is retried while IAM propagates a role the run created, s (--role-wait). */
+export const DEFAULT_ROLE_WAIT_S = 120;
+/** The first delay between CreateFunction attempts while the role propagates, ms (doubled each time, at most 10 s). */
+const ROLE_FIRST_DELAY_MS = 1000;
 
 export interface LambdaRunOptions {
   /** the functions to deploy, and the input as meta.json records it (pipeline/lambda-run-inputs.ts) */
@@ -65,11 +76,17 @@ export interface LambdaRunOptions {
   command: string;
   /** the run's id (default: 8 random hex digits) */
   runId?: string;
+  /** how long a REPORT line missing from a log tail is looked for in CloudWatch Logs, s (default DEFAULT_LOGS_WAIT_S; 0: asked once) */
+  logsWaitS?: number;
+  /** how long CreateFunction is retried while IAM propagates the created role, s (default DEFAULT_ROLE_WAIT_S) */
+  roleWaitS?: number;
 }
 
 export interface LambdaRunDeps {
   /** the calls to AWS (default: the SDK's clients for the region) */
   api?: () => LambdaApi;
+  /** the calls to CloudWatch Logs (default: the SDK's client for the region) */
+  logs?: () => LogsApi;
   print: (line: string) => void;
   warn: (line: string) => void;
   /** aborted on SIGINT or SIGTERM (reason: the signal's name) */
@@ -103,6 +120,10 @@ export interface LambdaRunOutcome {
   written: LambdaImportOutcome[];
   /** invocations whose REPORT said a Status other than success, or that returned a function error */
   failed: number;
+  /** invocations whose REPORT line came from CloudWatch Logs (not in the tail) */
+  fromLogs: number;
+  /** invocations whose REPORT line was found neither in the tail nor in CloudWatch Logs: not samples */
+  missing: number;
 }
 
 /** The plan of a run: what is created, how many invocations, and its cost. */
@@ -183,14 +204,16 @@ class Interrupted extends Error {}
 /** What the run created and has not deleted yet. */
 interface Created {
   functions: string[];
+  /** the log groups Lambda makes for them (`/aws/lambda/<function>`), deleted with them */
+  logGroups: string[];
   role?: string;
 }
 
 const errorName = (error: unknown) => (error as { name?: string }).name ?? 'error';
 const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 
-/** Delete what the run created; what could not be deleted, named. */
-async function cleanUp(api: LambdaApi, created: Created, warn: (line: string) => void): Promise<string[]> {
+/** Delete what the run created; what could not be deleted, named (a log group with the command that removes it). */
+async function cleanUp(api: LambdaApi, logs: LogsApi, created: Created, region: string, warn: (line: string) => void): Promise<string[]> {
   const left: string[] = [];
   for (const name of [...created.functions]) {
     try {
@@ -202,6 +225,19 @@ async function cleanUp(api: LambdaApi, created: Created, warn: (line: string) =>
       }
     }
     created.functions.splice(created.functions.indexOf(name), 1);
+  }
+  // after the functions: a function still there could write to its group again
+  for (const group of [...created.logGroups]) {
+    try {
+      await logs.deleteLogGroup(group);
+    } catch (error) {
+      left.push(
+        `log group ${group} (${errorName(error)}: ${firstLine(error)}): ` +
+          `aws logs delete-log-group --region ${region} --log-group-name ${group}`,
+      );
+      continue;
+    }
+    created.logGroups.splice(created.logGroups.indexOf(group), 1);
   }
   if (created.role) {
     try {
@@ -239,16 +275,20 @@ const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP
 
 /** One run on AWS: what it created, the log tails it collected, its progress. */
 class ColdStartRun {
-  readonly created: Created = { functions: [] };
+  readonly created: Created = { functions: [], logGroups: [] };
   readonly logs = new Map<PlannedFunction, string[]>();
   readonly controller = new AbortController();
   done = 0;
   failed = 0;
+  reportsFromLogs = 0;
+  missing = 0;
+  private roleWaitSaid = false;
   private readonly started: number;
   private readonly now: () => number;
 
   constructor(
     private readonly api: LambdaApi,
+    private readonly logsApi: LogsApi,
     private readonly plan: LambdaRunPlan,
     private readonly options: LambdaRunOptions,
     private readonly payloads: Map<string, string>,
@@ -279,7 +319,8 @@ class ColdStartRun {
     this.check();
     try {
       this.created.functions.push(fn.deployed);
-      await this.api.createFunction({
+      this.created.logGroups.push(logGroupOf(fn.deployed));
+      await this.createFunction({
         name: fn.deployed,
         zip: readFileSync(fn.packaged.zip),
         role,
@@ -298,6 +339,45 @@ class ColdStartRun {
     }
   }
 
+  /**
+   * CreateFunction; after --create-role, while Lambda cannot yet assume the new role (IAM propagates it
+   * in seconds), again with backoff (1 s, doubled, at most 10 s) until --role-wait has passed.
+   */
+  private async createFunction(input: NewFunction): Promise<void> {
+    const started = this.now();
+    const waitMs = (this.options.roleWaitS ?? DEFAULT_ROLE_WAIT_S) * 1000;
+    let delay = ROLE_FIRST_DELAY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.api.createFunction(input);
+        return;
+      } catch (error) {
+        if (!isRoleNotAssumable(error)) throw error;
+        const elapsed = this.now() - started;
+        if (!this.options.createRole) {
+          throw new ExitCodeError(
+            `creating ${input.name}: Lambda cannot assume role ${input.role} ` +
+              '(its trust policy must allow lambda.amazonaws.com sts:AssumeRole)',
+            EXIT_AWS_ACCESS,
+          );
+        }
+        if (elapsed + delay > waitMs) {
+          throw new ExitCodeError(
+            `creating ${input.name}: Lambda still cannot assume the created role ${input.role} after ${attempt} attempt(s) ` +
+              `over ${Math.round(elapsed / 1000)} s (IAM propagation; --role-wait ${waitMs / 1000}): ${firstLine(error)}`,
+            EXIT_AWS_ACCESS,
+          );
+        }
+        if (!this.roleWaitSaid) {
+          this.roleWaitSaid = true;
+          this.print(`waiting for IAM to propagate role ${input.role} (retrying CreateFunction for up to ${waitMs / 1000} s)`);
+        }
+        await sleep(delay, undefined, { signal: this.controller.signal });
+        delay = Math.min(delay * 2, 10_000);
+      }
+    }
+  }
+
   /** Create the function, then force its cold starts, memory size by memory size. */
   async measure(fn: PlannedFunction, role: string): Promise<void> {
     await this.create(fn, role);
@@ -312,11 +392,13 @@ class ColdStartRun {
   private async coldStart(fn: PlannedFunction, memory: number, i: number, lines: string[]): Promise<void> {
     this.check();
     let invocation;
+    let invokedAt: number;
     try {
       const env = { NODE_ENV: 'production', COLDSTART_SAMPLE: `${this.plan.runId}-${memory}-${i}` };
       await this.api.updateConfiguration(fn.deployed, memory, env);
       await this.api.waitReady(fn.deployed, 'update', this.options.readyTimeoutS, this.controller.signal);
       this.check();
+      invokedAt = this.now();
       invocation = await this.api.invoke(fn.deployed, this.payloads.get(fn.packaged.name)!, this.controller.signal);
     } catch (error) {
       if (this.controller.signal.aborted) throw new Interrupted();
@@ -324,17 +406,58 @@ class ColdStartRun {
     }
     const at = new Date(this.now()).toISOString();
     const tail = invocation.log.split('\n').filter((line) => line.trim() !== '');
-    for (const line of tail) lines.push(`${at} ${line}`);
+    let report = tail.find((line) => isReportMessage(line) && parseReportMessage(line).ok);
+    let source = '';
+    let missing: string | undefined;
+    // a REPORT line that did not parse is left out: the one from the logs stands for it
+    for (const line of report === undefined ? tail.filter((l) => !isReportMessage(l)) : tail) lines.push(`${at} ${line}`);
+    if (report === undefined) {
+      // the answer's x-amzn-RequestId; else the id the tail's END (or START) line names
+      const requestId = invocation.requestId ?? /\b(?:END|START) RequestId: ([0-9a-f-]{36})\b/.exec(invocation.log)?.[1];
+      const found = await this.reportFromLogs(fn, requestId, invokedAt);
+      if (found.ok) {
+        const when = new Date(found.timestamp).toISOString();
+        for (const line of found.message.split('\n')) if (line.trim() !== '') lines.push(`${when} ${line}`);
+        report = found.message.split('\n')[0]!;
+        source = ' (REPORT line from CloudWatch Logs)';
+        this.reportsFromLogs++;
+      } else {
+        missing = found.reason;
+        this.missing++;
+      }
+    }
     this.done++;
     const eta = ((this.now() - this.started) / this.done) * (this.plan.invocations - this.done);
-    const what = this.describe(tail, invocation.functionError);
+    const what =
+      missing !== undefined
+        ? `no REPORT line in the log tail nor in CloudWatch Logs (${missing}): not a sample`
+        : this.describe(report!, invocation.functionError) + source;
     this.print(`[${this.done}/${this.plan.invocations}] ${fn.deployed} ${memory} MB #${i}: ${what} (ETA ${formatSeconds(eta / 1000)})`);
   }
 
+  /** The REPORT line of an invocation whose tail lacks it, from the function's log group (bounded wait). */
+  private async reportFromLogs(
+    fn: PlannedFunction,
+    requestId: string | undefined,
+    invokedAt: number,
+  ): Promise<{ ok: true; timestamp: number; message: string } | { ok: false; reason: string }> {
+    if (requestId === undefined) return { ok: false, reason: 'the answer named no request id' };
+    try {
+      return await reportFromLogs(this.logsApi, fn.deployed, requestId, {
+        invokedAt,
+        waitS: this.options.logsWaitS ?? DEFAULT_LOGS_WAIT_S,
+        signal: this.controller.signal,
+      });
+    } catch (error) {
+      if (this.controller.signal.aborted) throw new Interrupted();
+      const failure = awsFailure(error, `reading ${fn.deployed}'s REPORT line from CloudWatch Logs`);
+      if (failure) throw failure;
+      return { ok: false, reason: `${errorName(error)}: ${firstLine(error).slice(0, 200)}` };
+    }
+  }
+
   /** One invocation in words, from its REPORT line; a failed one counted. */
-  private describe(tail: string[], functionError: string | undefined): string {
-    const line = tail.find(isReportMessage);
-    if (line === undefined) return 'no REPORT line in the log tail';
+  private describe(line: string, functionError: string | undefined): string {
     const parsed = parseReportMessage(line);
     if (!parsed.ok) return `REPORT line unreadable: ${parsed.reason}`;
     const { report } = parsed;
@@ -365,14 +488,15 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   for (const line of describePlan(plan, options)) print(line);
   if (options.dryRun) {
     print('dry run: nothing created');
-    return { plan, written: [], failed: 0 };
+    return { plan, written: [], failed: 0, fromLogs: 0, missing: 0 };
   }
   const payloads = new Map<string, string>();
   for (const entry of packaged) payloads.set(entry.name, entry.payload ?? (await payloadOf(entry)));
   const api = deps.api?.() ?? sdkLambdaApi(options.region);
-  const run = new ColdStartRun(api, plan, options, payloads, print);
-  const interruptedBy = await forceAll(api, run, plan, options, deps);
-  const left = await finish(api, run, options, plan, warn);
+  const logs = deps.logs?.() ?? sdkLogsApi(options.region);
+  const run = new ColdStartRun(api, logs, plan, options, payloads, print);
+  const interruptedBy = await forceAll(api, logs, run, plan, options, deps);
+  const left = await finish(api, logs, run, options, plan, warn);
   const written = await writeRunFolders(plan, run.logs, options, print, warn);
   if (interruptedBy !== undefined) {
     throw new ExitCodeError(
@@ -382,16 +506,18 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   }
   if (left.length) {
     throw new ExitCodeError(
-      `${left.length} resource(s) could not be deleted: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`,
+      `${left.length} resource(s) could not be deleted: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}` +
+        (left.some((l) => l.startsWith('log group ')) ? ' (a log group: the aws logs command after it above)' : ''),
       EXIT_AWS_LEFT_BEHIND,
     );
   }
-  return { plan, written, failed: run.failed };
+  return { plan, written, failed: run.failed, fromLogs: run.reportsFromLogs, missing: run.missing };
 }
 
 /** Every function's cold starts; the signal's name when interrupted. A failure deletes what was created, then is thrown. */
 async function forceAll(
   api: LambdaApi,
+  logs: LogsApi,
   run: ColdStartRun,
   plan: LambdaRunPlan,
   options: LambdaRunOptions,
@@ -411,7 +537,7 @@ async function forceAll(
   } catch (error) {
     const interrupted = deps.signal?.aborted === true && (error instanceof Interrupted || run.controller.signal.reason !== 'failure');
     if (!interrupted) {
-      await finish(api, run, options, plan, deps.warn);
+      await finish(api, logs, run, options, plan, deps.warn);
       throw error;
     }
     const by = String(deps.signal?.reason ?? 'SIGINT');
@@ -425,6 +551,7 @@ async function forceAll(
 /** Delete what the run created (unless --keep) and say what is left; what could not be deleted, named. */
 async function finish(
   api: LambdaApi,
+  logs: LogsApi,
   run: ColdStartRun,
   options: LambdaRunOptions,
   plan: LambdaRunPlan,
@@ -433,9 +560,14 @@ async function finish(
   const { created } = run;
   let left: string[] = [];
   if (options.keep) {
-    if (created.functions.length) warn(`kept (--keep): ${created.functions.join(', ')}${created.role ? `, role ${created.role}` : ''}`);
+    if (created.functions.length) {
+      warn(
+        `kept (--keep): ${created.functions.join(', ')}${created.role ? `, role ${created.role}` : ''}; ` +
+          `their log groups ${created.logGroups.join(', ')}`,
+      );
+    }
   } else {
-    left = await cleanUp(api, created, warn);
+    left = await cleanUp(api, logs, created, options.region, warn);
   }
   const remaining = options.keep ? created.functions.length + (created.role ? 1 : 0) : left.length;
   if (remaining) warn(`to remove it: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`);

@@ -108,6 +108,15 @@ function calibrationHtml(context: ReportContext, toggles: Toggle[]): string {
   return [
     `<p>Calibration: ${xmlText(reference.source)} (${dates}` +
       `hello world: <code>${xmlText(reference.handler)}</code>; ${xmlText(reference.notes)}).</p>`,
+    // as summary.md: the file a run's estimates were made with (--calibration), and why not when it is gone or changed
+    ...(context.calibrationFile
+      ? [
+          `<p>Calibration file: <code>${xmlText(oneLine(context.calibrationFile.file))}</code> ` +
+            `(sha256 <code>${xmlText(oneLine(context.calibrationFile.sha256))}</code>), ` +
+            'given with --calibration in place of the shipped table.</p>',
+        ]
+      : []),
+    ...(context.calibrationNote ? [`<p class="warning">⚠ ${xmlText(context.calibrationNote)}</p>`] : []),
     ...(context.referenceWarning ? [`<p class="warning">⚠ ${xmlText(context.referenceWarning)}</p>`] : []),
     ...(context.loadWarning ? [`<p class="warning">⚠ ${xmlText(context.loadWarning)}</p>`] : []),
     ...(context.codeLoading ? [`<p>${xmlText(codeLoadingParagraph(context.codeLoading))}</p>`] : []),

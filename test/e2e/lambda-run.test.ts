@@ -32,7 +32,7 @@ interface Result {
 function cli(
   fake: FakeLambda,
   args: string[],
-  options: { onLine?: (line: string, child: ReturnType<typeof spawn>) => void } = {},
+  options: { onLine?: (line: string, child: ReturnType<typeof spawn>) => void; env?: Record<string, string> } = {},
 ): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...CLI, ...args], {
@@ -45,6 +45,7 @@ function cli(
         AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST',
         AWS_SECRET_ACCESS_KEY: SECRET,
         AWS_EC2_METADATA_DISABLED: 'true',
+        ...options.env,
       },
     });
     let stdout = '';
@@ -96,12 +97,7 @@ describe('lambda:run against a local Lambda API', () => {
   });
   after(() => fake.stop());
 
-  const reset = () => {
-    fake.faults = {};
-    fake.functions.clear();
-    fake.roles.clear();
-    fake.calls.length = 0;
-  };
+  const reset = () => fake.reset();
 
   it('deploys, forces N cold starts per cell, writes the run folder, deletes everything; no secret anywhere', async () => {
     reset();
@@ -148,6 +144,10 @@ describe('lambda:run against a local Lambda API', () => {
     assert.equal(fake.functions.size, 0);
     assert.equal(fake.roles.size, 0);
     assert.ok(fake.calls.some((c) => c.op === 'iam:CreateRole' && c.text.includes('coldstart%3Arun')));
+    // the log groups Lambda made for them, deleted too; no tail lacked its REPORT line, so no FilterLogEvents
+    assert.equal(fake.calls.filter((c) => c.op === 'logs:DeleteLogGroup').length, 2);
+    assert.equal(fake.logGroups.size, 0);
+    assert.ok(!fake.calls.some((c) => c.op === 'logs:FilterLogEvents'));
     // the planted secret: in no file written, not on stdout or stderr, never sent
     for (const file of filesUnder(out)) assert.ok(!readFileSync(file, 'utf8').includes(SECRET), `${file} holds the secret`);
     assert.ok(!result.stdout.includes(SECRET) && !result.stderr.includes(SECRET));
@@ -252,6 +252,168 @@ describe('lambda:run against a local Lambda API', () => {
     assert.doesNotMatch(readFileSync(path.join(shippedRun, 'summary.md'), 'utf8'), /fitted by lambda:calibrate|Calibration file:/);
   });
 
+  it('a tail without its REPORT line: the line is read from CloudWatch Logs (late, so asked again) and is a sample', async () => {
+    reset();
+    fake.faults = { tailWithoutReport: ['coldstart-hono-'], logsLate: 1 };
+    const out = path.join(dir, 'from-logs');
+    // CloudWatch Logs' own endpoint setting, with a path of its own: its calls must go there
+    const env = { AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: `${fake.url}/cwlogs` };
+    const result = await cli(
+      fake,
+      [
+        'lambda-run',
+        pkg,
+        '--out',
+        out,
+        '--region',
+        'eu-west-1',
+        '--role',
+        'arn:aws:iam::123456789012:role/r',
+        '--samples',
+        '2',
+        '--run-id',
+        'logs1',
+      ],
+      { env },
+    );
+    assert.equal(result.status, 0, result.stderr);
+    const samples = samplesOf(out);
+    assert.equal(samples.length, 4);
+    const hono = samples.filter((s) => (s.cell as { framework: string }).framework === 'hono');
+    assert.equal(hono.length, 2);
+    for (const s of hono)
+      assert.equal((s.lambda as { initMs: number }).initMs, FakeLambda.initMs('coldstart-hono-1-validated-logs1', 1024));
+    assert.equal((result.stdout.match(/\(REPORT line from CloudWatch Logs\)/g) ?? []).length, 2);
+    assert.match(result.stdout, /^2 REPORT line\(s\) read from CloudWatch Logs \(not in the log tail\)$/m);
+    // asked with the documented pattern for each hono invocation's request id, twice each (the first found nothing yet)
+    const filters = fake.calls
+      .filter((c) => c.op === 'logs:FilterLogEvents')
+      .map((c) => JSON.parse(c.text.split('\n').slice(1).join('\n')) as { logGroupName: string; filterPattern: string; limit: number });
+    assert.equal(filters.length, 4);
+    assert.ok(fake.calls.filter((c) => c.op.startsWith('logs:')).every((c) => c.path.startsWith('/cwlogs')));
+    assert.ok(fake.calls.filter((c) => !c.op.startsWith('logs:')).every((c) => !c.path.startsWith('/cwlogs')));
+    for (const f of filters) {
+      assert.equal(f.logGroupName, '/aws/lambda/coldstart-hono-1-validated-logs1');
+      assert.match(f.filterPattern, /^"REPORT RequestId: [0-9a-f-]{36}"$/);
+      assert.equal(f.limit, 10);
+    }
+    // the tail's lines and the line from the logs are in the run folder
+    const kept = readFileSync(path.join(out, 'lambda-logs', 'coldstart-hono-1-validated.log'), 'utf8');
+    assert.equal((kept.match(/ REPORT RequestId: /g) ?? []).length, 2);
+    assert.match(kept, /chatty handler line 59/);
+    assert.equal(fake.logGroups.size, 0);
+    for (const file of filesUnder(out)) assert.ok(!readFileSync(file, 'utf8').includes(SECRET), `${file} holds the secret`);
+    assert.ok(fake.calls.every((c) => !c.text.includes(SECRET)));
+  });
+
+  it('a REPORT line neither in the tail nor in CloudWatch Logs within --logs-wait: said, not a sample', async () => {
+    reset();
+    fake.faults = { tailWithoutReport: ['coldstart-hono-'], logsWithoutReport: ['coldstart-hono-'], noRequestIdHeader: true };
+    const out = path.join(dir, 'no-report');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '1',
+      '--logs-wait',
+      '2',
+      '--run-id',
+      'nolog1',
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.ok(
+      result.stdout.includes('coldstart-hono-1-validated-nolog1 1024 MB #1: no REPORT line in the log tail nor in CloudWatch Logs'),
+      result.stdout,
+    );
+    assert.match(result.stdout, /\(not found in CloudWatch Logs after \d+ attempt\(s\) over \d+ s\): not a sample/);
+    assert.match(result.stderr, /^1 invocation\(s\) without a REPORT line in the tail or CloudWatch Logs: not samples$/m);
+    const samples = samplesOf(out);
+    assert.deepEqual(
+      samples.map((s) => (s.cell as { framework: string }).framework),
+      ['node-http'],
+    );
+    // without x-amzn-RequestId the id is the one the tail's END line names
+    const filters = fake.calls.filter((c) => c.op === 'logs:FilterLogEvents');
+    assert.ok(filters.length >= 2);
+    const endId = /END RequestId: ([0-9a-f-]{36})/.exec(
+      readFileSync(path.join(out, 'lambda-logs', 'coldstart-hono-1-validated.log'), 'utf8'),
+    )?.[1];
+    assert.ok(endId);
+    assert.ok(
+      filters.every((c) => c.text.includes(`"filterPattern":"\\"REPORT RequestId: ${endId}\\""`)),
+      filters[0]!.text,
+    );
+    assert.equal(fake.functions.size, 0);
+    assert.equal(fake.logGroups.size, 0);
+  });
+
+  it('IAM propagating the created role: CreateFunction is retried until Lambda can assume it', async () => {
+    reset();
+    fake.faults = { roleNotAssumable: 2 };
+    const out = path.join(dir, 'iam-wait');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--create-role',
+      '--samples',
+      '1',
+      '--parallel',
+      '1',
+      '--run-id',
+      'iam1',
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^waiting for IAM to propagate role arn:aws:iam::123456789012:role\/coldstart-iam1 \(retrying CreateFunction for up to 120 s\)$/m,
+    );
+    assert.equal(fake.calls.filter((c) => c.op === 'CreateFunction').length, 4);
+    assert.equal(samplesOf(out).length, 2);
+    assert.equal(fake.functions.size, 0);
+    assert.equal(fake.roles.size, 0);
+  });
+
+  it('IAM never propagating within --role-wait: exit 5, one line, nothing left', async () => {
+    reset();
+    fake.faults = { roleNotAssumable: 1000 };
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      path.join(dir, 'iam-never'),
+      '--region',
+      'eu-west-1',
+      '--create-role',
+      '--samples',
+      '1',
+      '--role-wait',
+      '2',
+      '--run-id',
+      'iam2',
+    ]);
+    assert.equal(result.status, 5, result.stderr);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0]!, /^coldstart: creating coldstart-.*-iam2: Lambda still cannot assume the created role /);
+    assert.ok(lines[0]!.includes('role arn:aws:iam::123456789012:role/coldstart-iam2 after '), lines[0]);
+    assert.match(
+      lines[0]!,
+      / over \d+ s \(IAM propagation; --role-wait 2\): The role defined for the function cannot be assumed by Lambda\.$/,
+    );
+    assert.equal(fake.functions.size, 0);
+    assert.equal(fake.roles.size, 0);
+  });
+
   it('a dry run prints the plan and its cost and calls nothing', async () => {
     reset();
     const result = await cli(fake, [
@@ -350,11 +512,12 @@ describe('lambda:run against a local Lambda API', () => {
     const node = samples.find((s) => (s.cell as { framework: string }).framework === 'node-http')!;
     assert.equal((node.lambda as { status: string }).status, 'timeout');
     assert.equal(fake.functions.size, 0);
+    assert.equal(fake.logGroups.size, 0);
   });
 
   it('a deletion that fails: exit 8, what is left and the command; lambda:clean then removes it', async () => {
     reset();
-    fake.faults = { deleteFails: true };
+    fake.faults = { deleteFails: true, deleteLogGroupFails: true };
     const out = path.join(dir, 'undeleted');
     const result = await cli(fake, [
       'lambda-run',
@@ -374,6 +537,19 @@ describe('lambda:run against a local Lambda API', () => {
     assert.match(result.stderr, /function coldstart-hono-1-validated-left1 \(ResourceConflictException/);
     assert.match(result.stderr, /function coldstart-node-http-100-plain-left1 \(ResourceConflictException/);
     assert.match(result.stderr, /npm run lambda:clean -- --region eu-west-1 --run left1/);
+    const group = '/aws/lambda/coldstart-hono-1-validated-left1';
+    assert.ok(
+      result.stderr.includes(
+        `log group ${group} (OperationAbortedException: deletion refused by the test): ` +
+          `aws logs delete-log-group --region eu-west-1 --log-group-name ${group}\n`,
+      ),
+      result.stderr,
+    );
+    assert.match(
+      result.stderr,
+      /^coldstart: 4 resource\(s\) could not be deleted: .* \(a log group: the aws logs command after it above\)$/m,
+    );
+    assert.equal(fake.logGroups.size, 2);
     // the samples were collected all the same
     assert.equal(samplesOf(out).length, 2);
     assert.equal(fake.functions.size, 2);
@@ -383,7 +559,9 @@ describe('lambda:run against a local Lambda API', () => {
     const clean = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'left1']);
     assert.equal(clean.status, 0, clean.stderr);
     assert.match(clean.stdout, /2 resource\(s\) of run left1 in eu-west-1/);
+    assert.match(clean.stdout, /^deleted log group \/aws\/lambda\/coldstart-node-http-100-plain-left1$/m);
     assert.deepEqual([...fake.functions.keys()], ['other']);
+    assert.equal(fake.logGroups.size, 0);
   });
 
   it('SIGINT in the middle of a run deletes what was created and keeps the finished cold starts: exit 130', async () => {
@@ -421,6 +599,7 @@ describe('lambda:run against a local Lambda API', () => {
     assert.equal(result.status, 130, result.stderr);
     assert.match(result.stderr, /interrupted \(SIGINT\) after \d+ of 40 invocations/);
     assert.equal(fake.functions.size, 0);
+    assert.equal(fake.logGroups.size, 0);
     const samples = samplesOf(out);
     assert.ok(samples.length >= 2 && samples.length < 40, `${samples.length} samples`);
   });

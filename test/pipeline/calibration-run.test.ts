@@ -1,7 +1,8 @@
 /**
  * `--calibration FILE` on run (issue 39): the run's Lambda estimates use the file, meta.json names it
  * (path and sha256 of its bytes, the fit's source and dates), summary.md says so, and a later report
- * uses it again or says it does not. The option is refused without a Lambda cell, and a missing or
+ * uses it again or says it does not; report.html names the file, or gives the warning, as summary.md
+ * does. The option is refused without a Lambda cell, and a missing or
  * malformed file is refused before the run folder is made. The calibration is the shipped table with
  * every hello-world Init Duration raised by 400 ms, so what Lambda adds to Init must rise by 400 ms.
  */
@@ -99,6 +100,10 @@ describe('run --calibration FILE', () => {
     assert.match(summary, /Calibration: lambda:calibrate of a test account/);
     assert.ok(summary.includes(`Calibration file: \`${file}\` (sha256 \`${sha256(file)}\`)`));
     assert.doesNotMatch(readFileSync(path.join(shipped, 'summary.md'), 'utf8'), /Calibration file:/);
+    // report.html names it as summary.md does
+    const html = readFileSync(path.join(calibrated, 'report.html'), 'utf8');
+    assert.ok(html.includes(`<p>Calibration file: <code>${file}</code> (sha256 <code>${sha256(file)}</code>)`), 'report.html');
+    assert.doesNotMatch(readFileSync(path.join(shipped, 'report.html'), 'utf8'), /Calibration file:/);
 
     // `report FOLDER` alone: the run's calibration, the same summary byte for byte
     await reportPipeline({ dir: calibrated }, () => undefined);
@@ -112,6 +117,11 @@ describe('run --calibration FILE', () => {
       warnings.some((w) => /made with the calibration .*fitted\.json .*has changed since.*these use the shipped calibration/.test(w)),
     );
     assert.match(readFileSync(path.join(calibrated, 'summary.md'), 'utf8'), /⚠ the run's estimates were made with the calibration/);
+    assert.match(
+      readFileSync(path.join(calibrated, 'report.html'), 'utf8'),
+      /<p class="warning">⚠ the run&#39;s estimates were made with the calibration .*has changed since/,
+    );
+    assert.doesNotMatch(readFileSync(path.join(calibrated, 'report.html'), 'utf8'), /Calibration file:/);
     assert.deepEqual(column(calibrated, 'estimate_init_lambda_adds_ms'), before);
   });
 

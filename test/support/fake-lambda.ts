@@ -1,9 +1,12 @@
 /**
  * A local stand-in for AWS Lambda's control and invoke API (REST JSON, as AWS documents it) and the few
- * IAM calls lambda:run makes (the Query protocol, XML answers), on 127.0.0.1, for the real SDK
- * client reached through AWS_ENDPOINT_URL. No code runs: an invocation after a configuration change is
- * a cold start, and its log tail (X-Amz-Log-Result, base64) holds START, END and a REPORT line with
- * Init Duration in Lambda's format; later ones are warm. Faults are set per call or per function.
+ * IAM calls lambda:run makes (the Query protocol, XML answers), and CloudWatch Logs' FilterLogEvents
+ * and DeleteLogGroup (the JSON 1.1 protocol, X-Amz-Target Logs_20140328.*), on 127.0.0.1, for the real
+ * SDK clients reached through AWS_ENDPOINT_URL. No code runs: an invocation after a configuration
+ * change is a cold start, and its log tail (X-Amz-Log-Result, base64) holds START, END and a REPORT line
+ * with Init Duration in Lambda's format; later ones are warm. The answer's x-amzn-RequestId is the
+ * invocation's request id, and the same lines go to the log group `/aws/lambda/<function>` (made on the
+ * first invocation, as Lambda does). Faults are set per call or per function.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -43,20 +46,48 @@ export interface Faults {
   deleteFails?: boolean;
   /** ms each invocation takes to answer */
   invokeDelayMs?: number;
+  /** functions (by name prefix) whose log tail lacks the REPORT line: 4 KB of the handler's output, then END */
+  tailWithoutReport?: string[];
+  /** FilterLogEvents finds a request's events only from its n+1-th call for that request (logs arrive late) */
+  logsLate?: number;
+  /** functions (by name prefix) whose REPORT line never reaches CloudWatch Logs */
+  logsWithoutReport?: string[];
+  /** DeleteLogGroup answers 400 OperationAbortedException */
+  deleteLogGroupFails?: boolean;
+  /** Invoke answers without x-amzn-RequestId (the request id only in the tail's lines) */
+  noRequestIdHeader?: boolean;
+  /** after a CreateRole, the first n CreateFunction calls answer 400 InvalidParameterValueException (IAM propagating) */
+  roleNotAssumable?: number;
+}
+
+export interface FakeLogEvent {
+  logStreamName: string;
+  timestamp: number;
+  ingestionTime: number;
+  message: string;
+  eventId: string;
 }
 
 export interface CallRecord {
   op: string;
   /** the request's headers and body, as text (to search for secrets) */
   text: string;
+  /** the request's path (an endpoint setting with a path shows in it) */
+  path: string;
 }
 
 export class FakeLambda {
   readonly functions = new Map<string, FakeFunction>();
   readonly roles = new Map<string, { arn: string; tags: Record<string, string>; policies: string[] }>();
   readonly calls: CallRecord[] = [];
+  /** CloudWatch Logs: log group name → its events */
+  readonly logGroups = new Map<string, FakeLogEvent[]>();
   faults: Faults = {};
   private readonly counts = new Map<string, number>();
+  /** FilterLogEvents calls per filter pattern (for logsLate) */
+  private readonly filterCalls = new Map<string, number>();
+  /** CreateFunction calls since the last CreateRole (for roleNotAssumable) */
+  private createsSinceRole = Number.POSITIVE_INFINITY;
   private server: Server | undefined;
   url = '';
 
@@ -74,6 +105,18 @@ export class FakeLambda {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  /** Every counter and record back to a fresh server's. */
+  reset(): void {
+    this.faults = {};
+    this.functions.clear();
+    this.roles.clear();
+    this.logGroups.clear();
+    this.calls.length = 0;
+    this.counts.clear();
+    this.filterCalls.clear();
+    this.createsSinceRole = Number.POSITIVE_INFINITY;
   }
 
   /** Initial cold start figures of a function at a memory size: fixed, so a test can check them. */
@@ -119,7 +162,11 @@ export class FakeLambda {
     const url = new URL(req.url ?? '/', 'http://x');
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     let op = 'Unknown';
-    if (req.method === 'POST' && url.pathname === '/') {
+    const target = req.headers['x-amz-target'];
+    // CloudWatch Logs on any path: a test may give its endpoint a path of its own to tell its calls apart
+    if (req.method === 'POST' && typeof target === 'string' && target.startsWith('Logs_20140328.')) {
+      op = `logs:${target.slice('Logs_20140328.'.length)}`;
+    } else if (req.method === 'POST' && url.pathname === '/') {
       op = `iam:${new URLSearchParams(body.toString('utf8')).get('Action') ?? ''}`;
     } else if (parts[0] === '2015-03-31' && parts[1] === 'functions') {
       if (parts.length === 2) op = req.method === 'POST' ? 'CreateFunction' : 'ListFunctions';
@@ -129,7 +176,7 @@ export class FakeLambda {
     } else if (parts[0] === '2017-03-31' && parts[1] === 'tags') {
       op = req.method === 'GET' ? 'ListTags' : 'TagResource';
     }
-    this.calls.push({ op, text: `${JSON.stringify(req.headers)}\n${body.toString('utf8')}` });
+    this.calls.push({ op, text: `${JSON.stringify(req.headers)}\n${body.toString('utf8')}`, path: url.pathname });
     const seen = (this.counts.get(op) ?? 0) + 1;
     this.counts.set(op, seen);
     if (seen <= (this.faults.throttle?.[op] ?? 0)) return this.error(res, 429, 'TooManyRequestsException', 'Rate exceeded');
@@ -141,6 +188,7 @@ export class FakeLambda {
         `User: arn:aws:iam::${ACCOUNT}:user/test is not authorized to perform: lambda:${op}`,
       );
     }
+    if (op.startsWith('logs:')) return this.logs(op.slice(5), body, res);
     if (op.startsWith('iam:')) return this.iam(op.slice(4), new URLSearchParams(body.toString('utf8')), res);
     const name = parts[2] ?? '';
     const fn = this.functions.get(name);
@@ -148,6 +196,9 @@ export class FakeLambda {
       case 'CreateFunction': {
         const input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
         const fname = String(input.FunctionName);
+        if (++this.createsSinceRole <= (this.faults.roleNotAssumable ?? 0)) {
+          return this.error(res, 400, 'InvalidParameterValueException', 'The role defined for the function cannot be assumed by Lambda.');
+        }
         if (this.functions.has(fname)) return this.error(res, 409, 'ResourceConflictException', `Function already exist: ${fname}`);
         const zip = (input.Code as { ZipFile?: string }).ZipFile ?? '';
         const created: FakeFunction = {
@@ -255,16 +306,36 @@ export class FakeLambda {
       fn.changed = true;
       lines.push(`${new Date().toISOString()} ${id} Task timed out after 30.00 seconds`);
     }
+    const chatty = this.matches(this.faults.tailWithoutReport, fn.name);
+    if (chatty)
+      for (let i = 0; i < 60; i++) lines.push(`${new Date().toISOString()}\t${id}\tINFO\tchatty handler line ${i} ${'x'.repeat(60)}`);
     lines.push(`END RequestId: ${id}`);
     const initField = cold || error ? `\tInit Duration: ${init} ms` : '';
-    lines.push(
+    const report =
       `REPORT RequestId: ${id}\tDuration: ${duration} ms\tBilled Duration: ${Math.ceil(duration + (cold ? init : 0))} ms\t` +
-        `Memory Size: ${fn.memory} MB\tMax Memory Used: 61 MB${initField}${status}\t`,
-    );
+      `Memory Size: ${fn.memory} MB\tMax Memory Used: 61 MB${initField}${status}\t`;
+    const stream = `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${id.replaceAll('-', '')}`;
+    const group = `/aws/lambda/${fn.name}`;
+    const events = this.logGroups.get(group) ?? [];
+    this.logGroups.set(group, events);
+    const logged = this.matches(this.faults.logsWithoutReport, fn.name) ? lines : [...lines, report];
+    for (const message of logged) {
+      events.push({
+        logStreamName: stream,
+        timestamp: Date.now(),
+        ingestionTime: Date.now(),
+        message: `${message}\n`,
+        eventId: randomUUID(),
+      });
+    }
+    // the tail: the last 4 KB of the log, and without the REPORT line in that mode
+    let tail = `${(chatty ? lines : [...lines, report]).join('\n')}\n`;
+    if (Buffer.byteLength(tail) > 4096) tail = Buffer.from(tail).subarray(-4096).toString('utf8');
     const headers: Record<string, string> = {
-      'x-amz-log-result': Buffer.from(`${lines.join('\n')}\n`).toString('base64'),
+      'x-amz-log-result': Buffer.from(tail).toString('base64'),
       'x-amz-executed-version': '$LATEST',
     };
+    if (!this.faults.noRequestIdHeader) headers['x-amzn-requestid'] = id;
     if (error) headers['x-amz-function-error'] = error;
     return this.json(
       res,
@@ -272,6 +343,56 @@ export class FakeLambda {
       error ? { errorType: 'Runtime.ExitError', errorMessage: 'failed' } : { statusCode: 200, body: '{"hello":"coldstart"}' },
       headers,
     );
+  }
+
+  /** CloudWatch Logs' FilterLogEvents (an exact phrase in double quotes, as AWS documents it) and DeleteLogGroup. */
+  private logs(action: string, body: Buffer, res: ServerResponse): true {
+    const fail = (status: number, type: string, message: string): true => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': type });
+      res.end(JSON.stringify({ __type: type, message }));
+      return true;
+    };
+    const ok = (answer: unknown): true => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(answer));
+      return true;
+    };
+    const input = JSON.parse(body.toString('utf8') || '{}') as {
+      logGroupName?: string;
+      filterPattern?: string;
+      startTime?: number;
+      limit?: number;
+      nextToken?: string;
+    };
+    const group = input.logGroupName ?? '';
+    const events = this.logGroups.get(group);
+    switch (action) {
+      case 'DeleteLogGroup':
+        if (this.faults.deleteLogGroupFails) return fail(400, 'OperationAbortedException', 'deletion refused by the test');
+        if (!events) return fail(400, 'ResourceNotFoundException', 'The specified log group does not exist.');
+        this.logGroups.delete(group);
+        return ok({});
+      case 'FilterLogEvents': {
+        if (!events) return fail(400, 'ResourceNotFoundException', 'The specified log group does not exist.');
+        const pattern = input.filterPattern ?? '';
+        const phrase = /^"([^"]+)"$/.exec(pattern)?.[1];
+        if (phrase === undefined)
+          return fail(400, 'InvalidParameterException', `this server knows only "exact phrase" patterns: ${pattern}`);
+        const seen = (this.filterCalls.get(pattern) ?? 0) + 1;
+        this.filterCalls.set(pattern, seen);
+        if (seen <= (this.faults.logsLate ?? 0)) return ok({ events: [], searchedLogStreams: [] });
+        const matching = events.filter((e) => e.message.includes(phrase) && e.timestamp >= (input.startTime ?? 0));
+        const start = Number(input.nextToken ?? 0);
+        const limit = Math.min(input.limit ?? 10_000, 10_000);
+        const page = matching.slice(start, start + limit);
+        return ok({
+          events: page,
+          searchedLogStreams: [],
+          ...(start + limit < matching.length ? { nextToken: String(start + limit) } : {}),
+        });
+      }
+    }
+    return fail(400, 'InvalidOperationException', `not implemented: ${action}`);
   }
 
   private iam(action: string, params: URLSearchParams, res: ServerResponse): boolean {
@@ -294,6 +415,7 @@ export class FakeLambda {
           tags[params.get(`Tags.member.${i}.Key`)!] = params.get(`Tags.member.${i}.Value`)!;
         const arn = `arn:aws:iam::${ACCOUNT}:role/${name}`;
         this.roles.set(name, { arn, tags, policies: [] });
+        this.createsSinceRole = 0;
         return xml(`<CreateRoleResult>${roleXml(name, arn)}</CreateRoleResult>`);
       }
       case 'AttachRolePolicy':

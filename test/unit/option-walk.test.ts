@@ -186,6 +186,8 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
       '--create-role': [],
       '--parallel': ['2'],
       '--ready-timeout': ['60'],
+      '--logs-wait': ['0'],
+      '--role-wait': ['30'],
       '--keep': [],
       '--dry-run': [],
       '--run-id': ['abc123'],

@@ -1,0 +1,150 @@
+/**
+ * The two CloudWatch Logs calls lambda:run and lambda:clean make, behind one small interface, and their
+ * implementation with AWS's SDK for JavaScript v3 (`@aws-sdk/client-cloudwatch-logs`): every import of
+ * that client is in this file. Like the Lambda client (lambda-api.ts), it takes its credentials from the
+ * SDK's default chain and its endpoint from the SDK's standard settings
+ * (`AWS_ENDPOINT_URL_CLOUDWATCH_LOGS`, `AWS_ENDPOINT_URL`).
+ *
+ * - **The REPORT fallback.** `Invoke` with `LogType: Tail` returns the last 4 KB of the invocation's
+ *   log; a chatty handler pushes the REPORT line out of it. The same line is in the function's log
+ *   group `/aws/lambda/<function>`: reportFromLogs asks FilterLogEvents for it with the filter pattern
+ *   AWS documents for an exact phrase (`"REPORT RequestId: <id>"`, in double quotes), and since log
+ *   events arrive seconds after the invocation, asks again with backoff until `waitS` has passed.
+ *   Every answer is bounded before it is read: at most LOGS_PAGE_LIMIT events a page, LOGS_MAX_PAGES
+ *   pages an attempt, and a message longer than LOGS_MAX_MESSAGE is skipped unread.
+ * - **The log group.** Lambda creates `/aws/lambda/<function>` on the first invocation, untagged;
+ *   deleteLogGroup removes it (a group never created is not an error).
+ */
+import {
+  CloudWatchLogsClient,
+  DeleteLogGroupCommand,
+  FilterLogEventsCommand,
+  type FilterLogEventsCommandOutput,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_ATTEMPTS } from './lambda-api.ts';
+
+/** Events asked for in one FilterLogEvents page: a request id has one REPORT line. */
+export const LOGS_PAGE_LIMIT = 10;
+/** Pages read in one attempt: FilterLogEvents may answer empty pages with a nextToken while it searches. */
+export const LOGS_MAX_PAGES = 20;
+/** The longest message read, characters: a REPORT line is about 200 (Lambda cuts an event at 256 KB). */
+export const LOGS_MAX_MESSAGE = 4096;
+/** How far before the invocation the search starts, ms: the local clock may be behind AWS's. */
+export const LOGS_CLOCK_SLACK_MS = 15 * 60 * 1000;
+
+export interface LogEvent {
+  timestamp: number;
+  message: string;
+}
+
+export interface LogsPage {
+  events: LogEvent[];
+  nextToken?: string;
+}
+
+export interface FilterRequest {
+  logGroup: string;
+  filterPattern: string;
+  /** ms since the epoch */
+  startTime: number;
+  nextToken?: string;
+}
+
+/** What lambda:run and lambda:clean ask of CloudWatch Logs. */
+export interface LogsApi {
+  /** One FilterLogEvents page (at most LOGS_PAGE_LIMIT events). */
+  filter(request: FilterRequest, signal?: AbortSignal): Promise<LogsPage>;
+  /** DeleteLogGroup; false when there was none (ResourceNotFoundException: never created, or gone). */
+  deleteLogGroup(name: string): Promise<boolean>;
+}
+
+/** The log group Lambda writes a function's logs to (its default logging configuration, the one lambda:run keeps). */
+export const logGroupOf = (functionName: string) => `/aws/lambda/${functionName}`;
+
+/** The documented filter pattern for the REPORT line of one request: the exact phrase, in double quotes. */
+export const reportFilterPattern = (requestId: string) => `"REPORT RequestId: ${requestId}"`;
+
+/** The SDK's client for one region, made on the first call. */
+export function sdkLogsApi(region: string): LogsApi {
+  let client: CloudWatchLogsClient | undefined;
+  const logs = () => (client ??= new CloudWatchLogsClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
+  return {
+    async filter(request, signal) {
+      const answer: FilterLogEventsCommandOutput = await logs().send(
+        new FilterLogEventsCommand({
+          logGroupName: request.logGroup,
+          filterPattern: request.filterPattern,
+          startTime: request.startTime,
+          limit: LOGS_PAGE_LIMIT,
+          ...(request.nextToken ? { nextToken: request.nextToken } : {}),
+        }),
+        signal ? { abortSignal: signal } : {},
+      );
+      const events = (answer.events ?? [])
+        .slice(0, LOGS_PAGE_LIMIT)
+        .filter((e) => typeof e.message === 'string' && typeof e.timestamp === 'number')
+        .map((e) => ({ timestamp: e.timestamp!, message: e.message! }));
+      return { events, ...(answer.nextToken ? { nextToken: answer.nextToken } : {}) };
+    },
+    async deleteLogGroup(name) {
+      try {
+        await logs().send(new DeleteLogGroupCommand({ logGroupName: name }));
+        return true;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+        return false;
+      }
+    },
+  };
+}
+
+export interface ReportWait {
+  /** when the invocation was sent, ms since the epoch */
+  invokedAt: number;
+  /** how long to keep asking, s (0: ask once) */
+  waitS: number;
+  signal?: AbortSignal;
+  /** the first delay between attempts, ms (doubled each time, at most MAX_DELAY_MS) */
+  firstDelayMs?: number;
+}
+
+const MAX_DELAY_MS = 10_000;
+
+export type LogsReport = { ok: true; timestamp: number; message: string; attempts: number } | { ok: false; reason: string };
+
+/** The REPORT line of `requestId` in the function's log group, asked for with backoff until `waitS` has passed. */
+export async function reportFromLogs(api: LogsApi, functionName: string, requestId: string, wait: ReportWait): Promise<LogsReport> {
+  const logGroup = logGroupOf(functionName);
+  const request = { logGroup, filterPattern: reportFilterPattern(requestId), startTime: wait.invokedAt - LOGS_CLOCK_SLACK_MS };
+  const prefix = `REPORT RequestId: ${requestId}`;
+  const started = Date.now();
+  let delay = wait.firstDelayMs ?? 1000;
+  for (let attempt = 1; ; attempt++) {
+    let miss = 'not found';
+    try {
+      let nextToken: string | undefined;
+      for (let page = 0; page < LOGS_MAX_PAGES; page++) {
+        const answer = await api.filter({ ...request, ...(nextToken ? { nextToken } : {}) }, wait.signal);
+        for (const event of answer.events) {
+          if (event.message.length > LOGS_MAX_MESSAGE) continue;
+          const message = event.message.replace(/\s+$/, '');
+          if (message.startsWith(prefix)) return { ok: true, timestamp: event.timestamp, message, attempts: attempt };
+        }
+        nextToken = answer.nextToken;
+        if (!nextToken) break;
+      }
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? 'error';
+      // the log group is made by Lambda with the first log event: not there yet is a miss like any other
+      if (name !== 'ResourceNotFoundException') throw error;
+      miss = `log group ${logGroup} not found`;
+    }
+    const elapsed = Date.now() - started;
+    if (elapsed + delay > wait.waitS * 1000) {
+      return { ok: false, reason: `${miss} in CloudWatch Logs after ${attempt} attempt(s) over ${Math.round(elapsed / 1000)} s` };
+    }
+    await sleep(delay, undefined, wait.signal ? { signal: wait.signal } : {});
+    delay = Math.min(delay * 2, MAX_DELAY_MS);
+  }
+}
