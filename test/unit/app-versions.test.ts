@@ -132,6 +132,33 @@ describe('measure --versions: the copies', () => {
     assert.equal(statSync(path.join(dir, 'node_modules')).isDirectory(), true);
   });
 
+  it("moves a handler's file, task root and working folder into the copy; its Handler setting stays", () => {
+    const dir = appFolder({ ms: '^2.1.3' });
+    writeFileSync(path.join(dir, 'src', 'index.js'), 'exports.handler = async () => ({ statusCode: 200, body: "ok" });\n');
+    const handler: AppSpec = {
+      name: 'api',
+      kind: 'lambda',
+      file: path.join(dir, 'src', 'index.js'),
+      exportName: 'handler',
+      taskRoot: dir,
+      handler: 'src/index.handler',
+      args: [],
+      cwd: dir,
+      event: {},
+      expect: { status: 200 },
+      port: 'auto',
+    };
+    const scratch = tempDir('coldstart-run-scratch-');
+    const { install } = fakeInstaller(tempDir('coldstart-versions-cache-'));
+    const [copy] = appsAtVersions([handler], ['ms@2.0.0'], { scratch, install, log: () => undefined }).apps;
+    const into = path.join(scratch, 'apps', 'api', 'ms@2.0.0');
+    assert.deepEqual(
+      { file: copy!.app.file, taskRoot: copy!.app.taskRoot, cwd: copy!.app.cwd, handler: copy!.app.handler },
+      { file: path.join(into, 'src', 'index.js'), taskRoot: into, cwd: into, handler: 'src/index.handler' },
+    );
+    assert.ok(existsSync(copy!.app.file));
+  });
+
   it('skips a version that does not install, says so, and measures the others', () => {
     const dir = appFolder({ ms: '^2.1.3' });
     const { install } = fakeInstaller(tempDir('coldstart-versions-cache-'), ['ms@9.9.9']);
