@@ -11,7 +11,7 @@ const ETARGET = [
   'npm error code ETARGET',
   'npm error notarget No matching version found for ms@9.9.9.',
   'npm error notarget In most cases you or one of your dependencies are requesting',
-  'npm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log',
+  'npm error A complete log of this run can be found in: ~/.npm/_logs/x-debug-0.log',
 ].join('\n');
 const ENOTFOUND = [
   'npm error code ENOTFOUND',
