@@ -7,7 +7,7 @@ import type { Command as PlainCommand } from 'commander';
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_CONTENT_TYPE, DEFAULT_REQUEST, DEFAULT_STATUS, parseBodyPattern, parseRequest, withoutEnvValues } from '../core/app.ts';
 import { parseChoice, parseInteger } from '../core/parse.ts';
-import { appsFolder, appsOf } from '../pipeline/apps.ts';
+import { appsFolder, appsOf, checkAppVersions } from '../pipeline/apps.ts';
 import { leverPreset } from '../pipeline/lever-preset.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
@@ -101,6 +101,8 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
     const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
     if (opts.levers && apps.some((app) => app.kind === 'lambda')) process.stderr.write(`coldstart: --levers: ${HANDLER_INIT_NOTE}\n`);
     const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps, cwd: appsFolder(opts, base) }, cells), self);
+    // a package none of the apps depends on is refused before the run folder is made
+    checkAppVersions(apps, spec.cells.versions);
     await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
   });
   addTypedCommand(program, command);

@@ -381,11 +381,6 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s) => s.source.kind === 'generated' && new Set(s.source.routes).size >= 3,
     without: 'at least 3 route counts (--routes): the budget is read off the curve fitted over them',
   },
-  {
-    flags: ['--versions'],
-    applies: (s) => s.source.kind === 'generated',
-    without: "a generated cell (measure's apps are measured at the versions their own install has)",
-  },
   { flags: ['--event'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry gets --request)' },
   {
     flags: ['--request', '--port', '--body', '--content-type'],

@@ -205,11 +205,11 @@ export class MeasurementSession {
  */
 export async function openSession<T>(
   options: SessionOptions,
-  prepare: () => Promise<T>,
+  prepare: (session: MeasurementSession) => Promise<T>,
 ): Promise<{ session: MeasurementSession; prepared: T }> {
   const session = new MeasurementSession(options);
   try {
-    return { session, prepared: await prepare() };
+    return { session, prepared: await prepare(session) };
   } catch (error) {
     session.abandon();
     throw error;

@@ -24,6 +24,7 @@ import { UsageError } from '../core/errors.ts';
 import { readTextBounded } from '../store/files.ts';
 import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { parseList } from '../core/parse.ts';
+import { planAppVersions } from '../plan/app-versions.ts';
 
 /** What the options say of the apps (measure's Apps group), each as typed. */
 export interface AppsInput {
@@ -171,4 +172,9 @@ function named(apps: AppSpec[], list: string | undefined): AppSpec[] {
     seen.add(app.name);
   }
   return apps;
+}
+
+/** `--versions` on apps: each package must be a dependency of one of them (its package.json), else a UsageError naming it. */
+export function checkAppVersions(apps: readonly AppSpec[], versions: readonly string[]): void {
+  planAppVersions(apps, versions);
 }

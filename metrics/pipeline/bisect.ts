@@ -23,7 +23,7 @@ import { SAMPLES_FILE } from '../core/samples.ts';
 import { writeFileWhole } from '../store/files.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
-import { npmErrorLine } from '../plan/runtimes.ts';
+import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
 import { ensureVersion, tarballIn } from '../plan/versions.ts';
 import type { Deps } from './ports.ts';
 import { runPipeline } from './run.ts';
@@ -335,13 +335,8 @@ function appAtVersion(o: BisectOptions, app: AppSpec, candidate: string, into: s
   rmSync(into, { recursive: true, force: true });
   cpSync(app.cwd, into, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
   const spec = o.from ? tarballIn(o.from, `${o.pkg}@${candidate}`) : `${o.pkg}@${candidate}`;
-  const npm = spawnSync('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', spec], {
-    cwd: into,
-    encoding: 'utf8',
-    timeout: 600_000,
-  });
-  if (npm.error || npm.status !== 0)
-    return `does not install: ${npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`)}`;
+  const npm = npmInstall(into, [spec], { in: 'cwd', save: 'none' });
+  if (!npm.ok) return `does not install: ${npm.reason}`;
   return { ...app, cwd: into, file: path.join(into, path.relative(app.cwd, app.file)) };
 }
 
@@ -393,10 +388,8 @@ function appAtCommit(repo: string, app: AppSpec, commit: string, into: string): 
   if (archive.status !== 0) return `cannot check out: ${archive.stderr.trim().split('\n')[0] ?? ''}`;
   if (existsSync(path.join(into, 'package.json'))) {
     const ci = existsSync(path.join(into, 'package-lock.json'));
-    const args = [ci ? 'ci' : 'install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
-    const npm = spawnSync('npm', args, { cwd: into, encoding: 'utf8', timeout: 600_000 });
-    if (npm.error || npm.status !== 0)
-      return `does not install: ${npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`)}`;
+    const npm = npmInstall(into, [], { in: 'cwd', ci, save: 'none' });
+    if (!npm.ok) return `does not install: ${npm.reason}`;
   }
   const map = (file: string) => path.join(into, path.relative(repo, file));
   return { ...app, cwd: map(app.cwd), file: map(app.file) };

@@ -15,9 +15,11 @@ import { pauseAt } from '../measure/debug-pause.ts';
 import type { RunStep } from '../core/run-steps.ts';
 import type { LimitsMechanism } from '../measure/limits/types.ts';
 import { FakeSampler, type FakeSamplerOptions } from '../measure/sampler/fake.ts';
-import { fakeCellSource } from '../plan/fake-source.ts';
+import { FAKE_APP_VERSION, fakeCellSource } from '../plan/fake-source.ts';
+import { prepareAppCells } from '../plan/apps.ts';
+import type { AppsSource, CellSpec } from '../core/run-spec.ts';
 import type { PlannedCell } from '../plan/cells.ts';
-import { realSource, type Deps } from './ports.ts';
+import type { CellSource, Deps } from './ports.ts';
 import { cellKey } from '../core/cell.ts';
 import type { Build } from '../core/dimensions.ts';
 
@@ -85,6 +87,14 @@ export interface FakeDeps extends Deps {
   readonly progressText: string;
 }
 
+/** The user's apps planned for real (their runtimes resolved, bundles built); a version of a dependency installs nowhere. */
+function fakeAppSource(source: AppsSource, cells: CellSpec): CellSource {
+  return {
+    prepare: (env, log, scratch) =>
+      prepareAppCells(source, cells, env, log, { ...(scratch ? { scratch } : {}), installVersion: FAKE_APP_VERSION }),
+  };
+}
+
 export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   const out = new TextSink(options.echo ? (text) => process.stdout.write(text) : undefined);
   const err = new TextSink(options.echo ? (text) => process.stderr.write(text) : undefined);
@@ -96,7 +106,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     sampler,
     hyperfine: new FakeHyperfine(options.hyperfine),
     // the user's apps are planned for real (their runtimes resolved); generated cells without any effect
-    source: (spec) => (spec.source.kind === 'apps' ? realSource(spec) : fakeCellSource(spec.source, spec.cells)),
+    source: (spec) => (spec.source.kind === 'apps' ? fakeAppSource(spec.source, spec.cells) : fakeCellSource(spec.source, spec.cells)),
     stdout: (text) => out.write(text),
     stderr: (text) => err.write(text),
     progress,

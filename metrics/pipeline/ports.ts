@@ -41,7 +41,8 @@ export interface Bencher {
 
 /** Where a run's cells come from: generated files (plan/cells.ts) or the user's apps (plan/apps.ts). */
 export interface CellSource {
-  prepare(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<PreparedCells>;
+  /** `scratch`: the run's scratch folder (removed at its end, and by the next run after a kill) */
+  prepare(env: NodeJS.ProcessEnv, log: (line: string) => void, scratch?: string): Promise<PreparedCells>;
 }
 
 /** Where progress (the bar, or one line per cell) and the run's notes go; `isTTY` picks the bar. */
@@ -93,7 +94,8 @@ export const realSampler: Sampler = { measure: measurePlannedRun };
 
 /** The real cells: the user's apps for `measure`, generated files for `run`. */
 export function realSource({ source, cells }: Pick<RunSpec, 'source' | 'cells'>): CellSource {
-  if (source.kind === 'apps') return { prepare: (env, log) => prepareAppCells(source, cells, env, log) };
+  if (source.kind === 'apps')
+    return { prepare: (env, log, scratch) => prepareAppCells(source, cells, env, log, scratch ? { scratch } : {}) };
   return { prepare: (env, log) => prepareCells(source, cells, env, log) };
 }
 

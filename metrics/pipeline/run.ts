@@ -113,8 +113,9 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
       startedAt: deps.now(),
       say: (line) => log(`coldstart: ${line}`),
     },
-    async () => {
-      const all = await source.prepare(environment.env, log);
+    async (opened) => {
+      // the scratch folder holds what the cells need for this run only (measure --versions: the apps' copies)
+      const all = await source.prepare(environment.env, log, opened.scratch);
       const cells = shardCells(all.cells, spec.sampling.shard);
       // the run folder's disk holds every sample the run may take (--samples auto: up to --max-samples) and the report
       const { samples, warmup, precision } = spec.sampling;

@@ -32,12 +32,24 @@ import type { CellLaunch } from './launch.ts';
 import { expandCells, runtimesOfTargets, type BlockedCell } from './levers.ts';
 import type { ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
+import { appsAtVersions, type AppVersionInstaller } from './app-versions.ts';
+import { ensureVersion, versionOf } from './versions.ts';
 import { buildSnapshot, SNAPSHOT_FAILURE, snapshotUnsupported, type SnapshotBuilder } from './snapshot.ts';
 
 export interface AppCellEffects {
   /** what runs `node --build-snapshot` (tests: a stand-in) */
   snapshotBuilder?: SnapshotBuilder;
+  /** the run's scratch folder: `--versions` copies the apps there */
+  scratch?: string;
+  /** how an app's dependencies are installed at a version (`--versions`; default ensureVersion into .versions/) */
+  installVersion?: AppVersionInstaller;
 }
+
+/** The real install of an app's dependencies at a version: cached in .versions/. */
+const installAppVersion: AppVersionInstaller = (value, appRoot, log) => ensureVersion(value, log, { app: appRoot });
+
+/** An app cell's app: by its name and version (the same app at two versions runs from two copies). */
+const appKey = (name: string, version: string) => `${name}\u0000${version}`;
 
 /** What the terminal adds to a snapshot that cannot be built: the lever does not apply, and the run goes on. */
 const SNAPSHOT_NOT_APPLICABLE = 'the snapshot variant is unsupported for this app, not a failure: its other variants are measured';
@@ -71,7 +83,11 @@ async function appFile(
     if (why) return { blocked: { kind: 'unsupported', reason: why } };
   }
   const bundle = cell.build === 'snapshot' ? 'bundle' : cell.build;
-  const relative = path.posix.join('app', `${app.name}.js`);
+  // an app at a version of a dependency (--versions) has a bundle of its own: the two versions' code differs
+  const version = versionOf(cell);
+  const relative = version
+    ? path.posix.join('app', 'versions', version.replace('/', '+'), `${app.name}.js`)
+    : path.posix.join('app', `${app.name}.js`);
   // a snapshot's bundle has a folder per runtime: its blob starts only on the node build that wrote it
   const output =
     cell.build === 'snapshot'
@@ -145,13 +161,16 @@ export async function prepareAppCells(
   const kinds = [...new Set(source.apps.map((a) => a.kind))];
   const runtimes = resolveRuntimes(runtimesOfTargets(lists, kinds), spec.node, env, log);
   const appFiles = writeAppFiles();
-  const byName = new Map(source.apps.map((app) => [app.name, app]));
+  const install = options.installVersion ?? installAppVersion;
+  const versioned = appsAtVersions(source.apps, spec.versions, { scratch: options.scratch, install, log });
+  const byKey = new Map(versioned.apps.map(({ app, version }) => [appKey(app.name, version), app]));
+  const appOf = (cell: Cell) => byKey.get(appKey(cell.framework, cell.version))!;
   const memories = memoriesOf(spec);
   const { measures } = spec;
-  const base = source.apps.flatMap((app) =>
+  const base = versioned.apps.flatMap(({ app, version }) =>
     memories.flatMap((memory) =>
       measures.map((measure) =>
-        makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, measure, source: APP_SOURCE }),
+        makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, measure, source: APP_SOURCE, version }),
       ),
     ),
   );
@@ -169,7 +188,7 @@ export async function prepareAppCells(
   const planned: PlannedCell[] = [];
   // with a bundle beside the plain build: every build of an app must answer as its plain build did
   const compared = lists.builds.includes('plain') && lists.builds.length > 1;
-  const references = new Map<string, AnswerReference>(source.apps.map((app) => [app.name, {}]));
+  const references = new Map<string, AnswerReference>(versioned.apps.map(({ app, version }) => [appKey(app.name, version), {}]));
   for (const cell of cells) {
     const runtime = runtimes.get(cell.runtime)!;
     const key = cellKey(cell);
@@ -177,7 +196,7 @@ export async function prepareAppCells(
     const unrunnable: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : ricUnsupported(cell);
     const prepared = unrunnable
       ? { blocked: unrunnable }
-      : await appFile(byName.get(cell.framework)!, cell, runtime, {
+      : await appFile(appOf(cell), cell, runtime, {
           env,
           log,
           ...(options.snapshotBuilder ? { builder: options.snapshotBuilder } : {}),
@@ -190,23 +209,24 @@ export async function prepareAppCells(
         blocked: prepared.blocked,
         contract: defaultContract,
         validates: false,
-        app: byName.get(cell.framework)!,
+        app: appOf(cell),
       });
       continue;
     }
     const launch = appLaunch(prepared.app, cell, runtime, appFiles, ric, prepared.blob);
     files.set(key, launch.file);
     const app = compared
-      ? { ...prepared.app, sameAs: { reference: references.get(cell.framework)!, base: cell.build === 'plain' } }
+      ? { ...prepared.app, sameAs: { reference: references.get(appKey(cell.framework, cell.version))!, base: cell.build === 'plain' } }
       : prepared.app;
     planned.push({ cell, launch, blocked: undefined, contract: defaultContract, validates: false, app });
   }
   if (reference) planned.push(...reference.cells.map((cell) => planGeneratedCell(cell, reference, referenceGenerator, ric)));
   return {
     selected: [],
-    skipped: new Map(),
+    skipped: versioned.skipped,
     cells: planned,
     levers: { cells: [...cells, ...(reference?.cells ?? [])], runtimes, files, blocked },
     ...(ric ? { ric } : {}),
+    ...(versioned.installed.size ? { versions: versioned.installed } : {}),
   };
 }

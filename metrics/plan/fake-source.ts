@@ -10,7 +10,8 @@ import { RIC_PACKAGE, RIC_VERSION, ricPackageDir } from './ric.ts';
 import type { CellSpec } from '../core/run-spec.ts';
 import { needsRic, prepareCells, type PrepareEffects, type PreparedCells, type Selection } from './cells.ts';
 import { assumedRuntimes } from './runtimes.ts';
-import { versionDir } from './versions.ts';
+import { appVersionDir, versionDir } from './versions.ts';
+import type { AppVersionInstaller } from './app-versions.ts';
 import { splitPackageVersion } from '../core/dimensions.ts';
 
 export const FAKE_EFFECTS: PrepareEffects = {
@@ -38,3 +39,10 @@ export interface FakeCellSource {
 export function fakeCellSource(selection: Selection, spec: CellSpec): FakeCellSource {
   return { prepare: (env, log) => prepareCells(selection, spec, env, log, FAKE_EFFECTS) };
 }
+
+/** `measure --versions` under the fake source: every version of an app's dependency installs, nowhere (the app is still copied). */
+export const FAKE_APP_VERSION: AppVersionInstaller = (value, appRoot) => {
+  const { pkg, version } = splitPackageVersion(value);
+  const dir = appVersionDir(appRoot, value);
+  return { ok: true, installed: { value, pkg, version, dir, resolved: 'not installed: fake source', integrity: 'none' } };
+};

@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../core/errors.ts';
-import { ensureRuntime, npmErrorLine, RUNTIMES_DIR } from './runtimes.ts';
+import { npmInstall } from './npm-install.ts';
+import { ensureRuntime, RUNTIMES_DIR } from './runtimes.ts';
 
 export const RIC_PACKAGE = 'aws-lambda-ric';
 /** pinned: the newest release when this was written (`npm view aws-lambda-ric version`) */
@@ -71,20 +72,16 @@ export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, r
       'it compiles curl, aws-lambda-cpp and a native addon, about 40 s on 2 vCPUs, once',
   );
   const started = performance.now();
-  const npm = spawnSync(
-    'npm',
-    ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', spec],
-    {
-      encoding: 'utf8',
-      timeout: 1_200_000,
-      // npm and node-gyp run on Node 22 and compile against its headers (not the machine's node)
-      env: { ...process.env, PATH: `${path.dirname(node22.command)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodeDir },
-    },
-  );
-  if (npm.error || npm.status !== 0) {
-    const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited with ${npm.status}`);
-    throw new UsageError(`--lambda-bootstrap ric: cannot install ${spec}: ${why}`);
-  }
+  const npm = npmInstall(prefix, [spec], {
+    save: 'none',
+    lockfile: false,
+    // its install scripts build the client
+    scripts: true,
+    waitMs: 1_200_000,
+    // npm and node-gyp run on Node 22 and compile against its headers (not the machine's node)
+    env: { ...process.env, PATH: `${path.dirname(node22.command)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodeDir },
+  });
+  if (!npm.ok) throw new UsageError(`--lambda-bootstrap ric: cannot install ${spec}: ${npm.reason}`);
   if (installedVersion(dir) !== RIC_VERSION)
     throw new UsageError(`--lambda-bootstrap ric: ${spec} installed but ${dir} has no rapid-client.node`);
   log(`${spec} built in ${((performance.now() - started) / 1000).toFixed(0)} s`);

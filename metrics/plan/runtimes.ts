@@ -3,13 +3,14 @@
  * downloads from the npm registry (Node's own platform packages, Bun's), installed on demand into
  * the project's .runtimes/<name>/ (git-ignored), never system-wide, and reused once present.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WORK_ROOT } from '../core/paths.ts';
 import { UsageError } from '../core/errors.ts';
 import { isLambdaRuntimeLine, nodeOfLine } from '../core/lambda-platform.ts';
 import { RUNTIME_NAMES, type NodeLine, type RuntimeName } from '../core/dimensions.ts';
+import { npmInstall } from './npm-install.ts';
 
 export type RuntimeKind = Exclude<RuntimeName, NodeLine>;
 
@@ -208,15 +209,6 @@ function describeRuntime(name: string, kind: RuntimeKind, command: string, versi
   };
 }
 
-/** npm's telling error line: the first that is not a code, a stack frame or the log file's name. */
-export function npmErrorLine(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((l) => l.replace(/^npm (error|ERR!)\s*/i, '').trim())
-    .filter((l) => l && !/^npm warn/i.test(l) && !/^(code|errno|syscall|at |A complete log|\{|\}|[a-zA-Z]+: ['\d])/.test(l));
-  return lines[0] ?? '';
-}
-
 /** The version a pinned runtime's binary reports, in the form `--version` prints it. */
 function expectedVersion(pinned: PinnedRuntime): string {
   return pinned.kind === 'node' ? `v${pinned.version}` : pinned.version;
@@ -241,15 +233,8 @@ export function ensureRuntime(
   if (version !== expectedVersion(pinned)) {
     const prefix = path.join(root, name);
     log(`installing runtime ${name}: ${spec} into ${path.relative(process.cwd(), prefix) || prefix}`);
-    const npm = spawnSync(
-      'npm',
-      ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', spec],
-      { encoding: 'utf8', shell: process.platform === 'win32', timeout: 600_000 },
-    );
-    if (npm.error || npm.status !== 0) {
-      const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited with ${npm.status}`);
-      throw new UsageError(`--runtime ${name}: cannot install ${spec}: ${why}`);
-    }
+    const npm = npmInstall(prefix, [spec], { save: 'none', lockfile: false, scripts: true });
+    if (!npm.ok) throw new UsageError(`--runtime ${name}: cannot install ${spec}: ${npm.reason}`);
     version = existsSync(binary) ? binaryVersion(binary, env) : undefined;
     if (!version) throw new UsageError(`--runtime ${name}: ${spec} installed but ${binary} does not run on this machine`);
   }

@@ -7,12 +7,23 @@
  * (the root's node_modules links to it when the root is moved out of the project). The folders are
  * cached and bounded: at most MAX_VERSION_FOLDERS, the least recently used removed first.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { INSTALLED_VERSION, splitPackageVersion } from '../core/dimensions.ts';
-import { npmErrorLine } from './runtimes.ts';
+import { npmInstall } from './npm-install.ts';
 
 /** .versions/ in the project (git-ignored); COLDSTART_VERSIONS_DIR moves it (a CI cache, a test). */
 export const VERSIONS_DIR = process.env.COLDSTART_VERSIONS_DIR
@@ -87,14 +98,45 @@ export function tarballIn(folder: string, value: string): string {
   return path.join(folder, `${pkg.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
 }
 
+/** The files of an app's package folder that decide what npm installs there (a missing one counts as empty). */
+export const APP_INSTALL_FILES = ['package.json', 'package-lock.json', 'npm-shrinkwrap.json', '.npmrc'] as const;
+
+/** What an app's install depends on: its package.json, lockfile and .npmrc, hashed (12 hex digits); its code is not part of it. */
+export function appInstallKey(appRoot: string): string {
+  const hash = createHash('sha256');
+  for (const name of APP_INSTALL_FILES) {
+    const file = path.join(appRoot, name);
+    hash.update(`${name}\0${existsSync(file) ? readFileSync(file, 'utf8') : ''}\0`);
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** The folder of an app's dependencies with one package at a version: the app's install files, the version pinned in them. */
+export function appVersionDir(appRoot: string, value: string, root = VERSIONS_DIR): string {
+  return path.join(root, `app-${appInstallKey(appRoot)}+${value.replace('/', '+')}`);
+}
+
+export interface EnsureVersionOptions {
+  /** the cache (default VERSIONS_DIR) */
+  root?: string;
+  /** a folder of `npm pack` tarballs to install from instead of the registry */
+  from?: string;
+  /**
+   * the package folder of the user's app (`measure --versions`): the version is installed with the
+   * app's own dependencies, from a copy of its package.json, lockfile and .npmrc (the app's folder is
+   * only read), into a folder of the cache named by what those files hold
+   */
+  app?: string;
+}
+
 /**
  * A package at a version, installed when not already (npm install into its own folder, no scripts
- * run); `from`: a folder of `npm pack` tarballs to install from instead of the registry. A version
- * that does not install is an outcome with npm's reason, never an exception.
+ * run); with `app`, the app's dependencies with that version pinned. A version that does not install
+ * is an outcome with npm's reason, never an exception.
  */
-export function ensureVersion(value: string, log: (line: string) => void, options: { root?: string; from?: string } = {}): VersionOutcome {
+export function ensureVersion(value: string, log: (line: string) => void, options: EnsureVersionOptions = {}): VersionOutcome {
   const root = options.root ?? VERSIONS_DIR;
-  const dir = versionDir(value, root);
+  const dir = options.app ? appVersionDir(options.app, value, root) : versionDir(value, root);
   const known = readInstalled(dir, value);
   if (known) {
     touch(dir);
@@ -107,16 +149,19 @@ export function ensureVersion(value: string, log: (line: string) => void, option
   evict(root, MAX_VERSION_FOLDERS - 1);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ private: true, description: `coldstart: ${value}` })}\n`);
-  log(`installing ${value} into ${path.relative(process.cwd(), dir) || dir}…`);
-  const npm = spawnSync(
-    'npm',
-    ['install', '--prefix', dir, '--save-exact', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', spec],
-    { encoding: 'utf8', timeout: 600_000, env: process.env },
-  );
-  if (npm.error || npm.status !== 0) {
+  if (options.app) {
+    for (const name of APP_INSTALL_FILES) {
+      const file = path.join(options.app, name);
+      if (existsSync(file)) copyFileSync(file, path.join(dir, name));
+    }
+  } else writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ private: true, description: `coldstart: ${value}` })}\n`);
+  const what = options.app ? `${value} with the dependencies of ${path.basename(options.app)}` : value;
+  log(`installing ${what} into ${path.relative(process.cwd(), dir) || dir}…`);
+  // in the folder itself: the app's .npmrc (its registry) applies
+  const npm = npmInstall(dir, [spec], { in: 'cwd' });
+  if (!npm.ok) {
     rmSync(dir, { recursive: true, force: true });
-    return { ok: false, reason: npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited with ${npm.status}`) };
+    return { ok: false, reason: npm.reason };
   }
   let entry: LockEntry | undefined;
   try {
@@ -130,9 +175,11 @@ export function ensureVersion(value: string, log: (line: string) => void, option
     return { ok: false, reason: entry ? `npm installed ${String(entry.version)} for ${value}` : `npm installed no ${pkg}` };
   }
   const installed = { value, pkg, version, dir, resolved: entry.resolved ?? spec, integrity: entry.integrity ?? 'none' };
-  mkdirSync(versionGeneratedDir(value, root), { recursive: true });
-  // the generated files are CommonJS, as generated/package.json says of generated/
-  writeFileSync(path.join(versionGeneratedDir(value, root), 'package.json'), '{ "type": "commonjs" }\n');
+  if (!options.app) {
+    mkdirSync(versionGeneratedDir(value, root), { recursive: true });
+    // the generated files are CommonJS, as generated/package.json says of generated/
+    writeFileSync(path.join(versionGeneratedDir(value, root), 'package.json'), '{ "type": "commonjs" }\n');
+  }
   writeFileSync(path.join(dir, DONE), `${JSON.stringify({ value, resolved: installed.resolved, integrity: installed.integrity })}\n`);
   return { ok: true, installed };
 }

@@ -24,13 +24,13 @@ import {
   ensureRuntime,
   installedBinary,
   nodePackageName,
-  npmErrorLine,
   parseVersion,
   PINNED_RUNTIMES,
   resolveRuntimes,
   runtimePackage,
   type Host,
 } from '../../metrics/plan/runtimes.ts';
+import { npmErrorLine } from '../../metrics/plan/npm-install.ts';
 import { pinnedNode22, ROOT, tempDir } from '../support/helpers.ts';
 import { RUNTIME_NAMES } from '../../metrics/core/dimensions.ts';
 
