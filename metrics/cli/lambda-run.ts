@@ -5,12 +5,11 @@
  */
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
+import { withAwsSdk } from '../core/aws-sdk.ts';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
 import { DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
-import { cleanLambda } from '../pipeline/lambda-clean.ts';
-import { readPackage, runOnLambda } from '../pipeline/lambda-run.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { commandLine, displayPath } from './shared.ts';
 
@@ -95,6 +94,8 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const warn = (line: string) => process.stderr.write(`${line}\n`);
   const run = lambdaRunCommand().action(async (pkg, opts) => {
+    // AWS's SDK is optional and loaded here only (core/aws-sdk.ts): no other command loads it
+    const { readPackage, runOnLambda } = await withAwsSdk('lambda:run', () => import('../pipeline/lambda-run.ts'));
     const runtimes = opts.lambdaRuntime ?? [
       ...new Set(readPackage(pkg).map((f) => parseLambdaRuntime("the package's Runtime", f.runtime, false))),
     ];
@@ -133,6 +134,7 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
   });
   addTypedCommand(program, run);
   const clean = lambdaCleanCommand().action(async (opts) => {
+    const { cleanLambda } = await withAwsSdk('lambda:clean', () => import('../pipeline/lambda-clean.ts'));
     await cleanLambda(
       {
         region: opts.region,
