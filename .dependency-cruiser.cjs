@@ -70,6 +70,24 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|os|net|http|worker_threads)$' },
     },
     {
+      name: 'aws-sdk-in-api-modules',
+      severity: 'error',
+      comment:
+        "AWS's SDK is an optional peer dependency (docs/dev/libraries.md): only metrics/cloud/*-api.ts import it, " +
+        'and only the use cases the CLI loads through withAwsSdk import those',
+      from: { path: '^(metrics|generators)/', pathNot: '^metrics/cloud/[^/]+-api[.]ts$' },
+      to: { path: '(^|/)node_modules/@aws-sdk/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'aws-sdk-loaded-lazily',
+      severity: 'error',
+      comment:
+        "the use cases that need AWS's SDK are loaded by the CLI with await import() through withAwsSdk " +
+        '(metrics/core/aws-sdk.ts), so no other command loads the SDK',
+      from: { path: '^metrics/(cli|tools)/' },
+      to: { path: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'unit-spawns-nothing',
       severity: 'error',
       comment: 'test/unit and test/pipeline run in-process: no child process (test/support/no-spawn.ts enforces it at run time too)',
@@ -79,7 +97,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(generated|results|node_modules)/' },
+    // node_modules is left out, but for AWS's SDK: the aws-sdk rules above see who imports it
+    exclude: { path: '^(generated|results)/|^node_modules/(?!@aws-sdk/)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

@@ -18,6 +18,7 @@
  */
 import { mean, median } from 'simple-statistics';
 import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../calibration/lambda-code-loading.ts';
+import type { FittedCodeLoading } from '../calibration/lambda-reference.ts';
 
 /** What the term added to one estimate. */
 export interface CodeLoadingTerm {
@@ -90,6 +91,23 @@ export function termModel(data: CodeLoadingData): TermModel {
     coefficient: data.fit.coefficient,
     helloWorldMs: h,
     fittedUpToMs: Math.max(0, ...excesses),
+    ...(errors ? { errorPct: errors } : {}),
+  };
+}
+
+/**
+ * The model with a calibration table's refitted k (lambda:calibrate from the user's real runs), when it has one: its k,
+ * its leave-one-out range, and the larger of the two fitted reaches; H stays the shipped fit's (the refit's x is the
+ * estimator's own excess at that speed).
+ */
+export function withFittedCoefficient(model: TermModel, fitted: FittedCodeLoading | undefined): TermModel {
+  if (!fitted) return model;
+  const errors = errorRange(fitted.looErrorPct);
+  const { errorPct: _shipped, ...rest } = model;
+  return {
+    ...rest,
+    coefficient: fitted.coefficient,
+    fittedUpToMs: Math.max(model.fittedUpToMs, fitted.fittedUpToMs),
     ...(errors ? { errorPct: errors } : {}),
   };
 }
@@ -171,16 +189,6 @@ function xy(row: CodeLoadingRow, h: HelloWorld): { x: number; y: number } {
   return { x: row.local.initMs, y: row.real.initMs - row.local.initMs };
 }
 
-/** Rows by their offset group ('' for the rows with a real hello world). */
-function groups(rows: readonly CodeLoadingRow[]): Map<string, CodeLoadingRow[]> {
-  const byGroup = new Map<string, CodeLoadingRow[]>();
-  for (const row of rows) {
-    const key = row.offsetGroup ?? '';
-    byGroup.set(key, [...(byGroup.get(key) ?? []), row]);
-  }
-  return byGroup;
-}
-
 /**
  * Least squares for k and the group offsets: within each group x and y are centred on the group's
  * means (its offset takes the rest), the other rows as they are. `fixed` skips the fit of k (0: the
@@ -188,15 +196,37 @@ function groups(rows: readonly CodeLoadingRow[]): Map<string, CodeLoadingRow[]> 
  * rows were measured, not fitted: leave-one-out passes the one of every row.
  */
 export function fitCodeLoading(rows: readonly CodeLoadingRow[], fixed?: number, helloWorld: HelloWorld = helloWorldAtFit(rows)): Fit {
+  const { coefficient, offsets } = fitPoints(
+    rows.map((row) => ({ group: row.offsetGroup ?? '', ...xy(row, helloWorld) })),
+    fixed,
+  );
+  return { coefficient, offsets, helloWorld };
+}
+
+/** A point of the fit: y = k × x (+ its group's offset, for a group other than ''). */
+export interface FitPoint {
+  group: string;
+  x: number;
+  y: number;
+}
+
+/** The fewest functions with an excess over the hello world a fit of k takes (lambda:calibrate keeps the shipped k below it). */
+export const MIN_FIT_FUNCTIONS = 3;
+
+/**
+ * Least squares for k and the group offsets (fitCodeLoading's, and lambda:calibrate's on the user's real
+ * runs): within each group other than '' x and y are centred on the group's means (its offset takes the
+ * rest); the points of '' as they are. `fixed` skips the fit of k.
+ */
+export function fitPoints(points: readonly FitPoint[], fixed?: number): { coefficient: number; offsets: Map<string, number> } {
   let sxy = 0;
   let sxx = 0;
-  const byGroup = groups(rows);
-  const xyOf = (row: CodeLoadingRow) => xy(row, helloWorld);
+  const byGroup = new Map<string, FitPoint[]>();
+  for (const p of points) byGroup.set(p.group, [...(byGroup.get(p.group) ?? []), p]);
   for (const [group, members] of byGroup) {
-    const points = members.map(xyOf);
-    const mx = group ? mean(points.map((p) => p.x)) : 0;
-    const my = group ? mean(points.map((p) => p.y)) : 0;
-    for (const p of points) {
+    const mx = group ? mean(members.map((p) => p.x)) : 0;
+    const my = group ? mean(members.map((p) => p.y)) : 0;
+    for (const p of members) {
       sxy += (p.x - mx) * (p.y - my);
       sxx += (p.x - mx) ** 2;
     }
@@ -205,9 +235,9 @@ export function fitCodeLoading(rows: readonly CodeLoadingRow[], fixed?: number, 
   const coefficient = fixed ?? sxy / sxx;
   const offsets = new Map<string, number>();
   for (const [group, members] of byGroup) {
-    if (group) offsets.set(group, mean(members.map(xyOf).map((p) => p.y - coefficient * p.x)));
+    if (group) offsets.set(group, mean(members.map((p) => p.y - coefficient * p.x)));
   }
-  return { coefficient, offsets, helloWorld };
+  return { coefficient, offsets };
 }
 
 /** A row's estimate under a fit; undefined for a row of a group the fit has no offset for. */

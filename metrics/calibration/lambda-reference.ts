@@ -50,6 +50,22 @@ export interface ReferenceTable {
   /** how the durations were summarised, in a few words */
   notes: string;
   rows: ReferenceRow[];
+  /** the code-loading term's k refitted from the user's real runs (lambda:calibrate); absent: the shipped k */
+  codeLoading?: FittedCodeLoading;
+}
+
+/** k as lambda:calibrate refits it from real runs: used instead of the shipped one by the estimates made with the table. */
+export interface FittedCodeLoading {
+  coefficient: number;
+  /** the shipped k it replaces */
+  shippedCoefficient: number;
+  /** functions (cells) with an excess over the hello world the fit used, and their points (one per memory size) */
+  functions: number;
+  points: number;
+  /** the largest excess (at the shipped fit's speed) among them, ms: beyond it the term is extrapolated */
+  fittedUpToMs: number;
+  /** leave-one-out: per function, the smallest and largest p50 error of its points, % */
+  looErrorPct: Record<string, [number, number]>;
 }
 
 export const SHIPPED_REFERENCE_FILE = path.join(import.meta.dirname, 'lambda-reference.json');
@@ -107,6 +123,8 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
       ...(typeof r.maxMemoryUsedMB === 'number' ? { maxMemoryUsedMB: r.maxMemoryUsedMB } : {}),
     };
   });
+  const codeLoading = v.codeLoading === undefined ? undefined : readFittedCodeLoading(v.codeLoading);
+  if (codeLoading === null) throw fail('codeLoading (coefficient, shippedCoefficient, functions, points, fittedUpToMs, looErrorPct)');
   return {
     source: v.source as string,
     from: v.from as string,
@@ -114,6 +132,30 @@ export function parseReferenceTable(value: unknown, file: string): ReferenceTabl
     handler: v.handler as string,
     notes: v.notes as string,
     rows,
+    ...(codeLoading ? { codeLoading } : {}),
+  };
+}
+
+/** A refitted k's record, read; null when malformed. */
+function readFittedCodeLoading(value: unknown): FittedCodeLoading | null {
+  if (value === null || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+  if (!finite(v.coefficient) || !finite(v.shippedCoefficient) || !isFigure(v.functions) || !isFigure(v.points) || !isFigure(v.fittedUpToMs))
+    return null;
+  if (v.looErrorPct === null || typeof v.looErrorPct !== 'object') return null;
+  const loo: Record<string, [number, number]> = {};
+  for (const [name, range] of Object.entries(v.looErrorPct)) {
+    if (!Array.isArray(range) || range.length !== 2 || !finite(range[0]) || !finite(range[1])) return null;
+    loo[name] = [range[0], range[1]];
+  }
+  return {
+    coefficient: v.coefficient,
+    shippedCoefficient: v.shippedCoefficient,
+    functions: v.functions,
+    points: v.points,
+    fittedUpToMs: v.fittedUpToMs,
+    looErrorPct: loo,
   };
 }
 

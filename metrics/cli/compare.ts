@@ -1,5 +1,6 @@
 /** `compare RUN_A RUN_B`: its options; the comparison itself is pipeline/compare.ts. */
-import type { Command } from 'commander';
+import type { Command as PlainCommand } from 'commander';
+import { Command } from '@commander-js/extra-typings';
 import {
   DEFAULT_COMPARE_METRIC,
   DEFAULT_INSTRUCTION_THRESHOLD,
@@ -9,18 +10,12 @@ import {
   type MetricName,
 } from '../pipeline/compare.ts';
 import { parseList, parsePercentShare, parseRatio } from '../core/parse.ts';
+import { addTypedCommand } from './groups/common.ts';
 
-interface CompareOpts {
-  failAbove?: number;
-  metric: MetricName[];
-  threshold?: number;
-  out?: string;
-  calibration?: string;
-}
+const DEFAULT_METRICS: MetricName[] = [DEFAULT_COMPARE_METRIC];
 
-export function registerCompareCommand(program: Command): void {
-  program
-    .command('compare')
+export function registerCompareCommand(program: PlainCommand): void {
+  const compare = new Command('compare')
     .description('compare two run folders: ratio of medians B/A per cell with a Mann-Whitney U p-value; markdown on stdout')
     .argument('<runA>', 'the baseline run folder (samples.jsonl read line by line, a line at most 4 MB; meta.json at most 16 MB)')
     .argument('<runB>', 'the run folder to compare with it')
@@ -33,8 +28,8 @@ export function registerCompareCommand(program: Command): void {
     .option(
       '--metric <list>',
       `comma list of metrics to compare: ${METRIC_NAMES.join(', ')} (cpu.* = the child's CPU time at that mark)`,
-      (text: string) => [...new Set(parseList('--metric', text).map(parseMetricName))],
-      [DEFAULT_COMPARE_METRIC],
+      (text: string): MetricName[] => [...new Set(parseList('--metric', text).map(parseMetricName))],
+      DEFAULT_METRICS,
     )
     .option(
       '--threshold <percent>',
@@ -43,7 +38,7 @@ export function registerCompareCommand(program: Command): void {
     )
     .option('--out <file>', 'also write the markdown to FILE')
     .option('--calibration <file>', "the calibration table of the Lambda estimates (lambda:calibrate's; default: the shipped one)")
-    .action((a: string, b: string, opts: CompareOpts) => {
+    .action((a, b, opts) => {
       const result = runCompare({
         a,
         b,
@@ -56,4 +51,5 @@ export function registerCompareCommand(program: Command): void {
       process.stdout.write(result.markdown);
       if (result.exitCode) process.exitCode = result.exitCode;
     });
+  addTypedCommand(program, compare);
 }

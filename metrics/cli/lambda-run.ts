@@ -5,17 +5,25 @@
  */
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
+import { withAwsSdk } from '../core/aws-sdk.ts';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
 import { DEFAULT_LAMBDA_RUNTIME, DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
-import { cleanLambda } from '../pipeline/lambda-clean.ts';
-import { checkRole, DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S, runOnLambda } from '../pipeline/lambda-run.ts';
-import { inputKindOf, prepareInput, readPackage, type LambdaRunInput } from '../pipeline/lambda-run-inputs.ts';
+import {
+  checkRole,
+  DEFAULT_LOGS_WAIT_S,
+  DEFAULT_ROLE_WAIT_S,
+  inputKindOf,
+  prepareInput,
+  readPackage,
+  type LambdaRunInput,
+} from '../pipeline/lambda-run-inputs.ts';
 import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
 import { parseChoiceList } from '../core/parse.ts';
 import { addTypedCommand, dimensionOption, givenFlags } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
+import type { LambdaRunOutcome } from '../pipeline/lambda-run.ts';
 import { commandLine, displayPath } from './shared.ts';
 
 const parseLines = (text: string): LambdaRuntimeLine[] => [
@@ -146,7 +154,7 @@ function signalController(): { signal: AbortSignal; done: () => void } {
 
 /** What a finished lambda:run says: its folders, the REPORT lines read from CloudWatch Logs, what is not a sample. */
 function reportOutcome(
-  outcome: Awaited<ReturnType<typeof runOnLambda>>,
+  outcome: LambdaRunOutcome,
   print: (line: string) => void,
   warn: (line: string) => void,
 ): void {
@@ -167,6 +175,8 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const warn = (line: string) => process.stderr.write(`${line}\n`);
   const run = lambdaRunCommand().action(async (pkg, opts, self) => {
+    // AWS's SDK is optional and loaded here only (core/aws-sdk.ts): no other command loads it
+    const { runOnLambda } = await withAwsSdk('lambda:run', () => import('../pipeline/lambda-run.ts'));
     const flags = givenFlags(self);
     const pick = (names: readonly string[]) => Object.fromEntries(names.map((flag) => [flag, flags.has(flag) ? true : undefined]));
     const kind = inputKindOf({
@@ -227,6 +237,7 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
   });
   addTypedCommand(program, run);
   const clean = lambdaCleanCommand().action(async (opts) => {
+    const { cleanLambda } = await withAwsSdk('lambda:clean', () => import('../pipeline/lambda-clean.ts'));
     await cleanLambda(
       {
         region: opts.region,

@@ -4,9 +4,9 @@
  * 130; a run with failed samples exits 3 unless --allow-failures.
  */
 import path from 'node:path';
-import { Option as PlainOption, type Command as PlainCommand } from 'commander';
+import type { Command as PlainCommand } from 'commander';
 import { calibrationName } from '../calibration/calibration-file.ts';
-import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
+import { Command, Option, type CommandUnknownOpts, type OptionValues } from '@commander-js/extra-typings';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
 import { countedSamples, runSpec, specRefusal, type RunSpec, type SpecInput } from '../core/run-spec.ts';
 import { writeExport } from '../pipeline/export.ts';
@@ -14,7 +14,7 @@ import { fakeDeps, parseFakeScript } from '../pipeline/fake.ts';
 import { realDeps, type Deps } from '../pipeline/ports.ts';
 import { exitCodeOf, runPipeline, runSummaryLine, type RunResult } from '../pipeline/run.ts';
 import { addCostGroup, costOf } from './groups/cost.ts';
-import { addTypedCommand, givenFlags, type Empty, type OptsOf } from './groups/common.ts';
+import { addTypedCommand, givenFlags, type Empty, type Flat, type OptsOf } from './groups/common.ts';
 import { addLambdaGroup, lambdaOf } from './groups/lambda.ts';
 import { addLeverGroup, leversOf } from './groups/levers.ts';
 import { addOutputGroup, outputOf } from './groups/output.ts';
@@ -50,36 +50,44 @@ export function checkedSpec(spec: RunSpec, command: Parameters<typeof givenFlags
 }
 
 /**
- * The groups `run` and `measure` share after their cells: sampling, levers, Lambda, cost, output, and
- * the hidden --debug-mode (the pipeline with the fake deps: nothing real is started).
+ * The groups `run` and `measure` share after their cells: sampling, levers, Lambda, cost, output,
+ * --calibration (in the Lambda group's help), and the hidden --debug-mode (the pipeline with the fake
+ * deps: nothing real is started). The options they add are typed once, flat (RunGroupOpts, read from the
+ * chain itself on a command of none): the chain's type instantiated on measure's own options went too
+ * deep for tsc (TS2589), so this signature gives the flat type and the implementation's is the plain command.
  */
-export function addRunGroups<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, what: string) {
-  const grouped = addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what))))).addOption(
-    new Option(
-      '--debug-mode [script]',
-      'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X, pause-at=STEP)',
-    ).hideHelp(),
-  );
-  // --calibration joins the Lambda group (its help) untyped: one more typed option makes measure's option types too deep for tsc
-  (grouped as unknown as PlainCommand).addOption(CALIBRATION_OPTION);
-  return grouped;
+export function addRunGroups<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  command: Command<A, O, G>,
+  what: string,
+): Command<A, Flat<O & RunGroupOpts>, G>;
+export function addRunGroups(command: CommandUnknownOpts, what: string): CommandUnknownOpts {
+  return runGroupsOn(command, what);
 }
 
-const CALIBRATION_OPTION = new PlainOption(
-  '--calibration <file>',
-  'with Lambda cells: the calibration table the estimates use (lambda:calibrate fits one from your real runs; default: the ' +
-    'shipped one); meta.json records it, and a later report uses it again',
-).helpGroup('Lambda:');
+function runGroupsOn<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>, what: string) {
+  return addOutputGroup(addCostGroup(addLambdaGroup(addLeverGroup(addSamplingGroup(command, what)))))
+    .addOption(
+      new Option(
+        '--debug-mode [script]',
+        'run with the fake sampler and cells: nothing is started (crash=, hang=, wrong=FW, interrupt-after=N, cv=X, pause-at=STEP)',
+      ).hideHelp(),
+    )
+    .addOption(
+      new Option(
+        '--calibration <file>',
+        'with Lambda cells: the calibration table the estimates use (lambda:calibrate fits one from your real runs; default: the ' +
+          'shipped one); meta.json records it, and a later report uses it again',
+      ).helpGroup('Lambda:'),
+    );
+}
 
-/** --calibration's value (read untyped: see addRunGroups). */
-function calibrationOf(opts: object): Partial<RunSpec['cost']> {
-  const file = (opts as { calibration?: unknown }).calibration;
-  // relative to where the user ran the command (runCli started there)
+type RunGroupOpts = OptsOf<ReturnType<typeof runGroupsOn<[], Empty, Empty>>>;
+
+/** --calibration's value, relative to where the user ran the command (runCli started there). */
+function calibrationOf(file: string | undefined): Partial<RunSpec['cost']> {
   const base = process.cwd();
-  return typeof file === 'string' ? { calibrationFile: { path: path.resolve(base, file), name: calibrationName(file, base) } } : {};
+  return file !== undefined ? { calibrationFile: { path: path.resolve(base, file), name: calibrationName(file, base) } } : {};
 }
-
-type RunGroupOpts = OptsOf<ReturnType<typeof addRunGroups<[], Empty, Empty>>>;
 
 /** The spec of the shared groups, on `source` and the command's own cell options. */
 export function specOfGroups(opts: RunGroupOpts, command: string, source: SpecInput['source'], cells: SpecInput['cells'] = {}): RunSpec {
@@ -90,7 +98,7 @@ export function specOfGroups(opts: RunGroupOpts, command: string, source: SpecIn
     cells: { ...cells, ...leversOf(opts), ...lambda.cells },
     sampling: samplingOf(opts),
     limits: lambda.limits,
-    cost: { ...costOf(opts), ...calibrationOf(opts) },
+    cost: { ...costOf(opts), ...calibrationOf(opts.calibration) },
     output: outputOf(opts),
   });
 }

@@ -25,6 +25,8 @@ export const EXIT_AWS_ACCESS = 5;
 export const EXIT_AWS_QUOTA = 6;
 export const EXIT_AWS_NEVER_ACTIVE = 7;
 export const EXIT_AWS_LEFT_BEHIND = 8;
+/** lambda:run and lambda:clean without AWS's SDK installed (an optional peer dependency): one line saying how to install it. */
+export const EXIT_AWS_SDK_MISSING = 9;
 
 /** An error that ends the command with its own exit code (one of the above): its message is the one line printed. */
 export class ExitCodeError extends Error {

@@ -5,14 +5,23 @@
  * row's Init is moved by the median of (real p50 − estimate p50) over that group's cells, so the
  * estimates of a later report with `--calibration FILE` land where the user's account put them.
  * Each cell's leave-one-out error says how well that carries to a cell the fit did not see (the
- * offset fitted on the group's other cells); a group of one cell has none. The code-loading term is
- * the shipped one (the file says so). Rows no real run covers stay as shipped.
+ * offset fitted on the group's other cells); a group of one cell has none. Rows no real run covers stay as shipped.
+ *
+ * The code-loading term's k is refitted too when the real runs hold at least MIN_FIT_FUNCTIONS functions with an
+ * excess over the hello world whose local estimate recorded INIT's split (its loading part, issue 41): by
+ * analyse/code-loading.ts's least squares (fitPoints), x = the estimator's own excess at the shipped fit's speed
+ * (the loading part), y = real p50 − the estimate without the term, each (runtime line, architecture, memory) a
+ * group with its own offset. The hello-world offsets are then fitted on the estimates under the new k, and the file
+ * records k with its leave-one-out error per function (`codeLoading`), which the estimates made with the file use.
+ * With fewer such functions the shipped k stays, and the command says so.
  */
 import path from 'node:path';
 import { median } from 'simple-statistics';
+import type { Calibration } from '../analyse/calibration.ts';
+import { fitPoints, MIN_FIT_FUNCTIONS, roundCoefficient, type FitPoint } from '../analyse/code-loading.ts';
 import { estimatesAgainstReal, type EstimateAgainstReal } from '../analyse/estimate-vs-real.ts';
-import type { ReferenceRow, ReferenceTable, Spread } from '../calibration/lambda-reference.ts';
-import { cellLabel } from '../core/cell.ts';
+import type { FittedCodeLoading, ReferenceRow, ReferenceTable, Spread } from '../calibration/lambda-reference.ts';
+import { cellKey, cellLabel } from '../core/cell.ts';
 import { displayPath } from '../core/display.ts';
 import { UsageError } from '../core/errors.ts';
 import { writeFileWhole } from '../store/files.ts';
@@ -74,6 +83,8 @@ const day = (iso: string | undefined) => (iso && /^\d{4}-\d{2}-\d{2}/.test(iso) 
 interface Matched {
   row: EstimateAgainstReal;
   architecture: string;
+  /** the local estimate's record: its code-loading term and whether INIT's split made it */
+  calibration?: Calibration;
 }
 
 /** Each real run's cells against the local run's estimates for its architecture and runtime line; the days they were measured. */
@@ -93,7 +104,10 @@ function matchRuns(local: ReportContext, options: LambdaCalibrateOptions): { mat
     const rows = estimatesAgainstReal(local.summaries, chosen.calibration, real.summaries, runtime);
     if (rows.length === 0)
       throw new UsageError(`${dir} shares no Lambda cell (framework, routes, variant, memory, runtime) with ${options.local}`);
-    for (const row of rows) matched.push({ row, architecture });
+    for (const row of rows) {
+      const calibration = chosen.calibration.get(cellKey(row.cell));
+      matched.push({ row, architecture, ...(calibration ? { calibration } : {}) });
+    }
     for (const when of [real.meta?.startedAt, real.meta?.finishedAt]) if (day(when)) days.push(day(when)!);
   }
   return { matched, days };
@@ -118,6 +132,107 @@ export function leaveOneOutOf(rows: readonly Pick<EstimateAgainstReal, 'cell' | 
   });
 }
 
+/** A point of the k fit: a cell whose estimate has the split's loading term, and what it names. */
+interface KPoint extends FitPoint {
+  function: string;
+  /** the shipped k the estimate was made with */
+  shippedK: number;
+  /** the estimate's p50 and the real one */
+  estimateMs: number;
+  realMs: number;
+}
+
+function kPoints(matched: readonly Matched[]): KPoint[] {
+  return matched.flatMap(({ row, architecture, calibration }) => {
+    const term = calibration?.init?.codeLoading;
+    // the loading part only: a cell whose estimate had no INIT split would fit k on CPU work too (issue 41)
+    if (!term || !calibration.init?.running) return [];
+    const x = Math.max(0, term.atFitSpeedMs);
+    return [
+      {
+        function: cellLabel(row.cell),
+        group: `${row.cell.runtime}|${architecture}|${row.memoryMB}`,
+        x,
+        y: row.real.p50 - row.estimate.p50 + term.coefficient * x,
+        shippedK: term.coefficient,
+        estimateMs: row.estimate.p50,
+        realMs: row.real.p50,
+      },
+    ];
+  });
+}
+
+/** Leave-one-out of k: every point of one function predicted by k and its group's offset fitted on the other functions. */
+function kLeaveOneOut(points: readonly KPoint[]): Record<string, [number, number]> {
+  const ranges: Record<string, [number, number]> = {};
+  for (const held of new Set(points.map((p) => p.function))) {
+    const rest = points.filter((p) => p.function !== held);
+    let fit: ReturnType<typeof fitPoints>;
+    try {
+      fit = fitPoints(rest);
+    } catch {
+      continue;
+    }
+    for (const p of points.filter((q) => q.function === held)) {
+      const offset = fit.offsets.get(p.group);
+      if (offset === undefined) continue;
+      const predicted = p.estimateMs - p.shippedK * p.x + offset + fit.coefficient * p.x;
+      const e = Math.round(((predicted - p.realMs) / p.realMs) * 1000) / 10;
+      const [low, high] = ranges[held] ?? [e, e];
+      ranges[held] = [Math.min(low, e), Math.max(high, e)];
+    }
+  }
+  return ranges;
+}
+
+/** k refitted from the real runs, or undefined (and why, printed) with too few functions with an excess and the split. */
+function refitCoefficient(matched: readonly Matched[], print: (line: string) => void): FittedCodeLoading | undefined {
+  const points = kPoints(matched);
+  const shipped = points[0]?.shippedK ?? matched.find((m) => m.calibration?.init?.codeLoading)?.calibration?.init?.codeLoading?.coefficient;
+  const functions = new Set(points.filter((p) => p.x > 0).map((p) => p.function));
+  const keep = (why: string): undefined => {
+    print(`code-loading term: ${why}: the shipped k${shipped !== undefined ? ` (${shipped})` : ''} kept`);
+  };
+  if (functions.size < MIN_FIT_FUNCTIONS) {
+    keep(
+      `${functions.size} function(s) with an excess over the hello world and INIT's split in the local run; ` +
+        `a fit takes ${MIN_FIT_FUNCTIONS} (measure the local run with generated Lambda cells of more sizes)`,
+    );
+    return undefined;
+  }
+  let fit: ReturnType<typeof fitPoints>;
+  try {
+    fit = fitPoints(points);
+  } catch {
+    keep('no group of cells whose excesses differ (each memory size needs two or more functions)');
+    return undefined;
+  }
+  return {
+    coefficient: roundCoefficient(fit.coefficient),
+    shippedCoefficient: shipped ?? fit.coefficient,
+    functions: functions.size,
+    points: points.length,
+    fittedUpToMs: Math.round(Math.max(...points.map((p) => p.x)) * 100) / 100,
+    looErrorPct: kLeaveOneOut(points),
+  };
+}
+
+/** The matched rows with their estimates under the refitted k (the term's x times the change of k). */
+function underK(matched: readonly Matched[], k: number): Matched[] {
+  return matched.map((m) => {
+    const term = m.calibration?.init?.running ? m.calibration.init.codeLoading : undefined;
+    if (!term) return m;
+    const by = (k - term.coefficient) * Math.max(0, term.atFitSpeedMs);
+    return { ...m, row: { ...m.row, estimate: { ...m.row.estimate, p50: m.row.estimate.p50 + by } } };
+  });
+}
+
+function coefficientLine(fitted: FittedCodeLoading): string {
+  const loo = Object.values(fitted.looErrorPct);
+  const range = loo.length ? `, leave-one-out ${Math.min(...loo.map((r) => r[0]))} to ${Math.max(...loo.map((r) => r[1]))} %` : '';
+  return `code-loading term: k = ${fitted.coefficient} from ${fitted.functions} function(s) (shipped ${fitted.shippedCoefficient})${range}`;
+}
+
 /** Fit, write the file, and return it. */
 export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: string) => void): CalibrationFile {
   if (options.real.length === 0) throw new UsageError('lambda:calibrate needs one or more real runs');
@@ -126,7 +241,10 @@ export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: s
   if (!local.reference || local.calibrations.length === 0) {
     throw new UsageError(`${options.local} has no Lambda estimate to fit (no local Lambda cell with its hello-world reference)`);
   }
-  const { matched, days } = matchRuns(local, options);
+  const runs = matchRuns(local, options);
+  const { days } = runs;
+  const codeLoading = refitCoefficient(runs.matched, print);
+  const matched = codeLoading ? underK(runs.matched, codeLoading.coefficient) : runs.matched;
   const groups = new Map<string, Matched[]>();
   for (const m of matched) {
     const key = `${m.row.cell.runtime}|${m.architecture}|${m.row.memoryMB}`;
@@ -162,14 +280,20 @@ export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: s
   const file: CalibrationFile = {
     source:
       `fitted by lambda:calibrate from real run(s) ${options.real.map((dir) => path.basename(path.resolve(dir))).join(', ')} ` +
-      `against ${path.basename(path.resolve(options.local))}, on ${shipped.source}`,
+      `against ${path.basename(path.resolve(options.local))}, on ${shipped.source}` +
+      // every estimate names its calibration's source: it says the term is not the shipped one
+      (codeLoading ? `; code-loading k ${codeLoading.coefficient} refitted (shipped ${codeLoading.shippedCoefficient})` : ''),
     from: sorted[0] ?? shipped.from,
     to: sorted[sorted.length - 1] ?? shipped.to,
     handler: shipped.handler,
     notes:
       `${shipped.notes}; Init of ${fittedGroups.length} row(s) moved by the median real − estimate of their cells, ` +
-      'the code-loading term shipped',
+      (codeLoading
+        ? `the code-loading term's k refitted from ${codeLoading.functions} function(s): ${codeLoading.coefficient} ` +
+          `(shipped ${codeLoading.shippedCoefficient})`
+        : 'the code-loading term shipped'),
     rows,
+    ...(codeLoading ? { codeLoading } : {}),
     fitted: {
       local: displayPath(path.resolve(options.local)),
       real: options.real.map((dir) => displayPath(path.resolve(dir))),
@@ -181,6 +305,7 @@ export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: s
   writeFileWhole(options.out, `${JSON.stringify(file, null, 2)}\n`);
   for (const g of fittedGroups)
     print(`${g.runtime} ${g.architecture} ${g.memoryMB} MB: ${g.cells} cell(s), Init offset ${g.offsetMs >= 0 ? '+' : ''}${g.offsetMs} ms`);
+  if (codeLoading) print(coefficientLine(codeLoading));
   print(
     meanAbs === undefined
       ? 'leave-one-out error: none (every group has one cell; measure more cells per memory size)'

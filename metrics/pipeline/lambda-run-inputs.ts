@@ -280,3 +280,13 @@ export function describeInput(recorded: RecordedLambdaRunInput): string {
       );
   }
 }
+
+/** How long a REPORT line missing from the tail is looked for in CloudWatch Logs, s (--logs-wait). */
+export const DEFAULT_LOGS_WAIT_S = 60;
+/** How long CreateFunction is retried while IAM propagates a role the run created, s (--role-wait). */
+export const DEFAULT_ROLE_WAIT_S = 120;
+
+export function checkRole(options: { role?: string; createRole: boolean }): void {
+  if (!options.role && !options.createRole) throw new UsageError('lambda:run needs --role ARN or --create-role');
+  if (options.role && options.createRole) throw new UsageError('--role and --create-role exclude each other');
+}

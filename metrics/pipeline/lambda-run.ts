@@ -28,6 +28,7 @@ import { loadGenerators } from '../../generators/registry.ts';
 import { routePath } from '../../generators/contract.ts';
 import { costPerMillion } from '../analyse/cost.ts';
 import { awsFailure, isRoleNotAssumable, RUN_TAG, sdkLambdaApi, type LambdaApi, type NewFunction } from '../cloud/lambda-api.ts';
+import { checkRole, DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S } from './lambda-run-inputs.ts';
 import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
@@ -46,10 +47,6 @@ export const LOGS_DIR = 'lambda-logs';
 const FUNCTION_TIMEOUT_S = 30;
 /** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
 export const ASSUMED_BILLED_MS = 1000;
-/** How long a REPORT line missing from the tail is looked for in CloudWatch Logs, s (--logs-wait). */
-export const DEFAULT_LOGS_WAIT_S = 60;
-/** How long CreateFunction is retried while IAM propagates a role the run created, s (--role-wait). */
-export const DEFAULT_ROLE_WAIT_S = 120;
 /** The first delay between CreateFunction attempts while the role propagates, ms (doubled each time, at most 10 s). */
 const ROLE_FIRST_DELAY_MS = 1000;
 
@@ -469,10 +466,6 @@ class ColdStartRun {
 }
 
 /** The role options, checked: the CLI checks them before it packages an input, the run again. */
-export function checkRole(options: Pick<LambdaRunOptions, 'role' | 'createRole'>): void {
-  if (!options.role && !options.createRole) throw new UsageError('lambda:run needs --role ARN or --create-role');
-  if (options.role && options.createRole) throw new UsageError('--role and --create-role exclude each other');
-}
 
 /** Plan, deploy, force the cold starts, collect, write the run folders, delete. */
 export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps): Promise<LambdaRunOutcome> {

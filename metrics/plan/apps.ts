@@ -8,7 +8,6 @@
  * loads it from its task root by its Handler setting, with the same runtime lines, file cache and
  * hello-world reference; `probe` runs coldstart's Lambda bootstrap, which requires it.
  */
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
@@ -93,8 +92,7 @@ async function appFile(
     cell.build === 'snapshot'
       ? path.join(BUNDLE_DIR, `${runtime.bundleTarget}-snapshot`, runtime.name, relative)
       : bundlePath(relative, runtime.bundleTarget, bundle);
-  // always rebuilt: the bundle's cache key knows the project's packages, not the app's
-  rmSync(`${output}.key`, { force: true });
+  // reused only when every file esbuild read for it (the app's own modules and packages included) is unchanged
   const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);

@@ -3,12 +3,16 @@
  * esbuild (platform node, no minifying, targeting the runtime), as a serverless deploy ships it;
  * `bundle-min` is the same file minified. Bundles live in generated/bundle/<target>/<the file's path
  * under generated/> (minified ones in generated/bundle/<target>-min/) and are rebuilt only when
- * their input changed (the file, the installed packages, esbuild or options).
+ * their input changed: the options, esbuild's version, the project's installed packages, and the
+ * content of every file esbuild read into the bundle (its metafile's inputs: the entry, each module it
+ * imports, the packages' files), each hashed when the bundle is built and hashed again before it is
+ * reused (`<bundle>.key`). Not seen: a new file that would change how an import resolves while every
+ * file read before is unchanged (a `node_modules` folder added nearer the app); `--build plain` has no cache.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message } from 'esbuild';
+import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message, type Metafile } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { ensureGeneratedPackage, GENERATED_DIR } from '../../generators/write.ts';
 
@@ -67,14 +71,55 @@ function installedTree(): string {
   return '';
 }
 
-function cacheKey(input: string, options: BuildOptions): string {
+/** What a bundle was built from: everything but its files, and the sha256 of each file esbuild read (path: hash). */
+interface BundleKey {
+  options: string;
+  inputs: Record<string, string>;
+}
+
+function optionsKey(input: string, options: BuildOptions): string {
   const { entryPoints: _e, outfile: _o, absWorkingDir: _a, ...rest } = options;
   return createHash('sha256')
-    .update(readFileSync(input))
+    .update(path.resolve(input))
     .update(JSON.stringify(rest))
     .update(esbuildVersion)
     .update(installedTree())
     .digest('hex');
+}
+
+function sha256Of(file: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The files of a metafile's inputs (paths relative to the working folder; another namespace's `ns:path` left out), each hashed. */
+export function inputHashes(metafile: Metafile, workingDir: string): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  for (const input of Object.keys(metafile.inputs)) {
+    if (/^[a-z][\w-]*:/i.test(input)) continue;
+    const file = path.resolve(workingDir, input);
+    const hash = sha256Of(file);
+    if (hash !== undefined) hashes[file] = hash;
+  }
+  return hashes;
+}
+
+/** Whether the bundle of `keyFile` was built with these options from files that are all unchanged. */
+function upToDate(keyFile: string, options: string): boolean {
+  let key: unknown;
+  try {
+    key = JSON.parse(readFileSync(keyFile, 'utf8'));
+  } catch {
+    return false;
+  }
+  if (key === null || typeof key !== 'object') return false;
+  const { options: built, inputs } = key as Partial<Record<keyof BundleKey, unknown>>;
+  if (built !== options || inputs === null || typeof inputs !== 'object') return false;
+  const files = Object.entries(inputs);
+  return files.length > 0 && files.every(([file, hash]) => sha256Of(file) === hash);
 }
 
 function where(message: Message): string {
@@ -95,19 +140,22 @@ export function bundleErrorLine(error: unknown): string {
 /** Bundle `input` into `output` (minified for bundle-min) unless an up-to-date bundle is there; never throws for a bad bundle. */
 export async function bundleFile(input: string, output: string, target: string, kind: BundleBuild = 'bundle'): Promise<BundleOutcome> {
   const options = bundleOptions(input, output, target, kind);
-  const key = cacheKey(input, options);
+  const key = optionsKey(input, options);
   const keyFile = `${output}.key`;
-  if (existsSync(output) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) return { ok: true, file: output, built: false };
+  if (existsSync(output) && upToDate(keyFile, key)) return { ok: true, file: output, built: false };
   rmSync(keyFile, { force: true });
   if (output.startsWith(GENERATED_DIR + path.sep)) ensureGeneratedPackage();
   mkdirSync(path.dirname(output), { recursive: true });
+  let metafile: Metafile;
   try {
     const result = await build(options);
-    writeFileSync(bundleMetaPath(output), JSON.stringify(result.metafile));
+    metafile = result.metafile!;
+    writeFileSync(bundleMetaPath(output), JSON.stringify(metafile));
   } catch (error) {
     rmSync(output, { force: true });
     return { ok: false, error: bundleErrorLine(error) };
   }
-  writeFileSync(keyFile, key);
+  const written: BundleKey = { options: key, inputs: inputHashes(metafile, PROJECT_ROOT) };
+  writeFileSync(keyFile, JSON.stringify(written));
   return { ok: true, file: output, built: true };
 }

@@ -7,7 +7,7 @@ import { writeFileWhole } from '../store/files.ts';
 import path from 'node:path';
 import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
-import { shippedCodeLoading, termModel } from '../analyse/code-loading.ts';
+import { shippedCodeLoading, termModel, withFittedCoefficient } from '../analyse/code-loading.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { MIN_FIT_POINTS, pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
@@ -210,7 +210,8 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
           reference,
           architecture,
           cpuSpeedsOf(meta?.lambda),
-          codeLoading ? termModel(codeLoading) : undefined,
+          // a table lambda:calibrate refitted k for carries its own (withFittedCoefficient)
+          codeLoading ? withFittedCoefficient(termModel(codeLoading), reference.codeLoading) : undefined,
         ),
       }))
     : [];

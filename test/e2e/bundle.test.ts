@@ -1,9 +1,10 @@
 /**
  * The `bundle` build (metrics/plan/bundle.ts): one file that needs no node_modules and still
- * answers, rebuilt only when its input changes, and a one-line reason when esbuild fails.
+ * answers, rebuilt only when its input changes (the entry, a module it imports, a package, the target),
+ * and a one-line reason when esbuild fails.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -16,7 +17,7 @@ import { makeCell } from '../../metrics/core/cell.ts';
 import { childEnvironment } from '../../metrics/measure/environment.ts';
 import { runSample } from '../../metrics/measure/sample.ts';
 import { bundleErrorLine, bundleFile } from '../../metrics/plan/bundle.ts';
-import { ROOT, tempDir } from '../support/helpers.ts';
+import { ROOT, runCli, tempDir } from '../support/helpers.ts';
 
 const requireFromGenerated = createRequire(path.join(GENERATED_DIR, 'index.js'));
 
@@ -114,6 +115,56 @@ describe('bundle: one file that needs no node_modules and still answers', () => 
       assert.equal(await built('node20'), true, 'changed input: rebuilt');
       assert.equal(await built('node22'), true, 'another target: rebuilt');
     }));
+
+  it('an edited module the entry imports (not the entry, not a package) rebuilds the bundle; an untouched one reuses it', () =>
+    inGenerated(async (dir) => {
+      const input = path.join(dir, 'entry.js');
+      const dep = path.join(dir, 'lib', 'greeting.js');
+      mkdirSync(path.dirname(dep));
+      writeFileSync(input, "module.exports = require('./lib/greeting.js');\n");
+      writeFileSync(dep, "module.exports = 'hello-one';\n");
+      const output = path.join(out, 'imports', 'entry.js');
+      const bundled = async () => {
+        const outcome = await bundleFile(input, output, 'node20');
+        assert.ok(outcome.ok, outcome.ok ? '' : outcome.error);
+        return { built: outcome.built, text: readFileSync(output, 'utf8') };
+      };
+      const first = await bundled();
+      assert.equal(first.built, true);
+      assert.match(first.text, /hello-one/);
+      const key = JSON.parse(readFileSync(`${output}.key`, 'utf8')) as { inputs: Record<string, string> };
+      assert.deepEqual(Object.keys(key.inputs).sort(), [dep, input].sort(), 'the key holds every file esbuild read, by content');
+      assert.equal((await bundled()).built, false, 'nothing changed: reused');
+      writeFileSync(dep, "module.exports = 'hello-two';\n");
+      const second = await bundled();
+      assert.equal(second.built, true, 'an imported module changed: rebuilt');
+      assert.match(second.text, /hello-two/);
+      assert.doesNotMatch(second.text, /hello-one/);
+      rmSync(dep);
+      const gone = await bundleFile(input, output, 'node20');
+      assert.ok(!gone.ok, 'a module that is gone: rebuilt, and esbuild says it cannot resolve it');
+    }));
+
+  it('measure --build bundle twice: an app module edited between the two is in the second bundle (its answer checked)', () => {
+    const dir = tempDir('coldstart-bundle-measure-');
+    const app = path.join(dir, 'app');
+    mkdirSync(path.join(app, 'lib'), { recursive: true });
+    writeFileSync(
+      path.join(app, 'server.js'),
+      "const http = require('node:http');\nconst { greeting } = require('./lib/greeting.js');\n" +
+        'http.createServer((req, res) => res.end(greeting)).listen(Number(process.env.PORT), process.env.HOST);\n',
+    );
+    const measure = (word: string, out: string) => {
+      writeFileSync(path.join(app, 'lib', 'greeting.js'), `exports.greeting = '${word}';\n`);
+      const args = ['measure', '--entry', path.join(app, 'server.js'), '--build', 'bundle', '--expect-body', `^${word}$`];
+      return runCli([...args, '--samples', '1', '--warmup', '0', '--out', path.join(dir, out)]);
+    };
+    const said = (r: { status: number | null; stdout: string; stderr: string }) => `exit ${String(r.status)}\n${r.stdout}\n${r.stderr}`;
+    const first = measure('first-greeting', 'one');
+    assert.equal(first.status, 0, said(first));
+    const second = measure('second-greeting', 'two');
+    assert.equal(second.status, 0, `a stale bundle would answer first-greeting: ${said(second)}`);
+  });
 
   it('a file esbuild cannot bundle fails with one line naming the reason, and leaves no bundle', () =>
     inGenerated(async (dir) => {

@@ -12,11 +12,14 @@
  * registry and with a cold cache it cannot install, and the test says so and skips.
  */
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { AWS_SDK_PACKAGES } from '../../metrics/core/aws-sdk.ts';
+import { EXIT_AWS_SDK_MISSING } from '../../metrics/core/errors.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
+import { FakeLambda } from '../support/fake-lambda.ts';
 import { ROOT, tempDir } from '../support/helpers.ts';
 
 const TIMEOUT_MS = 600_000;
@@ -33,7 +36,29 @@ function run(command: string, args: string[], cwd: string, timeout = 300_000): S
   return spawnSync(command, args, { cwd, env: userEnv(), encoding: 'utf8', timeout });
 }
 
-function said(result: SpawnSyncReturns<string>): string {
+interface CliAnswer {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `run`, without blocking the test's own process; `env` added to the user's environment. */
+function runAsync(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliAnswer> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: { ...userEnv(), ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+function said(result: CliAnswer): string {
   return `exit ${String(result.status)}\n${result.stdout}\n${result.stderr}`;
 }
 
@@ -56,16 +81,29 @@ function snapshot(dir: string, skip: ReadonlySet<string> = new Set()): Map<strin
   return files;
 }
 
-/** The app's package.json gets overrides pinning every @aws-sdk/* and @smithy/* package to the checkout's lock. */
-function pinSdkToLock(app: string): void {
+/** The version of each @aws-sdk/* and @smithy/* package in the checkout's lock. */
+function sdkLock(): Map<string, string> {
   const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
-  const overrides: Record<string, string> = {};
+  const versions = new Map<string, string>();
   for (const [key, entry] of Object.entries(lock.packages)) {
     const name = /^node_modules\/(@(?:aws-sdk|smithy)\/[^/]+)$/.exec(key)?.[1];
-    if (name && entry.version) overrides[name] = entry.version;
+    if (name && entry.version) versions.set(name, entry.version);
   }
+  return versions;
+}
+
+/**
+ * How a user installs the SDK from a registry mirror that lacks its newest internals (docs/guide/lambda-run.md):
+ * the clients at the versions of the tool's lock, and the app's package.json overrides pinning every other
+ * @aws-sdk/* and @smithy/* package to the lock (npm refuses an override of a package the app depends on directly).
+ * The clients' `name@version`, to install.
+ */
+function pinSdkToLock(app: string, clients: readonly string[]): string[] {
+  const lock = sdkLock();
+  const overrides = Object.fromEntries([...lock].filter(([name]) => !clients.includes(name)));
   const file = path.join(app, 'package.json');
   writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), overrides }, null, 2));
+  return clients.map((name) => `${name}@${lock.get(name) ?? 'latest'}`);
 }
 
 /** What changed from `before` to `after`: added, removed or rewritten paths. */
@@ -132,14 +170,9 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     for (const file of inside) assert.ok(!/^(test|results|\.ci|metrics\/tools)\//.test(file), `the tarball leaves out ${file}`);
 
     const args = ['install', '-D', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(work, packed.filename)];
-    let install = run('npm', args, app);
-    // a registry mirror that lacks the newest AWS SDK internals the clients' ranges ask for (ETARGET, as on
-    // the machines this project is built on): the app pins them to the checkout's lock, as npm's overrides let
-    // a user do (docs/guide/lambda-run.md)
-    if (install.status !== 0 && /ETARGET/.test(install.stderr)) {
-      pinSdkToLock(app);
-      install = run('npm', args, app);
-    }
+    // AWS's SDK is an optional peer dependency: the tool's own install never resolves it, so a registry
+    // mirror that lacks the newest SDK internals (ETARGET) no longer stops it
+    const install = run('npm', args, app);
     if (install.status !== 0) {
       const network = /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET/.exec(install.stderr);
       assert.ok(network, `npm install of the tarball failed for another reason than the network: ${said(install)}`);
@@ -150,6 +183,7 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { private?: boolean };
     assert.notEqual(manifest.private, true);
     assert.ok(!existsSync(path.join(app, 'node_modules', 'fastify')), "a user's app gets no framework it did not ask for");
+    assert.ok(!existsSync(path.join(app, 'node_modules', '@aws-sdk')), "a user's app gets AWS's SDK only when it asks for it");
     packageBefore = snapshot(installed);
   });
 
@@ -259,4 +293,46 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     assert.ok(existsSync(path.join(app, 'runs', 'prefix', 'summary.md')), 'runs/prefix in the app folder');
     assert.ok(!existsSync(path.join(ROOT, 'runs')), 'nothing under the checkout');
   });
+
+  it('lambda:run needs the SDK: one line and exit 9 without it; installed as the line says, lambda:clean calls the API', async (t) => {
+    if (installSkip) {
+      t.skip(installSkip);
+      return;
+    }
+    const without = npx(['lambda:run', 'pkg', '--region', 'eu-west-1', '--create-role', '--out', 'real']);
+    assert.equal(without.status, EXIT_AWS_SDK_MISSING, said(without));
+    assert.match(without.stderr.trim(), /^coldstart: lambda:run needs AWS's SDK for JavaScript[^\n]*npm install '@aws-sdk\/client-iam@/);
+    assert.ok(!existsSync(path.join(app, 'real')), 'nothing written');
+
+    // the install the line asks for, with npm's overrides where the registry lacks the SDK's newest internals
+    const npmInstall = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];
+    let install = run('npm', [...npmInstall, ...Object.entries(AWS_SDK_PACKAGES).map(([name, range]) => `${name}@${range}`)], app);
+    if (install.status !== 0 && /ETARGET/.test(install.stderr)) {
+      install = run('npm', [...npmInstall, ...pinSdkToLock(app, Object.keys(AWS_SDK_PACKAGES))], app);
+    }
+    assert.equal(install.status, 0, said(install));
+
+    const fake = new FakeLambda();
+    await fake.start();
+    try {
+      const clean = await npxAsync(['lambda:clean', '--region', 'eu-west-1', '--dry-run'], {
+        AWS_ENDPOINT_URL: fake.url,
+        AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST',
+        AWS_SECRET_ACCESS_KEY: 'coldstart-install-test',
+        AWS_EC2_METADATA_DISABLED: 'true',
+      });
+      assert.equal(clean.status, 0, said(clean));
+      assert.ok(
+        fake.calls.some((call) => call.op === 'ListFunctions'),
+        'the SDK of the app asked the endpoint for the functions',
+      );
+    } finally {
+      await fake.stop();
+    }
+  });
+
+  /** `npx coldstart ARGS` from the app's folder without blocking this process (the fake Lambda endpoint answers from it). */
+  function npxAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliAnswer> {
+    return runAsync('npx', ['--no-install', 'coldstart', ...args], app, env);
+  }
 });

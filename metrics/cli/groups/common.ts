@@ -13,6 +13,8 @@ import type { Dimension, DimensionFlag, FlagContext, FlagGroup, TargetName } fro
 export type Empty = {};
 /** The opts of a typed command. */
 export type OptsOf<C> = C extends Command<unknown[], infer O, OptionValues> ? O : never;
+/** An options type as one flat object type: a nested chain of a group's options, evaluated once. */
+export type Flat<T> = { [K in keyof T]: T[K] };
 
 /** " (default: TEXT)": the default as --help says it; the command applies none (runSpec does). */
 export function byDefault(text: string | number): string {
