@@ -41,12 +41,11 @@ net.Server.prototype.listen = function (...args) {
 };
 `;
 
+/** How long the listing run may take: a 1,000-route start takes seconds, a loaded machine more. */
+const LIST_LIMIT_MS = 300_000;
+
 /** The modules `file` (run in `cwd`) loads until it listens, or why they could not be read (one line). */
-export function loadedModules(
-  file: string,
-  cwd = path.dirname(file),
-  timeoutMs = 300_000,
-): { ok: true; modules: LoadedModule[] } | { ok: false; reason: string } {
+export function loadedModules(file: string, cwd: string): { ok: true; modules: LoadedModule[] } | { ok: false; reason: string } {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-loaded-'));
   try {
     const hook = path.join(scratch, 'hook.cjs');
@@ -57,7 +56,7 @@ export function loadedModules(
       cwd,
       env,
       encoding: 'utf8',
-      timeout: timeoutMs,
+      timeout: LIST_LIMIT_MS,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (child.error) return { ok: false, reason: child.error.message };
