@@ -120,3 +120,34 @@ export function bisectNext({ candidates, results, threshold }: BisectInput): Bis
   const next = open.reduce((best, i) => (Math.abs(i - mid) < Math.abs(best - mid) ? i : best), open[0]!);
   return { kind: 'measure', candidate: candidates[next]! };
 }
+
+/** One package's loaded code at two releases (0 where it was not loaded). */
+export interface LoadChange {
+  name: string;
+  before: { modules: number; bytes: number };
+  after: { modules: number; bytes: number };
+}
+
+/**
+ * The packages whose loaded code changed most from `before` to `after`, by the change in modules (then
+ * in bytes, then the name: Node's own modules have no bytes), at most `top`, unchanged ones left out.
+ */
+export function loadChanges(
+  before: readonly { name: string; modules: number; bytes: number }[],
+  after: readonly { name: string; modules: number; bytes: number }[],
+  top = 8,
+): LoadChange[] {
+  const zero = { modules: 0, bytes: 0 };
+  const at = (list: typeof before, name: string) => {
+    const p = list.find((x) => x.name === name);
+    return p ? { modules: p.modules, bytes: p.bytes } : zero;
+  };
+  const names = [...new Set([...before.map((p) => p.name), ...after.map((p) => p.name)])];
+  const bytes = (c: LoadChange) => Math.abs(c.after.bytes - c.before.bytes);
+  const modules = (c: LoadChange) => Math.abs(c.after.modules - c.before.modules);
+  return names
+    .map((name) => ({ name, before: at(before, name), after: at(after, name) }))
+    .filter((c) => bytes(c) > 0 || modules(c) > 0)
+    .sort((a, b) => modules(b) - modules(a) || bytes(b) - bytes(a) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, top);
+}

@@ -13,7 +13,7 @@ import { UsageError } from '../core/errors.ts';
 import { parseChoice, parseInteger, parsePercentShare } from '../core/parse.ts';
 import { parseRequest } from '../core/app.ts';
 import { appsOf } from '../pipeline/apps.ts';
-import { MAX_CANDIDATES, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
+import { MAX_CANDIDATES, packagesTable, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { depsOf } from './run.ts';
 import { commandLine, displayPath } from './shared.ts';
@@ -168,6 +168,9 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
       : v.kind === 'no-change'
         ? `no regression over the threshold from ${good} to ${bad}`
         : `no verdict: ${v.kind === 'failed' ? v.reason : ''}`;
+  const moved = outcome.packages;
+  if (moved)
+    process.stdout.write(`packages whose loaded code changed most, ${moved.from} → ${moved.to}:\n${packagesTable(moved).join('\n')}\n`);
   process.stdout.write(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}\n`);
   if (v.kind === 'failed') process.exitCode = 1;
 }

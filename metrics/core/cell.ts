@@ -88,6 +88,7 @@ export function cellFunctions(table: DimensionTable, fileOf: (cell: AnyCell) => 
         if (x === y) continue;
         if (row(d).sortByValues && rank(d, x) !== rank(d, y)) return rank(d, x) - rank(d, y);
         if (typeof x === 'number' && typeof y === 'number') return x - y;
+        if (row(d).sortNumeric) return String(x).localeCompare(String(y), 'en', { numeric: true }) || (String(x) < String(y) ? -1 : 1);
         return String(x) < String(y) ? -1 : 1;
       }
       return 0;

@@ -198,6 +198,8 @@ export interface Dimension<V extends string | number> {
   label?: 'file' | { at: number; show?: (value: V) => string; inFileName?: (value: V) => boolean };
   /** tables sort its values in the order of `values` (else numbers numerically, text alphabetically) */
   sortByValues?: true;
+  /** text sorted with its digit runs as numbers (`fastify@4.5.0` before `fastify@4.10.0`) */
+  sortNumeric?: true;
   /**
    * its lever table's place in levers.md; `workload`: it describes the app, so it never counts as "the lever that helps";
    * `change`: a choice of how the app is built or deployed, so each of its values is a variant of the levers' answer table
@@ -525,6 +527,7 @@ export const DIMENSIONS = {
       },
     ],
     help: 'the version of one npm package of the cell, when not the installed one',
+    sortNumeric: true,
     key: { at: 15, tagged: true },
     label: { at: 9 },
     lever: { rank: 10 },

@@ -49,3 +49,27 @@ export function ownerOf(url: string, coldstartFiles: readonly string[] = []): st
   if (coldstartFiles.includes(file)) return OWNER.coldstart;
   return OWNER.app;
 }
+
+/** A module a start loaded: its file and its size on disk, bytes. */
+export interface LoadedModule {
+  file: string;
+  bytes: number;
+}
+
+/** One owner's loaded code: how many modules, how many bytes. */
+export interface PackageLoad {
+  name: string;
+  modules: number;
+  bytes: number;
+}
+
+/** Loaded modules summed per owner (a package, or (app) for a file in no package), by name. */
+export function loadByPackage(modules: readonly LoadedModule[]): PackageLoad[] {
+  const by = new Map<string, PackageLoad>();
+  for (const m of modules) {
+    const name = ownerOf(m.file);
+    const load = by.get(name) ?? { name, modules: 0, bytes: 0 };
+    by.set(name, { name, modules: load.modules + 1, bytes: load.bytes + m.bytes });
+  }
+  return [...by.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

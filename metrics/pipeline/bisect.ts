@@ -12,10 +12,14 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { median } from 'simple-statistics';
-import { bisectNext, isBad, versionRange, type BisectNext, type BisectResult } from '../analyse/bisect.ts';
+import { bisectNext, isBad, loadChanges, versionRange, type BisectNext, type BisectResult, type LoadChange } from '../analyse/bisect.ts';
 import { instructionFigures } from '../analyse/instructions.ts';
+import { loadGenerators } from '../../generators/registry.ts';
+import { writeGenerated } from '../../generators/write.ts';
 import type { AppSpec } from '../core/app.ts';
+import { cellFile } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
+import { loadByPackage, OWNER, type PackageLoad } from '../core/packages.ts';
 
 import { runSpec, type RunSpec } from '../core/run-spec.ts';
 import type { Measure, Target } from '../core/dimensions.ts';
@@ -24,7 +28,8 @@ import { writeFileWhole } from '../store/files.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
 import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
-import { ensureVersion, tarballIn } from '../plan/versions.ts';
+import { ensureVersion, tarballIn, versionGeneratedDir } from '../plan/versions.ts';
+import { loadedModules } from '../measure/loaded-modules.ts';
 import type { Deps } from './ports.ts';
 import { runPipeline } from './run.ts';
 
@@ -73,6 +78,8 @@ export interface BisectDeps {
   measure(candidate: string, stepDir: string): Promise<BisectResult>;
   /** each package's share of the busy profile of a measured step (its --attribute run), when it has one */
   shares?(stepDir: string): Record<string, number> | undefined;
+  /** each package's loaded code (modules, bytes on disk) at a measured step, or why there is none */
+  loaded?(candidate: string, stepDir: string): Promise<StepLoad | string>;
   log(line: string): void;
 }
 
@@ -83,7 +90,28 @@ export interface BisectOutcome {
   /** measurements made by this invocation (a resumed bisect made fewer) */
   measuredNow: number;
   report: string;
+  /** the packages whose loaded code changed most between the two releases compared (the last good and the culprit, or the ends) */
+  packages?: PackagesMoved;
 }
+
+/** The per-package table's data: which two releases, and the packages that changed most (or why there is no table). */
+export type PackagesMoved =
+  | {
+      from: string;
+      to: string;
+      total: { before: PackageTotal; after: PackageTotal };
+      changes: LoadChange[];
+      /** Node's own modules loaded at one release and not the other */
+      node: { added: string[]; removed: string[] };
+    }
+  | { from: string; to: string; missing: string };
+
+/** What a step's start loaded: per package (Node's own modules as `(node)`), and Node's modules by name. */
+export interface StepLoad {
+  packages: PackageLoad[];
+  node: string[];
+}
+type PackageTotal = { modules: number; bytes: number };
 
 const identityOf = (o: BisectOptions) => ({
   package: o.pkg,
@@ -151,9 +179,17 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
         next.kind === 'found' && deps.shares
           ? { before: deps.shares(stepDirOf(options, next.lastGood)), after: deps.shares(stepDirOf(options, next.culprit)) }
           : undefined;
-      const report = bisectReport(options, state, next, shares);
+      const packages = await packagesMoved(options, state, next, deps);
+      const report = bisectReport(options, state, next, shares, packages);
       writeFileWhole(path.join(options.dir, 'bisect.md'), report);
-      return { verdict: next, candidates: state.candidates, results: state.results, measuredNow, report };
+      return {
+        verdict: next,
+        candidates: state.candidates,
+        results: state.results,
+        measuredNow,
+        report,
+        ...(packages ? { packages } : {}),
+      };
     }
     const candidate = next.candidate;
     const result = await deps.measure(candidate, stepDirOf(options, candidate));
@@ -165,6 +201,61 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
 }
 
 const stepDirOf = (o: BisectOptions, candidate: string) => path.join(o.dir, 'steps', candidate);
+
+/** The two releases a verdict compares (the last good and the culprit, or the two ends), with each one's loaded packages. */
+async function packagesMoved(
+  o: BisectOptions,
+  state: BisectState,
+  verdict: BisectNext,
+  deps: BisectDeps,
+): Promise<PackagesMoved | undefined> {
+  if (!deps.loaded || (verdict.kind !== 'found' && verdict.kind !== 'no-change')) return undefined;
+  const from = verdict.kind === 'found' ? verdict.lastGood : state.candidates[0]!;
+  const to = verdict.kind === 'found' ? verdict.culprit : state.candidates[state.candidates.length - 1]!;
+  const before = await deps.loaded(from, stepDirOf(o, from));
+  const after = await deps.loaded(to, stepDirOf(o, to));
+  if (typeof before === 'string') return { from, to, missing: `${named(o, from)}: ${before}` };
+  if (typeof after === 'string') return { from, to, missing: `${named(o, to)}: ${after}` };
+  const total = (list: PackageLoad[]) => ({
+    modules: list.reduce((n, p) => n + p.modules, 0),
+    bytes: list.reduce((n, p) => n + p.bytes, 0),
+  });
+  const node = {
+    added: after.node.filter((m) => !before.node.includes(m)),
+    removed: before.node.filter((m) => !after.node.includes(m)),
+  };
+  const changes = loadChanges(before.packages, after.packages);
+  return { from, to, total: { before: total(before.packages), after: total(after.packages) }, changes, node };
+}
+
+/** The per-package table's lines (markdown; the console prints the same lines). */
+export function packagesTable(moved: PackagesMoved): string[] {
+  if ('missing' in moved) return [`No per-package table: ${moved.missing}.`];
+  const kb = (bytes: number) => (bytes / 1024).toFixed(1);
+  const signed = (n: number, text: string) => `${n >= 0 ? '+' : ''}${text}`;
+  const row = (name: string, a: PackageTotal, b: PackageTotal) => {
+    // Node's own modules are not on disk: no bytes
+    const bytes =
+      name === OWNER.node
+        ? ['–', '–', '–']
+        : [
+            kb(a.bytes),
+            kb(b.bytes),
+            signed(b.bytes - a.bytes, kb(b.bytes - a.bytes)) + (a.bytes ? ` (${relative(b.bytes, a.bytes)})` : ''),
+          ];
+    const modules = [String(a.modules), String(b.modules), signed(b.modules - a.modules, String(b.modules - a.modules))];
+    return `| ${name.replace(/\|/g, '/')} | ${modules.join(' | ')} | ${bytes.join(' | ')} |`;
+  };
+  return [
+    `| package | modules at ${moved.from} | at ${moved.to} | change | KB at ${moved.from} | at ${moved.to} | change, KB |`,
+    '| :-- | --: | --: | --: | --: | --: | --: |',
+    ...moved.changes.map((c) => row(c.name, c.before, c.after)),
+    row('all loaded code', moved.total.before, moved.total.after),
+    ...(moved.changes.length ? [] : ['', 'No package loaded other modules or bytes.']),
+    ...(moved.node.added.length ? ['', `Node's own modules loaded at ${moved.to} only: ${moved.node.added.join(', ')}.`] : []),
+    ...(moved.node.removed.length ? ['', `Node's own modules loaded at ${moved.from} only: ${moved.node.removed.join(', ')}.`] : []),
+  ];
+}
 
 /** Two ends and log2 of what lies between. */
 export function stepsFor(n: number): number {
@@ -203,11 +294,34 @@ export function shareChanges(before: Shares, after: Shares, top = 5): { name: st
     .slice(0, top);
 }
 
+/** bisect.md's per-package section (when the verdict compares two releases) and the note on the step folders. */
+function packagesSection(packages: PackagesMoved | undefined): string[] {
+  const lines: string[] = [];
+  if (packages)
+    lines.push(
+      '',
+      `## Packages whose loaded code changed most, ${packages.from} → ${packages.to}`,
+      '',
+      'The modules each package loads until the server listens, and their bytes on disk: one more, unrecorded ' +
+        "run of the step's server (not counted, not timed) that lists `require.cache` (CommonJS modules) and " +
+        "Node's own modules once it listens. The same on every run: a deterministic companion to the counts.",
+      '',
+      ...packagesTable(packages),
+    );
+  lines.push(
+    '',
+    "Each step's folder keeps its samples, meta.json and summaries; `npm run report steps/<version>` " +
+      'writes its report.html and charts again.',
+  );
+  return lines;
+}
+
 export function bisectReport(
   o: BisectOptions,
   state: BisectState,
   verdict: BisectNext,
   shares?: { before: Shares; after: Shares },
+  packages?: PackagesMoved,
 ): string {
   const what =
     o.cell.kind === 'generated' ? `${o.cell.framework}, ${o.cell.routes} routes, ${o.cell.target}` : `the app ${o.cell.app.name}`;
@@ -276,6 +390,7 @@ export function bisectReport(
       );
     }
   }
+  lines.push(...packagesSection(packages));
   return `${lines.join('\n')}\n`;
 }
 
@@ -400,6 +515,9 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
   return {
     candidates: realCandidates,
     log,
+    loaded(candidate, stepDir) {
+      return stepLoad(o, candidate, stepDir, log);
+    },
     shares(stepDir) {
       const attribution = readAttribution(stepDir)?.cells.find((c) => c.attribution)?.attribution;
       if (!attribution || !(attribution.busyMs > 0)) return undefined;
@@ -419,13 +537,68 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
       }
       try {
         await runPipeline(stepSpec(o, candidate, stepDir, app), runDeps());
+        // an app's copy is removed after its step: its modules are listed now
+        if (app && resultOf(o, stepDir).kind === 'measured') listStepModules(app.file, app.cwd, stepDir, 'app');
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         return { kind: 'skipped', reason: error.message };
       } finally {
         rmSync(path.join(o.dir, 'apps', candidate), { recursive: true, force: true });
       }
+      slimStep(stepDir);
       return resultOf(o, stepDir);
     },
   };
+}
+
+/** What a step folder drops: the report and its charts, which `npm run report` writes again from the samples. */
+const REBUILT = (file: string) => file === 'report.html' || (file.startsWith('chart-') && file.endsWith('.svg'));
+
+/** A step folder keeps its samples, meta.json and summaries; report.html (about 0.5 MB) and the charts go. */
+export function slimStep(stepDir: string): void {
+  if (!existsSync(stepDir)) return;
+  for (const file of readdirSync(stepDir)) if (REBUILT(file)) rmSync(path.join(stepDir, file), { force: true });
+}
+
+/** A step's loaded packages, kept in the step's folder once listed (they do not change: the same file and install). */
+export const LOADED_FILE = 'loaded-packages.json';
+
+/** Each package's loaded code at a measured step of a generated cell: read from its folder, else listed by one more run of its file. */
+async function stepLoad(o: BisectOptions, candidate: string, stepDir: string, log: (line: string) => void): Promise<StepLoad | string> {
+  const file = path.join(stepDir, LOADED_FILE);
+  if (existsSync(file)) {
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<StepLoad>;
+      if (Array.isArray(saved.packages) && Array.isArray(saved.node)) return { packages: saved.packages, node: saved.node };
+    } catch {
+      // listed again below
+    }
+  }
+  if (o.cell.kind !== 'generated') return "its modules were not listed when the step ran (an app's copy is removed after its step)";
+  if (o.cell.target !== 'server') return 'listed for server cells only (a Lambda handler does not listen)';
+  const samples = existsSync(path.join(stepDir, SAMPLES_FILE)) ? readSamples(path.join(stepDir, SAMPLES_FILE)) : [];
+  const cell = samples.find((s) => s.ok)?.cell;
+  if (!cell) return 'the step has no answered sample';
+  const value = `${o.pkg}@${candidate}`;
+  const installed = ensureVersion(value, log, o.from ? { from: o.from } : {});
+  if (!installed.ok) return `does not install: ${installed.reason}`;
+  const cellPath = path.join(versionGeneratedDir(value), cellFile(cell));
+  if (!existsSync(cellPath)) {
+    // written again (the same bytes as the step ran): the version's folder holds the files of its last runs only
+    const generator = (await loadGenerators('server')).find((g) => g.name === cell.framework);
+    if (!generator) return `no generator for ${cell.framework}`;
+    await writeGenerated(generator, cell.routes, cell.variant, versionGeneratedDir(value), { shape: cell.shape, schema: cell.schema });
+  }
+  log(`listing the modules ${value} loads…`);
+  return listStepModules(cellPath, path.dirname(cellPath), stepDir, cellFile(cell));
+}
+
+/** The modules a step's server loads, per package, kept in the step's folder; or why they could not be listed. */
+function listStepModules(file: string, cwd: string, stepDir: string, name: string): StepLoad | string {
+  const listed = loadedModules(file, cwd);
+  if (!listed.ok) return `its file did not list its modules: ${listed.reason}`;
+  const packages = loadByPackage(listed.modules);
+  const node = listed.modules.filter((m) => m.file.startsWith('node:')).map((m) => m.file.slice('node:'.length));
+  writeFileWhole(path.join(stepDir, LOADED_FILE), `${JSON.stringify({ version: 1, file: name, packages, node }, null, 2)}\n`);
+  return { packages, node };
 }

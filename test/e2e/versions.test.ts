@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -76,6 +76,10 @@ describe('--versions: two fastify and two express majors in one run', { skip: no
 });
 
 /** 18 releases of cs-fake-dep as npm pack tarballs; from `planted` on, its require does more work; `broken` is not a tarball. */
+interface LoadedFile {
+  packages: { name: string; modules: number; bytes: number }[];
+}
+
 function fakeReleases(dir: string, planted: number, broken: number): string {
   const tarballs = path.join(dir, 'tarballs');
   mkdirSync(tarballs, { recursive: true });
@@ -144,6 +148,25 @@ describe('bisect over 18 local releases of a package, on a server entry', { skip
     assert.match(report, /## Change per phase, 1\.0\.10 → 1\.0\.11/);
     assert.match(report, /\| ready \| [\d,]+ \| [\d,]+ \| \+\d+\.\d\d % \|/);
     assert.deepEqual(readdirSync(app).sort(), ['package.json', 'server.js']);
+  });
+  it("lists the package whose loaded code changed: the planted release's bigger index.js, in bisect.md and on stdout", () => {
+    const report = readFileSync(path.join(out, 'bisect.md'), 'utf8');
+    assert.match(report, /## Packages whose loaded code changed most, 1\.0\.10 → 1\.0\.11\n/);
+    const row = /\| cs-fake-dep \| 1 \| 1 \| \+0 \| 0\.0 \| 0\.1 \| \+0\.1 \(\+\d+\.\d\d %\) \|/;
+    assert.match(report, row);
+    assert.match(result.stdout, row);
+    const bytes = (step: string) =>
+      (JSON.parse(readFileSync(path.join(out, 'steps', step, 'loaded-packages.json'), 'utf8')) as LoadedFile).packages.find(
+        (p) => p.name === 'cs-fake-dep',
+      )?.bytes;
+    assert.equal(bytes('1.0.10'), Buffer.byteLength('module.exports = { release: 10 };\n'));
+    assert.equal(
+      bytes('1.0.11'),
+      Buffer.byteLength("const a = []; for (let i = 0; i < 20000; i++) a.push('x' + i);\nmodule.exports = { release: 11 };\n"),
+    );
+    // the step folders keep no report.html (npm run report writes it again)
+    assert.equal(existsSync(path.join(out, 'steps', '1.0.11', 'report.html')), false);
+    assert.ok(existsSync(path.join(out, 'steps', '1.0.11', 'samples.jsonl')));
   });
   it('a finished bisect re-run from its folder measures nothing again', () => {
     const again = runCli(

@@ -5,13 +5,24 @@
  * bisect refused. The real runs (valgrind, npm) are test/e2e/versions.test.ts.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { bisectNext, compareVersions, versionRange, type BisectResult } from '../../metrics/analyse/bisect.ts';
+import { bisectNext, compareVersions, loadChanges, versionRange, type BisectResult } from '../../metrics/analyse/bisect.ts';
+import { loadByPackage } from '../../metrics/core/packages.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { parseVersions } from '../../metrics/core/parse.ts';
-import { runBisect, stepsFor, STATE_FILE, type BisectDeps, type BisectOptions } from '../../metrics/pipeline/bisect.ts';
+import {
+  LOADED_FILE,
+  packagesTable,
+  runBisect,
+  slimStep,
+  stepsFor,
+  STATE_FILE,
+  type BisectDeps,
+  type BisectOptions,
+  type StepLoad,
+} from '../../metrics/pipeline/bisect.ts';
 import { tempDir } from '../support/in-process.ts';
 
 const RELEASES = Array.from({ length: 20 }, (_, i) => `2.${Math.floor(i / 5)}.${i % 5}`);
@@ -166,5 +177,105 @@ describe('the bisect folder', () => {
     assert.equal(existsSync(path.join(other, STATE_FILE)), false);
     const coarse = await runBisect(options(other, { good: '1.0.0', bad: '1.0.39', step: 2 }), long);
     assert.equal(coarse.candidates.length, 21);
+  });
+});
+
+describe("the packages whose loaded code changed most (a counted bisect's per-package table)", () => {
+  const nodeList = (n: number) => Array.from({ length: n }, (_, i) => `internal/m${i}`);
+  /** planted lists: from the culprit on, 11 more of Node's modules (node:http2 among them), a new package, fastify 443 bytes smaller */
+  const load = (v: string, culprit: string): StepLoad => {
+    const late = RELEASES.indexOf(v) >= RELEASES.indexOf(culprit);
+    return {
+      packages: [
+        { name: '(app)', modules: 1, bytes: 5011 },
+        { name: '(node)', modules: late ? 158 : 147, bytes: 0 },
+        { name: 'fastify', modules: 28, bytes: late ? 232_841 : 233_284 },
+        { name: 'avvio', modules: 6, bytes: 40_000 },
+        ...(late ? [{ name: 'new-dep', modules: 3, bytes: 12_288 }] : []),
+      ],
+      node: late ? [...nodeList(147), 'http2', 'internal/http2/core'] : nodeList(147),
+    };
+  };
+  it('compares the last good release with the culprit, in bisect.md and in the outcome the console prints', async () => {
+    const dir = tempDir('coldstart-bisect-');
+    const culprit = RELEASES[13]!;
+    const asked: string[] = [];
+    const outcome = await runBisect(options(dir), {
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+      log: () => {},
+      measure: (v) => Promise.resolve(planted(RELEASES, culprit)(v)),
+      loaded: (v, stepDir) => {
+        asked.push(`${v} ${path.basename(stepDir)}`);
+        return Promise.resolve(load(v, culprit));
+      },
+    });
+    assert.deepEqual(
+      asked,
+      [`${RELEASES[12]} ${RELEASES[12]}`, `${culprit} ${culprit}`],
+      'the last good one and the culprit, each from its step folder',
+    );
+    const table = packagesTable(outcome.packages!);
+    // most modules moved first: Node's own (+11), then the new package (+3), then fastify (bytes only); avvio unchanged is left out
+    assert.deepEqual(table.slice(2, 6), [
+      '| (node) | 147 | 158 | +11 | – | – | – |',
+      '| new-dep | 0 | 3 | +3 | 0.0 | 12.0 | +12.0 |',
+      '| fastify | 28 | 28 | +0 | 227.8 | 227.4 | -0.4 (-0.19 %) |',
+      '| all loaded code | 182 | 196 | +14 | 271.8 | 283.3 | +11.6 (+4.26 %) |',
+    ]);
+    assert.ok(!table.some((line) => line.includes('avvio')));
+    assert.ok(table.includes(`Node's own modules loaded at ${culprit} only: http2, internal/http2/core.`));
+    const report = readFileSync(path.join(dir, 'bisect.md'), 'utf8');
+    assert.ok(report.includes(`## Packages whose loaded code changed most, ${RELEASES[12]} → ${culprit}\n`));
+    assert.ok(report.includes(table.join('\n')));
+  });
+  it('compares the two ends when there is no regression, and says why when a list is missing', async () => {
+    const dir = tempDir('coldstart-bisect-');
+    const flat: BisectDeps = {
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+      log: () => {},
+      measure: (v) => Promise.resolve({ kind: 'measured', value: 1_000_000_000 - RELEASES.indexOf(v), phases: {} }),
+      loaded: (v) => Promise.resolve(v === RELEASES[19] ? 'its file did not list its modules: exited 1' : load(v, RELEASES[19]!)),
+    };
+    const outcome = await runBisect(options(dir), flat);
+    assert.equal(outcome.verdict.kind, 'no-change');
+    assert.deepEqual(outcome.packages, {
+      from: RELEASES[0],
+      to: RELEASES[19],
+      missing: `fake@${RELEASES[19]}: its file did not list its modules: exited 1`,
+    });
+    assert.match(
+      readFileSync(path.join(dir, 'bisect.md'), 'utf8'),
+      /No per-package table: fake@2\.3\.4: its file did not list its modules: exited 1\./,
+    );
+  });
+  it('sums the loaded modules per package: scoped packages, the innermost node_modules, the app, Node', () => {
+    const by = loadByPackage([
+      { file: '/v/node_modules/fastify/fastify.js', bytes: 100 },
+      { file: '/v/node_modules/fastify/lib/route.js', bytes: 50 },
+      { file: '/v/node_modules/@fastify/error/index.js', bytes: 7 },
+      { file: '/v/node_modules/fastify/node_modules/semver/index.js', bytes: 3 },
+      { file: '/v/generated/10-startup-fastify-routes.js', bytes: 5000 },
+      { file: 'node:http2', bytes: 0 },
+    ]);
+    assert.deepEqual(by, [
+      { name: '(app)', modules: 1, bytes: 5000 },
+      { name: '(node)', modules: 1, bytes: 0 },
+      { name: '@fastify/error', modules: 1, bytes: 7 },
+      { name: 'fastify', modules: 2, bytes: 150 },
+      { name: 'semver', modules: 1, bytes: 3 },
+    ]);
+    assert.deepEqual(loadChanges(by, by), []);
+  });
+});
+
+describe('slim step folders', () => {
+  it('drops report.html and the charts, keeps the samples, meta.json, summaries and the loaded list', () => {
+    const dir = tempDir('coldstart-bisect-');
+    const keep = ['samples.jsonl', 'meta.json', 'summary.md', 'summary.csv', 'scaling.md', 'attribution.json', LOADED_FILE];
+    for (const file of [...keep, 'report.html', 'chart-phases.svg', 'chart-phases-instructions.svg'])
+      writeFileSync(path.join(dir, file), 'x');
+    slimStep(dir);
+    assert.deepEqual(readdirSync(dir).sort(), [...keep].sort());
+    slimStep(path.join(dir, 'none'));
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cellKey, cellLabel, compareCells, parseCell, shownDimensions } from '../../metrics/core/cell.ts';
+import { cellKey, cellLabel, compareCells, makeCell, parseCell, shownDimensions } from '../../metrics/core/cell.ts';
 import { DIMENSION_TABLE, RUN_DIMENSIONS } from '../../metrics/core/dimensions.ts';
 
 interface Snapshot {
@@ -58,4 +58,14 @@ test('the table: key and label places are distinct, a tagged row has a stored va
   }
   const flags = [...rows.map(([, row]) => row), ...Object.values(RUN_DIMENSIONS)].flatMap((row) => row.flags.map((f) => f.flag));
   assert.equal(new Set(flags).size, flags.length, flags.join(' '));
+});
+
+test("versions sort in release order: a version's digit runs compare as numbers", () => {
+  const at = (version: string) =>
+    makeCell({ framework: 'fastify', variant: 'validated', routes: 1000, target: 'server', measure: 'instructions', version });
+  const order = ['fastify@4.10.0', 'fastify@5.12.8', 'fastify@4.5.0', 'fastify@5.3.2', 'fastify@4.0.0'].map(at).sort(compareCells);
+  assert.deepEqual(
+    order.map((c) => c.version),
+    ['fastify@4.0.0', 'fastify@4.5.0', 'fastify@4.10.0', 'fastify@5.3.2', 'fastify@5.12.8'],
+  );
 });

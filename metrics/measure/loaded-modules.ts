@@ -1,0 +1,78 @@
+/**
+ * The modules a server (a generated file, or the user's entry) loads before it listens, each with its
+ * size on disk: one more, unrecorded run of the file (not under valgrind, not timed), with a preloaded
+ * hook that lists `require.cache` once the first server listens and then ends the process. The list
+ * is what the start loaded, the same on every run (bisect's per-package table: which packages'
+ * loaded code changed between two releases). The hook itself loads node:net and node:fs first. Node's own modules come from
+ * process.moduleLoadList (`node:http2`, `node:internal/http2/core`, 0 bytes: they are not on disk).
+ * CommonJS modules only: the generated files and the frameworks they require are CommonJS; an ES
+ * module is not in require.cache.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoadedModule } from '../core/packages.ts';
+import { childEnvironment } from './environment.ts';
+
+/**
+ * The preloaded hook: when the first server listens, every module of require.cache (but itself) with
+ * its bytes on disk, then Node's own modules loaded so far; then the process exits.
+ */
+const HOOK = `'use strict';
+const { statSync, writeFileSync } = require('node:fs');
+const net = require('node:net');
+function list() {
+  const modules = Object.keys(require.cache).filter((file) => file !== __filename).sort().map((file) => {
+    let bytes = 0;
+    try { bytes = statSync(file).size; } catch {}
+    return { file, bytes };
+  });
+  // Node's own modules (not on disk: 0 bytes), by the list Node keeps of what it loaded
+  for (const entry of process.moduleLoadList || []) {
+    if (entry.startsWith('NativeModule ')) modules.push({ file: 'node:' + entry.slice('NativeModule '.length), bytes: 0 });
+  }
+  writeFileSync(process.env.COLDSTART_LOADED_OUT, JSON.stringify(modules));
+}
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  this.once('listening', () => setImmediate(() => { list(); process.exit(0); }));
+  return listen.apply(this, args);
+};
+`;
+
+/** How long the listing run may take: a 1,000-route start takes seconds, a loaded machine more. */
+const LIST_LIMIT_MS = 300_000;
+
+/** The modules `file` (run in `cwd`) loads until it listens, or why they could not be read (one line). */
+export function loadedModules(file: string, cwd: string): { ok: true; modules: LoadedModule[] } | { ok: false; reason: string } {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-loaded-'));
+  try {
+    const hook = path.join(scratch, 'hook.cjs');
+    const out = path.join(scratch, 'modules.json');
+    writeFileSync(hook, HOOK);
+    const { env } = childEnvironment(process.env, { PORT: '0', COLDSTART_LOADED_OUT: out });
+    const child = spawnSync(process.execPath, ['--require', hook, file], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      timeout: LIST_LIMIT_MS,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    if (child.error) return { ok: false, reason: child.error.message };
+    if (child.status !== 0) {
+      const last =
+        child.stderr
+          .trim()
+          .split('\n')
+          .find((line) => line.trim()) ?? '';
+      return { ok: false, reason: `exited ${child.status ?? child.signal}${last ? `: ${last.slice(0, 200)}` : ''}` };
+    }
+    const modules = JSON.parse(readFileSync(out, 'utf8')) as LoadedModule[];
+    return { ok: true, modules };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message.split('\n')[0] ?? 'unreadable' };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
