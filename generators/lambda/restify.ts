@@ -14,6 +14,9 @@ const restify: FrameworkGenerator = {
   packages: ['restify', SERVERLESS_HTTP, 'zod'],
   adapter: SERVERLESS_HTTP,
   validation: RESTIFY_VALIDATION,
+  noEagerInit:
+    'no eager form: restify adds each route to its router as the file registers it, already in INIT;' +
+    ' neither restify nor serverless-http documents an initialisation step',
   unsupportedShapes: { nested: RESTIFY_NO_GROUPS },
   generate(input: GenerateInput): string {
     const app = restifyApp(input);

@@ -10,7 +10,7 @@ import { cellKey, cellLabel } from '../../metrics/core/cell.ts';
 import type { PreparedCells } from '../../metrics/plan/cells.ts';
 import { fakeCellSource } from '../../metrics/plan/fake-source.ts';
 import { DEFAULT_SOURCE, runSpec } from '../../metrics/core/run-spec.ts';
-import { NO_EAGER_INIT } from '../../generators/write.ts';
+import { loadGenerators } from '../../generators/registry.ts';
 
 const quiet = () => undefined;
 
@@ -49,12 +49,26 @@ describe('--init as the planner expands it', () => {
     assert.doesNotMatch(cellKey(lazy.cell), /init=/, 'a lazy cell keeps the key it always had');
   });
 
-  it("hono's eager cell is unsupported with the reason; servers and the reference are lazy only", () => {
+  it("hono's eager cell is unsupported with the reason; servers and the reference are lazy only", async () => {
     const hono = find('lambda/eager/10-startup-hono-routes.mjs')!;
-    assert.deepEqual(hono.blocked, { kind: 'unsupported', reason: NO_EAGER_INIT });
+    const generator = (await loadGenerators('lambda')).find((g) => g.name === 'hono')!;
+    assert.deepEqual(hono.blocked, { kind: 'unsupported', reason: generator.noEagerInit });
+    assert.match(hono.blocked.reason, /matcher on the first request/);
     for (const { cell } of prepared.cells) {
       if (cell.target === 'server' || cell.framework === 'reference') assert.equal(cell.init, 'lazy', cellLabel(cell));
     }
+  });
+
+  it('every Lambda framework has an eager form or says why not in its own words (no generic reason)', async () => {
+    const reasons = new Set<string>();
+    for (const generator of await loadGenerators('lambda')) {
+      if (generator.eagerInit) continue;
+      assert.ok(generator.noEagerInit, `${generator.name}: neither eagerInit nor noEagerInit`);
+      assert.match(generator.noEagerInit, /^no eager form: .*INIT/, generator.name);
+      reasons.add(generator.noEagerInit);
+    }
+    // deepkit and deepkit-http share theirs (one framework, two setups); every other reason is its own
+    assert.ok(reasons.size >= 7, [...reasons].join('\n'));
   });
 
   it("an eager file's bundle is unsupported (esbuild leaves its createRequire requires out)", () => {
