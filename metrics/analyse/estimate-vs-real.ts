@@ -26,7 +26,9 @@ export interface EstimateAgainstReal {
 
 const pct = (estimate: number, real: number) => ((estimate - real) / real) * 100;
 
-const matchKey = (cell: FunctionCell, memory: number) => `${cell.framework}|${cell.variant}|${cell.routes}|${memory}`;
+// the init mode too: an eager local cell is matched with the eager function (a lazy one's init is absent or lazy)
+const matchKey = (cell: FunctionCell | { framework: string; variant: string; routes: number; init?: string }, memory: number) =>
+  `${cell.framework}|${cell.variant}|${cell.routes}|${memory}|${cell.init === 'eager' ? 'eager' : 'lazy'}`;
 
 /** The rows of every local Lambda cell with an estimate that the real run measured; none when the runs share no cell. */
 export function estimatesAgainstReal(

@@ -10,7 +10,8 @@ import {
   parseArchitecture,
   parseLambdaRuntime,
 } from '../core/lambda-platform.ts';
-import { PACKAGE_BUILDS, parseMemory, parsePackageBuild } from '../core/parse.ts';
+import { PACKAGE_BUILDS, parseChoiceList, parseMemory, parsePackageBuild } from '../core/parse.ts';
+import { INIT_MODES } from '../core/dimensions.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
 import { addTypedCommand, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
@@ -76,6 +77,14 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
         .default(PACKAGE_BUILDS[0])
         .argParser(parsePackageBuild),
     )
+    .addOption(
+      new Option(
+        '--init <list>',
+        `comma list of ${INIT_MODES.join(', ')}: the handlers' init modes (default lazy, the files as packaged before the lever); ` +
+          'an eager handler is an ES module bundled as one (index.mjs in its zip, its function name ends in -eager), ' +
+          'a framework without an eager form is left out with the reason',
+      ).argParser(parseChoiceList('--init', INIT_MODES)),
+    )
     .action(async (opts) => {
       const outcome = await packageLambda(
         {
@@ -85,6 +94,7 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
           architecture: opts.architecture ?? opts.arch,
           runtime: opts.runtime ?? opts.lambdaRuntime,
           build: opts.build,
+          inits: opts.init ?? ['lazy'],
         },
         (line) => process.stderr.write(`${line}\n`),
       );

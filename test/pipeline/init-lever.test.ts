@@ -2,7 +2,7 @@
  * The init lever (issue 41) as the planner expands it: a Lambda run's default is both modes; fastify's
  * eager cell runs its ES module in lambda/eager/, a framework with nothing documented to initialise has
  * its eager cell unsupported with the reason, the reference and the servers stay lazy (their keys and
- * labels as they were), and an eager bundle is unsupported.
+ * labels as they were), and an eager file is bundled as an ES module.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -71,9 +71,9 @@ describe('--init as the planner expands it', () => {
     assert.ok(reasons.size >= 7, [...reasons].join('\n'));
   });
 
-  it("an eager file's bundle is unsupported (esbuild leaves its createRequire requires out)", () => {
+  it("an eager file's bundle is an ES-module bundle of its own (generated/bundle/<node>/lambda/eager/….mjs)", () => {
     const bundled = prepared.cells.find((c) => c.cell.init === 'eager' && c.cell.framework === 'fastify' && c.cell.build === 'bundle')!;
-    assert.equal(bundled.blocked?.kind, 'unsupported');
-    assert.match(bundled.blocked.reason, /createRequire/);
+    assert.equal(bundled.blocked, undefined);
+    assert.match(bundled.launch!.file, /generated\/bundle\/node\d+\/lambda\/eager\/10-startup-fastify-routes\.mjs$/);
   });
 });
