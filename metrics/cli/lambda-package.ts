@@ -11,9 +11,9 @@ import {
   parseLambdaRuntime,
 } from '../core/lambda-platform.ts';
 import { PACKAGE_BUILDS, parseChoiceList, parseMemory, parsePackageBuild } from '../core/parse.ts';
-import { INIT_MODES } from '../core/dimensions.ts';
+import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
-import { addTypedCommand, oldSpelling } from './groups/common.ts';
+import { addTypedCommand, dimensionOption, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { displayPath } from './shared.ts';
 
@@ -77,14 +77,8 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
         .default(PACKAGE_BUILDS[0])
         .argParser(parsePackageBuild),
     )
-    .addOption(
-      new Option(
-        '--init <list>',
-        `comma list of ${INIT_MODES.join(', ')}: the handlers' init modes (default lazy, the files as packaged before the lever); ` +
-          'an eager handler is an ES module bundled as one (index.mjs in its zip, its function name ends in -eager), ' +
-          'a framework without an eager form is left out with the reason',
-      ).argParser(parseChoiceList('--init', INIT_MODES)),
-    )
+    // the packages as before the lever by default: an eager handler is an ES module (index.mjs, a -eager name)
+    .addOption(dimensionOption(DIMENSIONS.init, '--init', parseChoiceList('--init', INIT_MODES), undefined, 'lazy'))
     .action(async (opts) => {
       const outcome = await packageLambda(
         {
