@@ -97,8 +97,24 @@ export interface FrameworkGenerator {
   eagerInit?: { call: string; documented: string };
   /** Lambda only: why the framework has no eager form (nothing its adapter documents to initialise in INIT) */
   noEagerInit?: string;
+  /**
+   * A Node line this framework's package cannot load on: from Node `fromNodeMajor` on, for the package's
+   * majors up to `throughMajor` (the installed one, or the `--versions` one of the cell), its cells are
+   * unsupported with `reason`, decided when the cells are planned (not by samples that fail in INIT).
+   */
+  nodeLimit?: NodeLimit;
   /** request shape, when not the default `{"name": …}` */
   contract?: Partial<Omit<Contract, 'eventFormat'>>;
   /** the source of the generated file: self-contained CommonJS that embeds PROBE (probe.ts) */
   generate(input: GenerateInput): string | Promise<string>;
+}
+
+/** A framework's package × Node line that cannot load (FrameworkGenerator.nodeLimit). */
+export interface NodeLimit {
+  package: string;
+  /** the package's majors up to this one are affected (a later major may have dropped the cause) */
+  throughMajor: number;
+  /** the first Node major it fails on */
+  fromNodeMajor: number;
+  reason: string;
 }

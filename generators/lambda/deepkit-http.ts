@@ -5,7 +5,7 @@ import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { DEEPKIT_VALIDATION, deepkitRoutes } from '../server/deepkit.ts';
 import { withoutUseStrict } from '../server/mion.ts';
 import { H4AD } from './_adapters.ts';
-import { DEEPKIT_HANDLER, DEEPKIT_LAMBDA_TYPE_PACKAGES, deepkitLambdaImports } from './deepkit.ts';
+import { DEEPKIT_HANDLER, DEEPKIT_NO_EAGER, DEEPKIT_LAMBDA_TYPE_PACKAGES, deepkitLambdaImports } from './deepkit.ts';
 import type { Variant } from '../../metrics/core/dimensions.ts';
 
 /**
@@ -32,6 +32,7 @@ const deepkitHttp: FrameworkGenerator = {
   packages: ['@deepkit/http', '@deepkit/app', '@deepkit/type', H4AD],
   adapter: H4AD,
   validation: DEEPKIT_VALIDATION,
+  noEagerInit: DEEPKIT_NO_EAGER,
   generate({ routes, variant, shape, schema }: GenerateInput): string {
     const source = deepkitHttpLambdaSource(routes, variant, { shape, schema });
     const compiled = compileWithTypes(source, DEEPKIT_COMPILER, { typePackages: DEEPKIT_LAMBDA_TYPE_PACKAGES });

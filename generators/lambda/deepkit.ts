@@ -24,6 +24,18 @@ export const DEEPKIT_LAMBDA_TYPE_PACKAGES = [...DEEPKIT_TYPE_PACKAGES, H4AD];
 export const DEEPKIT_HANDLER = h4adHandler('app.get(HttpKernel)', 'HttpDeepkitFramework', 'export const handler =');
 
 /**
+ * Why deepkit has no eager form (both its Lambda files). Its documented bootstrap, the service
+ * container (each module's process and postProcess, the bootstrap classes: deepkit's App docs,
+ * "modules"), runs at `app.get(HttpKernel)`, which the lazy file already calls at its top level. What
+ * the first event adds, HttpRouter compiling its route matcher on its first `resolveRequest`, has no
+ * documented call in deepkit 1.0.19 nor on @h4ad/serverless-adapter's deepkit page.
+ */
+export const DEEPKIT_NO_EAGER =
+  "no eager form: deepkit's documented bootstrap (the service container, at app.get(HttpKernel)) already runs in INIT; " +
+  'deepkit 1.0.19 and @h4ad/serverless-adapter document no call that builds the router before the first request ' +
+  '(HttpRouter compiles it on its first resolveRequest)';
+
+/**
  * deepkit (App with FrameworkModule) on Lambda, as @h4ad/serverless-adapter's deepkit page shows
  * it: the same typed routes as the server target, the app's HttpKernel handed each event by
  * HttpDeepkitFramework; the application server is never started (no socket). The router and body
@@ -51,6 +63,7 @@ const deepkit: FrameworkGenerator = {
   packages: ['@deepkit/framework', '@deepkit/app', '@deepkit/http', '@deepkit/type', '@deepkit/filesystem', H4AD],
   adapter: H4AD,
   validation: DEEPKIT_VALIDATION,
+  noEagerInit: DEEPKIT_NO_EAGER,
   generate({ routes, variant, shape, schema }: GenerateInput): string {
     const source = deepkitLambdaSource(routes, variant, { shape, schema });
     const compiled = compileWithTypes(source, DEEPKIT_COMPILER, { typePackages: DEEPKIT_LAMBDA_TYPE_PACKAGES });

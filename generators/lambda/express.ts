@@ -14,6 +14,9 @@ const express: FrameworkGenerator = {
   packages: ['express', SERVERLESS_HTTP, 'zod'],
   adapter: SERVERLESS_HTTP,
   validation: EXPRESS_VALIDATION,
+  noEagerInit:
+    'no eager form: express adds each route to its router as the file registers it, already in INIT;' +
+    ' neither express nor serverless-http documents an initialisation step',
   generate(input: GenerateInput): string {
     const app = expressApp(input);
     return `${lambdaFileHeader('express', input.variant, input.routes)}

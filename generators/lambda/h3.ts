@@ -13,6 +13,9 @@ const h3: FrameworkGenerator = {
   packages: ['h3', 'srvx', 'zod'],
   adapter: 'srvx/aws-lambda',
   validation: H3_VALIDATION,
+  noEagerInit:
+    'no eager form: h3 adds each route to its rou3 tree as the file registers it, already in INIT;' +
+    ' neither h3 nor srvx/aws-lambda documents an initialisation step',
   generate(input: GenerateInput): string {
     const app = h3App(input);
     return `${lambdaFileHeader('h3', input.variant, input.routes)}

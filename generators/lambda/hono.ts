@@ -12,6 +12,9 @@ const hono: FrameworkGenerator = {
   packages: ['hono', '@hono/zod-validator', 'zod'],
   adapter: 'hono/aws-lambda',
   validation: HONO_VALIDATION,
+  noEagerInit:
+    "no eager form: hono's router builds its matcher on the first request (SmartRouter settles on a router then)," +
+    ' and neither hono nor hono/aws-lambda documents a call that builds it in INIT',
   generate(input: GenerateInput): string {
     const app = honoApp(input);
     return `${lambdaFileHeader('hono', input.variant, input.routes)}

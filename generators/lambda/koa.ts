@@ -10,6 +10,9 @@ const koa: FrameworkGenerator = {
   packages: ['koa', '@koa/router', '@koa/bodyparser', SERVERLESS_HTTP, 'zod'],
   adapter: SERVERLESS_HTTP,
   validation: KOA_VALIDATION,
+  noEagerInit:
+    "no eager form: serverless-http composes koa's middleware (app.callback()) when the file wraps the app, already in INIT;" +
+    ' neither koa, @koa/router nor serverless-http documents a further step',
   generate(input: GenerateInput): string {
     const app = koaApp(input);
     return `${lambdaFileHeader('koa', input.variant, input.routes)}

@@ -26,6 +26,16 @@ export const handler = awsLambdaHandler;
 `;
 }
 
+/**
+ * Why mion has no eager form: its router init, `initRouter()` then `registerRoutes(routes)`, is
+ * synchronous and the lazy file already calls it at its top level (in INIT). @mionkit/aws 0.7.2
+ * exports only `awsLambdaHandler` and its options (no init of its own), and mion documents no further
+ * step: each route's validator and serializer compile on its first call (LazyFunctionReflection).
+ */
+const MION_NO_EAGER =
+  "no eager form: mion's router init (initRouter, registerRoutes) is synchronous and already runs in INIT; " +
+  "@mionkit/aws 0.7.2 has no init step, and a route's validator and serializer compile on its first call";
+
 const mion: FrameworkGenerator = {
   name: 'mion',
   target: 'lambda',
@@ -33,6 +43,7 @@ const mion: FrameworkGenerator = {
   adapter: '@mionkit/aws',
   eventFormat: '1.0',
   validation: MION_VALIDATION,
+  noEagerInit: MION_NO_EAGER,
   alwaysValidates: true,
   installHint: mionInstallHint(PACKAGES),
   contract: MION_CONTRACT,

@@ -43,6 +43,7 @@ const nodeHttp: FrameworkGenerator = {
   packages: [],
   adapter: 'none',
   validation: NODE_HTTP_VALIDATION,
+  noEagerInit: "no eager form: no framework, the file's own route table is built as it runs, already in INIT",
   generate(input: GenerateInput): string {
     if (!isClassic(input)) return shapedHandler(input);
     const { routes, variant } = input;

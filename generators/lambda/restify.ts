@@ -1,6 +1,6 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
 import { lambdaFileHeader } from '../lambda-probe.ts';
-import { RESTIFY_NO_GROUPS, RESTIFY_VALIDATION, restifyApp } from '../server/restify.ts';
+import { RESTIFY_NODE_LIMIT, RESTIFY_NO_GROUPS, RESTIFY_VALIDATION, restifyApp } from '../server/restify.ts';
 import { SERVERLESS_HTTP } from './_adapters.ts';
 
 /**
@@ -14,7 +14,11 @@ const restify: FrameworkGenerator = {
   packages: ['restify', SERVERLESS_HTTP, 'zod'],
   adapter: SERVERLESS_HTTP,
   validation: RESTIFY_VALIDATION,
+  noEagerInit:
+    'no eager form: restify adds each route to its router as the file registers it, already in INIT;' +
+    ' neither restify nor serverless-http documents an initialisation step',
   unsupportedShapes: { nested: RESTIFY_NO_GROUPS },
+  nodeLimit: RESTIFY_NODE_LIMIT,
   generate(input: GenerateInput): string {
     const app = restifyApp(input);
     return `${lambdaFileHeader('restify', input.variant, input.routes)}

@@ -1,5 +1,5 @@
 import type { AppParts } from '../app.ts';
-import type { FrameworkGenerator, GenerateInput } from '../types.ts';
+import type { FrameworkGenerator, GenerateInput, NodeLimit } from '../types.ts';
 import { eachRoute, fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { ZOD_USER } from '../schema-idioms.ts';
@@ -55,6 +55,20 @@ ${renderRoutes(table, 'server', line)}`,
   };
 }
 
+/**
+ * restify cannot load on Node 24: every release through 11.x depends on spdy, whose http-deceiver calls
+ * `process.binding('http_parser')` at load, a binding Node 24 removed (Node 22 only warns, DEP0111).
+ * Its cells on Node 24 (the nodejs24.x line, or --runtime node24) are unsupported at plan time.
+ */
+export const RESTIFY_NODE_LIMIT: NodeLimit = {
+  package: 'restify',
+  throughMajor: 11,
+  fromNodeMajor: 24,
+  reason:
+    "restify (11.x and older) loads http-deceiver through spdy, which calls process.binding('http_parser'), " +
+    "removed in Node 24 (the module fails in INIT: 'No such module: http_parser')",
+};
+
 export const RESTIFY_NO_GROUPS = 'restify has no route grouping of its own (no routers, plugins or prefixes)';
 
 /** The app both targets build: `server`, a restify server with the body parser and N routes. */
@@ -77,6 +91,7 @@ const restify: FrameworkGenerator = {
   name: 'restify',
   target: 'server',
   packages: ['restify', 'zod'],
+  nodeLimit: RESTIFY_NODE_LIMIT,
   validation: RESTIFY_VALIDATION,
   unsupportedShapes: { nested: RESTIFY_NO_GROUPS },
   generate(input: GenerateInput): string {

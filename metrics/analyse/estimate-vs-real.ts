@@ -26,12 +26,9 @@ export interface EstimateAgainstReal {
 
 const pct = (estimate: number, real: number) => ((estimate - real) / real) * 100;
 
-/**
- * The cell of a real run a local one stands for. A real cell's init is the file it ran (lambda:package
- * and lambda:run deploy the lazy one, an import's cells are lazy), so a local eager cell matches none.
- */
-const matchKey = (cell: FunctionCell & Pick<Cell, 'init'>, memory: number) =>
-  `${cell.framework}|${cell.variant}|${cell.routes}|${cell.init}|${memory}`;
+// the init mode too: an eager local cell is matched with the eager function (a lazy one's init is absent or lazy)
+const matchKey = (cell: FunctionCell | { framework: string; variant: string; routes: number; init?: string }, memory: number) =>
+  `${cell.framework}|${cell.variant}|${cell.routes}|${memory}|${cell.init === 'eager' ? 'eager' : 'lazy'}`;
 
 /** The rows of every local Lambda cell with an estimate that the real run measured; none when the runs share no cell. */
 export function estimatesAgainstReal(

@@ -10,9 +10,10 @@ import {
   parseArchitecture,
   parseLambdaRuntime,
 } from '../core/lambda-platform.ts';
-import { PACKAGE_BUILDS, parseMemory, parsePackageBuild } from '../core/parse.ts';
+import { PACKAGE_BUILDS, parseChoiceList, parseMemory, parsePackageBuild } from '../core/parse.ts';
+import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
-import { addTypedCommand, oldSpelling } from './groups/common.ts';
+import { addTypedCommand, dimensionOption, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { displayPath } from './shared.ts';
 
@@ -76,6 +77,8 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
         .default(PACKAGE_BUILDS[0])
         .argParser(parsePackageBuild),
     )
+    // the packages as before the lever by default: an eager handler is an ES module (index.mjs, a -eager name)
+    .addOption(dimensionOption(DIMENSIONS.init, '--init', parseChoiceList('--init', INIT_MODES), undefined, 'lazy'))
     .action(async (opts) => {
       const outcome = await packageLambda(
         {
@@ -85,6 +88,7 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
           architecture: opts.architecture ?? opts.arch,
           runtime: opts.runtime ?? opts.lambdaRuntime,
           build: opts.build,
+          inits: opts.init ?? ['lazy'],
         },
         (line) => process.stderr.write(`${line}\n`),
       );

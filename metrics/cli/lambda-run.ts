@@ -153,11 +153,7 @@ function signalController(): { signal: AbortSignal; done: () => void } {
 }
 
 /** What a finished lambda:run says: its folders, the REPORT lines read from CloudWatch Logs, what is not a sample. */
-function reportOutcome(
-  outcome: LambdaRunOutcome,
-  print: (line: string) => void,
-  warn: (line: string) => void,
-): void {
+function reportOutcome(outcome: LambdaRunOutcome, print: (line: string) => void, warn: (line: string) => void): void {
   for (const written of outcome.written) {
     print(`results in ${displayPath(written.dir)} (summary.md; npm run report -- ${displayPath(written.dir)} rebuilds it)`);
   }

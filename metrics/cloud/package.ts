@@ -33,8 +33,13 @@ import {
 export const TEMPLATE_FILE = 'template.yaml';
 export const README_FILE = 'README.txt';
 export const FUNCTIONS_DIR = 'functions';
-/** The name of the handler file inside every zip (`index.handler`). */
-const HANDLER_FILE = 'index.js';
+/**
+ * The name of the handler file inside every zip (`index.handler`): index.js, or index.mjs for an ES
+ * module (an eager handler's bundle; Lambda's Node runtime loads index.mjs for the same Handler setting).
+ */
+export function handlerFileOf(bundle: string): string {
+  return bundle.endsWith('.mjs') ? 'index.mjs' : 'index.js';
+}
 
 export interface PackageCell {
   cell: FunctionCell;
@@ -72,12 +77,12 @@ export interface PackageResult {
 const UNIX_FILE_MODE = 0o100644;
 const UNIX = 3;
 
-/** A zip holding `source` as index.js; the same bytes in give the same zip out. */
-export function zipHandler(source: Uint8Array): Uint8Array {
+/** A zip holding `source` as index.js (or `file`); the same bytes in give the same zip out. */
+export function zipHandler(source: Uint8Array, file = 'index.js'): Uint8Array {
   // dated 1980-01-01 00:00, the zip format's earliest time, built in local time (now, in the zone in
   // force) because zip times are local-time fields: every time zone writes the same bytes
   const time = new Date(1980, 0, 1, 0, 0, 0);
-  return zipSync({ [HANDLER_FILE]: [source, { mtime: time, os: UNIX, attrs: UNIX_FILE_MODE << 16 }] }, { level: 9, mtime: time });
+  return zipSync({ [file]: [source, { mtime: time, os: UNIX, attrs: UNIX_FILE_MODE << 16 }] }, { level: 9, mtime: time });
 }
 
 function checkOptions(options: PackageOptions): { runtime: string; memorySize: number; architecture: Architecture } {
@@ -127,7 +132,7 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
     }
     if (names.has(name)) throw new UsageError(`${name} is selected twice`);
     names.add(name);
-    const zip = zipHandler(readBundle(entry.bundle, name));
+    const zip = zipHandler(readBundle(entry.bundle, name), handlerFileOf(entry.bundle));
     const codeUri = `${FUNCTIONS_DIR}/${name}.zip`;
     // the request a user sends to force a cold start: the LAST route (routes are numbered from 0)
     const last = entry.cell.routes - 1;

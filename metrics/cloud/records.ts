@@ -60,6 +60,7 @@ export function awsLambdaCell(cell: FunctionCell, memoryMB: number): AwsLambdaCe
       runtime: 'node',
       build: 'bundle',
       compileCache: 'off',
+      ...(cell.init ? { init: cell.init } : {}),
     }),
     target: AWS_LAMBDA_TARGET,
     memory: memoryMB,

@@ -4,7 +4,9 @@ import { VARIANTS, type Variant } from './dimensions.ts';
  * with functionName(); importing CloudWatch REPORT lines finds the cell again with
  * parseFunctionName(). Both directions live here so they cannot drift apart.
  *
- * The name is `coldstart-<framework>-<routes>-<variant>`, e.g. `coldstart-deepkit-http-1000-plain`.
+ * The name is `coldstart-<framework>-<routes>-<variant>`, e.g. `coldstart-deepkit-http-1000-plain`, and
+ * `-eager` after it for a handler that initialises its framework in INIT (`--init eager`: an ES module,
+ * index.mjs in its zip), e.g. `coldstart-fastify-1000-validated-eager`; a lazy one has the name it always had.
  * Framework names may contain dashes; the route count (digits) and the variant (a fixed word) end the
  * name, so parsing from the right is unambiguous. The memory size is not in the name: every REPORT
  * line states it.
@@ -21,7 +23,12 @@ export interface FunctionCell {
   framework: string;
   variant: Variant;
   routes: number;
+  /** only when eager (absent: lazy, every function packaged before the init lever) */
+  init?: 'eager';
 }
+
+/** What an eager function's name ends with. */
+export const EAGER_SUFFIX = 'eager';
 
 export class FunctionNameError extends Error {}
 
@@ -34,20 +41,25 @@ export function functionName(cell: FunctionCell): string {
     throw new FunctionNameError(`route count ${String(cell.routes)} is not a positive integer`);
   if (!VARIANTS.includes(cell.variant))
     throw new FunctionNameError(`variant ${JSON.stringify(cell.variant)} is not one of ${VARIANTS.join(', ')}`);
-  const name = `${FUNCTION_PREFIX}-${cell.framework}-${cell.routes}-${cell.variant}`;
+  const name = `${FUNCTION_PREFIX}-${cell.framework}-${cell.routes}-${cell.variant}${cell.init === 'eager' ? `-${EAGER_SUFFIX}` : ''}`;
   if (name.length > MAX_FUNCTION_NAME) {
     throw new FunctionNameError(`function name ${name} is longer than Lambda's ${MAX_FUNCTION_NAME} characters`);
   }
   return name;
 }
 
-const NAME = new RegExp(`^${FUNCTION_PREFIX}-([a-z][a-z0-9-]*?)-([1-9][0-9]*)-(${VARIANTS.join('|')})$`);
+const NAME = new RegExp(`^${FUNCTION_PREFIX}-([a-z][a-z0-9-]*?)-([1-9][0-9]*)-(${VARIANTS.join('|')})(-${EAGER_SUFFIX})?$`);
 
 /** The cell a function name stands for; undefined when the name was not made by functionName(). */
 export function parseFunctionName(name: string): FunctionCell | undefined {
   const match = NAME.exec(name);
   if (!match) return undefined;
-  const cell = { framework: match[1]!, routes: Number(match[2]), variant: match[3] as Variant };
+  const cell: FunctionCell = {
+    framework: match[1]!,
+    routes: Number(match[2]),
+    variant: match[3] as Variant,
+    ...(match[4] ? { init: 'eager' as const } : {}),
+  };
   // accept exactly the names functionName() produces, so the two stay each other's inverse
   try {
     return functionName(cell) === name ? cell : undefined;
@@ -65,7 +77,9 @@ export function functionOfLogGroup(logGroup: string): string | undefined {
   return match?.[1];
 }
 
-const EMBEDDED = new RegExp(`${FUNCTION_PREFIX}-[a-z][a-z0-9-]*?-[1-9][0-9]*-(?:${VARIANTS.join('|')})(?![A-Za-z0-9])`);
+const EMBEDDED = new RegExp(
+  `${FUNCTION_PREFIX}-[a-z][a-z0-9-]*?-[1-9][0-9]*-(?:${VARIANTS.join('|')})(?:-${EAGER_SUFFIX})?(?![A-Za-z0-9])`,
+);
 
 /**
  * A function name inside a file name, e.g. `coldstart-fastify-100-validated.log` or

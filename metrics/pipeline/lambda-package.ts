@@ -12,7 +12,7 @@ import { cellFile, cellFilePath, cellKey, cellLabel, type Cell } from '../core/c
 import { bundleFile, bundlePath } from '../plan/bundle.ts';
 import { generateCells, type Selection } from '../plan/cells.ts';
 import { UsageError } from '../core/errors.ts';
-import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE, storedValue } from '../core/dimensions.ts';
+import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE, type InitMode } from '../core/dimensions.ts';
 import type { PackageBuild } from '../core/parse.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
@@ -27,6 +27,8 @@ export interface LambdaPackageOptions extends PackageSelection {
   runtime: LambdaRuntimeLine;
   /** the bundle as it is, or minified: the builds of the levers that ship one file */
   build: PackageBuild;
+  /** the init modes packaged (eager: an ES module, index.mjs in its zip, its function name ending in -eager) */
+  inits: readonly InitMode[];
 }
 
 export interface LeftOutCell {
@@ -43,7 +45,7 @@ export interface LambdaPackageOutcome {
 }
 
 function functionCell(cell: Cell): FunctionCell {
-  return { framework: cell.framework, variant: cell.variant, routes: cell.routes };
+  return { framework: cell.framework, variant: cell.variant, routes: cell.routes, ...(cell.init === 'eager' ? { init: cell.init } : {}) };
 }
 
 function nameOf(cell: Cell): string {
@@ -65,8 +67,8 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const dir = path.resolve(options.out);
   // refused before anything is generated or bundled (that can take a while); checked again when written
   checkPackageDir(dir);
-  // the lazy files: an eager file is an ES module that lambda:package does not bundle yet (plan/levers.ts)
-  const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false, inits: [storedValue('init')] }, log);
+  // an eager file is an ES module: bundled as one (plan/bundle.ts), index.mjs in its zip (cloud/package.ts)
+  const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false, inits: [...options.inits] }, log);
   const target = nodeOfLine(options.runtime);
   const { build } = options;
   const packaged: PackageCell[] = [];

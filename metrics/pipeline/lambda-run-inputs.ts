@@ -21,7 +21,7 @@ import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.t
 import { functionName, FunctionNameError, parseFunctionName } from '../core/function-name.ts';
 import { displayPath } from '../core/display.ts';
 import { DEFAULT_MEMORY_MB, LAMBDA_RUNTIME_NAMES, nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
-import { storedValue, type InitMode } from '../core/dimensions.ts';
+import type { InitMode } from '../core/dimensions.ts';
 import { ExitCodeError, UsageError } from '../core/errors.ts';
 import type { GeneratedSource } from '../core/run-spec.ts';
 import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
@@ -78,12 +78,6 @@ export function readPackage(dir: string): PackagedFunctionEntry[] {
   if (entries.length === 0) throw new UsageError(`${file} has no function`);
   return entries;
 }
-
-/** The init mode of every deployed generated cell: lambda:package's files. */
-const LAZY = storedValue('init');
-const EAGER_NOT_PACKAGED =
-  'generated cells are deployed lazy only, as lambda:package packages them (an eager file is an ES module requiring ' +
-  'its packages through createRequire, which esbuild leaves out of a bundle)';
 
 /** The options of measure's Apps group that `lambda:run --handler` takes: the handler, its event, its folder, its name. */
 export type HandlerInput = Pick<AppsInput, 'handler' | 'event' | 'cwd' | 'name'>;
@@ -171,9 +165,6 @@ export async function prepareInput(
     const dir = path.resolve(input.dir);
     return { packaged: readPackage(dir), recorded: { kind: 'package', folder: displayPath(dir) }, dispose: () => undefined };
   }
-  if (input.kind === 'generated' && !input.inits.includes(LAZY)) {
-    throw new UsageError(`lambda:run --init ${input.inits.join(',')}: ${EAGER_NOT_PACKAGED}; deploy --init lazy`);
-  }
   // checked before the scratch folder is made: a mistake in a handler is named first
   const apps = input.kind === 'handler' ? appsOf({ ...input.apps }, input.base) : [];
   const scratch = scratchFolder(context.warn);
@@ -208,10 +199,10 @@ async function packageGenerated(
       architecture: context.architecture,
       runtime: bundleLine(context.runtimes),
       build: 'bundle',
+      inits: input.inits,
     },
     context.log,
   );
-  if (input.inits.some((mode) => mode !== LAZY)) context.warn(`left out: the eager cells (--init eager): ${EAGER_NOT_PACKAGED}`);
   for (const cell of outcome.leftOut) context.warn(`left out: ${cell.name}: ${cell.reason}`);
   if (!outcome.written) throw new ExitCodeError(`no cell could be packaged (${outcome.leftOut.length} left out): nothing deployed`, 1);
   const { source } = input;
@@ -222,7 +213,7 @@ async function packageGenerated(
       frameworks: source.frameworks === 'all' ? ['all'] : [...source.frameworks],
       routes: [...source.routes],
       variants: [...source.variants],
-      inits: [LAZY],
+      inits: [...input.inits],
     },
   };
 }

@@ -12,9 +12,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message, type Metafile } from 'esbuild';
+import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message, type Metafile, type Plugin } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { ensureGeneratedPackage, GENERATED_DIR } from '../../generators/write.ts';
+import { EAGER_REQUIRE_LINES } from '../../generators/lambda-probe.ts';
 
 export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 
@@ -34,17 +35,53 @@ export function bundleMetaPath(output: string): string {
 
 export type BundleOutcome = { ok: true; file: string; built: boolean } | { ok: false; error: string };
 
+/** An ES module (an eager Lambda file, `.mjs`) is bundled as one: its top-level await stays where it is. */
+export function isModuleFile(file: string): boolean {
+  return file.endsWith('.mjs');
+}
+
+/**
+ * The `require` an ES-module bundle starts with: esbuild's own require of what stays outside the
+ * bundle (Node's built-in modules) calls it, as esbuild's documentation advises for ESM output on node.
+ */
+const MODULE_BANNER = [
+  `import { createRequire as __csCreateRequire } from 'node:module';`,
+  'const require = __csCreateRequire(import.meta.url);',
+].join('\n');
+
+/**
+ * An eager file's entry without its createRequire lines: its requires are then esbuild's to bundle
+ * (a local `require` is a plain function to esbuild, whose calls it leaves out of the bundle).
+ */
+function moduleEntryPlugin(input: string): Plugin {
+  const entry = path.resolve(input);
+  return {
+    name: 'coldstart-eager-entry',
+    setup(build) {
+      build.onLoad({ filter: /\.mjs$/ }, (args) => {
+        if (args.path !== entry) return undefined;
+        const lines = readFileSync(entry, 'utf8').split('\n');
+        const kept = lines.filter((line) => !(EAGER_REQUIRE_LINES as readonly string[]).includes(line));
+        return { contents: kept.join('\n'), loader: 'js', resolveDir: path.dirname(entry) };
+      });
+    },
+  };
+}
+
 /**
  * `target` is a node line (`node22`: esbuild's target) or `bun`: no lowering, and Bun's export
- * condition, so the bundle holds the same package entries an unbundled file gets on Bun.
+ * condition, so the bundle holds the same package entries an unbundled file gets on Bun. An ES
+ * module (an eager file) is bundled as an ES module (its top-level await kept), a CommonJS file as CommonJS.
  */
 function bundleOptions(input: string, output: string, target: string, build: BundleBuild): BuildOptions {
+  const esm = isModuleFile(input);
   return {
     entryPoints: [input],
     outfile: output,
     bundle: true,
     platform: 'node',
-    format: 'cjs',
+    format: esm ? 'esm' : 'cjs',
+    ...(esm ? { banner: { js: MODULE_BANNER }, plugins: [moduleEntryPlugin(input)] } : {}),
     ...(target === 'bun' ? { target: 'esnext', conditions: ['bun'] } : { target }),
     minify: build === 'bundle-min',
     // a map beside the bundle, not referenced from it (the bundle's bytes and start are unchanged):

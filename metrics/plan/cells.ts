@@ -7,7 +7,7 @@ import path from 'node:path';
 import { contractOf } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
-import { loadGenerators } from '../../generators/registry.ts';
+import { installedVersion, loadGenerators } from '../../generators/registry.ts';
 import type { Contract, FrameworkGenerator } from '../../generators/types.ts';
 import { GENERATED_DIR, generatedRelativePath, unsupportedReason, writeGenerated } from '../../generators/write.ts';
 import { checkGeneratedBounds, estimateBytes, ESTIMATE_AT, type PlannedFile } from './bounds.ts';
@@ -18,10 +18,10 @@ import type { CellLaunch } from './launch.ts';
 import { prepareLevers, runtimesOfTargets, type BlockedCell, type Bundler, type PreparedLevers } from './levers.ts';
 import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
 import { ensureRic, type ResolvedRic } from './ric.ts';
-import { resolveRuntimes } from './runtimes.ts';
+import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
-import { ensureVersion, versionGeneratedDir, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
-import { type Measure, generatedTarget, storedValue, type Target, type Variant } from '../core/dimensions.ts';
+import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
+import { type Measure, generatedTarget, splitPackageVersion, storedValue, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
 import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
 
@@ -324,6 +324,33 @@ export async function prepareCells(
   };
 }
 
+/** The major of a version (`v24.21.0`, `11.1.0`), or undefined when it has none. */
+function majorOf(version: string | undefined): number | undefined {
+  const match = version === undefined ? null : /^v?(\d+)\./.exec(version);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Why a cell's framework cannot load on its Node line (FrameworkGenerator.nodeLimit: restify on Node
+ * 24), or undefined: its runtime's major from what it reported, the package's from the cell's
+ * `--versions` value or the installed package.
+ */
+export function nodeLimitReason(
+  generator: FrameworkGenerator,
+  cell: Cell,
+  runtime: Pick<ResolvedRuntime, 'kind' | 'version'>,
+): string | undefined {
+  const limit = generator.nodeLimit;
+  if (!limit || runtime.kind !== 'node') return undefined;
+  const nodeMajor = majorOf(runtime.version);
+  if (nodeMajor === undefined || nodeMajor < limit.fromNodeMajor) return undefined;
+  const value = versionOf(cell);
+  const at = value === undefined ? undefined : splitPackageVersion(value);
+  const packageMajor = majorOf(at?.pkg === limit.package ? at.version : installedVersion(limit.package));
+  if (packageMajor !== undefined && packageMajor > limit.throughMajor) return undefined;
+  return limit.reason;
+}
+
 /**
  * A generated cell with its launch (under `ric`, the managed runtime's start with the file's folder as
  * the task root), or why it does not run: its generator cannot write it (`unsupported`), it cannot be
@@ -337,7 +364,8 @@ export function planGeneratedCell(
   unsupported?: string,
 ): PlannedCell {
   const key = cellKey(cell);
-  const why = unsupported ?? uncountable(cell, levers.runtimes.get(cell.runtime)!.kind);
+  const runtime = levers.runtimes.get(cell.runtime)!;
+  const why = unsupported ?? nodeLimitReason(generator, cell, runtime) ?? uncountable(cell, runtime.kind);
   const blocked: BlockedCell | undefined = why ? { kind: 'unsupported', reason: why } : (ricUnsupported(cell) ?? levers.blocked.get(key));
   const file = levers.files.get(key);
   const start = ric && file ? ricStart(cell, ric.dir, path.dirname(file)) : undefined;

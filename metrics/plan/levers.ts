@@ -73,14 +73,6 @@ const SNAPSHOT_GENERATED =
   'a startup snapshot is built for measure --entry only: every generated server loads node:http at its top level, ' +
   'which no Node line can snapshot yet';
 
-/**
- * Why an eager Lambda file has no bundle: it is an ES module whose packages are required through
- * createRequire (so that its start mark precedes them), which esbuild leaves out of a bundle.
- */
-const EAGER_BUNDLE =
-  'an eager file (an ES module requiring its packages through createRequire) is measured as written: ' +
-  'esbuild leaves those requires out of a bundle';
-
 /** What builds a bundle (bundleFile; the fake source's only names the file). */
 export type Bundler = typeof bundleFile;
 
@@ -120,10 +112,6 @@ export async function prepareLevers(
     const source = sourceFileOf(cell);
     if (cell.build === 'plain') {
       files.set(key, source.file);
-      continue;
-    }
-    if (cell.init === 'eager') {
-      blocked.set(key, { kind: 'unsupported', reason: EAGER_BUNDLE });
       continue;
     }
     if (cell.build === 'snapshot') {

@@ -25,11 +25,22 @@ export interface PlanOptions {
   countSamples: number;
 }
 
+/** An unsupported cell runs nothing: one record says why, not one per warm-up and sample. */
+const isUnsupported = (cell: PlannedCell) => cell.blocked?.kind === 'unsupported';
+
+/**
+ * The planned runs: each timed cell's warm-ups, then its samples (a counted cell's samples only). An
+ * unsupported cell gets one planned sample, whose record carries the reason (older run folders hold one
+ * such record per warm-up and sample: they read the same).
+ */
 export function buildPlan(cells: PlannedCell[], options: PlanOptions): PlannedRun[] {
   const warmups: PlannedRun[] = [];
-  const samplesOf = (cell: PlannedCell) => (isCounted(cell.cell) ? options.countSamples : options.samples);
+  const samplesOf = (cell: PlannedCell) => {
+    if (isUnsupported(cell)) return 1;
+    return isCounted(cell.cell) ? options.countSamples : options.samples;
+  };
   for (const cell of cells) {
-    if (isCounted(cell.cell)) continue;
+    if (isCounted(cell.cell) || isUnsupported(cell)) continue;
     for (let w = 1; w <= options.warmup; w++)
       warmups.push({ cell: cell.cell, planned: cell, phase: 'warmup', index: w, checkInvalidBody: false });
   }

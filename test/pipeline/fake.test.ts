@@ -12,6 +12,8 @@ import type { PreparedCells } from '../../metrics/plan/cells.ts';
 import { fakeCellSource } from '../../metrics/plan/fake-source.ts';
 import { DEFAULT_SOURCE, DEFAULT_SPEC, runSpec } from '../../metrics/core/run-spec.ts';
 import { buildPlan, type PlannedRun } from '../../metrics/plan/order.ts';
+import { blockedRecord } from '../../metrics/measure/sample.ts';
+import { aggregate } from '../../metrics/analyse/aggregate.ts';
 
 const context = { timeoutMs: 1000, firstHits: 0 };
 const quiet = () => undefined;
@@ -91,6 +93,40 @@ describe('the fake cell source', () => {
     let plan: PlannedRun[];
     before(() => {
       plan = buildPlan(prepared.cells, { samples: 3, warmup: 1, order: 'interleaved', seed: 'x', countSamples: 2 });
+    });
+
+    it('an unsupported cell is planned once (one record with the reason), the others get their warm-ups and samples', () => {
+      for (const planned of prepared.cells) {
+        const runs = plan.filter((run) => run.planned === planned);
+        const counted = planned.cell.measure === 'instructions';
+        if (planned.blocked?.kind === 'unsupported') {
+          assert.deepEqual(
+            runs.map((r) => [r.phase, r.index]),
+            [['sample', 1]],
+            cellLabel(planned.cell),
+          );
+        } else {
+          assert.equal(runs.filter((r) => r.phase === 'warmup').length, counted ? 0 : 1, cellLabel(planned.cell));
+          assert.equal(runs.filter((r) => r.phase === 'sample').length, counted ? 2 : 3, cellLabel(planned.cell));
+        }
+      }
+      assert.ok(
+        prepared.cells.some((c) => c.blocked?.kind === 'unsupported'),
+        'the run has unsupported cells',
+      );
+    });
+
+    it("an older folder's unsupported record per warm-up and sample reads as the one record does", () => {
+      const planned = prepared.cells.find((c) => c.blocked?.kind === 'unsupported')!;
+      const record = (phase: 'warmup' | 'sample', index: number) => ({
+        ...blockedRecord({ cell: planned.cell, phase, index }, planned.blocked!),
+        at: '2026-11-27T11:28:28.343Z',
+      });
+      const one = aggregate([record('sample', 1)]);
+      const many = aggregate([record('warmup', 1), ...[1, 2, 3, 4, 5].map((i) => record('sample', i))]);
+      assert.deepEqual(many, one);
+      assert.equal(one[0]!.unsupported, planned.blocked!.reason);
+      assert.equal(one[0]!.failed, 0);
     });
 
     it('every record is one samples.jsonl would take, and the same every time', async () => {

@@ -2,7 +2,7 @@
  * The init lever (issue 41) as the planner expands it: a Lambda run's default is both modes; fastify's
  * eager cell runs its ES module in lambda/eager/, a framework with nothing documented to initialise has
  * its eager cell unsupported with the reason, the reference and the servers stay lazy (their keys and
- * labels as they were), and an eager bundle is unsupported.
+ * labels as they were), and an eager file is bundled as an ES module.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { cellKey, cellLabel } from '../../metrics/core/cell.ts';
 import type { PreparedCells } from '../../metrics/plan/cells.ts';
 import { fakeCellSource } from '../../metrics/plan/fake-source.ts';
 import { DEFAULT_SOURCE, runSpec } from '../../metrics/core/run-spec.ts';
-import { NO_EAGER_INIT } from '../../generators/write.ts';
+import { loadGenerators } from '../../generators/registry.ts';
 
 const quiet = () => undefined;
 
@@ -49,17 +49,31 @@ describe('--init as the planner expands it', () => {
     assert.doesNotMatch(cellKey(lazy.cell), /init=/, 'a lazy cell keeps the key it always had');
   });
 
-  it("hono's eager cell is unsupported with the reason; servers and the reference are lazy only", () => {
+  it("hono's eager cell is unsupported with the reason; servers and the reference are lazy only", async () => {
     const hono = find('lambda/eager/10-startup-hono-routes.mjs')!;
-    assert.deepEqual(hono.blocked, { kind: 'unsupported', reason: NO_EAGER_INIT });
+    const generator = (await loadGenerators('lambda')).find((g) => g.name === 'hono')!;
+    assert.deepEqual(hono.blocked, { kind: 'unsupported', reason: generator.noEagerInit });
+    assert.match(hono.blocked.reason, /matcher on the first request/);
     for (const { cell } of prepared.cells) {
       if (cell.target === 'server' || cell.framework === 'reference') assert.equal(cell.init, 'lazy', cellLabel(cell));
     }
   });
 
-  it("an eager file's bundle is unsupported (esbuild leaves its createRequire requires out)", () => {
+  it('every Lambda framework has an eager form or says why not in its own words (no generic reason)', async () => {
+    const reasons = new Set<string>();
+    for (const generator of await loadGenerators('lambda')) {
+      if (generator.eagerInit) continue;
+      assert.ok(generator.noEagerInit, `${generator.name}: neither eagerInit nor noEagerInit`);
+      assert.match(generator.noEagerInit, /^no eager form: .*INIT/, generator.name);
+      reasons.add(generator.noEagerInit);
+    }
+    // deepkit and deepkit-http share theirs (one framework, two setups); every other reason is its own
+    assert.ok(reasons.size >= 7, [...reasons].join('\n'));
+  });
+
+  it("an eager file's bundle is an ES-module bundle of its own (generated/bundle/<node>/lambda/eager/….mjs)", () => {
     const bundled = prepared.cells.find((c) => c.cell.init === 'eager' && c.cell.framework === 'fastify' && c.cell.build === 'bundle')!;
-    assert.equal(bundled.blocked?.kind, 'unsupported');
-    assert.match(bundled.blocked.reason, /createRequire/);
+    assert.equal(bundled.blocked, undefined);
+    assert.match(bundled.launch!.file, /generated\/bundle\/node\d+\/lambda\/eager\/10-startup-fastify-routes\.mjs$/);
   });
 });

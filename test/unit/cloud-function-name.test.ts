@@ -27,6 +27,16 @@ describe('Lambda function names', () => {
     }
   });
 
+  it('an eager function ends in -eager and parses back to init eager; a lazy one keeps the name it always had', () => {
+    const eager = functionName({ framework: 'fastify', variant: 'validated', routes: 1000, init: 'eager' });
+    assert.equal(eager, 'coldstart-fastify-1000-validated-eager');
+    assert.deepEqual(parseFunctionName(eager), { framework: 'fastify', variant: 'validated', routes: 1000, init: 'eager' });
+    assert.equal(functionName({ framework: 'fastify', variant: 'validated', routes: 1000 }), 'coldstart-fastify-1000-validated');
+    assert.deepEqual(parseFunctionName('coldstart-fastify-1000-validated'), { framework: 'fastify', variant: 'validated', routes: 1000 });
+    assert.equal(parseFunctionName('coldstart-fastify-1000-validated-lazy'), undefined);
+    assert.equal(functionInFileName('2026-11-27-coldstart-hapi-10-plain-eager.log'), 'coldstart-hapi-10-plain-eager');
+  });
+
   it('splits a framework name with dashes from the route count and variant', () => {
     assert.equal(functionName({ framework: 'deepkit-http', variant: 'plain', routes: 1000 }), 'coldstart-deepkit-http-1000-plain');
     assert.deepEqual(parseFunctionName('coldstart-deepkit-http-1000-plain'), { framework: 'deepkit-http', variant: 'plain', routes: 1000 });

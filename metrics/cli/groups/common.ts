@@ -105,9 +105,9 @@ export function defaultTextOf(row: DimensionRow, flag: DimensionFlag): string {
 }
 
 /** A dimension flag's --help: its row's text on this command, and the default (none shown for `''`). */
-export function flagHelp(row: DimensionRow, flag: DimensionFlag, on: FlagContext): string {
+export function flagHelp(row: DimensionRow, flag: DimensionFlag, on: FlagContext, defaultText?: string): string {
   const help = typeof flag.help === 'function' ? flag.help(on) : flag.help;
-  const text = defaultTextOf(row, flag);
+  const text = defaultText ?? defaultTextOf(row, flag);
   return text === '' ? help : help + byDefault(text);
 }
 
@@ -121,17 +121,19 @@ function flagOf<R extends DimensionRow, N extends R['flags'][number]['flag']>(ro
 /**
  * The option of a dimension's flag, declared by its row in core/dimensions.ts (flag, short, argument,
  * help, help group, default text); `parse` turns the text given into the value. `on`: the command's
- * word for a cell and whether it has Lambda cells (some flags' help says it).
+ * word for a cell and whether it has Lambda cells (some flags' help says it). `defaultText`: a command
+ * whose default is not the run's (lambda:package's --init: lazy, the packages as before the lever).
  */
 export function dimensionOption<R extends DimensionRow, N extends R['flags'][number]['flag'], T>(
   row: R,
   name: N,
   parse: (text: string) => T,
   on: FlagContext = { what: 'cell', lambda: true },
+  defaultText?: string,
 ) {
   const flag = flagOf(row, name);
   const usage = `${flag.short ? `${flag.short}, ` : ''}${flag.flag} ${flag.arg}` as UsageOf<FlagNamed<R, N>>;
-  return new Option(usage, flagHelp(row, flag, on)).argParser(parse).helpGroup(HEADINGS[flag.group]);
+  return new Option(usage, flagHelp(row, flag, on, defaultText)).argParser(parse).helpGroup(HEADINGS[flag.group]);
 }
 
 /** The hidden old spelling of a dimension's flag (its row's `alias`: `--memory` of `--cost-memory`). */

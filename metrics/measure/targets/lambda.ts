@@ -245,7 +245,12 @@ export const lambdaTarget: Target = {
   name: 'lambda',
   async open({ cell, file, app }): Promise<TargetSample> {
     // the name the packaging step gives the same cell's function on AWS
-    const name = functionName(cell);
+    const name = functionName({
+      framework: cell.framework,
+      variant: cell.variant,
+      routes: cell.routes,
+      ...(cell.init === 'eager' ? { init: cell.init } : {}),
+    });
     const memorySizeMB = lambdaMemorySize(cell.memory);
     const api = await startRuntimeApi({ functionName: name });
     // the user's handler (`measure`): its task root and Handler setting (the client loads it by them),
