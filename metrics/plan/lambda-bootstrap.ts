@@ -14,8 +14,10 @@
  * `ric-noflags`: the same client, variables and handler without the bootstrap's node flags, so that what
  * the flags cost (they make Node reject its built-in code cache) is a lever of its own.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BOOTSTRAPS, type Bootstrap } from '../core/dimensions.ts';
+import type { AppSpec } from '../core/app.ts';
+import { BOOTSTRAPS, isCounted, type Bootstrap } from '../core/dimensions.ts';
 import { lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 
 /** The starts that run the Runtime Interface Client (with or without the bootstrap's flags). */
@@ -77,4 +79,34 @@ export function managedRuntimeStart(options: {
     env: { NODE_PATH: nodePath, AWS_EXECUTION_ENV: `AWS_Lambda_${line}` },
     flags,
   };
+}
+
+/**
+ * Whether Node loads `file` as an ES module: `.mjs`, or `.js` (or no extension) under a package.json
+ * whose type is "module" (the nearest one, as Node looks). A user's ES module handler gets no INIT
+ * split: its static imports pass neither require nor the CommonJS compiler, which the split wraps.
+ */
+export function isEsModuleFile(file: string): boolean {
+  const extension = path.extname(file);
+  if (extension === '.mjs') return true;
+  if (extension === '.cjs') return false;
+  for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
+    try {
+      const parsed = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type?: unknown } | null;
+      return parsed !== null && typeof parsed === 'object' && parsed.type === 'module';
+    } catch {
+      // no package.json here (or not JSON: Node fails on it later, with its own message)
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * Whether a sample asks its file for INIT's split (INIT_SPLIT_ENV): timed (the wrapping would change a
+ * count). A generated file has the probe in it; a user's handler is loaded by coldstart's bootstrap,
+ * which has it too, or under the Runtime Interface Client the split preload (app-probe.ts: the handler's
+ * own top level is running, what it requires loading); an ES module handler is not asked (isEsModuleFile).
+ */
+export function asksInitSplit(cell: { source: string; measure: string }, app: AppSpec | undefined): boolean {
+  return !isCounted(cell) && !(app && isEsModuleFile(app.file));
 }
