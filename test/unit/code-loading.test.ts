@@ -123,6 +123,34 @@ describe('the least squares', () => {
     assert.ok(Math.abs(before.beforeErrorPct - (100 * (230 - 365)) / 365) < 1e-9, String(before.beforeErrorPct));
   });
 
+  it('with the split (local.loading), fit k on the loading part only, the running part at its Lambda CPU time taken out', () => {
+    // each row's Init here: the reference (130, running 10 of it) + a loading excess + a running excess; the real Init:
+    // hello world + loading × (1 + k) + running on Lambda (running here × a CPU factor of 0.9), k = 1.5
+    const split = (fn: string, loading: number, running: number) => {
+      const real = 140 + 2.5 * loading + 0.9 * running;
+      const loadingPart = {
+        measurement: 'm',
+        initMs: 120 + loading,
+        referenceInitMs: 120,
+        ratio: (120 + loading) / 120,
+        runningOnLambdaMs: 0.9 * running,
+        loadingMs: loading,
+        n: 10,
+      };
+      const base = row(fn, loading + running, 0);
+      return { ...base, real: { ...base.real, initMs: real }, local: { ...base.local, loading: loadingPart } };
+    };
+    const rows = [split('a', 10, 300), split('b', 90, 0), split('c', 40, 1000)];
+    const fit = fitCodeLoading(rows);
+    assert.ok(Math.abs(fit.coefficient - 1.5) < 1e-9, String(fit.coefficient));
+    for (const l of leaveOneOut(rows)) assert.ok(Math.abs(l.nowErrorPct) < 1e-9, `${l.row.function}: ${l.nowErrorPct}`);
+    // the same rows read as a whole excess (the old shape: no loading part) give another k, and miss
+    const whole = rows.map(({ local: { loading: _loading, ...local }, ...rest }) => ({ ...rest, local }));
+    assert.ok(Math.abs(fitCodeLoading(whole).coefficient - 1.5) > 0.5, String(fitCodeLoading(whole).coefficient));
+    // H is the reference's Init less running where the rows have the split
+    assert.equal(fit.helloWorld('nodejs22.x'), 120);
+  });
+
   it('a group left with no other function cannot predict it, and says so', () => {
     assert.throws(() => leaveOneOut([row('a', 10, 1), row('b', 90, 1), grouped('c', 100, 1, 0)]), /no other function of its group g/);
     assert.equal(predictRow(grouped('c', 100, 1, 0), { coefficient: 1, offsets: new Map(), helloWorld: () => 130 }), undefined);
@@ -203,6 +231,24 @@ describe('bad or missing data', () => {
     refused((d) => (firstRow(d).real.initMs = -3), /row 1 real initMs is not a figure in ms/);
     refused((d) => (firstRow(d).local.initMs = 'fast'), /row 1 local initMs is not a figure in ms/);
     refused((d) => (firstRow(d).real.statistic = 'max'), /row 1: real statistic/);
+  });
+
+  it('reads a loading part on a row with a reference, and refuses one on an offset group or without its figures', () => {
+    const loading = {
+      measurement: '2026-11-23-handlers',
+      initMs: 200,
+      referenceInitMs: 120,
+      ratio: 1.6,
+      runningOnLambdaMs: 3,
+      loadingMs: 70,
+      n: 10,
+    };
+    const d = shipped();
+    firstRow(d).local.loading = loading;
+    assert.deepEqual(parseCodeLoadingData(d, 'data.json').rows[0]!.local.loading, loading);
+    refused((x) => ((x.rows as Loose[]).find((r) => r.offsetGroup)!.local.loading = loading), /a loading part needs a reference/);
+    refused((x) => (firstRow(x).local.loading = { ...loading, ratio: undefined }), /local loading: ratio/);
+    refused((x) => (firstRow(x).local.loading = { ...loading, measurement: 'nowhere' }), /local loading: unknown measurement/);
   });
 
   it('refuses a row with both a real hello world and an offset group, and a fit without a coefficient', () => {
