@@ -20,7 +20,8 @@
  * applies the term to a run with the split: the ratio is the loading part's (Init less running, to the
  * reference's likewise), and the running part at Lambda's CPU speed is taken out of the real figure
  * before k is fitted: real − (hello world + loading excess + running on Lambda) = k × the loading excess.
- * Rows without it (an offset group's server apps, older data) keep the whole Init.
+ * Rows without it (an offset group's server apps, older data) keep the whole Init. H stays the hello
+ * world of the rows' first measurement (helloWorldAtFit).
  */
 import { mean, median } from 'simple-statistics';
 import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../calibration/lambda-code-loading.ts';
@@ -74,24 +75,26 @@ function withHelloWorld(row: CodeLoadingRow): row is RowWithHelloWorld {
  * Lambda's CPU speed, which the estimate adds as it is; without it, the whole Init's ratio and nothing
  * apart.
  */
-function partsOf(row: RowWithHelloWorld): { ratio: number; referenceInitMs: number; runningOnLambdaMs: number } {
+function partsOf(row: RowWithHelloWorld): { ratio: number; runningOnLambdaMs: number } {
   const loading = row.local.loading;
-  if (loading) return { ratio: loading.ratio, referenceInitMs: loading.referenceInitMs, runningOnLambdaMs: loading.runningOnLambdaMs };
-  return { ratio: row.local.initMs / row.local.referenceInitMs, referenceInitMs: row.local.referenceInitMs, runningOnLambdaMs: 0 };
+  if (loading) return { ratio: loading.ratio, runningOnLambdaMs: loading.runningOnLambdaMs };
+  return { ratio: row.local.initMs / row.local.referenceInitMs, runningOnLambdaMs: 0 };
 }
 
 /**
  * H of the rows: per runtime line, the median of the local hello world's Init measured beside them
- * (the machine's speed when k was fitted; its Init less running for rows with the split); for a line
- * without rows, every row's median.
+ * (the machine's speed when k was fitted); for a line without rows, every row's median. Rows with the
+ * split keep the H of their first measurement (`local.referenceInitMs`): a split re-measured on another
+ * day enters as a ratio, which is speed-free, and the offset groups' rows are milliseconds of that
+ * first day, so one H keeps both on one scale.
  */
 export function helloWorldAtFit(rows: readonly CodeLoadingRow[]): HelloWorld {
   const referenced = rows.filter(withHelloWorld);
   if (referenced.length === 0) throw new Error('the code-loading data has no row with a local hello world');
-  const all = median(referenced.map((r) => partsOf(r).referenceInitMs));
+  const all = median(referenced.map((r) => r.local.referenceInitMs));
   const byLine = new Map<string, number>();
   for (const line of new Set(referenced.map((r) => r.runtime)))
-    byLine.set(line, median(referenced.filter((r) => r.runtime === line).map((r) => partsOf(r).referenceInitMs)));
+    byLine.set(line, median(referenced.filter((r) => r.runtime === line).map((r) => r.local.referenceInitMs)));
   return (runtime) => byLine.get(runtime) ?? all;
 }
 

@@ -124,15 +124,16 @@ describe('the least squares', () => {
   });
 
   it('with the split (local.loading), fit k on the loading part only, the running part at its Lambda CPU time taken out', () => {
-    // each row's Init here: the reference (130, running 10 of it) + a loading excess + a running excess; the real Init:
+    // each row's Init here: the reference (130 when first measured; 125 less its running on the day of the split)
+    // + a loading excess + a running excess, the loading part's ratio taken on the day of the split; the real Init:
     // hello world + loading × (1 + k) + running on Lambda (running here × a CPU factor of 0.9), k = 1.5
     const split = (fn: string, loading: number, running: number) => {
       const real = 140 + 2.5 * loading + 0.9 * running;
       const loadingPart = {
         measurement: 'm',
-        initMs: 120 + loading,
-        referenceInitMs: 120,
-        ratio: (120 + loading) / 120,
+        initMs: 125 + (125 * loading) / 130,
+        referenceInitMs: 125,
+        ratio: 1 + loading / 130,
         runningOnLambdaMs: 0.9 * running,
         loadingMs: loading,
         n: 10,
@@ -147,8 +148,8 @@ describe('the least squares', () => {
     // the same rows read as a whole excess (the old shape: no loading part) give another k, and miss
     const whole = rows.map(({ local: { loading: _loading, ...local }, ...rest }) => ({ ...rest, local }));
     assert.ok(Math.abs(fitCodeLoading(whole).coefficient - 1.5) > 0.5, String(fitCodeLoading(whole).coefficient));
-    // H is the reference's Init less running where the rows have the split
-    assert.equal(fit.helloWorld('nodejs22.x'), 120);
+    // H stays the hello world of the rows' first measurement (130), whatever the day the split was measured on
+    assert.equal(fit.helloWorld('nodejs22.x'), 130);
   });
 
   it('a group left with no other function cannot predict it, and says so', () => {
