@@ -18,7 +18,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppSpec } from '../core/app.ts';
 import { BOOTSTRAPS, isCounted, type Bootstrap } from '../core/dimensions.ts';
-import { lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import { isLambdaRuntimeLine, lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import type { Cell } from '../core/cell.ts';
 
 /** The starts that run the Runtime Interface Client (with or without the bootstrap's flags). */
 export type RicBootstrap = Exclude<Bootstrap, 'probe'>;
@@ -83,8 +84,8 @@ export function managedRuntimeStart(options: {
 
 /**
  * Whether Node loads `file` as an ES module: `.mjs`, or `.js` (or no extension) under a package.json
- * whose type is "module" (the nearest one, as Node looks). A user's ES module handler gets no INIT
- * split: its static imports pass neither require nor the CommonJS compiler, which the split wraps.
+ * whose type is "module" (the nearest one, as Node looks). Its static imports pass neither require nor
+ * the CommonJS compiler: only the split preload's load hook sees them (asksInitSplit).
  */
 export function isEsModuleFile(file: string): boolean {
   const extension = path.extname(file);
@@ -103,10 +104,14 @@ export function isEsModuleFile(file: string): boolean {
 
 /**
  * Whether a sample asks its file for INIT's split (INIT_SPLIT_ENV): timed (the wrapping would change a
- * count). A generated file has the probe in it; a user's handler is loaded by coldstart's bootstrap,
- * which has it too, or under the Runtime Interface Client the split preload (app-probe.ts: the handler's
- * own top level is running, what it requires loading); an ES module handler is not asked (isEsModuleFile).
+ * count). A generated file has the probe in it; a user's CommonJS handler is loaded by coldstart's
+ * bootstrap, which has it too, or under the Runtime Interface Client the split preload (app-probe.ts:
+ * the handler's own top level is running, what it requires loading). A user's ES module handler
+ * (isEsModuleFile) only under the client on a Lambda line of Node 22 or later, where the preload's load
+ * hook (module.registerHooks) marks its first statement; coldstart's bootstrap requires it whole.
  */
-export function asksInitSplit(cell: { source: string; measure: string }, app: AppSpec | undefined): boolean {
-  return !isCounted(cell) && !(app && isEsModuleFile(app.file));
+export function asksInitSplit(cell: Pick<Cell, 'source' | 'measure' | 'bootstrap' | 'runtime'>, app: AppSpec | undefined): boolean {
+  if (isCounted(cell)) return false;
+  if (!app || !isEsModuleFile(app.file)) return true;
+  return isRicBootstrap(cell.bootstrap) && isLambdaRuntimeLine(cell.runtime) && lineMajor(cell.runtime) >= 22;
 }

@@ -5,7 +5,8 @@
  * awaiting app.ready() at its top level) answers as its own bootstrap and, loaded by a client, reports
  * its split at its startup mark. The probe also times the running part in CPU time. A user's CommonJS
  * handler gets the same split, its own top level as running, through coldstart's bootstrap or (under a
- * client that imports it) the split preload; an ES module handler gets none.
+ * client that imports it) the split preload; an ES module handler too under a client on Node 22 (the
+ * preload's load hook marks its first statement), none through the bootstrap.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -22,15 +23,17 @@ import { writeGenerated } from '../../generators/write.ts';
 import { initSplit } from '../../metrics/measure/targets/lambda.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV, writeAppFiles } from '../../generators/app-probe.ts';
 import type { AppSpec } from '../../metrics/core/app.ts';
+import type { Cell } from '../../metrics/core/cell.ts';
 import { asksInitSplit } from '../../metrics/plan/lambda-bootstrap.ts';
 import { runLambda } from '../support/lambda-helpers.ts';
+import { pinnedNode22 } from '../support/helpers.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-init-split-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The ready line a child prints when a client (not the file itself) loads it with the split asked. */
-function readyLineOf(args: string[], env: Record<string, string> = {}): LambdaReadyLine {
-  const child = spawnSync(process.execPath, args, {
+function readyLineOf(args: string[], env: Record<string, string> = {}, node = process.execPath): LambdaReadyLine {
+  const child = spawnSync(node, args, {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', [INIT_SPLIT_ENV]: '1', ...env },
     encoding: 'utf8',
@@ -152,17 +155,57 @@ exports.handler = async () => ({ statusCode: 200, body: String(dependency.answer
     checkHandlerSplit(readyLineOf(['--require', files.lambdaSplit, '--input-type=module', '-e', imports], env));
   });
 
-  it('an ES module handler gets no split (its static imports pass no require), and is not asked for one', () => {
-    const esm = path.join(dir, 'user-handler.mjs');
-    writeFileSync(
-      esm,
-      `import { createHash } from 'node:crypto';\nexport const handler = async () => createHash('sha256').digest('hex');\n`,
-    );
-    const ready = readyLineOf(['-e', `require(${JSON.stringify(files.lambdaBootstrap)})`], { ...env, [HANDLER_FILE_ENV]: esm });
+  const esm = path.join(dir, 'user-handler.mjs');
+  const esmDependency = 'export const answer = 42;\n';
+  // an ES module handler: one static import, then 300 ms of CPU time and a top-level await in its body
+  const esmHandler = `import { answer } from './esm-dependency.mjs';
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const until = cpu() + 300;
+while (cpu() < until);
+await new Promise((resolve) => setTimeout(resolve, 10));
+export const handler = async () => ({ statusCode: 200, body: String(answer) });
+`;
+  writeFileSync(path.join(dir, 'esm-dependency.mjs'), esmDependency);
+  writeFileSync(esm, esmHandler);
+  const node22 = pinnedNode22();
+
+  it(
+    'an ES module handler under a client on Node 22: its imports loading, its body (top-level await too) running',
+    { skip: node22.skip },
+    () => {
+      const imports = `await import(${JSON.stringify(pathToFileURL(esm).href)});`;
+      const args = ['--require', files.lambdaSplit, '--input-type=module', '-e', imports];
+      const ready = readyLineOf(args, { ...env, [HANDLER_FILE_ENV]: esm }, node22.runtime!.command);
+      assert.deepEqual(
+        { modules: ready.load?.modules, bytes: ready.load?.bytes },
+        { modules: 2, bytes: esmHandler.length + esmDependency.length },
+        'the handler and the module it imports, at their sizes (the source as written)',
+      );
+      assert.ok(ready.marks.start < ready.marks.imported && ready.marks.imported < ready.marks.startup, JSON.stringify(ready.marks));
+      const split = initSplit(ready);
+      assert.ok(split.initRunningCpuMs! >= 300, `its body is running: ${JSON.stringify(split)}`);
+      assert.ok(split.initLoadingMs! < split.initRunningMs!, JSON.stringify(split));
+    },
+  );
+
+  it("coldstart's bootstrap requires an ES module handler whole (no split), and the split is asked only under a client on Node 22+", () => {
+    // (require of an ES module: one without a top-level await)
+    const plain = path.join(dir, 'user-handler-plain.mjs');
+    writeFileSync(plain, `import { answer } from './esm-dependency.mjs';\nexport const handler = async () => answer;\n`);
+    const ready = readyLineOf(['-e', `require(${JSON.stringify(files.lambdaBootstrap)})`], { ...env, [HANDLER_FILE_ENV]: plain });
     assert.equal(ready.load, undefined);
-    const cell = { source: 'app', measure: 'time' };
-    assert.equal(asksInitSplit(cell, { file: esm } as AppSpec), false);
-    assert.equal(asksInitSplit(cell, { file: handlerFile } as AppSpec), true);
+    const cell = (bootstrap: Cell['bootstrap'], runtime: Cell['runtime']): Pick<Cell, 'source' | 'measure' | 'bootstrap' | 'runtime'> => ({
+      source: 'app',
+      measure: 'time',
+      bootstrap,
+      runtime,
+    });
+    assert.equal(asksInitSplit(cell('ric', 'nodejs22.x'), { file: esm } as AppSpec), true);
+    assert.equal(asksInitSplit(cell('ric', 'nodejs24.x'), { file: esm } as AppSpec), true);
+    assert.equal(asksInitSplit(cell('probe', 'nodejs24.x'), { file: esm } as AppSpec), false);
+    assert.equal(asksInitSplit(cell('ric', 'node'), { file: esm } as AppSpec), false);
+    assert.equal(asksInitSplit(cell('probe', 'nodejs22.x'), { file: handlerFile } as AppSpec), true);
+    assert.equal(asksInitSplit({ ...cell('ric', 'nodejs22.x'), measure: 'instructions' }, { file: handlerFile } as AppSpec), false);
   });
 });
 
