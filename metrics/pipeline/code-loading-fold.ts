@@ -3,7 +3,7 @@
  * loading part (issue 41); `npm run code-loading:fold` (cli/code-loading-fold.ts) runs it.
  *
  * Each RUN is a run folder of `measure --handler …` whose handlers were named by their function id
- * (`--name cebert-cpu-intensive,cebert-light`): for every row of that function with a real hello world,
+ * (`--name cebert-cpu-intensive,cebert-light`, `--name kisoft-node`): for every row of that function with a real hello world,
  * the cell of the row's runtime line and memory size gives `local.loading` (its Init less running and
  * the reference's beside it, their paired ratio, the running part at Lambda's CPU speed for the row's
  * architecture, and the loading median), as the estimate reads a run with the split. The measurement
