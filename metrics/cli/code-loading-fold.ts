@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readCodeLoadingData, SHIPPED_CODE_LOADING_FILE } from '../calibration/lambda-code-loading.ts';
-import { foldRun, refit, writeFolded } from '../pipeline/code-loading-fold.ts';
+import { foldRun, looTableRows, refit, writeFolded } from '../pipeline/code-loading-fold.ts';
 
 const rangeText = (ranges: Record<string, [number, number]>) =>
   Object.entries(ranges)
@@ -45,6 +45,8 @@ function main(): void {
     process.stdout.write(`leave-one-out before:\n${rangeText(before.looErrorPct)}\nnow:\n${rangeText(data.fit.looErrorPct)}\n`);
     const beyond = Object.entries(data.fit.looErrorPct).filter(([, [l, h]]) => Math.max(-l, h) > data.fit.boundPct);
     if (beyond.length) process.stdout.write(`beyond the ${data.fit.boundPct} % bound: ${beyond.map(([id]) => id).join(', ')}\n`);
+    process.stdout.write(`the leave-one-out table's rows (docs/guide/lambda.md, docs/findings/2026-11-26-code-loading-term.md):\n`);
+    process.stdout.write(`${looTableRows(data).join('\n')}\n`);
   }
   if (positionals.length > 0 || values.fit) {
     writeFolded(file, data);

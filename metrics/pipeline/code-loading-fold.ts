@@ -158,3 +158,22 @@ export function foldRun(
   const measurement = measurementOf(id, context.meta, notes ?? `INIT split re-measured (issue 41): ${path.basename(dir)}`);
   return { ...foldLoading(data, cells, measurement), cells };
 }
+
+/**
+ * The leave-one-out table's rows as docs/guide/lambda.md and the code-loading finding print them (a
+ * refit changes them: paste them there; test/unit/code-loading.test.ts checks both docs hold them).
+ */
+export function looTableRows(data: CodeLoadingData): string[] {
+  const name = (id: string) => data.functions.find((f) => f.id === id)?.name ?? id;
+  const f0 = (v: number) => v.toFixed(0);
+  const sg = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)} %`;
+  return leaveOneOut(data.rows).map((l) => {
+    const r = l.row;
+    const iqr = r.local.p25 === undefined || r.local.p75 === undefined ? '' : ` (${f0(r.local.p25)}–${f0(r.local.p75)})`;
+    return (
+      `| ${name(r.function)} | ${r.memoryMB} | ${r.architecture} | ${r.real.initMs} (${r.real.statistic}, ${r.real.n}) | ` +
+      `${f0(r.local.initMs)}${iqr} | ${r.local.referenceInitMs === undefined ? '–' : f0(r.local.referenceInitMs)} | ` +
+      `${f0(l.before)} | ${f0(l.now)} | ${sg(l.beforeErrorPct)} | ${sg(l.nowErrorPct)} |`
+    );
+  });
+}

@@ -27,6 +27,7 @@ import {
   type CodeLoadingRow,
 } from '../../metrics/calibration/lambda-code-loading.ts';
 import { readTextBounded } from '../../metrics/store/files.ts';
+import { looTableRows } from '../../metrics/pipeline/code-loading-fold.ts';
 import { codeLoadingTermText } from '../../metrics/report/code-loading.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-code-loading-'));
@@ -55,21 +56,12 @@ describe('the shipped fit', () => {
   });
 
   it("docs/guide/lambda.md's and the finding's leave-one-out table is the one the shipped data gives", () => {
-    const name = (id: string) => data.functions.find((f) => f.id === id)!.name;
-    const f0 = (v: number) => v.toFixed(0);
-    const sg = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)} %`;
     const docs = ['guide/lambda.md', 'findings/2026-11-26-code-loading-term.md'].map((f) =>
       readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', f), 'utf8'),
     );
-    for (const l of leaveOneOut(data.rows)) {
-      const r = l.row;
-      const iqr = r.local.p25 === undefined || r.local.p75 === undefined ? '' : ` (${f0(r.local.p25)}–${f0(r.local.p75)})`;
-      const line =
-        `| ${name(r.function)} | ${r.memoryMB} | ${r.architecture} | ${r.real.initMs} (${r.real.statistic}, ${r.real.n}) | ` +
-        `${f0(r.local.initMs)}${iqr} | ${r.local.referenceInitMs === undefined ? '–' : f0(r.local.referenceInitMs)} | ` +
-        `${f0(l.before)} | ${f0(l.now)} | ${sg(l.beforeErrorPct)} | ${sg(l.nowErrorPct)} |`;
-      for (const doc of docs) assert.ok(doc.includes(line), `the docs lack the row:\n${line}`);
-    }
+    const lines = looTableRows(data);
+    assert.equal(lines.length, data.rows.length);
+    for (const line of lines) for (const doc of docs) assert.ok(doc.includes(line), `the docs lack the row:\n${line}`);
   });
 
   it('every row names a known source, reference and local measurement with its command', () => {
