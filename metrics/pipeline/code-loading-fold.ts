@@ -112,13 +112,13 @@ export function refit(data: CodeLoadingData): CodeLoadingData {
 }
 
 /** The measurement entry of a run folder, from its meta.json. */
-export function measurementOf(id: string, meta: RunMeta | undefined, notes: string): CodeLoadingMeasurement {
+export function measurementOf(id: string, meta: RunMeta, notes: string): CodeLoadingMeasurement {
   return {
     id,
-    date: meta?.startedAt.slice(0, 10) ?? 'unknown',
-    command: meta?.command ?? 'unknown',
+    date: meta.startedAt.slice(0, 10),
+    command: meta.command,
     machine: "this project's shared 2-vCPU x86_64 machine",
-    load: meta?.load ? loadText(meta.load) : 'not recorded',
+    load: meta.load ? loadText(meta.load) : 'not recorded',
     notes,
   };
 }
@@ -153,8 +153,9 @@ export function foldRun(
 ): { data: CodeLoadingData; cells: LoadingCell[]; filled: number; unused: LoadingCell[] } {
   const context = loadRun(dir);
   if (!context.reference) throw new Error(`${dir}: no Lambda cell to fold`);
+  if (!context.meta) throw new Error(`${dir}: no meta.json (the measurement's date, command and load come from it)`);
   const architectures = [...new Set(data.rows.map((r) => r.architecture))];
-  const cells = loadingCellsOf(context.summaries, context.reference, cpuSpeedsOf(context.meta?.lambda), data, architectures);
+  const cells = loadingCellsOf(context.summaries, context.reference, cpuSpeedsOf(context.meta.lambda), data, architectures);
   const measurement = measurementOf(id, context.meta, notes ?? `INIT split re-measured (issue 41): ${path.basename(dir)}`);
   return { ...foldLoading(data, cells, measurement), cells };
 }

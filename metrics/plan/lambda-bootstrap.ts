@@ -110,7 +110,7 @@ export function isEsModuleFile(file: string): boolean {
  * (isEsModuleFile) only under the client on a Lambda line of Node 22 or later, where the preload's load
  * hook (module.registerHooks) marks its first statement; coldstart's bootstrap requires it whole.
  */
-export function asksInitSplit(cell: Pick<Cell, 'source' | 'measure' | 'bootstrap' | 'runtime'>, app: AppSpec | undefined): boolean {
+export function asksInitSplit(cell: Cell, app: AppSpec | undefined): boolean {
   if (isCounted(cell)) return false;
   if (!app || !isEsModuleFile(app.file)) return true;
   return isRicBootstrap(cell.bootstrap) && isLambdaRuntimeLine(cell.runtime) && lineMajor(cell.runtime) >= 22;

@@ -23,7 +23,7 @@ import { writeGenerated } from '../../generators/write.ts';
 import { initSplit } from '../../metrics/measure/targets/lambda.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV, writeAppFiles } from '../../generators/app-probe.ts';
 import type { AppSpec } from '../../metrics/core/app.ts';
-import type { Cell } from '../../metrics/core/cell.ts';
+import { makeCell, type Cell } from '../../metrics/core/cell.ts';
 import { asksInitSplit } from '../../metrics/plan/lambda-bootstrap.ts';
 import { runLambda } from '../support/lambda-helpers.ts';
 import { pinnedNode22 } from '../support/helpers.ts';
@@ -194,12 +194,8 @@ export const handler = async () => ({ statusCode: 200, body: String(answer) });
     writeFileSync(plain, `import { answer } from './esm-dependency.mjs';\nexport const handler = async () => answer;\n`);
     const ready = readyLineOf(['-e', `require(${JSON.stringify(files.lambdaBootstrap)})`], { ...env, [HANDLER_FILE_ENV]: plain });
     assert.equal(ready.load, undefined);
-    const cell = (bootstrap: Cell['bootstrap'], runtime: Cell['runtime']): Pick<Cell, 'source' | 'measure' | 'bootstrap' | 'runtime'> => ({
-      source: 'app',
-      measure: 'time',
-      bootstrap,
-      runtime,
-    });
+    const cell = (bootstrap: Cell['bootstrap'], runtime: Cell['runtime']) =>
+      makeCell({ framework: 'handler', variant: 'plain', routes: 1, target: 'lambda', source: 'app', bootstrap, runtime });
     assert.equal(asksInitSplit(cell('ric', 'nodejs22.x'), { file: esm } as AppSpec), true);
     assert.equal(asksInitSplit(cell('ric', 'nodejs24.x'), { file: esm } as AppSpec), true);
     assert.equal(asksInitSplit(cell('probe', 'nodejs24.x'), { file: esm } as AppSpec), false);
