@@ -14,7 +14,10 @@
  *   the Lambda probe (lambda-probe.ts) followed by a `require` of the user's handler file
  *   (COLDSTART_HANDLER_FILE; ESM too, through Node's require of ES modules, Node >= 20.19) and the
  *   export named by COLDSTART_HANDLER_EXPORT (dotted: nested; then in the default export, as the
- *   client looks): marks `imported` after the require and `startup` once the export is checked. A
+ *   client looks): marks `imported` after the require and `startup` once the export is checked.
+ *   With INIT's split asked (COLDSTART_INIT_SPLIT), the handler file is loaded through the unwrapped
+ *   require, so that what the file requires is loading and its own top level running, as in a
+ *   generated file; an ES module handler (its static imports pass no require) reports no split. A
  *   missing file, a missing export or one that is not a function fails INIT with a one-line reason
  *   (posted to /runtime/init/error).
  * - `app/term-exit.cjs`, loaded with `--require` into the profiled run of a cell started by AWS's
@@ -23,7 +26,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { LAMBDA_PROBE } from './lambda-probe.ts';
+import { INIT_SPLIT_ENV, LAMBDA_PROBE, LAMBDA_PROTOCOL_VERSION } from './lambda-probe.ts';
 import { AFTER_FIRST_RESPONSE, PROTOCOL_PREFIX, PROTOCOL_VERSION } from './probe.ts';
 import { GENERATED_DIR } from './write.ts';
 
@@ -78,7 +81,10 @@ ${LAMBDA_PROBE}
 (function () {
   const file = process.env.${HANDLER_FILE_ENV};
   const name = process.env.${HANDLER_EXPORT_ENV};
-  const loaded = require(file);
+  // with the split asked, the handler file itself through the unwrapped require: its own top level is
+  // running, what it requires loading (as in a generated file, where the probe shares the app's file)
+  const loaded = __csLoad.load ? __csLoad.load.call(module, file) : require(file);
+  if (loaded !== null && typeof loaded === 'object' && loaded[Symbol.toStringTag] === 'Module') __csLoad.esm = true;
   __csMark('imported');
   // a dotted name reaches a nested export, and an ES module's default export is searched too, as Lambda's client does
   const step = (at, key) => (at !== null && (typeof at === 'object' || typeof at === 'function') ? at[key] : undefined);
@@ -95,6 +101,104 @@ ${LAMBDA_PROBE}
 })();
 `;
 
+/**
+ * `app/lambda-split.cjs`, loaded with `--require` before the Runtime Interface Client when a user's
+ * handler is asked for INIT's split (the client imports the handler; coldstart's bootstrap is not
+ * there): it does nothing without COLDSTART_INIT_SPLIT. With it, for a CommonJS handler it wraps the
+ * module compiler and require as the probe does (lambda-probe.ts), from the moment the handler file
+ * (COLDSTART_HANDLER_FILE) starts compiling to its return: what the handler requires is loading (wall
+ * and CPU time, modules, bytes), its own top level running. For an ES module handler (Node >= 22.15:
+ * module.registerHooks) a load hook adds one call before the handler's first statement and one after
+ * its last, on its first and last lines (no line moves): loading is the handler's load → its first
+ * statement (its static imports resolved, read, compiled and evaluated, which ESM does before the body),
+ * running its body (top-level awaits included). It then prints the probe's ready line with the marks
+ * `start` (the handler's load), `imported` (its first statement; an ES module's) and `startup` (its end).
+ * The client's own modules load before and are not counted, as they are not in a generated file's split.
+ */
+export const APP_LAMBDA_SPLIT = `'use strict';
+/* coldstart: INIT's split of a user's handler under the Runtime Interface Client; the handler's file is not changed */
+(function () {
+  if (!process.env.${INIT_SPLIT_ENV} || !process.env.${HANDLER_FILE_ENV}) return;
+  const fs = require('node:fs');
+  const Module = require('node:module');
+  const real = (file) => { try { return fs.realpathSync(file); } catch { return file; } };
+  const handlerFile = real(process.env.${HANDLER_FILE_ENV});
+  const handlerUrl = require('node:url').pathToFileURL(handlerFile).href;
+  const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+  const loaded = { ms: 0, cpuMs: 0, modules: 0, bytes: 0 };
+  const marks = {};
+  const cpu = {};
+  const proto = Module.prototype;
+  const compile = proto._compile;
+  const load = proto.require;
+  // waiting → (an ES module: graph, its imports loading) → counting (the handler's own top level) → done
+  let state = 'waiting';
+  let depth = 0;
+  proto._compile = function (content, filename) {
+    if (state === 'waiting' && typeof filename === 'string' && real(filename) === handlerFile) return commonjs(this, arguments);
+    if (state === 'graph' || state === 'counting') { loaded.modules++; loaded.bytes += content.length; }
+    return compile.apply(this, arguments);
+  };
+  proto.require = function () {
+    if (state !== 'counting') return load.apply(this, arguments);
+    if (depth++ > 0) try { return load.apply(this, arguments); } finally { depth--; }
+    const at = performance.now();
+    const cpuAt = cpuMs();
+    try { return load.apply(this, arguments); } finally { depth--; loaded.ms += performance.now() - at; loaded.cpuMs += cpuMs() - cpuAt; }
+  };
+  function begin(source) {
+    loaded.modules++;
+    loaded.bytes += source.length;
+    marks.start = performance.now();
+    cpu.start = cpuMs();
+  }
+  function end() {
+    state = 'done';
+    proto._compile = compile;
+    proto.require = load;
+    marks.startup = performance.now();
+    cpu.startup = cpuMs();
+    if (marks.imported === undefined) { marks.imported = marks.startup; cpu.imported = cpu.startup; }
+    const memory = process.memoryUsage();
+    process.stdout.write(${JSON.stringify(PROTOCOL_PREFIX)} + JSON.stringify({
+      v: ${LAMBDA_PROTOCOL_VERSION}, target: 'lambda', timeOrigin: performance.timeOrigin, marks, cpu,
+      rss: memory.rss, heapUsed: memory.heapUsed, runtime: 'node ' + process.version, pid: process.pid, load: loaded,
+    }) + '\\n');
+  }
+  // a CommonJS handler: what it requires is loading, its own top level running
+  function commonjs(module, args) {
+    begin(args[0]);
+    state = 'counting';
+    try { return compile.apply(module, args); } finally { end(); }
+  }
+  // an ES module handler (Node >= 22.15): its static imports are loaded and evaluated before its body
+  // starts, so loading is the handler's load → its first statement (plus what its body requires), and
+  // running its body; a call at each end of its source (on its first line and after its last) marks them
+  if (typeof Module.registerHooks !== 'function') return;
+  globalThis.__coldstartBody = () => {
+    marks.imported = performance.now();
+    cpu.imported = cpuMs();
+    loaded.ms += marks.imported - marks.start;
+    loaded.cpuMs += cpu.imported - cpu.start;
+    state = 'counting';
+  };
+  globalThis.__coldstartEnd = () => { if (state === 'counting') end(); };
+  Module.registerHooks({
+    load(url, context, next) {
+      const result = next(url, context);
+      if (result.format !== 'module' || result.source === undefined || result.source === null) return result;
+      const text = typeof result.source === 'string' ? result.source : new TextDecoder().decode(result.source);
+      if (state === 'graph' || state === 'counting') { loaded.modules++; loaded.bytes += text.length; }
+      if (state !== 'waiting' || url !== handlerUrl) return result;
+      begin(text);
+      state = 'graph';
+      const body = text.replace(/^(#!.*\\n?)?/, (hashbang) => hashbang + 'globalThis.__coldstartBody();');
+      return { ...result, source: body + '\\n;globalThis.__coldstartEnd();\\n' };
+    },
+  });
+})();
+`;
+
 export const APP_TERM_EXIT = `'use strict';
 /* coldstart: exit normally on SIGTERM (so that --cpu-prof writes its profile) unless the code handles it itself */
 process.on('SIGTERM', function coldstartTerm() {
@@ -105,7 +209,7 @@ process.on('SIGTERM', function coldstartTerm() {
 export const APP_DIR = path.join(GENERATED_DIR, 'app');
 
 /** Write the files under generated/app/ (only when their bytes change); returns their paths. */
-export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap: string; termExit: string } {
+export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap: string; lambdaSplit: string; termExit: string } {
   mkdirSync(dir, { recursive: true });
   const write = (name: string, text: string) => {
     const file = path.join(dir, name);
@@ -121,6 +225,7 @@ export function writeAppFiles(dir = APP_DIR): { preload: string; lambdaBootstrap
   return {
     preload: write('preload.cjs', APP_PRELOAD),
     lambdaBootstrap: write('lambda-bootstrap.cjs', APP_LAMBDA_BOOTSTRAP),
+    lambdaSplit: write('lambda-split.cjs', APP_LAMBDA_SPLIT),
     termExit: write('term-exit.cjs', APP_TERM_EXIT),
   };
 }

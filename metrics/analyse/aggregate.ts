@@ -108,6 +108,11 @@ export interface InitSplitSummary {
   initLessRunningMs: Stats;
   /** each of those values' sample index: pairs them with the reference's of the same round */
   index: number[];
+  /**
+   * the running part in the process's CPU time (samples.ts initRunningCpuMs), only when every sample of
+   * the split recorded it (runs before it have none): the estimate then scales it, not the wall time
+   */
+  runningCpuMs?: Stats;
 }
 
 /** The first hits of a cell's successful samples: every latency pooled, and when each sample had them all warm. */
@@ -168,6 +173,7 @@ class LambdaColumns {
   readonly sampleIndex = float64s();
   readonly split = columnsOf(['loadingMs', 'runningMs', 'modules', 'moduleBytes', 'initLessRunningMs'] as const);
   readonly splitIndex: number[] = [];
+  readonly runningCpuMs = float64s();
   maxMemoryUsedMB: number | undefined;
   memorySizeMB: number | undefined;
 
@@ -186,6 +192,7 @@ class LambdaColumns {
         initLessRunningMs: f.initMs - f.initRunningMs,
       });
       this.splitIndex.push(index);
+      if (f.initRunningCpuMs !== undefined) this.runningCpuMs.push(f.initRunningCpuMs);
     }
     // a running maximum, not Math.max(...memory): an import of many cold starts must not overflow the stack
     if (f.maxMemoryUsedMB !== undefined) this.maxMemoryUsedMB = Math.max(this.maxMemoryUsedMB ?? -Infinity, f.maxMemoryUsedMB);
@@ -215,7 +222,17 @@ class LambdaColumns {
     const stats = describeColumns(this.split, (name) => `${key}|lambda.split.${name}`);
     const { loadingMs, runningMs, modules, moduleBytes, initLessRunningMs } = stats;
     if (!loadingMs || !runningMs || !modules || !moduleBytes || !initLessRunningMs) return undefined;
-    return { loadingMs, runningMs, modules, moduleBytes, initLessRunningMs, index: this.splitIndex };
+    const cpu = this.runningCpuMs.take();
+    const runningCpuMs = cpu.length === this.splitIndex.length ? describe(cpu, `${key}|lambda.split.runningCpuMs`) : undefined;
+    return {
+      loadingMs,
+      runningMs,
+      modules,
+      moduleBytes,
+      initLessRunningMs,
+      index: this.splitIndex,
+      ...(runningCpuMs ? { runningCpuMs } : {}),
+    };
   }
 }
 

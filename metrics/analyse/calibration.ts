@@ -82,15 +82,21 @@ export interface Calibration {
   cpuSpeed?: CpuSpeedFactor;
 }
 
-/** INIT's running part as Lambda runs it: CPU work, at Lambda's CPU speed (issue 41). */
+/**
+ * INIT's running part as Lambda runs it: CPU work, at Lambda's CPU speed (issue 41). The factor is CPU
+ * time over CPU time (the loop's process.cpuUsage here, its unthrottled Duration there), so the part
+ * it scales is the running part's CPU time when the samples have it (hereCpuMs), else its wall time.
+ */
 export interface RunningTerm {
   /** the cell's running median − the reference's, here, ms */
   hereMs: number;
-  /** hereMs × the CPU factor: what it takes on Lambda, ms */
+  /** the same in the process's CPU time (the cell's CPU running median − the reference's), when both recorded it */
+  hereCpuMs?: number;
+  /** hereCpuMs (else hereMs) × the CPU factor: what it takes on Lambda, ms */
   onLambdaMs: number;
   /** the CPU factor used (Lambda's CPU time for the loop over this machine's) */
   factor: number;
-  /** what it adds beyond what was measured here: onLambdaMs − hereMs */
+  /** what it adds beyond what was measured here: onLambdaMs − hereMs (the wall time here is in the Init measured) */
   ms: number;
   /** onLambdaMs's interval: the running median's bootstrap interval at the factor's range */
   interval?: Interval;
@@ -182,19 +188,30 @@ function loadingTermOf(split: { cell: InitSplitSummary; local: InitSplitSummary 
   );
 }
 
-/** The running part at Lambda's CPU speed, with the interval of its median at the factor's range. */
+/**
+ * The running part at Lambda's CPU speed, with the interval of its median at the factor's range. When
+ * the cell and the reference recorded it in CPU time (the kind of time the factor's loop is timed in),
+ * that is what the factor scales, and `ms` replaces the wall time measured here (which stays in the
+ * Init measured) by it; older runs scale the wall time, as they did.
+ */
 function runningTermOf(split: { cell: InitSplitSummary; local: InitSplitSummary }, speed: CpuSpeedFactor, seed: string): RunningTerm {
-  const reference = split.local.runningMs.median;
-  const hereMs = split.cell.runningMs.median - reference;
-  const ci = bootstrapMedianCI(split.cell.runningMs.values, `${seed}|running`);
+  const hereMs = split.cell.runningMs.median - split.local.runningMs.median;
+  const cpu =
+    split.cell.runningCpuMs && split.local.runningCpuMs ? { cell: split.cell.runningCpuMs, local: split.local.runningCpuMs } : undefined;
+  const scaled = cpu ?? { cell: split.cell.runningMs, local: split.local.runningMs };
+  const reference = scaled.local.median;
+  const scaledMs = scaled.cell.median - reference;
+  const ci = bootstrapMedianCI(scaled.cell.values, `${seed}|running${cpu ? 'Cpu' : ''}`);
   const range = speed.range ?? { low: speed.factor, high: speed.factor };
-  const low = Math.min(hereMs, (ci?.low ?? hereMs) - reference);
-  const high = Math.max(hereMs, (ci?.high ?? hereMs) - reference);
+  const low = Math.min(scaledMs, (ci?.low ?? scaledMs) - reference);
+  const high = Math.max(scaledMs, (ci?.high ?? scaledMs) - reference);
+  const onLambdaMs = scaledMs * speed.factor;
   return {
     hereMs,
-    onLambdaMs: hereMs * speed.factor,
+    ...(cpu ? { hereCpuMs: scaledMs } : {}),
+    onLambdaMs,
     factor: speed.factor,
-    ms: hereMs * (speed.factor - 1),
+    ms: cpu ? onLambdaMs - hereMs : hereMs * (speed.factor - 1),
     interval: { low: low * (low < 0 ? range.high : range.low), high: high * (high < 0 ? range.low : range.high) },
     loadingMs: split.cell.loadingMs.median,
     modules: split.cell.modules.median,

@@ -15,6 +15,13 @@
  * excess; rows of apps whose real hello world is unknown (behind the Lambda Web Adapter) share an
  * offset per group, so only their differences inform k. Leave-one-out holds out every row of one
  * function, fits on the rest and predicts it.
+ *
+ * Rows that carry INIT's split measured here (`local.loading`, issue 41) are fitted as the estimate
+ * applies the term to a run with the split: the ratio is the loading part's (Init less running, to the
+ * reference's likewise), and the running part at Lambda's CPU speed is taken out of the real figure
+ * before k is fitted: real − (hello world + loading excess + running on Lambda) = k × the loading excess.
+ * Rows without it (an offset group's server apps, older data) keep the whole Init. H stays the hello
+ * world of the rows' first measurement (helloWorldAtFit).
  */
 import { mean, median } from 'simple-statistics';
 import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../calibration/lambda-code-loading.ts';
@@ -64,8 +71,23 @@ function withHelloWorld(row: CodeLoadingRow): row is RowWithHelloWorld {
 }
 
 /**
+ * What a row with a hello world gives the fit: with INIT's split measured (`local.loading`, issue 41),
+ * the loading part (Init less running, as a ratio to the reference's likewise) and the running part at
+ * Lambda's CPU speed, which the estimate adds as it is; without it, the whole Init's ratio and nothing
+ * apart.
+ */
+function partsOf(row: RowWithHelloWorld): { ratio: number; runningOnLambdaMs: number } {
+  const loading = row.local.loading;
+  if (loading) return { ratio: loading.ratio, runningOnLambdaMs: loading.runningOnLambdaMs };
+  return { ratio: row.local.initMs / row.local.referenceInitMs, runningOnLambdaMs: 0 };
+}
+
+/**
  * H of the rows: per runtime line, the median of the local hello world's Init measured beside them
- * (the machine's speed when k was fitted); for a line without rows, every row's median.
+ * (the machine's speed when k was fitted); for a line without rows, every row's median. Rows with the
+ * split keep the H of their first measurement (`local.referenceInitMs`): a split re-measured on another
+ * day enters as a ratio, which is speed-free, and the offset groups' rows are milliseconds of that
+ * first day, so one H keeps both on one scale.
  */
 export function helloWorldAtFit(rows: readonly CodeLoadingRow[]): HelloWorld {
   const referenced = rows.filter(withHelloWorld);
@@ -77,9 +99,9 @@ export function helloWorldAtFit(rows: readonly CodeLoadingRow[]): HelloWorld {
   return (runtime) => byLine.get(runtime) ?? all;
 }
 
-/** A row's excess over its local hello world at the fit's speed (rows with a local reference only). */
+/** A row's excess (its loading part's, with the split) over its local hello world at the fit's speed (rows with a local reference only). */
 function rowExcess(row: RowWithHelloWorld, h: HelloWorld): number {
-  return (row.local.initMs / row.local.referenceInitMs - 1) * h(row.runtime);
+  return (partsOf(row).ratio - 1) * h(row.runtime);
 }
 
 /** The model the report applies: the shipped k, H from the rows, and the largest fitted excess. */
@@ -184,7 +206,7 @@ export interface Fit {
 function xy(row: CodeLoadingRow, h: HelloWorld): { x: number; y: number } {
   if (withHelloWorld(row)) {
     const excess = rowExcess(row, h);
-    return { x: Math.max(0, excess), y: row.real.initMs - row.reference.initMs - excess };
+    return { x: Math.max(0, excess), y: row.real.initMs - row.reference.initMs - excess - partsOf(row).runningOnLambdaMs };
   }
   return { x: row.local.initMs, y: row.real.initMs - row.local.initMs };
 }
@@ -244,7 +266,7 @@ export function fitPoints(points: readonly FitPoint[], fixed?: number): { coeffi
 export function predictRow(row: CodeLoadingRow, fit: Fit): number | undefined {
   const { x } = xy(row, fit.helloWorld);
   if (withHelloWorld(row)) {
-    return row.reference.initMs + rowExcess(row, fit.helloWorld) + fit.coefficient * x;
+    return row.reference.initMs + rowExcess(row, fit.helloWorld) + partsOf(row).runningOnLambdaMs + fit.coefficient * x;
   }
   const offset = fit.offsets.get(row.offsetGroup ?? '');
   return offset === undefined ? undefined : offset + row.local.initMs + fit.coefficient * x;

@@ -69,7 +69,29 @@ export interface CodeLoadingRow {
    */
   offsetGroup?: string;
   /** measured here: the cell's Init (a server's first response), its quartiles when known, and the hello-world reference's beside it */
-  local: { measurement: string; initMs: number; p25?: number; p75?: number; n: number; referenceInitMs?: number };
+  local: { measurement: string; initMs: number; p25?: number; p75?: number; n: number; referenceInitMs?: number; loading?: LoadingPart };
+}
+
+/**
+ * A row's INIT split as measured here (issue 41), for rows with a real hello world: what the fit then
+ * uses in place of the whole Init. The code-loading term applies to the loading part (the cell's Init
+ * less its running part, as a ratio to the reference's likewise), the running part goes to Lambda at
+ * its CPU speed, as the estimate does (analyse/calibration.ts).
+ */
+export interface LoadingPart {
+  /** the run folder's measurement id (a `measurements` entry) */
+  measurement: string;
+  /** the cell's Init less its running part, median, ms */
+  initMs: number;
+  /** the reference's Init less its running part beside it, median, ms */
+  referenceInitMs: number;
+  /** their ratio, paired round by round (what the estimate uses) */
+  ratio: number;
+  /** the running part beyond the reference's, at Lambda's CPU speed for the row's line and architecture, ms */
+  runningOnLambdaMs: number;
+  /** the time inside require (the probe's loading figure), median, ms: for the reader, not the fit */
+  loadingMs: number;
+  n: number;
 }
 
 export interface CodeLoadingFit {
@@ -158,6 +180,8 @@ function parseRow(
   // a row is either compared with a real hello world (and the local one), or one of a group sharing an unknown offset
   if (reference ? !hasLocalReference || r.offsetGroup !== undefined : typeof r.offsetGroup !== 'string' || hasLocalReference)
     throw fail(`${what}: give a reference with the local reference's Init, or an offsetGroup without either`);
+  // the split needs the reference's split beside it: a row of an offset group keeps its whole Init
+  if (local.loading !== undefined && !reference) throw fail(`${what}: a loading part needs a reference (an offset group's row has none)`);
   return {
     function: r.function,
     runtime: r.runtime,
@@ -179,7 +203,25 @@ function parseRow(
       ...(local.p75 === undefined ? {} : { p75: figure(local.p75, `${what} local p75`, fail) }),
       n: local.n,
       ...(hasLocalReference ? { referenceInitMs: figure(local.referenceInitMs, `${what} local referenceInitMs`, fail) } : {}),
+      ...(local.loading === undefined ? {} : { loading: parseLoading(local.loading, `${what} local loading`, known.measurements, fail) }),
     },
+  };
+}
+
+function parseLoading(value: unknown, what: string, measurements: Set<string>, fail: Fail): LoadingPart {
+  const l = object(value, what, fail);
+  if (typeof l.measurement !== 'string' || !measurements.has(l.measurement)) throw fail(`${what}: unknown measurement`);
+  if (typeof l.n !== 'number' || !Number.isInteger(l.n) || l.n < 1) throw fail(`${what}: n`);
+  if (typeof l.ratio !== 'number' || !Number.isFinite(l.ratio) || !(l.ratio > 0)) throw fail(`${what}: ratio`);
+  if (typeof l.runningOnLambdaMs !== 'number' || !Number.isFinite(l.runningOnLambdaMs)) throw fail(`${what}: runningOnLambdaMs`);
+  return {
+    measurement: l.measurement,
+    initMs: figure(l.initMs, `${what} initMs`, fail),
+    referenceInitMs: figure(l.referenceInitMs, `${what} referenceInitMs`, fail),
+    ratio: l.ratio,
+    runningOnLambdaMs: l.runningOnLambdaMs,
+    loadingMs: figure(l.loadingMs, `${what} loadingMs`, fail),
+    n: l.n,
   };
 }
 

@@ -52,13 +52,23 @@ export interface LambdaFigures {
   /** CPU time the child used during the invocation (its threads' scheduled time, event handed out → response), ms; absent in older runs */
   invokeCpuMs?: number;
   /**
-   * INIT's split (generated files, from the probe; absent in older runs and for a user's handler): the
+   * INIT's split (from the probe; absent in older runs, for a user's handler before it had it and for an ES module handler): the
    * time inside require from the file's first statement to its `startup` mark (resolving, reading,
    * compiling and running the required modules), ms on the child's clock
    */
   initLoadingMs?: number;
   /** the rest of the file's own INIT, `start` → `startup` less the loading: the app's own work once its modules are loaded, ms */
   initRunningMs?: number;
+  /**
+   * the loading part in the process's CPU time (process.cpuUsage user + system over the same require
+   * calls), ms; absent from runs before it
+   */
+  initLoadingCpuMs?: number;
+  /**
+   * the running part in the process's CPU time (the CPU marks `start` → `startup` less initLoadingCpuMs):
+   * the kind of time the CPU reference's loop is timed in, which load inflates far less than wall time; ms
+   */
+  initRunningCpuMs?: number;
   /** modules compiled in that time (CommonJS: each Module#_compile) */
   initModules?: number;
   /** their source size (characters compiled; bytes for ASCII sources) */

@@ -29,6 +29,7 @@ import {
 } from './cells.ts';
 import type { CellLaunch } from './launch.ts';
 import { expandCells, runtimesOfTargets, type BlockedCell } from './levers.ts';
+import { asksInitSplit } from './lambda-bootstrap.ts';
 import type { ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { appsAtVersions, type AppVersionInstaller } from './app-versions.ts';
@@ -129,7 +130,7 @@ function appLaunch(
   app: AppSpec,
   cell: Cell,
   runtime: ResolvedRuntime,
-  files: { preload: string; lambdaBootstrap: string },
+  files: { preload: string; lambdaBootstrap: string; lambdaSplit: string },
   ric: ResolvedRic | undefined,
   blob?: string,
 ): CellLaunch {
@@ -140,7 +141,10 @@ function appLaunch(
     return { ...base, file: app.file, preArgs: ['--require', files.preload, ...snapshot], args: app.args };
   }
   const start = ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
-  return start ? { ...base, file: app.file, start } : { ...base, file: files.lambdaBootstrap };
+  if (!start) return { ...base, file: files.lambdaBootstrap };
+  // INIT's split of a CommonJS handler under the client: the split preload (inert unless the sample asks)
+  const split = asksInitSplit(cell, app) ? ['--require', files.lambdaSplit] : [];
+  return { ...base, file: app.file, start: { ...start, args: [...split, ...start.args] } };
 }
 
 /**

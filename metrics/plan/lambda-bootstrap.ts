@@ -14,9 +14,12 @@
  * `ric-noflags`: the same client, variables and handler without the bootstrap's node flags, so that what
  * the flags cost (they make Node reject its built-in code cache) is a lever of its own.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BOOTSTRAPS, type Bootstrap } from '../core/dimensions.ts';
-import { lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import type { AppSpec } from '../core/app.ts';
+import { BOOTSTRAPS, isCounted, type Bootstrap } from '../core/dimensions.ts';
+import { isLambdaRuntimeLine, lineMajor, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import type { Cell } from '../core/cell.ts';
 
 /** The starts that run the Runtime Interface Client (with or without the bootstrap's flags). */
 export type RicBootstrap = Exclude<Bootstrap, 'probe'>;
@@ -77,4 +80,38 @@ export function managedRuntimeStart(options: {
     env: { NODE_PATH: nodePath, AWS_EXECUTION_ENV: `AWS_Lambda_${line}` },
     flags,
   };
+}
+
+/**
+ * Whether Node loads `file` as an ES module: `.mjs`, or `.js` (or no extension) under a package.json
+ * whose type is "module" (the nearest one, as Node looks). Its static imports pass neither require nor
+ * the CommonJS compiler: only the split preload's load hook sees them (asksInitSplit).
+ */
+export function isEsModuleFile(file: string): boolean {
+  const extension = path.extname(file);
+  if (extension === '.mjs') return true;
+  if (extension === '.cjs') return false;
+  for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
+    try {
+      const parsed = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type?: unknown } | null;
+      return parsed !== null && typeof parsed === 'object' && parsed.type === 'module';
+    } catch {
+      // no package.json here (or not JSON: Node fails on it later, with its own message)
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * Whether a sample asks its file for INIT's split (INIT_SPLIT_ENV): timed (the wrapping would change a
+ * count). A generated file has the probe in it; a user's CommonJS handler is loaded by coldstart's
+ * bootstrap, which has it too, or under the Runtime Interface Client the split preload (app-probe.ts:
+ * the handler's own top level is running, what it requires loading). A user's ES module handler
+ * (isEsModuleFile) only under the client on a Lambda line of Node 22 or later, where the preload's load
+ * hook (module.registerHooks) marks its first statement; coldstart's bootstrap requires it whole.
+ */
+export function asksInitSplit(cell: Cell, app: AppSpec | undefined): boolean {
+  if (isCounted(cell)) return false;
+  if (!app || !isEsModuleFile(app.file)) return true;
+  return isRicBootstrap(cell.bootstrap) && isLambdaRuntimeLine(cell.runtime) && lineMajor(cell.runtime) >= 22;
 }

@@ -90,12 +90,16 @@ export function hasRunning(context: ReportContext): boolean {
   return context.calibrations.some(({ calibration }) => [...calibration.values()].some((c) => c.init?.running));
 }
 
-/** "+292 (230 here × 1.27 on Lambda's CPU, 281–309; loading 188 ms, 247 modules)": the running part of a split Init estimate. */
+/**
+ * "+292 (230 here × 1.27 on Lambda's CPU, 281–309; loading 188 ms, 247 modules)": the running part of a
+ * split Init estimate; "+292 (+230 CPU ms here × …)" when it scaled the running part's CPU time.
+ */
 export function runningTermText(running: RunningTerm | undefined): string {
   if (!running) return '–';
   const interval = running.interval ? `, ${intervalText(running.interval)}` : '';
+  const here = running.hereCpuMs !== undefined ? `${signed(running.hereCpuMs)} CPU ms` : signed(running.hereMs);
   return (
-    `${signed(running.onLambdaMs)} (${signed(running.hereMs)} here × ${running.factor.toFixed(2)} on Lambda's CPU${interval}; ` +
+    `${signed(running.onLambdaMs)} (${here} here × ${running.factor.toFixed(2)} on Lambda's CPU${interval}; ` +
     `loading ${ms(running.loadingMs)} ms, ${Math.round(running.modules)} modules)`
   );
 }
@@ -411,7 +415,8 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
 
 /**
  * INIT's split (issue 41), only when some cell recorded it (older runs keep their columns): the medians
- * of loading, running, modules and their bytes, and the running part of the estimate with its interval.
+ * of loading, running, modules and their bytes, and the running part of the estimate with its interval;
+ * then, when some cell recorded it, the running part's CPU time (what the estimate scales).
  */
 function splitCsvColumns(context: ReportContext): CsvColumn[] {
   if (!context.summaries.some((s) => s.lambda?.split)) return [];
@@ -427,5 +432,14 @@ function splitCsvColumns(context: ReportContext): CsvColumn[] {
     { header: 'estimate_init_running_low_ms', value: est((c) => c.init?.running?.interval?.low) },
     { header: 'estimate_init_running_high_ms', value: est((c) => c.init?.running?.interval?.high) },
     { header: 'estimate_init_running_cpu_factor', value: est((c) => c.init?.running?.factor) },
+    // the running part in CPU time, only when some cell recorded it (runs before it keep their columns)
+    ...(context.summaries.some((s) => s.lambda?.split?.runningCpuMs)
+      ? [
+          {
+            header: 'lambda_init_running_cpu_median_ms',
+            value: (s: CellSummary) => (s.lambda?.split?.runningCpuMs ? round3(s.lambda.split.runningCpuMs.median) : ''),
+          },
+        ]
+      : []),
   ];
 }

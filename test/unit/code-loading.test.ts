@@ -27,6 +27,7 @@ import {
   type CodeLoadingRow,
 } from '../../metrics/calibration/lambda-code-loading.ts';
 import { readTextBounded } from '../../metrics/store/files.ts';
+import { looTableRows } from '../../metrics/pipeline/code-loading-fold.ts';
 import { codeLoadingTermText } from '../../metrics/report/code-loading.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-code-loading-'));
@@ -55,21 +56,12 @@ describe('the shipped fit', () => {
   });
 
   it("docs/guide/lambda.md's and the finding's leave-one-out table is the one the shipped data gives", () => {
-    const name = (id: string) => data.functions.find((f) => f.id === id)!.name;
-    const f0 = (v: number) => v.toFixed(0);
-    const sg = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)} %`;
     const docs = ['guide/lambda.md', 'findings/2026-11-26-code-loading-term.md'].map((f) =>
       readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', f), 'utf8'),
     );
-    for (const l of leaveOneOut(data.rows)) {
-      const r = l.row;
-      const iqr = r.local.p25 === undefined || r.local.p75 === undefined ? '' : ` (${f0(r.local.p25)}–${f0(r.local.p75)})`;
-      const line =
-        `| ${name(r.function)} | ${r.memoryMB} | ${r.architecture} | ${r.real.initMs} (${r.real.statistic}, ${r.real.n}) | ` +
-        `${f0(r.local.initMs)}${iqr} | ${r.local.referenceInitMs === undefined ? '–' : f0(r.local.referenceInitMs)} | ` +
-        `${f0(l.before)} | ${f0(l.now)} | ${sg(l.beforeErrorPct)} | ${sg(l.nowErrorPct)} |`;
-      for (const doc of docs) assert.ok(doc.includes(line), `the docs lack the row:\n${line}`);
-    }
+    const lines = looTableRows(data);
+    assert.equal(lines.length, data.rows.length);
+    for (const line of lines) for (const doc of docs) assert.ok(doc.includes(line), `the docs lack the row:\n${line}`);
   });
 
   it('every row names a known source, reference and local measurement with its command', () => {
@@ -121,6 +113,35 @@ describe('the least squares', () => {
     // without the term, the same rows are low, the more so the more code
     const before = leaveOneOut(rows).filter((l) => l.row.function === 'b')[0]!;
     assert.ok(Math.abs(before.beforeErrorPct - (100 * (230 - 365)) / 365) < 1e-9, String(before.beforeErrorPct));
+  });
+
+  it('with the split (local.loading), fit k on the loading part only, the running part at its Lambda CPU time taken out', () => {
+    // each row's Init here: the reference (130 when first measured; 125 less its running on the day of the split)
+    // + a loading excess + a running excess, the loading part's ratio taken on the day of the split; the real Init:
+    // hello world + loading × (1 + k) + running on Lambda (running here × a CPU factor of 0.9), k = 1.5
+    const split = (fn: string, loading: number, running: number) => {
+      const real = 140 + 2.5 * loading + 0.9 * running;
+      const loadingPart = {
+        measurement: 'm',
+        initMs: 125 + (125 * loading) / 130,
+        referenceInitMs: 125,
+        ratio: 1 + loading / 130,
+        runningOnLambdaMs: 0.9 * running,
+        loadingMs: loading,
+        n: 10,
+      };
+      const base = row(fn, loading + running, 0);
+      return { ...base, real: { ...base.real, initMs: real }, local: { ...base.local, loading: loadingPart } };
+    };
+    const rows = [split('a', 10, 300), split('b', 90, 0), split('c', 40, 1000)];
+    const fit = fitCodeLoading(rows);
+    assert.ok(Math.abs(fit.coefficient - 1.5) < 1e-9, String(fit.coefficient));
+    for (const l of leaveOneOut(rows)) assert.ok(Math.abs(l.nowErrorPct) < 1e-9, `${l.row.function}: ${l.nowErrorPct}`);
+    // the same rows read as a whole excess (the old shape: no loading part) give another k, and miss
+    const whole = rows.map(({ local: { loading: _loading, ...local }, ...rest }) => ({ ...rest, local }));
+    assert.ok(Math.abs(fitCodeLoading(whole).coefficient - 1.5) > 0.5, String(fitCodeLoading(whole).coefficient));
+    // H stays the hello world of the rows' first measurement (130), whatever the day the split was measured on
+    assert.equal(fit.helloWorld('nodejs22.x'), 130);
   });
 
   it('a group left with no other function cannot predict it, and says so', () => {
@@ -203,6 +224,24 @@ describe('bad or missing data', () => {
     refused((d) => (firstRow(d).real.initMs = -3), /row 1 real initMs is not a figure in ms/);
     refused((d) => (firstRow(d).local.initMs = 'fast'), /row 1 local initMs is not a figure in ms/);
     refused((d) => (firstRow(d).real.statistic = 'max'), /row 1: real statistic/);
+  });
+
+  it('reads a loading part on a row with a reference, and refuses one on an offset group or without its figures', () => {
+    const loading = {
+      measurement: '2026-11-23-handlers',
+      initMs: 200,
+      referenceInitMs: 120,
+      ratio: 1.6,
+      runningOnLambdaMs: 3,
+      loadingMs: 70,
+      n: 10,
+    };
+    const d = shipped();
+    firstRow(d).local.loading = loading;
+    assert.deepEqual(parseCodeLoadingData(d, 'data.json').rows[0]!.local.loading, loading);
+    refused((x) => ((x.rows as Loose[]).find((r) => r.offsetGroup)!.local.loading = loading), /a loading part needs a reference/);
+    refused((x) => (firstRow(x).local.loading = { ...loading, ratio: undefined }), /local loading: ratio/);
+    refused((x) => (firstRow(x).local.loading = { ...loading, measurement: 'nowhere' }), /local loading: unknown measurement/);
   });
 
   it('refuses a row with both a real hello world and an offset group, and a fit without a coefficient', () => {

@@ -33,12 +33,25 @@ function lambdaSample(framework: string, initMs: number, index: number, split?: 
   };
 }
 
-/** A hello world whose INIT also runs a LOOP_MS CPU loop, beside the hello world; `withSplit`: the samples carry INIT's split. */
-function loopCalibration(withSplit: boolean): Calibration {
+/**
+ * A hello world whose INIT also runs a LOOP_MS CPU loop, beside the hello world; `withSplit`: the samples
+ * carry INIT's split. `loadedBy` > 1: the machine was loaded, the loop took that many times its CPU time
+ * on the wall clock, and (`withCpu`) the samples recorded the running part's CPU time too (the LOOP_MS it was).
+ */
+function loopCalibration(withSplit: boolean, loadedBy?: number, withCpu = true): Calibration {
   const split = (running: number): Partial<LambdaFigures> | undefined =>
-    withSplit ? { initLoadingMs: 0, initRunningMs: running, initModules: 0, initModuleBytes: 0 } : undefined;
+    withSplit
+      ? {
+          initLoadingMs: 0,
+          initRunningMs: running * (loadedBy ?? 1),
+          initModules: 0,
+          initModuleBytes: 0,
+          ...(loadedBy && withCpu ? { initLoadingCpuMs: 0, initRunningCpuMs: running } : {}),
+        }
+      : undefined;
+  const wall = LOOP_MS * (loadedBy ?? 1);
   const samples = [
-    ...HELLO.map((ms, i) => lambdaSample('loop', ms + LOOP_MS + 0.1, i + 1, split(LOOP_MS + 0.1))),
+    ...HELLO.map((ms, i) => lambdaSample('loop', ms + wall + 0.1, i + 1, split(LOOP_MS + 0.1))),
     ...HELLO.map((ms, i) => lambdaSample('reference', ms, i + 1, split(0.1))),
   ];
   const calibrations = calibrate(aggregate(samples), table, 'x86_64', { node: SPEED }, model);
@@ -73,6 +86,24 @@ describe('INIT split: a hello world with a CPU loop in INIT', () => {
     assert.ok(running.low <= LOOP_MS * low + 1 && running.high >= LOOP_MS * high - 1, JSON.stringify(running));
     const interval = split.init!.interval!;
     assert.ok(interval.low <= estimate && estimate <= interval.high, JSON.stringify(interval));
+  });
+
+  it('with the running part in CPU time, a loaded machine (the loop twice as long on the wall) gives the same estimate', () => {
+    const loaded = loopCalibration(true, 2);
+    const running = loaded.init!.running!;
+    assert.equal(Math.round(running.hereCpuMs! * 1000) / 1000, LOOP_MS);
+    assert.equal(Math.round(running.hereMs * 1000) / 1000, 2 * LOOP_MS, 'the wall time here, inflated');
+    const expected = real + LOOP_MS * speed.factor;
+    assert.ok(Math.abs(loaded.init!.estimate - expected) < 1, `${loaded.init!.estimate} ≈ ${expected}`);
+    assert.ok(Math.abs(loaded.init!.estimate - split.init!.estimate) < 1);
+    // the CPU time's interval, at the factor's range
+    const { low, high } = speed.range!;
+    assert.ok(running.interval!.low <= LOOP_MS * low + 1 && running.interval!.high >= LOOP_MS * high - 1, JSON.stringify(running));
+    // the same samples without the CPU figures (a run before them) scale the wall time: twice the loop
+    const wallOnly = loopCalibration(true, 2, false);
+    assert.equal(wallOnly.init!.running!.hereCpuMs, undefined);
+    const twice = real + 2 * LOOP_MS * speed.factor;
+    assert.ok(Math.abs(wallOnly.init!.estimate - twice) < 1, `${wallOnly.init!.estimate} ≈ ${twice}`);
   });
 
   it('an older run (no split in its samples) keeps the estimate it had: measured + what Lambda adds + the term', () => {

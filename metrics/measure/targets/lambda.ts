@@ -13,12 +13,11 @@ import path from 'node:path';
 import type { RouteRequest } from '../../../generators/contract.ts';
 import { requestEvent, readLambdaResult } from '../../../generators/lambda-event.ts';
 import { INIT_SPLIT_ENV, readLambdaLine, type LambdaReadyLine } from '../../../generators/lambda-probe.ts';
-import { isCounted } from '../../core/dimensions.ts';
 import { PROTOCOL_PREFIX } from '../../../generators/probe.ts';
 import { functionName } from '../../core/function-name.ts';
 import { HANDLER_EXPORT_ENV, HANDLER_FILE_ENV } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
-import { isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
+import { asksInitSplit, isRicBootstrap } from '../../plan/lambda-bootstrap.ts';
 import type { CpuMarks, InvalidBodyCheck, LambdaFigures } from '../../core/samples.ts';
 import { processCpuMs } from '../proc-cpu.ts';
 import { answerProblem, lambdaAnswer, sameAnswerProblem } from '../app-answer.ts';
@@ -152,14 +151,6 @@ function initFailure(api: RuntimeApi): SampleFailure | undefined {
 }
 
 /**
- * Whether a sample asks its file for INIT's split (INIT_SPLIT_ENV): a generated file (the probe is in
- * it), timed (the wrapping would change a count).
- */
-export function asksInitSplit(cell: { source: string; measure: string }, app: AppSpec | undefined): boolean {
-  return !app && !isCounted(cell);
-}
-
-/**
  * INIT: the probe prints its ready line (its marks) just before its first `next`; under the Runtime
  * Interface Client a generated file's probe prints it at its `startup` mark when asked for INIT's split
  * (its marks are then read for the split only), a user's handler nothing of ours, so such a sample has
@@ -179,16 +170,24 @@ async function awaitInit(
   }
 }
 
-/** INIT's split from a ready line that carries it: loading (inside require), running (start → startup less loading), modules, bytes. */
+/**
+ * INIT's split from a ready line that carries it: loading (inside require), running (start → startup
+ * less loading), modules, bytes; and, from a probe that times require in CPU time too, the running
+ * part in the process's CPU time (the CPU marks start → startup less the CPU time inside require).
+ */
 export function initSplit(ready: LambdaReadyLine | undefined): Partial<LambdaFigures> {
   const load = ready?.load;
   if (!ready || !load) return {};
   const own = ready.marks.startup - ready.marks.start;
+  const ownCpu = ready.cpu.startup - ready.cpu.start;
   return {
     initLoadingMs: round3(load.ms),
     initRunningMs: round3(Math.max(0, own - load.ms)),
     initModules: load.modules,
     initModuleBytes: load.bytes,
+    ...(load.cpuMs !== undefined
+      ? { initLoadingCpuMs: round3(load.cpuMs), initRunningCpuMs: round3(Math.max(0, ownCpu - load.cpuMs)) }
+      : {}),
   };
 }
 
