@@ -125,7 +125,13 @@ export const APP_LAMBDA_SPLIT = `'use strict';
   const handlerFile = real(process.env.${HANDLER_FILE_ENV});
   const handlerUrl = require('node:url').pathToFileURL(handlerFile).href;
   const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-  const loaded = { ms: 0, cpuMs: 0, modules: 0, bytes: 0 };
+  // the split's CPU clock: the main thread's where Node has it (22+), as the generated probe's
+  const splitCpuMs = () => {
+    const u = process.threadCpuUsage ? process.threadCpuUsage() : process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const loaded = { ms: 0, cpuMs: 0, ownCpuMs: 0, clock: process.threadCpuUsage ? 'thread' : 'process', modules: 0, bytes: 0 };
+  const splitCpu = {};
   const marks = {};
   const cpu = {};
   const proto = Module.prototype;
@@ -143,14 +149,17 @@ export const APP_LAMBDA_SPLIT = `'use strict';
     if (state !== 'counting') return load.apply(this, arguments);
     if (depth++ > 0) try { return load.apply(this, arguments); } finally { depth--; }
     const at = performance.now();
-    const cpuAt = cpuMs();
-    try { return load.apply(this, arguments); } finally { depth--; loaded.ms += performance.now() - at; loaded.cpuMs += cpuMs() - cpuAt; }
+    const cpuAt = splitCpuMs();
+    try { return load.apply(this, arguments); } finally {
+      depth--; loaded.ms += performance.now() - at; loaded.cpuMs += splitCpuMs() - cpuAt;
+    }
   };
   function begin(source) {
     loaded.modules++;
     loaded.bytes += source.length;
     marks.start = performance.now();
     cpu.start = cpuMs();
+    splitCpu.start = splitCpuMs();
   }
   function end() {
     state = 'done';
@@ -158,6 +167,7 @@ export const APP_LAMBDA_SPLIT = `'use strict';
     proto.require = load;
     marks.startup = performance.now();
     cpu.startup = cpuMs();
+    loaded.ownCpuMs = splitCpuMs() - splitCpu.start;
     if (marks.imported === undefined) { marks.imported = marks.startup; cpu.imported = cpu.startup; }
     const memory = process.memoryUsage();
     process.stdout.write(${JSON.stringify(PROTOCOL_PREFIX)} + JSON.stringify({
@@ -179,7 +189,7 @@ export const APP_LAMBDA_SPLIT = `'use strict';
     marks.imported = performance.now();
     cpu.imported = cpuMs();
     loaded.ms += marks.imported - marks.start;
-    loaded.cpuMs += cpu.imported - cpu.start;
+    loaded.cpuMs += splitCpuMs() - splitCpu.start;
     state = 'counting';
   };
   globalThis.__coldstartEnd = () => { if (state === 'counting') end(); };

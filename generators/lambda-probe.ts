@@ -42,9 +42,12 @@ export type ModuleKind = 'commonjs' | 'module';
  * sample; on AWS it is absent and the probe wraps nothing): it then wraps require and the module
  * compiler from its first statement to the `startup` mark, and, when a Runtime Interface Client
  * loads the file, prints the ready line at `startup`. Each outermost require is timed twice: on the
- * wall clock (performance.now) and in the process's CPU time (process.cpuUsage, user + system, the
- * kind of time the CPU reference's loop is timed in: measure/cpu-speed.ts), so that the running part
+ * wall clock (performance.now) and in the main thread's CPU time (process.threadCpuUsage, user +
+ * system, on Node 22 and later; the process's, process.cpuUsage, before), so that the running part
  * can be had in CPU time as well (one getrusage call more per outermost require, about a microsecond).
+ * The main thread's, not the process's: V8's helper threads (garbage collection, compilation) run
+ * beside it on INIT's second vCPU, and the CPU reference's loop (measure/cpu-speed.ts) is one
+ * thread's work, whichever clock times it. `load.clock` says which clock the split used.
  * `__csLoad.load` is the unwrapped require (the user's bootstrap loads the handler file through it,
  * so that the file's own top level counts as running), and `__csLoad.esm`, set by that bootstrap when
  * the handler is an ES module, drops the split (its static imports pass neither require nor the
@@ -57,7 +60,10 @@ const PROBE_TEXT = `/* coldstart lambda probe v${LAMBDA_PROTOCOL_VERSION}: the s
 const __cs = { start: performance.now() };
 const __csCpu = { start: __csCpuMs() };
 const __csMain = @@MAIN@@;
-const __csLoad = { ms: 0, cpuMs: 0, modules: 0, bytes: 0, depth: 0, restore: undefined, load: undefined, esm: false };
+const __csLoad = {
+  ms: 0, cpuMs: 0, ownCpuMs: 0, clock: process.threadCpuUsage ? 'thread' : 'process', modules: 0, bytes: 0,
+  depth: 0, restore: undefined, load: undefined, esm: false,
+};
 if (process.env.${INIT_SPLIT_ENV}) __csSplit();
 function __csSplit() {
   const proto = require('node:module').prototype;
@@ -67,16 +73,21 @@ function __csSplit() {
   proto.require = function () {
     if (__csLoad.depth++ > 0) try { return load.apply(this, arguments); } finally { __csLoad.depth--; }
     const at = performance.now();
-    const cpuAt = __csCpuMs();
+    const cpuAt = __csSplitCpuMs();
     try { return load.apply(this, arguments); } finally {
-      __csLoad.depth--; __csLoad.ms += performance.now() - at; __csLoad.cpuMs += __csCpuMs() - cpuAt;
+      __csLoad.depth--; __csLoad.ms += performance.now() - at; __csLoad.cpuMs += __csSplitCpuMs() - cpuAt;
     }
   };
   __csLoad.load = load;
-  __csLoad.restore = () => { proto._compile = compile; proto.require = load; };
+  const ownAt = __csSplitCpuMs();
+  __csLoad.restore = () => { __csLoad.ownCpuMs = __csSplitCpuMs() - ownAt; proto._compile = compile; proto.require = load; };
 }
 const __csRt = { phase: 'init', requestId: undefined, failed: false, agent: undefined };
 function __csCpuMs() { const usage = process.cpuUsage(); return (usage.user + usage.system) / 1000; }
+function __csSplitCpuMs() {
+  const usage = process.threadCpuUsage ? process.threadCpuUsage() : process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
 function __csMark(name) {
   __cs[name] = performance.now(); __csCpu[name] = __csCpuMs();
   if (name !== 'startup' || !__csLoad.restore) return;
@@ -86,7 +97,8 @@ function __csMark(name) {
 function __csReady() {
   const memory = process.memoryUsage();
   const load = __csLoad.restore && !__csLoad.esm
-    ? { ms: __csLoad.ms, cpuMs: __csLoad.cpuMs, modules: __csLoad.modules, bytes: __csLoad.bytes } : undefined;
+    ? { ms: __csLoad.ms, cpuMs: __csLoad.cpuMs, ownCpuMs: __csLoad.ownCpuMs, clock: __csLoad.clock,
+      modules: __csLoad.modules, bytes: __csLoad.bytes } : undefined;
   return __csLine({
     v: ${LAMBDA_PROTOCOL_VERSION}, target: 'lambda', timeOrigin: performance.timeOrigin, marks: __cs, cpu: __csCpu,
     rss: memory.rss, heapUsed: memory.heapUsed,
@@ -268,7 +280,11 @@ export interface LambdaReadyLine {
    * with INIT_SPLIT_ENV: the time inside require up to `startup` (wall, and the process's CPU time over the
    * same calls: `cpuMs`, absent from probes before it), the modules compiled and their size
    */
-  load?: { ms: number; cpuMs?: number; modules: number; bytes: number };
+  /**
+   * INIT's split: loading's wall and CPU time, the CPU time start → startup (ownCpuMs) by the same
+   * clock (`clock`: the main thread's, or the process's on a Node without threadCpuUsage), modules, bytes
+   */
+  load?: { ms: number; cpuMs?: number; ownCpuMs?: number; clock?: 'thread' | 'process'; modules: number; bytes: number };
 }
 
 /** The second line: printed once the first invocation's response was accepted. */
@@ -319,6 +335,8 @@ export function readLambdaLine(line: string): LambdaReadyLine | LambdaAfterLine 
       (isObject(value.load) &&
         isTime(value.load.ms) &&
         (value.load.cpuMs === undefined || isTime(value.load.cpuMs)) &&
+        (value.load.ownCpuMs === undefined || isTime(value.load.ownCpuMs)) &&
+        (value.load.clock === undefined || value.load.clock === 'thread' || value.load.clock === 'process') &&
         isBytes(value.load.modules) &&
         isBytes(value.load.bytes)));
   if (!ok) throw new Error(`malformed lambda ready line: ${line.slice(0, 200)}`);

@@ -179,7 +179,8 @@ export function initSplit(ready: LambdaReadyLine | undefined): Partial<LambdaFig
   const load = ready?.load;
   if (!ready || !load) return {};
   const own = ready.marks.startup - ready.marks.start;
-  const ownCpu = ready.cpu.startup - ready.cpu.start;
+  // the split's own CPU clock (the main thread's) when the probe sends it; else the CPU marks (the process's)
+  const ownCpu = load.ownCpuMs ?? ready.cpu.startup - ready.cpu.start;
   return {
     initLoadingMs: round3(load.ms),
     initRunningMs: round3(Math.max(0, own - load.ms)),
