@@ -160,6 +160,8 @@ function reportOutcome(outcome: LambdaRunOutcome, print: (line: string) => void,
   if (outcome.fromLogs > 0) print(`${outcome.fromLogs} REPORT line(s) read from CloudWatch Logs (not in the log tail)`);
   if (outcome.missing > 0) {
     warn(`${outcome.missing} invocation(s) without a REPORT line in the tail or CloudWatch Logs: not samples`);
+    // cold starts asked for and not measured: the run is not whole, as with failed samples
+    process.exitCode = EXIT_FAILED_SAMPLES;
   }
   if (outcome.failed > 0) {
     warn(`${outcome.failed} invocation(s) failed (Status in their REPORT line): listed in summary.md`);

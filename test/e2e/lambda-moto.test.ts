@@ -1,0 +1,138 @@
+/**
+ * lambda:run against a third-party emulator of AWS's API: moto's server (PyPI `moto[server]`), started here on
+ * 127.0.0.1 with AWS's managed policies loaded. moto implements every call the command makes (IAM's role, Lambda's
+ * create, tag, configuration update, waiters, invoke, delete; CloudWatch Logs' filter and delete), but runs a
+ * function's code only in Docker: without it an invocation returns no REPORT line. So the run must go through every
+ * call, say that no invocation gave a REPORT line, exit 3, and leave nothing in the emulated account. Skipped, and
+ * said, without `moto_server` on PATH (.ci/run installs it with pip when it can).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
+import { CLI, ROOT, tempDir } from '../support/helpers.ts';
+
+const hasMoto = spawnSync('sh', ['-c', 'command -v moto_server'], { encoding: 'utf8' }).status === 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** An unsigned query moto answers (it routes by the Authorization header's service and does not check the signature). */
+async function motoQuery(url: string, service: 'lambda' | 'iam', init: RequestInit = {}): Promise<string> {
+  const auth = `AWS4-HMAC-SHA256 Credential=testing/20261127/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`;
+  const response = await fetch(url, { ...init, headers: { authorization: auth, ...(init.headers as Record<string, string>) } });
+  return response.text();
+}
+
+function cli(url: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        HOME: tempDir('coldstart-lambda-moto-home-'),
+        AWS_ENDPOINT_URL: url,
+        AWS_ACCESS_KEY_ID: 'testing',
+        AWS_SECRET_ACCESS_KEY: 'testing',
+        AWS_EC2_METADATA_DISABLED: 'true',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+describe(
+  'lambda:run against moto, a third-party emulator of the AWS API',
+  { skip: hasMoto ? false : 'moto_server is not installed' },
+  () => {
+    const dir = tempDir('coldstart-lambda-moto-');
+    const pkg = path.join(dir, 'package');
+    let moto: ChildProcess | undefined;
+    let url = '';
+    before(async () => {
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+        stdio: 'ignore',
+        env: { PATH: process.env.PATH, HOME: dir, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true' },
+      });
+      for (let i = 0; i < 100; i++) {
+        try {
+          await fetch(`${url}/moto-api/`);
+          break;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+      const bundle = path.join(dir, 'index.js');
+      writeFileSync(bundle, 'exports.handler = async () => ({ statusCode: 200, body: "{}" });\n');
+      mkdirSync(pkg);
+      writeLambdaPackage(pkg, [{ cell: { framework: 'hono', variant: 'validated', routes: 1 }, bundle }], { runtime: 'nodejs22.x' });
+    });
+    after(() => {
+      moto?.kill('SIGKILL');
+    });
+
+    it('goes through every call, says no invocation gave a REPORT line (exit 3), and leaves nothing behind', async () => {
+      const out = path.join(dir, 'run');
+      const result = await cli(url, [
+        'lambda-run',
+        pkg,
+        '--out',
+        out,
+        '--region',
+        'us-east-1',
+        '--create-role',
+        '--role-wait',
+        '10',
+        '--samples',
+        '2',
+        '--logs-wait',
+        '0',
+        '--ready-timeout',
+        '60',
+        '--run-id',
+        'moto1',
+      ]);
+      assert.equal(result.status, 3, result.stderr);
+      assert.match(
+        result.stdout,
+        /^\[2\/2\] coldstart-hono-1-validated-moto1 1024 MB #2: no REPORT line in the log tail nor in CloudWatch Logs/m,
+      );
+      assert.match(result.stderr, /^2 invocation\(s\) without a REPORT line in the tail or CloudWatch Logs: not samples$/m);
+      assert.doesNotMatch(result.stderr, /internal error|left in the account/);
+      // nothing left in the emulated account: no function, no role of the run
+      assert.deepEqual(JSON.parse(await motoQuery(`${url}/2015-03-31/functions/`, 'lambda')), { Functions: [] });
+      const roles = await motoQuery(url, 'iam', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'Action=ListRoles&Version=2010-05-08',
+      });
+      assert.match(roles, /<ListRolesResponse/);
+      assert.doesNotMatch(roles, /coldstart-moto1/);
+      const clean = await cli(url, ['lambda-clean', '--region', 'us-east-1', '--roles', '--dry-run']);
+      assert.equal(clean.status, 0, clean.stderr);
+      assert.match(clean.stdout, /^0 resource\(s\) of every run in us-east-1$/m);
+    });
+  },
+);
