@@ -40,7 +40,11 @@ export const RUN_TAG = 'coldstart:run';
 /** Attempts of one call, the first included, before throttling becomes a quota error. */
 export const MAX_ATTEMPTS = 8;
 /** The managed policy a created role gets: writing its own logs, nothing else. */
-export const BASIC_EXECUTION_POLICY = 'arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole';
+/** AWS's managed policy a created role gets (logs only), in the region's partition (China's and GovCloud's ARNs differ). */
+export function basicExecutionPolicy(region: string): string {
+  const partition = region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+  return `arn:${partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole`;
+}
 
 export interface NewFunction {
   name: string;
@@ -125,6 +129,15 @@ export function awsFailure(error: unknown, doing: string): ExitCodeError | undef
   return undefined;
 }
 
+/** Any other answer of an AWS service (an SDK exception carries `$metadata`) is AWS refusing the call, not a bug of the tool. */
+export function awsRefusal(error: unknown, doing: string): ExitCodeError | undefined {
+  if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
+  const name = (error as { name?: string }).name ?? 'an error';
+  const text = (error as { message?: unknown }).message;
+  const message = (typeof text === 'string' ? text : '').split('\n')[0]!.slice(0, 300);
+  return new ExitCodeError(`AWS refused ${doing}: ${name}: ${message}`, EXIT_AWS_ACCESS);
+}
+
 /**
  * CreateFunction's answer while a new role has not yet reached every IAM endpoint Lambda asks
  * (InvalidParameterValueException, "The role defined for the function cannot be assumed by Lambda."),
@@ -154,7 +167,7 @@ export function sdkLambdaApi(region: string, options: { waitDelayS?: number } = 
   const lambda = new LambdaClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' });
   let iamClient: IAMClient | undefined;
   const iam = () => (iamClient ??= new IAMClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
-  return { ...lambdaCalls(lambda, options.waitDelayS ?? 1), ...iamCalls(iam) };
+  return { ...lambdaCalls(lambda, options.waitDelayS ?? 1), ...iamCalls(iam, basicExecutionPolicy(region)) };
 }
 
 function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
@@ -241,7 +254,7 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
   };
 }
 
-function iamCalls(iam: () => IAMClient): IamCalls {
+function iamCalls(iam: () => IAMClient, policy: string): IamCalls {
   return {
     async createRole(name, tags) {
       const trust = {
@@ -256,14 +269,19 @@ function iamCalls(iam: () => IAMClient): IamCalls {
           Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
         }),
       );
-      await iam().send(new AttachRolePolicyCommand({ RoleName: name, PolicyArn: BASIC_EXECUTION_POLICY }));
+      await iam().send(new AttachRolePolicyCommand({ RoleName: name, PolicyArn: policy }));
       const arn = created.Role?.Arn;
       if (!arn) throw new UsageError(`IAM created role ${name} but returned no ARN`);
       return arn;
     },
 
     async deleteRole(name) {
-      await iam().send(new DetachRolePolicyCommand({ RoleName: name, PolicyArn: BASIC_EXECUTION_POLICY }));
+      try {
+        await iam().send(new DetachRolePolicyCommand({ RoleName: name, PolicyArn: policy }));
+      } catch (error) {
+        // a role whose policy was never attached (its attachment is what failed) is deleted all the same
+        if ((error as { name?: string }).name !== 'NoSuchEntityException') throw error;
+      }
       await iam().send(new DeleteRoleCommand({ RoleName: name }));
     },
 

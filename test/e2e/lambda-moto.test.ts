@@ -67,30 +67,45 @@ describe(
   () => {
     const dir = tempDir('coldstart-lambda-moto-');
     const pkg = path.join(dir, 'package');
-    let moto: ChildProcess | undefined;
+    const motos: ChildProcess[] = [];
     let url = '';
-    before(async () => {
+    /** moto's server on a free port; `managed`: with AWS's managed policies (the role's AWSLambdaBasicExecutionRole) */
+    async function startMoto(managed: boolean): Promise<string> {
       const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
-        stdio: 'ignore',
-        env: { PATH: process.env.PATH, HOME: dir, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true' },
-      });
+      const at = `http://127.0.0.1:${port}`;
+      const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: dir };
+      if (managed) env.MOTO_IAM_LOAD_MANAGED_POLICIES = 'true';
+      motos.push(spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore', env }));
       for (let i = 0; i < 100; i++) {
         try {
-          await fetch(`${url}/moto-api/`);
+          await fetch(`${at}/moto-api/`);
           break;
         } catch {
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
+      return at;
+    }
+    /** what a run left in the account at `at`: its functions, and whether a role coldstart-<run id> is there */
+    async function leftIn(at: string, runId: string): Promise<{ functions: unknown; role: boolean }> {
+      const functions = JSON.parse(await motoQuery(`${at}/2015-03-31/functions/`, 'lambda')) as unknown;
+      const roles = await motoQuery(at, 'iam', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'Action=ListRoles&Version=2010-05-08',
+      });
+      assert.match(roles, /<ListRolesResponse/);
+      return { functions, role: roles.includes(`coldstart-${runId}`) };
+    }
+    before(async () => {
+      url = await startMoto(true);
       const bundle = path.join(dir, 'index.js');
       writeFileSync(bundle, 'exports.handler = async () => ({ statusCode: 200, body: "{}" });\n');
       mkdirSync(pkg);
       writeLambdaPackage(pkg, [{ cell: { framework: 'hono', variant: 'validated', routes: 1 }, bundle }], { runtime: 'nodejs22.x' });
     });
     after(() => {
-      moto?.kill('SIGKILL');
+      for (const moto of motos) moto.kill('SIGKILL');
     });
 
     it('goes through every call, says no invocation gave a REPORT line (exit 3), and leaves nothing behind', async () => {
@@ -122,17 +137,32 @@ describe(
       assert.match(result.stderr, /^2 invocation\(s\) without a REPORT line in the tail or CloudWatch Logs: not samples$/m);
       assert.doesNotMatch(result.stderr, /internal error|left in the account/);
       // nothing left in the emulated account: no function, no role of the run
-      assert.deepEqual(JSON.parse(await motoQuery(`${url}/2015-03-31/functions/`, 'lambda')), { Functions: [] });
-      const roles = await motoQuery(url, 'iam', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'Action=ListRoles&Version=2010-05-08',
-      });
-      assert.match(roles, /<ListRolesResponse/);
-      assert.doesNotMatch(roles, /coldstart-moto1/);
+      assert.deepEqual(await leftIn(url, 'moto1'), { functions: { Functions: [] }, role: false });
       const clean = await cli(url, ['lambda-clean', '--region', 'us-east-1', '--roles', '--dry-run']);
       assert.equal(clean.status, 0, clean.stderr);
       assert.match(clean.stdout, /^0 resource\(s\) of every run in us-east-1$/m);
+    });
+
+    it('an AWS error the tool has no name for (a managed policy missing) is one line, exit 5, and the role is deleted', async () => {
+      const bare = await startMoto(false);
+      const result = await cli(bare, [
+        'lambda-run',
+        pkg,
+        '--out',
+        path.join(dir, 'no-policy'),
+        '--region',
+        'us-east-1',
+        '--create-role',
+        '--samples',
+        '1',
+        '--run-id',
+        'moto2',
+      ]);
+      assert.equal(result.status, 5, result.stderr);
+      assert.match(result.stderr, /^coldstart: AWS refused creating role coldstart-moto2: NoSuchEntityException: /m);
+      assert.doesNotMatch(result.stderr, /internal error|left in the account/);
+      assert.equal(result.stderr.split('\n').filter((line) => line.startsWith('coldstart:')).length, 1, result.stderr);
+      assert.deepEqual(await leftIn(bare, 'moto2'), { functions: { Functions: [] }, role: false });
     });
   },
 );
