@@ -301,7 +301,9 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     }
     const without = npx(['lambda:run', 'pkg', '--region', 'eu-west-1', '--create-role', '--out', 'real']);
     assert.equal(without.status, EXIT_AWS_SDK_MISSING, said(without));
-    assert.match(without.stderr.trim(), /^coldstart: lambda:run needs AWS's SDK for JavaScript[^\n]*npm install '@aws-sdk\/client-iam@/);
+    assert.match(without.stderr.trim(), /^coldstart: lambda:run needs AWS's SDK for JavaScript[^\n]*npm install '@aws-sdk\//);
+    // the line names every SDK package the tool asks for, each at its range
+    for (const [name, range] of Object.entries(AWS_SDK_PACKAGES)) assert.ok(without.stderr.includes(`'${name}@${range}'`), name);
     assert.ok(!existsSync(path.join(app, 'real')), 'nothing written');
 
     // the install the line asks for, with npm's overrides where the registry lacks the SDK's newest internals

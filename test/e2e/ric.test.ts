@@ -94,7 +94,7 @@ describe("the Runtime Interface Client starts every framework's handler", { skip
       lambda: {
         client: string;
         variables: string[];
-        starts: Record<string, { bootstrap: string; flags: string[]; env: Record<string, string> }>;
+        starts: Record<string, { bootstrap: string; flags?: string[]; env: Record<string, string> }>;
         cpuSpeed: Record<string, { iterations: number; cpuMs: number[] }>;
       };
     };
@@ -107,7 +107,14 @@ describe("the Runtime Interface Client starts every framework's handler", { skip
       );
     }
     assert.ok(meta.lambda.variables.includes('_HANDLER') && meta.lambda.variables.includes('AWS_LAMBDA_LOG_STREAM_NAME'));
-    const starts = Object.values(meta.lambda.starts);
+    // a cell unsupported when planned (restify on Node 24) never starts: its entry has no flags, the others all do
+    const entries = Object.entries(meta.lambda.starts);
+    const unstarted = entries.filter(([, start]) => start.flags === undefined).map(([label]) => label);
+    assert.ok(
+      unstarted.length === 1 && unstarted.every((label) => label.includes('-restify-') && label.includes('nodejs24.x')),
+      unstarted.join(', '),
+    );
+    const starts = entries.flatMap(([, start]) => (start.flags ? [{ ...start, flags: start.flags }] : []));
     assert.ok(starts.length > 0);
     for (const start of starts) {
       assert.equal(start.bootstrap, 'ric');
