@@ -116,11 +116,17 @@ const QUOTA = new Set([
   'ServiceQuotaExceededException',
 ]);
 
+/** An error's name and the first line of its message (at most 300 characters), as the one-line errors quote them. */
+function nameAndLine(error: unknown, fallbackName: string): { name: string; message: string } {
+  const name = (error as { name?: string }).name ?? fallbackName;
+  const text = error instanceof Error ? error.message : (error as { message?: unknown }).message;
+  return { name, message: (typeof text === 'string' ? text : String(error)).split('\n')[0]!.slice(0, 300) };
+}
+
 /** The one line and exit code of an AWS error; undefined when it is none of the documented ones. */
 export function awsFailure(error: unknown, doing: string): ExitCodeError | undefined {
   if (error instanceof ExitCodeError) return error;
-  const name = (error as { name?: string }).name ?? '';
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+  const { name, message } = nameAndLine(error, '');
   if (ACCESS.has(name))
     return new ExitCodeError(`AWS refused ${doing}: ${name}: ${message} (the policy it needs: docs/guide/lambda-run.md)`, EXIT_AWS_ACCESS);
   if (QUOTA.has(name)) return new ExitCodeError(`an AWS quota or limit stopped ${doing}: ${name}: ${message}`, EXIT_AWS_QUOTA);
@@ -129,12 +135,15 @@ export function awsFailure(error: unknown, doing: string): ExitCodeError | undef
   return undefined;
 }
 
-/** Any other answer of an AWS service (an SDK exception carries `$metadata`) is AWS refusing the call, not a bug of the tool. */
-export function awsRefusal(error: unknown, doing: string): ExitCodeError | undefined {
-  if (typeof error !== 'object' || error === null || !('$metadata' in error)) return undefined;
-  const name = (error as { name?: string }).name ?? 'an error';
-  const text = (error as { message?: unknown }).message;
-  const message = (typeof text === 'string' ? text : '').split('\n')[0]!.slice(0, 300);
+/**
+ * What a call that cannot go on throws: a documented AWS error's line (awsFailure), else any other answer of an AWS
+ * service (an SDK exception carries `$metadata`) as AWS refusing the call, exit 5, not a bug of the tool; else the error.
+ */
+export function awsStop(error: unknown, doing: string): unknown {
+  const documented = awsFailure(error, doing);
+  if (documented) return documented;
+  if (typeof error !== 'object' || error === null || !('$metadata' in error)) return error;
+  const { name, message } = nameAndLine(error, 'an error');
   return new ExitCodeError(`AWS refused ${doing}: ${name}: ${message}`, EXIT_AWS_ACCESS);
 }
 

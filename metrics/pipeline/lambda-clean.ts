@@ -5,7 +5,7 @@
  * created. What cannot be deleted is named (a log group with its `aws logs` command), and the command
  * ends with exit 8.
  */
-import { awsFailure, awsRefusal, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
+import { awsStop, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
 import { logGroupOf, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { EXIT_AWS_LEFT_BEHIND, ExitCodeError } from '../core/errors.ts';
 
@@ -37,11 +37,7 @@ export async function cleanLambda(options: LambdaCleanOptions, deps: LambdaClean
     functions = await api.listTaggedFunctions(options.runId);
     roles = options.roles ? await api.listTaggedRoles(options.runId) : [];
   } catch (error) {
-    throw (
-      awsFailure(error, `listing the functions of ${which} in ${options.region}`) ??
-      awsRefusal(error, `listing the functions of ${which} in ${options.region}`) ??
-      error
-    );
+    throw awsStop(error, `listing the functions of ${which} in ${options.region}`);
   }
   const found = [...functions.map((f) => `function ${f.name} (run ${f.runId})`), ...roles.map((r) => `role ${r.name} (run ${r.runId})`)];
   print(`${found.length} resource(s) of ${which} in ${options.region}${found.length ? ':' : ''}`);

@@ -27,15 +27,7 @@ import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import { routePath } from '../../generators/contract.ts';
 import { costPerMillion } from '../analyse/cost.ts';
-import {
-  awsFailure,
-  awsRefusal,
-  isRoleNotAssumable,
-  RUN_TAG,
-  sdkLambdaApi,
-  type LambdaApi,
-  type NewFunction,
-} from '../cloud/lambda-api.ts';
+import { awsFailure, awsStop, isRoleNotAssumable, RUN_TAG, sdkLambdaApi, type LambdaApi, type NewFunction } from '../cloud/lambda-api.ts';
 import { checkRole, DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S } from './lambda-run-inputs.ts';
 import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
@@ -315,7 +307,7 @@ class ColdStartRun {
       this.created.role = name;
       return await this.api.createRole(name, { [RUN_TAG]: this.plan.runId });
     } catch (error) {
-      throw awsFailure(error, `creating role ${name}`) ?? awsRefusal(error, `creating role ${name}`) ?? error;
+      throw awsStop(error, `creating role ${name}`);
     }
   }
 
@@ -340,7 +332,7 @@ class ColdStartRun {
       await this.api.waitReady(fn.deployed, 'create', this.options.readyTimeoutS, this.controller.signal);
     } catch (error) {
       if (this.controller.signal.aborted) throw new Interrupted();
-      throw awsFailure(error, `creating ${fn.deployed}`) ?? awsRefusal(error, `creating ${fn.deployed}`) ?? error;
+      throw awsStop(error, `creating ${fn.deployed}`);
     }
   }
 
@@ -407,9 +399,7 @@ class ColdStartRun {
       invocation = await this.api.invoke(fn.deployed, this.payloads.get(fn.packaged.name)!, this.controller.signal);
     } catch (error) {
       if (this.controller.signal.aborted) throw new Interrupted();
-      throw (
-        awsFailure(error, `forcing a cold start of ${fn.deployed}`) ?? awsRefusal(error, `forcing a cold start of ${fn.deployed}`) ?? error
-      );
+      throw awsStop(error, `forcing a cold start of ${fn.deployed}`);
     }
     const at = new Date(this.now()).toISOString();
     const tail = invocation.log.split('\n').filter((line) => line.trim() !== '');
