@@ -16,12 +16,16 @@
  * offset per group, so only their differences inform k. Leave-one-out holds out every row of one
  * function, fits on the rest and predicts it.
  *
- * Rows that carry INIT's split measured here (`local.loading`, issue 41) are fitted as the estimate
- * applies the term to a run with the split: the ratio is the loading part's (Init less running, to the
- * reference's likewise), and the running part at Lambda's CPU speed is taken out of the real figure
- * before k is fitted: real − (hello world + loading excess + running on Lambda) = k × the loading excess.
- * Rows without it (an offset group's server apps, older data) keep the whole Init. H stays the hello
- * world of the rows' first measurement (helloWorldAtFit).
+ * Rows that carry INIT's split measured here (`local.loading`, issue 41) are fitted on their loading
+ * part: the row's Init of its first measurement less the running part beyond the reference's that the
+ * split measured, over the same reference, and the running part at Lambda's CPU speed is taken out of
+ * the real figure before k is fitted: real − (hello world + loading excess + running on Lambda) = k ×
+ * the loading excess. The split's own loading ratio is not what the fit reads: re-measured on another
+ * day, the hello world had a fixed cost the apps had too (149–163 ms against 125–133, the apps' excess
+ * unchanged in ms), so the ratio fell and k rose to fill the gap; the running part's milliseconds,
+ * a difference of two figures measured together, carry no such cost. Rows without the split (an offset
+ * group's server apps, older data) keep the whole Init. H stays the hello world of the rows' first
+ * measurement (helloWorldAtFit).
  */
 import { mean, median } from 'simple-statistics';
 import { readCodeLoadingData, type CodeLoadingData, type CodeLoadingRow } from '../calibration/lambda-code-loading.ts';
@@ -72,13 +76,13 @@ function withHelloWorld(row: CodeLoadingRow): row is RowWithHelloWorld {
 
 /**
  * What a row with a hello world gives the fit: with INIT's split measured (`local.loading`, issue 41),
- * the loading part (Init less running, as a ratio to the reference's likewise) and the running part at
- * Lambda's CPU speed, which the estimate adds as it is; without it, the whole Init's ratio and nothing
- * apart.
+ * the loading part (the row's Init less the running part beyond the reference's, as a ratio to the
+ * reference's Init of the same measurement) and the running part at Lambda's CPU speed, which the
+ * estimate adds as it is; without it, the whole Init's ratio and nothing apart.
  */
 function partsOf(row: RowWithHelloWorld): { ratio: number; runningOnLambdaMs: number } {
   const loading = row.local.loading;
-  if (loading) return { ratio: loading.ratio, runningOnLambdaMs: loading.runningOnLambdaMs };
+  if (loading) return { ratio: (row.local.initMs - loading.runningMs) / row.local.referenceInitMs, runningOnLambdaMs: loading.runningOnLambdaMs };
   return { ratio: row.local.initMs / row.local.referenceInitMs, runningOnLambdaMs: 0 };
 }
 

@@ -74,9 +74,10 @@ export interface CodeLoadingRow {
 
 /**
  * A row's INIT split as measured here (issue 41), for rows with a real hello world: what the fit then
- * uses in place of the whole Init. The code-loading term applies to the loading part (the cell's Init
- * less its running part, as a ratio to the reference's likewise), the running part goes to Lambda at
- * its CPU speed, as the estimate does (analyse/calibration.ts).
+ * uses in place of the whole Init. The code-loading term applies to the loading part (the row's Init of
+ * its first measurement less the running part beyond the reference's measured here), the running part
+ * goes to Lambda at its CPU speed, as the estimate does (analyse/calibration.ts). `initMs`,
+ * `referenceInitMs` and `ratio` are the day of the split's own loading figures, for the reader.
  */
 export interface LoadingPart {
   /** the run folder's measurement id (a `measurements` entry) */
@@ -87,6 +88,8 @@ export interface LoadingPart {
   referenceInitMs: number;
   /** their ratio, paired round by round (what the estimate uses) */
   ratio: number;
+  /** the running part beyond the reference's, here (wall, median), ms: what the fit takes out of the row's first Init */
+  runningMs: number;
   /** the running part beyond the reference's, at Lambda's CPU speed for the row's line and architecture, ms */
   runningOnLambdaMs: number;
   /** the time inside require (the probe's loading figure), median, ms: for the reader, not the fit */
@@ -214,11 +217,13 @@ function parseLoading(value: unknown, what: string, measurements: Set<string>, f
   if (typeof l.n !== 'number' || !Number.isInteger(l.n) || l.n < 1) throw fail(`${what}: n`);
   if (typeof l.ratio !== 'number' || !Number.isFinite(l.ratio) || !(l.ratio > 0)) throw fail(`${what}: ratio`);
   if (typeof l.runningOnLambdaMs !== 'number' || !Number.isFinite(l.runningOnLambdaMs)) throw fail(`${what}: runningOnLambdaMs`);
+  if (typeof l.runningMs !== 'number' || !Number.isFinite(l.runningMs) || Math.abs(l.runningMs) > 900_000) throw fail(`${what}: runningMs`);
   return {
     measurement: l.measurement,
     initMs: figure(l.initMs, `${what} initMs`, fail),
     referenceInitMs: figure(l.referenceInitMs, `${what} referenceInitMs`, fail),
     ratio: l.ratio,
+    runningMs: l.runningMs,
     runningOnLambdaMs: l.runningOnLambdaMs,
     loadingMs: figure(l.loadingMs, `${what} loadingMs`, fail),
     n: l.n,

@@ -67,6 +67,7 @@ export function loadingCellsOf(
             initMs: round2(split.initLessRunningMs.median),
             referenceInitMs: round2(reference.initLessRunningMs.median),
             ratio: Math.round(init.codeLoading.ratio * 10_000) / 10_000,
+            runningMs: round2(init.running.hereMs),
             runningOnLambdaMs: round2(init.running.onLambdaMs),
             loadingMs: round2(split.loadingMs.median),
             n: split.loadingMs.n,

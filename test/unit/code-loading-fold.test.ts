@@ -64,6 +64,7 @@ describe('code-loading:fold', () => {
       assert.equal(c.part.ratio, Math.round((180 / 100) * 10_000) / 10_000);
       const factor = cpuSpeedFactor(SPEED, 'nodejs22.x', c.architecture)!.factor;
       assert.ok(Math.abs(c.part.runningOnLambdaMs - 20 * factor) < 0.01, `${c.part.runningOnLambdaMs} vs ${20 * factor}`);
+      assert.equal(c.part.runningMs, 20);
     }
   });
 

@@ -116,16 +116,18 @@ describe('the least squares', () => {
   });
 
   it('with the split (local.loading), fit k on the loading part only, the running part at its Lambda CPU time taken out', () => {
-    // each row's Init here: the reference (130 when first measured; 125 less its running on the day of the split)
-    // + a loading excess + a running excess, the loading part's ratio taken on the day of the split; the real Init:
-    // hello world + loading × (1 + k) + running on Lambda (running here × a CPU factor of 0.9), k = 1.5
+    // each row's Init here when first measured: the reference (130) + a loading excess + a running excess. The split
+    // was measured on a day when the hello world cost 25 ms more, a fixed cost the apps paid too (their excess the
+    // same in ms, so their loading ratio lower: the 2026-11-27 re-measurement). The real Init: hello world +
+    // loading × (1 + k) + running on Lambda (running here × a CPU factor of 0.9), k = 1.5
     const split = (fn: string, loading: number, running: number) => {
       const real = 140 + 2.5 * loading + 0.9 * running;
       const loadingPart = {
         measurement: 'm',
-        initMs: 125 + (125 * loading) / 130,
-        referenceInitMs: 125,
-        ratio: 1 + loading / 130,
+        initMs: 155 + loading,
+        referenceInitMs: 155,
+        ratio: 1 + loading / 155,
+        runningMs: running,
         runningOnLambdaMs: 0.9 * running,
         loadingMs: loading,
         n: 10,
@@ -142,6 +144,12 @@ describe('the least squares', () => {
     assert.ok(Math.abs(fitCodeLoading(whole).coefficient - 1.5) > 0.5, String(fitCodeLoading(whole).coefficient));
     // H stays the hello world of the rows' first measurement (130), whatever the day the split was measured on
     assert.equal(fit.helloWorld('nodejs22.x'), 130);
+    // read through the split day's own loading ratio instead, the fixed 25 ms would have raised k (the rejected fit)
+    const byRatio = rows.map((r) => ({
+      ...r,
+      local: { ...r.local, initMs: 130 * r.local.loading.ratio + r.local.loading.runningMs },
+    }));
+    assert.ok(fitCodeLoading(byRatio).coefficient > 1.8, String(fitCodeLoading(byRatio).coefficient));
   });
 
   it('a group left with no other function cannot predict it, and says so', () => {
@@ -232,6 +240,7 @@ describe('bad or missing data', () => {
       initMs: 200,
       referenceInitMs: 120,
       ratio: 1.6,
+      runningMs: 3.2,
       runningOnLambdaMs: 3,
       loadingMs: 70,
       n: 10,
@@ -241,6 +250,7 @@ describe('bad or missing data', () => {
     assert.deepEqual(parseCodeLoadingData(d, 'data.json').rows[0]!.local.loading, loading);
     refused((x) => ((x.rows as Loose[]).find((r) => r.offsetGroup)!.local.loading = loading), /a loading part needs a reference/);
     refused((x) => (firstRow(x).local.loading = { ...loading, ratio: undefined }), /local loading: ratio/);
+    refused((x) => (firstRow(x).local.loading = { ...loading, runningMs: 'none' }), /local loading: runningMs/);
     refused((x) => (firstRow(x).local.loading = { ...loading, measurement: 'nowhere' }), /local loading: unknown measurement/);
   });
 
