@@ -82,7 +82,10 @@ function withHelloWorld(row: CodeLoadingRow): row is RowWithHelloWorld {
  */
 function partsOf(row: RowWithHelloWorld): { ratio: number; runningOnLambdaMs: number } {
   const loading = row.local.loading;
-  if (loading) return { ratio: (row.local.initMs - loading.runningMs) / row.local.referenceInitMs, runningOnLambdaMs: loading.runningOnLambdaMs };
+  if (loading) {
+    const ratio = (row.local.initMs - loading.runningMs) / row.local.referenceInitMs;
+    return { ratio, runningOnLambdaMs: loading.runningOnLambdaMs };
+  }
   return { ratio: row.local.initMs / row.local.referenceInitMs, runningOnLambdaMs: 0 };
 }
 
