@@ -6,13 +6,16 @@
  * loaded code changed between two releases). The hook itself loads node:net and node:fs first. Node's own modules come from
  * process.moduleLoadList (`node:http2`, `node:internal/http2/core`, 0 bytes: they are not on disk).
  * CommonJS modules only: the generated files and the frameworks they require are CommonJS; an ES
- * module is not in require.cache.
+ * module is not in require.cache. The run is contained as a sample is (measure/contain.ts): whatever
+ * the app starts (a daemon that left its session) is killed when it ends; its output goes to no pipe
+ * a daemon could hold open, stderr to a file of which the first line is read, bounded.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadedModule } from '../core/packages.ts';
+import { withContainment } from './contain.ts';
 import { childEnvironment } from './environment.ts';
 
 /**
@@ -44,29 +47,54 @@ net.Server.prototype.listen = function (...args) {
 /** How long the listing run may take: a 1,000-route start takes seconds, a loaded machine more. */
 const LIST_LIMIT_MS = 300_000;
 
-/** The modules `file` (run in `cwd`) loads until it listens, or why they could not be read (one line). */
-export function loadedModules(file: string, cwd: string): { ok: true; modules: LoadedModule[] } | { ok: false; reason: string } {
+/** How much of the app's stderr is read for the reason it failed. */
+const STDERR_READ_BYTES = 4096;
+
+/** The first non-empty line of the first STDERR_READ_BYTES of `file`, at most 200 characters. */
+function firstLine(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(STDERR_READ_BYTES);
+    const read = readSync(fd, buffer, 0, STDERR_READ_BYTES, 0);
+    const line =
+      buffer
+        .toString('utf8', 0, read)
+        .split('\n')
+        .find((l) => l.trim()) ?? '';
+    return line.trim().slice(0, 200);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The modules `file` (run in `cwd` with `args`, the app's own command line) loads until it listens,
+ * or why they could not be read (one line).
+ */
+export function loadedModules(
+  file: string,
+  cwd: string,
+  args: readonly string[] = [],
+): { ok: true; modules: LoadedModule[] } | { ok: false; reason: string } {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'coldstart-loaded-'));
   try {
     const hook = path.join(scratch, 'hook.cjs');
     const out = path.join(scratch, 'modules.json');
+    const stderr = path.join(scratch, 'stderr');
     writeFileSync(hook, HOOK);
     const { env } = childEnvironment(process.env, { PORT: '0', COLDSTART_LOADED_OUT: out });
-    const child = spawnSync(process.execPath, ['--require', hook, file], {
-      cwd,
-      env,
-      encoding: 'utf8',
-      timeout: LIST_LIMIT_MS,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const launch = withContainment({ command: process.execPath, args: ['--require', hook, file, ...args], env });
+    const errFd = openSync(stderr, 'w');
+    let child;
+    try {
+      child = spawnSync(launch.command, launch.args, { cwd, env: launch.env, timeout: LIST_LIMIT_MS, stdio: ['ignore', 'ignore', errFd] });
+    } finally {
+      closeSync(errFd);
+    }
     if (child.error) return { ok: false, reason: child.error.message };
     if (child.status !== 0) {
-      const last =
-        child.stderr
-          .trim()
-          .split('\n')
-          .find((line) => line.trim()) ?? '';
-      return { ok: false, reason: `exited ${child.status ?? child.signal}${last ? `: ${last.slice(0, 200)}` : ''}` };
+      const last = firstLine(stderr);
+      return { ok: false, reason: `exited ${child.status ?? child.signal}${last ? `: ${last}` : ''}` };
     }
     const modules = JSON.parse(readFileSync(out, 'utf8')) as LoadedModule[];
     return { ok: true, modules };

@@ -410,7 +410,17 @@ export function publishedVersions(pkg: string, from: string | undefined): string
     const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`);
     throw new UsageError(`--package ${pkg}: the registry's list of versions: ${why}`);
   }
-  const list = JSON.parse(npm.stdout) as unknown;
+  return versionList(npm.stdout, pkg);
+}
+
+/** The versions in `npm view PKG versions --json`'s answer (a list, or a single version's string); else one line, exit 2. */
+export function versionList(answer: string, pkg: string): string[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(answer);
+  } catch {
+    throw new UsageError(`--package ${pkg}: the registry's list of versions is not JSON`);
+  }
   return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : typeof list === 'string' ? [list] : [];
 }
 
@@ -538,7 +548,7 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
       try {
         await runPipeline(stepSpec(o, candidate, stepDir, app), runDeps());
         // an app's copy is removed after its step: its modules are listed now
-        if (app && resultOf(o, stepDir).kind === 'measured') listStepModules(app.file, app.cwd, stepDir, 'app');
+        if (app && resultOf(o, stepDir).kind === 'measured') listStepModules(app.file, app.cwd, stepDir, 'app', app.args);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         return { kind: 'skipped', reason: error.message };
@@ -594,8 +604,8 @@ async function stepLoad(o: BisectOptions, candidate: string, stepDir: string, lo
 }
 
 /** The modules a step's server loads, per package, kept in the step's folder; or why they could not be listed. */
-function listStepModules(file: string, cwd: string, stepDir: string, name: string): StepLoad | string {
-  const listed = loadedModules(file, cwd);
+function listStepModules(file: string, cwd: string, stepDir: string, name: string, args: readonly string[] = []): StepLoad | string {
+  const listed = loadedModules(file, cwd, args);
   if (!listed.ok) return `its file did not list its modules: ${listed.reason}`;
   const packages = loadByPackage(listed.modules);
   const node = listed.modules.filter((m) => m.file.startsWith('node:')).map((m) => m.file.slice('node:'.length));
