@@ -1,14 +1,17 @@
 /**
  * The modules a server (a generated file, or the user's entry) loads before it listens, each with its
  * size on disk: one more, unrecorded run of the file (not under valgrind, not timed), with a preloaded
- * hook that lists `require.cache` once the first server listens and then ends the process. The list
+ * hook that lists the modules loaded once the first server listens and then ends the process. The list
  * is what the start loaded, the same on every run (bisect's per-package table: which packages'
- * loaded code changed between two releases). The hook itself loads node:net and node:fs first. Node's own modules come from
+ * loaded code changed between two releases). The hook itself loads node:net and node:fs first.
+ * CommonJS modules come from `require.cache`; ES modules from a module-customization hook
+ * (`module.register`, Node 20.6 and later: its `load` hook runs on Node's hooks thread and appends
+ * each ES module's URL to a file), so an ES module entry and the ES module packages it imports are
+ * listed too; a file loaded both ways is listed once. Node's own modules come from
  * process.moduleLoadList (`node:http2`, `node:internal/http2/core`, 0 bytes: they are not on disk).
- * CommonJS modules only: the generated files and the frameworks they require are CommonJS; an ES
- * module is not in require.cache. The run is contained as a sample is (measure/contain.ts): whatever
- * the app starts (a daemon that left its session) is killed when it ends; its output goes to no pipe
- * a daemon could hold open, stderr to a file of which the first line is read, bounded.
+ * The run is contained as a sample is (measure/contain.ts): whatever the app starts (a daemon that
+ * left its session) is killed when it ends; its output goes to no pipe a daemon could hold open,
+ * stderr to a file of which the first line is read, bounded.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,15 +21,40 @@ import type { LoadedModule } from '../core/packages.ts';
 import { withContainment } from './contain.ts';
 import { childEnvironment } from './environment.ts';
 
+/** The hooks-thread side: every ES module (format `module`) loaded from a file, its URL appended to the list. */
+const ESM_HOOKS = `import { appendFileSync } from 'node:fs';
+let out;
+export function initialize(data) { out = data.out; }
+export async function load(url, context, next) {
+  const result = await next(url, context);
+  if (out && result.format === 'module' && url.startsWith('file:')) appendFileSync(out, url + '\\n');
+  return result;
+}
+`;
+
 /**
- * The preloaded hook: when the first server listens, every module of require.cache (but itself) with
- * its bytes on disk, then Node's own modules loaded so far; then the process exits.
+ * The preloaded hook: the ES module hooks registered (where Node has module.register); when the first
+ * server listens, every module of require.cache (but itself) and every ES module the hooks saw, each
+ * file once with its bytes on disk, then Node's own modules loaded so far; then the process exits.
  */
 const HOOK = `'use strict';
-const { statSync, writeFileSync } = require('node:fs');
+const { readFileSync, statSync, writeFileSync } = require('node:fs');
 const net = require('node:net');
+const { pathToFileURL, fileURLToPath } = require('node:url');
+const esmList = process.env.COLDSTART_LOADED_ESM;
+const nodeModule = require('node:module');
+if (typeof nodeModule.register === 'function' && esmList) {
+  writeFileSync(esmList, '');
+  nodeModule.register(pathToFileURL(process.env.COLDSTART_LOADED_HOOKS), { data: { out: esmList } });
+}
 function list() {
-  const modules = Object.keys(require.cache).filter((file) => file !== __filename).sort().map((file) => {
+  const files = new Set(Object.keys(require.cache).filter((file) => file !== __filename));
+  if (esmList) {
+    let urls = '';
+    try { urls = readFileSync(esmList, 'utf8'); } catch {}
+    for (const url of urls.split('\\n')) if (url) try { files.add(fileURLToPath(url)); } catch {}
+  }
+  const modules = [...files].sort().map((file) => {
     let bytes = 0;
     try { bytes = statSync(file).size; } catch {}
     return { file, bytes };
@@ -81,8 +109,15 @@ export function loadedModules(
     const hook = path.join(scratch, 'hook.cjs');
     const out = path.join(scratch, 'modules.json');
     const stderr = path.join(scratch, 'stderr');
+    const hooks = path.join(scratch, 'esm-hooks.mjs');
     writeFileSync(hook, HOOK);
-    const { env } = childEnvironment(process.env, { PORT: '0', COLDSTART_LOADED_OUT: out });
+    writeFileSync(hooks, ESM_HOOKS);
+    const { env } = childEnvironment(process.env, {
+      PORT: '0',
+      COLDSTART_LOADED_OUT: out,
+      COLDSTART_LOADED_ESM: path.join(scratch, 'esm.txt'),
+      COLDSTART_LOADED_HOOKS: hooks,
+    });
     const launch = withContainment({ command: process.execPath, args: ['--require', hook, file, ...args], env });
     const errFd = openSync(stderr, 'w');
     let child;
