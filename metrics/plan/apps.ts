@@ -8,7 +8,7 @@
  * loads it from its task root by its Handler setting, with the same runtime lines, file cache and
  * hello-world reference; `probe` runs coldstart's Lambda bootstrap, which requires it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { EAGER_WRAPPER_FILE, eagerWrapper } from '../../generators/app-eager.ts';
 import { writeAppFiles } from '../../generators/app-probe.ts';
@@ -18,7 +18,7 @@ import { lambdaTaskRoot, type AnswerReference, type AppSpec } from '../core/app.
 import type { AppsSource, CellSpec } from '../core/run-spec.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
 import { storedValue, type InitMode } from '../core/dimensions.ts';
-import { BUNDLE_DIR, bundleFile, bundlePath } from './bundle.ts';
+import { BUNDLE_DIR, bundleFile, bundlePath, isModuleFile } from './bundle.ts';
 import {
   memoriesOf,
   planGeneratedCell,
@@ -89,15 +89,19 @@ async function appFile(
   const bundle = cell.build === 'snapshot' ? 'bundle' : cell.build;
   // an app at a version of a dependency (--versions) has a bundle of its own: the two versions' code differs
   const version = versionOf(cell);
+  // an .mjs handler is bundled as an ES module (plan/bundle.ts), which Node loads as one only from an .mjs
+  const extension = isModuleFile(app.file) ? '.mjs' : '.js';
   const relative = version
-    ? path.posix.join('app', 'versions', version.replace('/', '+'), `${app.name}.js`)
-    : path.posix.join('app', `${app.name}.js`);
+    ? path.posix.join('app', 'versions', version.replace('/', '+'), `${app.name}${extension}`)
+    : path.posix.join('app', `${app.name}${extension}`);
   // a snapshot's bundle has a folder per runtime: its blob starts only on the node build that wrote it
   const output =
     cell.build === 'snapshot'
       ? path.join(BUNDLE_DIR, `${runtime.bundleTarget}-snapshot`, runtime.name, relative)
       : bundlePath(relative, runtime.bundleTarget, bundle);
   // reused only when every file esbuild read for it (the app's own modules and packages included) is unchanged
+  // Lambda's client tries .js before .mjs: a bundle of the other kind left beside it by an older run would be loaded instead
+  rmSync(output.slice(0, -extension.length) + (extension === '.mjs' ? '.js' : '.mjs'), { force: true });
   const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);
