@@ -1,0 +1,164 @@
+/**
+ * The eager wrapper of a user's handler (`measure --init-export`, generators/app-eager.ts) and the
+ * cells `measure` plans with it: the same input gives the same bytes; imported as the Runtime
+ * Interface Client imports it, a CommonJS or an ES module handler has its init awaited before the
+ * handler is exported (the handler, calling init again on its event, finds it done); a missing or
+ * failing init is one line; the planner gives a handler with the option an eager and a lazy cell (the
+ * wrapper in the run's scratch folder, its bundle an ES module), one without it the lazy cell only.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, it } from 'node:test';
+import { eagerWrapper, type EagerWrapperInput } from '../../generators/app-eager.ts';
+import type { AppSpec } from '../../metrics/core/app.ts';
+import { cellKey, cellLabel } from '../../metrics/core/cell.ts';
+import { runSpec } from '../../metrics/core/run-spec.ts';
+import { prepareAppCells } from '../../metrics/plan/apps.ts';
+import { tempDir } from '../support/in-process.ts';
+
+/** A handler whose answer says whether its init had run before the event (a flag init sets, read before it calls init). */
+const CJS_HANDLER = `let ready;
+let work = 0;
+exports.init = () => (ready ??= Promise.resolve().then(() => { for (let i = 0; i < 1000; i++) work += i; }));
+exports.handler = async () => {
+  const before = ready !== undefined;
+  await exports.init();
+  return { statusCode: 200, body: before ? 'before' : 'during the first event' };
+};
+`;
+const ESM_HANDLER = `let ready;
+export const init = () => (ready ??= Promise.resolve(1));
+export const routes = { get: async () => ({ statusCode: 200, body: ready === undefined ? 'during the first event' : 'before' }) };
+`;
+
+function wrapperOf(dir: string, input: Omit<EagerWrapperInput, 'file'>, name: string, text: string): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, text);
+  const wrapper = path.join(dir, `wrapper-${path.basename(name, path.extname(name))}-${input.initExport}.mjs`);
+  writeFileSync(wrapper, eagerWrapper({ file, ...input }));
+  return wrapper;
+}
+
+type Handler = () => Promise<{ body: string }>;
+
+describe('the eager wrapper of a handler', () => {
+  const input = { file: '/app/src/index.js', esm: false, exportName: 'handler', initExport: 'init' };
+
+  it('is the same bytes for the same input, and names the module, the init export and the handler in them', () => {
+    assert.equal(eagerWrapper(input), eagerWrapper({ ...input }));
+    const text = eagerWrapper(input);
+    assert.match(text, /^\/\/ coldstart's eager wrapper .* "init" export awaited in INIT/);
+    assert.ok(text.includes('const __csFile = "/app/src/index.js";'));
+    assert.ok(text.includes('await __csInit.value.call(__csInit.holder);'));
+    assert.ok(text.includes('export { __csHandler as handler };'));
+    assert.ok(text.trimEnd().endsWith('__csStart(__csHandler);'), 'its own bootstrap starts after its top-level await');
+    assert.notEqual(eagerWrapper({ ...input, initExport: 'setup' }), text);
+  });
+
+  it('loads CommonJS through the unwrapped require (the split), ESM by import(), and a bundle by what esbuild follows', () => {
+    assert.match(eagerWrapper(input), /__csLoad\.load \? __csLoad\.load\.call\(__csParent, __csFile\) : require\(__csFile\)/);
+    const esm = eagerWrapper({ ...input, esm: true });
+    assert.match(esm, /const __csApp = await import\(__csFile\);\n__csLoad\.esm = true;/);
+    assert.doesNotMatch(esm, /__csParent/);
+    assert.match(eagerWrapper({ ...input, bundled: true }), /const __csApp = require\(__csFile\);/);
+  });
+
+  it('exports a nested handler under its dotted name', () => {
+    assert.ok(eagerWrapper({ ...input, exportName: 'api.v1.get' }).includes('export const api = { "v1": { "get": __csHandler } };'));
+    assert.ok(eagerWrapper({ ...input, exportName: 'default.get' }).includes('export default { "get": __csHandler };'));
+  });
+
+  it('imported as the client imports it: the init has run before the first event, CommonJS and ES module alike', async () => {
+    const dir = tempDir('coldstart-eager-');
+    const cjs = wrapperOf(dir, { esm: false, exportName: 'handler', initExport: 'init' }, 'cjs.js', CJS_HANDLER);
+    const esm = wrapperOf(dir, { esm: true, exportName: 'routes.get', initExport: 'init' }, 'esm.mjs', ESM_HANDLER);
+    const a = (await import(pathToFileURL(cjs).href)) as { handler: Handler };
+    assert.equal((await a.handler()).body, 'before');
+    const b = (await import(pathToFileURL(esm).href)) as { routes: { get: Handler } };
+    assert.equal((await b.routes.get()).body, 'before');
+    // the handler as written (the lazy cell) initialises on its first event
+    const lazyFile = path.join(dir, 'lazy.js');
+    writeFileSync(lazyFile, CJS_HANDLER);
+    const lazy = (await import(pathToFileURL(lazyFile).href)) as { default: { handler: Handler } };
+    assert.equal((await lazy.default.handler()).body, 'during the first event');
+  });
+
+  it('fails its import with one line naming a missing, non-function or failing init export', async () => {
+    const dir = tempDir('coldstart-eager-');
+    const bad =
+      'exports.notfn = 1;\nexports.fails = async () => { throw new Error("no database\\nat line 2"); };\nexports.handler = () => 1;\n';
+    const cases: [string, RegExp][] = [
+      ['init', /^the handler file exports no "init" \(it exports: notfn, fails, handler\)$/],
+      ['notfn', /^the export "notfn" is a number, not a function$/],
+      ['fails', /^the init export "fails" failed: no database$/],
+    ];
+    for (const [initExport, reason] of cases) {
+      const wrapper = wrapperOf(dir, { esm: false, exportName: 'handler', initExport }, `bad-${initExport}.js`, bad);
+      await assert.rejects(import(pathToFileURL(wrapper).href), (error: Error) => reason.test(error.message));
+    }
+  });
+});
+
+describe('the cells of a handler with --init-export', () => {
+  it('an eager cell runs the wrapper from the scratch folder, a lazy one the handler; one without the option is lazy only', async () => {
+    const dir = tempDir('coldstart-eager-apps-');
+    const scratch = tempDir('coldstart-eager-scratch-');
+    writeFileSync(path.join(dir, 'a.js'), CJS_HANDLER);
+    writeFileSync(path.join(dir, 'b.js'), CJS_HANDLER);
+    const handler = (name: string, initExport?: string): AppSpec => ({
+      name,
+      kind: 'lambda',
+      file: path.join(dir, `${name}.js`),
+      exportName: 'handler',
+      taskRoot: dir,
+      handler: `${name}.handler`,
+      args: [],
+      cwd: dir,
+      event: {},
+      expect: { status: 200 },
+      port: 'auto',
+      ...(initExport ? { initExport } : {}),
+    });
+    const spec = runSpec({
+      cells: {
+        node: process.execPath,
+        memories: [],
+        measures: ['time'],
+        lambdaRuntimes: ['node'],
+        builds: ['plain', 'bundle', 'snapshot'],
+        compileCaches: ['off'],
+        bootstraps: ['probe'],
+        fileCaches: ['warm'],
+        lambdaReference: false,
+      },
+    });
+    const source = { apps: [handler('a', 'init'), handler('b')] };
+    const prepared = await prepareAppCells(source, spec.cells, process.env, () => undefined, { scratch });
+    const labels = prepared.cells.map((c) => cellLabel(c.cell)).sort();
+    assert.deepEqual(labels, [
+      'lambda/app:a',
+      'lambda/app:a [build=bundle]',
+      'lambda/app:a [build=snapshot]',
+      'lambda/app:b',
+      'lambda/app:b [build=bundle]',
+      'lambda/app:b [build=snapshot]',
+      'lambda/eager/app:a',
+      'lambda/eager/app:a [build=bundle]',
+      'lambda/eager/app:a [build=snapshot]',
+    ]);
+    const find = (init: string, build: string) =>
+      prepared.cells.find((c) => c.cell.framework === 'a' && c.cell.init === init && c.cell.build === build)!;
+    const eager = find('eager', 'plain');
+    assert.match(cellKey(eager.cell), /\|init=eager$/);
+    assert.doesNotMatch(cellKey(find('lazy', 'plain').cell), /init=/, 'the lazy cell keeps the key a handler always had');
+    assert.equal(eager.launch!.file, path.join(scratch, 'eager', 'a', 'index.mjs'), 'the wrapper is its own bootstrap');
+    assert.equal(eager.launch!.cwd, dir, 'the handler runs in its own folder');
+    assert.equal(eager.app!.handler, 'index.handler');
+    assert.equal(eager.app!.eagerOf, path.join(dir, 'a.js'));
+    assert.match(find('eager', 'bundle').launch!.file, /generated\/bundle\/node\d+\/app\/eager\/a\.mjs$/);
+    assert.equal(find('eager', 'snapshot').blocked?.kind, 'unsupported');
+    assert.match(find('eager', 'snapshot').blocked!.reason, /awaiting the init export at its top level/);
+  });
+});
