@@ -7,8 +7,9 @@
  * module handler, under AWS's Runtime Interface Client and coldstart's own bootstrap. A module without
  * the export fails its eager cell with one line while its lazy cell runs; nothing is left in the
  * user's folder or in a scratch folder. Counted (valgrind, skipped with the reason without it): the
- * eager cell's INIT counts the init work that the lazy cell's first event counts instead. No timing
- * is asserted.
+ * eager cell's INIT counts the init work that the lazy cell's first event counts instead. And the cells
+ * the planner makes: the wrapper in the run's scratch folder, its bundle an ES module, no snapshot, a
+ * handler without the option lazy only. No timing is asserted.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parse as parseCsv } from 'csv-parse/sync';
+import type { AppSpec } from '../../metrics/core/app.ts';
+import { cellKey, cellLabel } from '../../metrics/core/cell.ts';
+import { runSpec } from '../../metrics/core/run-spec.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
+import { prepareAppCells } from '../../metrics/plan/apps.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
 import { runCli, tempDir } from '../support/helpers.ts';
@@ -88,7 +93,7 @@ describe("measure --init-export: a user's handler in both init modes", { skip: s
     const split = samples.find((s) => label(s) === 'cjs eager probe')!.lambda!;
     assert.ok(split.initRunningMs !== undefined && split.initRunningMs > 0, JSON.stringify(split));
     // every output shows the mode: the label, summary.csv's init column, the Apps line, report.html
-    const rows = parseCsv(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+    const rows = parseCsv<Record<string, string>>(readFileSync(path.join(dir, 'summary.csv'), 'utf8'), { columns: true });
     assert.deepEqual([...new Set(rows.map((r) => r.init))], ['eager']);
     assert.ok(
       rows.some((r) => r.file === 'lambda/eager/app:cjs [runtime=nodejs24.x, fileCache=cold]'),
@@ -105,7 +110,7 @@ describe("measure --init-export: a user's handler in both init modes", { skip: s
     );
   });
 
-  it('the lazy cells initialise during the first event; a module without the export fails its eager cell in one line, its lazy cell runs', () => {
+  it('the lazy cells initialise during the first event; without the export the eager cell fails in one line, the lazy one runs', () => {
     const dir = path.join(tempDir(), 'both');
     const handlers = ['cjs.handler', 'esm.handler', 'noinit.handler'].flatMap((h) => ['--handler', path.join(apps, h)]);
     const run = runCli(
@@ -165,5 +170,67 @@ describe('measure --init-export, counted', { skip: countSkip }, () => {
     assert.ok(Math.abs(initMore - firstEventLess) < 0.1 * firstEventLess, `INIT +${initMore}, first event −${firstEventLess}`);
     // in the eager cell the work is between the module's load (imported) and its export (startup): running
     assert.ok(eager.startup! - eager.imported! > 0.9 * firstEventLess, JSON.stringify(eager));
+  });
+});
+
+describe('the cells of a handler with --init-export', () => {
+  it('an eager cell runs the wrapper from the scratch folder, a lazy one the handler; one without the option is lazy only', async () => {
+    const dir = tempDir('coldstart-eager-apps-');
+    const scratch = tempDir('coldstart-eager-scratch-');
+    writeFileSync(path.join(dir, 'a.js'), HANDLERS['cjs.js']);
+    writeFileSync(path.join(dir, 'b.js'), HANDLERS['cjs.js']);
+    const handler = (name: string, initExport?: string): AppSpec => ({
+      name,
+      kind: 'lambda',
+      file: path.join(dir, `${name}.js`),
+      exportName: 'handler',
+      taskRoot: dir,
+      handler: `${name}.handler`,
+      args: [],
+      cwd: dir,
+      event: {},
+      expect: { status: 200 },
+      port: 'auto',
+      ...(initExport ? { initExport } : {}),
+    });
+    const spec = runSpec({
+      cells: {
+        node: process.execPath,
+        memories: [],
+        measures: ['time'],
+        lambdaRuntimes: ['node'],
+        builds: ['plain', 'bundle', 'snapshot'],
+        compileCaches: ['off'],
+        bootstraps: ['probe'],
+        fileCaches: ['warm'],
+        lambdaReference: false,
+      },
+    });
+    const source = { apps: [handler('a', 'init'), handler('b')] };
+    const prepared = await prepareAppCells(source, spec.cells, process.env, () => undefined, { scratch });
+    const labels = prepared.cells.map((c) => cellLabel(c.cell)).sort();
+    assert.deepEqual(labels, [
+      'lambda/app:a',
+      'lambda/app:a [build=bundle]',
+      'lambda/app:a [build=snapshot]',
+      'lambda/app:b',
+      'lambda/app:b [build=bundle]',
+      'lambda/app:b [build=snapshot]',
+      'lambda/eager/app:a',
+      'lambda/eager/app:a [build=bundle]',
+      'lambda/eager/app:a [build=snapshot]',
+    ]);
+    const find = (init: string, build: string) =>
+      prepared.cells.find((c) => c.cell.framework === 'a' && c.cell.init === init && c.cell.build === build)!;
+    const eager = find('eager', 'plain');
+    assert.match(cellKey(eager.cell), /\|init=eager$/);
+    assert.doesNotMatch(cellKey(find('lazy', 'plain').cell), /init=/, 'the lazy cell keeps the key a handler always had');
+    assert.equal(eager.launch!.file, path.join(scratch, 'eager', 'a', 'index.mjs'), 'the wrapper is its own bootstrap');
+    assert.equal(eager.launch!.cwd, dir, 'the handler runs in its own folder');
+    assert.equal(eager.app!.handler, 'index.handler');
+    assert.equal(eager.app!.eagerOf, path.join(dir, 'a.js'));
+    assert.match(find('eager', 'bundle').launch!.file, /generated\/bundle\/node\d+\/app\/eager\/a\.mjs$/);
+    assert.equal(find('eager', 'snapshot').blocked?.kind, 'unsupported');
+    assert.match(find('eager', 'snapshot').blocked!.reason, /awaiting the init export at its top level/);
   });
 });

@@ -3,8 +3,8 @@
  * cells `measure` plans with it: the same input gives the same bytes; imported as the Runtime
  * Interface Client imports it, a CommonJS or an ES module handler has its init awaited before the
  * handler is exported (the handler, calling init again on its event, finds it done); a missing or
- * failing init is one line; the planner gives a handler with the option an eager and a lazy cell (the
- * wrapper in the run's scratch folder, its bundle an ES module), one without it the lazy cell only.
+ * failing init is one line. The cells the planner makes of it (it resolves runtimes and bundles, which
+ * this layer may not spawn) are checked in test/e2e/measure-handler-init.test.ts.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -12,10 +12,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { eagerWrapper, type EagerWrapperInput } from '../../generators/app-eager.ts';
-import type { AppSpec } from '../../metrics/core/app.ts';
-import { cellKey, cellLabel } from '../../metrics/core/cell.ts';
-import { runSpec } from '../../metrics/core/run-spec.ts';
-import { prepareAppCells } from '../../metrics/plan/apps.ts';
 import { tempDir } from '../support/in-process.ts';
 
 /** A handler whose answer says whether its init had run before the event (a flag init sets, read before it calls init). */
@@ -98,67 +94,5 @@ describe('the eager wrapper of a handler', () => {
       const wrapper = wrapperOf(dir, { esm: false, exportName: 'handler', initExport }, `bad-${initExport}.js`, bad);
       await assert.rejects(import(pathToFileURL(wrapper).href), (error: Error) => reason.test(error.message));
     }
-  });
-});
-
-describe('the cells of a handler with --init-export', () => {
-  it('an eager cell runs the wrapper from the scratch folder, a lazy one the handler; one without the option is lazy only', async () => {
-    const dir = tempDir('coldstart-eager-apps-');
-    const scratch = tempDir('coldstart-eager-scratch-');
-    writeFileSync(path.join(dir, 'a.js'), CJS_HANDLER);
-    writeFileSync(path.join(dir, 'b.js'), CJS_HANDLER);
-    const handler = (name: string, initExport?: string): AppSpec => ({
-      name,
-      kind: 'lambda',
-      file: path.join(dir, `${name}.js`),
-      exportName: 'handler',
-      taskRoot: dir,
-      handler: `${name}.handler`,
-      args: [],
-      cwd: dir,
-      event: {},
-      expect: { status: 200 },
-      port: 'auto',
-      ...(initExport ? { initExport } : {}),
-    });
-    const spec = runSpec({
-      cells: {
-        node: process.execPath,
-        memories: [],
-        measures: ['time'],
-        lambdaRuntimes: ['node'],
-        builds: ['plain', 'bundle', 'snapshot'],
-        compileCaches: ['off'],
-        bootstraps: ['probe'],
-        fileCaches: ['warm'],
-        lambdaReference: false,
-      },
-    });
-    const source = { apps: [handler('a', 'init'), handler('b')] };
-    const prepared = await prepareAppCells(source, spec.cells, process.env, () => undefined, { scratch });
-    const labels = prepared.cells.map((c) => cellLabel(c.cell)).sort();
-    assert.deepEqual(labels, [
-      'lambda/app:a',
-      'lambda/app:a [build=bundle]',
-      'lambda/app:a [build=snapshot]',
-      'lambda/app:b',
-      'lambda/app:b [build=bundle]',
-      'lambda/app:b [build=snapshot]',
-      'lambda/eager/app:a',
-      'lambda/eager/app:a [build=bundle]',
-      'lambda/eager/app:a [build=snapshot]',
-    ]);
-    const find = (init: string, build: string) =>
-      prepared.cells.find((c) => c.cell.framework === 'a' && c.cell.init === init && c.cell.build === build)!;
-    const eager = find('eager', 'plain');
-    assert.match(cellKey(eager.cell), /\|init=eager$/);
-    assert.doesNotMatch(cellKey(find('lazy', 'plain').cell), /init=/, 'the lazy cell keeps the key a handler always had');
-    assert.equal(eager.launch!.file, path.join(scratch, 'eager', 'a', 'index.mjs'), 'the wrapper is its own bootstrap');
-    assert.equal(eager.launch!.cwd, dir, 'the handler runs in its own folder');
-    assert.equal(eager.app!.handler, 'index.handler');
-    assert.equal(eager.app!.eagerOf, path.join(dir, 'a.js'));
-    assert.match(find('eager', 'bundle').launch!.file, /generated\/bundle\/node\d+\/app\/eager\/a\.mjs$/);
-    assert.equal(find('eager', 'snapshot').blocked?.kind, 'unsupported');
-    assert.match(find('eager', 'snapshot').blocked!.reason, /awaiting the init export at its top level/);
   });
 });
