@@ -74,6 +74,25 @@ describe('the eager wrapper of a handler', () => {
     assert.equal((await a.handler()).body, 'before');
     const b = (await import(pathToFileURL(esm).href)) as { routes: { get: Handler } };
     assert.equal((await b.routes.get()).body, 'before');
+    // a transpiled module whose exports are on `default` only (CommonJS `exports.default`, an ES module's default export)
+    const onDefault = 'let ready;\nconst init = () => (ready ??= Promise.resolve());\n';
+    const answer = "async () => ({ body: ready === undefined ? 'during the first event' : 'before' })";
+    const cjsDefault = wrapperOf(
+      dir,
+      { esm: false, exportName: 'handler', initExport: 'init' },
+      'cjs-default.js',
+      `${onDefault}exports.default = { init, handler: ${answer} };\n`,
+    );
+    const esmDefault = wrapperOf(
+      dir,
+      { esm: true, exportName: 'handler', initExport: 'init' },
+      'esm-default.mjs',
+      `${onDefault}export default { init, handler: ${answer} };\n`,
+    );
+    for (const wrapper of [cjsDefault, esmDefault]) {
+      const loaded = (await import(pathToFileURL(wrapper).href)) as { handler: Handler };
+      assert.equal((await loaded.handler()).body, 'before', wrapper);
+    }
     // the handler as written (the lazy cell) initialises on its first event
     const lazyFile = path.join(dir, 'lazy.js');
     writeFileSync(lazyFile, CJS_HANDLER);
