@@ -8,7 +8,7 @@
  * loads it from its task root by its Handler setting, with the same runtime lines, file cache and
  * hello-world reference; `probe` runs coldstart's Lambda bootstrap, which requires it.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { EAGER_WRAPPER_FILE, eagerWrapper } from '../../generators/app-eager.ts';
 import { writeAppFiles } from '../../generators/app-probe.ts';
@@ -151,7 +151,13 @@ async function eagerAppFile(
   const folder = path.join(context.scratch, 'eager', app.name, ...(version ? [version.replace('/', '+')] : []));
   const build = cell.build;
   const plain = build === 'plain';
-  const input = { file: app.file, esm: isEsModuleFile(app.file), exportName: app.exportName ?? 'handler', initExport: app.initExport! };
+  // the module's real path: the ES module split's load hook knows it by the URL Node resolves it to
+  const input = {
+    file: realpathSync(app.file),
+    esm: isEsModuleFile(app.file),
+    exportName: app.exportName ?? 'handler',
+    initExport: app.initExport!,
+  };
   const wrapper = path.join(folder, plain ? EAGER_WRAPPER_FILE : `bundle-entry-${build}.mjs`);
   mkdirSync(folder, { recursive: true });
   writeFileSync(wrapper, eagerWrapper({ ...input, bundled: !plain }));

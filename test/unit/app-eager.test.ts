@@ -53,12 +53,18 @@ describe('the eager wrapper of a handler', () => {
     assert.notEqual(eagerWrapper({ ...input, initExport: 'setup' }), text);
   });
 
-  it('loads CommonJS through the unwrapped require (the split), ESM by import(), and a bundle by what esbuild follows', () => {
+  it('loads CommonJS through the unwrapped require (the split), ESM by import() with a hook marking its body, a bundle plainly', () => {
     assert.match(eagerWrapper(input), /__csLoad\.load \? __csLoad\.load\.call\(__csParent, __csFile\) : require\(__csFile\)/);
-    const esm = eagerWrapper({ ...input, esm: true });
-    assert.match(esm, /const __csApp = await import\(__csFile\);\n__csLoad\.esm = true;/);
+    const esm = eagerWrapper({ ...input, file: '/app/src/index.mjs', esm: true });
+    // with the split asked and module.registerHooks: the module's first statement marked, by the URL Node resolves it to
+    assert.ok(esm.includes('const url = "file:///app/src/index.mjs";'));
+    assert.match(esm, /hashbang \+ 'globalThis\.__coldstartBody\(\);'/);
+    assert.match(esm, /try \{ __csApp = await import\(__csFile\); \} finally \{ hooks\.deregister\(\); \}/);
+    // otherwise (Node 20, a count, no split asked) a plain import, and no split
+    assert.match(esm, /\} else \{\n {2}__csApp = await import\(__csFile\);\n {2}__csLoad\.esm = true;\n\}/);
     assert.doesNotMatch(esm, /__csParent/);
     assert.match(eagerWrapper({ ...input, bundled: true }), /const __csApp = require\(__csFile\);/);
+    assert.match(eagerWrapper({ ...input, esm: true, bundled: true }), /const __csApp = await import\(__csFile\);\n__csLoad\.esm = true;/);
   });
 
   it('exports a nested handler under its dotted name', () => {
