@@ -9,7 +9,8 @@
  * user's folder or in a scratch folder. Counted (valgrind, skipped with the reason without it): the
  * eager cell's INIT counts the init work that the lazy cell's first event counts instead. And the cells
  * the planner makes: the wrapper in the run's scratch folder, its bundle an ES module, no snapshot, a
- * handler without the option lazy only. No timing is asserted.
+ * handler without the option lazy only; `--levers` (the fake sampler) has an init table with the
+ * option and prints the note naming it without. No timing is asserted.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -144,6 +145,28 @@ describe("measure --init-export: a user's handler in both init modes", { skip: s
     // nothing left: the user's folder as it was, no scratch folder with a wrapper
     assert.deepEqual(readdirSync(apps).sort(), before0);
     assert.deepEqual(wrappersLeft(['cjs', 'esm', 'noinit']), []);
+  });
+});
+
+describe('measure --levers on a handler', () => {
+  it('tries both init modes with --init-export, and without it prints the note naming the option', () => {
+    const apps = handlerFolder();
+    const args = (out: string, extra: string[]) => [
+      'measure',
+      ...['--handler', path.join(apps, 'cjs.handler'), '--event', path.join(apps, 'event.json'), '--levers', ...extra],
+      // the fake sampler: the cells are planned for real (bundles built), nothing is started
+      ...['--debug-mode', '--lambda-bootstrap', 'probe', '--lambda-runtime', 'node', '--no-lambda-reference', '--out', out],
+    ];
+    const withExport = path.join(tempDir(), 'with');
+    const a = runCli(args(withExport, ['--init-export', 'init']), { timeoutMs: 300_000 });
+    assert.equal(a.status, 0, a.stderr);
+    assert.doesNotMatch(a.stderr, /init mode is not tried/);
+    assert.match(readFileSync(path.join(withExport, 'levers.md'), 'utf8'), /^## init: eager vs lazy \(ratio to eager\)$/m);
+    const without = path.join(tempDir(), 'without');
+    const b = runCli(args(without, []), { timeoutMs: 300_000 });
+    assert.equal(b.status, 0, b.stderr);
+    assert.match(b.stderr, /coldstart: --levers: the init mode is not tried on a handler without --init-export/);
+    assert.doesNotMatch(readFileSync(path.join(without, 'levers.md'), 'utf8'), /^## init:/m);
   });
 });
 
