@@ -21,7 +21,7 @@ import {
   FilterLogEventsCommand,
   type FilterLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { retryWithin } from './backoff.ts';
 import { MAX_ATTEMPTS } from './lambda-api.ts';
 
 /** Events asked for in one FilterLogEvents page: a request id has one REPORT line. */
@@ -105,46 +105,47 @@ export interface ReportWait {
   /** how long to keep asking, s (0: ask once) */
   waitS: number;
   signal?: AbortSignal;
-  /** the first delay between attempts, ms (doubled each time, at most MAX_DELAY_MS) */
+  /** the first delay between attempts, ms (doubled each time, at most 10 s: backoff.ts) */
   firstDelayMs?: number;
 }
 
-const MAX_DELAY_MS = 10_000;
-
 export type LogsReport = { ok: true; timestamp: number; message: string; attempts: number } | { ok: false; reason: string };
 
-/** The REPORT line of `requestId` in the function's log group, asked for with backoff until `waitS` has passed. */
+/** The REPORT line of `requestId` in the function's log group, asked for with backoff (backoff.ts) until `waitS` has passed. */
 export async function reportFromLogs(api: LogsApi, functionName: string, requestId: string, wait: ReportWait): Promise<LogsReport> {
   const logGroup = logGroupOf(functionName);
   const request = { logGroup, filterPattern: reportFilterPattern(requestId), startTime: wait.invokedAt - LOGS_CLOCK_SLACK_MS };
   const prefix = `REPORT RequestId: ${requestId}`;
-  const started = Date.now();
-  let delay = wait.firstDelayMs ?? 1000;
-  for (let attempt = 1; ; attempt++) {
-    let miss = 'not found';
-    try {
-      let nextToken: string | undefined;
-      for (let page = 0; page < LOGS_MAX_PAGES; page++) {
-        const answer = await api.filter({ ...request, ...(nextToken ? { nextToken } : {}) }, wait.signal);
-        for (const event of answer.events) {
-          if (event.message.length > LOGS_MAX_MESSAGE) continue;
-          const message = event.message.replace(/\s+$/, '');
-          if (message.startsWith(prefix)) return { ok: true, timestamp: event.timestamp, message, attempts: attempt };
+  const found = await retryWithin<LogEvent, string>(
+    async () => {
+      try {
+        let nextToken: string | undefined;
+        for (let page = 0; page < LOGS_MAX_PAGES; page++) {
+          const answer = await api.filter({ ...request, ...(nextToken ? { nextToken } : {}) }, wait.signal);
+          for (const event of answer.events) {
+            if (event.message.length > LOGS_MAX_MESSAGE) continue;
+            const message = event.message.replace(/\s+$/, '');
+            if (message.startsWith(prefix)) return { done: true, value: { timestamp: event.timestamp, message } };
+          }
+          nextToken = answer.nextToken;
+          if (!nextToken) break;
         }
-        nextToken = answer.nextToken;
-        if (!nextToken) break;
+        return { done: false, miss: 'not found' };
+      } catch (error) {
+        // the log group is made by Lambda with the first log event: not there yet is a miss like any other
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+        return { done: false, miss: `log group ${logGroup} not found` };
       }
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? 'error';
-      // the log group is made by Lambda with the first log event: not there yet is a miss like any other
-      if (name !== 'ResourceNotFoundException') throw error;
-      miss = `log group ${logGroup} not found`;
-    }
-    const elapsed = Date.now() - started;
-    if (elapsed + delay > wait.waitS * 1000) {
-      return { ok: false, reason: `${miss} in CloudWatch Logs after ${attempt} attempt(s) over ${Math.round(elapsed / 1000)} s` };
-    }
-    await sleep(delay, undefined, wait.signal ? { signal: wait.signal } : {});
-    delay = Math.min(delay * 2, MAX_DELAY_MS);
-  }
+    },
+    {
+      waitMs: wait.waitS * 1000,
+      ...(wait.signal ? { signal: wait.signal } : {}),
+      ...(wait.firstDelayMs ? { firstDelayMs: wait.firstDelayMs } : {}),
+    },
+  );
+  if (found.ok) return { ok: true, ...found.value, attempts: found.attempts };
+  return {
+    ok: false,
+    reason: `${found.miss} in CloudWatch Logs after ${found.attempts} attempt(s) over ${Math.round(found.elapsedMs / 1000)} s`,
+  };
 }

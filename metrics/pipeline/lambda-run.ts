@@ -19,7 +19,6 @@
  * stays the way to deploy a package by hand.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
@@ -27,6 +26,7 @@ import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import { routePath } from '../../generators/contract.ts';
 import { costPerMillion } from '../analyse/cost.ts';
+import { retryWithin } from '../cloud/backoff.ts';
 import { awsFailure, awsStop, isRoleNotAssumable, RUN_TAG, sdkLambdaApi, type LambdaApi, type NewFunction } from '../cloud/lambda-api.ts';
 import { checkRole, DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S } from './lambda-run-inputs.ts';
 import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
@@ -47,8 +47,6 @@ export const LOGS_DIR = 'lambda-logs';
 const FUNCTION_TIMEOUT_S = 30;
 /** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
 export const ASSUMED_BILLED_MS = 1000;
-/** The first delay between CreateFunction attempts while the role propagates, ms (doubled each time, at most 10 s). */
-const ROLE_FIRST_DELAY_MS = 1000;
 
 export interface LambdaRunOptions {
   /** the functions to deploy, and the input as meta.json records it (pipeline/lambda-run-inputs.ts) */
@@ -338,40 +336,44 @@ class ColdStartRun {
 
   /**
    * CreateFunction; after --create-role, while Lambda cannot yet assume the new role (IAM propagates it
-   * in seconds), again with backoff (1 s, doubled, at most 10 s) until --role-wait has passed.
+   * in seconds), again with backoff (cloud/backoff.ts: 1 s, doubled, at most 10 s) until --role-wait has passed.
    */
   private async createFunction(input: NewFunction): Promise<void> {
-    const started = this.now();
     const waitMs = (this.options.roleWaitS ?? DEFAULT_ROLE_WAIT_S) * 1000;
-    let delay = ROLE_FIRST_DELAY_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.api.createFunction(input);
-        return;
-      } catch (error) {
-        if (!isRoleNotAssumable(error)) throw error;
-        const elapsed = this.now() - started;
-        if (!this.options.createRole) {
-          throw new ExitCodeError(
-            `creating ${input.name}: Lambda cannot assume role ${input.role} ` +
-              '(its trust policy must allow lambda.amazonaws.com sts:AssumeRole)',
-            EXIT_AWS_ACCESS,
-          );
+    const created = await retryWithin<undefined, unknown>(
+      async () => {
+        try {
+          await this.api.createFunction(input);
+          return { done: true, value: undefined };
+        } catch (error) {
+          if (!isRoleNotAssumable(error)) throw error;
+          if (!this.options.createRole) {
+            throw new ExitCodeError(
+              `creating ${input.name}: Lambda cannot assume role ${input.role} ` +
+                '(its trust policy must allow lambda.amazonaws.com sts:AssumeRole)',
+              EXIT_AWS_ACCESS,
+            );
+          }
+          return { done: false, miss: error };
         }
-        if (elapsed + delay > waitMs) {
-          throw new ExitCodeError(
-            `creating ${input.name}: Lambda still cannot assume the created role ${input.role} after ${attempt} attempt(s) ` +
-              `over ${Math.round(elapsed / 1000)} s (IAM propagation; --role-wait ${waitMs / 1000}): ${firstLine(error)}`,
-            EXIT_AWS_ACCESS,
-          );
-        }
-        if (!this.roleWaitSaid) {
+      },
+      {
+        waitMs,
+        signal: this.controller.signal,
+        now: this.now,
+        onRetry: () => {
+          if (this.roleWaitSaid) return;
           this.roleWaitSaid = true;
           this.print(`waiting for IAM to propagate role ${input.role} (retrying CreateFunction for up to ${waitMs / 1000} s)`);
-        }
-        await sleep(delay, undefined, { signal: this.controller.signal });
-        delay = Math.min(delay * 2, 10_000);
-      }
+        },
+      },
+    );
+    if (!created.ok) {
+      throw new ExitCodeError(
+        `creating ${input.name}: Lambda still cannot assume the created role ${input.role} after ${created.attempts} attempt(s) ` +
+          `over ${Math.round(created.elapsedMs / 1000)} s (IAM propagation; --role-wait ${waitMs / 1000}): ${firstLine(created.miss)}`,
+        EXIT_AWS_ACCESS,
+      );
     }
   }
 
