@@ -13,6 +13,7 @@
 import {
   CreateFunctionCommand,
   DeleteFunctionCommand,
+  GetFunctionCommand,
   GetFunctionConfigurationCommand,
   InvokeCommand,
   LambdaClient,
@@ -89,6 +90,8 @@ export interface LambdaApi {
   /** Functions whose RUN_TAG is `runId` (any run's when undefined). */
   listTaggedFunctions(runId?: string): Promise<TaggedFunction[]>;
   deleteFunction(name: string): Promise<void>;
+  /** GetFunction: false when Lambda has no function of that name (ResourceNotFoundException); any other error thrown. */
+  functionExists(name: string): Promise<boolean>;
   /** A role Lambda may assume, with the basic execution policy only, tagged; its ARN. */
   createRole(name: string, tags: Record<string, string>): Promise<string>;
   deleteRole(name: string): Promise<void>;
@@ -240,27 +243,40 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
       };
     },
 
-    async listTaggedFunctions(runId) {
-      const found: TaggedFunction[] = [];
-      let marker: string | undefined;
-      do {
-        const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
-        for (const fn of page.Functions ?? []) {
-          if (!fn.FunctionArn || !fn.FunctionName) continue;
-          const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
-          const tag = Tags?.[RUN_TAG];
-          if (tag !== undefined && (runId === undefined || tag === runId))
-            found.push({ name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
-        }
-        marker = page.NextMarker;
-      } while (marker);
-      return found;
-    },
+    listTaggedFunctions: (runId) => listTaggedFunctions(lambda, runId),
 
     async deleteFunction(name) {
       await lambda.send(new DeleteFunctionCommand({ FunctionName: name }));
     },
+
+    async functionExists(name) {
+      try {
+        await lambda.send(new GetFunctionCommand({ FunctionName: name }));
+        return true;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+        return false;
+      }
+    },
   };
+}
+
+/** Functions whose RUN_TAG is `runId` (any run's when undefined): ListFunctions, then ListTags of each. */
+async function listTaggedFunctions(lambda: LambdaClient, runId: string | undefined): Promise<TaggedFunction[]> {
+  const found: TaggedFunction[] = [];
+  let marker: string | undefined;
+  do {
+    const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
+    for (const fn of page.Functions ?? []) {
+      if (!fn.FunctionArn || !fn.FunctionName) continue;
+      const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
+      const tag = Tags?.[RUN_TAG];
+      if (tag !== undefined && (runId === undefined || tag === runId))
+        found.push({ name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
+    }
+    marker = page.NextMarker;
+  } while (marker);
+  return found;
 }
 
 function iamCalls(iam: () => IAMClient, policy: string): IamCalls {

@@ -1,5 +1,5 @@
 /**
- * The two CloudWatch Logs calls lambda:run and lambda:clean make, behind one small interface, and their
+ * The three CloudWatch Logs calls lambda:run and lambda:clean make, behind one small interface, and their
  * implementation with AWS's SDK for JavaScript v3 (`@aws-sdk/client-cloudwatch-logs`): every import of
  * that client is in this file. Like the Lambda client (lambda-api.ts), it takes its credentials from the
  * SDK's default chain and its endpoint from the SDK's standard settings
@@ -13,11 +13,14 @@
  *   Every answer is bounded before it is read: at most LOGS_PAGE_LIMIT events a page, LOGS_MAX_PAGES
  *   pages an attempt, and a message longer than LOGS_MAX_MESSAGE is skipped unread.
  * - **The log group.** Lambda creates `/aws/lambda/<function>` on the first invocation, untagged;
- *   deleteLogGroup removes it (a group never created is not an error).
+ *   deleteLogGroup removes it (a group never created is not an error). lambda:clean lists the groups under
+ *   coldstart's prefix with listLogGroups (DescribeLogGroups, bounded like FilterLogEvents) to find those
+ *   whose function is gone.
  */
 import {
   CloudWatchLogsClient,
   DeleteLogGroupCommand,
+  DescribeLogGroupsCommand,
   FilterLogEventsCommand,
   type FilterLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
@@ -30,6 +33,10 @@ export const LOGS_PAGE_LIMIT = 10;
 export const LOGS_MAX_PAGES = 20;
 /** The longest message read, characters: a REPORT line is about 200 (Lambda cuts an event at 256 KB). */
 export const LOGS_MAX_MESSAGE = 4096;
+/** Log groups asked for in one DescribeLogGroups page (its maximum). */
+export const LOG_GROUPS_PAGE_LIMIT = 50;
+/** DescribeLogGroups pages read by one listing: at most 1,000 log groups. */
+export const LOG_GROUPS_MAX_PAGES = 20;
 /** How far before the invocation the search starts, ms: the local clock may be behind AWS's. */
 export const LOGS_CLOCK_SLACK_MS = 15 * 60 * 1000;
 
@@ -57,6 +64,11 @@ export interface LogsApi {
   filter(request: FilterRequest, signal?: AbortSignal): Promise<LogsPage>;
   /** DeleteLogGroup; false when there was none (ResourceNotFoundException: never created, or gone). */
   deleteLogGroup(name: string): Promise<boolean>;
+  /**
+   * The names of the log groups that start with `prefix` (DescribeLogGroups' logGroupNamePrefix), at most
+   * LOG_GROUPS_MAX_PAGES pages of LOG_GROUPS_PAGE_LIMIT; `complete` false when more pages were left unread.
+   */
+  listLogGroups(prefix: string): Promise<{ names: string[]; complete: boolean }>;
 }
 
 /** The log group Lambda writes a function's logs to (its default logging configuration, the one lambda:run keeps). */
@@ -86,6 +98,26 @@ export function sdkLogsApi(region: string): LogsApi {
         .filter((e) => typeof e.message === 'string' && typeof e.timestamp === 'number')
         .map((e) => ({ timestamp: e.timestamp!, message: e.message! }));
       return { events, ...(answer.nextToken ? { nextToken: answer.nextToken } : {}) };
+    },
+    async listLogGroups(prefix) {
+      const names: string[] = [];
+      let nextToken: string | undefined;
+      for (let page = 0; page < LOG_GROUPS_MAX_PAGES; page++) {
+        const answer = await logs().send(
+          new DescribeLogGroupsCommand({
+            logGroupNamePrefix: prefix,
+            limit: LOG_GROUPS_PAGE_LIMIT,
+            ...(nextToken ? { nextToken } : {}),
+          }),
+        );
+        for (const group of (answer.logGroups ?? []).slice(0, LOG_GROUPS_PAGE_LIMIT)) {
+          // only what was asked for, whatever the answer holds
+          if (typeof group.logGroupName === 'string' && group.logGroupName.startsWith(prefix)) names.push(group.logGroupName);
+        }
+        nextToken = answer.nextToken;
+        if (!nextToken) return { names, complete: true };
+      }
+      return { names, complete: false };
     },
     async deleteLogGroup(name) {
       try {

@@ -33,7 +33,7 @@ import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/l
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
 import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
-import { MAX_FUNCTION_NAME, parseFunctionName } from '../core/function-name.ts';
+import { deployedName, MAX_FUNCTION_NAME, parseFunctionName, RUN_ID } from '../core/function-name.ts';
 import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { writeFileWhole } from '../store/files.ts';
@@ -124,12 +124,12 @@ export interface LambdaRunOutcome {
 /** The plan of a run: what is created, how many invocations, and its cost. */
 export function planRun(options: LambdaRunOptions, packaged: PackagedFunctionEntry[]): LambdaRunPlan {
   const runId = options.runId ?? randomBytes(4).toString('hex');
-  if (!/^[a-z0-9]{1,16}$/.test(runId)) throw new UsageError(`--run-id must be 1 to 16 lowercase letters or digits, got ${runId}`);
+  if (!RUN_ID.test(runId)) throw new UsageError(`--run-id must be 1 to 16 lowercase letters or digits, got ${runId}`);
   const combos = options.runtimes.flatMap((runtime) => options.architectures.map((architecture) => ({ runtime, architecture })));
   const out = path.resolve(options.out);
   const functions = combos.flatMap(({ runtime, architecture }, i) =>
     packaged.map((entry) => {
-      const deployed = `${entry.name}-${runId}${combos.length > 1 ? `-${i + 1}` : ''}`;
+      const deployed = deployedName(entry.name, runId, combos.length > 1 ? i + 1 : undefined);
       if (deployed.length > MAX_FUNCTION_NAME) {
         throw new UsageError(
           `function name ${deployed} is longer than Lambda's ${MAX_FUNCTION_NAME} characters: package fewer routes or a shorter --run-id`,
