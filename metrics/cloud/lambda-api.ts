@@ -34,10 +34,9 @@ import {
   ListRoleTagsCommand,
 } from '@aws-sdk/client-iam';
 import { EXIT_AWS_ACCESS, EXIT_AWS_NEVER_ACTIVE, EXIT_AWS_QUOTA, ExitCodeError, UsageError } from '../core/errors.ts';
+import { RUN_TAG } from '../core/function-name.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
-/** The tag every resource of a run carries: its value is the run's id. */
-export const RUN_TAG = 'coldstart:run';
 /** Attempts of one call, the first included, before throttling becomes a quota error. */
 export const MAX_ATTEMPTS = 8;
 /** The managed policy a created role gets: writing its own logs, nothing else. */

@@ -90,6 +90,9 @@ export function functionInFileName(fileName: string): string | undefined {
   return match && parseFunctionName(match[0]) ? match[0] : undefined;
 }
 
+/** The tag every resource of a lambda:run run carries: its value is the run's id. */
+export const RUN_TAG = 'coldstart:run';
+
 /** What lambda:run's run ids are: 1 to 16 lowercase letters or digits. */
 export const RUN_ID = /^[a-z0-9]{1,16}$/;
 
