@@ -673,6 +673,31 @@ describe('lambda:run against a local Lambda API', () => {
       /^more than 1000 log groups start with \/aws\/lambda\/coldstart-: only the first were read; run lambda:clean again after this one$/m,
     );
     assert.equal(asked().length, 0);
+
+    // refused: the listing, or the question whether a function exists, is one line, exit 5, before any deletion
+    fake.logGroups.clear();
+    plant('coldstart-hono-1-validated-other3');
+    const refusals: [string, RegExp][] = [
+      [
+        'logs:DescribeLogGroups',
+        /^coldstart: AWS refused listing the log groups under \/aws\/lambda\/coldstart- in eu-west-1: AccessDeniedException/,
+      ],
+      [
+        'GetFunction',
+        /^coldstart: AWS refused asking whether function coldstart-hono-1-validated-other3 \(of log group .*\) still exists: AccessDenied/,
+      ],
+    ];
+    for (const [op, line] of refusals) {
+      fake.faults = { deny: [op] };
+      const denied = await cli(fake, ['lambda-clean', '--region', 'eu-west-1']);
+      assert.equal(denied.status, 5, denied.stderr);
+      assert.equal(denied.stderr.trim().split('\n').length, 1, denied.stderr);
+      assert.match(denied.stderr, line);
+      assert.equal(fake.logGroups.size, 1);
+    }
+    // the planted secret: never printed, never sent
+    for (const r of [dry, one, every, refused, bounded]) assert.ok(!r.stdout.includes(SECRET) && !r.stderr.includes(SECRET));
+    assert.ok(fake.calls.every((c) => !c.text.includes(SECRET)));
   });
 
   it('SIGINT in the middle of a run deletes what was created and keeps the finished cold starts: exit 130', async () => {
