@@ -13,6 +13,7 @@
 import {
   CreateFunctionCommand,
   DeleteFunctionCommand,
+  GetFunctionCommand,
   GetFunctionConfigurationCommand,
   InvokeCommand,
   LambdaClient,
@@ -33,10 +34,9 @@ import {
   ListRoleTagsCommand,
 } from '@aws-sdk/client-iam';
 import { EXIT_AWS_ACCESS, EXIT_AWS_NEVER_ACTIVE, EXIT_AWS_QUOTA, ExitCodeError, UsageError } from '../core/errors.ts';
+import { RUN_TAG } from '../core/function-name.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
-/** The tag every resource of a run carries: its value is the run's id. */
-export const RUN_TAG = 'coldstart:run';
 /** Attempts of one call, the first included, before throttling becomes a quota error. */
 export const MAX_ATTEMPTS = 8;
 /** The managed policy a created role gets: writing its own logs, nothing else. */
@@ -89,6 +89,8 @@ export interface LambdaApi {
   /** Functions whose RUN_TAG is `runId` (any run's when undefined). */
   listTaggedFunctions(runId?: string): Promise<TaggedFunction[]>;
   deleteFunction(name: string): Promise<void>;
+  /** GetFunction: false when Lambda has no function of that name (ResourceNotFoundException); any other error thrown. */
+  functionExists(name: string): Promise<boolean>;
   /** A role Lambda may assume, with the basic execution policy only, tagged; its ARN. */
   createRole(name: string, tags: Record<string, string>): Promise<string>;
   deleteRole(name: string): Promise<void>;
@@ -240,27 +242,40 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
       };
     },
 
-    async listTaggedFunctions(runId) {
-      const found: TaggedFunction[] = [];
-      let marker: string | undefined;
-      do {
-        const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
-        for (const fn of page.Functions ?? []) {
-          if (!fn.FunctionArn || !fn.FunctionName) continue;
-          const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
-          const tag = Tags?.[RUN_TAG];
-          if (tag !== undefined && (runId === undefined || tag === runId))
-            found.push({ name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
-        }
-        marker = page.NextMarker;
-      } while (marker);
-      return found;
-    },
+    listTaggedFunctions: (runId) => listTaggedFunctions(lambda, runId),
 
     async deleteFunction(name) {
       await lambda.send(new DeleteFunctionCommand({ FunctionName: name }));
     },
+
+    async functionExists(name) {
+      try {
+        await lambda.send(new GetFunctionCommand({ FunctionName: name }));
+        return true;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+        return false;
+      }
+    },
   };
+}
+
+/** Functions whose RUN_TAG is `runId` (any run's when undefined): ListFunctions, then ListTags of each. */
+async function listTaggedFunctions(lambda: LambdaClient, runId: string | undefined): Promise<TaggedFunction[]> {
+  const found: TaggedFunction[] = [];
+  let marker: string | undefined;
+  do {
+    const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
+    for (const fn of page.Functions ?? []) {
+      if (!fn.FunctionArn || !fn.FunctionName) continue;
+      const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
+      const tag = Tags?.[RUN_TAG];
+      if (tag !== undefined && (runId === undefined || tag === runId))
+        found.push({ name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
+    }
+    marker = page.NextMarker;
+  } while (marker);
+  return found;
 }
 
 function iamCalls(iam: () => IAMClient, policy: string): IamCalls {
