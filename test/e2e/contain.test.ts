@@ -82,7 +82,10 @@ describe('no daemon escapes a sample (containment helper)', { skip }, () => {
     const marker = `coldstart-contain-listing-${process.pid}`;
     const listed = loadedModules(fixture, path.dirname(fixture), [marker]);
     assert.ok(listed.ok, listed.ok ? '' : listed.reason);
-    assert.ok(listed.modules.some((m) => m.file === 'node:http'), 'it listed what the app loaded');
+    assert.ok(
+      listed.modules.some((m) => m.file === 'node:http'),
+      'it listed what the app loaded',
+    );
     // the app ran with its argument (the daemon carries the marker), and nothing it started is alive
     assert.ok(await waitFor(() => processesWith(marker).length === 0, 2000), `left alive: ${processesWith(marker).join(', ')}`);
   });
