@@ -531,6 +531,7 @@ async function forceAll(
     const interrupted = deps.signal?.aborted === true && (error instanceof Interrupted || run.controller.signal.reason !== 'failure');
     if (!interrupted) {
       await finish(api, logs, run, options, plan, deps.warn);
+      await keepFinished(run, plan, options, deps);
       throw error;
     }
     const by = String(deps.signal?.reason ?? 'SIGINT');
@@ -538,6 +539,22 @@ async function forceAll(
     return by;
   } finally {
     deps.signal?.removeEventListener('abort', onOuter);
+  }
+}
+
+/**
+ * The cold starts that finished before a failure, written to their run folders as an interrupt keeps them (a later
+ * quota, refusal or endless answer loses none of them); a folder that cannot be written is said, the failure stands.
+ */
+async function keepFinished(run: ColdStartRun, plan: LambdaRunPlan, options: LambdaRunOptions, deps: LambdaRunDeps): Promise<void> {
+  if (run.done === 0) return;
+  try {
+    const written = await writeRunFolders(plan, run.logs, options, deps.print, deps.warn);
+    if (written.length) {
+      deps.warn(`the ${run.done} finished invocation(s) are kept: ${written.map((w) => displayPath(w.dir)).join(', ')}`);
+    }
+  } catch (error) {
+    deps.warn(`the finished invocations could not be written: ${firstLine(error)}`);
   }
 }
 

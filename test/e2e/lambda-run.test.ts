@@ -11,7 +11,9 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { MAX_LIST_PAGES, sdkLambdaApi } from '../../metrics/cloud/lambda-api.ts';
 import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
+import { EXIT_AWS_ACCESS, ExitCodeError } from '../../metrics/core/errors.ts';
 import { runCompare } from '../../metrics/pipeline/compare.ts';
 import { calibrateLambda } from '../../metrics/pipeline/lambda-calibrate.ts';
 import { reportPipeline } from '../../metrics/pipeline/report.ts';
@@ -627,5 +629,142 @@ describe('lambda:run against a local Lambda API', () => {
     assert.equal(lines.length, 1, result.stderr);
     assert.match(lines[0]!, /^coldstart: AWS refused creating coldstart-.*-deny1: AccessDeniedException/);
     assert.equal(fake.functions.size, 0);
+  });
+});
+
+describe('lambda:run and lambda:clean against answers that never end, overflow or hold escapes', { timeout: 240_000 }, () => {
+  const fake = new FakeLambda();
+  const dir = tempDir('coldstart-lambda-run-answers-');
+  const pkg = path.join(dir, 'package');
+  before(async () => {
+    await fake.start();
+    const bundle = path.join(dir, 'index.js');
+    writeFileSync(bundle, 'exports.handler = async () => ({ statusCode: 200, body: "{}" });\n');
+    mkdirSync(pkg);
+    writeLambdaPackage(
+      pkg,
+      [
+        { cell: { framework: 'hono', variant: 'validated', routes: 1 }, bundle },
+        { cell: { framework: 'node-http', variant: 'plain', routes: 100 }, bundle },
+      ],
+      { runtime: 'nodejs22.x' },
+    );
+  });
+  after(() => fake.stop());
+
+  it('a list that pages forever: lambda:clean stops reading it with one line, exit 5', async () => {
+    fake.reset();
+    fake.faults = { listForever: 'ListFunctions' };
+    // ListFunctions: a new marker on every page, so only the page bound ends it
+    const functions = await cli(fake, ['lambda-clean', '--region', 'eu-west-1']);
+    assert.equal(functions.status, 5, functions.stderr);
+    assert.equal(
+      functions.stderr,
+      `coldstart: AWS's list of functions does not end (more than ${MAX_LIST_PAGES} pages): stopped reading it\n`,
+    );
+    assert.equal(fake.calls.filter((c) => c.op === 'ListFunctions').length, MAX_LIST_PAGES);
+    // ListRoles: the same marker again
+    fake.reset();
+    fake.faults = { listForever: 'ListRoles' };
+    const roles = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--roles']);
+    assert.equal(roles.status, 5, roles.stderr);
+    assert.match(roles.stderr, /^coldstart: AWS's list of roles does not end \(a page marker it had given before\): stopped reading it\n$/);
+    assert.equal(fake.calls.filter((c) => c.op === 'iam:ListRoles').length, 2);
+  });
+
+  it('an invocation whose answer never ends is stopped at the deadline, exit 5', async () => {
+    fake.reset();
+    fake.faults = { endlessInvoke: ['coldstart-endless'] };
+    const name = 'coldstart-endless-1-plain-x';
+    fake.functions.set(name, {
+      name,
+      arn: `arn:aws:lambda:eu-west-1:123456789012:function:${name}`,
+      runtime: 'nodejs22.x',
+      role: 'arn:aws:iam::123456789012:role/r',
+      handler: 'index.handler',
+      memory: 1024,
+      architectures: ['x86_64'],
+      env: {},
+      tags: {},
+      state: 'Active',
+      lastUpdateStatus: 'Successful',
+      changed: true,
+      codeBytes: 1,
+    });
+    const saved = { url: process.env.AWS_ENDPOINT_URL, id: process.env.AWS_ACCESS_KEY_ID, key: process.env.AWS_SECRET_ACCESS_KEY };
+    Object.assign(process.env, { AWS_ENDPOINT_URL: fake.url, AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST', AWS_SECRET_ACCESS_KEY: SECRET });
+    try {
+      const api = sdkLambdaApi('eu-west-1', { invokeDeadlineS: 1 });
+      await assert.rejects(
+        api.invoke(name, '{}'),
+        (error: unknown) =>
+          error instanceof ExitCodeError &&
+          error.exitCode === EXIT_AWS_ACCESS &&
+          error.message === `the answer to invoking ${name} did not end within 1 s (the function's timeout is 30 s): stopped reading it`,
+      );
+    } finally {
+      if (saved.url === undefined) delete process.env.AWS_ENDPOINT_URL;
+      else process.env.AWS_ENDPOINT_URL = saved.url;
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.key === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.key;
+    }
+  });
+
+  it('a failure after some cold starts (an answer past the header bound): exit 5, the finished ones kept, nothing left', async () => {
+    fake.reset();
+    fake.faults = { hugeLogResult: ['coldstart-node-http'] };
+    const out = path.join(dir, 'overflow');
+    const result = await cli(fake, [
+      'lambda-run',
+      pkg,
+      '--out',
+      out,
+      '--region',
+      'eu-west-1',
+      '--role',
+      'arn:aws:iam::123456789012:role/r',
+      '--samples',
+      '3',
+      '--parallel',
+      '1',
+      '--run-id',
+      'over1',
+    ]);
+    assert.equal(result.status, 5, result.stderr);
+    assert.match(result.stderr, /^coldstart: AWS refused forcing a cold start of coldstart-node-http-100-plain-over1: .*Header overflow$/m);
+    assert.match(result.stderr, /^the 3 finished invocation\(s\) are kept: /m);
+    // hono's three cold starts, each a sample, in the run folder; node-http's first invocation failed
+    const samples = samplesOf(out);
+    assert.equal(samples.length, 3);
+    assert.ok(samples.every((s) => (s.cell as { framework: string }).framework === 'hono' && s.ok === true));
+    assert.equal(fake.functions.size, 0);
+    assert.equal(fake.logGroups.size, 0);
+  });
+
+  it("lambda:clean prints AWS's function names and tags without their control and escape characters", async () => {
+    fake.reset();
+    const name = 'coldstart-x\u001b]0;pwned\u0007-1-plain-r1';
+    fake.functions.set(name, {
+      name,
+      arn: 'arn:aws:lambda:eu-west-1:123456789012:function:hostile',
+      runtime: 'nodejs22.x',
+      role: 'arn:aws:iam::123456789012:role/r',
+      handler: 'index.handler',
+      memory: 1024,
+      architectures: ['x86_64'],
+      env: {},
+      tags: { 'coldstart:run': 'r1\u001b[2J\u202e' },
+      state: 'Active',
+      lastUpdateStatus: 'Successful',
+      changed: false,
+      codeBytes: 1,
+    });
+    const result = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--dry-run']);
+    assert.equal(result.status, 0, result.stderr);
+    const unsafe = Array.from(result.stdout).filter((c) => (c < ' ' && c !== '\n') || c === '\u202e');
+    assert.deepEqual(unsafe, [], JSON.stringify(result.stdout));
+    assert.match(result.stdout, /^ {2}function coldstart-x ]0;pwned -1-plain-r1 \(run r1 \[2J \)$/m);
   });
 });
