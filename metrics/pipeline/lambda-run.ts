@@ -37,6 +37,7 @@ import { MAX_FUNCTION_NAME, parseFunctionName } from '../core/function-name.ts';
 import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { writeFileWhole } from '../store/files.ts';
+import { checkOutDir } from '../store/out-dir.ts';
 import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
 import { describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
@@ -474,6 +475,9 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   const { packaged } = options.input;
   const plan = planRun(options, packaged);
   for (const fn of plan.functions) {
+    // before anything is created: an --out that can take no run folder (a file, a FIFO, /dev/null, /proc, a link
+    // leading nowhere) would otherwise be found only when the finished cold starts are written
+    checkOutDir(fn.out);
     if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
       throw new UsageError(`--out ${fn.out} already holds a run (${SAMPLES_FILE}): choose another folder`);
     }

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_LIST_PAGES, sdkLambdaApi } from '../../metrics/cloud/lambda-api.ts';
@@ -741,6 +741,33 @@ describe('lambda:run and lambda:clean against answers that never end, overflow o
     assert.ok(samples.every((s) => (s.cell as { framework: string }).framework === 'hono' && s.ok === true));
     assert.equal(fake.functions.size, 0);
     assert.equal(fake.logGroups.size, 0);
+  });
+
+  it('an --out that can take no run folder (FIFO, file, /dev/null, dangling link, /proc): exit 2, nothing created', async () => {
+    const fifo = path.join(dir, 'out-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const file = path.join(dir, 'out-file');
+    writeFileSync(file, 'kept\n');
+    const loop = path.join(dir, 'out-loop');
+    symlinkSync(`${loop}-2`, loop);
+    symlinkSync(loop, `${loop}-2`);
+    const refusals: [string, RegExp][] = [
+      [fifo, /is not a folder \(.*out-fifo is a file\)/],
+      [file, /is not a folder \(.*out-file is a file\)/],
+      ['/dev/null', /is not a folder \(\/dev\/null is a file\)/],
+      [loop, /is not a folder \(.*out-loop is a symbolic link that leads nowhere\)/],
+      ['/proc/self', /is on proc, a kernel filesystem that holds no files: choose another folder/],
+    ];
+    for (const [out, why] of refusals) {
+      fake.reset();
+      const args = ['lambda-run', pkg, '--out', out, '--region', 'eu-west-1', '--role', 'arn:aws:iam::123456789012:role/r'];
+      const result = await cli(fake, [...args, '--samples', '1']);
+      assert.equal(result.status, 2, `${out}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`^coldstart: --out: ${out.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} ${why.source}\n$`));
+      assert.deepEqual(fake.calls, [], out);
+    }
+    assert.equal(readFileSync(file, 'utf8'), 'kept\n');
+    assert.ok(statSync(fifo).isFIFO());
   });
 
   it("lambda:clean prints AWS's function names and tags without their control and escape characters", async () => {
