@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
 import { lambdaEvent } from '../../generators/lambda-event.ts';
@@ -40,7 +40,7 @@ import { writeFileWhole } from '../store/files.ts';
 import { checkOutDir } from '../store/out-dir.ts';
 import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
-import { describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
+import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 
 /** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
 export const LOGS_DIR = 'lambda-logs';
@@ -320,7 +320,7 @@ class ColdStartRun {
       this.created.logGroups.push(logGroupOf(fn.deployed));
       await this.createFunction({
         name: fn.deployed,
-        zip: readFileSync(fn.packaged.zip),
+        zip: readZip(fn.packaged.zip),
         role,
         runtime: fn.runtime,
         architecture: fn.architecture,

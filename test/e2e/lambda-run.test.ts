@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_LIST_PAGES, sdkLambdaApi } from '../../metrics/cloud/lambda-api.ts';
@@ -768,6 +768,45 @@ describe('lambda:run and lambda:clean against answers that never end, overflow o
     }
     assert.equal(readFileSync(file, 'utf8'), 'kept\n');
     assert.ok(statSync(fifo).isFIFO());
+  });
+
+  it("a package whose template or zip is a FIFO, a folder or past Lambda's 50 MB: exit 2, nothing created", async () => {
+    const zipName = 'coldstart-hono-1-validated.zip';
+    const fifoAt = (file: string) => {
+      rmSync(file);
+      execFileSync('mkfifo', [file]);
+    };
+    const folderAt = (file: string) => {
+      rmSync(file);
+      mkdirSync(file);
+    };
+    const zip = (copy: string) => path.join(copy, 'functions', zipName);
+    const cases: [string, (copy: string) => void, string][] = [
+      [
+        'template-fifo',
+        (copy) => fifoAt(path.join(copy, 'template.yaml')),
+        "template.yaml is a pipe or socket: a lambda:package folder's template must be a file",
+      ],
+      ['zip-fifo', (copy) => fifoAt(zip(copy)), `${zipName} is a pipe or socket: a function's zip must be a file`],
+      ['zip-folder', (copy) => folderAt(zip(copy)), `${zipName} is a folder, not a function's zip`],
+      [
+        'zip-huge',
+        (copy) => truncateSync(zip(copy), 51 * 2 ** 20),
+        `${zipName} is too large: a function's zip is at most 50 MB (Lambda's quota for a direct upload)`,
+      ],
+    ];
+    for (const [name, spoil, line] of cases) {
+      fake.reset();
+      const copy = path.join(dir, name);
+      cpSync(pkg, copy, { recursive: true });
+      spoil(copy);
+      const args = ['lambda-run', copy, '--out', path.join(dir, `${name}-out`), '--region', 'eu-west-1', '--create-role'];
+      const result = await cli(fake, [...args, '--samples', '1']);
+      assert.equal(result.status, 2, `${name}: ${result.stderr}`);
+      assert.ok(result.stderr.startsWith('coldstart: ') && result.stderr.endsWith(`${line}\n`), `${name}: ${result.stderr}`);
+      assert.equal(result.stderr.split('\n').length, 2, result.stderr);
+      assert.deepEqual(fake.calls, [], name);
+    }
   });
 
   it("lambda:clean prints AWS's function names and tags without their control and escape characters", async () => {
