@@ -12,6 +12,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlink
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MAX_LIST_PAGES, sdkLambdaApi } from '../../metrics/cloud/lambda-api.ts';
+import { sdkLogsApi } from '../../metrics/cloud/logs-api.ts';
 import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
 import { EXIT_AWS_ACCESS, ExitCodeError } from '../../metrics/core/errors.ts';
 import { runCompare } from '../../metrics/pipeline/compare.ts';
@@ -632,6 +633,22 @@ describe('lambda:run against a local Lambda API', () => {
   });
 });
 
+/** The SDK's clients of this process pointed at the fake, with dummy credentials, while `body` runs. */
+async function withEndpoint(fake: FakeLambda, body: () => Promise<void>): Promise<void> {
+  const saved = { url: process.env.AWS_ENDPOINT_URL, id: process.env.AWS_ACCESS_KEY_ID, key: process.env.AWS_SECRET_ACCESS_KEY };
+  Object.assign(process.env, { AWS_ENDPOINT_URL: fake.url, AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST', AWS_SECRET_ACCESS_KEY: SECRET });
+  try {
+    await body();
+  } finally {
+    if (saved.url === undefined) delete process.env.AWS_ENDPOINT_URL;
+    else process.env.AWS_ENDPOINT_URL = saved.url;
+    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+    else process.env.AWS_ACCESS_KEY_ID = saved.id;
+    if (saved.key === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+    else process.env.AWS_SECRET_ACCESS_KEY = saved.key;
+  }
+}
+
 describe('lambda:run and lambda:clean against answers that never end, overflow or hold escapes', { timeout: 240_000 }, () => {
   const fake = new FakeLambda();
   const dir = tempDir('coldstart-lambda-run-answers-');
@@ -691,9 +708,7 @@ describe('lambda:run and lambda:clean against answers that never end, overflow o
       changed: true,
       codeBytes: 1,
     });
-    const saved = { url: process.env.AWS_ENDPOINT_URL, id: process.env.AWS_ACCESS_KEY_ID, key: process.env.AWS_SECRET_ACCESS_KEY };
-    Object.assign(process.env, { AWS_ENDPOINT_URL: fake.url, AWS_ACCESS_KEY_ID: 'AKIDCOLDSTARTTEST', AWS_SECRET_ACCESS_KEY: SECRET });
-    try {
+    await withEndpoint(fake, async () => {
       const api = sdkLambdaApi('eu-west-1', { invokeDeadlineS: 1 });
       await assert.rejects(
         api.invoke(name, '{}'),
@@ -702,14 +717,23 @@ describe('lambda:run and lambda:clean against answers that never end, overflow o
           error.exitCode === EXIT_AWS_ACCESS &&
           error.message === `the answer to invoking ${name} did not end within 1 s (the function's timeout is 30 s): stopped reading it`,
       );
-    } finally {
-      if (saved.url === undefined) delete process.env.AWS_ENDPOINT_URL;
-      else process.env.AWS_ENDPOINT_URL = saved.url;
-      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-      else process.env.AWS_ACCESS_KEY_ID = saved.id;
-      if (saved.key === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
-      else process.env.AWS_SECRET_ACCESS_KEY = saved.key;
-    }
+    });
+  });
+
+  it("a FilterLogEvents answer that never ends is stopped at the call's deadline, exit 5", async () => {
+    fake.reset();
+    fake.faults = { logsEndless: true };
+    await withEndpoint(fake, async () => {
+      const logs = sdkLogsApi('eu-west-1', { callDeadlineS: 1 });
+      await assert.rejects(
+        logs.filter({ logGroup: '/aws/lambda/coldstart-x', filterPattern: '"REPORT RequestId: x"', startTime: 0 }),
+        (error: unknown) =>
+          error instanceof ExitCodeError &&
+          error.exitCode === EXIT_AWS_ACCESS &&
+          error.message ===
+            "CloudWatch Logs' answer to FilterLogEvents on /aws/lambda/coldstart-x did not end within 1 s: stopped reading it",
+      );
+    });
   });
 
   it('a failure after some cold starts (an answer past the header bound): exit 5, the finished ones kept, nothing left', async () => {

@@ -65,6 +65,8 @@ export interface Faults {
   listForever?: 'ListFunctions' | 'ListRoles';
   /** functions (by name prefix) whose Invoke answer's X-Amz-Log-Result is 1 MB (the documented tail is 4 KB) */
   hugeLogResult?: string[];
+  /** FilterLogEvents' answer never ends: its headers, then 1 KB every 10 ms */
+  logsEndless?: boolean;
   /** functions (by name prefix) whose Invoke answer never ends: its headers, then 1 KB every 10 ms */
   endlessInvoke?: string[];
 }
@@ -126,6 +128,16 @@ export class FakeLambda {
     this.counts.clear();
     this.filterCalls.clear();
     this.createsSinceRole = Number.POSITIVE_INFINITY;
+  }
+
+  /** An answer that never ends: its headers, then 1 KB of a JSON string every 10 ms until the client goes. */
+  private endless(res: ServerResponse): true {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
+    res.write('{"body":"');
+    const chunk = 'x'.repeat(1024);
+    const timer = setInterval(() => res.write(chunk), 10);
+    res.on('close', () => clearInterval(timer));
+    return true;
   }
 
   /** Initial cold start figures of a function at a memory size: fixed, so a test can check them. */
@@ -197,6 +209,7 @@ export class FakeLambda {
         `User: arn:aws:iam::${ACCOUNT}:user/test is not authorized to perform: lambda:${op}`,
       );
     }
+    if (op === 'logs:FilterLogEvents' && this.faults.logsEndless) return this.endless(res);
     if (op.startsWith('logs:')) return this.logs(op.slice(5), body, res);
     if (op.startsWith('iam:')) return this.iam(op.slice(4), new URLSearchParams(body.toString('utf8')), res);
     const name = parts[2] ?? '';
@@ -297,14 +310,7 @@ export class FakeLambda {
       return this.error(res, 409, 'ResourceConflictException', 'The operation cannot be performed at this time. An update is in progress');
     }
     if (this.faults.invokeDelayMs) await new Promise((resolve) => setTimeout(resolve, this.faults.invokeDelayMs));
-    if (this.matches(this.faults.endlessInvoke, fn.name)) {
-      res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
-      res.write('{"body":"');
-      const chunk = 'x'.repeat(1024);
-      const timer = setInterval(() => res.write(chunk), 10);
-      res.on('close', () => clearInterval(timer));
-      return true;
-    }
+    if (this.matches(this.faults.endlessInvoke, fn.name)) return this.endless(res);
     const id = randomUUID();
     const cold = fn.changed;
     fn.changed = false;
