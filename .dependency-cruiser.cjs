@@ -88,6 +88,16 @@ module.exports = {
       to: { path: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'aws-sdk-api-importers',
+      severity: 'error',
+      comment:
+        "a module that imports AWS's SDK (metrics/cloud/*-api.ts) is imported only by the use cases the CLI loads through " +
+        'withAwsSdk (pipeline/lambda-run.ts, lambda-clean.ts) and by another such module: any other importer is one the CLI ' +
+        'may load statically (pipeline/lambda-run-plan.ts, which lambda:run --dry-run runs without the SDK)',
+      from: { path: '^(metrics|generators)/', pathNot: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$' },
+      to: { path: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'unit-spawns-nothing',
       severity: 'error',
       comment: 'test/unit and test/pipeline run in-process: no child process (test/support/no-spawn.ts enforces it at run time too)',

@@ -14,7 +14,7 @@ import { UsageError } from '../core/errors.ts';
 import { parseChoice, parseInteger, parsePercentShare } from '../core/parse.ts';
 import { parseRequest } from '../core/app.ts';
 import { appsOf } from '../pipeline/apps.ts';
-import { MAX_CANDIDATES, packagesTable, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
+import { checkBisectedDependency, MAX_CANDIDATES, packagesTable, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { depsOf } from './run.ts';
 import { commandLine, displayPath } from './shared.ts';
@@ -148,6 +148,7 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
     )[0]!;
     if (path.relative(app.cwd, app.file).startsWith('..'))
       throw new UsageError('--entry: the entry must lie inside --cwd (its folder is copied per release)');
+    if (!git) checkBisectedDependency(app, pkg);
     cell = { kind: 'app', app };
   } else {
     if (opts.framework === undefined)

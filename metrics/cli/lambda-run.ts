@@ -25,6 +25,7 @@ import { parseChoiceList } from '../core/parse.ts';
 import { addTypedCommand, dimensionOption, givenFlags } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import type { LambdaRunOutcome } from '../pipeline/lambda-run.ts';
+import { printPlan, type LambdaRunOptions } from '../pipeline/lambda-run-plan.ts';
 import { commandLine, displayPath } from './shared.ts';
 
 const parseLines = (text: string): LambdaRuntimeLine[] => [
@@ -129,13 +130,16 @@ function lambdaRunCommand() {
     .addOption(logsWaitOption)
     .addOption(roleWaitOption)
     .addOption(new Option('--keep', 'keep the functions, their log groups (and role) at the end; npm run lambda:clean removes them'))
-    .addOption(new Option('--dry-run', 'print the plan and its estimated cost, create nothing'))
+    .addOption(new Option('--dry-run', 'print the plan and its estimated cost, create nothing (needs no AWS SDK)'))
     .addOption(new Option('--run-id <id>', 'the run id the resources are named and tagged with (default: 8 random hex digits)'));
 }
 
 function lambdaCleanCommand() {
   return new Command('lambda-clean')
-    .description('delete the functions, their log groups (and roles) lambda:run created, found by their coldstart:run tag')
+    .description(
+      'delete the functions, their log groups (and roles) lambda:run created, found by their coldstart:run tag, ' +
+        'and the log groups of its functions already gone, found by their names (/aws/lambda/coldstart-…)',
+    )
     .addOption(new Option('--region <region>', 'the AWS region').argParser(parseRegion).makeOptionMandatory())
     .addOption(new Option('--run <id>', "one run's resources (default: every run's)"))
     .addOption(new Option('--roles', 'also look for roles (IAM) the runs created'))
@@ -175,8 +179,10 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
   const print = (line: string) => process.stdout.write(`${oneLine(line)}\n`);
   const warn = (line: string) => process.stderr.write(`${oneLine(line)}\n`);
   const run = lambdaRunCommand().action(async (pkg, opts, self) => {
-    // AWS's SDK is optional and loaded here only (core/aws-sdk.ts): no other command loads it
-    const { runOnLambda } = await withAwsSdk('lambda:run', () => import('../pipeline/lambda-run.ts'));
+    const dryRun = opts.dryRun === true;
+    // AWS's SDK is optional and loaded here only (core/aws-sdk.ts): no other command loads it, nor a dry run,
+    // which creates nothing (its plan and cost: pipeline/lambda-run-plan.ts)
+    const real = dryRun ? undefined : await withAwsSdk('lambda:run', () => import('../pipeline/lambda-run.ts'));
     const flags = givenFlags(self);
     const pick = (names: readonly string[]) => Object.fromEntries(names.map((flag) => [flag, flags.has(flag) ? true : undefined]));
     const kind = inputKindOf({
@@ -205,37 +211,46 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
     // a usage error before the input is bundled and packaged
     checkRole({ ...(opts.role !== undefined ? { role: opts.role } : {}), createRole: opts.createRole === true });
     const prepared = await prepareInput(input, { runtimes, architecture: architectures[0]!, log: warn, warn });
+    const options: LambdaRunOptions = {
+      input: prepared,
+      out: opts.out,
+      region: opts.region,
+      ...(opts.role !== undefined ? { role: opts.role } : {}),
+      createRole: opts.createRole === true,
+      memories: opts.lambdaMemory ?? [DEFAULT_MEMORY_MB],
+      architectures,
+      runtimes,
+      samples: opts.samples,
+      keep: opts.keep === true,
+      dryRun,
+      parallel: opts.parallel,
+      readyTimeoutS: opts.readyTimeout,
+      logsWaitS: opts.logsWait,
+      roleWaitS: opts.roleWait,
+      command: commandLine(process.argv, 'lambda:run'),
+      ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+    };
+    if (real === undefined) {
+      try {
+        printPlan(options, print);
+      } finally {
+        prepared.dispose();
+      }
+      return;
+    }
     const signals = signalController();
     try {
-      const outcome = await runOnLambda(
-        {
-          input: prepared,
-          out: opts.out,
-          region: opts.region,
-          ...(opts.role !== undefined ? { role: opts.role } : {}),
-          createRole: opts.createRole === true,
-          memories: opts.lambdaMemory ?? [DEFAULT_MEMORY_MB],
-          architectures,
-          runtimes,
-          samples: opts.samples,
-          keep: opts.keep === true,
-          dryRun: opts.dryRun === true,
-          parallel: opts.parallel,
-          readyTimeoutS: opts.readyTimeout,
-          logsWaitS: opts.logsWait,
-          roleWaitS: opts.roleWait,
-          command: commandLine(process.argv, 'lambda:run'),
-          ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
-        },
-        { print, warn, signal: signals.signal },
-      );
-      reportOutcome(outcome, print, warn);
+      reportOutcome(await real.runOnLambda(options, { print, warn, signal: signals.signal }), print, warn);
     } finally {
       signals.done();
       prepared.dispose();
     }
   });
   addTypedCommand(program, run);
+  addLambdaCleanCommand(program, print, warn);
+}
+
+function addLambdaCleanCommand(program: PlainCommand, print: (line: string) => void, warn: (line: string) => void): void {
   const clean = lambdaCleanCommand().action(async (opts) => {
     const { cleanLambda } = await withAwsSdk('lambda:clean', () => import('../pipeline/lambda-clean.ts'));
     await cleanLambda(

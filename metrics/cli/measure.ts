@@ -5,7 +5,15 @@
  */
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option, type OptionValues } from '@commander-js/extra-typings';
-import { DEFAULT_CONTENT_TYPE, DEFAULT_REQUEST, DEFAULT_STATUS, parseBodyPattern, parseRequest, withoutEnvValues } from '../core/app.ts';
+import {
+  DEFAULT_CONTENT_TYPE,
+  DEFAULT_REQUEST,
+  DEFAULT_STATUS,
+  parseBodyPattern,
+  parseInitExport,
+  parseRequest,
+  withoutEnvValues,
+} from '../core/app.ts';
 import { parseChoice, parseInteger } from '../core/parse.ts';
 import { appsFolder, appsOf, checkAppVersions } from '../pipeline/apps.ts';
 import { leverPreset } from '../pipeline/lever-preset.ts';
@@ -51,6 +59,14 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
       ).argParser(parseBodyPattern),
     )
     .addOption(
+      new Option(
+        '--init-export <name>',
+        "the export of each handler's module that initialises it (fastify's ready(), hapi's initialize()), callable more than " +
+          "once and returning the same promise: the handler's eager cell (--init eager) awaits it in INIT, its lazy cell " +
+          'runs the handler as written',
+      ).argParser(parseInitExport),
+    )
+    .addOption(
       new Option('--event <file>', 'the JSON event a handler is invoked with (API Gateway v1/v2, Function URL, or any JSON; at most 6 MB)'),
     )
     .addOption(
@@ -74,19 +90,19 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
         '--levers',
         'try every lever that applies: builds plain, bundle, bundle-min, snapshot; compile cache off, warm; ' +
           'node and each Node line installed in .runtimes/ (not with --build, --compile-cache, --runtime); ' +
-          "a handler's init mode (--init) is how it is written: see the note it prints",
+          "a handler's init mode (--init eager,lazy) with --init-export, else as it is written: see the note it prints",
       ),
     );
 }
 
 /**
- * Why `measure --levers` does not try a handler's other init mode (issue 41): coldstart generates the
- * eager and lazy forms of its own files, but a user's handler initialises where its code does.
+ * Why `measure --levers` does not try a handler's other init mode without --init-export (issue 41):
+ * coldstart moves a handler's initialisation into INIT only through the export that does it.
  */
 export const HANDLER_INIT_NOTE =
-  "the init mode is not tried on a handler: coldstart cannot move a handler's own initialisation (fastify's ready(), " +
-  "hapi's initialize()) between INIT and the first event; to compare, write the other form (an ES module awaiting it at its " +
-  'top level, or leaving it to the first event) and measure both files as two --handler';
+  "the init mode is not tried on a handler without --init-export: name the export of the handler's module that " +
+  "initialises it (fastify's ready(), hapi's initialize(); callable more than once) and its eager cell awaits it in INIT, " +
+  'beside the handler as written';
 
 export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHooks = {}): void {
   const measure = new Command('measure').description(
@@ -99,7 +115,8 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
     const apps = appsOf(opts, base);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
     const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
-    if (opts.levers && apps.some((app) => app.kind === 'lambda')) process.stderr.write(`coldstart: --levers: ${HANDLER_INIT_NOTE}\n`);
+    if (opts.levers && apps.some((app) => app.kind === 'lambda' && app.initExport === undefined))
+      process.stderr.write(`coldstart: --levers: ${HANDLER_INIT_NOTE}\n`);
     const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps, cwd: appsFolder(opts, base) }, cells), self);
     // a package none of the apps depends on is refused before the run folder is made
     checkAppVersions(apps, spec.cells.versions);

@@ -13,6 +13,7 @@
 import {
   CreateFunctionCommand,
   DeleteFunctionCommand,
+  GetFunctionCommand,
   GetFunctionConfigurationCommand,
   InvokeCommand,
   LambdaClient,
@@ -33,10 +34,9 @@ import {
   ListRoleTagsCommand,
 } from '@aws-sdk/client-iam';
 import { EXIT_AWS_ACCESS, EXIT_AWS_NEVER_ACTIVE, EXIT_AWS_QUOTA, ExitCodeError, UsageError } from '../core/errors.ts';
+import { RUN_TAG } from '../core/function-name.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
-/** The tag every resource of a run carries: its value is the run's id. */
-export const RUN_TAG = 'coldstart:run';
 /** Attempts of one call, the first included, before throttling becomes a quota error. */
 export const MAX_ATTEMPTS = 8;
 /**
@@ -95,6 +95,8 @@ export interface LambdaApi {
   /** Functions whose RUN_TAG is `runId` (any run's when undefined). */
   listTaggedFunctions(runId?: string): Promise<TaggedFunction[]>;
   deleteFunction(name: string): Promise<void>;
+  /** GetFunction: false when Lambda has no function of that name (ResourceNotFoundException); any other error thrown. */
+  functionExists(name: string): Promise<boolean>;
   /** A role Lambda may assume, with the basic execution policy only, tagged; its ARN. */
   createRole(name: string, tags: Record<string, string>): Promise<string>;
   deleteRole(name: string): Promise<void>;
@@ -282,28 +284,41 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number, invokeDeadlineS: nu
       };
     },
 
-    async listTaggedFunctions(runId) {
-      const found = new Map<string, TaggedFunction>();
-      const next = pageGuard('functions');
-      let marker: string | undefined;
-      do {
-        const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
-        for (const fn of page.Functions ?? []) {
-          if (!fn.FunctionArn || !fn.FunctionName) continue;
-          const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
-          const tag = Tags?.[RUN_TAG];
-          if (tag !== undefined && (runId === undefined || tag === runId))
-            found.set(fn.FunctionArn, { name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
-        }
-        marker = next(page.NextMarker);
-      } while (marker);
-      return [...found.values()];
-    },
+    listTaggedFunctions: (runId) => listTaggedFunctions(lambda, runId),
 
     async deleteFunction(name) {
       await lambda.send(new DeleteFunctionCommand({ FunctionName: name }));
     },
+
+    async functionExists(name) {
+      try {
+        await lambda.send(new GetFunctionCommand({ FunctionName: name }));
+        return true;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+        return false;
+      }
+    },
   };
+}
+
+/** Functions whose RUN_TAG is `runId` (any run's when undefined): ListFunctions, then ListTags of each. */
+async function listTaggedFunctions(lambda: LambdaClient, runId: string | undefined): Promise<TaggedFunction[]> {
+  const found = new Map<string, TaggedFunction>();
+  const next = pageGuard('functions');
+  let marker: string | undefined;
+  do {
+    const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
+    for (const fn of page.Functions ?? []) {
+      if (!fn.FunctionArn || !fn.FunctionName) continue;
+      const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
+      const tag = Tags?.[RUN_TAG];
+      if (tag !== undefined && (runId === undefined || tag === runId))
+        found.set(fn.FunctionArn, { name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
+    }
+    marker = next(page.NextMarker);
+  } while (marker);
+  return [...found.values()];
 }
 
 function iamCalls(iam: () => IAMClient, policy: string): IamCalls {

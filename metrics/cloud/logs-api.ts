@@ -1,5 +1,5 @@
 /**
- * The two CloudWatch Logs calls lambda:run and lambda:clean make, behind one small interface, and their
+ * The three CloudWatch Logs calls lambda:run and lambda:clean make, behind one small interface, and their
  * implementation with AWS's SDK for JavaScript v3 (`@aws-sdk/client-cloudwatch-logs`): every import of
  * that client is in this file. Like the Lambda client (lambda-api.ts), it takes its credentials from the
  * SDK's default chain and its endpoint from the SDK's standard settings
@@ -13,16 +13,19 @@
  *   Every answer is bounded before it is read: at most LOGS_PAGE_LIMIT events a page, LOGS_MAX_PAGES
  *   pages an attempt, and a message longer than LOGS_MAX_MESSAGE is skipped unread.
  * - **The log group.** Lambda creates `/aws/lambda/<function>` on the first invocation, untagged;
- *   deleteLogGroup removes it (a group never created is not an error).
+ *   deleteLogGroup removes it (a group never created is not an error). lambda:clean lists the groups under
+ *   coldstart's prefix with listLogGroups (DescribeLogGroups, bounded like FilterLogEvents) to find those
+ *   whose function is gone.
  */
 import {
   CloudWatchLogsClient,
   DeleteLogGroupCommand,
+  DescribeLogGroupsCommand,
   FilterLogEventsCommand,
   type FilterLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT_AWS_ACCESS, ExitCodeError } from '../core/errors.ts';
+import { retryWithin } from './backoff.ts';
 import { MAX_ATTEMPTS } from './lambda-api.ts';
 
 /** Events asked for in one FilterLogEvents page: a request id has one REPORT line. */
@@ -31,6 +34,10 @@ export const LOGS_PAGE_LIMIT = 10;
 export const LOGS_MAX_PAGES = 20;
 /** The longest message read, characters: a REPORT line is about 200 (Lambda cuts an event at 256 KB). */
 export const LOGS_MAX_MESSAGE = 4096;
+/** Log groups asked for in one DescribeLogGroups page (its maximum). */
+export const LOG_GROUPS_PAGE_LIMIT = 50;
+/** DescribeLogGroups pages read by one listing: at most 1,000 log groups. */
+export const LOG_GROUPS_MAX_PAGES = 20;
 /** How far before the invocation the search starts, ms: the local clock may be behind AWS's. */
 export const LOGS_CLOCK_SLACK_MS = 15 * 60 * 1000;
 
@@ -58,6 +65,11 @@ export interface LogsApi {
   filter(request: FilterRequest, signal?: AbortSignal): Promise<LogsPage>;
   /** DeleteLogGroup; false when there was none (ResourceNotFoundException: never created, or gone). */
   deleteLogGroup(name: string): Promise<boolean>;
+  /**
+   * The names of the log groups that start with `prefix` (DescribeLogGroups' logGroupNamePrefix), at most
+   * LOG_GROUPS_MAX_PAGES pages of LOG_GROUPS_PAGE_LIMIT; `complete` false when more pages were left unread.
+   */
+  listLogGroups(prefix: string): Promise<{ names: string[]; complete: boolean }>;
 }
 
 /** The log group Lambda writes a function's logs to (its default logging configuration, the one lambda:run keeps). */
@@ -103,6 +115,26 @@ export function sdkLogsApi(region: string, options: { callDeadlineS?: number } =
         .map((e) => ({ timestamp: e.timestamp!, message: e.message! }));
       return { events, ...(answer.nextToken ? { nextToken: answer.nextToken } : {}) };
     },
+    async listLogGroups(prefix) {
+      const names: string[] = [];
+      let nextToken: string | undefined;
+      for (let page = 0; page < LOG_GROUPS_MAX_PAGES; page++) {
+        const answer = await logs().send(
+          new DescribeLogGroupsCommand({
+            logGroupNamePrefix: prefix,
+            limit: LOG_GROUPS_PAGE_LIMIT,
+            ...(nextToken ? { nextToken } : {}),
+          }),
+        );
+        for (const group of (answer.logGroups ?? []).slice(0, LOG_GROUPS_PAGE_LIMIT)) {
+          // only what was asked for, whatever the answer holds
+          if (typeof group.logGroupName === 'string' && group.logGroupName.startsWith(prefix)) names.push(group.logGroupName);
+        }
+        nextToken = answer.nextToken;
+        if (!nextToken) return { names, complete: true };
+      }
+      return { names, complete: false };
+    },
     async deleteLogGroup(name) {
       try {
         await logs().send(new DeleteLogGroupCommand({ logGroupName: name }));
@@ -121,46 +153,47 @@ export interface ReportWait {
   /** how long to keep asking, s (0: ask once) */
   waitS: number;
   signal?: AbortSignal;
-  /** the first delay between attempts, ms (doubled each time, at most MAX_DELAY_MS) */
+  /** the first delay between attempts, ms (doubled each time, at most 10 s: backoff.ts) */
   firstDelayMs?: number;
 }
 
-const MAX_DELAY_MS = 10_000;
-
 export type LogsReport = { ok: true; timestamp: number; message: string; attempts: number } | { ok: false; reason: string };
 
-/** The REPORT line of `requestId` in the function's log group, asked for with backoff until `waitS` has passed. */
+/** The REPORT line of `requestId` in the function's log group, asked for with backoff (backoff.ts) until `waitS` has passed. */
 export async function reportFromLogs(api: LogsApi, functionName: string, requestId: string, wait: ReportWait): Promise<LogsReport> {
   const logGroup = logGroupOf(functionName);
   const request = { logGroup, filterPattern: reportFilterPattern(requestId), startTime: wait.invokedAt - LOGS_CLOCK_SLACK_MS };
   const prefix = `REPORT RequestId: ${requestId}`;
-  const started = Date.now();
-  let delay = wait.firstDelayMs ?? 1000;
-  for (let attempt = 1; ; attempt++) {
-    let miss = 'not found';
-    try {
-      let nextToken: string | undefined;
-      for (let page = 0; page < LOGS_MAX_PAGES; page++) {
-        const answer = await api.filter({ ...request, ...(nextToken ? { nextToken } : {}) }, wait.signal);
-        for (const event of answer.events) {
-          if (event.message.length > LOGS_MAX_MESSAGE) continue;
-          const message = event.message.replace(/\s+$/, '');
-          if (message.startsWith(prefix)) return { ok: true, timestamp: event.timestamp, message, attempts: attempt };
+  const found = await retryWithin<LogEvent, string>(
+    async () => {
+      try {
+        let nextToken: string | undefined;
+        for (let page = 0; page < LOGS_MAX_PAGES; page++) {
+          const answer = await api.filter({ ...request, ...(nextToken ? { nextToken } : {}) }, wait.signal);
+          for (const event of answer.events) {
+            if (event.message.length > LOGS_MAX_MESSAGE) continue;
+            const message = event.message.replace(/\s+$/, '');
+            if (message.startsWith(prefix)) return { done: true, value: { timestamp: event.timestamp, message } };
+          }
+          nextToken = answer.nextToken;
+          if (!nextToken) break;
         }
-        nextToken = answer.nextToken;
-        if (!nextToken) break;
+        return { done: false, miss: 'not found' };
+      } catch (error) {
+        // the log group is made by Lambda with the first log event: not there yet is a miss like any other
+        if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
+        return { done: false, miss: `log group ${logGroup} not found` };
       }
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? 'error';
-      // the log group is made by Lambda with the first log event: not there yet is a miss like any other
-      if (name !== 'ResourceNotFoundException') throw error;
-      miss = `log group ${logGroup} not found`;
-    }
-    const elapsed = Date.now() - started;
-    if (elapsed + delay > wait.waitS * 1000) {
-      return { ok: false, reason: `${miss} in CloudWatch Logs after ${attempt} attempt(s) over ${Math.round(elapsed / 1000)} s` };
-    }
-    await sleep(delay, undefined, wait.signal ? { signal: wait.signal } : {});
-    delay = Math.min(delay * 2, MAX_DELAY_MS);
-  }
+    },
+    {
+      waitMs: wait.waitS * 1000,
+      ...(wait.signal ? { signal: wait.signal } : {}),
+      ...(wait.firstDelayMs ? { firstDelayMs: wait.firstDelayMs } : {}),
+    },
+  );
+  if (found.ok) return { ok: true, ...found.value, attempts: found.attempts };
+  return {
+    ok: false,
+    reason: `${found.miss} in CloudWatch Logs after ${found.attempts} attempt(s) over ${Math.round(found.elapsedMs / 1000)} s`,
+  };
 }

@@ -41,6 +41,13 @@ export interface AppSpec {
   taskRoot?: string;
   /** lambda: Lambda's Handler setting (_HANDLER) for that task root: `src/index.handler` */
   handler?: string;
+  /**
+   * lambda: the export that initialises the handler's module (`--init-export`): its eager cells await it
+   * in INIT (generators/app-eager.ts); absent, the handler runs as written (lazy) only
+   */
+  initExport?: string;
+  /** an eager cell's app (set by the planner, never recorded): the user's handler module its wrapper (`file`) loads */
+  eagerOf?: string;
   /** server: arguments after the entry */
   args: string[];
   /** the folder the app runs in */
@@ -106,6 +113,16 @@ export function lambdaTaskRoot(file: string, exportName: string, root: string): 
   const taskRoot = inside ? path.resolve(root) : path.dirname(resolved);
   const module = path.relative(taskRoot, resolved).slice(0, -path.extname(resolved).length || undefined);
   return { taskRoot, handler: `${module.split(path.sep).join('/')}.${exportName}` };
+}
+
+/**
+ * `--init-export NAME`: the export of a handler's module that initialises it, a JavaScript identifier
+ * (its eager cell's wrapper names it in its text: generators/app-eager.ts).
+ */
+export function parseInitExport(text: string): string {
+  if (!/^[A-Za-z_$][\w$]*$/.test(text))
+    throw new UsageError(`--init-export: "${text.slice(0, 60)}" is not a JavaScript identifier (e.g. init)`);
+  return text;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

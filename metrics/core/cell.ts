@@ -105,10 +105,13 @@ export function cellFunctions(table: DimensionTable, fileOf: (cell: AnyCell) => 
 
 /**
  * The generated file a cell runs, relative to generated/ (Lambda cells, local or imported, run the
- * Lambda file); for the user's own app (`source` app), `app:<name>` (`lambda/app:<name>` for a handler).
+ * Lambda file); for the user's own app (`source` app), `app:<name>` (`lambda/app:<name>` for a handler,
+ * `lambda/eager/app:<name>` for its eager cell).
  */
 export function cellFile(cell: Cell): string {
-  if (cell.source === APP_SOURCE) return `${cell.target === 'lambda' ? 'lambda/' : ''}app:${cell.framework}`;
+  // a handler's eager cell (its --init-export awaited in INIT) in lambda/eager/, as a generated eager file
+  if (cell.source === APP_SOURCE)
+    return `${cell.target === 'lambda' ? `lambda/${cell.init === 'eager' ? 'eager/' : ''}` : ''}app:${cell.framework}`;
   const shaped = { shape: cell.shape, schema: cell.schema, init: cell.init };
   return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
 }

@@ -497,7 +497,8 @@ export const DIMENSIONS = {
         help:
           `comma list of ${list(INIT_MODES)}: when a generated Lambda handler initialises its framework; eager = in INIT as ` +
           "its adapter's documentation advises for cold starts (fastify's await app.ready() at the top level of an ES module, " +
-          "hapi's await server.initialize()), lazy = on the first event; a framework with nothing to initialise has no eager cell",
+          "hapi's await server.initialize()), lazy = on the first event; a framework with nothing to initialise has no eager cell; " +
+          'measure: a handler with --init-export, whose eager cell awaits that export in INIT',
       },
     ],
     help: "when a Lambda handler initialises its framework: on the first event (lazy) or in INIT (eager, its adapter's documented way)",

@@ -89,3 +89,32 @@ export function functionInFileName(fileName: string): string | undefined {
   const match = EMBEDDED.exec(fileName);
   return match && parseFunctionName(match[0]) ? match[0] : undefined;
 }
+
+/** The tag every resource of a lambda:run run carries: its value is the run's id. */
+export const RUN_TAG = 'coldstart:run';
+
+/** What lambda:run's run ids are: 1 to 16 lowercase letters or digits. */
+export const RUN_ID = /^[a-z0-9]{1,16}$/;
+
+/**
+ * The name lambda:run deploys a packaged function under: `<packaged name>-<run id>`, and `-<n>` after it (from 1)
+ * when a run deploys the package on several runtime lines or architectures.
+ */
+export function deployedName(packaged: string, runId: string, index?: number): string {
+  return `${packaged}-${runId}${index === undefined ? '' : `-${index}`}`;
+}
+
+/**
+ * The run of a name deployedName() made (its packaged name parses, its run id is one), or undefined; with `runId`,
+ * only that run's names. A packaged name itself (a function deployed by hand from lambda:package's template) is
+ * none, even where it could be read as one (`coldstart-hono-1-validated-eager`: a run `eager`).
+ */
+export function runOfDeployedName(name: string, runId?: string): { packaged: string; runId: string } | undefined {
+  if (parseFunctionName(name)) return undefined;
+  const splits = [/^(.+)-([a-z0-9]{1,16})-[1-9][0-9]*$/.exec(name), /^(.+)-([a-z0-9]{1,16})$/.exec(name)];
+  for (const match of splits) {
+    if (!match || !parseFunctionName(match[1]!) || (runId !== undefined && match[2] !== runId)) continue;
+    return { packaged: match[1]!, runId: match[2]! };
+  }
+  return undefined;
+}

@@ -82,7 +82,10 @@ export interface CellSpec {
   compileCaches: CompileCache[];
   /** Lambda cells' start */
   bootstraps: Bootstrap[];
-  /** generated Lambda cells' init modes (a server, the reference and a user's handler keep the row's stored one) */
+  /**
+   * Lambda cells' init modes: generated ones, and a user's handler with --init-export (a server, the
+   * reference and a handler without it keep the row's stored one)
+   */
   inits: InitMode[];
   /** every cell's OS file cache; `by-target` = warm for a server, cold for a Lambda cell */
   fileCaches: FileCache[] | 'by-target';
@@ -299,6 +302,9 @@ function hasTarget(spec: RunSpec, target: Target): boolean {
 function hasApp(spec: RunSpec, kind: AppSpec['kind']): boolean {
   return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === kind);
 }
+function hasInitExport(spec: RunSpec): boolean {
+  return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === 'lambda' && a.initExport !== undefined);
+}
 function runsLocalNode(spec: RunSpec): boolean {
   const server = hasTarget(spec, 'server') && spec.cells.runtimes.includes('node');
   return server || (hasTarget(spec, 'lambda') && spec.cells.lambdaRuntimes.includes('node'));
@@ -355,8 +361,16 @@ export const OPTION_RULES: readonly OptionRule[] = [
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
   {
     flags: ['--init'],
-    applies: (s) => s.source.kind === 'generated' && s.cells.targets.includes('lambda'),
-    without: "a generated Lambda cell (--target lambda): a user's handler initialises as it is written",
+    applies: (s) => (s.source.kind === 'generated' && s.cells.targets.includes('lambda')) || hasInitExport(s),
+    without:
+      "a generated Lambda cell (--target lambda), or measure --handler with --init-export: a user's handler without it " +
+      'initialises as it is written',
+  },
+  { flags: ['--init-export'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry has no INIT)' },
+  {
+    flags: ['--init-export'],
+    applies: (s) => s.cells.inits.includes('eager'),
+    without: 'an eager cell (--init eager): the lazy cell runs the handler as written',
   },
   {
     flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],

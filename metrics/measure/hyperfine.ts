@@ -3,7 +3,7 @@
  * children's clean environment, no shell, and its result read back from its --export-json file.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { withParentDeath } from './parent-death.ts';
+import { withContainment } from './contain.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { parseHyperfineJson } from '../core/hyperfine.ts';
 import { stopGroup, track } from './children.ts';
@@ -96,8 +96,9 @@ export interface BenchmarkLaunch {
 
 export async function benchmark(b: Benchmark, launch: BenchmarkLaunch): Promise<BenchmarkOutcome> {
   rmSync(b.exportFile, { force: true });
-  // hyperfine dies with the runner, even a runner killed with SIGKILL
-  const wrapped = withParentDeath({ command: 'hyperfine', args: hyperfineArgs(b), env: launch.env });
+  // hyperfine and every run of the app it starts stay in the containment helper's tree: killed when
+  // hyperfine ends, and with the runner, even a runner killed with SIGKILL (a daemon an app starts included)
+  const wrapped = withContainment({ command: 'hyperfine', args: hyperfineArgs(b), env: launch.env });
   const child = spawn(wrapped.command, wrapped.args, {
     cwd: launch.cwd,
     env: launch.env,

@@ -101,8 +101,13 @@ export async function profileCell(planned: PlannedCell, context: RunContext, run
   if ('reason' in read) return { base: { ...base, reason: read.reason } };
   const failed = sample.ok ? {} : { reason: `the profiled run failed: ${sample.error ?? 'unknown'}` };
   const profileContext: ProfileContext = {
-    coldstartFiles: [files.preload, files.lambdaBootstrap, files.termExit],
-    appRoot: planned.app ? (planned.app.taskRoot ?? path.dirname(planned.app.file)) : GENERATED_DIR,
+    // a handler's eager wrapper is coldstart's, as its bootstrap is; the handler's files are under its own folder
+    coldstartFiles: [files.preload, files.lambdaBootstrap, files.termExit, ...(planned.app?.eagerOf ? [launch.file] : [])],
+    appRoot: planned.app
+      ? planned.app.eagerOf
+        ? planned.app.cwd
+        : (planned.app.taskRoot ?? path.dirname(planned.app.file))
+      : GENERATED_DIR,
     ...(cell.build !== 'plain' ? { originalFile: bundleOrigins(launch.file) } : {}),
     ...(initEndUs !== undefined ? { initEndUs } : {}),
   };

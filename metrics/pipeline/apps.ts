@@ -40,6 +40,8 @@ export interface AppsInput {
   port?: 'auto' | '0';
   cwd?: string;
   env?: string[];
+  /** the export of every handler's module that initialises it (--init-export): the handlers' eager cells await it */
+  initExport?: string;
 }
 
 /**
@@ -143,6 +145,7 @@ export function appsOf(opts: AppsInput, base: string): AppSpec[] {
         event,
         expect,
         port: 'auto',
+        ...(opts.initExport === undefined ? {} : { initExport: opts.initExport }),
         ...env,
       };
     }),

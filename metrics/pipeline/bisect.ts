@@ -9,7 +9,7 @@
  * does not answer right, is skipped (as `git bisect skip`) and said.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { median } from 'simple-statistics';
 import { bisectNext, isBad, loadChanges, versionRange, type BisectNext, type BisectResult, type LoadChange } from '../analyse/bisect.ts';
@@ -29,8 +29,11 @@ import { makeWritableDir } from '../store/out-dir.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
 import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
-import { ensureVersion, tarballIn, versionGeneratedDir } from '../plan/versions.ts';
+import { ensureVersion, versionGeneratedDir } from '../plan/versions.ts';
 import { loadedModules } from '../measure/loaded-modules.ts';
+import { scratchPrefix } from '../measure/leftovers.ts';
+import { appCopyAt, appPackageRoot, declaredDependencies } from '../plan/app-versions.ts';
+import { displayPath } from '../core/display.ts';
 import type { Deps } from './ports.ts';
 import { runPipeline } from './run.ts';
 
@@ -417,7 +420,17 @@ export function publishedVersions(pkg: string, from: string | undefined): string
     const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`);
     throw new UsageError(`--package ${pkg}: the registry's list of versions: ${why}`);
   }
-  const list = JSON.parse(npm.stdout) as unknown;
+  return versionList(npm.stdout, pkg);
+}
+
+/** The versions in `npm view PKG versions --json`'s answer (a list, or a single version's string); else one line, exit 2. */
+export function versionList(answer: string, pkg: string): string[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(answer);
+  } catch {
+    throw new UsageError(`--package ${pkg}: the registry's list of versions is not JSON`);
+  }
   return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : typeof list === 'string' ? [list] : [];
 }
 
@@ -453,13 +466,34 @@ function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: App
 }
 
 /** The app copied into `into` with the package at `candidate` installed there (its own folder untouched), or why not. */
-function appAtVersion(o: BisectOptions, app: AppSpec, candidate: string, into: string): AppSpec | string {
-  rmSync(into, { recursive: true, force: true });
-  cpSync(app.cwd, into, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
-  const spec = o.from ? tarballIn(o.from, `${o.pkg}@${candidate}`) : `${o.pkg}@${candidate}`;
-  const npm = npmInstall(into, [spec], { in: 'cwd', save: 'none' });
-  if (!npm.ok) return `does not install: ${npm.reason}`;
-  return { ...app, cwd: into, file: path.join(into, path.relative(app.cwd, app.file)) };
+/**
+ * Refuse (one line, exit 2) a bisect of an app over a package it does not declare: every step would
+ * install the release beside the app and measure the app unchanged, a "no regression" that means
+ * nothing. The same rule as `measure --versions` (plan/app-versions.ts).
+ */
+export function checkBisectedDependency(app: AppSpec, pkg: string): void {
+  const root = appPackageRoot(app.file);
+  if (!root)
+    throw new UsageError(`--entry: no package.json above ${displayPath(app.file)}: bisect installs the app's dependencies at each release`);
+  if (!declaredDependencies(root).has(pkg))
+    throw new UsageError(
+      `--package ${pkg} is not a dependency of the app (not in the dependencies, devDependencies or optionalDependencies of ` +
+        `${displayPath(path.join(root, 'package.json'))})`,
+    );
+}
+
+/**
+ * The app at a release of the package: its dependencies installed with that release pinned into the
+ * .versions/ cache (as `measure --versions` does: plan/versions.ts ensureVersion with the app's package
+ * folder; a resumed or repeated bisect installs nothing again), its code copied into `into` with
+ * node_modules linked to that install. The app's own folder is only read.
+ */
+function appAtVersion(o: BisectOptions, app: AppSpec, candidate: string, into: string, log: (line: string) => void): AppSpec | string {
+  const root = appPackageRoot(app.file);
+  if (!root) return 'the app has no package.json above its file';
+  const installed = ensureVersion(`${o.pkg}@${candidate}`, log, { app: root, ...(o.from ? { from: o.from } : {}) });
+  if (!installed.ok) return `does not install: ${installed.reason}`;
+  return appCopyAt(app, root, installed.installed, into);
 }
 
 /** The value and phases of a step's run folder: the counted total, or the median CPU time to the first answer. */
@@ -533,24 +567,30 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
     async measure(candidate, stepDir) {
       rmSync(stepDir, { recursive: true, force: true });
       let app: AppSpec | undefined;
+      let scratch: string | undefined;
       if (o.cell.kind === 'generated') {
         const installed = ensureVersion(`${o.pkg}@${candidate}`, log, o.from ? { from: o.from } : {});
         if (!installed.ok) return { kind: 'skipped', reason: `does not install: ${installed.reason}` };
       } else {
-        const into = path.join(o.dir, 'apps', candidate);
-        const copy = o.git ? appAtCommit(o.git, o.cell.app, candidate, into) : appAtVersion(o, o.cell.app, candidate, into);
-        if (typeof copy === 'string') return { kind: 'skipped', reason: copy };
+        // outside the app and the bisect folder: a scratch folder of this runner's, which the next run removes after a kill
+        scratch = mkdtempSync(scratchPrefix());
+        const into = path.join(scratch, 'app');
+        const copy = o.git ? appAtCommit(o.git, o.cell.app, candidate, into) : appAtVersion(o, o.cell.app, candidate, into, log);
+        if (typeof copy === 'string') {
+          rmSync(scratch, { recursive: true, force: true });
+          return { kind: 'skipped', reason: copy };
+        }
         app = copy;
       }
       try {
         await runPipeline(stepSpec(o, candidate, stepDir, app), runDeps());
         // an app's copy is removed after its step: its modules are listed now
-        if (app && resultOf(o, stepDir).kind === 'measured') listStepModules(app.file, app.cwd, stepDir, 'app');
+        if (app && resultOf(o, stepDir).kind === 'measured') listStepModules(app.file, app.cwd, stepDir, 'app', app.args);
       } catch (error) {
         if (!(error instanceof UsageError)) throw error;
         return { kind: 'skipped', reason: error.message };
       } finally {
-        rmSync(path.join(o.dir, 'apps', candidate), { recursive: true, force: true });
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
       }
       slimStep(stepDir);
       return resultOf(o, stepDir);
@@ -601,8 +641,8 @@ async function stepLoad(o: BisectOptions, candidate: string, stepDir: string, lo
 }
 
 /** The modules a step's server loads, per package, kept in the step's folder; or why they could not be listed. */
-function listStepModules(file: string, cwd: string, stepDir: string, name: string): StepLoad | string {
-  const listed = loadedModules(file, cwd);
+function listStepModules(file: string, cwd: string, stepDir: string, name: string, args: readonly string[] = []): StepLoad | string {
+  const listed = loadedModules(file, cwd, args);
   if (!listed.ok) return `its file did not list its modules: ${listed.reason}`;
   const packages = loadByPackage(listed.modules);
   const node = listed.modules.filter((m) => m.file.startsWith('node:')).map((m) => m.file.slice('node:'.length));

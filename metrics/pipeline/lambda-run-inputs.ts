@@ -26,7 +26,7 @@ import { ExitCodeError, UsageError } from '../core/errors.ts';
 import type { GeneratedSource } from '../core/run-spec.ts';
 import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { FUNCTIONS_DIR, TEMPLATE_FILE, writeLambdaPackage } from '../cloud/package.ts';
-import { bundleFile } from '../plan/bundle.ts';
+import { bundleFile, isModuleFile } from '../plan/bundle.ts';
 import { cleanLeftovers, scratchPrefix } from '../measure/leftovers.ts';
 import { appsOf, type AppsInput } from './apps.ts';
 import { packageLambda } from './lambda-package.ts';
@@ -264,7 +264,9 @@ async function packageHandlers(
         throw new UsageError(`--handler ${displayPath(app.file)}: ${error.message}: give it a shorter --name`);
       throw error;
     }
-    const outcome = await bundleFile(app.file, path.join(scratch, 'bundle', `${app.name}.js`), target, 'bundle');
+    // an .mjs handler is bundled as an ES module (plan/bundle.ts): zipped as index.mjs, which Lambda's runtime loads as one
+    const extension = isModuleFile(app.file) ? '.mjs' : '.js';
+    const outcome = await bundleFile(app.file, path.join(scratch, 'bundle', `${app.name}${extension}`), target, 'bundle');
     if (!outcome.ok) throw new UsageError(`--handler ${displayPath(app.file)}: ${outcome.error}`);
     cells.push({ cell, bundle: outcome.file });
     handlers.set(name, { handler: `index.${app.exportName ?? 'handler'}`, payload: JSON.stringify(app.event ?? {}) });

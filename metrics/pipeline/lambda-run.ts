@@ -18,67 +18,27 @@
  * update each, or drift), and the SDK's waiters and retries are what the loop needs. The SAM template
  * stays the way to deploy a package by hand.
  */
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
 import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
 import { routePath } from '../../generators/contract.ts';
-import { costPerMillion } from '../analyse/cost.ts';
-import { awsFailure, awsStop, isRoleNotAssumable, RUN_TAG, sdkLambdaApi, type LambdaApi, type NewFunction } from '../cloud/lambda-api.ts';
-import { checkRole, DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S } from './lambda-run-inputs.ts';
+import { retryWithin } from '../cloud/backoff.ts';
+import { awsFailure, awsStop, isRoleNotAssumable, sdkLambdaApi, type LambdaApi, type NewFunction } from '../cloud/lambda-api.ts';
+import { DEFAULT_LOGS_WAIT_S, DEFAULT_ROLE_WAIT_S } from './lambda-run-inputs.ts';
 import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
 import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
-import { MAX_FUNCTION_NAME, parseFunctionName } from '../core/function-name.ts';
-import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
-import { SAMPLES_FILE } from '../core/samples.ts';
+import { parseFunctionName, RUN_TAG } from '../core/function-name.ts';
 import { writeFileWhole } from '../store/files.ts';
-import { checkOutDir } from '../store/out-dir.ts';
-import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
 import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
+import { FUNCTION_TIMEOUT_S, printPlan, type LambdaRunOptions, type LambdaRunPlan, type PlannedFunction } from './lambda-run-plan.ts';
 
 /** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
 export const LOGS_DIR = 'lambda-logs';
-/** The timeout of every function: API Gateway's, as the package's template has it. */
-const FUNCTION_TIMEOUT_S = 30;
-/** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
-export const ASSUMED_BILLED_MS = 1000;
-/** The first delay between CreateFunction attempts while the role propagates, ms (doubled each time, at most 10 s). */
-const ROLE_FIRST_DELAY_MS = 1000;
-
-export interface LambdaRunOptions {
-  /** the functions to deploy, and the input as meta.json records it (pipeline/lambda-run-inputs.ts) */
-  input: { packaged: PackagedFunctionEntry[]; recorded: RecordedLambdaRunInput };
-  out: string;
-  region: string;
-  /** the functions' execution role, or undefined with createRole */
-  role?: string;
-  createRole: boolean;
-  memories: number[];
-  architectures: Architecture[];
-  runtimes: LambdaRuntimeLine[];
-  /** cold starts per cell */
-  samples: number;
-  keep: boolean;
-  dryRun: boolean;
-  /** functions worked on at once */
-  parallel: number;
-  /** how long a function may take to become Active, or an update to go through, s */
-  readyTimeoutS: number;
-  /** the command line, for meta.json */
-  command: string;
-  /** the run's id (default: 8 random hex digits) */
-  runId?: string;
-  /** how long a REPORT line missing from a log tail is looked for in CloudWatch Logs, s (default DEFAULT_LOGS_WAIT_S; 0: asked once) */
-  logsWaitS?: number;
-  /** how long CreateFunction is retried while IAM propagates the created role, s (default DEFAULT_ROLE_WAIT_S) */
-  roleWaitS?: number;
-}
 
 export interface LambdaRunDeps {
   /** the calls to AWS (default: the SDK's clients for the region) */
@@ -92,26 +52,6 @@ export interface LambdaRunDeps {
   now?: () => number;
 }
 
-/** One function the run deploys: a packaged function on one runtime line and architecture. */
-export interface PlannedFunction {
-  packaged: PackagedFunctionEntry;
-  deployed: string;
-  runtime: LambdaRuntimeLine;
-  architecture: Architecture;
-  /** the run folder its samples go to */
-  out: string;
-}
-
-export interface LambdaRunPlan {
-  runId: string;
-  functions: PlannedFunction[];
-  memories: number[];
-  samples: number;
-  invocations: number;
-  /** the estimate of the dry run, $: every cold start billed ASSUMED_BILLED_MS, and at worst the timeout */
-  dollars: { expected: number; worst: number };
-}
-
 export interface LambdaRunOutcome {
   plan: LambdaRunPlan;
   /** one per run folder written (none on a dry run) */
@@ -122,63 +62,6 @@ export interface LambdaRunOutcome {
   fromLogs: number;
   /** invocations whose REPORT line was found neither in the tail nor in CloudWatch Logs: not samples */
   missing: number;
-}
-
-/** The plan of a run: what is created, how many invocations, and its cost. */
-export function planRun(options: LambdaRunOptions, packaged: PackagedFunctionEntry[]): LambdaRunPlan {
-  const runId = options.runId ?? randomBytes(4).toString('hex');
-  if (!/^[a-z0-9]{1,16}$/.test(runId)) throw new UsageError(`--run-id must be 1 to 16 lowercase letters or digits, got ${runId}`);
-  const combos = options.runtimes.flatMap((runtime) => options.architectures.map((architecture) => ({ runtime, architecture })));
-  const out = path.resolve(options.out);
-  const functions = combos.flatMap(({ runtime, architecture }, i) =>
-    packaged.map((entry) => {
-      const deployed = `${entry.name}-${runId}${combos.length > 1 ? `-${i + 1}` : ''}`;
-      if (deployed.length > MAX_FUNCTION_NAME) {
-        throw new UsageError(
-          `function name ${deployed} is longer than Lambda's ${MAX_FUNCTION_NAME} characters: package fewer routes or a shorter --run-id`,
-        );
-      }
-      return {
-        packaged: entry,
-        deployed,
-        runtime,
-        architecture,
-        out: combos.length > 1 ? path.join(out, `${runtime}-${architecture}`) : out,
-      };
-    }),
-  );
-  const invocations = functions.length * options.memories.length * options.samples;
-  let expected = 0;
-  let worst = 0;
-  for (const fn of functions) {
-    for (const memoryMB of options.memories) {
-      const price = { memoryMB, pricePerGBs: PRICE_PER_GB_SECOND[fn.architecture] };
-      expected += (options.samples * (costPerMillion(ASSUMED_BILLED_MS, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
-      worst += (options.samples * (costPerMillion(FUNCTION_TIMEOUT_S * 1000, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
-    }
-  }
-  return { runId, functions, memories: options.memories, samples: options.samples, invocations, dollars: { expected, worst } };
-}
-
-const dollars = (value: number) => `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
-
-/** The plan in lines, as the dry run prints it and a real run before it starts. */
-export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): string[] {
-  const role = options.createRole ? `a role created for the run (coldstart-${plan.runId}, logs only)` : `role ${options.role}`;
-  const cells = `${plan.functions.length} function(s) × ${plan.memories.length} memory size(s) (${plan.memories.join(', ')} MB)`;
-  const clean = `npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`;
-  const cost = plan.dollars;
-  return [
-    `input: ${describeInput(options.input.recorded)}`,
-    `run ${plan.runId} in ${options.region}: ${cells} × ${plan.samples} cold starts = ${plan.invocations} invocations, ` +
-      `${options.parallel} function(s) at a time, with ${role}`,
-    ...plan.functions.map((fn) => `  ${fn.deployed}  ${fn.runtime} ${fn.architecture}  → ${displayPath(fn.out)}`),
-    `estimated cost: ${dollars(cost.expected)} at ${ASSUMED_BILLED_MS} ms billed a cold start ` +
-      `(at most ${dollars(cost.worst)} if every invocation ran to the ${FUNCTION_TIMEOUT_S} s timeout); ` +
-      `Lambda's price per GB-s and per request, CloudWatch Logs not included`,
-    `every resource is tagged ${RUN_TAG}=${plan.runId}; ` +
-      (options.keep ? `kept at the end (--keep): ${clean} removes them` : 'deleted at the end'),
-  ];
 }
 
 /** The request of a packaged function: its last route, with the body its framework's contract validates. */
@@ -339,40 +222,44 @@ class ColdStartRun {
 
   /**
    * CreateFunction; after --create-role, while Lambda cannot yet assume the new role (IAM propagates it
-   * in seconds), again with backoff (1 s, doubled, at most 10 s) until --role-wait has passed.
+   * in seconds), again with backoff (cloud/backoff.ts: 1 s, doubled, at most 10 s) until --role-wait has passed.
    */
   private async createFunction(input: NewFunction): Promise<void> {
-    const started = this.now();
     const waitMs = (this.options.roleWaitS ?? DEFAULT_ROLE_WAIT_S) * 1000;
-    let delay = ROLE_FIRST_DELAY_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.api.createFunction(input);
-        return;
-      } catch (error) {
-        if (!isRoleNotAssumable(error)) throw error;
-        const elapsed = this.now() - started;
-        if (!this.options.createRole) {
-          throw new ExitCodeError(
-            `creating ${input.name}: Lambda cannot assume role ${input.role} ` +
-              '(its trust policy must allow lambda.amazonaws.com sts:AssumeRole)',
-            EXIT_AWS_ACCESS,
-          );
+    const created = await retryWithin<undefined, unknown>(
+      async () => {
+        try {
+          await this.api.createFunction(input);
+          return { done: true, value: undefined };
+        } catch (error) {
+          if (!isRoleNotAssumable(error)) throw error;
+          if (!this.options.createRole) {
+            throw new ExitCodeError(
+              `creating ${input.name}: Lambda cannot assume role ${input.role} ` +
+                '(its trust policy must allow lambda.amazonaws.com sts:AssumeRole)',
+              EXIT_AWS_ACCESS,
+            );
+          }
+          return { done: false, miss: error };
         }
-        if (elapsed + delay > waitMs) {
-          throw new ExitCodeError(
-            `creating ${input.name}: Lambda still cannot assume the created role ${input.role} after ${attempt} attempt(s) ` +
-              `over ${Math.round(elapsed / 1000)} s (IAM propagation; --role-wait ${waitMs / 1000}): ${firstLine(error)}`,
-            EXIT_AWS_ACCESS,
-          );
-        }
-        if (!this.roleWaitSaid) {
+      },
+      {
+        waitMs,
+        signal: this.controller.signal,
+        now: this.now,
+        onRetry: () => {
+          if (this.roleWaitSaid) return;
           this.roleWaitSaid = true;
           this.print(`waiting for IAM to propagate role ${input.role} (retrying CreateFunction for up to ${waitMs / 1000} s)`);
-        }
-        await sleep(delay, undefined, { signal: this.controller.signal });
-        delay = Math.min(delay * 2, 10_000);
-      }
+        },
+      },
+    );
+    if (!created.ok) {
+      throw new ExitCodeError(
+        `creating ${input.name}: Lambda still cannot assume the created role ${input.role} after ${created.attempts} attempt(s) ` +
+          `over ${Math.round(created.elapsedMs / 1000)} s (IAM propagation; --role-wait ${waitMs / 1000}): ${firstLine(created.miss)}`,
+        EXIT_AWS_ACCESS,
+      );
     }
   }
 
@@ -466,27 +353,12 @@ class ColdStartRun {
   }
 }
 
-/** The role options, checked: the CLI checks them before it packages an input, the run again. */
-
 /** Plan, deploy, force the cold starts, collect, write the run folders, delete. */
 export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps): Promise<LambdaRunOutcome> {
   const { print, warn } = deps;
-  checkRole(options);
   const { packaged } = options.input;
-  const plan = planRun(options, packaged);
-  for (const fn of plan.functions) {
-    // before anything is created: an --out that can take no run folder (a file, a FIFO, /dev/null, /proc, a link
-    // leading nowhere) would otherwise be found only when the finished cold starts are written
-    checkOutDir(fn.out);
-    if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
-      throw new UsageError(`--out ${fn.out} already holds a run (${SAMPLES_FILE}): choose another folder`);
-    }
-  }
-  for (const line of describePlan(plan, options)) print(line);
-  if (options.dryRun) {
-    print('dry run: nothing created');
-    return { plan, written: [], failed: 0, fromLogs: 0, missing: 0 };
-  }
+  const plan = printPlan(options, print);
+  if (options.dryRun) return { plan, written: [], failed: 0, fromLogs: 0, missing: 0 };
   const payloads = new Map<string, string>();
   for (const entry of packaged) payloads.set(entry.name, entry.payload ?? (await payloadOf(entry)));
   const api = deps.api?.() ?? sdkLambdaApi(options.region);

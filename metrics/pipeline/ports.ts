@@ -19,6 +19,8 @@ import { attributeCells } from './attribute.ts';
 import { shippedOfCells } from '../plan/shipped.ts';
 import type { ShippedCode } from '../core/meta.ts';
 import { prepareAppCells } from '../plan/apps.ts';
+import { wrappedBuilder } from '../plan/snapshot.ts';
+import { withContainment } from '../measure/contain.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
 import type { PlannedRun } from '../plan/order.ts';
 import type { ResolvedRuntime } from '../plan/runtimes.ts';
@@ -95,7 +97,10 @@ export const realSampler: Sampler = { measure: measurePlannedRun };
 /** The real cells: the user's apps for `measure`, generated files for `run`. */
 export function realSource({ source, cells }: Pick<RunSpec, 'source' | 'cells'>): CellSource {
   if (source.kind === 'apps')
-    return { prepare: (env, log, scratch) => prepareAppCells(source, cells, env, log, scratch ? { scratch } : {}) };
+    return {
+      prepare: (env, log, scratch) =>
+        prepareAppCells(source, cells, env, log, { snapshotBuilder: wrappedBuilder(withContainment), ...(scratch ? { scratch } : {}) }),
+    };
   return { prepare: (env, log) => prepareCells(source, cells, env, log) };
 }
 

@@ -8,14 +8,17 @@
  * loads it from its task root by its Handler setting, with the same runtime lines, file cache and
  * hello-world reference; `probe` runs coldstart's Lambda bootstrap, which requires it.
  */
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { EAGER_WRAPPER_FILE, eagerWrapper } from '../../generators/app-eager.ts';
 import { writeAppFiles } from '../../generators/app-probe.ts';
 import { defaultContract } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import { lambdaTaskRoot, type AnswerReference, type AppSpec } from '../core/app.ts';
 import type { AppsSource, CellSpec } from '../core/run-spec.ts';
 import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { BUNDLE_DIR, bundleFile, bundlePath } from './bundle.ts';
+import { storedValue, type InitMode } from '../core/dimensions.ts';
+import { BUNDLE_DIR, bundleFile, bundlePath, isModuleFile } from './bundle.ts';
 import {
   memoriesOf,
   planGeneratedCell,
@@ -29,7 +32,7 @@ import {
 } from './cells.ts';
 import type { CellLaunch } from './launch.ts';
 import { expandCells, runtimesOfTargets, type BlockedCell } from './levers.ts';
-import { asksInitSplit } from './lambda-bootstrap.ts';
+import { asksInitSplit, isEsModuleFile } from './lambda-bootstrap.ts';
 import type { ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { appsAtVersions, type AppVersionInstaller } from './app-versions.ts';
@@ -72,11 +75,12 @@ async function appFile(
   app: AppSpec,
   cell: Cell,
   runtime: ResolvedRuntime,
-  context: { env: NodeJS.ProcessEnv; log: (line: string) => void; builder?: SnapshotBuilder },
+  context: { env: NodeJS.ProcessEnv; log: (line: string) => void; builder?: SnapshotBuilder; scratch?: string },
 ): Promise<{ app: AppSpec; blob?: string } | { blocked: BlockedCell }> {
   const { log } = context;
   if (cell.compileCache !== 'off' && runtime.compileCacheUnsupported)
     return { blocked: { kind: 'unsupported', reason: runtime.compileCacheUnsupported } };
+  if (cell.init === 'eager') return eagerAppFile(app, cell, runtime, context);
   if (cell.build === 'plain') return { app };
   if (cell.build === 'snapshot') {
     const why = snapshotUnsupported(app, cell, runtime);
@@ -85,15 +89,19 @@ async function appFile(
   const bundle = cell.build === 'snapshot' ? 'bundle' : cell.build;
   // an app at a version of a dependency (--versions) has a bundle of its own: the two versions' code differs
   const version = versionOf(cell);
+  // an .mjs handler is bundled as an ES module (plan/bundle.ts), which Node loads as one only from an .mjs
+  const extension = isModuleFile(app.file) ? '.mjs' : '.js';
   const relative = version
-    ? path.posix.join('app', 'versions', version.replace('/', '+'), `${app.name}.js`)
-    : path.posix.join('app', `${app.name}.js`);
+    ? path.posix.join('app', 'versions', version.replace('/', '+'), `${app.name}${extension}`)
+    : path.posix.join('app', `${app.name}${extension}`);
   // a snapshot's bundle has a folder per runtime: its blob starts only on the node build that wrote it
   const output =
     cell.build === 'snapshot'
       ? path.join(BUNDLE_DIR, `${runtime.bundleTarget}-snapshot`, runtime.name, relative)
       : bundlePath(relative, runtime.bundleTarget, bundle);
   // reused only when every file esbuild read for it (the app's own modules and packages included) is unchanged
+  // Lambda's client tries .js before .mjs: a bundle of the other kind left beside it by an older run would be loaded instead
+  rmSync(output.slice(0, -extension.length) + (extension === '.mjs' ? '.js' : '.mjs'), { force: true });
   const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);
@@ -121,6 +129,49 @@ async function appFile(
   return { app: { ...app, file: outcome.file, ...where } };
 }
 
+/** Why a handler has no snapshot of its eager form: its wrapper awaits at its top level, which a snapshot cannot hold. */
+const EAGER_SNAPSHOT =
+  "a handler's eager cell has no snapshot build: its wrapper is an ES module awaiting the init export at its top level";
+
+/**
+ * An eager cell's app: the wrapper (generators/app-eager.ts) written into the run's scratch folder, one
+ * folder per app (and version), which is its task root as a function's zip would be (`index.mjs`,
+ * Handler `index.<export>`); the app still runs in its own folder. A bundled build bundles the wrapper
+ * and the module it loads into one ES module (its top-level await kept).
+ */
+async function eagerAppFile(
+  app: AppSpec,
+  cell: Cell,
+  runtime: ResolvedRuntime,
+  context: { log: (line: string) => void; scratch?: string },
+): Promise<{ app: AppSpec } | { blocked: BlockedCell }> {
+  if (cell.build === 'snapshot') return { blocked: { kind: 'unsupported', reason: EAGER_SNAPSHOT } };
+  if (!context.scratch) throw new Error('eagerAppFile: the wrapper is written into the run scratch folder, and none was given');
+  const version = versionOf(cell);
+  const folder = path.join(context.scratch, 'eager', app.name, ...(version ? [version.replace('/', '+')] : []));
+  const build = cell.build;
+  const plain = build === 'plain';
+  // the module's real path: the ES module split's load hook knows it by the URL Node resolves it to
+  const input = {
+    file: realpathSync(app.file),
+    esm: isEsModuleFile(app.file),
+    exportName: app.exportName ?? 'handler',
+    initExport: app.initExport!,
+  };
+  const wrapper = path.join(folder, plain ? EAGER_WRAPPER_FILE : `bundle-entry-${build}.mjs`);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(wrapper, eagerWrapper({ ...input, bundled: !plain }));
+  const eager = { ...app, eagerOf: app.file };
+  if (build === 'plain') return { app: { ...eager, file: wrapper, ...lambdaTaskRoot(wrapper, input.exportName, folder) } };
+  const relative = path.posix.join('app', 'eager', ...(version ? ['versions', version.replace('/', '+')] : []), `${app.name}.mjs`);
+  const outcome = await bundleFile(wrapper, bundlePath(relative, runtime.bundleTarget, build), runtime.bundleTarget, build);
+  if (!outcome.ok) {
+    context.log(`${app.name} (eager): ${outcome.error}`);
+    return { blocked: { kind: 'failed', reason: outcome.error } };
+  }
+  return { app: { ...eager, file: outcome.file, ...lambdaTaskRoot(outcome.file, input.exportName, path.dirname(outcome.file)) } };
+}
+
 /**
  * How an app cell starts. A server: its entry with the preload. A handler under `ric`: the client,
  * which loads it from its task root (where it runs, as Lambda's /var/task); under `probe`: coldstart's
@@ -140,11 +191,43 @@ function appLaunch(
     const snapshot = blob ? ['--snapshot-blob', blob] : [];
     return { ...base, file: app.file, preArgs: ['--require', files.preload, ...snapshot], args: app.args };
   }
-  const start = ric ? ricStart(cell, ric.dir, app.taskRoot ?? path.dirname(app.file)) : undefined;
+  // NODE_PATH holds the handler's own task root (an eager cell's wrapper sits beside it, as in a function's zip)
+  const start = ric ? ricStart(cell, ric.dir, app.eagerOf ? app.cwd : (app.taskRoot ?? path.dirname(app.file))) : undefined;
+  // an eager cell's wrapper carries the probe, as a generated eager file does: it is its own bootstrap, and its own split
+  if (app.eagerOf) return start ? { ...base, file: app.file, start } : { ...base, file: app.file };
   if (!start) return { ...base, file: files.lambdaBootstrap };
   // INIT's split of a CommonJS handler under the client: the split preload (inert unless the sample asks)
   const split = asksInitSplit(cell, app) ? ['--require', files.lambdaSplit] : [];
   return { ...base, file: app.file, start: { ...start, args: [...split, ...start.args] } };
+}
+
+/** A handler's init modes: the spec's with --init-export, else the row's stored one (the handler as written). */
+function initsOf(app: AppSpec, spec: Pick<CellSpec, 'inits'>): InitMode[] {
+  return app.kind === 'lambda' && app.initExport !== undefined ? spec.inits : [storedValue('init')];
+}
+
+/** Every app × memory size × measure (× init mode, for a handler with --init-export), before the levers. */
+function baseCells(apps: readonly { app: AppSpec; version: string }[], memories: readonly number[], spec: CellSpec): Cell[] {
+  return apps.flatMap(({ app, version }) =>
+    memories.flatMap((memory) =>
+      spec.measures.flatMap((measure) =>
+        // a handler with --init-export in each init mode (eager: its wrapper awaits the export in INIT), else as written
+        initsOf(app, spec).map((init) =>
+          makeCell({
+            framework: app.name,
+            variant: 'plain',
+            routes: 1,
+            target: app.kind,
+            memory,
+            measure,
+            source: APP_SOURCE,
+            version,
+            init,
+          }),
+        ),
+      ),
+    ),
+  );
 }
 
 /**
@@ -169,13 +252,7 @@ export async function prepareAppCells(
   const appOf = (cell: Cell) => byKey.get(appKey(cell.framework, cell.version))!;
   const memories = memoriesOf(spec);
   const { measures } = spec;
-  const base = versioned.apps.flatMap(({ app, version }) =>
-    memories.flatMap((memory) =>
-      measures.map((measure) =>
-        makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, memory, measure, source: APP_SOURCE, version }),
-      ),
-    ),
-  );
+  const base = baseCells(versioned.apps, memories, spec);
   const cells = expandCells(base, lists);
   const reference =
     spec.lambdaReference && kinds.includes('lambda')
@@ -190,7 +267,13 @@ export async function prepareAppCells(
   const planned: PlannedCell[] = [];
   // with a bundle beside the plain build: every build of an app must answer as its plain build did
   const compared = lists.builds.includes('plain') && lists.builds.length > 1;
-  const references = new Map<string, AnswerReference>(versioned.apps.map(({ app, version }) => [appKey(app.name, version), {}]));
+  // per init mode too: an eager cell may answer otherwise than the handler as written (its init already done)
+  const references = new Map<string, AnswerReference>();
+  const referenceOf = (cell: Cell) => {
+    const at = `${appKey(cell.framework, cell.version)}\u0000${cell.init}`;
+    if (!references.has(at)) references.set(at, {});
+    return references.get(at)!;
+  };
   for (const cell of cells) {
     const runtime = runtimes.get(cell.runtime)!;
     const key = cellKey(cell);
@@ -201,6 +284,7 @@ export async function prepareAppCells(
       : await appFile(appOf(cell), cell, runtime, {
           env,
           log,
+          ...(options.scratch ? { scratch: options.scratch } : {}),
           ...(options.snapshotBuilder ? { builder: options.snapshotBuilder } : {}),
         });
     if ('blocked' in prepared) {
@@ -217,9 +301,7 @@ export async function prepareAppCells(
     }
     const launch = appLaunch(prepared.app, cell, runtime, appFiles, ric, prepared.blob);
     files.set(key, launch.file);
-    const app = compared
-      ? { ...prepared.app, sameAs: { reference: references.get(appKey(cell.framework, cell.version))!, base: cell.build === 'plain' } }
-      : prepared.app;
+    const app = compared ? { ...prepared.app, sameAs: { reference: referenceOf(cell), base: cell.build === 'plain' } } : prepared.app;
     planned.push({ cell, launch, blocked: undefined, contract: defaultContract, validates: false, app });
   }
   if (reference) planned.push(...reference.cells.map((cell) => planGeneratedCell(cell, reference, referenceGenerator, ric)));

@@ -112,6 +112,7 @@ export function isEsModuleFile(file: string): boolean {
  */
 export function asksInitSplit(cell: Cell, app: AppSpec | undefined): boolean {
   if (isCounted(cell)) return false;
-  if (!app || !isEsModuleFile(app.file)) return true;
+  // an eager cell's wrapper carries the probe, as a generated file (it drops the split for an ES module)
+  if (!app || app.eagerOf !== undefined || !isEsModuleFile(app.file)) return true;
   return isRicBootstrap(cell.bootstrap) && isLambdaRuntimeLine(cell.runtime) && lineMajor(cell.runtime) >= 22;
 }

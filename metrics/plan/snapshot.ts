@@ -164,6 +164,26 @@ export interface BuilderResult {
 /** Runs `command args` with env; the test's stand-in writes no file. */
 export type SnapshotBuilder = (command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) => BuilderResult;
 
+/** A process to start, and how the runner wraps one (measure/contain.ts's containment, which plan/ may not import). */
+export type LaunchWrap = (launch: { command: string; args: string[]; env: NodeJS.ProcessEnv }) => {
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+};
+
+/**
+ * The builder that runs `node --build-snapshot` as a sample runs, under `wrap` (the pipeline passes the
+ * containment helper): the user's code runs while the snapshot is built, and whatever it starts (a
+ * daemon that left its session and holds the output pipes) is killed when the build ends, rather than
+ * kept alive and keeping the build waiting for its pipes until the time limit.
+ */
+export function wrappedBuilder(wrap: LaunchWrap): SnapshotBuilder {
+  return (command, args, env, cwd) => {
+    const launch = wrap({ command, args, env });
+    return runBuilder(launch.command, launch.args, launch.env ?? env, cwd);
+  };
+}
+
 function runBuilder(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): BuilderResult {
   const run = spawnSync(command, args, {
     env,

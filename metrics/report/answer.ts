@@ -54,10 +54,15 @@ export function variantName(cell: Cell, dimensions: readonly ChangeDimension[]):
 /** The app's entry as the user named it (its file name only: no path of this machine), or the generated file. */
 function entryOf(cell: Cell, meta: RunMeta | undefined): string {
   if (cell.source !== APP_SOURCE) return cellFile(cell);
+  // a handler's eager cell: the ES module that awaits its init export (the heading says what it holds)
+  if (cell.init === 'eager') return EAGER_ENTRY;
   const source = meta?.spec.source;
   const app = source?.kind === 'apps' ? source.apps.find((a) => a.name === cell.framework) : undefined;
   return app ? path.basename(app.file) : `${cell.framework}.js`;
 }
+
+/** The file an eager handler ships: an ES module (Lambda's client awaits its top-level await in INIT). */
+const EAGER_ENTRY = 'index.mjs';
 
 /** esbuild's target for a cell's runtime: its Node line (from the version the run recorded for `node`), esnext for Bun. */
 function esbuildTarget(cell: Cell, meta: RunMeta | undefined): string | undefined {
@@ -81,9 +86,11 @@ function changeOf(d: ChangeDimension, cell: Cell, base: string, meta: RunMeta | 
       if (value === 'plain') return 'ship the files as they are with their node_modules (`--build plain`)';
       const target = esbuildTarget(cell, meta);
       const minify = value === 'bundle-min' ? ' --minify' : '';
+      // an eager file is bundled as an ES module, its top-level await kept (plan/bundle.ts)
+      const [format, outfile] = cell.init === 'eager' ? ['esm', EAGER_ENTRY] : ['cjs', 'index.js'];
       const esbuild =
-        `esbuild ${entryOf(cell, meta)} --bundle --platform=node --format=cjs${target ? ` --target=${target}` : ''}${minify} ` +
-        '--outfile=dist/index.js';
+        `esbuild ${entryOf(cell, meta)} --bundle --platform=node --format=${format}${target ? ` --target=${target}` : ''}${minify} ` +
+        `--outfile=dist/${outfile}`;
       if (value === 'snapshot') return `${markdownCode(esbuild)}; ${SNAPSHOT_CHANGE} (\`--build snapshot\`)`;
       return `${markdownCode(esbuild)} (\`--build ${value}\`)`;
     }
@@ -125,6 +132,8 @@ function headingOf(cell: Cell): string {
     cell.shape !== 'flat' ? `shape ${cell.shape}` : '',
     cell.schema !== 'small' ? `schema ${cell.schema}` : '',
     cell.target === 'lambda' ? `start ${cell.bootstrap}, file cache ${cell.fileCache}` : '',
+    // the eager form: a handler's is index.mjs, importing it and awaiting its init export (measure --init-export)
+    cell.init === 'eager' ? (cell.source === APP_SOURCE ? `init eager: ${EAGER_ENTRY} awaits its init export in INIT` : 'init eager') : '',
   ].filter(Boolean);
   if (cell.source === APP_SOURCE) {
     const kind = cell.target === 'lambda' ? 'handler' : 'server';
@@ -228,8 +237,8 @@ export function packagingLine(group: AnswerGroup): string | undefined {
   const why: string[] = [];
   if (cell.source === APP_SOURCE) {
     why.push(
-      '`lambda:package` packages generated cells only, not your handler: zip the bundle the esbuild command above writes as `index.js` ' +
-        'and set the Handler to `index.<export>`',
+      '`lambda:package` packages generated cells only, not your handler: zip the bundle the esbuild command above writes as ' +
+        `\`${cell.init === 'eager' ? EAGER_ENTRY : 'index.js'}\` and set the Handler to \`index.<export>\``,
     );
   } else if (cell.build === 'plain') {
     why.push('`lambda:package` ships a bundle, never the plain files: the closest is `--build bundle`');
@@ -247,7 +256,7 @@ export function packagingLine(group: AnswerGroup): string | undefined {
     cell.source === APP_SOURCE
       ? undefined
       : `npm run lambda:package -- --frameworks ${cell.framework} --routes ${cell.routes} --variant ${cell.variant}` +
-        `${runtime} --build ${build} --out DIR`;
+        `${runtime} --build ${build}${cell.init === 'eager' ? ' --init eager' : ''} --out DIR`;
   if (command) return `- Packaged by ${markdownCode(command)}${why.length ? `; ${why.join('; ')}` : ''}.`;
   return `- Packaging the fastest for Lambda: ${why.join('; ')}.`;
 }

@@ -42,11 +42,12 @@ function appsLine(meta: RunMeta): string | undefined {
   const text = (value: unknown) => markdownCode(String(value));
   const described = apps.map((app) => {
     const request = app.request as { method?: unknown; path?: unknown } | undefined;
+    const initExport = typeof app.initExport === 'string' ? `, init export ${text(app.initExport)}` : '';
     // a handler: its Handler setting and task root (runs before they were recorded: its file and export)
     const how =
       app.kind === 'lambda'
         ? typeof app.handler === 'string' && typeof app.taskRoot === 'string'
-          ? `handler ${text(app.handler)} in ${text(app.taskRoot)}`
+          ? `handler ${text(app.handler)} in ${text(app.taskRoot)}${initExport}`
           : `handler ${text(`${app.file}.${String(app.exportName)}`)}`
         : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
     return `${markdownText(app.name)} (${how})`;

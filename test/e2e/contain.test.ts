@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { containedPid, containPath } from '../../metrics/measure/contain.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
+import { loadedModules } from '../../metrics/measure/loaded-modules.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
 import { CLI, processesWith, ROOT, runCli, tempDir, waitFor } from '../support/helpers.ts';
 
@@ -75,6 +76,15 @@ describe('no daemon escapes a sample (containment helper)', { skip }, () => {
     assert.ok(await waitFor(() => daemon().length > 0, 60_000), 'a sample started its daemon');
     runner.kill('SIGKILL');
     assert.ok(await waitFor(() => processesWith(marker).length === 0, 5000), `left alive: ${processesWith(marker).join(', ')}`);
+  });
+
+  it("bisect's module listing (one unrecorded run of the app): contained too, the app's own arguments passed", async () => {
+    const marker = `coldstart-contain-listing-${process.pid}`;
+    const listed = loadedModules(fixture, path.dirname(fixture), [marker]);
+    assert.ok(listed.ok, listed.ok ? '' : listed.reason);
+    assert.ok(listed.modules.some((m) => m.file === 'node:http'), 'it listed what the app loaded');
+    // the app ran with its argument (the daemon carries the marker), and nothing it started is alive
+    assert.ok(await waitFor(() => processesWith(marker).length === 0, 2000), `left alive: ${processesWith(marker).join(', ')}`);
   });
 
   it(

@@ -16,6 +16,7 @@ import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
 import { AWS_SDK_PACKAGES } from '../../metrics/core/aws-sdk.ts';
 import { EXIT_AWS_SDK_MISSING } from '../../metrics/core/errors.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
@@ -294,7 +295,7 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     assert.ok(!existsSync(path.join(ROOT, 'runs')), 'nothing under the checkout');
   });
 
-  it('lambda:run needs the SDK: one line and exit 9 without it; installed as the line says, lambda:clean calls the API', async (t) => {
+  it('lambda:run needs the SDK (exit 9, one line; not a dry run); installed as the line says, lambda:clean calls the API', async (t) => {
     if (installSkip) {
       t.skip(installSkip);
       return;
@@ -305,6 +306,16 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     // the line names every SDK package the tool asks for, each at its range
     for (const [name, range] of Object.entries(AWS_SDK_PACKAGES)) assert.ok(without.stderr.includes(`'${name}@${range}'`), name);
     assert.ok(!existsSync(path.join(app, 'real')), 'nothing written');
+    // but a dry run creates nothing and needs no SDK: its plan and cost
+    mkdirSync(path.join(app, 'dry-pkg'));
+    writeFileSync(path.join(app, 'dry-pkg', 'index.js'), 'exports.handler = async () => ({ statusCode: 200 });\n');
+    const cell = { framework: 'hono', variant: 'validated' as const, routes: 1 };
+    writeLambdaPackage(path.join(app, 'dry-pkg'), [{ cell, bundle: path.join(app, 'dry-pkg', 'index.js') }], { runtime: 'nodejs22.x' });
+    const dry = npx(['lambda:run', 'dry-pkg', '--region', 'eu-west-1', '--create-role', '--out', 'dry', '--dry-run']);
+    assert.equal(dry.status, 0, said(dry));
+    assert.match(dry.stdout, /^estimated cost: \$/m);
+    assert.match(dry.stdout, /^dry run: nothing created$/m);
+    assert.ok(!existsSync(path.join(app, 'dry')), 'nothing written');
 
     // the install the line asks for, with npm's overrides where the registry lacks the SDK's newest internals
     const npmInstall = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];

@@ -3,7 +3,8 @@
  * 127.0.0.1 with AWS's managed policies loaded. moto implements every call the command makes (IAM's role, Lambda's
  * create, tag, configuration update, waiters, invoke, delete; CloudWatch Logs' filter and delete), but runs a
  * function's code only in Docker: without it an invocation returns no REPORT line. So the run must go through every
- * call, say that no invocation gave a REPORT line, exit 3, and leave nothing in the emulated account. Skipped, and
+ * call, say that no invocation gave a REPORT line, exit 3, and leave nothing in the emulated account; lambda:clean
+ * finds a log group whose function is gone (DescribeLogGroups, GetFunction) and leaves a kept one's. Skipped, and
  * said, without `moto_server` on PATH (.ci/run installs it with pip when it can).
  */
 import assert from 'node:assert/strict';
@@ -29,10 +30,27 @@ function freePort(): Promise<number> {
 }
 
 /** An unsigned query moto answers (it routes by the Authorization header's service and does not check the signature). */
-async function motoQuery(url: string, service: 'lambda' | 'iam', init: RequestInit = {}): Promise<string> {
+async function motoQuery(url: string, service: 'lambda' | 'iam' | 'logs', init: RequestInit = {}): Promise<string> {
   const auth = `AWS4-HMAC-SHA256 Credential=testing/20261127/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`;
   const response = await fetch(url, { ...init, headers: { authorization: auth, ...(init.headers as Record<string, string>) } });
   return response.text();
+}
+
+/** One CloudWatch Logs call to moto (the JSON 1.1 protocol): its answer. */
+async function motoLogs(url: string, action: string, input: Record<string, unknown>): Promise<unknown> {
+  const text = await motoQuery(url, 'logs', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `Logs_20140328.${action}` },
+    body: JSON.stringify(input),
+  });
+  return text ? (JSON.parse(text) as unknown) : {};
+}
+
+async function logGroupsIn(url: string): Promise<string[]> {
+  const answer = (await motoLogs(url, 'DescribeLogGroups', { logGroupNamePrefix: '/aws/lambda/' })) as {
+    logGroups: { logGroupName: string }[];
+  };
+  return answer.logGroups.map((g) => g.logGroupName).sort();
 }
 
 function cli(url: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -141,6 +159,49 @@ describe(
       const clean = await cli(url, ['lambda-clean', '--region', 'us-east-1', '--roles', '--dry-run']);
       assert.equal(clean.status, 0, clean.stderr);
       assert.match(clean.stdout, /^0 resource\(s\) of every run in us-east-1$/m);
+    });
+
+    it('lambda:clean deletes the log group of a function already gone, and not that of a function kept by --keep', async () => {
+      // a run kept (--keep): its function stays in moto; moto makes no log group without Docker, so the test does
+      const kept = await cli(url, [
+        'lambda-run',
+        pkg,
+        '--out',
+        path.join(dir, 'kept'),
+        '--region',
+        'us-east-1',
+        '--create-role',
+        '--role-wait',
+        '10',
+        '--samples',
+        '1',
+        '--logs-wait',
+        '0',
+        '--keep',
+        '--run-id',
+        'keep1',
+      ]);
+      assert.equal(kept.status, 3, kept.stderr);
+      const live = '/aws/lambda/coldstart-hono-1-validated-keep1';
+      const gone = ['/aws/lambda/coldstart-hono-1-validated-gone1', '/aws/lambda/coldstart-hono-1-validated-gone1-2'];
+      const theirs = ['/aws/lambda/coldstart-hono-1-validated', '/aws/lambda/coldstart-my-api'];
+      for (const logGroupName of [live, ...gone, ...theirs]) await motoLogs(url, 'CreateLogGroup', { logGroupName });
+      const dry = await cli(url, ['lambda-clean', '--region', 'us-east-1', '--dry-run']);
+      assert.equal(dry.status, 0, dry.stderr);
+      assert.match(dry.stdout, /^4 resource\(s\) of every run in us-east-1:$/m);
+      assert.match(dry.stdout, /^ {2}function coldstart-hono-1-validated-keep1 \(run keep1\)$/m);
+      assert.ok(dry.stdout.includes(`  log group ${live} (its log group)\n`), dry.stdout);
+      for (const group of gone) assert.ok(dry.stdout.includes(`  log group ${group} (run gone1; its function is gone)\n`), dry.stdout);
+      assert.equal((await logGroupsIn(url)).length, 5);
+      // one run's: the gone function's groups only; the kept run's function and log group stay
+      const one = await cli(url, ['lambda-clean', '--region', 'us-east-1', '--run', 'gone1']);
+      assert.equal(one.status, 0, one.stderr);
+      assert.deepEqual(await logGroupsIn(url), [live, ...theirs].sort());
+      // every run's, with the roles: the kept function, its log group and its role; the others' groups stay
+      const every = await cli(url, ['lambda-clean', '--region', 'us-east-1', '--roles']);
+      assert.equal(every.status, 0, every.stderr);
+      assert.deepEqual(await logGroupsIn(url), theirs.sort());
+      assert.deepEqual(await leftIn(url, 'keep1'), { functions: { Functions: [] }, role: false });
     });
 
     it('an AWS error the tool has no name for (a managed policy missing) is one line, exit 5, and the role is deleted', async () => {

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { specOfArgv } from '../../metrics/cli/main.ts';
@@ -125,9 +126,17 @@ describe('lambda:run inputs against a local Lambda API', () => {
     assert.equal(body.FunctionName, 'coldstart-orders-api-1-plain-hand1');
     // the export measure was given is the function's Handler setting; the zip holds the bundle with the imported file
     assert.equal(body.Handler, 'index.main');
+    // an ES module handler's bundle is an ES module: zipped as index.mjs, which Lambda's runtime loads as one (as
+    // index.js it was loaded as CommonJS and failed INIT); loaded here as the runtime loads it, it answers
     const files = unzipSync(Buffer.from(body.Code.ZipFile, 'base64'));
-    assert.deepEqual(Object.keys(files), ['index.js']);
-    assert.match(Buffer.from(files['index.js']!).toString('utf8'), /orders-api-marker/);
+    assert.deepEqual(Object.keys(files), ['index.mjs']);
+    const unzipped = path.join(dir, 'unzipped');
+    mkdirSync(unzipped, { recursive: true });
+    writeFileSync(path.join(unzipped, 'index.mjs'), files['index.mjs']!);
+    const loaded = (await import(pathToFileURL(path.join(unzipped, 'index.mjs')).href)) as {
+      main: (e: unknown) => Promise<{ body: string }>;
+    };
+    assert.equal((await loaded.main({ rawPath: '/orders' })).body, 'hello /orders from orders-api-marker');
     // the event given is every invocation's payload
     const invokes = fake.calls.filter((c) => c.op === 'Invoke');
     assert.equal(invokes.length, 4);

@@ -562,10 +562,145 @@ describe('lambda:run against a local Lambda API', () => {
     fake.faults = {};
     const clean = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'left1']);
     assert.equal(clean.status, 0, clean.stderr);
-    assert.match(clean.stdout, /2 resource\(s\) of run left1 in eu-west-1/);
+    // the two functions and the two log groups their deletion left: listed, then deleted
+    assert.match(clean.stdout, /4 resource\(s\) of run left1 in eu-west-1/);
+    assert.match(clean.stdout, /^ {2}log group \/aws\/lambda\/coldstart-hono-1-validated-left1 \(its log group\)$/m);
     assert.match(clean.stdout, /^deleted log group \/aws\/lambda\/coldstart-node-http-100-plain-left1$/m);
     assert.deepEqual([...fake.functions.keys()], ['other']);
     assert.equal(fake.logGroups.size, 0);
+  });
+
+  it('lambda:clean: log groups of functions already gone, found by name, listed (--dry-run), deleted; never a live one', async () => {
+    reset();
+    const fn = (name: string, tags: Record<string, string>) =>
+      fake.functions.set(name, {
+        name,
+        arn: `arn:aws:lambda:us-east-1:123456789012:function:${name}`,
+        runtime: 'nodejs22.x',
+        role: 'arn:aws:iam::123456789012:role/r',
+        handler: 'index.handler',
+        memory: 1024,
+        architectures: ['x86_64'],
+        env: {},
+        tags,
+        state: 'Active',
+        lastUpdateStatus: 'Successful',
+        changed: false,
+        codeBytes: 1,
+      });
+    const plant = (name: string) => fake.logGroups.set(`/aws/lambda/${name}`, []);
+    // run gone1, killed: one function still there (tagged) with its group; two functions gone, their groups left
+    fn('coldstart-fastify-10-plain-gone1', { 'coldstart:run': 'gone1' });
+    for (const name of [
+      'coldstart-fastify-10-plain-gone1',
+      'coldstart-hono-1-validated-gone1',
+      'coldstart-node-http-100-plain-eager-gone1-2',
+    ])
+      plant(name);
+    // another run's: one live (its function exists, even untagged), one gone
+    fn('coldstart-hono-1-validated-live1', {});
+    plant('coldstart-hono-1-validated-live1');
+    plant('coldstart-hono-1-validated-other1');
+    // names lambda:run never gives: a package deployed by hand from its template (plain and eager), the user's own
+    const never = ['coldstart-hono-1-validated', 'coldstart-hono-1-validated-eager', 'coldstart-my-api', 'coldstart-', 'my-api'];
+    for (const name of never) plant(name);
+    const groups = () => [...fake.logGroups.keys()].sort();
+    const before = groups();
+    const asked = () => fake.calls.filter((c) => c.op === 'GetFunction').map((c) => decodeURIComponent(c.path.split('/').pop()!));
+
+    const dry = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'gone1', '--dry-run']);
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.equal(
+      dry.stdout,
+      [
+        '4 resource(s) of run gone1 in eu-west-1:',
+        '  function coldstart-fastify-10-plain-gone1 (run gone1)',
+        '  log group /aws/lambda/coldstart-fastify-10-plain-gone1 (its log group)',
+        '  log group /aws/lambda/coldstart-hono-1-validated-gone1 (run gone1; its function is gone)',
+        '  log group /aws/lambda/coldstart-node-http-100-plain-eager-gone1-2 (run gone1; its function is gone)',
+        '',
+      ].join('\n'),
+    );
+    assert.deepEqual(groups(), before);
+    assert.ok(!fake.calls.some((c) => c.op === 'logs:DeleteLogGroup' || c.op === 'DeleteFunction'));
+    // listed by the prefix; with --run, only that run's names are asked about
+    const listings = fake.calls.filter((c) => c.op === 'logs:DescribeLogGroups');
+    assert.equal(listings.length, 1);
+    assert.match(listings[0]!.text, /"logGroupNamePrefix":"\/aws\/lambda\/coldstart-"/);
+    assert.deepEqual(asked(), ['coldstart-hono-1-validated-gone1', 'coldstart-node-http-100-plain-eager-gone1-2']);
+
+    fake.calls.length = 0;
+    const one = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'gone1']);
+    assert.equal(one.status, 0, one.stderr);
+    assert.match(one.stdout, /^deleted log group \/aws\/lambda\/coldstart-node-http-100-plain-eager-gone1-2$/m);
+    const others = ['coldstart-hono-1-validated-live1', 'coldstart-hono-1-validated-other1', ...never].map((n) => `/aws/lambda/${n}`);
+    assert.deepEqual(groups(), others.sort());
+    assert.deepEqual([...fake.functions.keys()], ['coldstart-hono-1-validated-live1']);
+
+    // every run's: the other run's gone function's group too; the live function's group stays, and it was asked about
+    fake.calls.length = 0;
+    const every = await cli(fake, ['lambda-clean', '--region', 'eu-west-1']);
+    assert.equal(every.status, 0, every.stderr);
+    assert.ok(
+      every.stdout.startsWith(
+        '1 resource(s) of every run in eu-west-1:\n' +
+          '  log group /aws/lambda/coldstart-hono-1-validated-other1 (run other1; its function is gone)\n',
+      ),
+      every.stdout,
+    );
+    assert.deepEqual(asked().sort(), ['coldstart-hono-1-validated-live1', 'coldstart-hono-1-validated-other1']);
+    assert.deepEqual(groups(), ['coldstart-hono-1-validated-live1', ...never].map((n) => `/aws/lambda/${n}`).sort());
+
+    // a deletion refused: named with its aws logs command, exit 8
+    plant('coldstart-hono-1-validated-other2');
+    fake.faults = { deleteLogGroupFails: true };
+    const refused = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'other2']);
+    assert.equal(refused.status, 8, refused.stderr);
+    assert.ok(
+      refused.stderr.includes(
+        'not deleted: log group /aws/lambda/coldstart-hono-1-validated-other2 (OperationAbortedException): ' +
+          'aws logs delete-log-group --region eu-west-1 --log-group-name /aws/lambda/coldstart-hono-1-validated-other2\n',
+      ),
+      refused.stderr,
+    );
+
+    // bounded: 20 pages of 50 read, and the rest said
+    fake.faults = {};
+    for (let i = 1; i <= 1001; i++) plant(`coldstart-hono-1-validated-many1-${i}`);
+    fake.calls.length = 0;
+    const bounded = await cli(fake, ['lambda-clean', '--region', 'eu-west-1', '--run', 'nothing1', '--dry-run']);
+    assert.equal(bounded.status, 0, bounded.stderr);
+    assert.equal(fake.calls.filter((c) => c.op === 'logs:DescribeLogGroups').length, 20);
+    assert.match(
+      bounded.stderr,
+      /^more than 1000 log groups start with \/aws\/lambda\/coldstart-: only the first were read; run lambda:clean again after this one$/m,
+    );
+    assert.equal(asked().length, 0);
+
+    // refused: the listing, or the question whether a function exists, is one line, exit 5, before any deletion
+    fake.logGroups.clear();
+    plant('coldstart-hono-1-validated-other3');
+    const refusals: [string, RegExp][] = [
+      [
+        'logs:DescribeLogGroups',
+        /^coldstart: AWS refused listing the log groups under \/aws\/lambda\/coldstart- in eu-west-1: AccessDeniedException/,
+      ],
+      [
+        'GetFunction',
+        /^coldstart: AWS refused asking whether function coldstart-hono-1-validated-other3 \(of log group .*\) still exists: AccessDenied/,
+      ],
+    ];
+    for (const [op, line] of refusals) {
+      fake.faults = { deny: [op] };
+      const denied = await cli(fake, ['lambda-clean', '--region', 'eu-west-1']);
+      assert.equal(denied.status, 5, denied.stderr);
+      assert.equal(denied.stderr.trim().split('\n').length, 1, denied.stderr);
+      assert.match(denied.stderr, line);
+      assert.equal(fake.logGroups.size, 1);
+    }
+    // the planted secret: never printed, never sent
+    for (const r of [dry, one, every, refused, bounded]) assert.ok(!r.stdout.includes(SECRET) && !r.stderr.includes(SECRET));
+    assert.ok(fake.calls.every((c) => !c.text.includes(SECRET)));
   });
 
   it('SIGINT in the middle of a run deletes what was created and keeps the finished cold starts: exit 130', async () => {

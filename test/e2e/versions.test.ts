@@ -106,7 +106,10 @@ describe('bisect over 18 local releases of a package, on a server entry', { skip
     // 1.0.8 is the first middle the search tries: it does not install, so the search steps around it
     tarballs = fakeReleases(dir, 11, 8);
     mkdirSync(app, { recursive: true });
-    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'bisect-app', private: true }));
+    writeFileSync(
+      path.join(app, 'package.json'),
+      JSON.stringify({ name: 'bisect-app', private: true, dependencies: { 'cs-fake-dep': '^1.0.0' } }),
+    );
     writeFileSync(
       path.join(app, 'server.js'),
       "const http = require('node:http');\nconst dep = require('cs-fake-dep');\n" +
@@ -167,6 +170,11 @@ describe('bisect over 18 local releases of a package, on a server entry', { skip
     // the step folders keep no report.html (npm run report writes it again)
     assert.equal(existsSync(path.join(out, 'steps', '1.0.11', 'report.html')), false);
     assert.ok(existsSync(path.join(out, 'steps', '1.0.11', 'samples.jsonl')));
+  });
+  it('refuses a package the app does not depend on (one line, exit 2, before anything is installed)', () => {
+    const refused = runCli(['bisect', '--package', 'ms', '--range', '2.0.0..2.1.3', '--entry', path.join(app, 'server.js'), '--cwd', app]);
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(refused.stderr, /^coldstart: --package ms is not a dependency of the app \(not in the dependencies, .*package\.json\)\n$/);
   });
   it('a finished bisect re-run from its folder measures nothing again', () => {
     const again = runCli(

@@ -22,6 +22,7 @@ import {
   type BisectDeps,
   type BisectOptions,
   type StepLoad,
+  versionList,
 } from '../../metrics/pipeline/bisect.ts';
 import { tempDir } from '../support/in-process.ts';
 
@@ -277,5 +278,17 @@ describe('slim step folders', () => {
     slimStep(dir);
     assert.deepEqual(readdirSync(dir).sort(), [...keep].sort());
     slimStep(path.join(dir, 'none'));
+  });
+});
+
+describe("the registry's list of versions", () => {
+  it('reads a list, or the one string npm gives for a package with a single version; anything else is one line, exit 2', () => {
+    assert.deepEqual(versionList('["1.0.0", "1.1.0", 3]', 'ms'), ['1.0.0', '1.1.0']);
+    assert.deepEqual(versionList('"2.0.0"', 'ms'), ['2.0.0']);
+    assert.deepEqual(versionList('{}', 'ms'), []);
+    assert.throws(
+      () => versionList('<html>proxy error</html>', 'ms'),
+      (e: unknown) => e instanceof UsageError && e.message === "--package ms: the registry's list of versions is not JSON",
+    );
   });
 });

@@ -1,7 +1,7 @@
 /**
  * A local stand-in for AWS Lambda's control and invoke API (REST JSON, as AWS documents it) and the few
- * IAM calls lambda:run makes (the Query protocol, XML answers), and CloudWatch Logs' FilterLogEvents
- * and DeleteLogGroup (the JSON 1.1 protocol, X-Amz-Target Logs_20140328.*), on 127.0.0.1, for the real
+ * IAM calls lambda:run makes (the Query protocol, XML answers), and CloudWatch Logs' FilterLogEvents,
+ * DescribeLogGroups and DeleteLogGroup (the JSON 1.1 protocol, X-Amz-Target Logs_20140328.*), on 127.0.0.1, for the real
  * SDK clients reached through AWS_ENDPOINT_URL. No code runs: an invocation after a configuration
  * change is a cold start, and its log tail (X-Amz-Log-Result, base64) holds START, END and a REPORT line
  * with Init Duration in Lambda's format; later ones are warm. The answer's x-amzn-RequestId is the
@@ -373,7 +373,7 @@ export class FakeLambda {
     );
   }
 
-  /** CloudWatch Logs' FilterLogEvents (an exact phrase in double quotes, as AWS documents it) and DeleteLogGroup. */
+  /** CloudWatch Logs' FilterLogEvents (an exact phrase in double quotes, as AWS documents it), DescribeLogGroups and DeleteLogGroup. */
   private logs(action: string, body: Buffer, res: ServerResponse): true {
     const fail = (status: number, type: string, message: string): true => {
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': type });
@@ -391,10 +391,30 @@ export class FakeLambda {
       startTime?: number;
       limit?: number;
       nextToken?: string;
+      logGroupNamePrefix?: string;
     };
     const group = input.logGroupName ?? '';
     const events = this.logGroups.get(group);
     switch (action) {
+      case 'DescribeLogGroups': {
+        // ASCII-sorted by name, at most 50 a page (AWS refuses a larger limit), nextToken to the next page
+        const limit = input.limit ?? 50;
+        if (limit < 1 || limit > 50) return fail(400, 'InvalidParameterException', `limit ${limit} is not 1 to 50`);
+        const names = [...this.logGroups.keys()].filter((n) => n.startsWith(input.logGroupNamePrefix ?? '')).sort();
+        const start = Number(input.nextToken ?? 0);
+        const arn = (n: string) => `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:${n}`;
+        return ok({
+          logGroups: names.slice(start, start + limit).map((n) => ({
+            logGroupName: n,
+            creationTime: 1_800_000_000_000,
+            metricFilterCount: 0,
+            arn: `${arn(n)}:*`,
+            logGroupArn: arn(n),
+            storedBytes: 0,
+          })),
+          ...(start + limit < names.length ? { nextToken: String(start + limit) } : {}),
+        });
+      }
       case 'DeleteLogGroup':
         if (this.faults.deleteLogGroupFails) return fail(400, 'OperationAbortedException', 'deletion refused by the test');
         if (!events) return fail(400, 'ResourceNotFoundException', 'The specified log group does not exist.');

@@ -2,7 +2,7 @@
  * The least-privilege IAM policy docs/guide/lambda-run.md gives covers every AWS call lambda:run and
  * lambda:clean make: each `…Command` named in metrics/cloud/lambda-api.ts and logs-api.ts, mapped to
  * its IAM action through the SDK package that exports it, and the waiters' GetFunction. The logs
- * actions are granted on the run's log groups only.
+ * actions are granted on the run's log groups only, but for the listing lambda:clean makes (DescribeLogGroups).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -54,9 +54,16 @@ describe("lambda:run's documented IAM policy", () => {
     );
   });
 
-  it('grants the logs actions on the log groups of the run’s functions only', () => {
+  it('grants the logs actions on the log groups of the run’s functions only; the listing alone on log-group:*', () => {
     const logStatements = documentedPolicy().filter((s) => list(s.Action).some((a) => a.startsWith('logs:')));
     assert.ok(logStatements.length > 0);
-    for (const s of logStatements) assert.deepEqual(list(s.Resource), ['arn:aws:logs:REGION:ACCOUNT:log-group:/aws/lambda/coldstart-*']);
+    for (const s of logStatements) {
+      // AWS authorizes DescribeLogGroups only on the wildcard ARN (it reads names, not events); it stands alone
+      const resource = list(s.Action).includes('logs:DescribeLogGroups')
+        ? 'arn:aws:logs:REGION:ACCOUNT:log-group:*'
+        : 'arn:aws:logs:REGION:ACCOUNT:log-group:/aws/lambda/coldstart-*';
+      if (resource.endsWith(':*')) assert.deepEqual(list(s.Action), ['logs:DescribeLogGroups']);
+      assert.deepEqual(list(s.Resource), [resource]);
+    }
   });
 });

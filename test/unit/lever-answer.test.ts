@@ -221,6 +221,19 @@ describe('packaging the fastest handler', () => {
     assert.match(packagingLine(group!)!, /packages generated cells only, not your handler: zip the bundle/);
   });
 
+  it("a handler's eager cell (--init-export): its own group, index.mjs bundled as an ES module and zipped as such", () => {
+    const cells = [
+      app({ target: 'lambda', runtime: 'nodejs24.x', init: 'eager' }),
+      app({ target: 'lambda', runtime: 'nodejs24.x', build: 'bundle', init: 'eager' }),
+    ];
+    const eager = aggregate([...runs(cells[0]!, [300, 310]), ...runs(cells[1]!, [150, 160])]);
+    const [group] = leverAnswer(eager, { cost, calibration: new Map() });
+    assert.match(packagingLine(group!)!, /zip the bundle the esbuild command above writes as `index\.mjs`/);
+    const text = answerMarkdown({ summaries: eager, cost, calibration: new Map(), meta: undefined }, '###')!;
+    assert.match(text, /### shop \(your handler; start probe, file cache warm, init eager: index\.mjs awaits its init export in INIT\)/);
+    assert.match(text, /`esbuild index\.mjs --bundle --platform=node --format=esm --target=node24 --outfile=dist\/index\.mjs`/);
+  });
+
   it('a server has no packaging line', () => {
     const [group] = leverAnswer(summaries, inputs);
     assert.equal(packagingLine(group!), undefined);

@@ -24,7 +24,12 @@ const PLAIN = `require('node:http').createServer((q, s) => s.end('{"ok":true}'))
 
 describe('measure: bad input', () => {
   it('is a one-line error and exit 2 before anything runs', async () => {
-    const apps = appFolder({ 'ok.js': PLAIN, 'h.js': 'exports.handler = async () => ({});', 'bad.json': '{ not json' });
+    const apps = appFolder({
+      'ok.js': PLAIN,
+      'h.js': 'exports.handler = async () => ({});',
+      'bad.json': '{ not json',
+      'e.json': '{}',
+    });
     const out = path.join(tempDir(), 'never');
     const cases: [string[], RegExp][] = [
       [['--entry', path.join(apps, 'missing.js')], /--entry: .*missing\.js does not exist/],
@@ -52,6 +57,20 @@ describe('measure: bad input', () => {
       [['--entry', path.join(apps, 'ok.js'), '--entry', path.join(apps, 'ok.js')], /two apps are named "ok"/],
       [[], /give a server with --entry FILE or a Lambda handler with --handler FILE\.export/],
       [['--entry', path.join(apps, 'ok.js'), '--cwd', path.join(apps, 'no-such-folder')], /--cwd: .*no-such-folder is not a folder/],
+      // --init-export (issue 41): on a handler, with an eager cell, an identifier; --init on a handler needs it
+      [['--entry', path.join(apps, 'ok.js'), '--init-export', 'init'], /^coldstart: --init-export does nothing without --handler/],
+      [
+        ['--handler', path.join(apps, 'h.handler'), '--event', path.join(apps, 'e.json'), '--init-export', 'init', '--init', 'lazy'],
+        /--init-export does nothing without an eager cell \(--init eager\)/,
+      ],
+      [
+        ['--handler', path.join(apps, 'h.handler'), '--event', path.join(apps, 'e.json'), '--init', 'eager'],
+        /--init does nothing without a generated Lambda cell \(--target lambda\), or measure --handler with --init-export/,
+      ],
+      [
+        ['--handler', path.join(apps, 'h.handler'), '--event', path.join(apps, 'e.json'), '--init-export', 'app.ready'],
+        /--init-export: "app\.ready" is not a JavaScript identifier/,
+      ],
     ];
     const results: MainResult[] = [];
     for (const [args] of cases) results.push(await mainInProcess(['measure', ...args, '--out', out]));

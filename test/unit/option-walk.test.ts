@@ -55,6 +55,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--calibration': [SHIPPED_REFERENCE_FILE],
   '--lambda-bootstrap': ['probe'],
   '--init': ['lazy'],
+  '--init-export': ['init'],
   '--file-cache': ['cold'],
   '--init-cpus': ['1'],
   '--cpu-period': ['20'],

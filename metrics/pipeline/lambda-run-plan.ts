@@ -1,0 +1,150 @@
+/**
+ * What `lambda:run` will do, before it does it: the plan of a run (the functions it deploys, their names,
+ * the invocations) and its estimated cost from the tool's own cost model, in the lines the dry run prints and
+ * a real run prints before it starts. Nothing here calls AWS or loads its SDK, so `lambda:run --dry-run` works
+ * without the SDK installed (the CLI imports this module statically; pipeline/lambda-run.ts, which needs the
+ * SDK, only for a real run, through withAwsSdk).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { costPerMillion } from '../analyse/cost.ts';
+import { displayPath } from '../core/display.ts';
+import { UsageError } from '../core/errors.ts';
+import { deployedName, MAX_FUNCTION_NAME, RUN_ID, RUN_TAG } from '../core/function-name.ts';
+import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
+import { SAMPLES_FILE } from '../core/samples.ts';
+import { checkOutDir } from '../store/out-dir.ts';
+import { checkRole, describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
+
+/** The timeout of every function: API Gateway's, as the package's template has it. */
+export const FUNCTION_TIMEOUT_S = 30;
+/** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
+export const ASSUMED_BILLED_MS = 1000;
+
+export interface LambdaRunOptions {
+  /** the functions to deploy, and the input as meta.json records it (pipeline/lambda-run-inputs.ts) */
+  input: { packaged: PackagedFunctionEntry[]; recorded: RecordedLambdaRunInput };
+  out: string;
+  region: string;
+  /** the functions' execution role, or undefined with createRole */
+  role?: string;
+  createRole: boolean;
+  memories: number[];
+  architectures: Architecture[];
+  runtimes: LambdaRuntimeLine[];
+  /** cold starts per cell */
+  samples: number;
+  keep: boolean;
+  dryRun: boolean;
+  /** functions worked on at once */
+  parallel: number;
+  /** how long a function may take to become Active, or an update to go through, s */
+  readyTimeoutS: number;
+  /** the command line, for meta.json */
+  command: string;
+  /** the run's id (default: 8 random hex digits) */
+  runId?: string;
+  /** how long a REPORT line missing from a log tail is looked for in CloudWatch Logs, s (default DEFAULT_LOGS_WAIT_S; 0: asked once) */
+  logsWaitS?: number;
+  /** how long CreateFunction is retried while IAM propagates the created role, s (default DEFAULT_ROLE_WAIT_S) */
+  roleWaitS?: number;
+}
+
+/** One function the run deploys: a packaged function on one runtime line and architecture. */
+export interface PlannedFunction {
+  packaged: PackagedFunctionEntry;
+  deployed: string;
+  runtime: LambdaRuntimeLine;
+  architecture: Architecture;
+  /** the run folder its samples go to */
+  out: string;
+}
+
+export interface LambdaRunPlan {
+  runId: string;
+  functions: PlannedFunction[];
+  memories: number[];
+  samples: number;
+  invocations: number;
+  /** the estimate of the dry run, $: every cold start billed ASSUMED_BILLED_MS, and at worst the timeout */
+  dollars: { expected: number; worst: number };
+}
+
+/** The plan of a run: what is created, how many invocations, and its cost. */
+export function planRun(options: LambdaRunOptions, packaged: PackagedFunctionEntry[]): LambdaRunPlan {
+  const runId = options.runId ?? randomBytes(4).toString('hex');
+  if (!RUN_ID.test(runId)) throw new UsageError(`--run-id must be 1 to 16 lowercase letters or digits, got ${runId}`);
+  const combos = options.runtimes.flatMap((runtime) => options.architectures.map((architecture) => ({ runtime, architecture })));
+  const out = path.resolve(options.out);
+  const functions = combos.flatMap(({ runtime, architecture }, i) =>
+    packaged.map((entry) => {
+      const deployed = deployedName(entry.name, runId, combos.length > 1 ? i + 1 : undefined);
+      if (deployed.length > MAX_FUNCTION_NAME) {
+        throw new UsageError(
+          `function name ${deployed} is longer than Lambda's ${MAX_FUNCTION_NAME} characters: package fewer routes or a shorter --run-id`,
+        );
+      }
+      return {
+        packaged: entry,
+        deployed,
+        runtime,
+        architecture,
+        out: combos.length > 1 ? path.join(out, `${runtime}-${architecture}`) : out,
+      };
+    }),
+  );
+  const invocations = functions.length * options.memories.length * options.samples;
+  let expected = 0;
+  let worst = 0;
+  for (const fn of functions) {
+    for (const memoryMB of options.memories) {
+      const price = { memoryMB, pricePerGBs: PRICE_PER_GB_SECOND[fn.architecture] };
+      expected += (options.samples * (costPerMillion(ASSUMED_BILLED_MS, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
+      worst += (options.samples * (costPerMillion(FUNCTION_TIMEOUT_S * 1000, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
+    }
+  }
+  return { runId, functions, memories: options.memories, samples: options.samples, invocations, dollars: { expected, worst } };
+}
+
+const dollars = (value: number) => `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
+
+/** The plan in lines, as the dry run prints it and a real run before it starts. */
+export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): string[] {
+  const role = options.createRole ? `a role created for the run (coldstart-${plan.runId}, logs only)` : `role ${options.role}`;
+  const cells = `${plan.functions.length} function(s) × ${plan.memories.length} memory size(s) (${plan.memories.join(', ')} MB)`;
+  const clean = `npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`;
+  const cost = plan.dollars;
+  return [
+    `input: ${describeInput(options.input.recorded)}`,
+    `run ${plan.runId} in ${options.region}: ${cells} × ${plan.samples} cold starts = ${plan.invocations} invocations, ` +
+      `${options.parallel} function(s) at a time, with ${role}`,
+    ...plan.functions.map((fn) => `  ${fn.deployed}  ${fn.runtime} ${fn.architecture}  → ${displayPath(fn.out)}`),
+    `estimated cost: ${dollars(cost.expected)} at ${ASSUMED_BILLED_MS} ms billed a cold start ` +
+      `(at most ${dollars(cost.worst)} if every invocation ran to the ${FUNCTION_TIMEOUT_S} s timeout); ` +
+      `Lambda's price per GB-s and per request, CloudWatch Logs not included`,
+    `every resource is tagged ${RUN_TAG}=${plan.runId}; ` +
+      (options.keep ? `kept at the end (--keep): ${clean} removes them` : 'deleted at the end'),
+  ];
+}
+
+/**
+ * The run's plan, checked (the role options, the run id, the function names, an --out that holds no run yet),
+ * printed; on a dry run followed by `dry run: nothing created`.
+ */
+export function printPlan(options: LambdaRunOptions, print: (line: string) => void): LambdaRunPlan {
+  checkRole(options);
+  const plan = planRun(options, options.input.packaged);
+  for (const fn of plan.functions) {
+    // before anything is created: an --out that can take no run folder (a file, a FIFO, /dev/null, /proc, a link
+    // leading nowhere) would otherwise be found only when the finished cold starts are written
+    checkOutDir(fn.out);
+    if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
+      throw new UsageError(`--out ${fn.out} already holds a run (${SAMPLES_FILE}): choose another folder`);
+    }
+  }
+  for (const line of describePlan(plan, options)) print(line);
+  if (options.dryRun) print('dry run: nothing created');
+  return plan;
+}
