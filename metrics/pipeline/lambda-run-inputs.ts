@@ -266,7 +266,7 @@ async function packageHandlers(
     }
     // an .mjs handler is bundled as an ES module (plan/bundle.ts): zipped as index.mjs, which Lambda's runtime loads as one
     const extension = isModuleFile(app.file) ? '.mjs' : '.js';
-    const outcome = await bundleFile(app.file, path.join(scratch, 'bundle', `${app.name}${extension}`), target, 'bundle');
+    const outcome = await bundleFile(app.file, path.join(scratch, 'bundle', `${app.name}${extension}`), target, 'bundle', true);
     if (!outcome.ok) throw new UsageError(`--handler ${displayPath(app.file)}: ${outcome.error}`);
     cells.push({ cell, bundle: outcome.file });
     handlers.set(name, { handler: `index.${app.exportName ?? 'handler'}`, payload: JSON.stringify(app.event ?? {}) });

@@ -968,6 +968,32 @@ describe('lambda:run and lambda:clean against answers that never end, overflow o
     }
   });
 
+  it('a --handler whose imports include a FIFO: one line, exit 2, where esbuild waited on it forever', async () => {
+    fake.reset();
+    const app = path.join(dir, 'fifo-app');
+    mkdirSync(app);
+    execFileSync('mkfifo', [path.join(app, 'pipe.js')]);
+    writeFileSync(path.join(app, 'index.js'), 'require("./pipe.js");\nexports.handler = async () => ({ statusCode: 200 });\n');
+    writeFileSync(path.join(app, 'event.json'), '{}\n');
+    const result = await cli(fake, [
+      'lambda-run',
+      '--handler',
+      path.join(app, 'index.handler'),
+      '--event',
+      path.join(app, 'event.json'),
+      '--out',
+      path.join(dir, 'fifo-app-out'),
+      '--region',
+      'eu-west-1',
+      '--create-role',
+      '--dry-run',
+    ]);
+    assert.equal(result.status, 2, result.stderr);
+    const lines = result.stderr.trim().split('\n');
+    assert.match(lines.at(-1)!, /^coldstart: --handler .*index\.js: bundle failed \(esbuild\): .*pipe\.js is not a file \(a FIFO/);
+    assert.deepEqual(fake.calls, []);
+  });
+
   it("lambda:clean prints AWS's function names and tags without their control and escape characters", async () => {
     fake.reset();
     const name = 'coldstart-x\u001b]0;pwned\u0007-1-plain-r1';
