@@ -5,6 +5,7 @@
  * none (an end was skipped).
  */
 import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -100,6 +101,18 @@ interface BisectOpts {
   debugMode?: string | true;
 }
 
+/** --from, checked: a folder (a file, a FIFO or a device was 'cannot scandir', exit 4). */
+function fromFolder(dir: string): string {
+  let folder: boolean;
+  try {
+    folder = statSync(dir).isDirectory();
+  } catch (error) {
+    throw new UsageError(`--from: cannot read ${dir} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!folder) throw new UsageError(`--from: ${dir} is not a folder of npm pack tarballs`);
+  return dir;
+}
+
 /** What is bisected: a package's releases (--package, --range) or the app's commits (--git). */
 function bisectedOf(opts: BisectOpts): { pkg: string; good: string; bad: string; git: boolean } {
   const git = opts.git !== undefined;
@@ -156,7 +169,7 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
     threshold: opts.threshold ?? 0.01,
     measure: opts.measure ?? 'instructions',
     cell,
-    from: opts.from === undefined ? undefined : path.resolve(base, opts.from),
+    from: opts.from === undefined ? undefined : fromFolder(path.resolve(base, opts.from)),
     dir,
     command: commandLine([...(argv ?? process.argv)], 'bisect'),
   };

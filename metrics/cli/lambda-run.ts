@@ -7,6 +7,7 @@ import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { withAwsSdk } from '../core/aws-sdk.ts';
 import { EXIT_FAILED_SAMPLES, UsageError } from '../core/errors.ts';
+import { oneLine } from '../core/escape.ts';
 import { DEFAULT_LAMBDA_RUNTIME, DEFAULT_MEMORY_MB, parseLambdaRuntime, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import { parseArchitectures, parseInteger, parseList, parseMemoryList } from '../core/parse.ts';
 import { calibrateLambda } from '../pipeline/lambda-calibrate.ts';
@@ -174,8 +175,9 @@ function reportOutcome(outcome: LambdaRunOutcome, print: (line: string) => void,
 }
 
 export function registerLambdaRunCommand(program: PlainCommand): void {
-  const print = (line: string) => process.stdout.write(`${line}\n`);
-  const warn = (line: string) => process.stderr.write(`${line}\n`);
+  // lines quote AWS's answers (function names and tags, REPORT fields, error messages): control and escape characters as spaces
+  const print = (line: string) => process.stdout.write(`${oneLine(line)}\n`);
+  const warn = (line: string) => process.stderr.write(`${oneLine(line)}\n`);
   const run = lambdaRunCommand().action(async (pkg, opts, self) => {
     const dryRun = opts.dryRun === true;
     // AWS's SDK is optional and loaded here only (core/aws-sdk.ts): no other command loads it, nor a dry run,

@@ -39,7 +39,13 @@ import type { Architecture } from '../core/lambda-platform.ts';
 
 /** Attempts of one call, the first included, before throttling becomes a quota error. */
 export const MAX_ATTEMPTS = 8;
-/** The managed policy a created role gets: writing its own logs, nothing else. */
+/**
+ * How long an invocation's answer may take to end, s: the function's own timeout (30 s), INIT's 10 s and room to spare.
+ * An answer still streaming then is an endpoint that never ends it (exit 5), not a cold start to wait for.
+ */
+export const INVOKE_DEADLINE_S = 120;
+/** Pages of one list call (50 functions or 100 roles a page) before its answer is taken as one that never ends. */
+export const MAX_LIST_PAGES = 1000;
 /** AWS's managed policy a created role gets (logs only), in the region's partition (China's and GovCloud's ARNs differ). */
 export function basicExecutionPolicy(region: string): string {
   const partition = region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
@@ -173,15 +179,54 @@ function stateOf(config: FunctionConfiguration | undefined): string {
 type LambdaCalls = Omit<LambdaApi, 'createRole' | 'deleteRole' | 'listTaggedRoles'>;
 type IamCalls = Pick<LambdaApi, 'createRole' | 'deleteRole' | 'listTaggedRoles'>;
 
-/** The SDK's clients for one region (IAM's made only when used); `waitDelayS`: the waiters' first delay between polls (1 s, AWS's own). */
-export function sdkLambdaApi(region: string, options: { waitDelayS?: number } = {}): LambdaApi {
+/**
+ * The SDK's clients for one region (IAM's made only when used); `waitDelayS`: the waiters' first delay between polls
+ * (1 s, AWS's own); `invokeDeadlineS`: how long an invocation's answer may take to end (INVOKE_DEADLINE_S).
+ */
+export function sdkLambdaApi(region: string, options: { waitDelayS?: number; invokeDeadlineS?: number } = {}): LambdaApi {
   const lambda = new LambdaClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' });
   let iamClient: IAMClient | undefined;
   const iam = () => (iamClient ??= new IAMClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
-  return { ...lambdaCalls(lambda, options.waitDelayS ?? 1), ...iamCalls(iam, basicExecutionPolicy(region)) };
+  return {
+    ...lambdaCalls(lambda, options.waitDelayS ?? 1, options.invokeDeadlineS ?? INVOKE_DEADLINE_S),
+    ...iamCalls(iam, basicExecutionPolicy(region)),
+  };
 }
 
-function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
+/**
+ * The markers of a paged list call, checked: a marker seen before, or more than MAX_LIST_PAGES pages, is an answer
+ * that never ends (exit 5), not a list to read on.
+ */
+function pageGuard(what: string): (marker: string | undefined) => string | undefined {
+  const seen = new Set<string>();
+  return (marker) => {
+    if (marker === undefined) return undefined;
+    if (seen.has(marker) || seen.size + 1 >= MAX_LIST_PAGES) {
+      const why = seen.has(marker) ? 'a page marker it had given before' : `more than ${MAX_LIST_PAGES} pages`;
+      throw new ExitCodeError(`AWS's list of ${what} does not end (${why}): stopped reading it`, EXIT_AWS_ACCESS);
+    }
+    seen.add(marker);
+    return marker;
+  };
+}
+
+/** Invoke with LogType Tail; the whole exchange has a deadline, not only an idle socket: an answer that streams forever ends there. */
+async function invokeBounded(lambda: LambdaClient, name: string, payload: string, deadlineS: number, signal?: AbortSignal) {
+  const deadline = AbortSignal.timeout(deadlineS * 1000);
+  try {
+    return await lambda.send(new InvokeCommand({ FunctionName: name, LogType: 'Tail', Payload: new TextEncoder().encode(payload) }), {
+      abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+    });
+  } catch (error) {
+    if (!deadline.aborted || signal?.aborted) throw error;
+    throw new ExitCodeError(
+      `the answer to invoking ${name} did not end within ${deadlineS} s (the function's timeout is 30 s): stopped reading it`,
+      EXIT_AWS_ACCESS,
+    );
+  }
+}
+
+function lambdaCalls(lambda: LambdaClient, minDelay: number, invokeDeadlineS: number): LambdaCalls {
   return {
     async createFunction(fn) {
       await lambda.send(
@@ -231,10 +276,7 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
     },
 
     async invoke(name, payload, signal) {
-      const answer = await lambda.send(
-        new InvokeCommand({ FunctionName: name, LogType: 'Tail', Payload: new TextEncoder().encode(payload) }),
-        signal ? { abortSignal: signal } : {},
-      );
+      const answer = await invokeBounded(lambda, name, payload, invokeDeadlineS, signal);
       return {
         log: answer.LogResult ? Buffer.from(answer.LogResult, 'base64').toString('utf8') : '',
         ...(answer.FunctionError ? { functionError: answer.FunctionError } : {}),
@@ -262,7 +304,8 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
 
 /** Functions whose RUN_TAG is `runId` (any run's when undefined): ListFunctions, then ListTags of each. */
 async function listTaggedFunctions(lambda: LambdaClient, runId: string | undefined): Promise<TaggedFunction[]> {
-  const found: TaggedFunction[] = [];
+  const found = new Map<string, TaggedFunction>();
+  const next = pageGuard('functions');
   let marker: string | undefined;
   do {
     const page = await lambda.send(new ListFunctionsCommand({ ...(marker ? { Marker: marker } : {}), MaxItems: 50 }));
@@ -271,11 +314,11 @@ async function listTaggedFunctions(lambda: LambdaClient, runId: string | undefin
       const { Tags } = await lambda.send(new ListTagsCommand({ Resource: fn.FunctionArn }));
       const tag = Tags?.[RUN_TAG];
       if (tag !== undefined && (runId === undefined || tag === runId))
-        found.push({ name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
+        found.set(fn.FunctionArn, { name: fn.FunctionName, arn: fn.FunctionArn, runId: tag });
     }
-    marker = page.NextMarker;
+    marker = next(page.NextMarker);
   } while (marker);
-  return found;
+  return [...found.values()];
 }
 
 function iamCalls(iam: () => IAMClient, policy: string): IamCalls {
@@ -310,7 +353,8 @@ function iamCalls(iam: () => IAMClient, policy: string): IamCalls {
     },
 
     async listTaggedRoles(runId) {
-      const found: TaggedRole[] = [];
+      const found = new Map<string, TaggedRole>();
+      const next = pageGuard('roles');
       let marker: string | undefined;
       do {
         const page = await iam().send(new ListRolesCommand({ PathPrefix: '/', ...(marker ? { Marker: marker } : {}) }));
@@ -318,11 +362,11 @@ function iamCalls(iam: () => IAMClient, policy: string): IamCalls {
           if (!role.RoleName?.startsWith('coldstart-')) continue;
           const { Tags } = await iam().send(new ListRoleTagsCommand({ RoleName: role.RoleName }));
           const tag = Tags?.find((t) => t.Key === RUN_TAG)?.Value;
-          if (tag !== undefined && (runId === undefined || tag === runId)) found.push({ name: role.RoleName, runId: tag });
+          if (tag !== undefined && (runId === undefined || tag === runId)) found.set(role.RoleName, { name: role.RoleName, runId: tag });
         }
-        marker = page.IsTruncated ? page.Marker : undefined;
+        marker = next(page.IsTruncated ? page.Marker : undefined);
       } while (marker);
-      return found;
+      return [...found.values()];
     },
   };
 }

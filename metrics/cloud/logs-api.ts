@@ -24,6 +24,7 @@ import {
   FilterLogEventsCommand,
   type FilterLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { EXIT_AWS_ACCESS, ExitCodeError } from '../core/errors.ts';
 import { retryWithin } from './backoff.ts';
 import { MAX_ATTEMPTS } from './lambda-api.ts';
 
@@ -77,22 +78,37 @@ export const logGroupOf = (functionName: string) => `/aws/lambda/${functionName}
 /** The documented filter pattern for the REPORT line of one request: the exact phrase, in double quotes. */
 export const reportFilterPattern = (requestId: string) => `"REPORT RequestId: ${requestId}"`;
 
-/** The SDK's client for one region, made on the first call. */
-export function sdkLogsApi(region: string): LogsApi {
+/** How long one FilterLogEvents exchange may take, s, its retries included: an answer still coming then never ends. */
+export const LOGS_CALL_DEADLINE_S = 60;
+
+/** The SDK's client for one region, made on the first call; `callDeadlineS`: one call's deadline (LOGS_CALL_DEADLINE_S). */
+export function sdkLogsApi(region: string, options: { callDeadlineS?: number } = {}): LogsApi {
   let client: CloudWatchLogsClient | undefined;
   const logs = () => (client ??= new CloudWatchLogsClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
+  const deadlineS = options.callDeadlineS ?? LOGS_CALL_DEADLINE_S;
   return {
     async filter(request, signal) {
-      const answer: FilterLogEventsCommandOutput = await logs().send(
-        new FilterLogEventsCommand({
-          logGroupName: request.logGroup,
-          filterPattern: request.filterPattern,
-          startTime: request.startTime,
-          limit: LOGS_PAGE_LIMIT,
-          ...(request.nextToken ? { nextToken: request.nextToken } : {}),
-        }),
-        signal ? { abortSignal: signal } : {},
-      );
+      // the whole exchange has a deadline, not only an idle socket: an answer that never ends stops the run (exit 5)
+      const deadline = AbortSignal.timeout(deadlineS * 1000);
+      let answer: FilterLogEventsCommandOutput;
+      try {
+        answer = await logs().send(
+          new FilterLogEventsCommand({
+            logGroupName: request.logGroup,
+            filterPattern: request.filterPattern,
+            startTime: request.startTime,
+            limit: LOGS_PAGE_LIMIT,
+            ...(request.nextToken ? { nextToken: request.nextToken } : {}),
+          }),
+          { abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline },
+        );
+      } catch (error) {
+        if (!deadline.aborted || signal?.aborted) throw error;
+        throw new ExitCodeError(
+          `CloudWatch Logs' answer to FilterLogEvents on ${request.logGroup} did not end within ${deadlineS} s: stopped reading it`,
+          EXIT_AWS_ACCESS,
+        );
+      }
       const events = (answer.events ?? [])
         .slice(0, LOGS_PAGE_LIMIT)
         .filter((e) => typeof e.message === 'string' && typeof e.timestamp === 'number')

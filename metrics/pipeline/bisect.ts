@@ -24,7 +24,8 @@ import { loadByPackage, OWNER, type PackageLoad } from '../core/packages.ts';
 import { runSpec, type RunSpec } from '../core/run-spec.ts';
 import type { Measure, Target } from '../core/dimensions.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-import { writeFileWhole } from '../store/files.ts';
+import { readTextBounded, writeFileWhole } from '../store/files.ts';
+import { makeWritableDir } from '../store/out-dir.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
 import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
@@ -133,10 +134,15 @@ const identityOf = (o: BisectOptions) => ({
 export const named = (o: Pick<BisectOptions, 'pkg' | 'git'>, candidate: string) =>
   o.git ? `commit ${candidate}` : `${o.pkg}@${candidate}`;
 
+/** The largest bisect.json read: a step's result is a few hundred bytes. */
+const MAX_STATE_BYTES = 16 * 2 ** 20;
+
 function readState(file: string): BisectState | undefined {
   if (!existsSync(file)) return undefined;
+  // bounded and of its kind before it is read (a FIFO refused, not waited on; /dev/zero not read until memory runs out)
+  const text = readTextBounded(file, MAX_STATE_BYTES, "a bisect's state");
   try {
-    const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<keyof BisectState, unknown>>;
+    const state = JSON.parse(text) as Partial<Record<keyof BisectState, unknown>>;
     return state.version === STATE_VERSION && Array.isArray(state.candidates) ? (state as BisectState) : undefined;
   } catch {
     return undefined;
@@ -147,7 +153,8 @@ const writeState = (file: string, state: BisectState) => writeFileWhole(file, `$
 
 /** The bisect: resumed from its folder's state when there is one (the same bisect), else started; each step saved as it ends. */
 export async function runBisect(options: BisectOptions, deps: BisectDeps): Promise<BisectOutcome> {
-  mkdirSync(options.dir, { recursive: true });
+  // the one check of an output folder: a file, a FIFO or /dev/null is exit 2, and /proc is refused before a mkdir loops there
+  makeWritableDir(options.dir);
   const stateFile = path.join(options.dir, STATE_FILE);
   const identity = identityOf(options);
   let state = readState(stateFile);

@@ -14,7 +14,7 @@
  * cleanLeftovers), removed when the run ends. Any mix of inputs, or a flag that does nothing for the
  * chosen one, is a UsageError (exit 2) naming them.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
@@ -30,6 +30,7 @@ import { bundleFile, isModuleFile } from '../plan/bundle.ts';
 import { cleanLeftovers, scratchPrefix } from '../measure/leftovers.ts';
 import { appsOf, type AppsInput } from './apps.ts';
 import { packageLambda } from './lambda-package.ts';
+import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/files.ts';
 
 export interface PackagedFunctionEntry {
   name: string;
@@ -45,12 +46,34 @@ export interface PackagedFunctionEntry {
 type Template = { Resources?: Record<string, { Type?: string; Properties?: Record<string, unknown> } | null> } | null;
 
 /** The functions of a package folder, from its template.yaml. */
+/** The largest template.yaml read: a package of 2,000 functions writes about 2 MB. */
+export const MAX_TEMPLATE_BYTES = 16 * 2 ** 20;
+/** The largest zip uploaded: what Lambda takes in CreateFunction's ZipFile (50 MB, its documented quota). */
+export const MAX_ZIP_BYTES = 50 * 2 ** 20;
+const ZIP_WHAT = "a function's zip";
+
+function checkedZip(zip: string): { fd: number; size: number } {
+  const opened = openInput(zip, ZIP_WHAT);
+  if (opened.size > MAX_ZIP_BYTES) {
+    closeSync(opened.fd);
+    throw new UsageError(`${zip} is too large: ${ZIP_WHAT} is at most ${sizeText(MAX_ZIP_BYTES)} (Lambda's quota for a direct upload)`);
+  }
+  return opened;
+}
+
+/** A packaged function's zip, read bounded (the bytes CreateFunction uploads). */
+export function readZip(zip: string): Buffer {
+  return readBytesBounded(zip, MAX_ZIP_BYTES, ZIP_WHAT);
+}
+
 export function readPackage(dir: string): PackagedFunctionEntry[] {
   const file = path.join(dir, TEMPLATE_FILE);
   if (!existsSync(file)) throw new UsageError(`${dir} is not a folder written by lambda:package (no ${TEMPLATE_FILE})`);
   let template: Template;
+  // bounded and of its kind before it is read: a FIFO in its place is refused, not waited on
+  const text = readTextBounded(file, MAX_TEMPLATE_BYTES, "a lambda:package folder's template");
   try {
-    template = parseYaml(readFileSync(file, 'utf8')) as Template;
+    template = parseYaml(text) as Template;
   } catch (error) {
     throw new UsageError(`${file} is not YAML: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -66,6 +89,8 @@ export function readPackage(dir: string): PackagedFunctionEntry[] {
     const zip = path.join(dir, ...codeUri.split('/'));
     if (!zip.startsWith(path.join(dir, FUNCTIONS_DIR)) || !existsSync(zip))
       throw new UsageError(`${file}: ${name}'s zip ${codeUri} is missing`);
+    // a folder, a FIFO, a device or more than Lambda takes, refused before anything is created
+    closeSync(checkedZip(zip).fd);
     const events = props.Events as Record<string, { Properties?: { PayloadFormatVersion?: unknown } }> | undefined;
     const format = Object.values(events ?? {})[0]?.Properties?.PayloadFormatVersion;
     entries.push({
@@ -241,7 +266,7 @@ async function packageHandlers(
     }
     // an .mjs handler is bundled as an ES module (plan/bundle.ts): zipped as index.mjs, which Lambda's runtime loads as one
     const extension = isModuleFile(app.file) ? '.mjs' : '.js';
-    const outcome = await bundleFile(app.file, path.join(scratch, 'bundle', `${app.name}${extension}`), target, 'bundle');
+    const outcome = await bundleFile(app.file, path.join(scratch, 'bundle', `${app.name}${extension}`), target, 'bundle', true);
     if (!outcome.ok) throw new UsageError(`--handler ${displayPath(app.file)}: ${outcome.error}`);
     cells.push({ cell, bundle: outcome.file });
     handlers.set(name, { handler: `index.${app.exportName ?? 'handler'}`, payload: JSON.stringify(app.event ?? {}) });

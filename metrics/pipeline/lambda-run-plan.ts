@@ -15,6 +15,7 @@ import { deployedName, MAX_FUNCTION_NAME, RUN_ID, RUN_TAG } from '../core/functi
 import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
 import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
+import { checkOutDir } from '../store/out-dir.ts';
 import { checkRole, describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 
 /** The timeout of every function: API Gateway's, as the package's template has it. */
@@ -136,6 +137,9 @@ export function printPlan(options: LambdaRunOptions, print: (line: string) => vo
   checkRole(options);
   const plan = planRun(options, options.input.packaged);
   for (const fn of plan.functions) {
+    // before anything is created: an --out that can take no run folder (a file, a FIFO, /dev/null, /proc, a link
+    // leading nowhere) would otherwise be found only when the finished cold starts are written
+    checkOutDir(fn.out);
     if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
       throw new UsageError(`--out ${fn.out} already holds a run (${SAMPLES_FILE}): choose another folder`);
     }

@@ -18,7 +18,7 @@
  * update each, or drift), and the SDK's waiters and retries are what the loop needs. The SAM template
  * stays the way to deploy a package by hand.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
 import { lambdaEvent } from '../../generators/lambda-event.ts';
@@ -34,7 +34,7 @@ import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from
 import { parseFunctionName, RUN_TAG } from '../core/function-name.ts';
 import { writeFileWhole } from '../store/files.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
-import { describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
+import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 import { FUNCTION_TIMEOUT_S, printPlan, type LambdaRunOptions, type LambdaRunPlan, type PlannedFunction } from './lambda-run-plan.ts';
 
 /** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
@@ -203,7 +203,7 @@ class ColdStartRun {
       this.created.logGroups.push(logGroupOf(fn.deployed));
       await this.createFunction({
         name: fn.deployed,
-        zip: readFileSync(fn.packaged.zip),
+        zip: readZip(fn.packaged.zip),
         role,
         runtime: fn.runtime,
         architecture: fn.architecture,
@@ -407,6 +407,7 @@ async function forceAll(
     const interrupted = deps.signal?.aborted === true && (error instanceof Interrupted || run.controller.signal.reason !== 'failure');
     if (!interrupted) {
       await finish(api, logs, run, options, plan, deps.warn);
+      await keepFinished(run, plan, options, deps);
       throw error;
     }
     const by = String(deps.signal?.reason ?? 'SIGINT');
@@ -414,6 +415,22 @@ async function forceAll(
     return by;
   } finally {
     deps.signal?.removeEventListener('abort', onOuter);
+  }
+}
+
+/**
+ * The cold starts that finished before a failure, written to their run folders as an interrupt keeps them (a later
+ * quota, refusal or endless answer loses none of them); a folder that cannot be written is said, the failure stands.
+ */
+async function keepFinished(run: ColdStartRun, plan: LambdaRunPlan, options: LambdaRunOptions, deps: LambdaRunDeps): Promise<void> {
+  if (run.done === 0) return;
+  try {
+    const written = await writeRunFolders(plan, run.logs, options, deps.print, deps.warn);
+    if (written.length) {
+      deps.warn(`the ${run.done} finished invocation(s) are kept: ${written.map((w) => displayPath(w.dir)).join(', ')}`);
+    }
+  } catch (error) {
+    deps.warn(`the finished invocations could not be written: ${firstLine(error)}`);
   }
 }
 

@@ -102,7 +102,7 @@ async function appFile(
   // reused only when every file esbuild read for it (the app's own modules and packages included) is unchanged
   // Lambda's client tries .js before .mjs: a bundle of the other kind left beside it by an older run would be loaded instead
   rmSync(output.slice(0, -extension.length) + (extension === '.mjs' ? '.js' : '.mjs'), { force: true });
-  const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle);
+  const outcome = await bundleFile(app.file, output, runtime.bundleTarget, bundle, true);
   if (!outcome.ok) {
     log(`${app.name}: ${outcome.error}`);
     // a snapshot that cannot be built is a lever that does not apply to this app (its plain build says whether the app works)
@@ -164,7 +164,7 @@ async function eagerAppFile(
   const eager = { ...app, eagerOf: app.file };
   if (build === 'plain') return { app: { ...eager, file: wrapper, ...lambdaTaskRoot(wrapper, input.exportName, folder) } };
   const relative = path.posix.join('app', 'eager', ...(version ? ['versions', version.replace('/', '+')] : []), `${app.name}.mjs`);
-  const outcome = await bundleFile(wrapper, bundlePath(relative, runtime.bundleTarget, build), runtime.bundleTarget, build);
+  const outcome = await bundleFile(wrapper, bundlePath(relative, runtime.bundleTarget, build), runtime.bundleTarget, build, true);
   if (!outcome.ok) {
     context.log(`${app.name} (eager): ${outcome.error}`);
     return { blocked: { kind: 'failed', reason: outcome.error } };

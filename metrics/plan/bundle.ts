@@ -10,7 +10,7 @@
  * file read before is unchanged (a `node_modules` folder added nearer the app); `--build plain` has no cache.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message, type Metafile, type Plugin } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
@@ -69,19 +69,39 @@ function moduleEntryPlugin(input: string): Plugin {
 }
 
 /**
+ * A user's code read only from regular files: a FIFO, a socket or a device among its imports is an error of the
+ * build, where esbuild would wait on it forever (a FIFO with no writer). One stat a file; the bundle's bytes unchanged.
+ */
+function regularFilesPlugin(): Plugin {
+  return {
+    name: 'coldstart-regular-files',
+    setup(build) {
+      build.onLoad({ filter: /.*/ }, (args) => {
+        if (args.namespace !== 'file') return undefined;
+        const stat = statSync(args.path, { throwIfNoEntry: false });
+        if (stat === undefined || stat.isFile()) return undefined;
+        return { errors: [{ text: `${args.path} is not a file (a FIFO, a socket, a device or a folder): an import must be a file` }] };
+      });
+    },
+  };
+}
+
+/**
  * `target` is a node line (`node22`: esbuild's target) or `bun`: no lowering, and Bun's export
  * condition, so the bundle holds the same package entries an unbundled file gets on Bun. An ES
  * module (an eager file) is bundled as an ES module (its top-level await kept), a CommonJS file as CommonJS.
  */
-function bundleOptions(input: string, output: string, target: string, build: BundleBuild): BuildOptions {
+function bundleOptions(input: string, output: string, target: string, build: BundleBuild, userCode = false): BuildOptions {
   const esm = isModuleFile(input);
+  const plugins = [...(esm ? [moduleEntryPlugin(input)] : []), ...(userCode ? [regularFilesPlugin()] : [])];
   return {
     entryPoints: [input],
     outfile: output,
     bundle: true,
     platform: 'node',
     format: esm ? 'esm' : 'cjs',
-    ...(esm ? { banner: { js: MODULE_BANNER }, plugins: [moduleEntryPlugin(input)] } : {}),
+    ...(esm ? { banner: { js: MODULE_BANNER } } : {}),
+    ...(plugins.length ? { plugins } : {}),
     ...(target === 'bun' ? { target: 'esnext', conditions: ['bun'] } : { target }),
     minify: build === 'bundle-min',
     // a map beside the bundle, not referenced from it (the bundle's bytes and start are unchanged):
@@ -175,8 +195,15 @@ export function bundleErrorLine(error: unknown): string {
 }
 
 /** Bundle `input` into `output` (minified for bundle-min) unless an up-to-date bundle is there; never throws for a bad bundle. */
-export async function bundleFile(input: string, output: string, target: string, kind: BundleBuild = 'bundle'): Promise<BundleOutcome> {
-  const options = bundleOptions(input, output, target, kind);
+export async function bundleFile(
+  input: string,
+  output: string,
+  target: string,
+  kind: BundleBuild = 'bundle',
+  /** a user's code (their handler or server): its imports read from regular files only (regularFilesPlugin) */
+  userCode = false,
+): Promise<BundleOutcome> {
+  const options = bundleOptions(input, output, target, kind, userCode);
   const key = optionsKey(input, options);
   const keyFile = `${output}.key`;
   if (existsSync(output) && upToDate(keyFile, key)) return { ok: true, file: output, built: false };

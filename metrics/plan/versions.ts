@@ -144,7 +144,10 @@ export function ensureVersion(value: string, log: (line: string) => void, option
   }
   const { pkg, version } = splitPackageVersion(value);
   const spec = options.from ? tarballIn(options.from, value) : value;
-  if (options.from && !existsSync(spec)) return { ok: false, reason: `no tarball ${path.basename(spec)} in the folder given` };
+  if (options.from) {
+    const refused = tarballRefusal(spec);
+    if (refused) return { ok: false, reason: refused };
+  }
   linkProjectModules(root);
   evict(root, MAX_VERSION_FOLDERS - 1);
   rmSync(dir, { recursive: true, force: true });
@@ -182,6 +185,19 @@ export function ensureVersion(value: string, log: (line: string) => void, option
   }
   writeFileSync(path.join(dir, DONE), `${JSON.stringify({ value, resolved: installed.resolved, integrity: installed.integrity })}\n`);
   return { ok: true, installed };
+}
+
+/** Why a --from tarball cannot be installed (missing, or not a regular file: npm would wait on a FIFO forever), or undefined. */
+function tarballRefusal(file: string): string | undefined {
+  let stat;
+  try {
+    stat = statSync(file);
+  } catch {
+    return `no tarball ${path.basename(file)} in the folder given`;
+  }
+  if (stat.isFile()) return undefined;
+  const kind = stat.isDirectory() ? 'a folder' : stat.isFIFO() || stat.isSocket() ? 'a pipe or socket' : 'a device';
+  return `${path.basename(file)} in the folder given is ${kind}, not a tarball`;
 }
 
 function touch(dir: string): void {

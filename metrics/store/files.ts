@@ -288,6 +288,11 @@ function readSome(fd: number, buffer: Buffer, offset: number, length: number, fi
  * and returned, whatever the size (to tell a file's format from its start).
  */
 export function readTextBounded(file: string, maxBytes: number, what: string, options: { prefix?: boolean } = {}): string {
+  return readBytesBounded(file, maxBytes, what, options).toString('utf8');
+}
+
+/** readTextBounded's bytes, for an input that is not text (a function's zip). */
+export function readBytesBounded(file: string, maxBytes: number, what: string, options: { prefix?: boolean } = {}): Buffer {
   const { fd, size } = openInput(file, what, { devices: true });
   try {
     const limit = `${what} is at most ${sizeText(maxBytes)}`;
@@ -300,12 +305,12 @@ export function readTextBounded(file: string, maxBytes: number, what: string, op
       if (read === 0) break;
       length += read;
       if (length > maxBytes) {
-        if (options.prefix) return buffer.subarray(0, maxBytes).toString('utf8');
+        if (options.prefix) return buffer.subarray(0, maxBytes);
         throw new UsageError(`${file} is too large: ${limit}`);
       }
       if (length === buffer.length) break;
     }
-    return buffer.subarray(0, length).toString('utf8');
+    return buffer.subarray(0, length);
   } finally {
     closeSync(fd);
   }

@@ -5,7 +5,7 @@
  * mkdir would even make a cgroup), and proven writable with a real file. Any problem is a one-line
  * UsageError naming the path, and leaves nothing behind.
  */
-import { closeSync, existsSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 
@@ -74,6 +74,8 @@ export function checkOutDir(dir: string, option = '--out'): string[] {
   const missing: string[] = [];
   let existing = dir;
   while (!existsSync(existing)) {
+    // a symbolic link that leads nowhere (its target missing, or a loop of links) can be made neither a folder nor a file
+    if (isLink(existing)) throw new UsageError(`${option}: ${dir} is not a folder (${existing} is a symbolic link that leads nowhere)`);
     missing.unshift(existing);
     const parent = path.dirname(existing);
     if (parent === existing) break;
@@ -88,6 +90,14 @@ export function checkOutDir(dir: string, option = '--out'): string[] {
   const pseudo = pseudoFilesystem(existing);
   if (pseudo) throw new UsageError(`${option}: ${dir} is on ${pseudo}, a kernel filesystem that holds no files: choose another folder`);
   return missing;
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function isFolder(dir: string): boolean {

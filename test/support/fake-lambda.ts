@@ -58,6 +58,17 @@ export interface Faults {
   noRequestIdHeader?: boolean;
   /** after a CreateRole, the first n CreateFunction calls answer 400 InvalidParameterValueException (IAM propagating) */
   roleNotAssumable?: number;
+  /**
+   * this list never ends: ListFunctions answers the first page again with a new NextMarker each time, ListRoles is
+   * always truncated with the same Marker
+   */
+  listForever?: 'ListFunctions' | 'ListRoles';
+  /** functions (by name prefix) whose Invoke answer's X-Amz-Log-Result is 1 MB (the documented tail is 4 KB) */
+  hugeLogResult?: string[];
+  /** FilterLogEvents' answer never ends: its headers, then 1 KB every 10 ms */
+  logsEndless?: boolean;
+  /** functions (by name prefix) whose Invoke answer never ends: its headers, then 1 KB every 10 ms */
+  endlessInvoke?: string[];
 }
 
 export interface FakeLogEvent {
@@ -117,6 +128,16 @@ export class FakeLambda {
     this.counts.clear();
     this.filterCalls.clear();
     this.createsSinceRole = Number.POSITIVE_INFINITY;
+  }
+
+  /** An answer that never ends: its headers, then 1 KB of a JSON string every 10 ms until the client goes. */
+  private endless(res: ServerResponse): true {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
+    res.write('{"body":"');
+    const chunk = 'x'.repeat(1024);
+    const timer = setInterval(() => res.write(chunk), 10);
+    res.on('close', () => clearInterval(timer));
+    return true;
   }
 
   /** Initial cold start figures of a function at a memory size: fixed, so a test can check them. */
@@ -188,6 +209,7 @@ export class FakeLambda {
         `User: arn:aws:iam::${ACCOUNT}:user/test is not authorized to perform: lambda:${op}`,
       );
     }
+    if (op === 'logs:FilterLogEvents' && this.faults.logsEndless) return this.endless(res);
     if (op.startsWith('logs:')) return this.logs(op.slice(5), body, res);
     if (op.startsWith('iam:')) return this.iam(op.slice(4), new URLSearchParams(body.toString('utf8')), res);
     const name = parts[2] ?? '';
@@ -221,12 +243,15 @@ export class FakeLambda {
       }
       case 'ListFunctions': {
         const all = [...this.functions.values()];
-        const start = Number(url.searchParams.get('Marker') ?? 0);
+        const marker = Number(url.searchParams.get('Marker') ?? 0);
+        // listForever: the first page again and again, each time with a new marker
+        const forever = this.faults.listForever === 'ListFunctions';
+        const start = forever ? 0 : marker;
         const size = Number(url.searchParams.get('MaxItems') ?? 50);
         const page = all.slice(start, start + size);
         return this.json(res, 200, {
           Functions: page.map((f) => this.configuration(f)),
-          ...(start + size < all.length ? { NextMarker: String(start + size) } : {}),
+          ...(forever ? { NextMarker: String(marker + size) } : start + size < all.length ? { NextMarker: String(start + size) } : {}),
         });
       }
       case 'ListTags': {
@@ -285,6 +310,7 @@ export class FakeLambda {
       return this.error(res, 409, 'ResourceConflictException', 'The operation cannot be performed at this time. An update is in progress');
     }
     if (this.faults.invokeDelayMs) await new Promise((resolve) => setTimeout(resolve, this.faults.invokeDelayMs));
+    if (this.matches(this.faults.endlessInvoke, fn.name)) return this.endless(res);
     const id = randomUUID();
     const cold = fn.changed;
     fn.changed = false;
@@ -332,7 +358,9 @@ export class FakeLambda {
     let tail = `${(chatty ? lines : [...lines, report]).join('\n')}\n`;
     if (Buffer.byteLength(tail) > 4096) tail = Buffer.from(tail).subarray(-4096).toString('utf8');
     const headers: Record<string, string> = {
-      'x-amz-log-result': Buffer.from(tail).toString('base64'),
+      'x-amz-log-result': this.matches(this.faults.hugeLogResult, fn.name)
+        ? Buffer.alloc(768 * 1024, 'x').toString('base64')
+        : Buffer.from(tail).toString('base64'),
       'x-amz-executed-version': '$LATEST',
     };
     if (!this.faults.noRequestIdHeader) headers['x-amzn-requestid'] = id;
@@ -451,7 +479,11 @@ export class FakeLambda {
         return xml('');
       case 'ListRoles': {
         const members = [...this.roles].map(([n, r]) => `<member>${roleXml(n, r.arn).replace(/^<Role>|<\/Role>$/g, '')}</member>`);
-        return xml(`<ListRolesResult><IsTruncated>false</IsTruncated><Roles>${members.join('')}</Roles></ListRolesResult>`);
+        const more =
+          this.faults.listForever === 'ListRoles'
+            ? '<IsTruncated>true</IsTruncated><Marker>again</Marker>'
+            : '<IsTruncated>false</IsTruncated>';
+        return xml(`<ListRolesResult>${more}<Roles>${members.join('')}</Roles></ListRolesResult>`);
       }
       case 'ListRoleTags': {
         const tags = this.roles.get(name)?.tags ?? {};
