@@ -154,13 +154,31 @@ function throughDescriptor(file: string): { fd?: number } | undefined {
   return undefined;
 }
 
-/** Where a link to a regular file really leads (a chain of links resolved), or its own target path when that does not exist yet. */
+/** How many links a chain may pass through before it is taken for a loop (Linux's own limit, ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Where a link really leads: a chain of links followed to its end, which is the file the output
+ * goes to; for a dangling link, the missing file at its end (made by the write, the link kept, as a
+ * shell's `>` does). A chain that loops is refused, one line (it was replaced by a regular file).
+ */
 function realTarget(file: string): string {
   try {
     return realpathSync(file);
   } catch {
-    return file;
+    // dangling, or a loop: follow it by hand
   }
+  let at = path.resolve(file);
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop += 1) {
+    let next: string;
+    try {
+      next = readlinkSync(at);
+    } catch {
+      return at; // not a link: the end of the chain (missing, or in a missing folder: the write names that)
+    }
+    at = path.resolve(path.dirname(at), next);
+  }
+  throw new UsageError(`${file} is a symbolic link that loops (more than ${MAX_LINK_HOPS} links): an output must lead to a file`);
 }
 
 /**

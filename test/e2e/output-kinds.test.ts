@@ -87,6 +87,20 @@ describe('an output path keeps its kind', () => {
     assert.equal(readFileSync(real, 'utf8'), 'new\n');
   });
 
+  it('a dangling link: the file it names is made, the link stays a link; a loop of links is refused, one line', () => {
+    const dir = tempDir('coldstart-test-kinds-');
+    const link = path.join(dir, 'link.md');
+    const target = path.join(dir, 'made.md');
+    symlinkSync('made.md', link);
+    writeFileWhole(link, 'new\n');
+    assert.equal(kind(link), 'link');
+    assert.equal(readFileSync(target, 'utf8'), 'new\n');
+    const loop = path.join(dir, 'loop.md');
+    symlinkSync('loop.md', loop);
+    assert.throws(() => writeFileWhole(loop, 'x\n'), /loop\.md is a symbolic link that loops \(more than 40 links\)/);
+    assert.equal(kind(loop), 'link');
+  });
+
   it('a link into the descriptor table (as /dev/stdout is) writes to the stream and stays a link', () => {
     const dir = tempDir('coldstart-test-kinds-');
     const link = path.join(dir, 'stdout');
