@@ -133,29 +133,41 @@ export function refusedOutput(file: string): string | undefined {
   }
 }
 
+/** How many links a chain may pass through before it is taken for a loop (Linux's own limit, ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The paths a chain of links passes through, from `file` (resolved) to the first that is not a link
+ * (missing, or not a link: its end), at most MAX_LINK_HOPS links; `ended` is false for a loop.
+ */
+function linkChain(file: string): { paths: string[]; ended: boolean } {
+  const paths = [path.resolve(file)];
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop += 1) {
+    const at = paths[paths.length - 1]!;
+    let next: string;
+    try {
+      next = readlinkSync(at);
+    } catch {
+      return { paths, ended: true };
+    }
+    paths.push(path.resolve(path.dirname(at), next));
+  }
+  return { paths, ended: false };
+}
+
 /**
  * Whether a chain of links passes through a descriptor table (/proc/…/fd/…, /dev/fd/…), and, when the
  * table is this process's own, the descriptor: written as it is (a socket or a pipe cannot be reopened).
  */
 function throughDescriptor(file: string): { fd?: number } | undefined {
-  let at = path.resolve(file);
-  for (let hop = 0; hop < 40; hop += 1) {
-    const own = new RegExp(`^/(?:proc/(?:self|${process.pid})|dev)/fd/(\\d+)$`).exec(at);
-    if (own) return { fd: Number(own[1]) };
+  const own = new RegExp(`^/(?:proc/(?:self|${process.pid})|dev)/fd/(\\d+)$`);
+  for (const at of linkChain(file).paths) {
+    const fd = own.exec(at);
+    if (fd) return { fd: Number(fd[1]) };
     if (/^\/proc\/[^/]+\/fd\//.test(at)) return {};
-    let next: string;
-    try {
-      next = readlinkSync(at);
-    } catch {
-      return undefined; // not a link (any more): the chain ends here
-    }
-    at = path.resolve(path.dirname(at), next);
   }
   return undefined;
 }
-
-/** How many links a chain may pass through before it is taken for a loop (Linux's own limit, ELOOP). */
-const MAX_LINK_HOPS = 40;
 
 /**
  * Where a link really leads: a chain of links followed to its end, which is the file the output
@@ -168,17 +180,10 @@ function realTarget(file: string): string {
   } catch {
     // dangling, or a loop: follow it by hand
   }
-  let at = path.resolve(file);
-  for (let hop = 0; hop < MAX_LINK_HOPS; hop += 1) {
-    let next: string;
-    try {
-      next = readlinkSync(at);
-    } catch {
-      return at; // not a link: the end of the chain (missing, or in a missing folder: the write names that)
-    }
-    at = path.resolve(path.dirname(at), next);
-  }
-  throw new UsageError(`${file} is a symbolic link that loops (more than ${MAX_LINK_HOPS} links): an output must lead to a file`);
+  const chain = linkChain(file);
+  if (!chain.ended)
+    throw new UsageError(`${file} is a symbolic link that loops (more than ${MAX_LINK_HOPS} links): an output must lead to a file`);
+  return chain.paths[chain.paths.length - 1]!;
 }
 
 /**
