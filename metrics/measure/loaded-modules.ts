@@ -14,10 +14,11 @@
  * stderr to a file of which the first line is read, bounded.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadedModule } from '../core/packages.ts';
+import { readTextBounded } from '../store/files.ts';
 import { withContainment } from './contain.ts';
 import { childEnvironment } from './environment.ts';
 
@@ -80,19 +81,8 @@ const STDERR_READ_BYTES = 4096;
 
 /** The first non-empty line of the first STDERR_READ_BYTES of `file`, at most 200 characters. */
 function firstLine(file: string): string {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(STDERR_READ_BYTES);
-    const read = readSync(fd, buffer, 0, STDERR_READ_BYTES, 0);
-    const line =
-      buffer
-        .toString('utf8', 0, read)
-        .split('\n')
-        .find((l) => l.trim()) ?? '';
-    return line.trim().slice(0, 200);
-  } finally {
-    closeSync(fd);
-  }
+  const text = readTextBounded(file, STDERR_READ_BYTES, "the app's stderr", { prefix: true });
+  return (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 200);
 }
 
 /**

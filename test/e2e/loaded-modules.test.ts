@@ -56,4 +56,14 @@ http.createServer((req, res) => res.end(shout(String(routes.length + cjs.n + bot
     assert.equal(packages.get('esm-pkg'), 1);
     assert.equal(packages.get('cjs-pkg'), 1);
   });
+
+  it('an app that fails before it listens: not listed, and why in one line from its stderr (read bounded)', () => {
+    const failing = write(
+      path.join(dir, 'fails.cjs'),
+      `process.stderr.write('x'.repeat(10000) + '\\n'); throw new Error('no database');\n`,
+    );
+    const listed = loadedModules(failing, dir);
+    assert.equal(listed.ok, false);
+    assert.match(listed.ok ? '' : listed.reason, /^exited 1: x{200}$/);
+  });
 });
