@@ -465,7 +465,6 @@ function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: App
   });
 }
 
-/** The app copied into `into` with the package at `candidate` installed there (its own folder untouched), or why not. */
 /**
  * Refuse (one line, exit 2) a bisect of an app over a package it does not declare: every step would
  * install the release beside the app and measure the app unchanged, a "no regression" that means
