@@ -7,7 +7,7 @@
  * (outside the app, removed at the end and by the next run after a kill) with `node_modules` linked
  * to that install. Each version is a cell of its own (`version` of the dimension table).
  */
-import { cpSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { closeSync, constants, cpSync, existsSync, fstatSync, openSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { AppSpec } from '../core/app.ts';
 import { displayPath } from '../core/display.ts';
@@ -29,10 +29,40 @@ export function appPackageRoot(file: string): string | undefined {
   }
 }
 
-/** The packages a package.json names in dependencies, devDependencies or optionalDependencies; empty when it cannot be read. */
-export function declaredDependencies(root: string): Set<string> {
+/** An app's package.json is read whole up to this; a larger one is refused. */
+const MAX_PACKAGE_JSON_BYTES = 2 ** 20;
+
+/**
+ * The app's package.json, bounded and of its kind before it is read (opened without blocking: a FIFO
+ * named package.json is refused, not waited on), or undefined when there is none to open.
+ */
+function packageJsonText(root: string): string | undefined {
+  const file = path.join(root, 'package.json');
+  let fd: number;
   try {
-    const json = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UsageError(`${displayPath(file)} is not a file: an app's package.json must be one`);
+    if (stat.size > MAX_PACKAGE_JSON_BYTES) throw new UsageError(`${displayPath(file)} is too large: a package.json is at most 1 MiB`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The packages a package.json names in dependencies, devDependencies or optionalDependencies; empty when
+ * it cannot be read or parsed; one line (UsageError) when it is not a file or is too large.
+ */
+export function declaredDependencies(root: string): Set<string> {
+  const text = packageJsonText(root);
+  if (text === undefined) return new Set();
+  try {
+    const json = JSON.parse(text) as Record<string, unknown>;
     const names = DEPENDENCY_FIELDS.flatMap((field) => {
       const deps = json[field];
       return deps && typeof deps === 'object' && !Array.isArray(deps) ? Object.keys(deps) : [];

@@ -11,7 +11,13 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AppSpec } from '../../metrics/core/app.ts';
-import { appPackageRoot, appsAtVersions, planAppVersions, type AppVersionInstaller } from '../../metrics/plan/app-versions.ts';
+import {
+  appPackageRoot,
+  appsAtVersions,
+  declaredDependencies,
+  planAppVersions,
+  type AppVersionInstaller,
+} from '../../metrics/plan/app-versions.ts';
 import { appInstallKey, appVersionDir } from '../../metrics/plan/versions.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
@@ -208,5 +214,17 @@ describe('measure --versions: refused before anything runs', () => {
     assert.match(result.stderr, /^coldstart: --versions fastify@5\.6\.1: fastify is not a dependency of the app \(/);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.equal(existsSync(out), false);
+  });
+});
+
+describe("an app's package.json that is not a file", () => {
+  it('is refused in one line before it is read (a FIFO would have been waited on forever), not taken for no dependencies', () => {
+    const dir = tempDir('coldstart-app-pkg-kind-');
+    mkdirSync(path.join(dir, 'package.json'));
+    writeFileSync(path.join(dir, 'server.js'), '');
+    assert.throws(
+      () => declaredDependencies(dir),
+      (e: unknown) => e instanceof Error && /package\.json is not a file: an app's package\.json must be one$/.test(e.message),
+    );
   });
 });
