@@ -18,7 +18,9 @@ import { loadGenerators } from '../../generators/registry.ts';
 import { writeGenerated } from '../../generators/write.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellFile } from '../core/cell.ts';
-import { UsageError } from '../core/errors.ts';
+import { ExitCodeError, UsageError } from '../core/errors.ts';
+import { markdownText, oneLine } from '../core/escape.ts';
+import { checkState } from '../core/state-schema.ts';
 import { loadByPackage, OWNER, type PackageLoad } from '../core/packages.ts';
 
 import { runSpec, type RunSpec } from '../core/run-spec.ts';
@@ -27,6 +29,7 @@ import { SAMPLES_FILE } from '../core/samples.ts';
 import { readTextBounded, writeFileWhole } from '../store/files.ts';
 import { makeWritableDir } from '../store/out-dir.ts';
 import { readSamples } from '../store/samples-file.ts';
+import { readMeta } from '../store/meta-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
 import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
 import { ensureVersion, versionGeneratedDir } from '../plan/versions.ts';
@@ -35,7 +38,8 @@ import { scratchPrefix } from '../measure/leftovers.ts';
 import { appCopyAt, appPackageRoot, declaredDependencies } from '../plan/app-versions.ts';
 import { displayPath } from '../core/display.ts';
 import type { Deps } from './ports.ts';
-import { runPipeline } from './run.ts';
+import { bisectStateSchema } from './bisect-state.ts';
+import { exitCodeOf, runPipeline } from './run.ts';
 
 /** More candidates than this ask for --yes or a coarser --step. */
 export const MAX_CANDIDATES = 32;
@@ -78,8 +82,10 @@ interface BisectState {
 export interface BisectDeps {
   /** the candidates from the good end to the bad end, in order, or undefined when an end is not one */
   candidates(o: BisectOptions): string[] | undefined;
-  /** one candidate measured into `stepDir` */
-  measure(candidate: string, stepDir: string): Promise<BisectResult>;
+  /** one candidate measured into `stepDir`, or interrupted (with the exit code the signal gives) */
+  measure(candidate: string, stepDir: string): Promise<BisectResult | { kind: 'interrupted'; exitCode: number }>;
+  /** whether a measured step's run folder says its run was interrupted (its meta.json) */
+  interrupted?(stepDir: string): boolean;
   /** each package's share of the busy profile of a measured step (its --attribute run), when it has one */
   shares?(stepDir: string): Record<string, number> | undefined;
   /** each package's loaded code (modules, bytes on disk) at a measured step, or why there is none */
@@ -141,12 +147,14 @@ function readState(file: string): BisectState | undefined {
   if (!existsSync(file)) return undefined;
   // bounded and of its kind before it is read (a FIFO refused, not waited on; /dev/zero not read until memory runs out)
   const text = readTextBounded(file, MAX_STATE_BYTES, "a bisect's state");
+  let value: unknown;
   try {
-    const state = JSON.parse(text) as Partial<Record<keyof BisectState, unknown>>;
-    return state.version === STATE_VERSION && Array.isArray(state.candidates) ? (state as BisectState) : undefined;
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    throw new UsageError(`${file} is not valid JSON: repair or remove it (the bisect then starts again)`);
   }
+  // every value checked before the search reads one (a string, 1e308, a candidate with escape bytes: one line, exit 2)
+  return checkState(bisectStateSchema, value, file);
 }
 
 const writeState = (file: string, state: BisectState) => writeFileWhole(file, `${JSON.stringify(state, null, 2)}\n`);
@@ -160,8 +168,16 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
   let state = readState(stateFile);
   if (state && JSON.stringify(state.identity) !== JSON.stringify(identity))
     throw new UsageError(`${options.dir} holds another bisect (${STATE_FILE}): give another --out`);
-  if (state) deps.log(`resuming: ${Object.keys(state.results).length} of ${state.candidates.length} versions already measured`);
-  else {
+  if (state) {
+    // a step whose run was interrupted is no result, even when an older bisect recorded one: measured again
+    const unfinished = state.steps.filter((v) => state!.results[v]?.kind === 'measured' && deps.interrupted?.(stepDirOf(options, v)));
+    if (unfinished.length) {
+      const results = Object.fromEntries(Object.entries(state.results).filter(([v]) => !unfinished.includes(v)));
+      state = { ...state, results, steps: state.steps.filter((v) => !unfinished.includes(v)) };
+      deps.log(`${unfinished.map((v) => named(options, v)).join(', ')}: the step's run was interrupted: measured again`);
+    }
+    deps.log(`resuming: ${Object.keys(state.results).length} of ${state.candidates.length} versions already measured`);
+  } else {
     const candidates = deps.candidates(options);
     if (!candidates) {
       const ends = options.git
@@ -203,6 +219,12 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
     }
     const candidate = next.candidate;
     const result = await deps.measure(candidate, stepDirOf(options, candidate));
+    // an interrupted step is no result: not logged as good or bad, not saved; the same command measures it again
+    if (result.kind === 'interrupted')
+      throw new ExitCodeError(
+        `interrupted during ${named(options, candidate)}: not a result; the same command resumes and measures it again`,
+        result.exitCode,
+      );
     measuredNow++;
     state = { ...state, results: { ...state.results, [candidate]: result }, steps: [...state.steps, candidate] };
     writeState(stateFile, state);
@@ -277,7 +299,7 @@ const show = (m: Measure, v: number) => (m === 'instructions' ? Math.round(v).to
 
 function stepLine(o: BisectOptions, state: BisectState, candidate: string, r: BisectResult): string {
   const n = state.steps.length;
-  if (r.kind === 'skipped') return `step ${n}: ${named(o, candidate)} skipped (${r.reason})`;
+  if (r.kind === 'skipped') return `step ${n}: ${named(o, candidate)} skipped (${oneLine(r.reason)})`;
   const good = state.results[state.candidates[0]!];
   const vs = good?.kind === 'measured' && candidate !== state.candidates[0] ? relative(r.value, good.value) : '';
   const verdict =
@@ -349,7 +371,7 @@ export function bisectReport(
     '| --: | :-- | --: | --: | :-- |',
     ...state.steps.map((v, i) => {
       const r = state.results[v]!;
-      if (r.kind === 'skipped') return `| ${i + 1} | ${v} | – | – | skipped: ${r.reason.replace(/\|/g, '/')} |`;
+      if (r.kind === 'skipped') return `| ${i + 1} | ${v} | – | – | skipped: ${markdownText(r.reason)} |`;
       const base = good?.kind === 'measured' ? good.value : r.value;
       const verdictText = v === state.candidates[0] ? 'good end' : isBad(r.value, base, o.threshold) ? 'bad' : 'good';
       return `| ${i + 1} | ${v} | ${show(o.measure, r.value)} | ${relative(r.value, base)} | ${verdictText} |`;
@@ -555,6 +577,7 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
   return {
     candidates: realCandidates,
     log,
+    interrupted: (stepDir) => readMeta(stepDir)?.interrupted === true,
     loaded(candidate, stepDir) {
       return stepLoad(o, candidate, stepDir, log);
     },
@@ -582,7 +605,8 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
         app = copy;
       }
       try {
-        await runPipeline(stepSpec(o, candidate, stepDir, app), runDeps());
+        const run = await runPipeline(stepSpec(o, candidate, stepDir, app), runDeps());
+        if (run.interrupted) return { kind: 'interrupted', exitCode: exitCodeOf(run, true) };
         // an app's copy is removed after its step: its modules are listed now
         if (app && resultOf(o, stepDir).kind === 'measured') listStepModules(app.file, app.cwd, stepDir, 'app', app.args);
       } catch (error) {

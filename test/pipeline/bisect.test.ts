@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { bisectNext, compareVersions, loadChanges, versionRange, type BisectResult } from '../../metrics/analyse/bisect.ts';
 import { loadByPackage } from '../../metrics/core/packages.ts';
-import { UsageError } from '../../metrics/core/errors.ts';
+import { ExitCodeError, UsageError } from '../../metrics/core/errors.ts';
 import { parseVersions } from '../../metrics/core/parse.ts';
 import {
   LOADED_FILE,
@@ -178,6 +178,148 @@ describe('the bisect folder', () => {
     assert.equal(existsSync(path.join(other, STATE_FILE)), false);
     const coarse = await runBisect(options(other, { good: '1.0.0', bad: '1.0.39', step: 2 }), long);
     assert.equal(coarse.candidates.length, 21);
+  });
+});
+
+/** bisect.json as a test edits it */
+type Edited = {
+  candidates: unknown[];
+  steps: unknown[];
+  results: Record<string, { kind?: unknown; value?: unknown; reason?: unknown; phases?: Record<string, unknown> }>;
+};
+
+describe('bisect.json checked against its schema before it is used (issue 46, item 4)', () => {
+  const deps: BisectDeps = {
+    candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+    log: () => {},
+    measure: (v) => Promise.resolve(planted(RELEASES, RELEASES[5]!)(v)),
+  };
+  /** a finished bisect's folder, then its bisect.json edited by `edit` */
+  async function edited(edit: (state: Edited) => void): Promise<string> {
+    const dir = tempDir('coldstart-bisect-state-');
+    await runBisect(options(dir), deps);
+    const file = path.join(dir, STATE_FILE);
+    const state = JSON.parse(readFileSync(file, 'utf8')) as Edited;
+    edit(state);
+    writeFileSync(file, JSON.stringify(state));
+    return dir;
+  }
+  const good = RELEASES[0]!;
+  const cases: [string, (state: Edited) => void, string][] = [
+    // was `internal error: v.toFixed is not a function`
+    ['a string for a value', (s) => (s.results[good]!.value = 'fast'), `results."${good}".value: a number expected, found "fast"`],
+    ['"NaN" for a value', (s) => (s.results[good]!.value = 'NaN'), `results."${good}".value: a number expected, found "NaN"`],
+    ['null for a value', (s) => (s.results[good]!.value = null), `results."${good}".value: a number expected, found null`],
+    // was a wrong culprit: every release under 1e308 was good
+    [
+      '1e308 for the good release',
+      (s) => (s.results[good]!.value = 1e308),
+      `results."${good}".value: a number from 0 to 1000000000000000 expected, found 1e+308`,
+    ],
+    [
+      'a negative phase',
+      (s) => (s.results[good]!.phases!.boot = -1),
+      `results."${good}".phases.boot: a number from 0 to 1000000000000000 expected, found -1`,
+    ],
+    // was ESC ] 0 and BEL on the terminal
+    [
+      'a candidate with escape bytes',
+      (s) => (s.candidates[1] = '2.0.1\u001b]0;owned\u0007'),
+      'candidates[1]: a release or a commit (letters, digits, ".", "+", "_", "-"; at most 200) expected, found "2.0.1 ]0;owned "',
+    ],
+    [
+      'a result of no candidate',
+      (s) => (s.results['9.9.9'] = { kind: 'skipped', reason: 'x' }),
+      'results."9.9.9": a result of a candidate expected, found an object',
+    ],
+    ['a step with no result', (s) => s.steps.push('2.3.3'), `steps[6]: a measured candidate (one with a result) expected, found "2.3.3"`],
+    [
+      'an unknown kind',
+      (s) => (s.results[good] = { kind: 'good' }),
+      `results."${good}".kind: a result ({"kind": "measured", "value", "phases"} or {"kind": "skipped", "reason"}) expected, found "good"`,
+    ],
+  ];
+  for (const [what, edit, field] of cases) {
+    it(`${what}: one line naming the file and the field (exit 2)`, async () => {
+      const dir = await edited(edit);
+      const logged: string[] = [];
+      await assert.rejects(runBisect(options(dir), { ...deps, log: (line) => logged.push(line) }), (e: unknown) => {
+        assert.ok(e instanceof UsageError, String(e));
+        assert.equal(
+          e.message,
+          `${path.join(dir, STATE_FILE)}: ${field}: the file was edited or is not one this tool wrote (repair or remove it)`,
+        );
+        return true;
+      });
+      assert.deepEqual(logged, [], 'nothing logged before the state was checked');
+    });
+  }
+  it('text that is not JSON is one line too (it was taken for no state and overwritten)', async () => {
+    const dir = tempDir('coldstart-bisect-state-');
+    writeFileSync(path.join(dir, STATE_FILE), '{"version": 1, "candi');
+    await assert.rejects(
+      runBisect(options(dir), deps),
+      (e: unknown) => e instanceof UsageError && /bisect\.json is not valid JSON/.test(e.message),
+    );
+    assert.equal(readFileSync(path.join(dir, STATE_FILE), 'utf8'), '{"version": 1, "candi');
+  });
+});
+
+describe('an interrupted step is never a result (issue 46, item 4b)', () => {
+  it('is not logged good or bad, not saved, exits 130, and the resume measures it again', async () => {
+    const dir = tempDir('coldstart-bisect-');
+    const count = planted(RELEASES, RELEASES[13]!);
+    const measured: string[] = [];
+    const logged: string[] = [];
+    let interruptAt: number | undefined = 2;
+    const deps: BisectDeps = {
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+      log: (line) => logged.push(line),
+      measure: (v) => {
+        measured.push(v);
+        if (measured.length === interruptAt) return Promise.resolve({ kind: 'interrupted', exitCode: 130 });
+        return Promise.resolve(count(v));
+      },
+    };
+    await assert.rejects(runBisect(options(dir), deps), (e: unknown) => {
+      assert.ok(e instanceof ExitCodeError && e.exitCode === 130, String(e));
+      assert.equal(e.message, `interrupted during fake@${RELEASES[19]}: not a result; the same command resumes and measures it again`);
+      return true;
+    });
+    const interrupted = measured[1]!;
+    assert.deepEqual(
+      logged.filter((line) => line.startsWith('step ')),
+      [`step 1: fake@${RELEASES[0]} 1,000,000,000 instructions`],
+    );
+    const saved = JSON.parse(readFileSync(path.join(dir, STATE_FILE), 'utf8')) as { results: object; steps: string[] };
+    assert.deepEqual(saved.steps, [RELEASES[0]]);
+    assert.ok(!(interrupted in saved.results));
+    interruptAt = undefined;
+    const outcome = await runBisect(options(dir), deps);
+    assert.equal(measured[2], interrupted, 'the resume measures the interrupted step first');
+    assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
+  });
+  it('a step an older bisect recorded though its run folder says interrupted is measured again on resume', async () => {
+    const dir = tempDir('coldstart-bisect-');
+    const count = planted(RELEASES, RELEASES[13]!);
+    const measured: string[] = [];
+    const logged: string[] = [];
+    const deps: BisectDeps = {
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+      log: (line) => logged.push(line),
+      measure: (v) => {
+        measured.push(v);
+        // the old bisect's step 2: 2 samples of an interrupted run, a value like the good end's ("good")
+        return Promise.resolve(measured.length === 2 ? count(RELEASES[0]!) : count(v));
+      },
+    };
+    const first = await runBisect(options(dir), { ...deps, interrupted: () => false });
+    assert.equal(first.verdict.kind, 'no-change', 'the interrupted step, taken as a result, hid the regression');
+    const bad = RELEASES[19]!;
+    const outcome = await runBisect(options(dir), { ...deps, interrupted: (stepDir) => path.basename(stepDir) === bad });
+    assert.ok(logged.includes(`fake@${bad}: the step's run was interrupted: measured again`), logged.join('\n'));
+    assert.equal(measured.filter((v) => v === bad).length, 2);
+    assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
   });
 });
 
