@@ -26,7 +26,7 @@ import {
   type Architecture,
   type KnownLambdaRuntimeLine,
 } from './lambda-platform.ts';
-import { MAX_ROUTE_COUNTS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
+import { MAX_ROUTE_COUNTS, MAX_VERSIONS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 
 // ---- the value lists ----
 
@@ -523,7 +523,8 @@ export const DIMENSIONS = {
           'npm packages at other versions than the installed ones, each a cell of its own: `fastify@4.28.1,5.6.1` ' +
           '(a bare version continues the package before it; several packages as `fastify@4.28.1,5.6.1 express@4.21.2,5.1.0`, ' +
           'or the flag repeated). A generated cell gets each version of its framework, adapter or validator package; a measured app, ' +
-          'of any of its dependencies. Exact versions, installed once into .versions/ (outside generated/ and your project)',
+          `of any of its dependencies. Exact versions, at most ${MAX_VERSIONS} in a run, installed once into .versions/ ` +
+          '(outside generated/ and your project)',
         defaultText: 'the installed versions',
       },
     ],

@@ -4,7 +4,7 @@
  * hands them to commander; nothing here knows commander.
  */
 import { UsageError } from './errors.ts';
-import { MAX_ROUTE_COUNTS } from './run-bounds.ts';
+import { MAX_ROUTE_COUNTS, MAX_VERSIONS } from './run-bounds.ts';
 import { BUNDLE_BUILDS, isPackageVersion, MAX_ROUTES, MIN_ROUTES, splitPackageVersion, type Build } from './dimensions.ts';
 import { MAX_MEMORY_MB, MIN_MEMORY_MB, parseArchitecture, parseLambdaRuntime, type Architecture } from './lambda-platform.ts';
 import type { LambdaLine, Shard } from './run-spec.ts';
@@ -206,5 +206,7 @@ export function parseVersions(text: string, previous: readonly string[] = []): s
     pkg = splitPackageVersion(value).pkg;
     if (!out.includes(value)) out.push(value);
   }
+  if (out.length > MAX_VERSIONS)
+    throw new UsageError(`--versions: ${out.length} versions, over the bound of ${MAX_VERSIONS} a run (each is installed): give fewer`);
   return out;
 }

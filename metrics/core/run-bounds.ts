@@ -6,6 +6,12 @@
 
 /** At most this many route counts in one `--routes` (the default has 8). */
 export const MAX_ROUTE_COUNTS = 64;
+/**
+ * At most this many package versions in one `--versions` (the flag repeated counts together): each is an
+ * npm install into .versions/ and a cell of its own times every other lever; 10,000 were accepted and
+ * installed one by one. `bisect` bisects more releases than this one at a time, about log2 of them.
+ */
+export const MAX_VERSIONS = 32;
 /** At most this many generated files in one run (every framework at the default route counts: 88 files; on both targets 176). */
 export const MAX_GENERATED_FILES = 2000;
 /** At most this many bytes of generated files in one run (the default run's 88 files: about 22 MB; on both targets 43 MB). */

@@ -8,9 +8,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parseRoutes } from '../../metrics/core/parse.ts';
+import { parseRoutes, parseVersions } from '../../metrics/core/parse.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
-import { DISK_MARGIN_BYTES, MAX_GENERATED_BYTES, MAX_GENERATED_FILES, MAX_ROUTE_COUNTS } from '../../metrics/core/run-bounds.ts';
+import {
+  DISK_MARGIN_BYTES,
+  MAX_GENERATED_BYTES,
+  MAX_GENERATED_FILES,
+  MAX_ROUTE_COUNTS,
+  MAX_VERSIONS,
+} from '../../metrics/core/run-bounds.ts';
 import {
   checkGeneratedBounds,
   checkOutputRoom,
@@ -58,6 +64,40 @@ describe('route counts per run', () => {
     assert.equal(result.code, 2);
     assert.equal(result.stderr, `coldstart: --routes: 20000 route counts, over the bound of ${MAX_ROUTE_COUNTS} a run: give fewer\n`);
     assert.deepEqual(readdirSync(GENERATED_DIR).sort(), before);
+  });
+});
+
+describe('package versions per run (issue 46, item 4b)', () => {
+  const list = (n: number) => `ms@${Array.from({ length: n }, (_, i) => `2.0.${i}`).join(',')}`;
+  it(`${MAX_VERSIONS} versions pass, ${MAX_VERSIONS + 1} are refused, the flag repeated counting together`, () => {
+    assert.equal(parseVersions(list(MAX_VERSIONS)).length, MAX_VERSIONS);
+    assert.equal(
+      usage(() => parseVersions(list(MAX_VERSIONS + 1))),
+      `--versions: ${MAX_VERSIONS + 1} versions, over the bound of ${MAX_VERSIONS} a run (each is installed): give fewer`,
+    );
+    const first = parseVersions(list(MAX_VERSIONS - 1));
+    assert.match(
+      usage(() => parseVersions('fastify@5.0.0,5.1.0', first)),
+      new RegExp(`^--versions: ${MAX_VERSIONS + 1} versions`),
+    );
+  });
+  it('`measure --versions` with 10,000 versions: exit 2, one line, before anything is installed', async () => {
+    const dir = tempDir('coldstart-versions-bound-');
+    writeFileSync(path.join(dir, 'server.js'), '');
+    const result = await mainInProcess([
+      'measure',
+      path.join(dir, 'server.js'),
+      '--versions',
+      list(10_000),
+      '--out',
+      path.join(dir, 'out'),
+    ]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      `coldstart: --versions: 10000 versions, over the bound of ${MAX_VERSIONS} a run (each is installed): give fewer\n`,
+    );
+    assert.deepEqual(readdirSync(dir), ['server.js']);
   });
 });
 
