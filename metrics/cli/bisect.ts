@@ -17,7 +17,7 @@ import { appsOf } from '../pipeline/apps.ts';
 import { checkBisectedDependency, MAX_CANDIDATES, packagesTable, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { depsOf } from './run.ts';
-import { commandLine, displayPath } from './shared.ts';
+import { commandLine, displayPath, say, tell } from './shared.ts';
 
 const RANGE = /^([^.\s][^\s]*?)\.\.([^.\s][^\s]*)$/;
 
@@ -173,7 +173,7 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
     dir,
     command: commandLine([...(argv ?? process.argv)], 'bisect'),
   };
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = tell;
   const outcome = await runBisect(options, realBisectDeps(options, depsOf(opts.debugMode), log));
   const v = outcome.verdict;
   const summary =
@@ -183,8 +183,7 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
         ? `no regression over the threshold from ${good} to ${bad}`
         : `no verdict: ${v.kind === 'failed' ? v.reason : ''}`;
   const moved = outcome.packages;
-  if (moved)
-    process.stdout.write(`packages whose loaded code changed most, ${moved.from} → ${moved.to}:\n${packagesTable(moved).join('\n')}\n`);
-  process.stdout.write(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}\n`);
+  if (moved) say(`packages whose loaded code changed most, ${moved.from} → ${moved.to}:\n${packagesTable(moved).join('\n')}`);
+  say(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}`);
   if (v.kind === 'failed') process.exitCode = 1;
 }

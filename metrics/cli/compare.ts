@@ -11,6 +11,7 @@ import {
 } from '../pipeline/compare.ts';
 import { parseList, parsePercentShare, parseRatio } from '../core/parse.ts';
 import { addTypedCommand } from './groups/common.ts';
+import { terminalText } from './shared.ts';
 
 const DEFAULT_METRICS: MetricName[] = [DEFAULT_COMPARE_METRIC];
 
@@ -48,7 +49,7 @@ export function registerCompareCommand(program: PlainCommand): void {
         threshold: opts.threshold,
         calibrationFile: opts.calibration,
       });
-      process.stdout.write(result.markdown);
+      process.stdout.write(terminalText(result.markdown));
       if (result.exitCode) process.exitCode = result.exitCode;
     });
   addTypedCommand(program, compare);

@@ -11,7 +11,7 @@ import { realDeps } from '../pipeline/ports.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
 import { addProcessLevers, leversOf } from './groups/levers.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
-import { commandLine, displayPath } from './shared.ts';
+import { commandLine, displayPath, say } from './shared.ts';
 
 const d = DEFAULT_SPEC.sampling;
 /** hyperfine's --runs by default: run's default number of samples (a fixed number: hyperfine has no auto) */
@@ -71,7 +71,7 @@ export function registerHyperfineCommand(program: PlainCommand): void {
       output: { out: opts.out },
     });
     const result = await runHyperfine(spec, realDeps());
-    process.stdout.write(`${lastLine(result)}\n`);
+    say(lastLine(result));
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (result.measured === 0) process.exitCode = 1;
   });

@@ -7,7 +7,7 @@ import { ARCHITECTURE_CHOICES, DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES,
 import { parseChoice } from '../core/parse.ts';
 import { importLambda } from '../pipeline/lambda-import.ts';
 import { addTypedCommand, oldSpelling } from './groups/common.ts';
-import { commandLine, displayPath } from './shared.ts';
+import { commandLine, displayPath, say, tell } from './shared.ts';
 
 /** Lines REPORT lines may come from: the current ones and, for older logs, the deprecated ones. */
 const IMPORT_RUNTIMES = [...LAMBDA_RUNTIME_NAMES, ...Object.keys(DEPRECATED_LAMBDA_RUNTIMES)];
@@ -67,12 +67,10 @@ export function registerLambdaImportCommand(program: PlainCommand): void {
         ...(architecture ? { architecture } : {}),
         ...(runtime ? { runtime } : {}),
       },
-      (line) => process.stdout.write(`${line}\n`),
-      (line) => process.stderr.write(`${line}\n`),
+      say,
+      tell,
     );
-    process.stdout.write(
-      `results in ${displayPath(outcome.dir)} (summary.md; npm run report -- ${displayPath(outcome.dir)} rebuilds it)\n`,
-    );
+    say(`results in ${displayPath(outcome.dir)} (summary.md; npm run report -- ${displayPath(outcome.dir)} rebuilds it)`);
   });
   addTypedCommand(program, command);
 }

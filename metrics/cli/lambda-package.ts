@@ -15,7 +15,7 @@ import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
 import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
 import { addTypedCommand, dimensionOption, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
-import { displayPath } from './shared.ts';
+import { displayPath, say, tell } from './shared.ts';
 
 function kilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} kB`;
@@ -23,15 +23,15 @@ function kilobytes(bytes: number): string {
 
 /** The zips, the cells left out, the template; exit code 1 when nothing could be packaged. */
 function printOutcome({ written, leftOut }: LambdaPackageOutcome): void {
-  for (const f of written?.functions ?? []) process.stdout.write(`${displayPath(f.zip)}  ${kilobytes(f.bytes)}\n`);
-  for (const cell of leftOut) process.stdout.write(`left out: ${cell.name}: ${cell.reason}\n`);
+  for (const f of written?.functions ?? []) say(`${displayPath(f.zip)}  ${kilobytes(f.bytes)}`);
+  for (const cell of leftOut) say(`left out: ${cell.name}: ${cell.reason}`);
   if (!written) {
     process.stderr.write(`coldstart: no cell could be packaged (${leftOut.length} left out): nothing written\n`);
     process.exitCode = 1;
     return;
   }
   const count = `${written.functions.length} function${written.functions.length === 1 ? '' : 's'}`;
-  process.stdout.write(`template: ${displayPath(written.template)} (${count}; to deploy and measure: ${displayPath(written.readme)})\n`);
+  say(`template: ${displayPath(written.template)} (${count}; to deploy and measure: ${displayPath(written.readme)})`);
 }
 
 const lambdaLine = (option: string, text: string) => parseLambdaRuntime(option, text, false);
@@ -90,7 +90,7 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
           build: opts.build,
           inits: opts.init ?? ['lazy'],
         },
-        (line) => process.stderr.write(`${line}\n`),
+        tell,
       );
       printOutcome(outcome);
     });

@@ -7,6 +7,7 @@ import { DEFAULT_LAMBDA_PERF_DAYS, MAX_LAMBDA_PERF_FILES, SHIPPED_REFERENCE_FILE
 import { parseInteger } from '../core/parse.ts';
 import { runLambdaReference } from '../pipeline/lambda-reference.ts';
 import { addTypedCommand, byDefault, oldSpelling } from './groups/common.ts';
+import { say } from './shared.ts';
 
 export function registerLambdaReferenceCommand(program: PlainCommand): void {
   const command = new Command('lambda-reference')
@@ -57,7 +58,7 @@ export function registerLambdaReferenceCommand(program: PlainCommand): void {
           out: path.resolve(opts.out),
           days: opts.days,
         },
-        (line) => process.stdout.write(line + '\n'),
+        say,
       );
     });
   addTypedCommand(program, command);

@@ -26,7 +26,7 @@ import { addTypedCommand, dimensionOption, givenFlags } from './groups/common.ts
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import type { LambdaRunOutcome } from '../pipeline/lambda-run.ts';
 import { printPlan, type LambdaRunOptions } from '../pipeline/lambda-run-plan.ts';
-import { commandLine, displayPath } from './shared.ts';
+import { commandLine, displayPath, say } from './shared.ts';
 
 const parseLines = (text: string): LambdaRuntimeLine[] => [
   ...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v, false))),
@@ -276,8 +276,8 @@ export function registerLambdaCalibrateCommand(program: PlainCommand): void {
     .argument('<real...>', 'real runs of the same cells')
     .addOption(new Option('-o, --out <file>', 'the calibration table to write (JSON)').makeOptionMandatory())
     .action((local, real, opts) => {
-      calibrateLambda({ local, real, out: opts.out }, (line) => process.stdout.write(`${line}\n`));
-      process.stdout.write(`wrote ${displayPath(opts.out)}: npm run report -- DIR --calibration ${displayPath(opts.out)}\n`);
+      calibrateLambda({ local, real, out: opts.out }, say);
+      say(`wrote ${displayPath(opts.out)}: npm run report -- DIR --calibration ${displayPath(opts.out)}`);
     });
   addTypedCommand(program, command);
 }

@@ -1,6 +1,7 @@
 /** `merge RUN... --out DIR`: its options; the join itself is pipeline/merge.ts. */
 import type { Command } from 'commander';
 import { machinesDiffer, runMerge } from '../pipeline/merge.ts';
+import { say, warn } from './shared.ts';
 
 export function registerMergeCommand(program: Command): void {
   program
@@ -10,8 +11,8 @@ export function registerMergeCommand(program: Command): void {
     .requiredOption('-o, --out <dir>', 'the merged run folder (new or empty)')
     .option('--partial', 'also join a part that was interrupted or did not finish (a live run is always refused)')
     .action(async (runs: string[], opts: { out: string; partial?: boolean }) => {
-      const result = await runMerge(runs, opts.out, (line) => process.stderr.write(`warning: ${line}\n`), opts.partial === true);
+      const result = await runMerge(runs, opts.out, warn, opts.partial === true);
       const note = machinesDiffer(result.parts) ? ' (parts from different machines: see "Merged run" in summary.md)' : '';
-      process.stdout.write(`merged ${result.parts.length} runs into ${result.dir} (summary.md)${note}\n`);
+      say(`merged ${result.parts.length} runs into ${result.dir} (summary.md)${note}`);
     });
 }

@@ -8,6 +8,7 @@ import { addTypedCommand, givenFlags } from './groups/common.ts';
 import { addCostGroup, costOf } from './groups/cost.ts';
 import { addExportOptions, exportOf } from './groups/output.ts';
 import { parseInteger } from '../core/parse.ts';
+import { say, warn } from './shared.ts';
 
 export function registerReportCommand(program: PlainCommand): void {
   const report = new Command('report')
@@ -38,9 +39,9 @@ export function registerReportCommand(program: PlainCommand): void {
           ...(exportJson ? { exportJson } : {}),
           ...(opts.calibration !== undefined ? { calibrationFile: opts.calibration } : {}),
         },
-        (line) => process.stderr.write(`warning: ${line}\n`),
+        warn,
       );
-      process.stdout.write(`wrote ${written.join(', ')} in ${dir}\n`);
+      say(`wrote ${written.join(', ')} in ${dir}`);
     });
   addTypedCommand(program, command);
 }

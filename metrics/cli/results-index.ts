@@ -1,6 +1,7 @@
 /** `results-index [DIR]`: write results/index.html and results/RESULTS.md, the published run folders as a page and a table. */
 import type { Command } from 'commander';
 import { writeResultsIndex } from '../pipeline/results-index.ts';
+import { say } from './shared.ts';
 
 export function registerResultsIndexCommand(program: Command): void {
   program
@@ -9,6 +10,6 @@ export function registerResultsIndexCommand(program: Command): void {
     .argument('[dir]', 'the results folder (default: results/ of the checkout)')
     .action((dir: string | undefined) => {
       const { file, page, runs } = writeResultsIndex(dir);
-      process.stdout.write(`wrote ${file} and ${page} (${runs} published run${runs === 1 ? '' : 's'})\n`);
+      say(`wrote ${file} and ${page} (${runs} published run${runs === 1 ? '' : 's'})`);
     });
 }

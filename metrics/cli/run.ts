@@ -20,7 +20,7 @@ import { addLeverGroup, leversOf } from './groups/levers.ts';
 import { addOutputGroup, outputOf } from './groups/output.ts';
 import { addSamplingGroup, addFirstHitsOption, samplingOf } from './groups/sampling.ts';
 import { addSelectionGroup, selectionOf } from './groups/selection.ts';
-import { commandLine } from './shared.ts';
+import { commandLine, say } from './shared.ts';
 
 /**
  * What `run` and `measure` do with the spec they parsed: the pipeline with the real deps (the CLI),
@@ -123,9 +123,9 @@ export function registerRunCommand(program: PlainCommand, hooks: ProgramHooks = 
 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */
 export function finishRun(result: RunResult, allowFailures: boolean): void {
-  process.stdout.write(`${runSummaryLine(result)}\n`);
+  say(runSummaryLine(result));
   // a run with no Lambda cell: how to get the Lambda answer, in one line (the markdown's code marks dropped)
-  if (result.lambdaHint) process.stdout.write(`${result.lambdaHint.replace(/`/g, '')}\n`);
+  if (result.lambdaHint) say(result.lambdaHint.replace(/`/g, ''));
   const code = exitCodeOf(result, allowFailures);
   if (code === EXIT_FAILED_SAMPLES) {
     process.stderr.write(

@@ -11,7 +11,7 @@ import { claimLine, DEFAULT_VERIFY_SAMPLES, METRIC_NAMES, parseMetricName, verif
 import { runSummaryLine } from '../pipeline/run.ts';
 import { addTypedCommand, dimensionOption } from './groups/common.ts';
 import { depsOf } from './run.ts';
-import { commandLine } from './shared.ts';
+import { commandLine, say } from './shared.ts';
 
 export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: readonly string[] } = {}): void {
   const verify = new Command('verify')
@@ -65,11 +65,9 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
       },
       depsOf(opts.debugMode)(),
     );
-    process.stdout.write(`${result.claims.map(claimLine).join('\n')}\n`);
+    say(result.claims.map(claimLine).join('\n'));
     const holding = result.claims.filter((c) => c.verdict === 'holds').length;
-    process.stdout.write(
-      `${holding} of ${result.claims.length} claims hold here; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}\n`,
-    );
+    say(`${holding} of ${result.claims.length} claims hold here; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}`);
     if (result.exitCode) process.exitCode = result.exitCode;
   });
   addTypedCommand(program, command);

@@ -19,9 +19,20 @@ export function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]+/g, ' ');
 }
 
-/** `&`, `<`, `>` and both quotes as XML/HTML entities: for SVG or HTML text and attribute values. */
+/**
+ * `&`, `<`, `>` and both quotes as XML/HTML entities: for SVG or HTML text and attribute values. The
+ * control characters other than tab and line breaks, DEL, the C1 controls and the bidirectional marks
+ * and overrides become one space each, as oneLine makes them: a page printed on a terminal (`cat
+ * index.html`) acts on none (a folder's ESC ] 0 title sequence reached index.html raw), and a browser
+ * shows no text in another order than it is read.
+ */
 export function xmlText(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
+      .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+  );
 }
 
 /**
@@ -60,11 +71,16 @@ export function markdownCode(text: string): string {
 
 /**
  * A value as JSON that can sit inside an HTML `<script>` element: `<`, `>` and `&` as `\u003c`,
- * `\u003e`, `\u0026` (no `</script>`, no `<!--` can end or change the element), and U+2028 and U+2029
- * as escapes (older JavaScript parsers end a line at them). JSON.parse reads back the same value.
+ * `\u003e`, `\u0026` (no `</script>`, no `<!--` can end or change the element), U+2028 and U+2029
+ * as escapes (older JavaScript parsers end a line at them), and DEL, C1 and the bidi marks as escapes
+ * (a terminal that prints the page acts on none). JSON.parse reads back the same value.
  */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // DEL, the C1 controls and the bidi marks too, as jsonFileText escapes them: JSON.stringify leaves them raw
+  return JSON.stringify(value).replace(
+    /[<>&\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**

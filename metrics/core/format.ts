@@ -1,4 +1,5 @@
 /** Small formatting helpers shared by the output formats. */
+import { oneLine } from './escape.ts';
 
 /** Milliseconds for a table: whole ms from 100 up, one decimal below. */
 export function ms(value: number | undefined): string {
@@ -22,9 +23,12 @@ export function duration(msTotal: number | undefined): string {
 
 export type Align = 'left' | 'right' | 'center';
 
-/** A GitHub markdown table; cells are escaped so a `|` in text cannot break it. */
+/**
+ * A GitHub markdown table; cells are escaped so a `|` in text cannot break it, and as one line (a
+ * control, escape or bidi character as a space: core/escape.ts oneLine) so none reaches a terminal.
+ */
 export function markdownTable(headers: string[], rows: string[][], align: Align[] = []): string {
-  const escape = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const escape = (text: string) => oneLine(text).replace(/\|/g, '\\|');
   const rule = headers.map((_, i) => ({ left: ':--', right: '--:', center: ':-:' })[align[i] ?? 'left']);
   return [headers, rule, ...rows].map((row, r) => `| ${(r === 1 ? row : row.map(escape)).join(' | ')} |`).join('\n');
 }

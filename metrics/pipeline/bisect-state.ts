@@ -9,7 +9,7 @@
 import { z } from 'zod';
 
 /** The largest value a step records: 1e15 instructions is days of CPU, 1e15 ms longer still. */
-export const MAX_STEP_VALUE = 1e15;
+const MAX_STEP_VALUE = 1e15;
 /** More candidates than any range holds (`--yes` bisects ranges past 32; the registry's longest lists have some thousands). */
 const MAX_STATE_CANDIDATES = 100_000;
 

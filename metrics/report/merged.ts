@@ -5,6 +5,7 @@
  */
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { markdownTable } from '../core/format.ts';
+import { markdownText } from '../core/escape.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 
 interface Part {
@@ -22,7 +23,8 @@ function partsOf(context: ReportContext): Part[] {
   return Array.isArray(parts) ? (parts.filter((p) => p !== null && typeof p === 'object') as Part[]) : [];
 }
 
-const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '–');
+/** A part's field (its folder's name, its machine: text from outside) as markdown text. */
+const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? markdownText(String(value)) : '–');
 
 export function mergedSection(context: ReportContext): MarkdownSection | undefined {
   const parts = partsOf(context);
@@ -34,7 +36,7 @@ export function mergedSection(context: ReportContext): MarkdownSection | undefin
     text(p.startedAt),
     `${text(p.machine?.cpu)}, ${text(p.machine?.cores)} vCPUs`,
     Object.entries(p.runtimes ?? {})
-      .map(([name, version]) => `${name} ${text(version)}`)
+      .map(([name, version]) => `${markdownText(name)} ${text(version)}`)
       .join(', ') || '–',
     p.load?.busy === true ? 'busy' : p.load ? 'quiet' : '–',
     String(Array.isArray(p.cells) ? p.cells.length : 0),
