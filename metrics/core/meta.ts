@@ -9,6 +9,8 @@ import { UsageError } from './errors.ts';
 import { oneLine } from './escape.ts';
 import type { LoadSummary } from './load.ts';
 import { parseMetaSpec, upgradeV1Options, type MetaSpec } from './meta-spec.ts';
+import { metaSchema } from './meta-schema.ts';
+import { checkState } from './state-schema.ts';
 
 /** The meta.json version this tool writes and reads; v1 (no version) is read by upgrading it. */
 export const META_VERSION = 2;
@@ -144,7 +146,8 @@ export function parseMetaText(text: string, file: string): RunMeta {
       `${file} is meta.json version ${found}; this coldstart reads versions 1 to ${META_VERSION}: update coldstart to report this run`,
     );
   }
-  return normalizeMeta(value as Json);
+  // every field a report reads, of its type and range (one line naming the field), before it is read
+  return normalizeMeta(checkState(metaSchema, value, file));
 }
 
 /** 1 for a meta.json without a version (v1), its version when a known one, undefined when not one this tool knows. */

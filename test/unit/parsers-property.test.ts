@@ -137,4 +137,29 @@ describe('meta.json, for any JSON a run folder holds', () => {
       { numRuns: 40 },
     );
   });
+  it('a field of the wrong type or out of range: one line naming the file and the field (was read as unknown, 0 or false)', async () => {
+    const golden = fixture('golden-run');
+    const base = JSON.parse((await import('node:fs')).readFileSync(path.join(golden, 'meta.json'), 'utf8')) as Record<string, unknown>;
+    const machine = base.machine as Record<string, unknown>;
+    const dir = tempDir('coldstart-meta-schema-');
+    copyFileSync(path.join(golden, 'samples.jsonl'), path.join(dir, 'samples.jsonl'));
+    const file = path.join(dir, 'meta.json');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ durationMs: 'fast' }, 'durationMs: a number expected, found "fast"'],
+      [{ samplesDurationMs: -5 }, 'samplesDurationMs: a finite number from 0 up expected, found -5'],
+      [{ interrupted: 'yes' }, 'interrupted: true or false expected, found "yes"'],
+      [{ machine: { ...machine, cores: '2' } }, 'machine.cores: a number expected, found "2"'],
+      [{ runtimes: { node: 20 } }, 'runtimes.node: a text expected, found 20'],
+      [{ environment: { passed: ['PATH', 7], dropped: [] } }, 'environment.passed[1]: a text expected, found 7'],
+      [{ startedAt: null }, 'startedAt: a text expected, found null'],
+    ];
+    for (const [patch, field] of cases) {
+      writeFileSync(file, JSON.stringify({ ...base, ...patch }));
+      await assert.rejects(writeReport(dir), (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error));
+        assert.equal(error.message, `${file}: ${field}: the file was edited or is not one this tool wrote (repair or remove it)`);
+        return true;
+      });
+    }
+  });
 });
