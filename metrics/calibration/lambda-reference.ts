@@ -10,6 +10,8 @@ import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { readTextBounded } from '../store/files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
+import { stateIssue } from '../core/state-schema.ts';
+import { referenceTableSchema } from './calibration-schema.ts';
 
 /** The reference function every row measured. */
 export const REFERENCE_HANDLER = 'exports.handler = () => ({statusCode: 200})';
@@ -96,6 +98,10 @@ function readSpread(value: unknown): Spread | undefined {
 export function parseReferenceTable(value: unknown, file: string): ReferenceTable {
   const fail = (why: string) => new ReferenceTableError(`${file} is not a calibration table: ${why}`);
   if (value === null || typeof value !== 'object') throw fail('not a JSON object');
+  // every field's type and range first (a memory size of 1e308, a runtime with escape bytes), named
+  const issue = stateIssue(referenceTableSchema, value);
+  // `rows[0].initMs.p99: …` as the table's own words, `row 1: initMs.p99: …`
+  if (issue) throw fail(issue.replace(/^rows\[(\d+)\]\.?/, (_, i: string) => `row ${Number(i) + 1}: `));
   const v = value as Record<string, unknown>;
   for (const key of ['source', 'from', 'to', 'handler', 'notes'] as const) {
     if (typeof v[key] !== 'string') throw fail(`no ${key}`);

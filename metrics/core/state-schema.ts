@@ -47,16 +47,21 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /**
- * `value` (parsed JSON of `file`) as `schema` says, or a UsageError naming the file, the first field
- * that does not fit, what was expected there (the schema's own message) and what was found.
+ * Where `value` does not fit `schema`, in words: the first field that does not fit, what was expected
+ * there (the schema's own message) and what was found; undefined when it fits.
  */
+export function stateIssue(schema: z.ZodType, value: unknown): string | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return `${fieldPath(issue.path)}: ${oneLine(issue.message)}, found ${found(valueAt(value, issue.path))}`;
+}
+
+/** `value` (parsed JSON of `file`) as `schema` says, or a UsageError naming the file and the field (stateIssue). */
 export function checkState<S extends z.ZodType>(schema: S, value: unknown, file: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const expected = oneLine(issue.message);
   throw new UsageError(
-    `${oneLine(file)}: ${fieldPath(issue.path)}: ${expected}, found ${found(valueAt(value, issue.path))}: ` +
-      'the file was edited or is not one this tool wrote (repair or remove it)',
+    `${oneLine(file)}: ${stateIssue(schema, value)}: the file was edited or is not one this tool wrote (repair or remove it)`,
   );
 }
