@@ -19,7 +19,7 @@ import { writeGenerated } from '../../generators/write.ts';
 import type { AppSpec } from '../core/app.ts';
 import { cellFile } from '../core/cell.ts';
 import { ExitCodeError, UsageError } from '../core/errors.ts';
-import { markdownText, oneLine } from '../core/escape.ts';
+import { markdownCode, markdownText, oneLine } from '../core/escape.ts';
 import { checkState } from '../core/state-schema.ts';
 import { loadByPackage, OWNER, type PackageLoad } from '../core/packages.ts';
 
@@ -276,7 +276,8 @@ export function packagesTable(moved: PackagesMoved): string[] {
             signed(b.bytes - a.bytes, kb(b.bytes - a.bytes)) + (a.bytes ? ` (${relative(b.bytes, a.bytes)})` : ''),
           ];
     const modules = [String(a.modules), String(b.modules), signed(b.modules - a.modules, String(b.modules - a.modules))];
-    return `| ${name.replace(/\|/g, '/')} | ${modules.join(' | ')} | ${bytes.join(' | ')} |`;
+    // a package's name is a folder's under node_modules: text from outside
+    return `| ${markdownText(name.replace(/\|/g, '/'))} | ${modules.join(' | ')} | ${bytes.join(' | ')} |`;
   };
   return [
     `| package | modules at ${moved.from} | at ${moved.to} | change | KB at ${moved.from} | at ${moved.to} | change, KB |`,
@@ -361,7 +362,7 @@ export function bisectReport(
   const lines = [
     `# Bisect: ${o.git ? 'commits' : o.pkg} ${o.good}..${o.bad} on ${what}`,
     '',
-    `- **Command:** \`${o.command}\``,
+    `- **Command:** ${markdownCode(o.command)}`,
     `- **Measured:** ${unit(o.measure)} to the first answer; ` +
       `a version is bad above the good end by more than ${(o.threshold * 100).toFixed(2)} %`,
     `- **Candidates:** ${state.candidates.length} (${state.candidates.join(', ')})`,
@@ -417,7 +418,7 @@ export function bisectReport(
         ...moved.map((m) => {
           const points = (m.after - m.before) * 100;
           const cells = [(m.before * 100).toFixed(1), (m.after * 100).toFixed(1), `${points >= 0 ? '+' : ''}${points.toFixed(1)}`];
-          return `| ${m.name.replace(/\|/g, '/')} | ${cells[0]} % | ${cells[1]} % | ${cells[2]} |`;
+          return `| ${markdownText(m.name.replace(/\|/g, '/'))} | ${cells[0]} % | ${cells[1]} % | ${cells[2]} |`;
         }),
       );
     }

@@ -371,6 +371,28 @@ describe("the packages whose loaded code changed most (a counted bisect's per-pa
     assert.ok(report.includes(`## Packages whose loaded code changed most, ${RELEASES[12]} → ${culprit}\n`));
     assert.ok(report.includes(table.join('\n')));
   });
+  it("escapes a package folder's name, a profile's package and the command line in bisect.md (issue 46, item 5)", async () => {
+    const dir = tempDir('coldstart-bisect-');
+    const culprit = RELEASES[13]!;
+    const hostile = 'evil\u001b]0;owned\u0007\u202e<b>x';
+    const outcome = await runBisect(options(dir, { command: `coldstart bisect --name ${hostile}` }), {
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+      log: () => {},
+      measure: (v) => Promise.resolve(planted(RELEASES, culprit)(v)),
+      shares: (stepDir) => (path.basename(stepDir) === culprit ? { [hostile]: 0.4 } : { [hostile]: 0.1 }),
+      loaded: (v) => {
+        const late = RELEASES.indexOf(v) >= RELEASES.indexOf(culprit);
+        return Promise.resolve({ packages: [{ name: hostile, modules: late ? 3 : 1, bytes: 100 }], node: [] });
+      },
+    });
+    assert.equal(outcome.verdict.kind, 'found');
+    const report = readFileSync(path.join(dir, 'bisect.md'), 'utf8');
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(report, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/, 'no control or bidi character');
+    assert.ok(!report.replace(/`[^`]*`/g, '').includes('<b>'), 'no raw HTML outside a code span');
+    assert.ok(report.includes('- **Command:** `coldstart bisect --name evil ]0;owned <b>x`'), 'the command line as a code span');
+    assert.ok(report.includes('| evil \\]0;owned &lt;b&gt;x | 1 | 3 | +2 |'), report);
+  });
   it('compares the two ends when there is no regression, and says why when a list is missing', async () => {
     const dir = tempDir('coldstart-bisect-');
     const flat: BisectDeps = {
