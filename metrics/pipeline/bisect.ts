@@ -169,8 +169,9 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
   if (state && JSON.stringify(state.identity) !== JSON.stringify(identity))
     throw new UsageError(`${options.dir} holds another bisect (${STATE_FILE}): give another --out`);
   if (state) {
-    // a step whose run was interrupted is no result, even when an older bisect recorded one: measured again
-    const unfinished = state.steps.filter((v) => state!.results[v]?.kind === 'measured' && deps.interrupted?.(stepDirOf(options, v)));
+    // a step whose run was interrupted is no result (measured, or skipped for want of samples),
+    // even when an older bisect recorded one: measured again
+    const unfinished = state.steps.filter((v) => deps.interrupted?.(stepDirOf(options, v)));
     if (unfinished.length) {
       const results = Object.fromEntries(Object.entries(state.results).filter(([v]) => !unfinished.includes(v)));
       state = { ...state, results, steps: state.steps.filter((v) => !unfinished.includes(v)) };

@@ -321,6 +321,28 @@ describe('an interrupted step is never a result (issue 46, item 4b)', () => {
     assert.equal(measured.filter((v) => v === bad).length, 2);
     assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
   });
+  it('a step recorded as skipped (no sample) whose run folder says interrupted is measured again too', async () => {
+    const dir = tempDir('coldstart-bisect-');
+    const count = planted(RELEASES, RELEASES[13]!);
+    const bad = RELEASES[19]!;
+    let first = true;
+    const measured: string[] = [];
+    const deps: BisectDeps = {
+      candidates: (o) => versionRange(RELEASES, o.good, o.bad, o),
+      log: () => {},
+      measure: (v) => {
+        measured.push(v);
+        // the old bisect: the bad end interrupted before its first sample, recorded as skipped
+        return Promise.resolve(first && v === bad ? { kind: 'skipped', reason: 'did not answer right: no sample' } : count(v));
+      },
+    };
+    const before = await runBisect(options(dir), { ...deps, interrupted: () => false });
+    assert.equal(before.verdict.kind, 'failed', 'a skipped bad end gave no verdict');
+    first = false;
+    const outcome = await runBisect(options(dir), { ...deps, interrupted: (stepDir) => path.basename(stepDir) === bad });
+    assert.equal(measured.filter((v) => v === bad).length, 2);
+    assert.deepEqual(outcome.verdict, { kind: 'found', culprit: RELEASES[13], lastGood: RELEASES[12], between: [] });
+  });
 });
 
 describe("the packages whose loaded code changed most (a counted bisect's per-package table)", () => {
