@@ -25,6 +25,7 @@ import {
   versionList,
 } from '../../metrics/pipeline/bisect.ts';
 import { tempDir } from '../support/in-process.ts';
+import { mainInProcess } from '../support/main-in-process.ts';
 
 const RELEASES = Array.from({ length: 20 }, (_, i) => `2.${Math.floor(i / 5)}.${i % 5}`);
 
@@ -254,6 +255,27 @@ describe('bisect.json checked against its schema before it is used (issue 46, it
       assert.deepEqual(logged, [], 'nothing logged before the state was checked');
     });
   }
+  it('on the command line: exit 2 and one line on stderr, with the escape bytes of a candidate shown as spaces', async () => {
+    const dir = tempDir('coldstart-bisect-state-cli-');
+    const from = tempDir('coldstart-bisect-state-from-');
+    const state = {
+      version: 1,
+      identity: {},
+      candidates: ['4.0.0', '4.1.0\u001b]0;owned\u0007'],
+      results: { '4.0.0': { kind: 'measured', value: 'NaN', phases: {} } },
+      steps: ['4.0.0'],
+    };
+    writeFileSync(path.join(dir, STATE_FILE), JSON.stringify(state));
+    const args = ['bisect', '--package', 'fastify', '--range', '4.0.0..4.1.0', '--from', from, '-f', 'fastify', '--out', dir];
+    const result = await mainInProcess(args);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      `coldstart: ${path.join(dir, STATE_FILE)}: candidates[1]: a release or a commit (letters, digits, ".", "+", "_", "-"; ` +
+        'at most 200) expected, found "4.1.0 ]0;owned ": the file was edited or is not one this tool wrote (repair or remove it)\n',
+    );
+    assert.equal(result.stdout, '');
+  });
   it('text that is not JSON is one line too (it was taken for no state and overwritten)', async () => {
     const dir = tempDir('coldstart-bisect-state-');
     writeFileSync(path.join(dir, STATE_FILE), '{"version": 1, "candi');
