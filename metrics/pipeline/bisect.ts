@@ -430,6 +430,9 @@ export function bisectReport(
 
 // ---- the real deps ----
 
+/** A release as a bisect takes one: x.y.z, then a pre-release or build of letters, digits, `.`, `+`, `-` (at most 200 in all). */
+const RELEASE = /^(?=.{5,200}$)\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
+
 /** The published versions: the registry's list, or the tarballs of a folder (`name-x.y.z.tgz`). */
 export function publishedVersions(pkg: string, from: string | undefined): string[] {
   if (from) {
@@ -437,7 +440,7 @@ export function publishedVersions(pkg: string, from: string | undefined): string
     return readdirSync(from)
       .filter((f) => f.startsWith(prefix) && f.endsWith('.tgz'))
       .map((f) => f.slice(prefix.length, -'.tgz'.length))
-      .filter((v) => /^\d+\.\d+\.\d+/.test(v));
+      .filter((v) => RELEASE.test(v));
   }
   const npm = spawnSync('npm', ['view', pkg, 'versions', '--json'], { encoding: 'utf8', timeout: 120_000 });
   if (npm.error || npm.status !== 0) {
@@ -455,7 +458,9 @@ export function versionList(answer: string, pkg: string): string[] {
   } catch {
     throw new UsageError(`--package ${pkg}: the registry's list of versions is not JSON`);
   }
-  return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : typeof list === 'string' ? [list] : [];
+  const versions = Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : typeof list === 'string' ? [list] : [];
+  // a release's name only (bisect.json's schema): a tarball or an answer naming one with escape bytes is left out
+  return versions.filter((v) => RELEASE.test(v));
 }
 
 /** The step's run: one generated or app cell, measured as `run`/`measure` would, into `stepDir`. */

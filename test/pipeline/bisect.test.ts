@@ -15,6 +15,7 @@ import { parseVersions } from '../../metrics/core/parse.ts';
 import {
   LOADED_FILE,
   packagesTable,
+  publishedVersions,
   runBisect,
   slimStep,
   stepsFor,
@@ -494,6 +495,15 @@ describe("the registry's list of versions", () => {
     assert.deepEqual(versionList('["1.0.0", "1.1.0", 3]', 'ms'), ['1.0.0', '1.1.0']);
     assert.deepEqual(versionList('"2.0.0"', 'ms'), ['2.0.0']);
     assert.deepEqual(versionList('{}', 'ms'), []);
+    // a name bisect.json's schema would refuse on resume is no release (issue 46, item 4)
+    assert.deepEqual(versionList('["1.0.0", "1.0.1\\u001b]0;x\\u0007", "2.0.0-rc.1", "3.0.0+b.1"]', 'ms'), [
+      '1.0.0',
+      '2.0.0-rc.1',
+      '3.0.0+b.1',
+    ]);
+    const from = tempDir('coldstart-bisect-from-');
+    for (const name of ['ms-1.0.0.tgz', 'ms-1.0.1\u001b]0;x\u0007.tgz', 'ms-2.0.0.tgz']) writeFileSync(path.join(from, name), '');
+    assert.deepEqual(publishedVersions('ms', from).sort(), ['1.0.0', '2.0.0']);
     assert.throws(
       () => versionList('<html>proxy error</html>', 'ms'),
       (e: unknown) => e instanceof UsageError && e.message === "--package ms: the registry's list of versions is not JSON",
