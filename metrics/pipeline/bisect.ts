@@ -28,7 +28,7 @@ import { readTextBounded, writeFileWhole } from '../store/files.ts';
 import { makeWritableDir } from '../store/out-dir.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
-import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
+import { npmErrorLine, npmInstall, REGISTRY_ANSWER_BYTES, REGISTRY_DEADLINE_MS } from '../plan/npm-install.ts';
 import { ensureVersion, versionGeneratedDir } from '../plan/versions.ts';
 import { loadedModules } from '../measure/loaded-modules.ts';
 import { scratchPrefix } from '../measure/leftovers.ts';
@@ -415,9 +415,20 @@ export function publishedVersions(pkg: string, from: string | undefined): string
       .map((f) => f.slice(prefix.length, -'.tgz'.length))
       .filter((v) => /^\d+\.\d+\.\d+/.test(v));
   }
-  const npm = spawnSync('npm', ['view', pkg, 'versions', '--json'], { encoding: 'utf8', timeout: 120_000 });
+  // bounded in bytes and in time: npm is stopped past either
+  const npm = spawnSync('npm', ['view', pkg, 'versions', '--json'], {
+    encoding: 'utf8',
+    timeout: REGISTRY_DEADLINE_MS,
+    maxBuffer: REGISTRY_ANSWER_BYTES,
+  });
   if (npm.error || npm.status !== 0) {
-    const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`);
+    const code = (npm.error as { code?: string } | undefined)?.code;
+    const why =
+      code === 'ENOBUFS'
+        ? `npm's answer passed ${REGISTRY_ANSWER_BYTES} bytes: stopped reading it`
+        : code === 'ETIMEDOUT'
+          ? `npm did not answer within ${REGISTRY_DEADLINE_MS / 1000} s: stopped it`
+          : (npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`));
     throw new UsageError(`--package ${pkg}: the registry's list of versions: ${why}`);
   }
   return versionList(npm.stdout, pkg);
