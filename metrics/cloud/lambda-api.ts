@@ -98,7 +98,7 @@ export interface LambdaApi {
   deleteFunction(name: string): Promise<void>;
   /** GetFunction: false when Lambda has no function of that name (ResourceNotFoundException); any other error thrown. */
   functionExists(name: string): Promise<boolean>;
-  /** GetFunction's tags: the function's RUN_TAG (undefined without one); ResourceNotFoundException when there is no such function. */
+  /** The function's RUN_TAG (ListTags; undefined without one); ResourceNotFoundException when there is no such function. */
   runTagOf(name: string): Promise<string | undefined>;
   /** A role Lambda may assume, with the basic execution policy only, tagged; its ARN. */
   createRole(name: string, tags: Record<string, string>): Promise<string>;
@@ -313,7 +313,10 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
     },
 
     async runTagOf(name) {
-      const { Tags } = await lambda.send(new GetFunctionCommand({ FunctionName: name }));
+      // GetFunction's own Tags are left out without lambda:ListTags: asked for as lambda:clean asks, so a refusal is said
+      const { FunctionArn } = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
+      if (!FunctionArn) return undefined;
+      const { Tags } = await lambda.send(new ListTagsCommand({ Resource: FunctionArn }));
       return Tags?.[RUN_TAG];
     },
   };
