@@ -35,6 +35,7 @@ import {
 } from '@aws-sdk/client-iam';
 import { EXIT_AWS_ACCESS, EXIT_AWS_NEVER_ACTIVE, EXIT_AWS_QUOTA, ExitCodeError, UsageError } from '../core/errors.ts';
 import { RUN_TAG } from '../core/function-name.ts';
+import { AwsDeadlineError, bounded, CREATE_FUNCTION_DEADLINE_S } from './bounded-client.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 
 /** Attempts of one call, the first included, before throttling becomes a quota error. */
@@ -97,6 +98,8 @@ export interface LambdaApi {
   deleteFunction(name: string): Promise<void>;
   /** GetFunction: false when Lambda has no function of that name (ResourceNotFoundException); any other error thrown. */
   functionExists(name: string): Promise<boolean>;
+  /** The function's RUN_TAG (ListTags; undefined without one); ResourceNotFoundException when there is no such function. */
+  runTagOf(name: string): Promise<string | undefined>;
   /** A role Lambda may assume, with the basic execution policy only, tagged; its ARN. */
   createRole(name: string, tags: Record<string, string>): Promise<string>;
   deleteRole(name: string): Promise<void>;
@@ -184,11 +187,17 @@ type IamCalls = Pick<LambdaApi, 'createRole' | 'deleteRole' | 'listTaggedRoles'>
  * (1 s, AWS's own); `invokeDeadlineS`: how long an invocation's answer may take to end (INVOKE_DEADLINE_S).
  */
 export function sdkLambdaApi(region: string, options: { waitDelayS?: number; invokeDeadlineS?: number } = {}): LambdaApi {
-  const lambda = new LambdaClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' });
+  const invokeDeadlineS = options.invokeDeadlineS ?? INVOKE_DEADLINE_S;
+  // every call with a deadline and every answer with a byte cap (bounded-client.ts)
+  const lambda = bounded(new LambdaClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }), {
+    service: 'Lambda',
+    deadlinesS: { Invoke: invokeDeadlineS, CreateFunction: CREATE_FUNCTION_DEADLINE_S },
+  });
   let iamClient: IAMClient | undefined;
-  const iam = () => (iamClient ??= new IAMClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
+  const iam = () =>
+    (iamClient ??= bounded(new IAMClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }), { service: 'IAM' }));
   return {
-    ...lambdaCalls(lambda, options.waitDelayS ?? 1, options.invokeDeadlineS ?? INVOKE_DEADLINE_S),
+    ...lambdaCalls(lambda, options.waitDelayS ?? 1),
     ...iamCalls(iam, basicExecutionPolicy(region)),
   };
 }
@@ -210,23 +219,26 @@ function pageGuard(what: string): (marker: string | undefined) => string | undef
   };
 }
 
-/** Invoke with LogType Tail; the whole exchange has a deadline, not only an idle socket: an answer that streams forever ends there. */
-async function invokeBounded(lambda: LambdaClient, name: string, payload: string, deadlineS: number, signal?: AbortSignal) {
-  const deadline = AbortSignal.timeout(deadlineS * 1000);
+/**
+ * Invoke with LogType Tail; the whole exchange has a deadline (the client's, bounded-client.ts), not only an idle
+ * socket: an answer that streams forever ends there.
+ */
+async function invokeBounded(lambda: LambdaClient, name: string, payload: string, signal?: AbortSignal) {
   try {
-    return await lambda.send(new InvokeCommand({ FunctionName: name, LogType: 'Tail', Payload: new TextEncoder().encode(payload) }), {
-      abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-    });
+    return await lambda.send(
+      new InvokeCommand({ FunctionName: name, LogType: 'Tail', Payload: new TextEncoder().encode(payload) }),
+      signal ? { abortSignal: signal } : {},
+    );
   } catch (error) {
-    if (!deadline.aborted || signal?.aborted) throw error;
+    if (!(error instanceof AwsDeadlineError)) throw error;
     throw new ExitCodeError(
-      `the answer to invoking ${name} did not end within ${deadlineS} s (the function's timeout is 30 s): stopped reading it`,
+      `the answer to invoking ${name} did not end within ${error.deadlineS} s (the function's timeout is 30 s): stopped reading it`,
       EXIT_AWS_ACCESS,
     );
   }
 }
 
-function lambdaCalls(lambda: LambdaClient, minDelay: number, invokeDeadlineS: number): LambdaCalls {
+function lambdaCalls(lambda: LambdaClient, minDelay: number): LambdaCalls {
   return {
     async createFunction(fn) {
       await lambda.send(
@@ -276,7 +288,7 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number, invokeDeadlineS: nu
     },
 
     async invoke(name, payload, signal) {
-      const answer = await invokeBounded(lambda, name, payload, invokeDeadlineS, signal);
+      const answer = await invokeBounded(lambda, name, payload, signal);
       return {
         log: answer.LogResult ? Buffer.from(answer.LogResult, 'base64').toString('utf8') : '',
         ...(answer.FunctionError ? { functionError: answer.FunctionError } : {}),
@@ -298,6 +310,14 @@ function lambdaCalls(lambda: LambdaClient, minDelay: number, invokeDeadlineS: nu
         if ((error as { name?: string }).name !== 'ResourceNotFoundException') throw error;
         return false;
       }
+    },
+
+    async runTagOf(name) {
+      // GetFunction's own Tags are left out without lambda:ListTags: asked for as lambda:clean asks, so a refusal is said
+      const { FunctionArn } = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
+      if (!FunctionArn) return undefined;
+      const { Tags } = await lambda.send(new ListTagsCommand({ Resource: FunctionArn }));
+      return Tags?.[RUN_TAG];
     },
   };
 }

@@ -26,6 +26,7 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { EXIT_AWS_ACCESS, ExitCodeError } from '../core/errors.ts';
 import { retryWithin } from './backoff.ts';
+import { AwsDeadlineError, bounded } from './bounded-client.ts';
 import { MAX_ATTEMPTS } from './lambda-api.ts';
 
 /** Events asked for in one FilterLogEvents page: a request id has one REPORT line. */
@@ -84,12 +85,16 @@ export const LOGS_CALL_DEADLINE_S = 60;
 /** The SDK's client for one region, made on the first call; `callDeadlineS`: one call's deadline (LOGS_CALL_DEADLINE_S). */
 export function sdkLogsApi(region: string, options: { callDeadlineS?: number } = {}): LogsApi {
   let client: CloudWatchLogsClient | undefined;
-  const logs = () => (client ??= new CloudWatchLogsClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }));
   const deadlineS = options.callDeadlineS ?? LOGS_CALL_DEADLINE_S;
+  // every call with a deadline (FilterLogEvents: deadlineS) and every answer with a byte cap (bounded-client.ts)
+  const logs = () =>
+    (client ??= bounded(new CloudWatchLogsClient({ region, maxAttempts: MAX_ATTEMPTS, retryMode: 'adaptive' }), {
+      service: 'CloudWatch Logs',
+      deadlinesS: { FilterLogEvents: deadlineS },
+    }));
   return {
     async filter(request, signal) {
       // the whole exchange has a deadline, not only an idle socket: an answer that never ends stops the run (exit 5)
-      const deadline = AbortSignal.timeout(deadlineS * 1000);
       let answer: FilterLogEventsCommandOutput;
       try {
         answer = await logs().send(
@@ -100,12 +105,12 @@ export function sdkLogsApi(region: string, options: { callDeadlineS?: number } =
             limit: LOGS_PAGE_LIMIT,
             ...(request.nextToken ? { nextToken: request.nextToken } : {}),
           }),
-          { abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline },
+          signal ? { abortSignal: signal } : {},
         );
       } catch (error) {
-        if (!deadline.aborted || signal?.aborted) throw error;
+        if (!(error instanceof AwsDeadlineError)) throw error;
         throw new ExitCodeError(
-          `CloudWatch Logs' answer to FilterLogEvents on ${request.logGroup} did not end within ${deadlineS} s: stopped reading it`,
+          `CloudWatch Logs' answer to FilterLogEvents on ${request.logGroup} did not end within ${error.deadlineS} s: stopped reading it`,
           EXIT_AWS_ACCESS,
         );
       }

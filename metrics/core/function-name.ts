@@ -118,3 +118,12 @@ export function runOfDeployedName(name: string, runId?: string): { packaged: str
   }
   return undefined;
 }
+
+/**
+ * Whether a function (or its log group) is one lambda:run provably made: its name is one deployedName() gives, with
+ * the tool's prefix, and the run id in the name is its `coldstart:run` tag's. A tag alone is no proof (anyone can set
+ * it), nor a name alone (another run's, or one deployed by hand).
+ */
+export function madeByRun(name: string, tag: string | undefined): boolean {
+  return tag !== undefined && name.startsWith(`${FUNCTION_PREFIX}-`) && runOfDeployedName(name, tag) !== undefined;
+}

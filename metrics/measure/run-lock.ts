@@ -96,6 +96,53 @@ export function lockFolder(dir: string, command: string, say: (line: string) => 
   throw new UsageError(`cannot lock ${dir}: other runs keep taking it`);
 }
 
+/** How long a writer waits for a shared folder a live run holds (the versions cache), ms: longer than one npm install's bound (10 min). */
+export const SHARED_FOLDER_WAIT_MS = 15 * 60 * 1000;
+/** How often a waiting writer looks again, ms. */
+const WAIT_POLL_MS = 200;
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Take `dir` (an existing folder shared by runs: the versions cache) for this process, waiting while a live run holds
+ * it, at most `waitMs` (SHARED_FOLDER_WAIT_MS); then a UsageError naming the holder. `waiting` hears once that it waits.
+ */
+export function lockSharedFolder(
+  dir: string,
+  command: string,
+  say: (line: string) => void,
+  options: { waitMs?: number; waiting?: (holder: string) => void } = {},
+): FolderLock {
+  const waitMs = options.waitMs ?? SHARED_FOLDER_WAIT_MS;
+  const until = Date.now() + waitMs;
+  let said = false;
+  for (;;) {
+    let holder = folderHolder(dir);
+    if (!holder) {
+      try {
+        return lockFolder(dir, command, say);
+      } catch (error) {
+        // taken between our look and our lock: wait for that run as for any other
+        holder = folderHolder(dir);
+        if (!holder) throw error;
+      }
+    }
+    if (Date.now() >= until)
+      throw new UsageError(
+        `${dir} is still in use by another run after ${Math.round(waitMs / 1000)} s (${holder}): try again when it ends`,
+      );
+    if (!said) options.waiting?.(holder);
+    said = true;
+    sleepSync(WAIT_POLL_MS);
+  }
+}
+
+/** The lock ensureVersion holds on the versions cache while it installs (plan/versions.ts): waits, saying so once. */
+export function versionsCacheLock(command: string, log: (line: string) => void): (root: string) => FolderLock {
+  return (root) =>
+    lockSharedFolder(root, command, log, { waiting: (holder) => log(`waiting for the versions cache ${root} (in use by ${holder})`) });
+}
+
 /** Move a dead runner's lock aside (rename is atomic: of two runs taking it over, one moves it). */
 function takeOver(file: string, say: (line: string) => void): void {
   const before = readLock(file);

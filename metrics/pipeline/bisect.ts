@@ -28,10 +28,11 @@ import type { Measure, Target } from '../core/dimensions.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { readTextBounded, writeFileWhole } from '../store/files.ts';
 import { makeWritableDir } from '../store/out-dir.ts';
+import { lockFolder, versionsCacheLock } from '../measure/run-lock.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readMeta } from '../store/meta-file.ts';
 import { readAttribution } from '../store/attribution-file.ts';
-import { npmErrorLine, npmInstall } from '../plan/npm-install.ts';
+import { npmErrorLine, npmInstall, REGISTRY_ANSWER_BYTES, REGISTRY_DEADLINE_MS } from '../plan/npm-install.ts';
 import { ensureVersion, versionGeneratedDir } from '../plan/versions.ts';
 import { loadedModules } from '../measure/loaded-modules.ts';
 import { scratchPrefix } from '../measure/leftovers.ts';
@@ -159,8 +160,22 @@ function readState(file: string): BisectState | undefined {
 
 const writeState = (file: string, state: BisectState) => writeFileWhole(file, `${JSON.stringify(state, null, 2)}\n`);
 
-/** The bisect: resumed from its folder's state when there is one (the same bisect), else started; each step saved as it ends. */
+/**
+ * The bisect, its folder held for this process from start to end (measure/run-lock.ts): a second bisect into the same
+ * folder is one line, exit 2, while this one is alive.
+ */
 export async function runBisect(options: BisectOptions, deps: BisectDeps): Promise<BisectOutcome> {
+  makeWritableDir(options.dir);
+  const lock = lockFolder(options.dir, 'bisect', (line) => deps.log(line));
+  try {
+    return await bisectHeld(options, deps);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The bisect: resumed from its folder's state when there is one (the same bisect), else started; each step saved as it ends. */
+async function bisectHeld(options: BisectOptions, deps: BisectDeps): Promise<BisectOutcome> {
   // the one check of an output folder: a file, a FIFO or /dev/null is exit 2, and /proc is refused before a mkdir loops there
   makeWritableDir(options.dir);
   const stateFile = path.join(options.dir, STATE_FILE);
@@ -433,6 +448,9 @@ export function bisectReport(
 /** A release as a bisect takes one: x.y.z, then a pre-release or build of letters, digits, `.`, `+`, `-` (at most 200 in all). */
 const RELEASE = /^(?=.{5,200}$)\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
+/** The versions cache held while a version is installed into it: a second bisect (or measure) waits, saying so. */
+const cacheLock = (log: (line: string) => void) => versionsCacheLock('bisect', log);
+
 /** The published versions: the registry's list, or the tarballs of a folder (`name-x.y.z.tgz`). */
 export function publishedVersions(pkg: string, from: string | undefined): string[] {
   if (from) {
@@ -442,9 +460,20 @@ export function publishedVersions(pkg: string, from: string | undefined): string
       .map((f) => f.slice(prefix.length, -'.tgz'.length))
       .filter((v) => RELEASE.test(v));
   }
-  const npm = spawnSync('npm', ['view', pkg, 'versions', '--json'], { encoding: 'utf8', timeout: 120_000 });
+  // bounded in bytes and in time: npm is stopped past either
+  const npm = spawnSync('npm', ['view', pkg, 'versions', '--json'], {
+    encoding: 'utf8',
+    timeout: REGISTRY_DEADLINE_MS,
+    maxBuffer: REGISTRY_ANSWER_BYTES,
+  });
   if (npm.error || npm.status !== 0) {
-    const why = npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`);
+    const code = (npm.error as { code?: string } | undefined)?.code;
+    const why =
+      code === 'ENOBUFS'
+        ? `npm's answer passed ${REGISTRY_ANSWER_BYTES} bytes: stopped reading it`
+        : code === 'ETIMEDOUT'
+          ? `npm did not answer within ${REGISTRY_DEADLINE_MS / 1000} s: stopped it`
+          : (npm.error?.message ?? (npmErrorLine(npm.stderr) || `npm exited ${npm.status}`));
     throw new UsageError(`--package ${pkg}: the registry's list of versions: ${why}`);
   }
   return versionList(npm.stdout, pkg);
@@ -519,7 +548,7 @@ export function checkBisectedDependency(app: AppSpec, pkg: string): void {
 function appAtVersion(o: BisectOptions, app: AppSpec, candidate: string, into: string, log: (line: string) => void): AppSpec | string {
   const root = appPackageRoot(app.file);
   if (!root) return 'the app has no package.json above its file';
-  const installed = ensureVersion(`${o.pkg}@${candidate}`, log, { app: root, ...(o.from ? { from: o.from } : {}) });
+  const installed = ensureVersion(`${o.pkg}@${candidate}`, log, { app: root, ...(o.from ? { from: o.from } : {}), lock: cacheLock(log) });
   if (!installed.ok) return `does not install: ${installed.reason}`;
   return appCopyAt(app, root, installed.installed, into);
 }
@@ -598,7 +627,7 @@ export function realBisectDeps(o: BisectOptions, runDeps: () => Deps, log: (line
       let app: AppSpec | undefined;
       let scratch: string | undefined;
       if (o.cell.kind === 'generated') {
-        const installed = ensureVersion(`${o.pkg}@${candidate}`, log, o.from ? { from: o.from } : {});
+        const installed = ensureVersion(`${o.pkg}@${candidate}`, log, { ...(o.from ? { from: o.from } : {}), lock: cacheLock(log) });
         if (!installed.ok) return { kind: 'skipped', reason: `does not install: ${installed.reason}` };
       } else {
         // outside the app and the bisect folder: a scratch folder of this runner's, which the next run removes after a kill
@@ -657,7 +686,7 @@ async function stepLoad(o: BisectOptions, candidate: string, stepDir: string, lo
   const cell = samples.find((s) => s.ok)?.cell;
   if (!cell) return 'the step has no answered sample';
   const value = `${o.pkg}@${candidate}`;
-  const installed = ensureVersion(value, log, o.from ? { from: o.from } : {});
+  const installed = ensureVersion(value, log, { ...(o.from ? { from: o.from } : {}), lock: cacheLock(log) });
   if (!installed.ok) return `does not install: ${installed.reason}`;
   const cellPath = path.join(versionGeneratedDir(value), cellFile(cell));
   if (!existsSync(cellPath)) {

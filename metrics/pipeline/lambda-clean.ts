@@ -1,19 +1,21 @@
 /**
  * `lambda-clean` (npm run lambda:clean), the use case: every function lambda:run created (found by
- * its `coldstart:run` tag, one run's or every run's) deleted with its log group (`/aws/lambda/<name>`,
+ * its `coldstart:run` tag, one run's or every run's, *and* named as lambda:run names it: `coldstart-…-<run id>`,
+ * the tag's run id: madeByRun) deleted with its log group (`/aws/lambda/<name>`,
  * made by Lambda and untagged: a group never made is not an error), and with `--roles` the roles it
  * created. The log group of a function that is already gone (a run killed between the two deletions,
  * or a function deleted by hand) has no tag to find it by: the log groups under `/aws/lambda/coldstart-`
  * are listed (bounded), and one is deleted only when its name is one lambda:run gives (a packaged
  * function's name, then the run id: runOfDeployedName) and Lambda answers that its function does not
  * exist; a group whose function exists is never touched (another run may be live). A dry run lists all of
- * it. What cannot be deleted is named (a log group with its `aws logs` command), and the command ends
- * with exit 8.
+ * it. A tag alone is no proof: a function that carries the tag under another name is listed ("not deleted: … not
+ * named by coldstart") and left, with its log group. What cannot be deleted is named (a log group with its
+ * `aws logs` command), and the command ends with exit 8.
  */
 import { awsStop, sdkLambdaApi, type LambdaApi } from '../cloud/lambda-api.ts';
 import { LOG_GROUPS_MAX_PAGES, LOG_GROUPS_PAGE_LIMIT, logGroupOf, sdkLogsApi, type LogsApi } from '../cloud/logs-api.ts';
 import { EXIT_AWS_LEFT_BEHIND, ExitCodeError } from '../core/errors.ts';
-import { FUNCTION_PREFIX, runOfDeployedName } from '../core/function-name.ts';
+import { FUNCTION_PREFIX, madeByRun, RUN_TAG, runOfDeployedName } from '../core/function-name.ts';
 
 export interface LambdaCleanOptions {
   region: string;
@@ -67,8 +69,12 @@ export async function cleanLambda(options: LambdaCleanOptions, deps: LambdaClean
   const which = options.runId ? `run ${options.runId}` : 'every run';
   let functions;
   let roles;
+  let foreign;
   try {
-    functions = await api.listTaggedFunctions(options.runId);
+    const tagged = await api.listTaggedFunctions(options.runId);
+    // deleted only when its name is one lambda:run gives and its tag is that name's run
+    functions = tagged.filter((f) => madeByRun(f.name, f.runId));
+    foreign = tagged.filter((f) => !madeByRun(f.name, f.runId));
     roles = options.roles ? await api.listTaggedRoles(options.runId) : [];
   } catch (error) {
     throw awsStop(error, `listing the functions of ${which} in ${options.region}`);
@@ -86,7 +92,9 @@ export async function cleanLambda(options: LambdaCleanOptions, deps: LambdaClean
     );
   }
   const existing = new Set(listed.names);
-  const gone = await groupsOfGoneFunctions(api, listed.names, new Set(functions.map((f) => f.name)), options.runId);
+  for (const f of foreign) warn(`not deleted: function ${f.name} (tagged ${RUN_TAG} ${f.runId}): not named by coldstart`);
+  const skip = new Set([...functions, ...foreign].map((f) => f.name));
+  const gone = await groupsOfGoneFunctions(api, listed.names, skip, options.runId);
   const found = [
     ...functions.flatMap((f) => [
       `function ${f.name} (run ${f.runId})`,

@@ -5,7 +5,7 @@
  * the report, so `report`, `compare` and the charts read real measurements as they read local ones.
  * Every line that gave no record is counted and named; an import with no record writes nothing.
  */
-import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { VARIANTS } from '../core/dimensions.ts';
 import { describeImport, readImport, type ImportedRun } from '../cloud/import.ts';
@@ -18,6 +18,7 @@ import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { runnerInfo, toolVersion, writeMeta } from '../store/meta-file.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { processAlive, selfOwner } from '../measure/owner.ts';
+import { lockFolder } from '../measure/run-lock.ts';
 import { makeWritableDir } from '../store/out-dir.ts';
 import { writeReport } from '../report/write.ts';
 import { displayPath } from '../core/display.ts';
@@ -186,6 +187,43 @@ export async function importLambda(
   now: () => Date = () => new Date(),
 ): Promise<LambdaImportOutcome> {
   const dir = path.resolve(options.out);
+  if (existsSync(path.join(dir, SAMPLES_FILE))) {
+    throw new UsageError(`--out ${dir} already holds a run (${SAMPLES_FILE}): choose another folder`);
+  }
+  // the folder held from here to the end: a second import into it is one line, exit 2, not a run replaced
+  const made = makeWritableDir(dir);
+  let lock;
+  try {
+    lock = lockFolder(dir, 'lambda:import', (line) => warn(`note: ${line}`));
+  } catch (error) {
+    for (const folder of made.reverse()) rmEmpty(folder);
+    throw error;
+  }
+  try {
+    return await importHeld(options, dir, print, warn, now);
+  } finally {
+    lock.release();
+    for (const folder of made.reverse()) rmEmpty(folder);
+  }
+}
+
+/** A folder removed when it is empty (one this import made and wrote nothing into); else left. */
+function rmEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // not empty, or gone
+  }
+}
+
+async function importHeld(
+  options: LambdaImportOptions,
+  dir: string,
+  print: (line: string) => void,
+  warn: (line: string) => void,
+  now: () => Date,
+): Promise<LambdaImportOutcome> {
+  // another import may have finished between the first look and the lock
   if (existsSync(path.join(dir, SAMPLES_FILE))) {
     throw new UsageError(`--out ${dir} already holds a run (${SAMPLES_FILE}): choose another folder`);
   }

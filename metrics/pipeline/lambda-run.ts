@@ -31,7 +31,7 @@ import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/l
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
 import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
-import { parseFunctionName, RUN_TAG } from '../core/function-name.ts';
+import { madeByRun, parseFunctionName, RUN_TAG } from '../core/function-name.ts';
 import { writeFileWhole } from '../store/files.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
 import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
@@ -93,11 +93,33 @@ interface Created {
 const errorName = (error: unknown) => (error as { name?: string }).name ?? 'error';
 const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 
-/** Delete what the run created; what could not be deleted, named (a log group with the command that removes it). */
-async function cleanUp(api: LambdaApi, logs: LogsApi, created: Created, region: string, warn: (line: string) => void): Promise<string[]> {
+/**
+ * Delete what the run created; what could not be deleted, named (a log group with the command that removes it). A
+ * function is deleted only when it is provably this run's (madeByRun: its name and its tag): one of the run's names
+ * that CreateFunction found taken is another's, and left with its log group.
+ */
+async function cleanUp(
+  api: LambdaApi,
+  logs: LogsApi,
+  created: Created,
+  run: { region: string; runId: string },
+  warn: (line: string) => void,
+): Promise<string[]> {
+  const { region } = run;
   const left: string[] = [];
+  const drop = (name: string) => {
+    created.functions.splice(created.functions.indexOf(name), 1);
+    const group = created.logGroups.indexOf(logGroupOf(name));
+    if (group >= 0) created.logGroups.splice(group, 1);
+  };
   for (const name of [...created.functions]) {
     try {
+      const tag = await api.runTagOf(name);
+      if (!madeByRun(name, tag) || tag !== run.runId) {
+        warn(`not deleted: function ${name} (tagged ${RUN_TAG} ${tag ?? '(none)'}): not made by run ${run.runId}`);
+        drop(name);
+        continue;
+      }
       await api.deleteFunction(name);
     } catch (error) {
       if (errorName(error) !== 'ResourceNotFoundException') {
@@ -453,7 +475,7 @@ async function finish(
       );
     }
   } else {
-    left = await cleanUp(api, logs, created, options.region, warn);
+    left = await cleanUp(api, logs, created, { region: options.region, runId: plan.runId }, warn);
   }
   const remaining = options.keep ? created.functions.length + (created.role ? 1 : 0) : left.length;
   if (remaining) warn(`to remove it: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`);

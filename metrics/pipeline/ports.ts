@@ -19,6 +19,8 @@ import { attributeCells } from './attribute.ts';
 import { shippedOfCells } from '../plan/shipped.ts';
 import type { ShippedCode } from '../core/meta.ts';
 import { prepareAppCells } from '../plan/apps.ts';
+import { ensureVersion } from '../plan/versions.ts';
+import { versionsCacheLock } from '../measure/run-lock.ts';
 import { wrappedBuilder } from '../plan/snapshot.ts';
 import { withContainment } from '../measure/contain.ts';
 import { prepareCells, type PlannedCell, type PreparedCells } from '../plan/cells.ts';
@@ -99,7 +101,12 @@ export function realSource({ source, cells }: Pick<RunSpec, 'source' | 'cells'>)
   if (source.kind === 'apps')
     return {
       prepare: (env, log, scratch) =>
-        prepareAppCells(source, cells, env, log, { snapshotBuilder: wrappedBuilder(withContainment), ...(scratch ? { scratch } : {}) }),
+        prepareAppCells(source, cells, env, log, {
+          snapshotBuilder: wrappedBuilder(withContainment),
+          ...(scratch ? { scratch } : {}),
+          // the versions cache held while a version is installed: another run installing into it waits
+          installVersion: (value, appRoot, say) => ensureVersion(value, say, { app: appRoot, lock: versionsCacheLock('measure', say) }),
+        }),
     };
   return { prepare: (env, log) => prepareCells(source, cells, env, log) };
 }

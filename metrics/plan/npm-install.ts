@@ -7,6 +7,14 @@
  */
 import { spawnSync } from 'node:child_process';
 
+/**
+ * The most bytes of a registry answer the tool reads itself (`npm view PKG versions --json`): a package with 10,000
+ * releases lists them in about 200 KB; past this, npm is stopped and the answer refused.
+ */
+export const REGISTRY_ANSWER_BYTES = 4 * 1024 * 1024;
+/** How long `npm view` may take to answer, ms, the registry's answer included. */
+export const REGISTRY_DEADLINE_MS = 120_000;
+
 /** npm's stderr kept at most (with --loglevel=error it is a few lines; a flood is cut, not buffered whole). */
 export const NPM_OUTPUT_BYTES = 1_048_576;
 

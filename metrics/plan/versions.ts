@@ -127,6 +127,12 @@ export interface EnsureVersionOptions {
    * only read), into a folder of the cache named by what those files hold
    */
   app?: string;
+  /**
+   * holds the cache (`root`) for this process while a version is installed into it, waiting while another run holds it
+   * (measure/run-lock.ts's lockSharedFolder): without it, two runs installing into one emptied cache remove each
+   * other's half-made folders (evict)
+   */
+  lock?: (root: string) => { release(): void };
 }
 
 /**
@@ -142,6 +148,24 @@ export function ensureVersion(value: string, log: (line: string) => void, option
     touch(dir);
     return { ok: true, installed: known };
   }
+  if (!options.lock) return install(value, dir, root, log, options);
+  mkdirSync(root, { recursive: true });
+  const held = options.lock(root);
+  try {
+    // another run may have installed it while this one waited
+    const now = readInstalled(dir, value);
+    if (now) {
+      touch(dir);
+      return { ok: true, installed: now };
+    }
+    return install(value, dir, root, log, options);
+  } finally {
+    held.release();
+  }
+}
+
+/** Install `value` into `dir` of the cache `root` (ensureVersion, once it is not there). */
+function install(value: string, dir: string, root: string, log: (line: string) => void, options: EnsureVersionOptions): VersionOutcome {
   const { pkg, version } = splitPackageVersion(value);
   const spec = options.from ? tarballIn(options.from, value) : value;
   if (options.from) {

@@ -5,12 +5,13 @@
  * a process behind. Nothing here is timed: the test's own timeout catches a hang.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readSamples } from '../../metrics/store/samples-file.ts';
 import { MAX_ANSWER_BYTES } from '../../metrics/measure/app-answer.ts';
-import { processesWith, runCli, tempDir } from '../support/helpers.ts';
+import { CLI, processesWith, ROOT, runCli, tempDir } from '../support/helpers.ts';
 
 /** An app on PORT that answers every request with `send(res)`; its marker names it in the process table. */
 function app(dir: string, name: string, send: string): string {
@@ -46,6 +47,26 @@ describe('answers bounded in time and size', { timeout: 240_000 }, () => {
     assert.ok(sample && !sample.ok);
     assert.match(String(sample.error), /no whole answer in time|passed \d+ bytes/);
     assert.deepEqual(processesWith('endless-body.js'), []);
+  });
+
+  it('a body that floods as fast as it is read fails at the cap, the runner under 300 MB (issue 46, item 3)', (t) => {
+    const dir = tempDir('coldstart-test-bounded-');
+    const entry = app(
+      dir,
+      'flood-body.js',
+      `res.writeHead(200); const c = Buffer.alloc(65536, 97);
+      (function more() { while (res.write(c)); res.once('drain', more); })();`,
+    );
+    const out = path.join(dir, 'run');
+    const args = ['measure', '--entry', entry, '--request', 'GET /', '--samples', '1', '--warmup', '0', '--timeout', '60', '--out', out];
+    const result = spawnSync('/usr/bin/time', ['-v', process.execPath, ...CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+    assert.equal(result.status, 3, result.stderr);
+    const [sample] = readSamples(path.join(out, 'samples.jsonl'));
+    assert.match(String(sample?.error), new RegExp(`passed ${MAX_ANSWER_BYTES} bytes`));
+    const peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)?.[1]);
+    t.diagnostic(`peak resident set ${peakKb} kB`);
+    assert.ok(peakKb < 300 * 1024, `peak resident ${peakKb} kB`);
+    assert.deepEqual(processesWith('flood-body.js'), []);
   });
 
   it('a body larger than the cap fails at the cap, and the app is gone', () => {

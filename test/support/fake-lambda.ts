@@ -69,6 +69,10 @@ export interface Faults {
   logsEndless?: boolean;
   /** functions (by name prefix) whose Invoke answer never ends: its headers, then 1 KB every 10 ms */
   endlessInvoke?: string[];
+  /** operations (as CallRecord.op names them) answered slow-loris: their headers, then one byte every 500 ms, never ended */
+  slowLoris?: string[];
+  /** operations answered with a flood: their headers, then 64 KB chunks as fast as the client reads them, never ended */
+  flood?: string[];
 }
 
 export interface FakeLogEvent {
@@ -137,6 +141,29 @@ export class FakeLambda {
     const chunk = 'x'.repeat(1024);
     const timer = setInterval(() => res.write(chunk), 10);
     res.on('close', () => clearInterval(timer));
+    return true;
+  }
+
+  /** A slow-loris answer: its headers, then one byte every 500 ms until the client goes (the socket is never idle long). */
+  private trickle(res: ServerResponse): true {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
+    res.write('{');
+    const timer = setInterval(() => res.write(' '), 500);
+    res.on('close', () => clearInterval(timer));
+    return true;
+  }
+
+  /** A flood: its headers, then 64 KB chunks of a JSON string as fast as the client takes them, until it goes. */
+  private flooding(res: ServerResponse): true {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
+    res.write('{"body":"');
+    const chunk = Buffer.alloc(65536, 'x');
+    let gone = false;
+    res.on('close', () => (gone = true));
+    const more = () => {
+      while (!gone) if (!res.write(chunk)) return void res.once('drain', more);
+    };
+    more();
     return true;
   }
 
@@ -209,6 +236,8 @@ export class FakeLambda {
         `User: arn:aws:iam::${ACCOUNT}:user/test is not authorized to perform: lambda:${op}`,
       );
     }
+    if (this.faults.slowLoris?.includes(op)) return this.trickle(res);
+    if (this.faults.flood?.includes(op)) return this.flooding(res);
     if (op === 'logs:FilterLogEvents' && this.faults.logsEndless) return this.endless(res);
     if (op.startsWith('logs:')) return this.logs(op.slice(5), body, res);
     if (op.startsWith('iam:')) return this.iam(op.slice(4), new URLSearchParams(body.toString('utf8')), res);
