@@ -118,7 +118,7 @@ function momentsOf(routes: number, values: ArrayLike<number>, count = values.len
 /**
  * Each route count's samples weighted by 1 / their variance, read from a variance function: the
  * route counts' standard deviations fitted as a power of their means (log sd = α + β·log mean, least
- * squares), since one route count's 10 samples give its own variance only to about ±45 %. With fewer
+ * squares), since one route count's 10 samples give its own variance only to about ±47 % (√(2/9)). With fewer
  * than 2 route counts that have a spread (or no fit), every sample weighs 1.
  */
 function weigh(groups: readonly Moments[]): Weighted[] {
