@@ -115,8 +115,9 @@ export function curveTable(fits: readonly CurveFit[], metric: CurveMetric, budge
 }
 
 export const CURVE_NOTE = [
-  'Each curve is fitted on every sample (not the medians) of a series by weighted least squares, each sample weighted by 1 / the ' +
-    "variance of its route count's samples (their spread grows with N; unweighted, the noisiest route counts would steer the fit): " +
+  'Each curve is fitted on every sample (not the medians) of a series by weighted least squares, each sample weighted by 1 / its ' +
+    "route count's variance, read from the route counts' standard deviations fitted as a power of their means (the spread grows " +
+    'with N; unweighted, the noisiest route counts would steer the fit): ' +
     'a line `a + b·N`, a quadratic `a + b·N + c·N²`, and a piecewise line `a + b·N + d·max(0, N − k)` whose break k is the measured ' +
     `route count inside the range that fits best. A curve is tried only with at least ${MIN_CURVE_POINTS} route counts (through 3 or ` +
     "4 a curve passes whatever the data): with fewer, the line alone. AICc (Akaike's criterion corrected for small samples) chooses; " +
