@@ -2,25 +2,31 @@
  * A route's cost as the curve it is. Per series (a framework with every other dimension but routes
  * fixed) and metric (first response, and ready: a server's `listen`, a Lambda handler's `init`):
  *
- * - three least-squares fits on the SAMPLES (every sample a point, not the cell medians): a line
- *   `a + b·N`, a quadratic `a + b·N + c·N²`, and a piecewise line `a + b·N + d·max(0, N − k)` whose
- *   breakpoint k is one of the measured route counts (inside the range), the one with the least error;
+ * - weighted least-squares fits on the SAMPLES (every sample a point, not the cell medians), each
+ *   sample weighted by 1 / its route count's variance (from the variance function `weigh` fits), so
+ *   the route counts whose samples spread 12-22x more (the large ones) do not outweigh the rest: a line `a + b·N`, a quadratic
+ *   `a + b·N + c·N²`, and a piecewise line `a + b·N + d·max(0, N − k)` whose breakpoint k is one of
+ *   the measured route counts (inside the range), the one with the least weighted error;
+ * - a curved model only with at least MIN_CURVE_POINTS route counts (with 3 or 4, a quadratic or a
+ *   piecewise line passes through the means whatever the data): else the line alone;
  * - the model AICc chooses (Akaike's criterion with the small-sample correction), a curved model only
  *   when it beats the line by more than AICC_MARGIN;
- * - a seeded bootstrap (samples resampled within each route count, the chosen model refitted each
- *   time, a piecewise fit with its breakpoint chosen again) for 95 % percentile intervals;
+ * - a seeded bootstrap (samples resampled within each route count, the weights, the model CHOICE and
+ *   the fit redone each time) for 95 % percentile intervals: they hold the uncertainty of the choice;
  * - the marginal cost (the derivative, ms per route) at 100, 1,000 and 5,000 routes, only where the
  *   route count lies within the measured range;
- * - the growth class the interval supports: super-linear (the N² term or the slope change is above 0
- *   in its whole interval), sub-linear (below 0), linear, or flat (a line whose slope's interval holds 0);
- * - with a budget (--budget), how many routes fit before the fitted median passes it.
+ * - the growth class, claimed only when the resamples' curves hold it in at least GROWTH_SHARE of them
+ *   (super-linear: a curve whose N² term or slope change is above 0; sub-linear: below 0; linear: the
+ *   line; flat: the line, with a slope whose interval holds 0), else "not determined" with the share;
+ * - with a budget (--budget), how many routes fit before the fitted median passes it, its interval
+ *   widened to hold where the measured medians themselves cross it.
  *
  * Every figure is deterministic: the resamples are drawn with seedrandom from the series and metric.
  */
 import seedrandom from 'seedrandom';
-import { median, quantileSorted } from 'simple-statistics';
+import { linearRegression, median, quantileSorted } from 'simple-statistics';
 import type { CellSummary } from './aggregate.ts';
-import { MIN_FIT_POINTS, readyMark, seriesOf, type Series } from './scaling.ts';
+import { MIN_CURVE_POINTS, MIN_FIT_POINTS, readyMark, seriesOf, type Series } from './scaling.ts';
 import type { Interval } from './stats.ts';
 import type { Metric } from '../core/samples.ts';
 
@@ -32,12 +38,24 @@ export type CurveMetric = (typeof CURVE_METRICS)[number];
 export const MARGINAL_AT = [100, 1000, 5000] as const;
 /** Bootstrap resamples per fit. */
 export const CURVE_RESAMPLES = 1000;
+/** A growth class is claimed only when at least this share of the resamples' curves holds it. */
+export const GROWTH_SHARE = 0.95;
 /** A curved model must lower AICc by more than this below the line's to be chosen (a difference of 2 or less is no evidence). */
 export const AICC_MARGIN = 2;
 
 export const MODEL_KINDS = ['linear', 'quadratic', 'piecewise'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 export type GrowthClass = 'sub-linear' | 'linear' | 'super-linear' | 'flat';
+
+/**
+ * What the resamples say of the growth: a class held in at least GROWTH_SHARE of them (`share`), or
+ * not determined: too few route counts for a curve (`routeCounts`), or the most frequent class with
+ * its share below GROWTH_SHARE.
+ */
+export type Growth =
+  | { determined: true; growth: GrowthClass; share: number }
+  | { determined: false; routeCounts: number }
+  | { determined: false; leading: GrowthClass; share: number };
 
 /**
  * A fitted curve, ms at N routes. linear: [a, b]; quadratic: [a, b, c]; piecewise: [a, b, d] with
@@ -83,6 +101,11 @@ interface Moments {
   within: number;
 }
 
+/** Moments with the weight of each of their samples: 1 / the route count's variance. */
+interface Weighted extends Moments {
+  weight: number;
+}
+
 function momentsOf(routes: number, values: ArrayLike<number>, count = values.length): Moments {
   let sum = 0;
   for (let i = 0; i < count; i++) sum += values[i]!;
@@ -90,6 +113,22 @@ function momentsOf(routes: number, values: ArrayLike<number>, count = values.len
   let within = 0;
   for (let i = 0; i < count; i++) within += (values[i]! - mean) ** 2;
   return { x: routes, w: count, mean, within };
+}
+
+/**
+ * Each route count's samples weighted by 1 / their variance, read from a variance function: the
+ * route counts' standard deviations fitted as a power of their means (log sd = α + β·log mean, least
+ * squares), since one route count's 10 samples give its own variance only to about ±47 % (√(2/9)). With fewer
+ * than 2 route counts that have a spread (or no fit), every sample weighs 1.
+ */
+function weigh(groups: readonly Moments[]): Weighted[] {
+  const known = groups.filter((g) => g.w > 1 && g.within > 0 && g.mean > 0);
+  const line = known.length >= 2 ? linearRegression(known.map((g) => [Math.log(g.mean), 0.5 * Math.log(g.within / (g.w - 1))])) : undefined;
+  if (!line || !Number.isFinite(line.m) || !Number.isFinite(line.b)) return groups.map((g) => ({ ...g, weight: 1 }));
+  return groups.map((g) => {
+    const sd = Math.exp(line.b + line.m * Math.log(Math.max(g.mean, Number.MIN_VALUE)));
+    return { ...g, weight: Number.isFinite(sd) && sd > 0 ? 1 / (sd * sd) : 1 };
+  });
 }
 
 /** The columns of a model's design at x (x scaled to [0, 1] by `scale` for conditioning). */
@@ -121,21 +160,22 @@ function solve(a: number[][], y: number[]): number[] | undefined {
 
 interface Fitted {
   model: Model;
-  /** the sum of squared residuals over every sample */
+  /** the weighted sum of squared residuals over every sample */
   sse: number;
 }
 
-/** Weighted least squares on the route counts' means (weights = sample counts): the same fit as on every sample. */
-function fitWith(kind: ModelKind, groups: readonly Moments[], breakpoint?: number): Fitted | undefined {
+/** Weighted least squares on the route counts' means (weights = sample count × sample weight): the same fit as on every sample. */
+function fitWith(kind: ModelKind, groups: readonly Weighted[], breakpoint?: number): Fitted | undefined {
   const scale = Math.max(...groups.map((g) => Math.abs(g.x))) || 1;
   const p = kind === 'linear' ? 2 : 3;
   const xtx = Array.from({ length: p }, () => new Array<number>(p).fill(0));
   const xty = new Array<number>(p).fill(0);
   for (const g of groups) {
     const row = design(kind, g.x, scale, breakpoint);
+    const w = g.w * g.weight;
     for (let i = 0; i < p; i++) {
-      xty[i]! += g.w * row[i]! * g.mean;
-      for (let j = 0; j < p; j++) xtx[i]![j]! += g.w * row[i]! * row[j]!;
+      xty[i]! += w * row[i]! * g.mean;
+      for (let j = 0; j < p; j++) xtx[i]![j]! += w * row[i]! * row[j]!;
     }
   }
   const beta = solve(xtx, xty);
@@ -144,7 +184,7 @@ function fitWith(kind: ModelKind, groups: readonly Moments[], breakpoint?: numbe
   const coefficients = kind === 'quadratic' ? [beta[0]!, beta[1]! / scale, beta[2]! / scale ** 2] : beta.map((v, i) => (i ? v / scale : v));
   const model: Model = breakpoint === undefined ? { kind, coefficients } : { kind, coefficients, breakpoint };
   let sse = 0;
-  for (const g of groups) sse += g.within + g.w * (g.mean - predict(model, g.x)) ** 2;
+  for (const g of groups) sse += g.weight * (g.within + g.w * (g.mean - predict(model, g.x)) ** 2);
   return { model, sse };
 }
 
@@ -153,9 +193,9 @@ function breakpoints(groups: readonly Moments[]): number[] {
   return groups.slice(1, -1).map((g) => g.x);
 }
 
-/** The least-squares fit of a kind; for piecewise, over every candidate breakpoint (ties: the smallest). */
-function fitKind(kind: ModelKind, groups: readonly Moments[]): Fitted | undefined {
-  if (groups.length < MIN_FIT_POINTS) return undefined;
+/** The least-squares fit of a kind (a curve only with MIN_CURVE_POINTS route counts); piecewise: the best break (ties: the smallest). */
+function fitKind(kind: ModelKind, groups: readonly Weighted[]): Fitted | undefined {
+  if (groups.length < (kind === 'linear' ? MIN_FIT_POINTS : MIN_CURVE_POINTS)) return undefined;
   if (kind !== 'piecewise') return fitWith(kind, groups);
   let best: Fitted | undefined;
   for (const k of breakpoints(groups)) {
@@ -203,6 +243,8 @@ export interface RouteBudget {
   budgetMs: number;
   routes: number;
   ci: Interval;
+  /** where the measured medians cross it (mediansCrossing): the interval always holds it */
+  medians: number;
 }
 
 export interface CurveFit {
@@ -218,9 +260,12 @@ export interface CurveFit {
   model: Model | undefined;
   /** AICc of each model that could be fitted */
   aicc: Partial<Record<ModelKind, number>>;
-  /** the growth term (slope, N² term or slope change) with its interval */
+  /** the share of the resamples whose data chose the same model (the choice redone in each) */
+  modelShare: number | undefined;
+  /** the growth term (slope, N² term or slope change) with its interval over the resamples that chose the same model */
   term: Estimate | undefined;
-  growth: GrowthClass | undefined;
+  /** undefined with fewer than MIN_FIT_POINTS route counts */
+  growth: Growth | undefined;
   marginal: MarginalCost[];
   budget?: RouteBudget;
 }
@@ -270,12 +315,41 @@ function percentiles(values: number[]): Interval {
 /** A budget's interval in whole routes, as its point is. */
 const floored = (ci: Interval): Interval => ({ low: Math.floor(ci.low), high: Math.floor(ci.high) });
 
-/** The growth class an interval of the growth term supports. */
-export function growthClass(kind: ModelKind, ci: Interval): GrowthClass {
-  if (kind === 'linear') return ci.low > 0 ? 'linear' : 'flat';
-  if (ci.low > 0) return 'super-linear';
-  if (ci.high < 0) return 'sub-linear';
-  return 'linear';
+/** The growth class of one curve: a curve by the sign of its term, the line linear. */
+function classOf(model: Model): Exclude<GrowthClass, 'flat'> {
+  if (model.kind === 'linear') return 'linear';
+  const term = growthTerm(model);
+  return term > 0 ? 'super-linear' : term < 0 ? 'sub-linear' : 'linear';
+}
+
+/**
+ * The growth the resamples' curves support: the class at least GROWTH_SHARE of them hold (the line
+ * is flat when its slope's interval holds 0), else not determined with the most frequent class and
+ * its share; not determined with fewer than MIN_CURVE_POINTS route counts, where no curve is tried.
+ */
+export function growthOf(classes: readonly GrowthClass[], slopeCi: Interval, routeCounts: number): Growth {
+  if (routeCounts < MIN_CURVE_POINTS) return { determined: false, routeCounts };
+  const counts = new Map<GrowthClass, number>();
+  for (const c of classes) counts.set(c, (counts.get(c) ?? 0) + 1);
+  // the most frequent class; ties in the order of the words
+  const [leading, count] = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0] ?? ['linear', 0];
+  const share = classes.length ? count / classes.length : 0;
+  if (share < GROWTH_SHARE) return { determined: false, leading, share };
+  const flat = leading === 'linear' && !(slopeCi.low > 0 || slopeCi.high < 0);
+  return { determined: true, growth: flat ? 'flat' : leading, share };
+}
+
+/**
+ * Where the medians cross `budgetMs`, read between the measured route counts (a straight line from
+ * the last median within it to the first past it): 0 when the smallest route count's median passes it
+ * already (the medians show no route count within it), Infinity when no median does.
+ */
+export function mediansCrossing(medians: readonly { routes: number; median: number }[], budgetMs: number): number {
+  const past = medians.findIndex((m) => m.median > budgetMs);
+  if (past < 0) return Infinity;
+  if (past === 0) return 0;
+  const [below, above] = [medians[past - 1]!, medians[past]!];
+  return Math.floor(below.routes + ((budgetMs - below.median) / (above.median - below.median)) * (above.routes - below.routes));
 }
 
 export interface CurveOptions {
@@ -284,6 +358,115 @@ export interface CurveOptions {
   resamples?: number;
   /** the seed of the resamples; the series key and metric are added to it */
   seed?: string;
+}
+
+/** The model AICc chooses on one data set, with every model's score; undefined when not even the line can be fitted. */
+function select(groups: readonly Moments[], samples: number): { fitted: Fitted; scores: Partial<Record<ModelKind, number>> } | undefined {
+  const weighted = weigh(groups);
+  // an exact fit has no error to take a logarithm of: the floor is far below any timer's resolution
+  const totalWeight = weighted.reduce((sum, g) => sum + g.w * g.weight, 0);
+  const grand = weighted.reduce((sum, g) => sum + g.w * g.weight * g.mean, 0) / totalWeight;
+  const sst = weighted.reduce((sum, g) => sum + g.weight * (g.within + g.w * (g.mean - grand) ** 2), 0);
+  const floor = Math.max(sst, 1e-300) * 1e-12;
+  const scores: Partial<Record<ModelKind, number>> = {};
+  const fits: Partial<Record<ModelKind, Fitted>> = {};
+  for (const kind of MODEL_KINDS) {
+    const fitted = fitKind(kind, weighted);
+    const score = fitted ? aicc(fitted.sse, samples, PARAMETERS[kind], floor) : undefined;
+    if (fitted && score !== undefined) [scores[kind], fits[kind]] = [score, fitted];
+  }
+  const kind = chooseModel(scores);
+  return kind ? { fitted: fits[kind]!, scores } : undefined;
+}
+
+type Drawn = { routes: number; values: ArrayLike<number>; count: number };
+
+/** The median of the residuals about a curve: the offset that moves it from the mean to the median. */
+function offsetOf(m: Model, data: readonly Drawn[]): number {
+  const residuals: number[] = [];
+  for (const g of data) for (let i = 0; i < g.count; i++) residuals.push(g.values[i]! - predict(m, g.routes));
+  return median(residuals);
+}
+
+/** The medians of each route count. */
+function mediansOf(data: readonly Drawn[]): { routes: number; median: number }[] {
+  return data.map((g) => ({ routes: g.routes, median: median(Array.from(g.values).slice(0, g.count)) }));
+}
+
+/** What each resample gave: its model's class and figures. */
+interface Resampled {
+  kinds: ModelKind[];
+  classes: GrowthClass[];
+  /** the growth term of the resamples that chose the full data's model */
+  terms: number[];
+  /** the slope of the resamples that chose the line */
+  slopes: number[];
+  marginals: number[][];
+  budgets: number[];
+  medianBudgets: number[];
+}
+
+/** The seeded bootstrap: samples drawn within each route count, the weights, the choice of model and its fit redone each time. */
+function resample(
+  sorted: readonly RouteGroup[],
+  kind: ModelKind,
+  seed: string,
+  resamples: number,
+  budgetMs: number | undefined,
+): Resampled {
+  const random = seedrandom(seed);
+  const out: Resampled = {
+    kinds: [],
+    classes: [],
+    terms: [],
+    slopes: [],
+    marginals: MARGINAL_AT.map(() => []),
+    budgets: [],
+    medianBudgets: [],
+  };
+  const samples = sorted.reduce((sum, g) => sum + g.values.length, 0);
+  const maxRoutes = sorted[sorted.length - 1]!.routes;
+  const drawn = sorted.map((g) => ({ routes: g.routes, values: new Float64Array(g.values.length), count: g.values.length }));
+  for (let r = 0; r < resamples; r++) {
+    for (let j = 0; j < sorted.length; j++) {
+      const source = sorted[j]!.values;
+      const target = drawn[j]!.values;
+      for (let i = 0; i < source.length; i++) target[i] = source[Math.floor(random() * source.length)]!;
+    }
+    const chosen = select(
+      drawn.map((g) => momentsOf(g.routes, g.values)),
+      samples,
+    );
+    if (!chosen) continue;
+    const model = chosen.fitted.model;
+    out.kinds.push(model.kind);
+    out.classes.push(classOf(model));
+    if (model.kind === kind) out.terms.push(growthTerm(model));
+    if (model.kind === 'linear') out.slopes.push(model.coefficients[1]!);
+    MARGINAL_AT.forEach((n, i) => out.marginals[i]!.push(marginalCost(model, n)));
+    if (budgetMs !== undefined) {
+      out.budgets.push(routesWithin(model, offsetOf(model, drawn), budgetMs, maxRoutes));
+      out.medianBudgets.push(mediansCrossing(mediansOf(drawn), budgetMs));
+    }
+  }
+  return out;
+}
+
+/**
+ * The route budget: the point where the fitted median passes it; its interval the resamples' curves'
+ * crossings, widened to hold the medians' own crossing and its resampled interval, so it never says
+ * less than what the medians show.
+ */
+function budgetOf(model: Model, whole: readonly Drawn[], budgetMs: number, out: Resampled): RouteBudget {
+  const maxRoutes = whole[whole.length - 1]!.routes;
+  const curve = percentiles(out.budgets);
+  const medians = percentiles(out.medianBudgets);
+  const measured = mediansCrossing(mediansOf(whole), budgetMs);
+  const ci = {
+    low: Math.min(curve.low, medians.low, measured),
+    high: Math.max(curve.high, medians.high, measured),
+  };
+  return { budgetMs, routes: routesWithin(model, offsetOf(model, whole), budgetMs, maxRoutes), ci: floored(ci), medians: measured };
 }
 
 /**
@@ -299,55 +482,18 @@ export function fitCurve(
   const moments = sorted.map((g) => momentsOf(g.routes, g.values));
   const routes = sorted.map((g) => g.routes);
   const samples = sorted.reduce((sum, g) => sum + g.values.length, 0);
-  const empty = { samples, routes, model: undefined, aicc: {}, term: undefined, growth: undefined, marginal: [] };
+  const empty = { samples, routes, model: undefined, aicc: {}, modelShare: undefined, term: undefined, growth: undefined, marginal: [] };
   if (moments.length < MIN_FIT_POINTS) return empty;
-  // an exact fit has no error to take a logarithm of: the floor is far below any timer's resolution
-  const grand = moments.reduce((sum, g) => sum + g.w * g.mean, 0) / samples;
-  const sst = moments.reduce((sum, g) => sum + g.within + g.w * (g.mean - grand) ** 2, 0);
-  const floor = Math.max(sst, 1) * 1e-12;
-  const scores: Partial<Record<ModelKind, number>> = {};
-  for (const kind of MODEL_KINDS) {
-    const fitted = fitKind(kind, moments);
-    const score = fitted ? aicc(fitted.sse, samples, PARAMETERS[kind], floor) : undefined;
-    if (score !== undefined) scores[kind] = score;
-  }
-  const kind = chooseModel(scores);
-  const fitted = kind ? fitKind(kind, moments) : undefined;
-  if (!kind || !fitted) return { ...empty, aicc: scores };
-  const model = fitted.model;
+  const chosen = select(moments, samples);
+  if (!chosen) return empty;
+  const { model } = chosen.fitted;
   const [minRoutes, maxRoutes] = [routes[0]!, routes[routes.length - 1]!];
-  const offsetOf = (m: Model, data: readonly { routes: number; values: ArrayLike<number>; count: number }[]) => {
-    const residuals: number[] = [];
-    for (const g of data) for (let i = 0; i < g.count; i++) residuals.push(g.values[i]! - predict(m, g.routes));
-    return median(residuals);
-  };
   const { budgetMs } = options;
-  const resamples = options.resamples ?? CURVE_RESAMPLES;
-  const random = seedrandom(seed);
-  const terms: number[] = [];
-  const marginals: number[][] = MARGINAL_AT.map(() => []);
-  const budgets: number[] = [];
-  const drawn = sorted.map((g) => ({ routes: g.routes, values: new Float64Array(g.values.length), count: g.values.length }));
-  for (let r = 0; r < resamples; r++) {
-    for (let j = 0; j < sorted.length; j++) {
-      const source = sorted[j]!.values;
-      const target = drawn[j]!.values;
-      for (let i = 0; i < source.length; i++) target[i] = source[Math.floor(random() * source.length)]!;
-    }
-    const refit = fitKind(
-      kind,
-      drawn.map((g) => momentsOf(g.routes, g.values)),
-    );
-    if (!refit) continue;
-    terms.push(growthTerm(refit.model));
-    MARGINAL_AT.forEach((n, i) => marginals[i]!.push(marginalCost(refit.model, n)));
-    if (budgetMs !== undefined) budgets.push(routesWithin(refit.model, offsetOf(refit.model, drawn), budgetMs, maxRoutes));
-  }
-  const termCi = percentiles(terms);
+  const out = resample(sorted, model.kind, seed, options.resamples ?? CURVE_RESAMPLES, budgetMs);
   const marginal = MARGINAL_AT.map((n, i): MarginalCost => {
     const inRange = n >= minRoutes && n <= maxRoutes;
     return inRange
-      ? { routes: n, inRange, value: marginalCost(model, n), ci: percentiles(marginals[i]!) }
+      ? { routes: n, inRange, value: marginalCost(model, n), ci: percentiles(out.marginals[i]!) }
       : { routes: n, inRange, value: NaN, ci: { low: NaN, high: NaN } };
   });
   const whole = sorted.map((g) => ({ routes: g.routes, values: g.values, count: g.values.length }));
@@ -355,19 +501,12 @@ export function fitCurve(
     samples,
     routes,
     model,
-    aicc: scores,
-    term: { value: growthTerm(model), ci: termCi },
-    growth: growthClass(kind, termCi),
+    aicc: chosen.scores,
+    modelShare: out.kinds.length ? out.kinds.filter((k) => k === model.kind).length / out.kinds.length : undefined,
+    term: { value: growthTerm(model), ci: percentiles(out.terms) },
+    growth: growthOf(out.classes, percentiles(out.slopes), routes.length),
     marginal,
-    ...(budgetMs !== undefined
-      ? {
-          budget: {
-            budgetMs,
-            routes: routesWithin(model, offsetOf(model, whole), budgetMs, maxRoutes),
-            ci: floored(percentiles(budgets)),
-          },
-        }
-      : {}),
+    ...(budgetMs !== undefined ? { budget: budgetOf(model, whole, budgetMs, out) } : {}),
   };
 }
 

@@ -15,6 +15,12 @@ export type ScalingMetric = (typeof SCALING_METRICS)[number];
 
 /** A fit needs at least this many distinct route counts. */
 export const MIN_FIT_POINTS = 3;
+/**
+ * A curve (and so a growth class: faster than linear, sub-linear, linear or flat) needs at least this
+ * many distinct route counts: through 3 or 4 points a quadratic or a piecewise line passes whatever
+ * the data, and a line is all they can say.
+ */
+export const MIN_CURVE_POINTS = 5;
 /** log-log slope (on N ≥ 10) above this is growth clearly faster than linear */
 export const SUPERLINEAR_SLOPE = 1.15;
 /** a significant N² term must also be at least this share of the fitted time at the largest N */
@@ -95,6 +101,8 @@ export interface GrowthCheck {
   /** the partial F statistic of the N² term: (SSE_linear − SSE_quadratic) / (SSE_quadratic / (n − 3)) */
   quadraticF: number | undefined;
   superlinear: boolean;
+  /** false with fewer than MIN_CURVE_POINTS distinct route counts: no growth class is claimed (superlinear is false) */
+  determined: boolean;
   /** why it is (or is not) called faster than linear, in words */
   reason: string;
 }
@@ -178,9 +186,20 @@ function sumSquares(points: [number, number][], f: (x: number) => number): numbe
 /**
  * Growth faster than linear: a log-log slope on N ≥ 10 above 1.15, or (with ≥ 4 points) an N²
  * term that is positive, significant (partial F-test, p < 0.05) and at least 10 % of the time at
- * the largest N.
+ * the largest N. With fewer than MIN_CURVE_POINTS distinct route counts, not determined.
  */
 export function checkGrowth(points: [number, number][], fit: LinearFit): GrowthCheck {
+  const distinct = new Set(points.map(([n]) => n)).size;
+  if (distinct < MIN_CURVE_POINTS) {
+    return {
+      logLogSlope: undefined,
+      quadraticR2: undefined,
+      quadraticF: undefined,
+      superlinear: false,
+      determined: false,
+      reason: `not determined (${distinct} route counts)`,
+    };
+  }
   const large = points.filter(([n, t]) => n >= 10 && t > 0);
   const logLogSlope = large.length >= 2 ? linearRegression(large.map(([n, t]) => [Math.log(n), Math.log(t)])).m : undefined;
   const mean = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
@@ -211,6 +230,7 @@ export function checkGrowth(points: [number, number][], fit: LinearFit): GrowthC
     quadraticR2,
     quadraticF,
     superlinear: slopeSays || quadraticSays,
+    determined: true,
     reason: reasons.join('; '),
   };
 }

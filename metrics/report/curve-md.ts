@@ -9,6 +9,7 @@ import {
   AICC_MARGIN,
   CURVE_RESAMPLES,
   curveFits,
+  GROWTH_SHARE,
   MARGINAL_AT,
   MODEL_KINDS,
   type CurveFit,
@@ -16,7 +17,7 @@ import {
   type Model,
 } from '../analyse/curve.ts';
 import type { Interval } from '../analyse/stats.ts';
-import { MIN_FIT_POINTS } from '../analyse/scaling.ts';
+import { MIN_CURVE_POINTS, MIN_FIT_POINTS } from '../analyse/scaling.ts';
 import { markdownTable } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 
@@ -75,8 +76,17 @@ export function metricName(fits: readonly CurveFit[], metric: CurveMetric): stri
   return `ready (${marks.join(' or ') || 'listen'})`;
 }
 
-function growthCell(fit: CurveFit): string {
-  return fit.growth ?? `needs ≥ ${MIN_FIT_POINTS} route counts`;
+/**
+ * The growth a curve's resamples support: its class, `not determined (k route counts)` below
+ * MIN_CURVE_POINTS, or `not determined (CLASS in P %)` when no class holds in GROWTH_SHARE of them
+ * (P rounded down, so 94.9 % never reads 95).
+ */
+export function growthCell(fit: CurveFit): string {
+  const g = fit.growth;
+  if (!g) return `needs ≥ ${MIN_FIT_POINTS} route counts`;
+  if (g.determined) return g.growth;
+  if ('routeCounts' in g) return `not determined (${g.routeCounts} route counts)`;
+  return `not determined (${g.leading} in ${Math.floor(g.share * 100)} %)`;
 }
 
 /**
@@ -105,23 +115,30 @@ export function curveTable(fits: readonly CurveFit[], metric: CurveMetric, budge
 }
 
 export const CURVE_NOTE = [
-  'Each curve is fitted on every sample (not the medians) of a series: a line `a + b·N`, a quadratic `a + b·N + c·N²`, and a ' +
-    'piecewise line `a + b·N + d·max(0, N − k)` whose break k is the measured route count inside the range that fits best. ' +
-    "AICc (Akaike's criterion corrected for small samples) chooses among them; " +
+  'Each curve is fitted on every sample (not the medians) of a series by weighted least squares, each sample weighted by 1 / its ' +
+    "route count's variance, read from the route counts' standard deviations fitted as a power of their means (the spread grows " +
+    'with N; unweighted, the noisiest route counts would steer the fit): ' +
+    'a line `a + b·N`, a quadratic `a + b·N + c·N²`, and a piecewise line `a + b·N + d·max(0, N − k)` whose break k is the measured ' +
+    `route count inside the range that fits best. A curve is tried only with at least ${MIN_CURVE_POINTS} route counts (through 3 or ` +
+    "4 a curve passes whatever the data): with fewer, the line alone. AICc (Akaike's criterion corrected for small samples) chooses; " +
     `a curve must beat the line by more than ${AICC_MARGIN} to be chosen.`,
   "The cost of one more route is the curve's slope (ms per route) at 100, 1,000 and 5,000 routes, given only within the measured " +
     `route counts. The 95 % intervals come from ${thousands(CURVE_RESAMPLES)} bootstrap resamples of the samples within each route count ` +
-    '(seeded: the same samples give the same figures), the model refitted each time, shown in brackets; they cover the noise between ' +
-    'samples, not a shift of a whole cell. "beyond measured N": that route count lies outside the run\'s, and no slope is given there.',
-  'Growth: **super-linear** when the N² term (quadratic) or the change of slope at the break (piecewise) ' +
-    'is above 0 in its whole interval, ' +
-    "**sub-linear** when below 0, **linear** otherwise; **flat** when the chosen line's slope interval includes 0.",
+    '(seeded: the same samples give the same figures), the weights, the choice of model and its fit redone in each, shown in brackets; ' +
+    'they hold the uncertainty of the choice and the noise between samples, not a shift of a whole cell. "beyond measured N": that ' +
+    "route count lies outside the run's, and no slope is given there.",
+  `Growth is claimed only when at least ${GROWTH_SHARE * 100} % of the resamples' curves hold it: **super-linear** (a quadratic's N² ` +
+    'term or the change of slope at the break above 0), **sub-linear** (below 0), **linear** (the line), **flat** (the line, its ' +
+    'slope\'s interval holding 0). Else "not determined" with the most frequent class and its share, or with the route counts when ' +
+    'they are too few for a curve.',
 ].join('\n\n');
 
 export const BUDGET_NOTE =
   'Route budget (--budget): the route count where the fitted curve, moved by the median of its residuals so that it follows the ' +
-  'median rather than the mean, passes the budget; "none" when 1 route passes it already, "> N" when it is not reached up to the ' +
-  'largest route count measured.';
+  "median rather than the mean, passes the budget. Its interval is the resampled curves' crossings (the same resamples as the " +
+  'slopes), widened to hold where the measured medians cross it (read on a straight line between adjacent route counts) and that ' +
+  'crossing\'s own resampled interval: it never says less than the medians show. "none" when 1 route passes it already, "> N" when ' +
+  'it is not reached up to the largest route count measured.';
 
 /** The curve tables of a report, first response then ready, with their notes; empty when nothing could be fitted. */
 export function curveSection(context: Pick<ReportContext, 'summaries' | 'budgetMs'>): string[] {
@@ -160,7 +177,9 @@ export function scalingCsv(context: Pick<ReportContext, 'summaries' | 'budgetMs'
     'b_ms_per_route',
     'c_or_d',
     ...MODEL_KINDS.map((k) => `aicc_${k}`),
+    'model_share',
     'growth',
+    'growth_share',
     'growth_term',
     'growth_term_ci95_low',
     'growth_term_ci95_high',
@@ -187,7 +206,9 @@ export function scalingCsv(context: Pick<ReportContext, 'summaries' | 'budgetMs'
       csvNumber(b),
       csvNumber(c, 12),
       ...MODEL_KINDS.map((k) => csvNumber(f.aicc[k], 3)),
-      f.growth ?? '',
+      csvNumber(f.modelShare, 3),
+      f.growth ? growthCell(f) : '',
+      csvNumber(f.growth && 'share' in f.growth ? f.growth.share : undefined, 3),
       csvNumber(f.term?.value, 12),
       csvNumber(f.term?.ci.low, 12),
       csvNumber(f.term?.ci.high, 12),

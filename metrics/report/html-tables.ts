@@ -16,7 +16,7 @@ import { estimateCost, estimateCostText, evidenceText, hasRunning, intervalText,
 import { priceOf } from '../analyse/cost.ts';
 import { growthText } from './scaling-md.ts';
 import { MARGINAL_AT } from '../analyse/curve.ts';
-import { budgetText, marginalText, modelText, reportCurves } from './curve-md.ts';
+import { budgetText, growthCell, marginalText, modelText, reportCurves } from './curve-md.ts';
 import { ciNarrowerThanRange } from './markdown.ts';
 
 /** A table cell: its text, and its number when it sorts as one. */
@@ -116,7 +116,7 @@ export function curveHtmlTable(context: Pick<ReportContext, 'summaries' | 'budge
       txt(f.series.label),
       txt(f.metric === 'firstResponse' ? 'first response' : `ready (${f.mark})`),
       txt(modelText(f.model)),
-      txt(f.growth ?? '–'),
+      txt(growthCell(f)),
       ...MARGINAL_AT.map((n) => {
         const m = f.marginal.find((x) => x.routes === n);
         return f.model && m?.inRange ? num(m.value, marginalText(f, n)) : txt(f.model ? marginalText(f, n) : '–');

@@ -119,7 +119,7 @@ function fitsTable(counted: CellSummary[]): string {
         millions(fit.fixedMs),
         Math.round(fit.perRouteMs).toLocaleString('en-US'),
         fit.r2.toFixed(4),
-        growth.superlinear ? `faster than linear (${growth.reason})` : 'linear',
+        growth.determined ? (growth.superlinear ? `faster than linear (${growth.reason})` : 'linear') : growth.reason,
       ],
     ];
   });

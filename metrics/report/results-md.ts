@@ -13,7 +13,7 @@ import { tailsOf } from '../analyse/init-tails.ts';
 import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
 import { CURVE_METRICS, MARGINAL_AT } from '../analyse/curve.ts';
 import { cellKey } from '../core/cell.ts';
-import { marginalText, modelText, reportCurves, SCALING_CSV } from './curve-md.ts';
+import { growthCell, marginalText, modelText, reportCurves, SCALING_CSV } from './curve-md.ts';
 import { estimateCost, extrapolatedMark } from './calibration.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import type { ReportContext } from './contract.ts';
@@ -197,7 +197,7 @@ function curveRows(context: ReportContext): string[] {
     markdownText(f.series.label),
     f.metric === 'firstResponse' ? 'first response' : `ready (${f.mark})`,
     modelText(f.model),
-    f.growth ?? '–',
+    growthCell(f),
     ...MARGINAL_AT.map((n) => marginalText(f, n)),
   ]);
   return [

@@ -4,7 +4,16 @@ import { appsRun } from './markdown.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellLabel } from '../core/cell.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
-import { MIN_FIT_POINTS, PHASES, phaseBreakdown, readyMark, scalingFits, SUPERLINEAR_SLOPE, type ScalingFit } from '../analyse/scaling.ts';
+import {
+  MIN_CURVE_POINTS,
+  MIN_FIT_POINTS,
+  PHASES,
+  phaseBreakdown,
+  readyMark,
+  scalingFits,
+  SUPERLINEAR_SLOPE,
+  type ScalingFit,
+} from '../analyse/scaling.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import { BUDGET_NOTE, curveSection, curveTable, reportCurves, SCALING_CSV } from './curve-md.ts';
 
@@ -21,6 +30,7 @@ function curveTables(context: ReportContext): string[] {
 
 export function growthText(f: ScalingFit): string {
   if (!f.fit || !f.growth) return `needs ≥ ${MIN_FIT_POINTS} N`;
+  if (!f.growth.determined) return f.growth.reason;
   if (f.growth.superlinear) return '**faster than linear**';
   return isFlat(f) ? 'flat' : 'linear';
 }
@@ -38,6 +48,11 @@ export function fitSentence(f: ScalingFit): string {
     return `${name}: ${distinct} distinct route count${distinct === 1 ? '' : 's'}; a fit needs at least ${MIN_FIT_POINTS}.`;
   }
   const perRoute = `${ms(f.fit.perRouteMs * 1000)} µs per route`;
+  if (!f.growth.determined)
+    return (
+      `${name}: a line through ${new Set(f.points.map(([n]) => n)).size} route counts, ${ms(f.fit.fixedMs)} ms fixed + ${perRoute} ` +
+      `(R² ${f.fit.r2.toFixed(3)}); growth ${f.growth.reason}: a curve needs at least ${MIN_CURVE_POINTS}.`
+    );
   if (f.growth.superlinear) return `**${name} grows faster than linearly with routes** (${f.growth.reason}).`;
   if (isFlat(f))
     return (
@@ -97,10 +112,10 @@ export const FIT_NOTE = [
     'fixed is the cost at N = 0 (ms), perRoute the cost each route adds (µs/route), ' +
     "R² how much of the medians' variation the line explains.",
   `Growth is **faster than linear** when the log-log slope of the median on N ≥ 10 is above ${SUPERLINEAR_SLOPE} ` +
-    '(linear growth on top of a fixed cost has a slope below 1), or when, with at least 4 distinct N, ' +
+    '(linear growth on top of a fixed cost has a slope below 1), or when ' +
     "a quadratic fit's N² term is positive, significant (partial F-test, p < 0.05) and at least 10 % of the time at the largest N. " +
     "It is **flat** when the line's slope is not distinguishable from 0 (t-test, p < 0.05) or is negative. " +
-    `A fit needs at least ${MIN_FIT_POINTS} distinct N.`,
+    `A fit needs at least ${MIN_FIT_POINTS} distinct N; a growth class at least ${MIN_CURVE_POINTS} (with fewer, "not determined").`,
 ].join('\n\n');
 
 export function scalingMarkdown(context: ReportContext): string {

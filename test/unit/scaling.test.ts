@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
-import { fitSentence } from '../../metrics/report/scaling-md.ts';
+import { fitSentence, growthText } from '../../metrics/report/scaling-md.ts';
 import {
   checkGrowth,
   fitLinear,
@@ -64,6 +64,20 @@ describe('scaling fits on the medians', () => {
     close(q.a, 500, 1e-6);
     close(q.b, 0.2, 1e-9);
     close(q.c, 0.0002, 1e-12);
+  });
+
+  it('fewer than 5 route counts: the line, and growth not determined, even through a steep quadratic', () => {
+    for (const routes of [
+      [1, 1000, 5000],
+      [10, 1000, 3000, 5000],
+    ]) {
+      const fits = scalingFits(aggregate(run('deepkit', (n) => 5 + 0.002 * n * n, routes)));
+      const f = fits.find((x) => x.metric === 'firstResponse')!;
+      assert.ok(f.fit, 'a line is fitted');
+      assert.deepEqual([f.growth!.determined, f.growth!.superlinear], [false, false]);
+      assert.equal(growthText(f), `not determined (${routes.length} route counts)`);
+      assert.match(fitSentence(f), new RegExp(`a line through ${routes.length} route counts, .*growth not determined`));
+    }
   });
 
   it('noise without a trend is flat, not linear and not faster', () => {
