@@ -40,6 +40,7 @@ import { storedValue, VARIANTS } from '../core/dimensions.ts';
 import { codeLoadingTerm, onLambdaAt, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
 import {
   billedInterval,
+  billedMs,
   extrapolationOf,
   initInterval,
   isBeyondEvidence,
@@ -408,7 +409,7 @@ export function calibrate(
     };
     const durationRange = durationInterval(summary.lambda.invokeCpuMs!.values, estimateAt, durationEstimate, seed);
     if (durationRange) base.duration.interval = durationRange;
-    base.billedEstimate = Math.ceil(base.init.estimate) + Math.ceil(durationEstimate);
+    base.billedEstimate = billedMs(base.init.estimate, durationEstimate);
     if (base.init.interval && base.duration.interval) base.billedInterval = billedInterval(base.init.interval, base.duration.interval);
   }
   return result;

@@ -118,7 +118,15 @@ export function initInterval(at: (ratio: number) => number, ratio: Interval, err
   return { low: at(ratio.low) / (1 + eMax / 100), high: at(ratio.high) / (1 + eMin / 100) };
 }
 
+/**
+ * Billed Duration of an estimate: Init and Duration, each rounded up to 1 ms as Lambda bills a cold start. The one
+ * rounding of the figure every table prices (the estimate, its interval's ends, the power-tuning table's cold start).
+ */
+export function billedMs(initMs: number, durationMs: number): number {
+  return Math.ceil(initMs) + Math.ceil(durationMs);
+}
+
 /** Billed Duration's interval from Init's and Duration's, each end rounded up to 1 ms as Lambda bills. */
 export function billedInterval(init: Interval, duration: Interval): Interval {
-  return { low: Math.ceil(init.low) + Math.ceil(duration.low), high: Math.ceil(init.high) + Math.ceil(duration.high) };
+  return { low: billedMs(init.low, duration.low), high: billedMs(init.high, duration.high) };
 }

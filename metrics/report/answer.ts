@@ -150,6 +150,12 @@ function basesOf(context: Pick<ReportContext, 'summaries' | 'meta'>): Record<Cha
   >;
 }
 
+/** An estimate's interval in brackets within its evidence, the beyond-evidence mark beyond it (analyse/estimate-interval.ts). */
+function estimateMark(v: AnswerVariant, interval: { low: number; high: number } | undefined, text: (value: number) => string): string {
+  if (v.init?.beyondEvidence) return ` ${v.init.beyondEvidence}`;
+  return interval ? ` (${text(interval.low)}–${text(interval.high)})` : '';
+}
+
 /** One group's table. */
 export function answerTable(group: AnswerGroup, bases: Record<ChangeDimension, string>, meta: RunMeta | undefined): string {
   const dims = varying(group);
@@ -177,8 +183,10 @@ export function answerTable(group: AnswerGroup, bases: Record<ChangeDimension, s
       markdownText(variantName(v.summary.cell, dims)),
       v.unranked ? '–' : spreadText(v),
       v.unranked ? '–' : ratio,
-      ...(lambda ? [v.init && !v.unranked ? `${ms(v.init.measured)} → ${ms(v.init.estimate)}` : '–'] : []),
-      v.unranked ? '–' : dollars(v.cost?.perMillion),
+      ...(lambda
+        ? [v.init && !v.unranked ? `${ms(v.init.measured)} → ${ms(v.init.estimate)}${estimateMark(v, v.init.interval, ms)}` : '–']
+        : []),
+      v.unranked ? '–' : `${dollars(v.cost?.perMillion)}${v.init ? estimateMark(v, v.costInterval, dollars) : ''}`,
       ...(sized ? [bytesText(v.shipped?.bytes)] : []),
       marksOf(v),
       whatToChange(v.summary.cell, bases, meta),
