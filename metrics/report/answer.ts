@@ -17,6 +17,7 @@ import { APP_SOURCE } from '../core/dimensions.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { leverValues, ratioText } from './levers.ts';
+import { BEYOND_EVIDENCE_NOTE, coverageLabel } from './code-loading.ts';
 
 export const ANSWER_CHART = 'chart-levers.svg';
 
@@ -280,13 +281,17 @@ const EXPLANATION =
 
 /** The answer's markdown, headings at `level`; undefined when no lever of the answer varies. */
 export function answerMarkdown(
-  context: Pick<ReportContext, 'summaries' | 'cost' | 'calibration' | 'meta'>,
+  context: Pick<ReportContext, 'summaries' | 'cost' | 'calibration' | 'meta' | 'codeLoading' | 'reference'>,
   level: string,
 ): string | undefined {
   const groups = answerOf(context);
   if (groups.length === 0) return undefined;
   const bases = basesOf(context);
-  const parts = [EXPLANATION];
+  const estimated = groups.some((g) => g.variants.some((v) => v.init?.interval ?? v.init?.beyondEvidence));
+  // an estimate's interval names its coverage; beyond the evidence, the mark stands in its place (issue 47)
+  const coverage = coverageLabel(context.codeLoading, context.reference?.codeLoading !== undefined);
+  const intervals = estimated ? ` An estimate's interval is in brackets beside it and its $ (${coverage}); ${BEYOND_EVIDENCE_NOTE}` : '';
+  const parts = [`${EXPLANATION}${intervals}`];
   for (const group of groups) {
     const packaging = packagingLine(group);
     parts.push(
