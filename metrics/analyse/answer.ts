@@ -17,6 +17,7 @@ import type { ShippedMeta } from '../core/meta.ts';
 import { quartiles, type CellSummary } from './aggregate.ts';
 import type { Calibration } from './calibration.ts';
 import { cellCost, type CellCost, type CostSettings } from './cost.ts';
+import { beyondEvidenceText, type Interval } from './estimate-interval.ts';
 
 export interface Spread {
   p50: number;
@@ -37,9 +38,14 @@ export interface ShippedBytes {
 export interface AnswerVariant {
   summary: CellSummary;
   coldStart?: Spread;
-  /** a local Lambda cell: its measured Init and the estimate on Lambda */
-  init?: { measured: number; estimate: number };
+  /**
+   * a local Lambda cell: its measured Init and the estimate on Lambda, with the estimate's interval within its
+   * evidence, or the mark it carries beyond it (estimate-interval.ts)
+   */
+  init?: { measured: number; estimate: number; interval?: Interval; beyondEvidence?: string };
   cost?: CellCost;
+  /** the cost at the Billed interval's ends, for an estimate with one */
+  costInterval?: Interval;
   shipped?: ShippedBytes;
   /** why it is not ranked (absent: ranked) */
   unranked?: string;
@@ -99,6 +105,23 @@ function shippedOf(summary: CellSummary, shipped: ShippedMeta | undefined): Ship
   return { bytes: code.bytes + (cache ?? 0), code: code.bytes, ...(cache !== undefined ? { compileCache: cache } : {}), what: code.what };
 }
 
+function initOf(init: NonNullable<Calibration['init']>): NonNullable<AnswerVariant['init']> {
+  const beyondEvidence = beyondEvidenceText(init);
+  return {
+    measured: init.measured,
+    estimate: init.estimate,
+    ...(init.interval ? { interval: init.interval } : {}),
+    ...(beyondEvidence ? { beyondEvidence } : {}),
+  };
+}
+
+/** The cost at both ends of a Billed interval, priced as the estimate is. */
+function costInterval(summary: CellSummary, inputs: AnswerInputs, billed: Interval): Interval | undefined {
+  const low = cellCost(summary, inputs.cost, billed.low)?.perMillion;
+  const high = cellCost(summary, inputs.cost, billed.high)?.perMillion;
+  return low === undefined || high === undefined ? undefined : { low, high };
+}
+
 function variantOf(summary: CellSummary, inputs: AnswerInputs): AnswerVariant {
   const calibration = inputs.calibration.get(cellKey(summary.cell));
   const coldStart = spreadOf(summary);
@@ -108,8 +131,9 @@ function variantOf(summary: CellSummary, inputs: AnswerInputs): AnswerVariant {
   return {
     summary,
     ...(coldStart ? { coldStart } : {}),
-    ...(calibration?.init ? { init: { measured: calibration.init.measured, estimate: calibration.init.estimate } } : {}),
+    ...(calibration?.init ? { init: initOf(calibration.init) } : {}),
     ...(cost ? { cost } : {}),
+    ...(cost && calibration?.billedInterval ? { costInterval: costInterval(summary, inputs, calibration.billedInterval) } : {}),
     ...(shipped ? { shipped } : {}),
     ...(unranked ? { unranked } : {}),
     front: false,

@@ -38,7 +38,18 @@ import type { LocalCpuSpeed } from '../core/meta.ts';
 import { CALIBRATED_PERIOD_MS, durationAtMemory, REFERENCE_CPU_FRACTION } from './cpu-share.ts';
 import { storedValue, VARIANTS } from '../core/dimensions.ts';
 import { codeLoadingTerm, onLambdaAt, pairedRatio, type CodeLoadingTerm, type TermModel } from './code-loading.ts';
-import { billedInterval, extrapolationOf, initInterval, ratioInterval, type Extrapolation, type Interval } from './estimate-interval.ts';
+import {
+  billedInterval,
+  billedMs,
+  extrapolationOf,
+  initInterval,
+  isBeyondEvidence,
+  ratioInterval,
+  runningBeyondOf,
+  type Extrapolation,
+  type Interval,
+  type RunningBeyond,
+} from './estimate-interval.ts';
 import { bootstrapMedianCI } from './stats.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
@@ -67,8 +78,11 @@ export interface Calibration {
     codeLoading?: CodeLoadingTerm;
     /** the running part, when the samples recorded INIT's split (the code-loading term then covers the loading part only) */
     running?: RunningTerm;
+    /** absent beyond the evidence (estimate-interval.ts): an interval would claim a coverage nothing checked there */
     interval?: Interval;
     extrapolation?: Extrapolation;
+    /** the running part lies beyond what a fitted row had (no real figure validates it) */
+    runningUnvalidated?: RunningBeyond;
   };
   /** `tail`: the estimate at the cell's 95th and 99th percentile of invocation CPU time (init-tails.ts); `interval`: of its median CPU */
   duration?: { measured: number; addition: Addition; estimate: number; tail?: { p95: number; p99: number }; interval?: Interval };
@@ -309,14 +323,19 @@ function initEstimateOf(
         ? initIntervalOf(summary.lambda, local, runtime, codeLoading, initEstimate, term, seed)
         : undefined;
   const extrapolation = extrapolationOf(term);
+  const runningUnvalidated = codeLoading ? runningBeyondOf(running?.onLambdaMs, codeLoading.runningFittedUpToMs ?? 0) : undefined;
+  // beyond the evidence on either term, no interval: not the estimate's, not its running part's
+  const beyond = isBeyondEvidence({ ...(extrapolation ? { extrapolation } : {}), ...(runningUnvalidated ? { runningUnvalidated } : {}) });
+  const { interval: _runningInterval, ...runningWithout } = running ?? {};
   return {
     measured: initMeasured,
     addition: initAddition,
     estimate: initEstimate,
     ...(term ? { codeLoading: term } : {}),
-    ...(running ? { running } : {}),
-    ...(interval ? { interval } : {}),
+    ...(running ? { running: beyond ? (runningWithout as RunningTerm) : running } : {}),
+    ...(interval && !beyond ? { interval } : {}),
     ...(extrapolation ? { extrapolation } : {}),
+    ...(runningUnvalidated ? { runningUnvalidated } : {}),
   };
 }
 
@@ -390,7 +409,7 @@ export function calibrate(
     };
     const durationRange = durationInterval(summary.lambda.invokeCpuMs!.values, estimateAt, durationEstimate, seed);
     if (durationRange) base.duration.interval = durationRange;
-    base.billedEstimate = Math.ceil(base.init.estimate) + Math.ceil(durationEstimate);
+    base.billedEstimate = billedMs(base.init.estimate, durationEstimate);
     if (base.init.interval && base.duration.interval) base.billedInterval = billedInterval(base.init.interval, base.duration.interval);
   }
   return result;

@@ -62,6 +62,25 @@ export interface TermModel {
   fittedUpToMs: number;
   /** [e_min, e_max]: the leave-one-out relative errors' range over every function, % (the interval's residuals) */
   errorPct?: [number, number];
+  /** how often that range held for a function it was not built on (looCoverage); absent for a refitted k */
+  coverage?: LooCoverage;
+  /** the largest running part (on Lambda) of a fitted row with INIT's split: beyond it, unvalidated (0, or absent, when none has it) */
+  runningFittedUpToMs?: number;
+}
+
+/**
+ * The coverage the Init interval's error range has, checked leave-one-out over the calibration functions:
+ * each function held out, k fitted on the others and the error range taken from the others' own
+ * leave-one-out errors (as the shipped range is taken from all of them); `within` of the `n` held-out
+ * rows fell inside the range built without their function. The interval states this, not a nominal 95 %.
+ */
+export interface LooCoverage {
+  /** the rows (real Init figures) held out */
+  n: number;
+  /** the functions they belong to */
+  functions: number;
+  /** the held-out rows whose error lay within the range built without their function */
+  within: number;
 }
 
 type RowWithHelloWorld = CodeLoadingRow & {
@@ -116,12 +135,46 @@ export function termModel(data: CodeLoadingData): TermModel {
   const h = helloWorldAtFit(data.rows);
   const excesses = data.rows.filter(withHelloWorld).map((r) => rowExcess(r, h));
   const errors = errorRange(data.fit.looErrorPct);
+  const coverage = errors ? looCoverage(data.rows) : undefined;
   return {
     coefficient: data.fit.coefficient,
     helloWorldMs: h,
     fittedUpToMs: Math.max(0, ...excesses),
+    runningFittedUpToMs: Math.max(0, ...data.rows.map((r) => r.local.loading?.runningOnLambdaMs ?? 0)),
     ...(errors ? { errorPct: errors } : {}),
+    ...(coverage ? { coverage } : {}),
   };
+}
+
+/**
+ * The leave-one-out check of the error range (LooCoverage): per function held out, the range of the
+ * other functions' leave-one-out errors (each fitted without the held-out function too) against the
+ * held-out rows' errors under the fit on the others. Undefined when a function cannot be held out
+ * (an offset group left with one function) or fewer than three functions remain.
+ */
+export function looCoverage(rows: readonly CodeLoadingRow[]): LooCoverage | undefined {
+  const functions = [...new Set(rows.map((r) => r.function))];
+  if (functions.length < MIN_FIT_FUNCTIONS + 1) return undefined;
+  const helloWorld = helloWorldAtFit(rows);
+  let within = 0;
+  let n = 0;
+  try {
+    for (const held of functions) {
+      const rest = rows.filter((r) => r.function !== held);
+      const range = errorRange(looErrorRanges(leaveOneOut(rest)));
+      const fit = fitCodeLoading(rest, undefined, helloWorld);
+      for (const row of rows.filter((r) => r.function === held)) {
+        const predicted = predictRow(row, fit);
+        if (predicted === undefined || !range) return undefined;
+        const e = Math.round(errorPct(predicted, row.real.initMs) * 10) / 10;
+        n += 1;
+        if (e >= range[0] && e <= range[1]) within += 1;
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return { n, functions: functions.length, within };
 }
 
 /**
@@ -132,7 +185,8 @@ export function termModel(data: CodeLoadingData): TermModel {
 export function withFittedCoefficient(model: TermModel, fitted: FittedCodeLoading | undefined): TermModel {
   if (!fitted) return model;
   const errors = errorRange(fitted.looErrorPct);
-  const { errorPct: _shipped, ...rest } = model;
+  // the shipped range's coverage was checked on the shipped functions, not on the refit's
+  const { errorPct: _shipped, coverage: _checked, ...rest } = model;
   return {
     ...rest,
     coefficient: fitted.coefficient,

@@ -31,8 +31,10 @@ export interface PowerCell {
   initMs?: number;
   /** some sample of the cell was killed by the memory limit: the size is excluded from every choice */
   outOfMemory?: boolean;
-  /** the figures are a Lambda estimate beyond the code-loading term's fitted excesses: by this factor */
-  extrapolated?: number;
+  /** the cold start's interval, ms, when it is a Lambda estimate with one (its Billed interval) */
+  interval?: { low: number; high: number };
+  /** the figures are a Lambda estimate beyond its evidence: the mark it carries in place of an interval */
+  beyondEvidence?: string;
 }
 
 export interface PowerPrice {
@@ -53,8 +55,11 @@ export interface PowerSize {
   initOverLimit: boolean;
   /** first response over API Gateway's 29 s */
   responseOverLimit: boolean;
-  /** the figures are an extrapolated Lambda estimate (PowerCell.extrapolated) */
-  extrapolated?: number;
+  /** the cold start's interval (PowerCell.interval) and the cost at its ends */
+  interval?: { low: number; high: number };
+  costInterval?: { low: number; high: number };
+  /** the figures are a Lambda estimate beyond its evidence (PowerCell.beyondEvidence) */
+  beyondEvidence?: string;
 }
 
 export interface PowerRow {
@@ -87,7 +92,16 @@ function sizeOf(cell: PowerCell, price: PowerPrice): PowerSize {
     outOfMemory,
     initOverLimit: cell.initMs !== undefined && cell.initMs > INIT_LIMIT_MS,
     responseOverLimit: cell.firstResponseMs !== undefined && cell.firstResponseMs > API_GATEWAY_TIMEOUT_MS,
-    ...(cell.extrapolated !== undefined ? { extrapolated: cell.extrapolated } : {}),
+    ...(ran && cell.interval
+      ? {
+          interval: cell.interval,
+          costInterval: {
+            low: coldStartCost(cell.interval.low, cell.memoryMB, price),
+            high: coldStartCost(cell.interval.high, cell.memoryMB, price),
+          },
+        }
+      : {}),
+    ...(cell.beyondEvidence !== undefined ? { beyondEvidence: cell.beyondEvidence } : {}),
   };
 }
 

@@ -18,7 +18,15 @@
 import path from 'node:path';
 import { median } from 'simple-statistics';
 import type { Calibration } from '../analyse/calibration.ts';
-import { fitPoints, MIN_FIT_FUNCTIONS, roundCoefficient, type FitPoint } from '../analyse/code-loading.ts';
+import {
+  errorRange,
+  fitPoints,
+  MIN_FIT_FUNCTIONS,
+  roundCoefficient,
+  shippedCodeLoading,
+  termModel,
+  type FitPoint,
+} from '../analyse/code-loading.ts';
 import { estimatesAgainstReal, type EstimateAgainstReal } from '../analyse/estimate-vs-real.ts';
 import type { FittedCodeLoading, ReferenceRow, ReferenceTable, Spread } from '../calibration/lambda-reference.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
@@ -185,6 +193,44 @@ function kLeaveOneOut(points: readonly KPoint[]): Record<string, [number, number
   return ranges;
 }
 
+/**
+ * The coverage of the refit's leave-one-out error range, checked as the shipped fit's is (analyse/code-loading.ts
+ * looCoverage): each function held out, the range of the other functions' own leave-one-out errors against the
+ * held-out points' errors under the fit on the others. Undefined when no function can be held out that way.
+ */
+function kCoverage(points: readonly KPoint[]): { n: number; within: number } | undefined {
+  let n = 0;
+  let within = 0;
+  for (const held of new Set(points.map((p) => p.function))) {
+    const rest = points.filter((p) => p.function !== held);
+    const range = errorRange(kLeaveOneOut(rest));
+    let fit: ReturnType<typeof fitPoints>;
+    try {
+      fit = fitPoints(rest);
+    } catch {
+      continue;
+    }
+    for (const p of points.filter((q) => q.function === held)) {
+      const offset = fit.offsets.get(p.group);
+      if (offset === undefined || !range) continue;
+      const predicted = p.estimateMs - p.shippedK * p.x + offset + fit.coefficient * p.x;
+      const e = Math.round(((predicted - p.realMs) / p.realMs) * 1000) / 10;
+      n += 1;
+      if (e >= range[0] && e <= range[1]) within += 1;
+    }
+  }
+  return n > 0 ? { n, within } : undefined;
+}
+
+/** "n=20 leave-one-out, 65 % of held-out errors within (13 of 20)": the coverage the Init interval states. */
+function coverageLine(coverage: { n: number; within: number } | undefined): string {
+  if (!coverage) return 'not checked (no function could be held out with a range built on the others)';
+  return (
+    `n=${coverage.n} leave-one-out, ${Math.round((100 * coverage.within) / coverage.n)} % of held-out errors within ` +
+    `(${coverage.within} of ${coverage.n})`
+  );
+}
+
 /** k refitted from the real runs, or undefined (and why, printed) with too few functions with an excess and the split. */
 function refitCoefficient(matched: readonly Matched[], print: (line: string) => void): FittedCodeLoading | undefined {
   const points = kPoints(matched);
@@ -215,6 +261,13 @@ function refitCoefficient(matched: readonly Matched[], print: (line: string) => 
     fittedUpToMs: Math.round(Math.max(...points.map((p) => p.x)) * 100) / 100,
     looErrorPct: kLeaveOneOut(points),
   };
+}
+
+/** The Init interval's coverage, printed with the calibration: the refit's when k was refitted, else the shipped fit's. */
+function coveragePrinted(matched: readonly Matched[], refitted: boolean): string {
+  if (refitted) return `Init interval: the refitted k's error range, ${coverageLine(kCoverage(kPoints(matched)))}`;
+  const shipped = termModel(shippedCodeLoading()).coverage;
+  return `Init interval: the shipped fit's error range on its public real Init figures, ${coverageLine(shipped)}`;
 }
 
 /** The matched rows with their estimates under the refitted k (the term's x times the change of k). */
@@ -306,6 +359,7 @@ export function calibrateLambda(options: LambdaCalibrateOptions, print: (line: s
   for (const g of fittedGroups)
     print(`${g.runtime} ${g.architecture} ${g.memoryMB} MB: ${g.cells} cell(s), Init offset ${g.offsetMs >= 0 ? '+' : ''}${g.offsetMs} ms`);
   if (codeLoading) print(coefficientLine(codeLoading));
+  print(coveragePrinted(runs.matched, codeLoading !== undefined));
   print(
     meanAbs === undefined
       ? 'leave-one-out error: none (every group has one cell; measure more cells per memory size)'

@@ -17,6 +17,7 @@ import { APP_SOURCE } from '../core/dimensions.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { leverValues, ratioText } from './levers.ts';
+import { BEYOND_EVIDENCE_NOTE, coverageLabel } from './code-loading.ts';
 
 export const ANSWER_CHART = 'chart-levers.svg';
 
@@ -150,6 +151,12 @@ function basesOf(context: Pick<ReportContext, 'summaries' | 'meta'>): Record<Cha
   >;
 }
 
+/** An estimate's interval in brackets within its evidence, the beyond-evidence mark beyond it (analyse/estimate-interval.ts). */
+function estimateMark(v: AnswerVariant, interval: { low: number; high: number } | undefined, text: (value: number) => string): string {
+  if (v.init?.beyondEvidence) return ` ${v.init.beyondEvidence}`;
+  return interval ? ` (${text(interval.low)}–${text(interval.high)})` : '';
+}
+
 /** One group's table. */
 export function answerTable(group: AnswerGroup, bases: Record<ChangeDimension, string>, meta: RunMeta | undefined): string {
   const dims = varying(group);
@@ -177,8 +184,10 @@ export function answerTable(group: AnswerGroup, bases: Record<ChangeDimension, s
       markdownText(variantName(v.summary.cell, dims)),
       v.unranked ? '–' : spreadText(v),
       v.unranked ? '–' : ratio,
-      ...(lambda ? [v.init && !v.unranked ? `${ms(v.init.measured)} → ${ms(v.init.estimate)}` : '–'] : []),
-      v.unranked ? '–' : dollars(v.cost?.perMillion),
+      ...(lambda
+        ? [v.init && !v.unranked ? `${ms(v.init.measured)} → ${ms(v.init.estimate)}${estimateMark(v, v.init.interval, ms)}` : '–']
+        : []),
+      v.unranked ? '–' : `${dollars(v.cost?.perMillion)}${v.init ? estimateMark(v, v.costInterval, dollars) : ''}`,
       ...(sized ? [bytesText(v.shipped?.bytes)] : []),
       marksOf(v),
       whatToChange(v.summary.cell, bases, meta),
@@ -272,13 +281,17 @@ const EXPLANATION =
 
 /** The answer's markdown, headings at `level`; undefined when no lever of the answer varies. */
 export function answerMarkdown(
-  context: Pick<ReportContext, 'summaries' | 'cost' | 'calibration' | 'meta'>,
+  context: Pick<ReportContext, 'summaries' | 'cost' | 'calibration' | 'meta' | 'codeLoading' | 'reference'>,
   level: string,
 ): string | undefined {
   const groups = answerOf(context);
   if (groups.length === 0) return undefined;
   const bases = basesOf(context);
-  const parts = [EXPLANATION];
+  const estimated = groups.some((g) => g.variants.some((v) => v.init?.interval ?? v.init?.beyondEvidence));
+  // an estimate's interval names its coverage; beyond the evidence, the mark stands in its place (issue 47)
+  const coverage = coverageLabel(context.codeLoading, context.reference?.codeLoading !== undefined);
+  const intervals = estimated ? ` An estimate's interval is in brackets beside it and its $ (${coverage}); ${BEYOND_EVIDENCE_NOTE}` : '';
+  const parts = [`${EXPLANATION}${intervals}`];
   for (const group of groups) {
     const packaging = packagingLine(group);
     parts.push(

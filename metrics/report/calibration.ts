@@ -7,8 +7,8 @@
  */
 import type { CellSummary } from '../analyse/aggregate.ts';
 import type { Calibration, RunningTerm } from '../analyse/calibration.ts';
-import { extrapolationText, type Interval } from '../analyse/estimate-interval.ts';
-import { codeLoadingTermText, codeLoadingParagraph, intervalNote, KNOWN_BIASES, validationNote } from './code-loading.ts';
+import { beyondEvidenceText, extrapolationText, isBeyondEvidence, type Interval } from '../analyse/estimate-interval.ts';
+import { codeLoadingTermText, codeLoadingParagraph, coverageLabel, intervalNote, KNOWN_BIASES, validationNote } from './code-loading.ts';
 import { CALIBRATED_PERIOD_MS, REFERENCE_CPU_FRACTION } from '../analyse/cpu-share.ts';
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { round3 } from '../core/format.ts';
@@ -20,7 +20,7 @@ import { MB_PER_VCPU } from '../core/lambda-platform.ts';
 import type { ArchitectureCalibration, CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { cellCost, priceOf } from '../analyse/cost.ts';
 import { TAILS_NOTE, tailCells, tailCsvColumns, tailsMissing } from './init-tails.ts';
-import { powerTuningCsvColumns } from './power-tuning.ts';
+import { powerTuningCsvColumns, powerTuningIntervalCsvColumns } from './power-tuning.ts';
 
 const signed = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(value))}`;
 
@@ -40,17 +40,38 @@ export function intervalText(i: Interval | undefined): string {
   return i ? `${ms(i.low)}–${ms(i.high)}` : '–';
 }
 
-/** The mark an extrapolated estimate carries wherever a figure of it is shown: "extrapolated ×8.1". */
+/**
+ * The mark an estimate beyond its evidence carries wherever a figure of it is shown, in place of any
+ * interval: "beyond evidence: ×1.60 on loading, running part unvalidated" (estimate-interval.ts); ''
+ * within it.
+ */
 export function extrapolatedMark(c: Calibration | undefined): string {
-  const x = c?.init?.extrapolation;
-  return x ? `extrapolated ×${x.factor.toFixed(1)}` : '';
+  return beyondEvidenceText(c?.init);
 }
 
-/** The estimate's evidence: within the excesses the code-loading term was fitted on, or how far beyond. */
+/** An Init or Billed interval's cell: the interval within the evidence, the beyond-evidence mark in its place beyond it. */
+export function estimateIntervalText(c: Calibration, i: Interval | undefined): string {
+  return extrapolatedMark(c) || intervalText(i);
+}
+
+/** The estimate's evidence: within the fitted range on both terms, or how far beyond on each. */
 export function evidenceText(c: Calibration): string {
-  const x = c.init?.extrapolation;
-  if (x) return `⚠ extrapolated: ${extrapolationText(x, ms)}`;
-  return c.init?.codeLoading ? 'within the fitted range' : '–';
+  const init = c.init;
+  if (isBeyondEvidence(init)) {
+    const parts = [
+      ...(init?.extrapolation ? [`loading ${extrapolationText(init.extrapolation, ms)}`] : []),
+      ...(init?.runningUnvalidated
+        ? [
+            `running part ${ms(init.runningUnvalidated.onLambdaMs)} ms on Lambda, unvalidated ` +
+              (init.runningUnvalidated.fittedUpToMs > 0
+                ? `(the largest fitted: ${ms(init.runningUnvalidated.fittedUpToMs)} ms)`
+                : "(no fitted function's INIT was split: no real figure supports it)"),
+          ]
+        : []),
+    ];
+    return `⚠ beyond evidence: ${parts.join('; ')}`;
+  }
+  return init?.codeLoading ? 'within the fitted range' : '–';
 }
 
 /** A cell's cost at the Billed estimate and at its interval's ends, at one price. */
@@ -67,12 +88,13 @@ export function estimateCost(
   return c.billedInterval ? { perMillion: cost.perMillion, low: at(c.billedInterval.low), high: at(c.billedInterval.high) } : cost;
 }
 
-/** "$34.07 ($27.47–$44.07)" with the extrapolated mark: an estimate's cost and its interval. */
+/** "$34.07 ($27.47–$44.07)": an estimate's cost and its interval; beyond the evidence, the mark and no interval. */
 export function estimateCostText(cost: { perMillion: number; low?: number; high?: number } | undefined, c: Calibration): string {
   if (!cost) return '–';
-  const range = cost.low !== undefined && cost.high !== undefined ? ` (${dollars(cost.low)}–${dollars(cost.high)})` : '';
   const mark = extrapolatedMark(c);
-  return `${dollars(cost.perMillion)}${range}${mark ? ` ${mark}` : ''}`;
+  if (mark) return `${dollars(cost.perMillion)} ${mark}`;
+  const range = cost.low !== undefined && cost.high !== undefined ? ` (${dollars(cost.low)}–${dollars(cost.high)})` : '';
+  return `${dollars(cost.perMillion)}${range}`;
 }
 
 /** The estimate of a cell, when the run could make one. */
@@ -114,7 +136,7 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
     ...(context.codeLoading ? [codeLoadingTermText(c.init?.codeLoading)] : []),
     ...(hasRunning(context) ? [runningTermText(c.init?.running)] : []),
     c.init ? ms(c.init.estimate) : '–',
-    intervalText(c.init?.interval),
+    estimateIntervalText(c, c.init?.interval),
     tails.init,
     ms(c.duration?.measured ?? s.lambda?.durationMs.median),
     c.duration ? additionText(c.duration.addition) : '–',
@@ -122,7 +144,7 @@ function estimateRow(context: ReportContext, s: CellSummary, c: Calibration, pri
     intervalText(c.duration?.interval),
     tails.duration,
     c.billedEstimate === undefined ? '–' : String(c.billedEstimate),
-    c.billedInterval ? `${c.billedInterval.low}–${c.billedInterval.high}` : '–',
+    extrapolatedMark(c) || (c.billedInterval ? `${c.billedInterval.low}–${c.billedInterval.high}` : '–'),
     // each architecture's cost at its own price, the Billed estimate's, with its interval
     estimateCostText(estimateCost(context, s, c, price), c),
     evidenceText(c),
@@ -263,7 +285,9 @@ export function calibrationSection(context: ReportContext): MarkdownSection | un
     '',
     ...(context.codeLoading ? [markdownText(codeLoadingParagraph(context.codeLoading)), ''] : []),
     markdownText(validationNote(context.codeLoading)),
-    ...(context.codeLoading ? ['', markdownText(intervalNote(context.codeLoading)), '', markdownText(KNOWN_BIASES)] : []),
+    ...(context.codeLoading
+      ? ['', markdownText(intervalNote(context.codeLoading, context.reference.codeLoading !== undefined)), '', markdownText(KNOWN_BIASES)]
+      : []),
     ...(hasRunning(context) ? ['', SPLIT_NOTE] : []),
     ...cpuSpeedLines(context),
     '',
@@ -410,6 +434,52 @@ export function calibrationCsvColumns(context: ReportContext): CsvColumn[] {
     ...(several ? context.calibrations.flatMap((a) => intervalCsvColumns(context, a, `_${a.architecture}`)) : []),
     ...powerTuningCsvColumns(context),
     ...splitCsvColumns(context),
+    ...evidenceIntervalCsvColumns(context),
+  ];
+}
+
+/**
+ * Issue 47's columns, after every older one so that a reader of those finds each where it was: INIT's
+ * running part beyond the reference's as measured here; per architecture (several asked) the running part
+ * on Lambda with its interval and factor, as the estimate table
+ * shows it; each architecture's evidence ('' within it, else the mark summary.md prints in place of an
+ * interval) and the coverage its interval states; the power-tuning table's intervals.
+ */
+function evidenceIntervalCsvColumns(context: ReportContext): CsvColumn[] {
+  const several = context.calibrations.length > 1;
+  const split = context.summaries.some((s) => s.lambda?.split);
+  const coverage = coverageLabel(context.codeLoading, context.reference?.codeLoading !== undefined);
+  const perArchitecture = ({ architecture, calibration }: ArchitectureCalibration): CsvColumn[] => {
+    const est = pickOf(calibration);
+    const suffix = several ? `_${architecture}` : '';
+    const text = (pick: (c: Calibration) => string) => (s: CellSummary) => {
+      const c = calibration.get(cellKey(s.cell));
+      return c?.init?.codeLoading ? pick(c) : '';
+    };
+    return [
+      ...(split && several
+        ? [
+            { header: `estimate_init_running_ms${suffix}`, value: est((c) => c.init?.running?.onLambdaMs) },
+            { header: `estimate_init_running_low_ms${suffix}`, value: est((c) => c.init?.running?.interval?.low) },
+            { header: `estimate_init_running_high_ms${suffix}`, value: est((c) => c.init?.running?.interval?.high) },
+            { header: `estimate_init_running_cpu_factor${suffix}`, value: est((c) => c.init?.running?.factor) },
+          ]
+        : []),
+      { header: `estimate_beyond_evidence${suffix}`, value: text((c) => extrapolatedMark(c)) },
+      { header: `estimate_interval_coverage${suffix}`, value: text((c) => (c.init?.interval ? coverage : '')) },
+    ];
+  };
+  // the running part beyond the reference's, here (the running column's "+260 here"; no architecture changes it)
+  const here = pickOf(context.calibration);
+  return [
+    ...(split
+      ? [
+          { header: 'lambda_init_running_beyond_reference_ms', value: here((c) => c.init?.running?.hereMs) },
+          { header: 'lambda_init_running_cpu_beyond_reference_ms', value: here((c) => c.init?.running?.hereCpuMs) },
+        ]
+      : []),
+    ...(context.codeLoading ? context.calibrations.flatMap(perArchitecture) : []),
+    ...powerTuningIntervalCsvColumns(context),
   ];
 }
 

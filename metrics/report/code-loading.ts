@@ -3,6 +3,7 @@
  * estimate, what it is (coefficient, public data, dates) and how far it held leave-one-out.
  */
 import { errorRange, leaveOneOut, termModel } from '../analyse/code-loading.ts';
+import { factorText } from '../analyse/estimate-interval.ts';
 import { BOOTSTRAP_RESAMPLES } from '../analyse/stats.ts';
 import type { CodeLoadingTerm } from '../analyse/code-loading.ts';
 import { ms } from '../core/format.ts';
@@ -26,7 +27,7 @@ export function codeLoadingTermText(term: CodeLoadingTerm | undefined): string {
   const onLambda = Math.round((1 + term.coefficient) * 1000) / 1000;
   const extrapolated =
     term.atFitSpeedMs > term.fittedUpToMs
-      ? `; extrapolated: ${(term.atFitSpeedMs / term.fittedUpToMs).toFixed(1)}× the largest fitted (${ms(term.fittedUpToMs)})`
+      ? `; beyond evidence: ${factorText(term.atFitSpeedMs / term.fittedUpToMs).slice(1)}× the largest fitted (${ms(term.fittedUpToMs)})`
       : '';
   return `${value} (${measured}, × ${onLambda} on Lambda${extrapolated})`;
 }
@@ -54,7 +55,7 @@ export function codeLoadingParagraph(data: CodeLoadingData): string {
     `already carries. k is fitted by least squares on ${data.rows.length} real Init Durations of ${functions} public ` +
     `Node.js functions (${sources(data)}), each measured here with this tool (${measured}), against lambda-perf's real ` +
     `hello world of the publications' weeks (${references}), on excesses up to ${ms(model.fittedUpToMs)} ms: beyond ` +
-    `that the term is extrapolated (said in the cell); the data: calibration/lambda-code-loading.json.`
+    `that the term is extrapolated, beyond evidence (said in the cell); the data: calibration/lambda-code-loading.json.`
   );
 }
 
@@ -98,22 +99,46 @@ export function validationNote(data: CodeLoadingData | undefined): string {
 }
 
 /**
- * How the interval beside every estimate is made (analyse/estimate-interval.ts), with the shipped
- * fit's leave-one-out error range. Plain text: the caller escapes it.
+ * The coverage the Init interval has, as every interval names it: "n=20 leave-one-out, 65 % of held-out
+ * errors within" (analyse/code-loading.ts looCoverage); with a refitted k (a calibration file's), no check
+ * was made on its functions, which it says.
  */
-export function intervalNote(data: CodeLoadingData): string {
+export function coverageLabel(data: CodeLoadingData | undefined, refitted = false): string {
+  const coverage = data && !refitted ? termModel(data).coverage : undefined;
+  if (!coverage) return 'leave-one-out coverage not checked for this fit';
+  return `n=${coverage.n} leave-one-out, ${Math.round((100 * coverage.within) / coverage.n)} % of held-out errors within`;
+}
+
+/** What an estimate beyond its evidence shows in place of an interval, and why: said under every table that shows one. */
+export const BEYOND_EVIDENCE_NOTE =
+  '"beyond evidence": no interval is shown, since nothing measured its coverage there: "×F on loading" when the ' +
+  "cell's excess over the hello world (at the fit's speed) is F times the largest the code-loading term was fitted on " +
+  '(F rounded up), "running part unvalidated" when its INIT has a running part beyond the reference\'s, which no ' +
+  "fitted function had (its conversion at Lambda's CPU speed rests on no real Init figure).";
+
+/**
+ * How the interval beside every estimate is made (analyse/estimate-interval.ts), with the shipped
+ * fit's leave-one-out error range and the coverage it was checked to have. Plain text: the caller escapes it.
+ */
+export function intervalNote(data: CodeLoadingData, refitted = false): string {
   const range = errorRange(data.fit.looErrorPct);
   const errors = range ? `${pct(range[0])} to ${pct(range[1])}` : 'none';
+  const coverage = refitted ? undefined : termModel(data).coverage;
+  const functions = new Set(data.rows.map((r) => r.function)).size;
+  const checked = coverage
+    ? `Its coverage, checked leave-one-out (each function held out, the range built from the other functions' ` +
+      `leave-one-out errors): ${coverage.within} of the ${coverage.n} held-out real Init figures ` +
+      `(${Math.round((100 * coverage.within) / coverage.n)} %) fell inside, so it is an interval of that coverage, not of 95 %.`
+    : 'Its coverage was not checked for this fit (a refitted k): the leave-one-out range is all it has.';
   return (
-    "Interval of an estimate: where the real figure lies given this run's samples and the fit's errors. Init: the " +
-    "estimate at both ends of a 95 % bootstrap interval of the cell's ratio to the hello world (the median of the " +
-    `per-round ratios, ${BOOTSTRAP_RESAMPLES} resamples seeded by the cell), each divided by 1 + the leave-one-out ` +
-    `relative error at the other end of its range (${errors}): low = estimate(ratio low) / (1 + largest error), ` +
-    'high = estimate(ratio high) / (1 + smallest error). Duration: the estimate at both ends of the bootstrap interval ' +
-    "of the cell's median invocation CPU time (not validated against real Durations). Billed: both ends rounded up to " +
-    '1 ms and added; $: the Billed interval priced. The interval holds within the excesses the code-loading term was ' +
-    'fitted on; an estimate beyond them says "extrapolated" and by how much (evidence column), and its interval does ' +
-    'not include the error of extrapolating.'
+    'Interval of an estimate, with the coverage it has. Init, within the evidence: the estimate at both ends of a 95 % ' +
+    "bootstrap interval of the cell's ratio to the hello world (the median of the per-round ratios, " +
+    `${BOOTSTRAP_RESAMPLES} resamples seeded by the cell), each divided by 1 + the leave-one-out relative error at the ` +
+    `other end of its range (${errors}, the range of ${data.rows.length} leave-one-out errors of ${functions} functions): ` +
+    `low = estimate(ratio low) / (1 + largest error), high = estimate(ratio high) / (1 + smallest error). ${checked} ` +
+    "Duration: the estimate at both ends of the bootstrap interval of the cell's median invocation CPU time (95 % of this " +
+    "run's resamples; the model is not validated against real Durations). Billed: both ends rounded up to 1 ms and " +
+    `added; $: the Billed interval priced. ${BEYOND_EVIDENCE_NOTE} The evidence column says by how much.`
   );
 }
 

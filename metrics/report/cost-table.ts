@@ -2,6 +2,8 @@
 import { cellCost, type CostSettings } from '../analyse/cost.ts';
 import { ARCHITECTURE_SHORT_NAME, MB_PER_VCPU, REQUEST_PRICE_PER_MILLION } from '../core/lambda-platform.ts';
 import { calibrationOf, estimateCost, estimateCostText } from './calibration.ts';
+import { BEYOND_EVIDENCE_NOTE, coverageLabel } from './code-loading.ts';
+import { isBeyondEvidence } from '../analyse/estimate-interval.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { appsRun, pivotTables } from './markdown.ts';
 import { cellLabel } from '../core/cell.ts';
@@ -27,7 +29,7 @@ export function costTitle(context: ReportContext): string {
 /** The paragraphs under the cost table (markdown): the formula, what the figures are, and the notes the run's cells call for. */
 export function costParagraphs(context: ReportContext): string[] {
   const { cost } = context;
-  const extrapolated = context.summaries.some((s) => calibrationOf(context, s)?.init?.extrapolation);
+  const beyond = context.summaries.some((s) => isBeyondEvidence(calibrationOf(context, s)?.init));
   const estimated = context.summaries.some((s) => calibrationOf(context, s)?.billedEstimate !== undefined);
   const own = context.summaries.some((s) => s.cell.memory > 0);
   const lambda = context.summaries.some((s) => s.lambda);
@@ -43,16 +45,12 @@ export function costParagraphs(context: ReportContext): string[] {
       ? [
           'Local Lambda cells with a calibrated estimate are priced by the **estimate** of their Billed Duration on Lambda ' +
             `(section "Lambda: measured here, what Lambda adds, the estimate"; calibrated on real data from ${context.reference?.from} ` +
-            `to ${context.reference?.to}), not by the figure measured here; in brackets its interval (the Billed interval priced).`,
+            `to ${context.reference?.to}), not by the figure measured here; in brackets its interval (the Billed interval priced; ` +
+            `${coverageLabel(context.codeLoading, context.reference?.codeLoading !== undefined)}).`,
         ]
       : []),
     ...(estimated && context.loadWarning ? [`⚠ ${context.loadWarning}.`] : []),
-    ...(extrapolated
-      ? [
-          '"extrapolated ×F": the Init estimate of that cell rests on an excess over the hello world F times the largest the ' +
-            'code-loading term was fitted on: no public function validates it that far (the evidence column of the Lambda section).',
-        ]
-      : []),
+    ...(beyond ? [`${BEYOND_EVIDENCE_NOTE} (the evidence column of the Lambda section)`] : []),
     ...(own
       ? [
           'Cells run at a memory size (`memory=…MB`, with its CPU share and memory limit) are priced at that size; ' +

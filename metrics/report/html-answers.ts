@@ -11,7 +11,7 @@ import { seriesOf } from '../analyse/scaling.ts';
 import { pastEndOfLife } from '../core/end-of-life.ts';
 import { oneLine, xmlText } from '../core/escape.ts';
 import { dollars, ms, round3 } from '../core/format.ts';
-import { calibrationOf, estimateCost, evidenceText } from './calibration.ts';
+import { calibrationOf, estimateCost, evidenceText, extrapolatedMark } from './calibration.ts';
 import type { ReportContext } from './contract.ts';
 import { costParagraphs, costTitle } from './cost-table.ts';
 import { dimensionFields, type Toggle } from './html-data.ts';
@@ -65,7 +65,9 @@ function costRow(context: ReportContext, s: CellSummary): CostRow | undefined {
       pricedMs: c.billedEstimate,
       memoryMB: c.memoryMB,
       perMillion: cost?.perMillion,
-      interval: cost?.low !== undefined && cost.high !== undefined ? `${dollars(cost.low)}–${dollars(cost.high)}` : '–',
+      // beyond its evidence an estimate has no interval: the mark stands in its place
+      interval:
+        extrapolatedMark(c) || (cost?.low !== undefined && cost.high !== undefined ? `${dollars(cost.low)}–${dollars(cost.high)}` : '–'),
       evidence: evidenceText(c),
     };
   }

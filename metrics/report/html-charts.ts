@@ -163,7 +163,7 @@ export function phasesHtmlSpec(rows: PhaseDatum[], routes: number, toggles: Togg
 /**
  * The Init estimate on Lambda against routes, per series of local Lambda cells: a grey band per setting for
  * the estimates the code-loading term's fit covers, a vertical line for each estimate's interval, and its
- * point, a cross when the estimate is extrapolated beyond the fitted excesses (the legend's two states).
+ * point, a cross when the estimate lies beyond its evidence (no interval then; the legend's two states).
  */
 export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[], bands: CalibratedBand[] = []): TopLevelSpec {
   const labels = [...new Set(points.map((p) => p.series))];
@@ -195,7 +195,7 @@ export function estimateHtmlSpec(points: EstimateDatum[], toggles: Toggle[], ban
       text: 'Lambda Init Duration estimate vs route count',
       subtitle:
         "measured here + what Lambda adds (see Calibration); vertical lines: each estimate's interval; grey band: the " +
-        "estimates the code-loading term's fit covers; a cross: extrapolated beyond it",
+        "estimates the code-loading term's fit covers; a cross: beyond evidence (no interval)",
     },
     config: CHART_CONFIG,
     width: WIDTH,

@@ -10,7 +10,8 @@ import { PHASES, phaseBreakdown, readyMark, seriesOf, type Series } from '../ana
 import { CELL_DIMENSIONS, cellKey, type Dimension } from '../core/cell.ts';
 import { dimensionRow } from '../core/dimensions.ts';
 import { ms } from '../core/format.ts';
-import { evidenceText } from './calibration.ts';
+import { evidenceText, extrapolatedMark } from './calibration.ts';
+import { isBeyondEvidence } from '../analyse/estimate-interval.ts';
 
 /** A dimension the run varies besides framework and routes: the page gets a toggle for it. */
 export interface Toggle {
@@ -133,13 +134,13 @@ export interface EstimateDatum extends Record<string, string | number> {
   measuredText: string;
   additionText: string;
   setting: string;
-  /** EVIDENCE_STATES: within the excesses the code-loading term was fitted on, or extrapolated beyond them */
+  /** EVIDENCE_STATES: within the evidence on both terms, or beyond it on either (no interval then) */
   state: string;
   evidence: string;
 }
 
 /** The two states of an estimate's evidence, as the chart's legend names them. */
-export const EVIDENCE_STATES = ['within the fitted range', 'extrapolated'] as const;
+export const EVIDENCE_STATES = ['within the fitted range', 'beyond evidence'] as const;
 
 /** The estimates the fit covers, per setting: from the real hello world to it plus (1 + k) × the largest fitted excess. */
 export interface CalibratedBand extends Record<string, string | number> {
@@ -165,11 +166,11 @@ export function estimateData(summaries: CellSummary[], calibration: Map<string, 
           estimateText: ms(c.init.estimate),
           low: interval?.low ?? c.init.estimate,
           high: interval?.high ?? c.init.estimate,
-          intervalText: interval ? `${ms(interval.low)}–${ms(interval.high)}` : '–',
+          intervalText: extrapolatedMark(c) || (interval ? `${ms(interval.low)}–${ms(interval.high)}` : '–'),
           measuredText: ms(c.init.measured),
           additionText: additionText(c.init.addition),
           setting: `${c.runtime} ${c.architecture} ${c.memoryMB} MB`,
-          state: c.init.extrapolation ? EVIDENCE_STATES[1] : EVIDENCE_STATES[0],
+          state: isBeyondEvidence(c.init) ? EVIDENCE_STATES[1] : EVIDENCE_STATES[0],
           evidence: evidenceText(c),
         },
       ];

@@ -12,7 +12,16 @@ import { ms, round3 } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
 import { tailCells } from './init-tails.ts';
-import { estimateCost, estimateCostText, evidenceText, hasRunning, intervalText, runningTermText } from './calibration.ts';
+import {
+  estimateCost,
+  estimateCostText,
+  estimateIntervalText,
+  evidenceText,
+  extrapolatedMark,
+  hasRunning,
+  intervalText,
+  runningTermText,
+} from './calibration.ts';
 import { priceOf } from '../analyse/cost.ts';
 import { growthText } from './scaling-md.ts';
 import { MARGINAL_AT } from '../analyse/curve.ts';
@@ -174,12 +183,15 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
             ...(context.codeLoading ? [num(c.init?.codeLoading?.ms)] : []),
             ...(running ? [num(c.init?.running?.onLambdaMs, runningTermText(c.init?.running))] : []),
             num(c.init?.estimate),
-            txt(intervalText(c.init?.interval)),
+            txt(estimateIntervalText(c, c.init?.interval)),
             txt(tailCells(c).init),
             num(c.duration?.measured ?? s.lambda?.durationMs.median),
             num(c.duration?.estimate),
+            // Duration's interval is its samples' (it does not rest on the code-loading term): shown beyond the evidence too
+            txt(intervalText(c.duration?.interval)),
             txt(tailCells(c).duration),
             num(c.billedEstimate, c.billedEstimate === undefined ? '–' : String(c.billedEstimate)),
+            txt(extrapolatedMark(c) || (c.billedInterval ? `${c.billedInterval.low}–${c.billedInterval.high}` : '–')),
             num(cost?.perMillion, estimateCostText(cost, c)),
             txt(evidenceText(c)),
           ],
@@ -200,8 +212,10 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
     'Init p95 / p99',
     'Duration measured here',
     'Duration estimate',
+    'Duration interval',
     'Duration p95 / p99',
     'Billed estimate',
+    'Billed interval',
     '$ per million cold starts (interval)',
     'evidence',
   ];

@@ -23,30 +23,43 @@ import { markdownTable, ms, round3, type Align } from '../core/format.ts';
 import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { CsvColumn, MarkdownSection, ReportContext } from './contract.ts';
 import { dollars } from '../core/format.ts';
+import { beyondEvidenceText } from '../analyse/estimate-interval.ts';
+import { BEYOND_EVIDENCE_NOTE, coverageLabel } from './code-loading.ts';
 
 const INIT_MARK = '†';
 const RESPONSE_MARK = '‡';
 
 function marks(size: PowerSize): string {
-  const extrapolated = size.extrapolated !== undefined ? ` extrapolated ×${size.extrapolated.toFixed(1)}` : '';
-  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}${extrapolated}`;
+  const beyond = size.beyondEvidence ? ` ${size.beyondEvidence}` : '';
+  return `${size.initOverLimit ? ` ${INIT_MARK}` : ''}${size.responseOverLimit ? ` ${RESPONSE_MARK}` : ''}${beyond}`;
+}
+
+/** An estimate's interval in brackets (" (1074–1924)"), or '' (a measured figure, or an estimate beyond its evidence). */
+function range(interval: { low: number; high: number } | undefined, text: (value: number) => string): string {
+  return interval ? ` (${text(interval.low)}–${text(interval.high)})` : '';
 }
 
 function sizeText(size: PowerSize | undefined): string {
   if (!size) return '';
   if (size.outOfMemory) return 'out of memory';
   if (!ran(size)) return '–';
-  return `${ms(size.firstResponseMs)} ms · ${dollars(size.costPerMillion)}${marks(size)}`;
+  return (
+    `${ms(size.firstResponseMs)} ms${range(size.interval, ms)} · ` +
+    `${dollars(size.costPerMillion)}${range(size.costInterval, dollars)}${marks(size)}`
+  );
 }
 
 function choiceText(row: PowerRow, memoryMB: number | undefined): string {
   const size = row.sizes.find((s) => s.memoryMB === memoryMB);
   if (!size || !ran(size)) return '–';
-  return `${size.memoryMB} MB (${dollars(size.costPerMillion)}, ${ms(size.firstResponseMs)} ms)${marks(size)}`;
+  return (
+    `${size.memoryMB} MB (${dollars(size.costPerMillion)}${range(size.costInterval, dollars)}, ` +
+    `${ms(size.firstResponseMs)} ms${range(size.interval, ms)})${marks(size)}`
+  );
 }
 
 /** The power-tuning table: one row per framework × routes, a column per memory size, the three choices, then a legend. */
-export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string {
+export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice, coverage = ''): string {
   if (rows.length === 0) return '_No cell was measured at a Lambda memory size._';
   const memories = [...new Set(rows.flatMap((r) => r.sizes.map((s) => s.memoryMB)))].sort((a, b) => a - b);
   const headers = ['framework', 'routes', ...memories.map((m) => `${m} MB`), 'cheapest', 'fastest within +10 %', 'smallest that ran'];
@@ -66,11 +79,14 @@ export function powerTuningMarkdown(rows: PowerRow[], price: PowerPrice): string
       `${Math.round(BUDGET_SHARE * 100)} % more than the cheapest. Sizes that ran out of memory are left out of every choice.`,
     `${INIT_MARK} INIT over ${INIT_LIMIT_MS / 1000} s (Lambda's on-demand INIT limit) · ${RESPONSE_MARK} first response over ` +
       `${API_GATEWAY_TIMEOUT_MS / 1000} s (the HTTP API's integration timeout; a REST API's is 29 s).`,
-    ...(rows.some((r) => r.sizes.some((s) => s.extrapolated !== undefined))
+    ...(rows.some((r) => r.sizes.some((s) => s.interval))
       ? [
-          '"extrapolated ×F": a Lambda estimate whose excess over the hello world is F times the largest the code-loading ' +
-            'term was fitted on (the evidence column of the Lambda section).',
+          "A Lambda estimate's cold start is its Billed estimate (Init and Duration estimates, each rounded up to 1 ms, as " +
+            `the Lambda section prices it); in brackets its interval and the cost at its ends${coverage ? ` (${coverage})` : ''}.`,
         ]
+      : []),
+    ...(rows.some((r) => r.sizes.some((s) => s.beyondEvidence !== undefined))
+      ? [`${BEYOND_EVIDENCE_NOTE} (the evidence column of the Lambda section)`]
       : []),
   ];
   return `${markdownTable(headers, body, align)}\n\n${legend.join('\n\n')}`;
@@ -199,8 +215,9 @@ export function powerCells(summaries: CellSummary[], calibration?: ReportContext
     const extras = varying.map((d) => `${d}=${s.cell[d]}`);
     const estimate = calibration?.get(cellKey(s.cell));
     const initMs = estimate?.init?.estimate ?? (s.metrics.init ?? s.metrics.listen)?.median;
-    const firstResponseMs =
-      estimate?.init && estimate.duration ? estimate.init.estimate + estimate.duration.estimate : s.metrics.firstResponse?.median;
+    // an estimate's cold start is what the Lambda section prices: its Billed estimate, each part rounded up as Lambda bills
+    const firstResponseMs = estimate?.billedEstimate ?? s.metrics.firstResponse?.median;
+    const beyond = beyondEvidenceText(estimate?.init);
     return {
       framework: extras.length ? `${s.cell.framework} [${extras.join(', ')}]` : s.cell.framework,
       routes: s.cell.routes,
@@ -208,7 +225,8 @@ export function powerCells(summaries: CellSummary[], calibration?: ReportContext
       ...(firstResponseMs !== undefined ? { firstResponseMs } : {}),
       ...(initMs !== undefined ? { initMs } : {}),
       outOfMemory: s.errors.some((e) => /^out of memory at /.test(e.reason)),
-      ...(estimate?.init?.extrapolation ? { extrapolated: estimate.init.extrapolation.factor } : {}),
+      ...(estimate?.billedEstimate !== undefined && estimate.billedInterval && !beyond ? { interval: estimate.billedInterval } : {}),
+      ...(beyond ? { beyondEvidence: beyond } : {}),
     };
   });
 }
@@ -251,7 +269,8 @@ export function powerTuningSection(context: ReportContext): MarkdownSection | un
         ? ' Local Lambda cells with a calibrated estimate show the **estimate** on Lambda (Init + Duration estimates) and its cost, ' +
           `not the figure measured here (calibrated on real data from ${context.reference?.from} to ${context.reference?.to}).`
         : '') +
-      `\n\n![power tuning](${POWER_TUNING_CHART})\n\n${powerTuningMarkdown(rows, price)}`,
+      `\n\n![power tuning](${POWER_TUNING_CHART})\n\n` +
+      powerTuningMarkdown(rows, price, coverageLabel(context.codeLoading, context.reference?.codeLoading !== undefined)),
   };
 }
 
@@ -274,5 +293,25 @@ export function powerTuningCsvColumns(context: ReportContext): CsvColumn[] {
           : round3(coldStartCost(cell.firstResponseMs, cell.memoryMB, price));
       },
     },
+  ];
+}
+
+/**
+ * The power-tuning table's intervals (issue 47), after every older column: the cold start's interval and the cost at its
+ * ends for an estimate within its evidence ('' otherwise). Beyond it, estimate_beyond_evidence (calibration.ts) says why.
+ */
+export function powerTuningIntervalCsvColumns(context: ReportContext): CsvColumn[] {
+  if (!hasPowerTuning(context)) return [];
+  const price = priceOf(context);
+  const interval = (s: CellSummary) => powerCells([s], context.calibration)[0]?.interval;
+  const cost = (s: CellSummary, end: 'low' | 'high') => {
+    const cell = powerCells([s], context.calibration)[0];
+    return cell?.interval && !cell.outOfMemory ? round3(coldStartCost(cell.interval[end], cell.memoryMB, price)) : '';
+  };
+  return [
+    { header: 'power_tuning_first_response_low_ms', value: (s) => round3(interval(s)?.low) },
+    { header: 'power_tuning_first_response_high_ms', value: (s) => round3(interval(s)?.high) },
+    { header: 'power_tuning_cost_per_million_usd_low', value: (s) => cost(s, 'low') },
+    { header: 'power_tuning_cost_per_million_usd_high', value: (s) => cost(s, 'high') },
   ];
 }

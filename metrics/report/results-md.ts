@@ -15,6 +15,7 @@ import { CURVE_METRICS, MARGINAL_AT } from '../analyse/curve.ts';
 import { cellKey } from '../core/cell.ts';
 import { growthCell, marginalText, modelText, reportCurves, SCALING_CSV } from './curve-md.ts';
 import { estimateCost, extrapolatedMark } from './calibration.ts';
+import { coverageLabel } from './code-loading.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import type { ReportContext } from './contract.ts';
 
@@ -138,7 +139,7 @@ function timedTable(context: ReportContext): string[] {
 
 /**
  * The estimate with its interval and p95, and its cost with the cost's interval; an estimate beyond the
- * excesses the code-loading term was fitted on carries "extrapolated ×F" on both.
+ * evidence carries "beyond evidence: …" on both, and no interval.
  */
 function lambdaColumns(summary: CellSummary, context: ReportContext): string[] {
   const calibration = context.calibration.get(cellKey(summary.cell));
@@ -176,8 +177,9 @@ function estimateLine(context: ReportContext): string[] {
   return [
     `- **Lambda estimate (${markdownText(architecture)}):** measured here + what Lambda adds to a hello world ` +
       `(${markdownText(reference.source)})${term}; in brackets its interval (the cell's sample spread and the fit's ` +
-      'leave-one-out errors) and its p95; "extrapolated ×F": the cell lies F times beyond the largest excess the term was ' +
-      "fitted on. How it is made and checked: summary.md's Lambda section.",
+      `leave-one-out errors; ${coverageLabel(codeLoading, reference.codeLoading !== undefined)}) and its p95; "beyond evidence": ` +
+      'no interval, the cell lies F times beyond the largest excess the term was fitted on ("×F on loading") or its INIT has a ' +
+      "running part no fitted function had. How it is made and checked: summary.md's Lambda section.",
   ];
 }
 

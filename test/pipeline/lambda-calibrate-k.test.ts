@@ -129,6 +129,13 @@ describe('lambda:calibrate refits the code-loading term from real runs', () => {
       lines.some((l) => l.startsWith(`code-loading term: k = ${K_PLANTED} from 4 function(s)`)),
       lines.join('\n'),
     );
+    // the Init interval's coverage, checked leave-one-out on the refit's functions, printed with the calibration (issue 47)
+    assert.ok(
+      lines.some((l) =>
+        /^Init interval: the refitted k's error range, n=4 leave-one-out, \d+ % of held-out errors within \(\d of 4\)$/.test(l),
+      ),
+      lines.join('\n'),
+    );
     const written = JSON.parse(readFileSync(out, 'utf8')) as { codeLoading?: { coefficient: number }; notes: string };
     assert.equal(written.codeLoading?.coefficient, K_PLANTED);
     assert.match(written.notes, /k refitted from 4 function\(s\): 0\.6/);
@@ -156,6 +163,13 @@ describe('lambda:calibrate refits the code-loading term from real runs', () => {
       lines.join('\n'),
     );
     assert.match(file.notes, /the code-loading term shipped/);
+    assert.ok(
+      lines.includes(
+        "Init interval: the shipped fit's error range on its public real Init figures, " +
+          'n=20 leave-one-out, 65 % of held-out errors within (13 of 20)',
+      ),
+      lines.join('\n'),
+    );
     const refitted = appEstimates(local, out);
     const shippedK = appEstimates(local).get(10)!.init!.codeLoading!.coefficient;
     assert.equal(refitted.get(10)!.init!.codeLoading!.coefficient, shippedK);

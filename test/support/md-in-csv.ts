@@ -5,10 +5,12 @@
  * dimensions (its `### k=v, …` heading), in the power-tuning table by framework (and the dimensions in its
  * label), route count and the memory size of the column (or of the choice); an estimate row of one architecture only to the columns of that
  * architecture (`…_arm64`) and the columns no architecture changes. Every number in a checked cell must
- * be one of that row's CSV values as summary.md rounds it (ms, $, one or two decimals, whole).
+ * be one of that row's CSV values as summary.md rounds it (ms, $, one or two decimals, whole, a factor rounded up), or
+ * lie in a text the row's CSV holds verbatim (estimate_beyond_evidence).
  */
 import { parse } from 'csv-parse/sync';
 import { dollars, ms } from '../../metrics/core/format.ts';
+import { factorText } from '../../metrics/analyse/estimate-interval.ts';
 
 /** Sections whose tables are not per cell, or whose figures are derived from the CSV's, and why (the explicit exceptions). */
 export const UNCHECKED_SECTIONS: Record<string, string> = {
@@ -74,13 +76,32 @@ export function tablesOf(markdown: string): Table[] {
 function renderings(value: number): string[] {
   return [-0.0005, 0, 0.0005].flatMap((delta) => {
     const abs = Math.abs(value) + delta;
-    return [ms(abs), dollars(abs).slice(1), abs.toFixed(1), abs.toFixed(2), String(Math.round(abs)), String(Math.abs(value))];
+    return [
+      ms(abs),
+      dollars(abs).slice(1),
+      abs.toFixed(1),
+      abs.toFixed(2),
+      String(Math.round(abs)),
+      String(Math.abs(value)),
+      // a factor beyond the evidence, rounded up (estimate-interval.ts factorText)
+      factorText(abs).slice(1),
+    ];
   });
 }
 
 /** The numbers of one markdown cell, signs and thousands separators dropped (the CSV's renderings are unsigned too). */
 function numbersOf(text: string): string[] {
   return [...text.replace(/(\d),(\d{3})/g, '$1$2').matchAll(/\d+(?:\.\d+)?/g)].map((m) => m[0]);
+}
+
+/**
+ * A cell's text less the texts the row's CSV holds verbatim (a column whose value is words, such as
+ * estimate_beyond_evidence's "beyond evidence: ×1.19 on loading"): their figures are in the CSV as printed.
+ */
+function withoutTexts(text: string, entries: readonly [string, string][]): string {
+  const texts = entries.map(([, v]) => v).filter((v) => /[a-z]{3}/i.test(v) && !Number.isFinite(Number(v)));
+  // the longest first: a short value ("validated") may sit inside a longer one ("… running part unvalidated")
+  return texts.sort((a, b) => b.length - a.length).reduce((rest, t) => rest.split(t).join(' '), text);
 }
 
 export interface Miss {
@@ -119,12 +140,9 @@ export function figuresMissingFromCsv(markdown: string, csv: string, constants: 
           if (numbersOf(text).length) misses.push({ section: table.section, row: row[0]!, column, figure: `(no CSV row) ${text}` });
           return;
         }
-        const pool = new Set(
-          Object.entries(record)
-            .filter(([k]) => !several || ARCHITECTURE_FREE.test(k) || k.endsWith(`_${architecture}`))
-            .flatMap(([, v]) => (v !== '' && Number.isFinite(Number(v)) ? renderings(Number(v)) : [])),
-        );
-        for (const figure of numbersOf(text))
+        const own = Object.entries(record).filter(([k]) => !several || ARCHITECTURE_FREE.test(k) || k.endsWith(`_${architecture}`));
+        const pool = new Set(own.flatMap(([, v]) => (v !== '' && Number.isFinite(Number(v)) ? renderings(Number(v)) : [])));
+        for (const figure of numbersOf(withoutTexts(text, own)))
           if (!pool.has(figure) && !constants.includes(figure)) misses.push({ section: table.section, row: row[0]!, column, figure });
       });
     }
@@ -146,7 +164,7 @@ function powerRowMisses(table: Table, row: string[], records: Record<string, str
       (r) => r.framework === framework && r.routes === row[1] && r.memory === memory && Object.entries(dims).every(([k, v]) => r[k] === v),
     );
     const pool = new Set(Object.values(record ?? {}).flatMap((v) => (v !== '' && Number.isFinite(Number(v)) ? renderings(Number(v)) : [])));
-    for (const figure of numbersOf(text))
+    for (const figure of numbersOf(withoutTexts(text, Object.entries(record ?? {}))))
       if (!pool.has(figure) && !constants.includes(figure)) misses.push({ section: table.section, row: row[0]!, column, figure });
   });
   return misses;

@@ -188,9 +188,9 @@ describe('the term', () => {
   it("says when the excess is beyond the fitted ones, and the reference's own cell gets +0", () => {
     assert.match(
       codeLoadingTermText(term(330, 130)),
-      /^\+240 \(\+200 here → \+200 at the fit's speed, × 2\.2 on Lambda; extrapolated: 2\.0× the largest fitted \(100\)\)$/,
+      /^\+240 \(\+200 here → \+200 at the fit's speed, × 2\.2 on Lambda; beyond evidence: 2\.00× the largest fitted \(100\)\)$/,
     );
-    assert.doesNotMatch(codeLoadingTermText(term(200, 130)), /extrapolated/);
+    assert.doesNotMatch(codeLoadingTermText(term(200, 130)), /beyond/);
     assert.equal(codeLoadingTermText(term(130, 130)), '+0');
     assert.match(
       codeLoadingTermText(term(120, 130)),

@@ -1,10 +1,10 @@
 /**
- * An estimate beyond its calibration's range is marked in every output (issue 36's done-when): a copy of
+ * An estimate beyond its calibration's range is marked in every output, with no interval (issues 36 and 47): a copy of
  * the published node-http floor run (every estimate within the code-loading term's fitted excesses), with
  * one cell planted beyond them (its Init, nodejs24.x at 1024 MB, three times the hello world's: an excess
  * of about 2 × H = 250 ms at the fit's speed, 2.5 × the largest fitted), is reported; summary.csv,
  * summary.md (estimate and cost tables, both architectures), report.html (estimate table and chart) and
- * RESULTS.md mark that cell, with the factor, and no other.
+ * RESULTS.md mark that cell, with the factor (two decimals, rounded up), and no other, and print no interval beside it.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,7 +44,11 @@ function plant(folder: string): void {
 }
 
 const PLANTED_LABEL = 'lambda/1-startup-node-http-routes.js [memory=1024MB, runtime=nodejs24.x, bootstrap=ric, fileCache=cold]';
-const FLAG = /⚠ extrapolated: excess (\d+) ms, (\d+\.\d)× the largest fitted \(101 ms\)/;
+const FLAG = /⚠ beyond evidence: loading excess (\d+) ms, (\d+\.\d\d)× the largest fitted \(101 ms\)/;
+/** An interval as the outputs print one: two figures joined by an en dash ("1074–1924", "$18.10–$32.27"). */
+const INTERVAL = /\d–\$?\d/;
+/** The cells of a markdown or text row that carry the beyond-evidence mark. */
+const markedCells = (row: string) => row.split('|').filter((cell) => cell.includes('beyond evidence'));
 
 describe('an estimate planted beyond the calibrated range is marked in every output', () => {
   let dir: string;
@@ -69,9 +73,25 @@ describe('an estimate planted beyond the calibrated range is marked in every out
     assert.ok(factor > 2 && factor < 3, String(factor));
     assert.ok(Number(flagged[0]!.estimate_init_excess_fit_speed_ms) > Number(flagged[0]!.estimate_init_fitted_up_to_ms));
     for (const r of estimated.filter((x) => x !== flagged[0])) assert.equal(r.estimate_extrapolation_factor, '', r.file);
-    // per architecture: the interval and the cost of each
-    for (const a of ['x86_64', 'arm64'])
-      assert.ok(Number(flagged[0]![`estimate_init_duration_low_ms_${a}`]) < Number(flagged[0]![`estimate_init_duration_ms_${a}`]), a);
+    // per architecture: no interval beyond the evidence, the mark in its place; within it, an interval and its coverage
+    for (const a of ['x86_64', 'arm64']) {
+      for (const end of ['low', 'high'])
+        for (const column of [
+          `estimate_init_duration_${end}_ms_${a}`,
+          `estimate_billed_duration_${end}_ms_${a}`,
+          `estimate_cost_per_million_usd_${end}_${a}`,
+        ])
+          assert.equal(flagged[0]![column], '', column);
+      assert.equal(
+        flagged[0]![`estimate_beyond_evidence_${a}`],
+        `beyond evidence: ×${(Math.ceil(factor * 100 - 1e-9) / 100).toFixed(2)} on loading`,
+      );
+      assert.equal(flagged[0]![`estimate_interval_coverage_${a}`], '');
+      for (const r of estimated.filter((x) => x !== flagged[0])) {
+        assert.ok(Number(r[`estimate_init_duration_low_ms_${a}`]) < Number(r[`estimate_init_duration_ms_${a}`]), r.file);
+        assert.equal(r[`estimate_interval_coverage_${a}`], 'n=20 leave-one-out, 65 % of held-out errors within', r.file);
+      }
+    }
   });
 
   it('summary.md: its estimate rows (both architectures) and its $ in the cost table', () => {
@@ -81,13 +101,16 @@ describe('an estimate planted beyond the calibrated range is marked in every out
     for (const line of flagged) assert.ok(line.startsWith(`| ${PLANTED_LABEL} | nodejs24.x `), line);
     const factor = FLAG.exec(flagged[0]!)![2]!;
     const cost = md.slice(md.indexOf('## Cost'));
-    const marked = cost.split('\n').filter((l) => l.startsWith('|') && l.includes('extrapolated ×'));
+    const marked = cost.split('\n').filter((l) => l.startsWith('|') && l.includes('beyond evidence: ×'));
     assert.equal(marked.length, 1, cost);
-    assert.ok(marked[0]!.includes(`extrapolated ×${factor}`), marked[0]);
+    assert.ok(marked[0]!.includes(`beyond evidence: ×${factor} on loading`), marked[0]);
+    for (const line of [...flagged, ...marked])
+      for (const cell of markedCells(line).filter((c) => !c.includes('⚠'))) assert.doesNotMatch(cell, INTERVAL, cell);
     // the power-tuning table prices the same estimate: its row carries the mark too
     const power = md.slice(md.indexOf('## Power tuning'), md.indexOf('## ', md.indexOf('## Power tuning') + 3));
-    const powerMarked = power.split('\n').filter((l) => l.startsWith('|') && l.includes(`extrapolated ×${factor}`));
+    const powerMarked = power.split('\n').filter((l) => l.startsWith('|') && l.includes(`beyond evidence: ×${factor}`));
     assert.equal(powerMarked.length, 1, power);
+    for (const cell of markedCells(powerMarked[0]!)) assert.doesNotMatch(cell, INTERVAL, cell);
     assert.match(powerMarked[0]!, /^\| node-http \[runtime=nodejs24\.x\] \| 1 \|/);
     // the cost table's heading above that row names the planted cell's settings
     const heading = cost
@@ -101,13 +124,13 @@ describe('an estimate planted beyond the calibrated range is marked in every out
   it("report.html: the estimate table's evidence and the chart's point, beside the calibrated band", () => {
     const html = readFileSync(path.join(run, 'report.html'), 'utf8');
     const table = html.match(/<table class="sortable" id="estimates">[^]*?<\/table>/)?.[0] ?? '';
-    assert.equal(table.match(/⚠ extrapolated: excess \d+ ms, \d+\.\d× the largest fitted/g)?.length, 2, 'both architectures');
+    assert.equal(table.match(/⚠ beyond evidence: loading excess \d+ ms, \d+\.\d\d× the largest fitted/g)?.length, 2, 'both architectures');
     const json = html.match(/<script type="application\/json" id="coldstart-data">([^]*?)<\/script>/)?.[1] ?? '{}';
     const data = JSON.parse(json) as { charts: { id: string; spec: { data: { values?: Record<string, unknown>[] }[] } }[] };
     const values = data.charts.find((c) => c.id === 'estimate')?.spec.data.flatMap((d) => d.values ?? []) ?? [];
     const points = values.filter((v) => 'estimate' in v);
     assert.deepEqual(
-      points.filter((p) => p.state === 'extrapolated').map((p) => p.setting),
+      points.filter((p) => p.state === 'beyond evidence').map((p) => p.setting),
       ['nodejs24.x x86_64 1024 MB'],
     );
     assert.equal(points.filter((p) => p.state === 'within the fitted range').length, points.length - 1);
@@ -116,9 +139,10 @@ describe('an estimate planted beyond the calibrated range is marked in every out
 
   it('RESULTS.md: its estimate and its $', () => {
     const page = resultsPageOf(dir);
-    const marked = page.split('\n').filter((l) => l.startsWith('|') && l.includes('extrapolated ×'));
+    const marked = page.split('\n').filter((l) => l.startsWith('|') && l.includes('beyond evidence: ×'));
     assert.equal(marked.length, 1, page);
     assert.match(marked[0]!, /^\| node-http \\\[memory=1024, runtime=nodejs24\.x\\\] \| 1 \|/);
-    assert.equal(marked[0]!.match(/extrapolated ×\d+\.\d/g)?.length, 2, 'beside the estimate and beside the $');
+    assert.equal(marked[0]!.match(/beyond evidence: ×\d+\.\d\d on loading/g)?.length, 2, 'beside the estimate and beside the $');
+    for (const cell of markedCells(marked[0]!)) assert.doesNotMatch(cell, INTERVAL, cell);
   });
 });

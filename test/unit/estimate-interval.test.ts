@@ -9,11 +9,15 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { codeLoadingTerm, errorRange, onLambdaAt, pairedRatio, shippedCodeLoading, termModel } from '../../metrics/analyse/code-loading.ts';
 import {
+  beyondEvidenceText,
   billedInterval,
   extrapolationOf,
   extrapolationText,
+  factorText,
   initInterval,
+  isBeyondEvidence,
   ratioInterval,
+  runningBeyondOf,
 } from '../../metrics/analyse/estimate-interval.ts';
 import { ms } from '../../metrics/core/format.ts';
 
@@ -28,7 +32,7 @@ describe('the extrapolation flag', () => {
     assert.ok(x, 'flagged');
     assert.ok(Math.abs(x.excessMs - 816) < 1e-9 && x.fittedUpToMs === 101);
     assert.ok(Math.abs(x.factor - 816 / 101) < 1e-9);
-    assert.equal(extrapolationText(x, ms), 'excess 816 ms, 8.1× the largest fitted (101 ms)');
+    assert.equal(extrapolationText(x, ms), 'excess 816 ms, 8.08× the largest fitted (101 ms)');
     assert.equal(extrapolationOf(term(1 + 100 / 125)), undefined, 'within: 100 ms');
     assert.equal(extrapolationOf(term(1 + 101 / 125)), undefined, 'at the largest fitted: not beyond it');
     assert.equal(extrapolationOf(term(0.9)), undefined, 'below the hello world');
@@ -41,6 +45,34 @@ describe('the extrapolation flag', () => {
     assert.deepEqual(shipped.errorPct, [-16.6, 16.1]);
     assert.deepEqual(errorRange({ a: [-1, 2], b: [-3, 0.5] }), [-3, 2]);
     assert.equal(errorRange({}), undefined);
+  });
+});
+
+describe('beyond evidence (issue 47)', () => {
+  it('prints the factor rounded up, so a cell at 1.04× the range never reads ×1.0', () => {
+    assert.equal(factorText(1.04), '×1.04');
+    assert.equal(factorText(1.001), '×1.01', 'just beyond: rounded up, not to ×1.00');
+    assert.equal(factorText(1.6), '×1.60');
+    assert.equal(factorText(5.0297), '×5.03');
+    assert.equal(factorText(12.34), '×12.4');
+  });
+
+  it('names either term beyond its evidence: the loading factor, the running part unvalidated, or both', () => {
+    const extrapolation = extrapolationOf(term(1 + 105 / 125));
+    assert.ok(extrapolation && Math.abs(extrapolation.factor - 105 / 101) < 1e-9);
+    const running = runningBeyondOf(2300, 0);
+    assert.ok(running);
+    assert.equal(runningBeyondOf(0, 0), undefined, "the reference's own running part: within");
+    assert.equal(runningBeyondOf(undefined, 0), undefined, 'no split: nothing to validate');
+    assert.equal(beyondEvidenceText({ extrapolation }), 'beyond evidence: ×1.04 on loading');
+    assert.equal(beyondEvidenceText({ runningUnvalidated: running }), 'beyond evidence: running part unvalidated');
+    assert.equal(
+      beyondEvidenceText({ extrapolation, runningUnvalidated: running }),
+      'beyond evidence: ×1.04 on loading, running part unvalidated',
+    );
+    assert.equal(beyondEvidenceText({}), '');
+    assert.equal(isBeyondEvidence({}), false);
+    assert.equal(isBeyondEvidence({ runningUnvalidated: running }), true);
   });
 });
 

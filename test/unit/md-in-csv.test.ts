@@ -16,9 +16,15 @@ import { shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
 import { ROOT } from '../support/in-process.ts';
 import { figuresMissingFromCsv, tablesOf } from '../support/md-in-csv.ts';
 
-const RUNS = ['2026-11-26-lambda', '2026-11-26-lambda-10', '2026-11-26-lambda-floor'].map((name) =>
-  path.join(ROOT, 'results', 'published', name),
-);
+const RUNS = [
+  '2026-11-26-lambda',
+  '2026-11-26-lambda-10',
+  '2026-11-26-lambda-floor',
+  // INIT split into loading and running, two architectures (issue 47: the arm64 running part had no column)
+  '2026-11-27-lambda',
+  '2026-11-27-lambda-init',
+  '2026-11-27-lambda-init-cpu',
+].map((name) => path.join(ROOT, 'results', 'published', name));
 
 /** 1 + k, as the code-loading column prints it ("× 2.16 on Lambda"): the fit's, not the run's. */
 const CONSTANTS = [String(Math.round((1 + shippedCodeLoading().fit.coefficient) * 1000) / 1000)];
@@ -47,6 +53,20 @@ describe('summary.csv holds every figure summary.md shows, per architecture', ()
     assert.ok(misses.length > 0);
     assert.ok(
       misses.every((m) => m.section.startsWith('Lambda: measured here') && m.column.startsWith('Init ')),
+      JSON.stringify(misses.slice(0, 3)),
+    );
+  });
+
+  it('fails when summary.csv lacks a figure: the arm64 running part dropped (the columns issue 47 added)', () => {
+    const run = RUNS[3]!;
+    const records = parse<Record<string, string>>(read(run, 'summary.csv'), { columns: true });
+    const kept = Object.keys(records[0]!).filter((k) => !/^estimate_init_running_(?:low_|high_)?ms_arm64$/.test(k));
+    assert.ok(kept.length < Object.keys(records[0]!).length, 'the run has the arm64 running columns');
+    const misses = figuresMissingFromCsv(read(run, 'summary.md'), stringify(records, { header: true, columns: kept }), CONSTANTS);
+    assert.ok(misses.length > 0);
+    assert.ok(
+      // the running part on Lambda: its column, and the evidence column that names it unvalidated
+      misses.every((m) => m.column === "Init: running (× Lambda's CPU)" || m.column === 'evidence'),
       JSON.stringify(misses.slice(0, 3)),
     );
   });
