@@ -10,6 +10,7 @@ import { DIMENSIONS, MEASURES } from '../core/dimensions.ts';
 import { parseChoice, parseInteger, parseList, parsePercentShare, parseRoutes } from '../core/parse.ts';
 import {
   claimLine,
+  COUNT_MARGIN,
   DEFAULT_MARGIN,
   DEFAULT_VERIFY_SAMPLES,
   METRIC_NAMES,
@@ -63,8 +64,8 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
     .addOption(
       new Option(
         '--margin <percent>',
-        `how far published / here may be from 1 and hold (default ${DEFAULT_MARGIN * 100}%: 1/1.15 to 1.15; counted cells 4%, ` +
-          'which covers a checkout at another path)',
+        `how far published / here may be from 1 and hold (default ${DEFAULT_MARGIN * 100}%: 1/1.15 to 1.15; counted cells ` +
+          `${COUNT_MARGIN * 100}%, which covers a checkout at a path about 45 characters longer)`,
       ).argParser(parsePercentShare('--margin')),
     )
     .addOption(new Option('-o, --out <dir>', 'the new run folder (default results/<timestamp>/)'))

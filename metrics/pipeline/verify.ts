@@ -23,7 +23,7 @@ import type { Deps } from './ports.ts';
 
 export { METRIC_NAMES, parseMetricName } from '../analyse/compare.ts';
 export { claimLine, verdictCounts } from '../report/verify-md.ts';
-export { DEFAULT_MARGIN } from '../analyse/verify.ts';
+export { COUNT_MARGIN, DEFAULT_MARGIN } from '../analyse/verify.ts';
 import { exitCodeOf, runPipeline, type RunResult } from './run.ts';
 
 /** Exit code of a verification in which some claim does not hold here (or could not be measured): a verdict, as compare --fail-above's. */

@@ -13,7 +13,13 @@ import { before, describe, it } from 'node:test';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
 import { fakeDeps } from '../../metrics/pipeline/fake.ts';
-import { DEFAULT_VERIFY_SAMPLES, EXIT_CLAIM_FAILED, EXIT_UNDETERMINED, verifyPipeline } from '../../metrics/pipeline/verify.ts';
+import {
+  DEFAULT_VERIFY_SAMPLES,
+  EXIT_CLAIM_FAILED,
+  EXIT_UNDETERMINED,
+  judgedMetrics,
+  verifyPipeline,
+} from '../../metrics/pipeline/verify.ts';
 import { summarizeLoad } from '../../metrics/core/load.ts';
 import type { PlannedRun } from '../../metrics/plan/order.ts';
 import { tempDir } from '../support/in-process.ts';
@@ -224,5 +230,22 @@ describe('verify on a published run (fake sampler)', () => {
       result.markdown,
     );
     assert.equal(result.exitCode, result.claims.every((c) => c.verdict === 'holds') ? 0 : EXIT_UNDETERMINED, result.markdown);
+  });
+
+  it('the metric judged: --metric as given; CPU time when either run was loaded; wall time when neither was or without CPU time', () => {
+    const quiet = summarizeLoad([{ at: '2026-01-01T00:00:00Z', load: [0.1, 0.1, 0.1] }], 2);
+    const loaded = { ...quiet, busy: true };
+    const both = ['firstResponse', 'cpu.firstResponse'] as const;
+    assert.deepEqual(judgedMetrics(both, {}, { published: quiet, here: quiet }).metrics, ['firstResponse']);
+    assert.deepEqual(judgedMetrics(both, {}, { published: loaded, here: quiet }), {
+      metrics: ['cpu.firstResponse'],
+      why: 'CPU time: the published run ran on a loaded machine, which inflates wall times',
+    });
+    assert.deepEqual(judgedMetrics(both, {}, { published: undefined, here: loaded }).metrics, ['cpu.firstResponse']);
+    assert.match(
+      judgedMetrics(['firstResponse'], {}, { published: undefined, here: loaded }).why,
+      /the published run recorded no CPU time/,
+    );
+    assert.deepEqual(judgedMetrics(both, { metrics: ['listen'] }, { published: loaded, here: loaded }).metrics, ['listen']);
   });
 });
