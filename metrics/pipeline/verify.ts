@@ -34,7 +34,7 @@ export const EXIT_UNDETERMINED = 10;
  * Timed samples per cell when none are asked for: the fewest with which the simulation of
  * test/unit/verify-power.test.ts (a published run of 10 samples a cell, CPU-time noise of
  * 2026-11-27-seed-table) catches ×0.8 and ×1.25 in at least 80 % of trials and holds an unchanged
- * ratio in at least 95 % (at 10 samples: 80–82 % and 95 %; at 15: 85 % and 97 %).
+ * ratio in at least 95 % (at 15: 86–88 % and 98 % of 400 trials; at 10, in a 300-trial run: 80–82 % and 95 %).
  */
 export const DEFAULT_VERIFY_SAMPLES = 15;
 /** Wall time at first response: what the pages show, judged when neither run was loaded. */
