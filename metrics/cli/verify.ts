@@ -1,13 +1,23 @@
 /**
  * `verify PUBLISHED` (npm run verify): re-measure a slice of a published run here and say, claim by
- * claim, whether its ratios hold (pipeline/verify.ts). Exit 0 when every claim holds, 1 when one does
- * not (or could not be measured), 3 when samples failed, 130 when interrupted.
+ * claim, whether its ratios hold within a margin (pipeline/verify.ts). Exit 0 when every claim holds,
+ * 1 when one does not (or could not be measured), 10 when none fails but some are undetermined (more
+ * samples needed), 3 when samples failed, 130 when interrupted.
  */
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { DIMENSIONS, MEASURES } from '../core/dimensions.ts';
-import { parseChoice, parseInteger, parseList, parseRoutes } from '../core/parse.ts';
-import { claimLine, DEFAULT_VERIFY_SAMPLES, METRIC_NAMES, parseMetricName, verifyPipeline } from '../pipeline/verify.ts';
+import { parseChoice, parseInteger, parseList, parsePercentShare, parseRoutes } from '../core/parse.ts';
+import {
+  claimLine,
+  COUNT_MARGIN,
+  DEFAULT_MARGIN,
+  DEFAULT_VERIFY_SAMPLES,
+  METRIC_NAMES,
+  parseMetricName,
+  verdictCounts,
+  verifyPipeline,
+} from '../pipeline/verify.ts';
 import { runSummaryLine } from '../pipeline/run.ts';
 import { addTypedCommand, dimensionOption } from './groups/common.ts';
 import { depsOf } from './run.ts';
@@ -17,7 +27,8 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
   const verify = new Command('verify')
     .description(
       're-measure a slice of a published run on this machine and say, claim by claim, whether its ratios to the floor hold ' +
-        '(bootstrap intervals of both runs overlap); exit 1 when one does not',
+        'within a margin (the 90 % bootstrap interval of published / here inside it: an equivalence test); ' +
+        'exit 1 when one does not, 10 when some are undetermined (more samples needed)',
     )
     .argument('<published>', 'a published run folder, e.g. results/published/2026-11-27-seed-table')
     // the run's own selection flags, from the table (core/dimensions.ts), with what they select here
@@ -46,8 +57,16 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
     .addOption(
       new Option(
         '--metric <list>',
-        `the claims' metrics (default firstResponse,cpu.firstResponse; counted cells instructions): ${METRIC_NAMES.join(', ')}`,
+        "the claims' metrics (default firstResponse, or cpu.firstResponse when either run was loaded; counted cells " +
+          `instructions): ${METRIC_NAMES.join(', ')}`,
       ).argParser((text: string) => [...new Set(parseList('--metric', text).map(parseMetricName))]),
+    )
+    .addOption(
+      new Option(
+        '--margin <percent>',
+        `how far published / here may be from 1 and hold (default ${DEFAULT_MARGIN * 100}%: 1/1.15 to 1.15; counted cells ` +
+          `${COUNT_MARGIN * 100}%, which covers a checkout at a path about 45 characters longer)`,
+      ).argParser(parsePercentShare('--margin')),
     )
     .addOption(new Option('-o, --out <dir>', 'the new run folder (default results/<timestamp>/)'))
     .addOption(new Option('--debug-mode [script]', 'run with the fake sampler and cells: nothing is started').hideHelp());
@@ -61,13 +80,15 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
         ...(opts.measure ? { measure: opts.measure } : {}),
         ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
         ...(opts.metric ? { metrics: opts.metric } : {}),
+        ...(opts.margin !== undefined ? { margin: opts.margin } : {}),
         ...(opts.out ? { out: opts.out } : {}),
       },
       depsOf(opts.debugMode)(),
     );
-    say(result.claims.map(claimLine).join('\n'));
-    const holding = result.claims.filter((c) => c.verdict === 'holds').length;
-    say(`${holding} of ${result.claims.length} claims hold here; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}`);
+    say(`judged on ${result.judged.metrics.join(', ')}: ${result.judged.why}`);
+    say(result.claims.map(claimLine).join('
+'));
+    say(`${verdictCounts(result.claims)}; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}`);
     if (result.exitCode) process.exitCode = result.exitCode;
   });
   addTypedCommand(program, command);

@@ -172,7 +172,7 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   report: { args: [dir], values: { '--export-json': [path.join(dir, 'report-export.json')] } },
   hyperfine: { args: [] },
   compare: { args: [dir, dir], values: { '--out': [path.join(dir, 'compare.md')] } },
-  verify: { args: [dir], values: { '--metric': ['cpu.firstResponse'] } },
+  verify: { args: [dir], values: { '--metric': ['cpu.firstResponse'], '--margin': ['20%'] } },
   merge: { args: [dir] },
   'lambda-package': { args: [], values: { '--memory': ['512'] } },
   'lambda-import': { args: [event] },
