@@ -86,8 +86,7 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
       depsOf(opts.debugMode)(),
     );
     say(`judged on ${result.judged.metrics.join(', ')}: ${result.judged.why}`);
-    say(result.claims.map(claimLine).join('
-'));
+    say(result.claims.map(claimLine).join('\n'));
     say(`${verdictCounts(result.claims)}; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}`);
     if (result.exitCode) process.exitCode = result.exitCode;
   });
