@@ -14,6 +14,7 @@ import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { runBisect, STATE_FILE, type BisectDeps, type BisectOptions } from '../../metrics/pipeline/bisect.ts';
 import { writeReport } from '../../metrics/report/write.ts';
+import { appendLine } from '../../metrics/store/files.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
 
@@ -42,6 +43,7 @@ function goldenCopy(): string {
 }
 
 const linkPattern = (name: string) => new RegExp(`${name.replace(/\./g, '\\.')} is a symbolic link inside .*never followed`);
+const isLinkRefusal = (name: string) => (error: unknown) => error instanceof UsageError && linkPattern(name).test(error.message);
 
 describe('a link planted in a run folder is never followed', () => {
   let written: string[];
@@ -108,6 +110,29 @@ describe('a link planted in a run folder is never followed', () => {
   });
 });
 
+describe('samples.jsonl is appended without following a link', () => {
+  it('run --out a run folder whose samples.jsonl is a dangling link: exit 2 before any sample, nothing made where it points', async () => {
+    const dir = path.join(tempDir('coldstart-owned-'), 'run');
+    mkdirSync(dir);
+    copyFileSync(path.join(fixture('golden-run'), 'meta.json'), path.join(dir, 'meta.json'));
+    const { missing } = victim();
+    symlinkSync(missing, path.join(dir, 'samples.jsonl'));
+    refused(
+      await mainInProcess(['run', '--frameworks', 'node-http', '--routes', '1', '--samples', '1', '--out', dir, '--debug-mode']),
+      linkPattern('samples.jsonl'),
+    );
+    assert.ok(!existsSync(missing));
+  });
+
+  it('appendLine itself refuses a link (O_NOFOLLOW), even one planted after the checks', () => {
+    const dir = tempDir('coldstart-owned-');
+    const { file } = victim();
+    symlinkSync(file, path.join(dir, 'samples.jsonl'));
+    assert.throws(() => appendLine(path.join(dir, 'samples.jsonl'), '{}'), isLinkRefusal('samples.jsonl'));
+    assert.equal(readFileSync(file, 'utf8'), MINE);
+  });
+});
+
 describe('a link planted in a results folder is never followed', () => {
   for (const name of ['index.html', 'RESULTS.md']) {
     it(`results-index: ${name} a link to a file of the user: exit 2 naming it, the file unchanged, neither page written`, async () => {
@@ -161,8 +186,6 @@ function bisectDeps(stepDirs: string[]): BisectDeps {
     },
   };
 }
-
-const isLinkRefusal = (name: string) => (error: unknown) => error instanceof UsageError && linkPattern(name).test(error.message);
 
 describe('a link planted in a bisect folder is never followed', () => {
   it('a resumed bisect whose bisect.md is a link: refused before any step, the file unchanged', async () => {
