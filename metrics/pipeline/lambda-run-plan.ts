@@ -137,6 +137,12 @@ export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): st
 export function printPlan(options: LambdaRunOptions, print: (line: string) => void): LambdaRunPlan {
   checkRole(options);
   const plan = planRun(options, options.input.packaged);
+  const out = path.resolve(options.out);
+  if (plan.functions.some((fn) => fn.out !== out)) {
+    // a run folder per line and architecture under --out: --out itself holds those folders only (each checked below)
+    const ownEntries = plan.functions.map((fn) => path.basename(fn.out));
+    checkOutDir(out, '--out', { what: "a folder of lambda:run's run folders", markers: [], ownEntries });
+  }
   for (const fn of plan.functions) {
     // before anything is created: an --out that can take no run folder (a file, a FIFO, /dev/null, /proc, a link
     // leading nowhere) would otherwise be found only when the finished cold starts are written

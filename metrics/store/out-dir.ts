@@ -91,6 +91,8 @@ export interface FolderKind {
   markers: readonly string[];
   /** whether a marker is really the tool's (its content checked), given its path; a regular file is enough by default */
   isMarker?: (file: string) => boolean;
+  /** names the tool itself puts in such a folder (lambda:run's run folder per line and architecture), each checked on its own */
+  ownEntries?: readonly string[];
 }
 
 /** A name the tool itself leaves in a folder it is about to use (its lock, its probe file, a temporary): not the user's. */
@@ -116,7 +118,7 @@ export function checkOwnFolder(dir: string, kind: FolderKind, option = '--out'):
   } catch {
     return; // absent or not a folder: checkOutDir's own refusals
   }
-  const others = names.filter((name) => !TOOL_LEFTOVER.test(name)).sort();
+  const others = names.filter((name) => !TOOL_LEFTOVER.test(name) && !kind.ownEntries?.includes(name)).sort();
   if (others.length === 0) return;
   for (const name of kind.markers) {
     const marker = path.join(dir, name);
@@ -124,7 +126,8 @@ export function checkOwnFolder(dir: string, kind: FolderKind, option = '--out'):
   }
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');
   throw new UsageError(
-    `${option} ${dir} is not empty (${shown}) and not ${kind.what} (no ${kind.markers.join(' or ')} of coldstart's): ` +
+    `${option} ${dir} is not empty (${shown}) and not ${kind.what}` +
+      (kind.markers.length ? ` (no ${kind.markers.join(' or ')} of coldstart's): ` : ': ') +
       "its files are not coldstart's to write; choose a new or empty folder",
   );
 }

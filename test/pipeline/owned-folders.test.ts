@@ -243,7 +243,10 @@ function usersFolder(name = 'summary.md'): { dir: string; file: string } {
   return { dir, file };
 }
 
-const NOT_OURS = /--out .*notes is not empty \(.*\) and not a (run|bisect|package) folder .*choose a new or empty folder/;
+const NOT_OURS = new RegExp(
+  "--out .*notes is not empty \\(.*\\) and not (a (run|bisect|package) folder|a folder of lambda:run's run folders)\\b" +
+    '.*choose a new or empty folder',
+);
 
 describe("--out a folder of the user's is refused before anything runs", () => {
   const cases: { command: string; args: (dir: string, base: string) => string[] | Promise<string[]> }[] = [
@@ -288,6 +291,29 @@ describe("--out a folder of the user's is refused before anything runs", () => {
         const pkg = path.join(base, 'pkg');
         writeLambdaPackage(pkg, [{ cell: { framework: 'hono', variant: 'validated', routes: 1 }, bundle }], { runtime: 'nodejs22.x' });
         return ['lambda-run', pkg, '--region', 'eu-west-1', '--create-role', '--out', dir, '--dry-run', '--run-id', 'own1'];
+      },
+    },
+    {
+      command: 'lambda-run (two architectures: a run folder for each under --out)',
+      args: (dir, base) => {
+        const bundle = path.join(base, 'index.js');
+        writeFileSync(bundle, 'exports.handler = async () => ({ statusCode: 200, body: "{}" });\n');
+        const pkg = path.join(base, 'pkg');
+        writeLambdaPackage(pkg, [{ cell: { framework: 'hono', variant: 'validated', routes: 1 }, bundle }], { runtime: 'nodejs22.x' });
+        return [
+          'lambda-run',
+          pkg,
+          '--region',
+          'eu-west-1',
+          '--create-role',
+          '--out',
+          dir,
+          '--dry-run',
+          '--run-id',
+          'own1',
+          '--arch',
+          'x86_64,arm64',
+        ];
       },
     },
     { command: 'lambda-package', args: (dir) => ['lambda-package', '--frameworks', 'node-http', '--routes', '1', '--out', dir] },
