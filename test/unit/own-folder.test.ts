@@ -3,12 +3,13 @@
  * empty, or holding only the tool's own leftovers, or carrying its kind's marker written by the tool.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { RUN_FOLDER } from '../../metrics/store/meta-file.ts';
 import { checkOutDir } from '../../metrics/store/out-dir.ts';
+import { ownedDir, ownedPath, writeOwnedFile } from '../../metrics/store/files.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 
 const refusedAsUsers = (error: unknown) => error instanceof UsageError && /is not empty .* and not a run folder/.test(error.message);
@@ -57,5 +58,24 @@ describe('an existing --out folder is the tool’s own, empty, or refused', () =
     const dotted = tempDir('coldstart-own-');
     writeFileSync(path.join(dotted, 'notes.txt'), '');
     assert.deepEqual(checkOutDir(dotted), []);
+  });
+});
+
+describe('ownedPath, ownedDir and writeOwnedFile: no part of a path inside an owned folder is a link', () => {
+  it('refuses a link at any depth, and ".." out of the folder; the owned folder itself may be a link', () => {
+    const real = tempDir('coldstart-owned-real-');
+    const elsewhere = tempDir('coldstart-owned-elsewhere-');
+    mkdirSync(path.join(real, 'steps'));
+    symlinkSync(elsewhere, path.join(real, 'steps', '1.0.0'));
+    assert.throws(() => writeOwnedFile(real, 'steps/1.0.0/summary.md', 'x'), /1\.0\.0 is a symbolic link inside/);
+    assert.throws(() => ownedDir(real, 'steps/1.0.0/inner'), /1\.0\.0 is a symbolic link inside/);
+    assert.deepEqual(readdirSync(elsewhere), []);
+    assert.throws(() => ownedPath(real, '../x'), /leads out of/);
+    // the folder the user named may be a link: followed, and the file made inside it
+    const named = path.join(tempDir('coldstart-owned-named-'), 'run');
+    symlinkSync(real, named);
+    assert.equal(writeOwnedFile(named, 'steps/2.0.0.md', 'made\n'), path.join(named, 'steps', '2.0.0.md'));
+    assert.equal(readFileSync(path.join(real, 'steps', '2.0.0.md'), 'utf8'), 'made\n');
+    assert.equal(ownedDir(real, 'a/b'), path.join(real, 'a', 'b'));
   });
 });
