@@ -6,6 +6,9 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { ARCHITECTURE_CHOICES, DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES, parseArchitecture } from '../core/lambda-platform.ts';
 import { parseChoice } from '../core/parse.ts';
 import { importLambda } from '../pipeline/lambda-import.ts';
+import { checkOutDir } from '../store/out-dir.ts';
+import { RUN_FOLDER } from '../store/meta-file.ts';
+import path from 'node:path';
 import { addTypedCommand, oldSpelling } from './groups/common.ts';
 import { commandLine, displayPath, say, tell } from './shared.ts';
 
@@ -58,6 +61,9 @@ export function registerLambdaImportCommand(program: PlainCommand): void {
   const command = lambdaImportCommand().action(async (files, opts) => {
     const architecture = opts.arch ?? opts.architecture;
     const runtime = opts.lambdaRuntime ?? opts.runtime;
+    // a folder of the user's is never written into: --out is new, empty or a run folder
+    // (lambda:run checks its own --out before it writes logs/ there, and imports without this check)
+    checkOutDir(path.resolve(opts.out), '--out', RUN_FOLDER);
     const outcome = await importLambda(
       {
         files,

@@ -7,15 +7,15 @@
  * compression level). Everything is checked and built in memory before the first byte is written;
  * a write that fails removes what this call wrote.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { zipSync } from 'fflate';
 import { contractOf, PROBE_NAME, routePath } from '../../generators/contract.ts';
 import { DEFAULT_EVENT_FORMAT, type EventFormat } from '../../generators/types.ts';
 import type { Contract } from '../../generators/types.ts';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
-import { writeFileWhole } from '../store/files.ts';
-import { checkOutDir, makeWritableDir } from '../store/out-dir.ts';
+import { ownedDir, writeOwnedFile } from '../store/files.ts';
+import { checkOutDir, makeWritableDir, type FolderKind } from '../store/out-dir.ts';
 import { functionName, FunctionNameError, type FunctionCell } from '../core/function-name.ts';
 import { packageReadme } from './package-readme.ts';
 import { samTemplateYaml } from './sam-template.ts';
@@ -97,9 +97,12 @@ function checkOptions(options: PackageOptions): { runtime: string; memorySize: n
   return { runtime, memorySize, architecture };
 }
 
+/** A package folder, as an --out that exists: its template.yaml marks it as the tool's own (then refused below: it holds a package). */
+const PACKAGE_FOLDER: FolderKind = { what: 'a package folder', markers: [TEMPLATE_FILE] };
+
 /** Refuse a folder that cannot take a package (a file, a kernel filesystem, one that holds a package). */
 export function checkPackageDir(dir: string): void {
-  if (checkOutDir(dir).length > 0) return;
+  if (checkOutDir(dir, '--out', PACKAGE_FOLDER).length > 0) return;
   if (!statSync(dir).isDirectory()) throw new UsageError(`--out ${dir} is a file, not a folder`);
   for (const entry of [TEMPLATE_FILE, FUNCTIONS_DIR, README_FILE]) {
     if (existsSync(path.join(dir, entry)))
@@ -157,12 +160,11 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
   const made = makeWritableDir(dir);
   const created: string[] = [];
   try {
-    mkdirSync(path.join(dir, FUNCTIONS_DIR));
-    created.push(path.join(dir, FUNCTIONS_DIR));
-    for (const b of built) writeFileWhole(path.join(dir, b.codeUri), b.zip);
-    writeFileWhole(path.join(dir, TEMPLATE_FILE), template);
-    created.push(path.join(dir, TEMPLATE_FILE));
-    writeFileWhole(path.join(dir, README_FILE), readme);
+    // the package folder's own files: never written through a link (store/files.ts)
+    created.push(ownedDir(dir, FUNCTIONS_DIR));
+    for (const b of built) writeOwnedFile(dir, b.codeUri, b.zip);
+    created.push(writeOwnedFile(dir, TEMPLATE_FILE, template));
+    writeOwnedFile(dir, README_FILE, readme);
     created.push(path.join(dir, README_FILE));
   } catch (error) {
     // undo what this call wrote; a folder that could not be made (e.g. under a file) needs nothing

@@ -12,6 +12,8 @@ import { UsageError } from '../core/errors.ts';
 import { catchInterrupts, killAll, liveChildren, type InterruptGuard } from './children.ts';
 import { cleanLeftovers, scratchPrefix } from './leftovers.ts';
 import { makeWritableDir } from '../store/out-dir.ts';
+import { RUN_FOLDER } from '../store/meta-file.ts';
+import { refuseRunFolderLinks } from '../store/run-folder.ts';
 import { isLockFile, lockFolder, type FolderLock } from './run-lock.ts';
 import { useGenerated } from './generated-users.ts';
 
@@ -96,7 +98,9 @@ export class MeasurementSession {
       if (existsSync(path.join(dir, options.marker))) {
         throw new UsageError(`${dir} already holds ${options.what} (${options.marker}): choose another --out`);
       }
-      this.made = makeWritableDir(dir);
+      // the user's folder is never written into (only a run folder, an empty one or a new one), nor a link inside a run folder followed
+      this.made = makeWritableDir(dir, '--out', RUN_FOLDER);
+      refuseRunFolderLinks(dir, 'run');
     } else {
       dir = makeDefaultDir(this.startedAt);
       this.made = [dir];

@@ -26,8 +26,8 @@ import { loadByPackage, OWNER, type PackageLoad } from '../core/packages.ts';
 import { runSpec, type RunSpec } from '../core/run-spec.ts';
 import type { Measure, Target } from '../core/dimensions.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
-import { readTextBounded, writeFileWhole } from '../store/files.ts';
-import { makeWritableDir } from '../store/out-dir.ts';
+import { ownedPath, readTextBounded, writeOwnedFile } from '../store/files.ts';
+import { makeWritableDir, type FolderKind } from '../store/out-dir.ts';
 import { lockFolder, versionsCacheLock } from '../measure/run-lock.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { readMeta } from '../store/meta-file.ts';
@@ -158,14 +158,21 @@ function readState(file: string): BisectState | undefined {
   return checkState(bisectStateSchema, value, file);
 }
 
-const writeState = (file: string, state: BisectState) => writeFileWhole(file, `${JSON.stringify(state, null, 2)}\n`);
+// bisect.json, bisect.md, steps/ and what is in it are the bisect folder's own: never written through a link (store/files.ts)
+const writeState = (file: string, state: BisectState) =>
+  writeOwnedFile(path.dirname(file), path.basename(file), `${JSON.stringify(state, null, 2)}\n`);
+
+/** A bisect folder, as an --out that exists: its bisect.json marks it as the tool's own. */
+const BISECT_FOLDER: FolderKind = { what: 'a bisect folder', markers: [STATE_FILE] };
 
 /**
  * The bisect, its folder held for this process from start to end (measure/run-lock.ts): a second bisect into the same
  * folder is one line, exit 2, while this one is alive.
  */
 export async function runBisect(options: BisectOptions, deps: BisectDeps): Promise<BisectOutcome> {
-  makeWritableDir(options.dir);
+  // the one check of an output folder, before the lock is made in it: a file, a FIFO or /dev/null is exit 2, /proc is
+  // refused before a mkdir loops there, and a folder that is neither new, empty nor a bisect's is refused
+  makeWritableDir(options.dir, '--out', BISECT_FOLDER);
   const lock = lockFolder(options.dir, 'bisect', (line) => deps.log(line));
   try {
     return await bisectHeld(options, deps);
@@ -176,8 +183,8 @@ export async function runBisect(options: BisectOptions, deps: BisectDeps): Promi
 
 /** The bisect: resumed from its folder's state when there is one (the same bisect), else started; each step saved as it ends. */
 async function bisectHeld(options: BisectOptions, deps: BisectDeps): Promise<BisectOutcome> {
-  // the one check of an output folder: a file, a FIFO or /dev/null is exit 2, and /proc is refused before a mkdir loops there
-  makeWritableDir(options.dir);
+  // a link where the bisect writes (its state, its report, steps/) is refused before any step runs
+  for (const own of [STATE_FILE, 'bisect.md', 'steps']) ownedPath(options.dir, own);
   const stateFile = path.join(options.dir, STATE_FILE);
   const identity = identityOf(options);
   let state = readState(stateFile);
@@ -223,7 +230,7 @@ async function bisectHeld(options: BisectOptions, deps: BisectDeps): Promise<Bis
           : undefined;
       const packages = await packagesMoved(options, state, next, deps);
       const report = bisectReport(options, state, next, shares, packages);
-      writeFileWhole(path.join(options.dir, 'bisect.md'), report);
+      writeOwnedFile(options.dir, 'bisect.md', report);
       return {
         verdict: next,
         candidates: state.candidates,
@@ -248,7 +255,7 @@ async function bisectHeld(options: BisectOptions, deps: BisectDeps): Promise<Bis
   }
 }
 
-const stepDirOf = (o: BisectOptions, candidate: string) => path.join(o.dir, 'steps', candidate);
+const stepDirOf = (o: BisectOptions, candidate: string) => ownedPath(o.dir, path.join('steps', candidate));
 
 /** The two releases a verdict compares (the last good and the culprit, or the two ends), with each one's loaded packages. */
 async function packagesMoved(
@@ -705,6 +712,6 @@ function listStepModules(file: string, cwd: string, stepDir: string, name: strin
   if (!listed.ok) return `its file did not list its modules: ${listed.reason}`;
   const packages = loadByPackage(listed.modules);
   const node = listed.modules.filter((m) => m.file.startsWith('node:')).map((m) => m.file.slice('node:'.length));
-  writeFileWhole(path.join(stepDir, LOADED_FILE), `${JSON.stringify({ version: 1, file: name, packages, node }, null, 2)}\n`);
+  writeOwnedFile(stepDir, LOADED_FILE, `${JSON.stringify({ version: 1, file: name, packages, node }, null, 2)}\n`);
   return { packages, node };
 }

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
-import { writeFileWhole } from '../store/files.ts';
+import { writeOwnedFile } from '../store/files.ts';
 import { HYPERFINE_FILE, type HyperfineRunInfo } from '../core/hyperfine.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { CompileCacheDirs } from '../measure/compile-cache.ts';
@@ -167,10 +167,9 @@ async function writeResults(bench: Bench): Promise<HyperfineRun> {
   try {
     info.finishedAt = bench.deps.now().toISOString();
     if (session.interrupted) info.interrupted = true;
-    const file = path.join(session.dir, HYPERFINE_FILE);
     // from here a further Ctrl-C (or npm's copy of the first) does not kill what is written
     session.writingReport();
-    writeFileWhole(file, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
+    const file = writeOwnedFile(session.dir, HYPERFINE_FILE, JSON.stringify({ results, coldstart: info }, null, 2) + '\n');
     const merged = existsSync(path.join(session.dir, SAMPLES_FILE));
     if (merged) await writeReport(session.dir, { warn: (line) => log(`warning: ${line}`) });
     return { dir: session.dir, file, measured: results.length, failed: info.failed, merged, interrupted: session.interrupted };

@@ -16,6 +16,7 @@ import { PRICE_PER_GB_SECOND, REQUEST_PRICE_PER_MILLION, type Architecture, type
 import type { RecordedLambdaRunInput } from '../core/meta-spec.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { checkOutDir } from '../store/out-dir.ts';
+import { RUN_FOLDER } from '../store/meta-file.ts';
 import { checkRole, describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 
 /** The timeout of every function: API Gateway's, as the package's template has it. */
@@ -136,10 +137,16 @@ export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): st
 export function printPlan(options: LambdaRunOptions, print: (line: string) => void): LambdaRunPlan {
   checkRole(options);
   const plan = planRun(options, options.input.packaged);
+  const out = path.resolve(options.out);
+  if (plan.functions.some((fn) => fn.out !== out)) {
+    // a run folder per line and architecture under --out: --out itself holds those folders only (each checked below)
+    const ownEntries = plan.functions.map((fn) => path.basename(fn.out));
+    checkOutDir(out, '--out', { what: "a folder of lambda:run's run folders", markers: [], ownEntries });
+  }
   for (const fn of plan.functions) {
     // before anything is created: an --out that can take no run folder (a file, a FIFO, /dev/null, /proc, a link
     // leading nowhere) would otherwise be found only when the finished cold starts are written
-    checkOutDir(fn.out);
+    checkOutDir(fn.out, '--out', RUN_FOLDER);
     if (existsSync(path.join(fn.out, SAMPLES_FILE))) {
       throw new UsageError(`--out ${fn.out} already holds a run (${SAMPLES_FILE}): choose another folder`);
     }

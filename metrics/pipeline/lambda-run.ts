@@ -18,8 +18,6 @@
  * update each, or drift), and the SDK's waiters and retries are what the loop needs. The SAM template
  * stays the way to deploy a package by hand.
  */
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
 import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
@@ -32,7 +30,8 @@ import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
 import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
 import { madeByRun, parseFunctionName, RUN_TAG } from '../core/function-name.ts';
-import { writeFileWhole } from '../store/files.ts';
+import { ownedDir, writeOwnedFile } from '../store/files.ts';
+import { makeWritableDir } from '../store/out-dir.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
 import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 import { FUNCTION_TIMEOUT_S, printPlan, type LambdaRunOptions, type LambdaRunPlan, type PlannedFunction } from './lambda-run-plan.ts';
@@ -494,13 +493,10 @@ async function writeRunFolders(
   for (const fn of plan.functions) if (logs.get(fn)?.length) byOut.set(fn.out, [...(byOut.get(fn.out) ?? []), fn]);
   const written: LambdaImportOutcome[] = [];
   for (const [out, functions] of byOut) {
-    const dir = path.join(out, LOGS_DIR);
-    mkdirSync(dir, { recursive: true });
-    const files = functions.map((fn) => {
-      const file = path.join(dir, `${fn.packaged.name}.log`);
-      writeFileWhole(file, `${logs.get(fn)!.join('\n')}\n`);
-      return file;
-    });
+    // the run folder (its ownership checked with the plan) and its logs/: made one level at a time, never through a link
+    makeWritableDir(out);
+    const dir = ownedDir(out, LOGS_DIR);
+    const files = functions.map((fn) => writeOwnedFile(dir, `${fn.packaged.name}.log`, `${logs.get(fn)!.join('\n')}\n`));
     const { runtime, architecture } = functions[0]!;
     try {
       written.push(

@@ -14,7 +14,7 @@ import { readMeta, writeMeta } from '../store/meta-file.ts';
 import { SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
 import { forEachSample, SamplesFileError } from '../store/samples-file.ts';
 import { writeReport } from '../report/write.ts';
-import { writeFileWholeFrom } from '../store/files.ts';
+import { writeOwnedFileFrom } from '../store/files.ts';
 import { checkOutDir, makeWritableDir } from '../store/out-dir.ts';
 import { assertNotHeld } from '../measure/run-lock.ts';
 
@@ -117,7 +117,7 @@ export async function runMerge(
     });
   }
   makeWritableDir(target);
-  writeFileWholeFrom(path.join(target, SAMPLES_FILE), (put) => {
+  writeOwnedFileFrom(target, SAMPLES_FILE, (put) => {
     // lines gathered into chunks of about a MiB: one write each, not one a sample
     let chunk = '';
     for (const dir of dirs)

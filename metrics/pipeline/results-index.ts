@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { writeFileWhole } from '../store/files.ts';
+import { ownedPath, writeOwnedFile } from '../store/files.ts';
 import { readMeta } from '../store/meta-file.ts';
 import { headlineOf, runsToQuote } from '../analyse/headline.ts';
 import type { RunMeta } from '../core/meta.ts';
@@ -15,7 +15,7 @@ import { runLoad } from '../report/markdown.ts';
 import { loadRun } from '../report/write.ts';
 import { RESULTS_DIR } from '../measure/session.ts';
 import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
-import { publishedFolders, writeResultsPage } from './results-page.ts';
+import { publishedFolders, RESULTS_PAGE, writeResultsPage } from './results-page.ts';
 
 export const RESULTS_INDEX = 'index.html';
 
@@ -70,8 +70,9 @@ export function resultsIndexOf(dir: string = RESULTS_DIR): { html: string; runs:
 
 /** Writes `dir`/index.html and `dir`/RESULTS.md (pipeline/results-page.ts); returns the files and how many runs they list. */
 export function writeResultsIndex(dir: string = RESULTS_DIR): { file: string; page: string; runs: number } {
+  // index.html and RESULTS.md are the results folder's own: a link in their place is refused before either is written
+  for (const own of [RESULTS_INDEX, RESULTS_PAGE]) ownedPath(path.resolve(dir), own);
   const { html, runs } = resultsIndexOf(dir);
-  const file = path.join(path.resolve(dir), RESULTS_INDEX);
-  writeFileWhole(file, html);
+  const file = writeOwnedFile(path.resolve(dir), RESULTS_INDEX, html);
   return { file, page: writeResultsPage(path.resolve(dir)), runs };
 }

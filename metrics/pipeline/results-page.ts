@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileWhole } from '../store/files.ts';
+import { writeOwnedFile } from '../store/files.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { HTML_REPORT } from '../report/html.ts';
 import { resultsMarkdown, type PublishedContext } from '../report/results-md.ts';
@@ -40,7 +40,5 @@ export function resultsPageOf(dir: string): string {
 
 /** Writes DIR/RESULTS.md; returns the file. */
 export function writeResultsPage(dir: string): string {
-  const file = path.join(dir, RESULTS_PAGE);
-  writeFileWhole(file, resultsPageOf(dir));
-  return file;
+  return writeOwnedFile(dir, RESULTS_PAGE, resultsPageOf(dir));
 }

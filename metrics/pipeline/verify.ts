@@ -15,7 +15,7 @@ import { AWS_LAMBDA_TARGET, type Measure } from '../core/dimensions.ts';
 import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
-import { writeFileWhole } from '../store/files.ts';
+import { writeOwnedFile } from '../store/files.ts';
 import { runSpec, type RunSpec } from '../core/run-spec.ts';
 import { loadRun } from '../report/write.ts';
 import { verifyMarkdown, VERIFY_FILE } from '../report/verify-md.ts';
@@ -214,7 +214,7 @@ export async function verifyPipeline(options: VerifyOptions, deps: Deps): Promis
     claims,
     interrupted: run.interrupted,
   });
-  if (run.recorded) writeFileWhole(path.join(run.dir, VERIFY_FILE), markdown);
+  if (run.recorded) writeOwnedFile(run.dir, VERIFY_FILE, markdown);
   const runCode = exitCodeOf(run, false);
   return { run, claims, judged, markdown, exitCode: runCode || verdictExitCode(claims) };
 }

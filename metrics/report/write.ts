@@ -3,7 +3,7 @@
  * output format is one entry in OUTPUTS, so `npm run report -- DIR` and a live run write the same.
  */
 import { existsSync } from 'node:fs';
-import { writeFileWhole } from '../store/files.ts';
+import { writeOwnedFile } from '../store/files.ts';
 import path from 'node:path';
 import { Aggregator, type CellSummary } from '../analyse/aggregate.ts';
 import { calibrate, type Calibration } from '../analyse/calibration.ts';
@@ -18,6 +18,7 @@ import { CodeLoadingDataError, type CodeLoadingData } from '../calibration/lambd
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import { chooseCalibration } from '../calibration/calibration-file.ts';
 import { readMeta } from '../store/meta-file.ts';
+import { refuseRunFolderLinks } from '../store/run-folder.ts';
 import { HEADLINE_METRICS, SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
 import { forEachSample, SamplesFileError } from '../store/samples-file.ts';
 import {
@@ -249,10 +250,13 @@ export interface WrittenReport {
  * that reading. Charts render asynchronously (vega).
  */
 export async function writeReport(dir: string, settings: ReportSettings = {}): Promise<WrittenReport> {
+  // a link where the report writes is refused before anything is read or written
+  refuseRunFolderLinks(dir, 'report');
   const context = loadRun(dir, settings);
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
-  writeFileWhole(
-    path.join(dir, 'summary.csv'),
+  writeOwnedFile(
+    dir,
+    'summary.csv',
     summaryCsv([...context.summaries, ...context.counted], (s) => cellLabel(s.cell), csvColumns),
   );
   const written: string[] = ['summary.csv'];
@@ -260,14 +264,14 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   const columns: ExtraColumn[] = [];
   for (const output of OUTPUTS) {
     if (output.file && output.render && (output.when?.(context) ?? true)) {
-      writeFileWhole(path.join(dir, output.file), await output.render(context));
+      writeOwnedFile(dir, output.file, await output.render(context));
       written.push(output.file);
     }
     const section = output.section?.(context);
     if (section) sections.push(section);
     columns.push(...(output.columns?.(context) ?? []));
   }
-  writeFileWhole(path.join(dir, 'summary.md'), summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
+  writeOwnedFile(dir, 'summary.md', summaryMarkdown(context.summaries, context.meta, sections, columns, context.warnings));
   written.push('summary.md');
   if (context.referenceWarning) settings.warn?.(context.referenceWarning);
   if (context.calibrationNote) settings.warn?.(context.calibrationNote);

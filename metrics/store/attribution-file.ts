@@ -6,11 +6,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ATTRIBUTION_FILE, type AttributionFile } from '../core/attribution.ts';
 import { parseCell } from '../core/cell.ts';
-import { readTextBounded, writeFileWhole } from './files.ts';
+import { readTextBounded, writeOwnedFile } from './files.ts';
 import { jsonFileText } from '../core/escape.ts';
 
 export function writeAttribution(dir: string, file: AttributionFile): void {
-  writeFileWhole(path.join(dir, ATTRIBUTION_FILE), jsonFileText(file, 1) + '\n');
+  writeOwnedFile(dir, ATTRIBUTION_FILE, jsonFileText(file, 1) + '\n');
 }
 
 /** attribution.json is read whole up to this: a package table per cell is a few KiB. */

@@ -15,6 +15,7 @@ import {
   fsyncSync,
   ftruncateSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readlinkSync,
   readSync,
@@ -241,12 +242,111 @@ function replaceWhole(file: string, write: (put: (chunk: string | Uint8Array) =>
   }
 }
 
-/** Append one line; when it cannot be written whole, the file is cut back to where it was. */
+/**
+ * The one rule for links inside a folder the tool owns (a run, results, bisect or package folder, a
+ * scratch folder): the folder itself is a path the user named and may be a link (followed, as every
+ * output path is), but no file or folder the tool creates or replaces inside it is reached through a
+ * link. A link found there is refused in one line naming it (exit 2), and what it points at is left
+ * as it was: a shared or committed folder (git stores links) could otherwise name any file the user
+ * can write.
+ */
+export class LinkInOwnedFolder extends UsageError {
+  constructor(link: string, dir: string) {
+    super(`${link} is a symbolic link inside ${dir}, a folder coldstart writes: a link there is never followed (remove it)`);
+  }
+}
+
+/**
+ * `relative` inside the owned folder `dir`, every part of it checked with lstat: a part that is a
+ * symbolic link is refused (LinkInOwnedFolder). Parts that do not exist yet are fine (the tool makes them).
+ */
+export function ownedPath(dir: string, relative: string): string {
+  let at = dir;
+  for (const part of relative.split(/[\\/]+/).filter((p) => p && p !== '.')) {
+    if (part === '..') throw new UsageError(`${relative} leads out of ${dir}`);
+    at = path.join(at, part);
+    let stat: Stats;
+    try {
+      stat = lstatSync(at);
+    } catch {
+      return path.join(dir, relative); // absent: so is everything below it
+    }
+    if (stat.isSymbolicLink()) throw new LinkInOwnedFolder(at, dir);
+  }
+  return at;
+}
+
+/** Make `relative` (one level at a time) inside the owned folder `dir`, no part of it a link; returns its path. */
+export function ownedDir(dir: string, relative: string): string {
+  ownedPath(dir, relative);
+  let at = dir;
+  for (const part of relative.split(/[\\/]+/).filter((p) => p && p !== '.')) {
+    at = path.join(at, part);
+    try {
+      mkdirSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw fileError(at, error, 'create');
+      // made meanwhile by another writer: checked again, never followed
+      const stat = lstatSync(at);
+      if (stat.isSymbolicLink()) throw new LinkInOwnedFolder(at, dir);
+      if (!stat.isDirectory()) throw new UsageError(`${at} is in the way inside ${dir} (not a folder): remove it`);
+    }
+  }
+  return at;
+}
+
+/**
+ * Write `relative` inside the owned folder `dir` whole (a temporary beside it, renamed over it): no
+ * part of its path may be a link (ownedPath), and the rename replaces the name itself, never what a
+ * link put there meanwhile would point at. Every writer of a file of a run, results, bisect or package
+ * folder goes through here (or writeOwnedFileFrom), not through writeFileWhole, which follows links.
+ */
+export function writeOwnedFile(dir: string, relative: string, data: string | Uint8Array): string {
+  return writeOwnedFileFrom(dir, relative, (put) => put(data));
+}
+
+/** writeOwnedFile for data written in chunks (writeFileWholeFrom's form). */
+export function writeOwnedFileFrom(dir: string, relative: string, write: (put: (chunk: string | Uint8Array) => void) => void): string {
+  const file = ownedPath(dir, relative);
+  replaceWhole(file, write);
+  return file;
+}
+
+/**
+ * An input of an owned folder (a run folder's samples.jsonl or meta.json) read through a link must
+ * stay inside the folder: a link that leads out of it is refused (LinkInOwnedFolder); a link inside
+ * it, or no link, is read as it is.
+ */
+export function checkOwnedInput(file: string): void {
+  let stat: Stats;
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return; // absent: the read says so
+  }
+  if (!stat.isSymbolicLink()) return;
+  const dir = path.dirname(file);
+  let target: string;
+  let root: string;
+  try {
+    target = realpathSync(file);
+    root = realpathSync(dir);
+  } catch {
+    throw new LinkInOwnedFolder(file, dir); // dangling, or a loop
+  }
+  if (!target.startsWith(root + path.sep)) throw new LinkInOwnedFolder(file, dir);
+}
+
+/**
+ * Append one line; when it cannot be written whole, the file is cut back to where it was. The file is
+ * a run folder's own (samples.jsonl): opened without following a link (O_NOFOLLOW).
+ */
 export function appendLine(file: string, line: string): void {
   let fd: number;
   try {
-    fd = openSync(file, 'a');
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new LinkInOwnedFolder(file, path.dirname(file));
     throw fileError(file, error);
   }
   let size = 0;

@@ -7,8 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { META_FILE, parseMetaText, type RunMeta } from '../core/meta.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
-import { readTextBounded, writeFileWhole } from './files.ts';
+import { checkOwnedInput, readTextBounded, writeOwnedFile } from './files.ts';
 import { jsonFileText } from '../core/escape.ts';
+import { HYPERFINE_FILE } from '../core/hyperfine.ts';
+import type { FolderKind } from './out-dir.ts';
 
 export function machine(): RunMeta['machine'] {
   const cpus = os.cpus();
@@ -34,12 +36,30 @@ export function toolVersion(): string {
   }
 }
 
-export function writeMeta(dir: string, meta: RunMeta): void {
-  writeFileWhole(path.join(dir, META_FILE), jsonFileText(meta, 2) + '\n');
-}
-
 /** meta.json is a few kB (a merge of many parts some hundreds): a larger one is not a run's */
 const MAX_META_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A run folder, as an --out that exists: its meta.json (a run's, as parsed) or hyperfine.json (a
+ * `hyperfine` run without samples) marks it as the tool's own (store/out-dir.ts, checkOwnFolder).
+ */
+export const RUN_FOLDER: FolderKind = {
+  what: 'a run folder',
+  markers: [META_FILE, HYPERFINE_FILE],
+  isMarker: (file) => {
+    if (path.basename(file) !== META_FILE) return true;
+    try {
+      parseMetaText(readTextBounded(file, MAX_META_BYTES, "a run's meta.json"), file);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+};
+
+export function writeMeta(dir: string, meta: RunMeta): void {
+  writeOwnedFile(dir, META_FILE, jsonFileText(meta, 2) + '\n');
+}
 
 /**
  * meta.json of a run folder, or undefined when absent (reports then say less); a folder in its
@@ -48,6 +68,7 @@ const MAX_META_BYTES = 16 * 1024 * 1024;
 export function readMeta(dir: string): RunMeta | undefined {
   const file = path.join(dir, META_FILE);
   let text: string;
+  checkOwnedInput(file);
   try {
     text = readTextBounded(file, MAX_META_BYTES, "a run's meta.json");
   } catch (error) {

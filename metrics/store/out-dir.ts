@@ -5,7 +5,19 @@
  * mkdir would even make a cgroup), and proven writable with a real file. Any problem is a one-line
  * UsageError naming the path, and leaves nothing behind.
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, rmdirSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmdirSync,
+  statfsSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { EnvironmentError, UsageError } from '../core/errors.ts';
 
@@ -67,10 +79,65 @@ function removeMade(made: string[]): void {
 }
 
 /**
- * Check, without making anything, that `dir` can be an output folder: the nearest existing folder
- * on its way is a folder on an ordinary filesystem. The folders still missing, outermost first.
+ * What makes an existing folder the tool's own, for an --out that already holds something: a file the
+ * tool writes there first and nobody else would (a run folder's meta.json, written at a run's start
+ * and read as a run's; a bisect's bisect.json; a package's template.yaml). Old run folders carry
+ * meta.json already, so every published run folder stays the tool's own.
  */
-export function checkOutDir(dir: string, option = '--out'): string[] {
+export interface FolderKind {
+  /** what the folder is, for the refusal: "a run folder" */
+  what: string;
+  /** the files whose presence marks the folder as the tool's (any one of them) */
+  markers: readonly string[];
+  /** whether a marker is really the tool's (its content checked), given its path; a regular file is enough by default */
+  isMarker?: (file: string) => boolean;
+  /** names the tool itself puts in such a folder (lambda:run's run folder per line and architecture), each checked on its own */
+  ownEntries?: readonly string[];
+}
+
+/** A name the tool itself leaves in a folder it is about to use (its lock, its probe file, a temporary): not the user's. */
+const TOOL_LEFTOVER = /^\.coldstart[.-]/;
+
+function isRegularFile(file: string): boolean {
+  try {
+    return lstatSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A folder output is the tool's own, empty, or new: an existing `dir` that holds anything but the
+ * tool's own leftovers (its lock) must carry the kind's marker (a regular file, not a link), or it is
+ * the user's folder and refused in one line (exit 2) before anything runs or is written.
+ */
+export function checkOwnFolder(dir: string, kind: FolderKind, option = '--out'): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // absent or not a folder: checkOutDir's own refusals
+  }
+  const others = names.filter((name) => !TOOL_LEFTOVER.test(name) && !kind.ownEntries?.includes(name)).sort();
+  if (others.length === 0) return;
+  for (const name of kind.markers) {
+    const marker = path.join(dir, name);
+    if (isRegularFile(marker) && (kind.isMarker?.(marker) ?? true)) return;
+  }
+  const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');
+  throw new UsageError(
+    `${option} ${dir} is not empty (${shown}) and not ${kind.what}` +
+      (kind.markers.length ? ` (no ${kind.markers.join(' or ')} of coldstart's): ` : ': ') +
+      "its files are not coldstart's to write; choose a new or empty folder",
+  );
+}
+
+/**
+ * Check, without making anything, that `dir` can be an output folder: the nearest existing folder
+ * on its way is a folder on an ordinary filesystem, and, given `kind`, an existing one is the tool's
+ * own or empty (checkOwnFolder). The folders still missing, outermost first.
+ */
+export function checkOutDir(dir: string, option = '--out', kind?: FolderKind): string[] {
   const missing: string[] = [];
   let existing = dir;
   while (!existsSync(existing)) {
@@ -89,6 +156,7 @@ export function checkOutDir(dir: string, option = '--out'): string[] {
   }
   const pseudo = pseudoFilesystem(existing);
   if (pseudo) throw new UsageError(`${option}: ${dir} is on ${pseudo}, a kernel filesystem that holds no files: choose another folder`);
+  if (kind && missing.length === 0) checkOwnFolder(dir, kind, option);
   return missing;
 }
 
@@ -112,8 +180,8 @@ function isFolder(dir: string): boolean {
  * Make `dir` and check that it is a writable folder on an ordinary filesystem; the folders made,
  * outermost first. `option` names the option in the error.
  */
-export function makeWritableDir(dir: string, option = '--out'): string[] {
-  const missing = checkOutDir(dir, option);
+export function makeWritableDir(dir: string, option = '--out', kind?: FolderKind): string[] {
+  const missing = checkOutDir(dir, option, kind);
   const made: string[] = [];
   for (const part of missing) {
     try {

@@ -5,7 +5,7 @@
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { parseSampleRecord, SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
-import { appendLine, readLinesBounded } from './files.ts';
+import { appendLine, checkOwnedInput, readLinesBounded } from './files.ts';
 
 export function appendSample(file: string, sample: SampleRecord): void {
   appendLine(file, JSON.stringify(sample));
@@ -29,6 +29,7 @@ export function forEachSample(file: string, each: (sample: SampleRecord) => void
   let torn: number | undefined;
   const seen = new SeenSamples();
   try {
+    checkOwnedInput(file);
     readLinesBounded(file, SAMPLES_FILE, { maxLine: MAX_SAMPLE_LINE, overlong: 'error' }, (line, number) => {
       if (torn !== undefined) throw new SamplesFileError(`${file}:${torn} is not JSON`);
       if (!line.trim()) return;

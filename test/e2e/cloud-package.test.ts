@@ -206,6 +206,7 @@ describe('a Lambda package', () => {
     assert.throws(() => writeLambdaPackage(used, cells), usageError(/already holds a package \(template\.yaml\)/));
     const other = path.join(work, 'other');
     mkdirSync(path.join(other, 'functions'), { recursive: true });
-    assert.throws(() => writeLambdaPackage(other, cells), usageError(/already holds a package \(functions\)/));
+    // a folder holding only functions/ is not a package folder (no template.yaml): refused as the user's (issue 46)
+    assert.throws(() => writeLambdaPackage(other, cells), usageError(/already holds a package \(functions\)|not a package folder/));
   });
 });

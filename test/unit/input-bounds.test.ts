@@ -95,7 +95,8 @@ describe('each input of the command line, over its bound or a device', () => {
     const zero = path.join(tempDir('coldstart-bounds-zero-'), 'run');
     mkdirSync(zero);
     symlinkSync('/dev/zero', path.join(zero, 'samples.jsonl'));
-    refused(await mainInProcess(['report', zero]), /samples\.jsonl is a device/);
+    // a run folder's input reached through a link out of the folder is refused before it is opened (issue 46)
+    refused(await mainInProcess(['report', zero]), /samples\.jsonl is a symbolic link inside .*never followed/);
   });
 
   it('report and compare: a meta.json over 16 MB or from /dev/zero', async () => {
@@ -104,7 +105,7 @@ describe('each input of the command line, over its bound or a device', () => {
     refused(await mainInProcess(['report', dir]), /meta\.json is too large: a run's meta\.json is at most 16 MB/);
     const zero = runFolder();
     symlinkSync('/dev/zero', path.join(zero, 'meta.json'), 'file');
-    refused(await mainInProcess(['compare', runFolder(), zero]), /meta\.json is too large/);
+    refused(await mainInProcess(['compare', runFolder(), zero]), /meta\.json is a symbolic link inside .*never followed/);
   });
 
   it("report: a hyperfine.json from /dev/zero is named in the report's cross-check, not read without end", async () => {
