@@ -16,7 +16,7 @@ import type { RunMeta } from '../core/meta.ts';
 import { estimateCost, extrapolatedMark } from './calibration.ts';
 import { CHART_CONFIG, curvePoints, logTicks, renderSvg } from './charts.ts';
 import type { ReportContext } from './contract.ts';
-import { OKABE_ITO } from './html-charts.ts';
+import { seriesStyle } from './html-charts.ts';
 import { leverEffects, varyingLevers } from './levers.ts';
 
 /** A published run as the index reads it: its name, its report and the questions it is the one to quote for. */
@@ -40,9 +40,19 @@ const WIDTH = 560;
 const routesText = (routes: number) => `${routes} route${routes === 1 ? '' : 's'}`;
 const HEIGHT = 320;
 
-/** The series' colours, Okabe–Ito then tableau20 past eight series (11 frameworks stay apart). */
-function colorScale(labels: string[]): { domain: string[]; range: string[] } | { domain: string[]; scheme: 'tableau20' } {
-  return labels.length <= OKABE_ITO.length ? { domain: labels, range: [...OKABE_ITO] } : { domain: labels, scheme: 'tableau20' };
+/** The series' colours as report.html gives them (Okabe–Ito's eight, told apart with colour-vision deficiencies). */
+function colorScale(labels: string[]): { domain: string[]; range: string[] } {
+  return { domain: labels, range: labels.map((_, i) => seriesStyle(i).color) };
+}
+
+/** Past eight series the colours repeat: the line's dash then tells the series apart, as in report.html. */
+function dashOf(labels: string[]) {
+  return {
+    field: 'series',
+    type: 'nominal',
+    title: 'framework',
+    scale: { domain: labels, range: labels.map((_, i) => [...seriesStyle(i).dash]) },
+  } as const;
 }
 
 function routesAxis(routes: number[]) {
@@ -91,14 +101,14 @@ function firstResponseSpec(summaries: CellSummary[], run: string): TopLevelSpec 
         mark: { type: 'area', opacity: 0.15, aria: false },
         encoding: { y: { ...y, field: 'low' }, y2: { field: 'high' }, color: { ...color, legend: null } },
       },
-      { mark: { type: 'line', strokeWidth: 2, aria: false }, encoding: { y, color } },
+      { mark: { type: 'line', strokeWidth: 2, aria: false }, encoding: { y, color, strokeDash: dashOf(labels) } },
       {
         mark: { type: 'point', filled: true, size: 40 },
         encoding: { y, color: { ...color, legend: null }, description: { field: 'description' } },
       },
     ],
-    // the band's and the points' colour have no legend of their own: the line's is the legend
-    resolve: { legend: { color: 'independent' } },
+    // one legend, the line's: its colour and its dash (the band's and the points' colour have none)
+    resolve: { legend: { color: 'independent', strokeDash: 'independent' } },
   };
 }
 
@@ -162,7 +172,7 @@ function lambdaCostSpec(summaries: CellSummary[], context: ReportContext, run: s
         mark: { type: 'rule', strokeWidth: 1.5, opacity: 0.6, aria: false },
         encoding: { y: { ...y, field: 'low' }, y2: { field: 'high' }, color: { ...color, legend: null } },
       },
-      { mark: { type: 'line', strokeWidth: 1, opacity: 0.5, aria: false }, encoding: { y, color } },
+      { mark: { type: 'line', strokeWidth: 1.5, opacity: 0.6, aria: false }, encoding: { y, color, strokeDash: dashOf(labels) } },
       {
         mark: { type: 'point', filled: true, size: 50 },
         encoding: {
@@ -178,7 +188,7 @@ function lambdaCostSpec(summaries: CellSummary[], context: ReportContext, run: s
         },
       },
     ],
-    resolve: { legend: { color: 'independent' } },
+    resolve: { legend: { color: 'independent', strokeDash: 'independent' } },
   };
 }
 
