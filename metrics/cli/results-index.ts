@@ -8,8 +8,8 @@ export function registerResultsIndexCommand(program: Command): void {
     .command('results-index')
     .description('write results/index.html and results/RESULTS.md: the run folders under results/published/ as a page and a table')
     .argument('[dir]', 'the results folder (default: results/ of the checkout)')
-    .action((dir: string | undefined) => {
-      const { file, page, runs } = writeResultsIndex(dir);
+    .action(async (dir: string | undefined) => {
+      const { file, page, runs } = await writeResultsIndex(dir);
       say(`wrote ${file} and ${page} (${runs} published run${runs === 1 ? '' : 's'})`);
     });
 }

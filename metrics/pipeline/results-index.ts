@@ -15,12 +15,13 @@ import { runLoad } from '../report/markdown.ts';
 import { loadRun } from '../report/write.ts';
 import { RESULTS_DIR } from '../measure/session.ts';
 import { resultsIndexHtml, type PublishedRun } from '../report/index-html.ts';
+import { indexCharts, type ChartedRun } from '../report/index-charts.ts';
 import { publishedFolders, RESULTS_PAGE, writeResultsPage } from './results-page.ts';
 
 export const RESULTS_INDEX = 'index.html';
 
-/** The published run folders of `dir` (publishedFolders), each with its meta.json, its headline and the questions to quote it for. */
-function publishedRuns(dir: string): PublishedRun[] {
+/** The published run folders of `dir` (publishedFolders), each with its meta.json, report, headline and the questions to quote it for. */
+function publishedRuns(dir: string): (PublishedRun & ChartedRun)[] {
   const runs = publishedFolders(dir).map(({ name, folder, files }) => {
     const meta = readMeta(folder);
     // a folder without samples is listed with what its meta.json says
@@ -37,7 +38,7 @@ function publishedRuns(dir: string): PublishedRun[] {
   return runs.map(({ name, meta, files, context }) => {
     const headline = context && headlineOf(context.summaries, context.counted);
     const quote = quoted.get(name);
-    return { name, meta, files, ...(headline ? { headline } : {}), ...(quote ? { quote } : {}) };
+    return { name, meta, files, ...(context ? { context } : {}), ...(headline ? { headline } : {}), ...(quote ? { quote } : {}) };
   });
 }
 
@@ -59,20 +60,20 @@ function assertResultsFolder(root: string): void {
   );
 }
 
-/** The page `dir`/index.html should hold, and how many runs it lists (nothing written). */
-export function resultsIndexOf(dir: string = RESULTS_DIR): { html: string; runs: number } {
+/** The page `dir`/index.html should hold, with its charts, and how many runs it lists (nothing written). */
+export async function resultsIndexOf(dir: string = RESULTS_DIR): Promise<{ html: string; runs: number }> {
   const root = path.resolve(dir);
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder: give the results folder`);
   assertResultsFolder(root);
   const runs = publishedRuns(root);
-  return { html: resultsIndexHtml(runs), runs: runs.length };
+  return { html: resultsIndexHtml(runs, await indexCharts(runs)), runs: runs.length };
 }
 
 /** Writes `dir`/index.html and `dir`/RESULTS.md (pipeline/results-page.ts); returns the files and how many runs they list. */
-export function writeResultsIndex(dir: string = RESULTS_DIR): { file: string; page: string; runs: number } {
+export async function writeResultsIndex(dir: string = RESULTS_DIR): Promise<{ file: string; page: string; runs: number }> {
   // index.html and RESULTS.md are the results folder's own: a link in their place is refused before either is written
   for (const own of [RESULTS_INDEX, RESULTS_PAGE]) ownedPath(path.resolve(dir), own);
-  const { html, runs } = resultsIndexOf(dir);
+  const { html, runs } = await resultsIndexOf(dir);
   const file = writeOwnedFile(path.resolve(dir), RESULTS_INDEX, html);
   return { file, page: writeResultsPage(path.resolve(dir)), runs };
 }

@@ -11,6 +11,7 @@ import type { RunMeta } from '../core/meta.ts';
 import { tableHtml, type TableRow } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
 import { pageAsset, pageHead } from './page-assets.ts';
+import type { IndexChart } from './index-charts.ts';
 
 export interface PublishedRun {
   /** the folder's name under results/published/ */
@@ -91,8 +92,25 @@ function quoteList(runs: readonly PublishedRun[]): string[] {
   ];
 }
 
-/** The index page of results/published/. */
-export function resultsIndexHtml(runs: PublishedRun[]): string {
+/**
+ * The answers at a glance: a figure per chart (report/index-charts.ts), its question and the run it is
+ * drawn from (linked), the SVG inline (nothing fetched, no script).
+ */
+function chartSection(charts: readonly IndexChart[], runs: readonly PublishedRun[]): string[] {
+  if (charts.length === 0) return [];
+  const figures = charts.map((chart) => {
+    const run = runs.find((r) => r.name === chart.run);
+    const href = `published/${encodeURIComponent(chart.run)}/${run?.files[0] ?? ''}`;
+    return (
+      `<figure class="index-chart" id="chart-${chart.id}">\n<figcaption>${xmlText(chart.question)}: ` +
+      `<a href="${xmlText(href)}">${xmlText(chart.run)}</a></figcaption>\n${chart.svg.trimEnd()}\n</figure>`
+    );
+  });
+  return ['<h2>The answers at a glance</h2>', ...figures];
+}
+
+/** The index page of results/published/, with its charts (report/index-charts.ts) above the list of runs. */
+export function resultsIndexHtml(runs: PublishedRun[], charts: readonly IndexChart[] = []): string {
   const headers = ['run', 'started', 'frameworks', 'routes', 'machine', 'load (median)', 'headline', 'quote it for', 'command', 'report'];
   const body = runs.length
     ? tableHtml('runs', headers, runs.map(runRow))
@@ -102,8 +120,10 @@ export function resultsIndexHtml(runs: PublishedRun[]): string {
     ...pageHead(CSP, 'coldstart: published runs'),
     '<h1>coldstart: published runs</h1>',
     '<p class="note">Each run folder holds samples.jsonl and meta.json, from which <code>npm run report -- DIR</code> ' +
-      'rebuilds its report byte for byte; open its report.html for the charts. Click a header to sort.</p>',
+      'rebuilds its report byte for byte; open its report.html for every chart of a run. Click a header to sort.</p>',
     ...quoteList(runs),
+    ...chartSection(charts, runs),
+    '<h2>Every published run</h2>',
     body,
     `<script>\n${pageAsset('table-sort.js')}</script>`,
     '</body>',

@@ -1,7 +1,7 @@
 /**
  * RESULTS.md: the published run folders (results/published/) as one Markdown page, in the spirit of
  * the seed's COLD-STARTS.md but with spreads and the machine: per run, framework × routes with ready
- * and first response (median and p25–p75), the cost per added route (the linear fit of scaling.md),
+ * and first response (median and p25–p75), the first response's cost per added route (from the medians),
  * the Lambda Init estimate and $ per million cold starts where the run has them, and instruction
  * counts for counted cells. Newest run first. Every figure comes from the run folder's own report
  * (loadRun), so `npm run report -- FOLDER` shows where each one comes from.
@@ -10,7 +10,7 @@ import { FROM_START_METRICS, quartiles, type CellSummary, type Stats } from '../
 import { cellCost } from '../analyse/cost.ts';
 import { BASIS_TEXT, headlineOf, type RankedCell, type RankingBasis } from '../analyse/headline.ts';
 import { tailsOf } from '../analyse/init-tails.ts';
-import { fitLinear, readyMark, scalingFits, seriesOf } from '../analyse/scaling.ts';
+import { fitLinear, readyMark, seriesOf } from '../analyse/scaling.ts';
 import { CURVE_METRICS, MARGINAL_AT } from '../analyse/curve.ts';
 import { cellKey } from '../core/cell.ts';
 import { growthCell, marginalText, modelText, reportCurves, SCALING_CSV } from './curve-md.ts';
@@ -92,15 +92,31 @@ function runHeader(run: PublishedContext, base: string): string[] {
   return lines;
 }
 
-/** The timed cells: a row per cell, with the series' cost per added route. */
+/**
+ * The cost of one more route on the first response, from the medians: (the median at the series' largest
+ * route count − the median at its smallest) ÷ (the difference of the route counts), with the two counts.
+ * Not the slope of ready: a handler that defers its routes (fastify lazy) is ready early and pays them at
+ * its first response, so ready's slope says almost nothing of what one more route costs it.
+ */
+function firstResponsePerRoute(series: { cells: readonly CellSummary[] }): string {
+  const points = series.cells
+    .filter((c) => c.ok > 0 && c.metrics.firstResponse && c.metrics.firstResponse.values.length > 0)
+    .map((c) => [c.cell.routes, c.metrics.firstResponse!.median] as const)
+    .sort((a, b) => a[0] - b[0]);
+  const first = points[0];
+  const last = points[points.length - 1];
+  if (!first || !last || last[0] === first[0]) return '–';
+  return `${((last[1] - first[1]) / (last[0] - first[0])).toFixed(4)} (${first[0]}→${last[0]})`;
+}
+
+/** The timed cells: a row per cell, with the series' first-response cost per added route (firstResponsePerRoute). */
 function timedTable(context: ReportContext): string[] {
   const { summaries } = context;
   if (summaries.length === 0) return [];
   const perRoute = new Map<string, string>();
-  for (const fit of scalingFits(summaries)) {
-    if (fit.metric !== 'listen' || !fit.fit) continue;
-    const text = `${fit.fit.perRouteMs.toFixed(4)}${fit.fit.slopeSignificant ? '' : ' (n.s.)'}`;
-    for (const cell of fit.series.cells) perRoute.set(cellKey(cell.cell), text);
+  for (const series of seriesOf(summaries)) {
+    const text = firstResponsePerRoute(series);
+    for (const cell of series.cells) perRoute.set(cellKey(cell.cell), text);
   }
   const lambda = summaries.some((s) => context.calibration.get(cellKey(s.cell))?.init);
   // startup and listen from the child's first statement (the seed's clock), in runs that have the mark
@@ -113,7 +129,7 @@ function timedTable(context: ReportContext): string[] {
     'ready ms',
     ...(fromStart ? FROM_START_METRICS.map((m) => `${m} from start ms`) : []),
     'first response ms',
-    'ms per route',
+    'first response ms per route (N→N)',
   ];
   if (lambda) header.push('Lambda Init estimate ms (interval; p95)', '$ per 1M cold starts (interval)');
   const rows = seriesOf(summaries).flatMap((series) =>
@@ -252,9 +268,10 @@ export function resultsMarkdown(runs: readonly PublishedContext[], base: string)
     'samples (samples.jsonl) and meta.json: `npm run report -- FOLDER` recomputes every figure here.',
     'Times are medians with the 25th–75th percentile in parentheses, in ms from spawn; "startup" is the',
     "app and its routes created (the seed's column; a handler under the managed runtime has no such mark);",
-    '"ready" is the server listening (a handler: the end of its INIT); "ms per route" is the slope of ready over the',
-    'route counts (n.s.: not significantly different from 0), a straight line; the cost of one more route as the curve it is,',
-    'on first response and on ready, is in each run\'s "Cost of one more route" table. "startup from start" and "listen from',
+    '"ready" is the server listening (a handler: the end of its INIT); "first response ms per route (N→N)" is, per series,',
+    '(the median first response at its largest route count − the median at its smallest) ÷ the difference of the two counts',
+    '(named in brackets), from the medians; the cost of one more route as the curve it is, on first response and on ready,',
+    'is in each run\'s "Cost of one more route" table. "startup from start" and "listen from',
     "start\" are the seed's clock: from the file's first statement, without the runtime's boot (runs whose samples have that",
     'mark). Instruction counts are deterministic: they do not depend on the load of the machine, wall times do.',
     '',

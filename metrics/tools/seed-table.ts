@@ -32,8 +32,10 @@ export const SEED_RUNS = {
   fastify4: 'results/published/2026-11-27-seed-fastify4',
   /** fastify and mion on node 20, 22 and 24 */
   nodeLines: 'results/published/2026-11-27-seed-node-lines',
-  /** fastify's router calls for N GET routes and their HEAD twins, on find-my-way 8 and 9, counted */
+  /** fastify's router calls for N GET routes and their HEAD twins, on find-my-way 8 and 9, counted once a size (superseded) */
   router: 'results/published/2026-11-27-seed-router-counts',
+  /** the same router calls counted 5 times at 1,000 to 5,000 routes in steps of 500 to 1,000 */
+  routerRamp: 'results/published/2026-12-04-seed-router-ramp',
   /** the seed's mion app: one handler object for every route, or one each */
   mionApps: 'results/published/2026-11-27-seed-mion-apps',
 } as const;
@@ -73,9 +75,14 @@ class RunSamples {
     return `${framework}|${routes}|${runtime}`;
   }
 
+  /** `pick` over a cell's samples (those that have it). */
+  values(framework: string, routes: number, pick: Pick, runtime = 'node'): number[] {
+    return (this.cells.get(RunSamples.key(framework, routes, runtime)) ?? []).map(pick).filter((v): v is number => v !== undefined);
+  }
+
   /** The median of `pick` over a cell's samples; undefined when the cell or the figure is absent. */
   median(framework: string, routes: number, pick: Pick, runtime = 'node'): number | undefined {
-    const values = (this.cells.get(RunSamples.key(framework, routes, runtime)) ?? []).map(pick).filter((v): v is number => v !== undefined);
+    const values = this.values(framework, routes, pick, runtime);
     return values.length ? median(values) : undefined;
   }
 }
@@ -288,25 +295,105 @@ function fastifyCounts(counts: RunSamples): string {
 /** The route counts every source of the growth table has: the seed's, the published run's and the fastify 4 run's. */
 const GROWTH_ROUTES = [10, 1000, 3000, 5000] as const;
 
-const ROUTER_ROUTES = [10, 1000, 3000, 5000] as const;
+const ROUTER_ROUTES = [1000, 2000, 3000, 3500, 4000, 4500, 5000] as const;
 
-/** find-my-way 8 against 9 under fastify's calls for N GET routes: instructions from the first statement to listen. */
+/**
+ * find-my-way 8 against 9 under fastify's calls for N GET routes: instructions from the first statement to
+ * listen (median of the counted samples, with how many and their spread), and per added route.
+ */
 function routerCounts(router: RunSamples): string {
   const at = (version: 4 | 5, n: number) => router.median(`f${version}-router-${n}`, 1, readyInstructions);
+  const counted = (version: 4 | 5, n: number) => router.values(`f${version}-router-${n}`, 1, readyInstructions);
+  const spread = (version: 4 | 5, n: number) => {
+    const values = counted(version, n);
+    return values.length ? `${((Math.max(...values) - Math.min(...values)) / 1e6).toFixed(1)} M` : '–';
+  };
   const added = (version: 4 | 5) => perRoute(ROUTER_ROUTES.map((n) => [n, at(version, n)]));
   const [added8, added9] = [added(4), added(5)];
   const perAdded = (text: string | undefined) => (text === undefined || text === '–' ? '–' : `${(Number(text) / 1e6).toFixed(2)} M`);
   const rows = ROUTER_ROUTES.map((n, i) => [
     String(n),
+    `${counted(4, n).length} / ${counted(5, n).length}`,
     millions(at(4, n)),
+    spread(4, n),
     millions(at(5, n)),
     ratio(at(4, n), at(5, n)),
+    i === 0 ? '–' : `${ROUTER_ROUTES[i - 1]}→${n}`,
     perAdded(added8[i - 1]),
     perAdded(added9[i - 1]),
   ]);
-  const headers = ['routes (GET + HEAD)', 'find-my-way 8', 'find-my-way 9', '8/9', 'per added route, 8', 'per added route, 9'];
+  const headers = [
+    'routes (GET + HEAD)',
+    'counted samples (8 / 9)',
+    'find-my-way 8',
+    'max − min, 8',
+    'find-my-way 9',
+    '8/9',
+    'step',
+    'per added route, 8',
+    'per added route, 9',
+  ];
   return markdownTable(headers, rows, right(headers.length));
 }
+
+const GAP_ROUTES = [10, 1000, 3000, 5000] as const;
+
+/**
+ * Where the seed's growth comes from: listen from the first statement at 10 to 5,000 routes, its growth
+ * (5,000 over 10) and its cost per added route below and above 3,000 routes, for the seed's table, the
+ * seed's own app on fastify 4 and 5 and coldstart's file on fastify 4 and 5 (CPU time: each run compares
+ * within itself); then the ratios of growth that split the gap between the seed's table and ours.
+ */
+function gap(table: RunSamples, apps: RunSamples, fastify4: RunSamples, lines: RunSamples): string {
+  const cpuFromStart: Pick = (s) => diff(s.cpu?.listen, s.cpu?.start);
+  const sources: [string, (n: number) => number | undefined][] = [
+    ["the seed's table, fastify 4 (wall)", (n) => SEED_TABLE.fastify[n]![1]],
+    ["the seed's app, fastify 4 (CPU, apps run)", (n) => apps.median(`f4-distinct-${n}`, 1, cpuFromStart)],
+    ["the seed's app, fastify 5 (CPU, apps run)", (n) => apps.median(`f5-distinct-${n}`, 1, cpuFromStart)],
+    ["coldstart's file, fastify 4 (CPU, fastify4 run)", (n) => fastify4.median('fastify', n, cpuFromStart)],
+    ["coldstart's file, fastify 5 (CPU, node-lines run)", (n) => lines.median('fastify', n, cpuFromStart)],
+    ["coldstart's file, fastify 5 (CPU, seed-table run)", (n) => table.median('fastify', n, cpuFromStart)],
+    ["coldstart's file, fastify 5 (wall, seed-table run)", (n) => table.median('fastify', n, fromStart('listen'))],
+  ];
+  const growthOf = (value: (n: number) => number | undefined) => {
+    const [low, high] = [value(10), value(5000)];
+    return low === undefined || high === undefined ? undefined : high / low;
+  };
+  const rows = sources.map(([name, value]) => {
+    const [, below, above] = perRoute(GAP_ROUTES.map((n) => [n, value(n)]));
+    const change =
+      below === undefined || above === undefined || below === '–' || above === '–' ? '–' : signedPercent(Number(above) / Number(below) - 1);
+    const growth = growthOf(value);
+    return [name, ...GAP_ROUTES.map((n) => ms(value(n))), growth === undefined ? '–' : growth.toFixed(1), below!, above!, change];
+  });
+  const growth = Object.fromEntries(sources.map(([name, value]) => [name, growthOf(value)]));
+  const split = [
+    [
+      "the seed's app on fastify 5 / coldstart's file on fastify 5 (node-lines run: loaded like the apps run)",
+      ratio(growth["the seed's app, fastify 5 (CPU, apps run)"], growth["coldstart's file, fastify 5 (CPU, node-lines run)"]),
+    ],
+    [
+      "the seed's app: fastify 4 / fastify 5 (apps run)",
+      ratio(growth["the seed's app, fastify 4 (CPU, apps run)"], growth["the seed's app, fastify 5 (CPU, apps run)"]),
+    ],
+    [
+      "the seed's table / coldstart's file on fastify 5 (seed-table run, wall)",
+      ratio(growth["the seed's table, fastify 4 (wall)"], growth["coldstart's file, fastify 5 (wall, seed-table run)"]),
+    ],
+  ];
+  const headers = [
+    'listen from the first statement, ms',
+    ...GAP_ROUTES.map(String),
+    '× (5000 / 10)',
+    'per added route, 1000→3000',
+    'per added route, 3000→5000',
+    'change',
+  ];
+  const splitTable = markdownTable(['ratio of growth × (5000 / 10)', ''], split, ['left', 'right']);
+  return `${markdownTable(headers, rows, right(headers.length))}\n\n${splitTable}`;
+}
+
+const signedPercent = (value: number) => `${value >= 0 ? '+' : '−'}${Math.round(Math.abs(value) * 100)} %`;
 
 /** Which phase grows: ms per added route between route counts, the seed's and ours, split at the startup mark. */
 function growth(table: RunSamples, fastify4: RunSamples): string {
@@ -430,7 +517,7 @@ export function seedTables(): Record<string, string> {
   const fastify4 = new RunSamples(SEED_RUNS.fastify4);
   const lines = new RunSamples(SEED_RUNS.nodeLines);
   const mion = new RunSamples(SEED_RUNS.mionApps);
-  const router = new RunSamples(SEED_RUNS.router);
+  const router = new RunSamples(SEED_RUNS.routerRamp);
   return {
     runs: runsTable(),
     table: seedBesideOurs(table),
@@ -439,6 +526,7 @@ export function seedTables(): Record<string, string> {
     versions: fastifyVersions(apps),
     counts: fastifyCounts(counts),
     router: routerCounts(router),
+    gap: gap(table, apps, fastify4, lines),
     growth: growth(table, fastify4),
     node: nodeLines(lines),
     mion: mionHandlers(mion, lines),

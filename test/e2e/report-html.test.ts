@@ -253,7 +253,7 @@ describe('report.html in chromium', { skip }, () => {
         for (const file of ['samples.jsonl', 'meta.json']) copyFileSync(path.join(fixture('golden-run'), file), path.join(dir, file));
         await writeReport(dir);
       }
-      const { file } = writeResultsIndex(results);
+      const { file } = await writeResultsIndex(results);
       opened = await open(browser!, file, false);
     });
 

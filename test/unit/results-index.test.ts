@@ -18,21 +18,24 @@ import { fixture, ROOT, tempDir } from '../support/in-process.ts';
 const GOLDEN_META = path.join(fixture('golden-run'), 'meta.json');
 
 describe('results/index.html', () => {
-  it('the committed page is what `npm run results:index` writes', () => {
+  it('the committed page is what `npm run results:index` writes', async () => {
     const committed = readFileSync(path.join(ROOT, 'results', 'index.html'), 'utf8');
-    assert.ok(committed === resultsIndexOf(path.join(ROOT, 'results')).html, 'results/index.html is stale: run `npm run results:index`');
+    assert.ok(
+      committed === (await resultsIndexOf(path.join(ROOT, 'results'))).html,
+      'results/index.html is stale: run `npm run results:index`',
+    );
   });
 
-  it('with nothing published: a page that says so', () => {
+  it('with nothing published: a page that says so', async () => {
     const dir = tempDir('coldstart-index-');
-    const { file, runs } = writeResultsIndex(dir);
+    const { file, runs } = await writeResultsIndex(dir);
     assert.equal(runs, 0);
     const html = readFileSync(file, 'utf8');
     assert.match(html, /No run is published yet/);
     assert.doesNotMatch(html, /<table/);
   });
 
-  it('lists the run folders by name, links their report and escapes folder names and meta.json', () => {
+  it('lists the run folders by name, links their report and escapes folder names and meta.json', async () => {
     const dir = tempDir('coldstart-index-');
     const published = path.join(dir, 'published');
     const hostile = '<b>x&y "q"';
@@ -46,7 +49,7 @@ describe('results/index.html', () => {
     meta.command = '</script><script>alert(1)</script>';
     meta.machine = { os: '<img src=x onerror=alert(1)>', cpu: 'cpu', cores: 2, memoryGB: 1 };
     writeFileSync(path.join(published, hostile, 'meta.json'), JSON.stringify(meta));
-    const { html, runs } = resultsIndexOf(dir);
+    const { html, runs } = await resultsIndexOf(dir);
     assert.equal(runs, 3);
     const rows = [...html.matchAll(/<tr><td>([^<]*)<\/td>/g)].map((m) => m[1]);
     assert.deepEqual(rows, ['2026-11-25-lambda', '2026-11-26-server', '&lt;b&gt;x&amp;y &quot;q&quot;']);
@@ -58,13 +61,13 @@ describe('results/index.html', () => {
     assert.doesNotMatch(html, /<b>|<img|<script>alert|\.hidden|notes\.txt/);
     assert.match(html, /<td><\/td>|<td>–<\/td><td>–<\/td>/, 'a folder without meta.json still listed');
     assert.equal(html.match(/<script\b/g)?.length, 1, 'table sorting only');
-    assert.ok(html === resultsIndexOf(dir).html, 'the same folders give the same bytes');
+    assert.ok(html === (await resultsIndexOf(dir)).html, 'the same folders give the same bytes');
   });
 
-  it('a folder that is neither a results folder nor empty is refused, and nothing is written into it', () => {
+  it('a folder that is neither a results folder nor empty is refused, and nothing is written into it', async () => {
     const dir = tempDir('coldstart-index-');
     writeFileSync(path.join(dir, 'index.html'), 'the project page');
-    assert.throws(
+    await assert.rejects(
       () => writeResultsIndex(dir),
       (error) => error instanceof UsageError && /is not a results folder \(no published\/ in it/.test(error.message),
     );
@@ -72,8 +75,8 @@ describe('results/index.html', () => {
     assert.throws(() => readFileSync(path.join(dir, 'RESULTS.md')), /ENOENT/);
   });
 
-  it("each run's headline figures from its samples, on CPU time, and which run to quote for which question", () => {
-    const html = resultsIndexOf(path.join(ROOT, 'results')).html;
+  it("each run's headline figures from its samples, on CPU time, and which run to quote for which question", async () => {
+    const html = (await resultsIndexOf(path.join(ROOT, 'results'))).html;
     // the seed's table run: its ranking at 5,000 routes and its floor, recomputed here from its samples
     const run = loadRun(path.join(ROOT, 'results', 'published', '2026-11-27-seed-table'));
     const cpu = (framework: string, routes: number) =>
@@ -104,15 +107,15 @@ describe('results/index.html', () => {
     });
   });
 
-  it('a corrupt meta.json is a UsageError naming it; a missing folder too', () => {
+  it('a corrupt meta.json is a UsageError naming it; a missing folder too', async () => {
     const dir = tempDir('coldstart-index-');
     mkdirSync(path.join(dir, 'published', 'broken'), { recursive: true });
     writeFileSync(path.join(dir, 'published', 'broken', 'meta.json'), '{not json');
-    assert.throws(
+    await assert.rejects(
       () => resultsIndexOf(dir),
       (error) => error instanceof UsageError && /broken\/meta\.json is not valid JSON/.test(error.message),
     );
-    assert.throws(
+    await assert.rejects(
       () => resultsIndexOf(path.join(dir, 'nowhere')),
       (error) => error instanceof UsageError && /is not a folder/.test(error.message),
     );

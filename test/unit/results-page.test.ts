@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { resultsPageOf, RESULTS_PAGE } from '../../metrics/pipeline/results-page.ts';
 import { fixture, ROOT, tempDir } from '../support/in-process.ts';
 import { cell, samplesOf, spread, writeRun } from '../support/synthetic.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 
 const GOLDEN = fixture('golden-run');
 /** a published Lambda run: every framework at 1 to 5,000 routes, nodejs24.x at 1024 MB */
@@ -46,7 +47,8 @@ describe('results/RESULTS.md', () => {
     assert.match(page, /- \*\*Machine:\*\* .+ cores, .+ GB, .+, node v\d+\.\d+\.\d+; /);
     // samples with a start mark: startup and listen from the file's first statement beside the spawn-based figures
     const header =
-      '| series | routes | ok | startup ms | ready ms | startup from start ms | listen from start ms | first response ms | ms per route |';
+      '| series | routes | ok | startup ms | ready ms | startup from start ms | listen from start ms | first response ms | ' +
+      'first response ms per route (N→N) |';
     assert.ok(page.includes(header), page);
     // every row of a table has the header's columns; the synthetic series: 5 samples, its spread shown
     for (const line of page.split('\n').filter((l) => /^\| fastify \| \d/.test(l))) assert.equal(line.split(' | ').length, 9, line);
@@ -82,7 +84,8 @@ describe('results/RESULTS.md', () => {
       page,
     );
     assert.match(page, /k = \d\.\d+, fitted on \d+ public functions; leave-one-out error [−+]?\d+\.\d to [−+]?\d+\.\d %/);
-    assert.ok(page.includes('| ms per route | Lambda Init estimate ms (interval; p95) | $ per 1M cold starts (interval) |'), page);
+    const columns = '| first response ms per route (N→N) | Lambda Init estimate ms (interval; p95) | $ per 1M cold starts (interval) |';
+    assert.ok(page.includes(columns), page);
     const row = page.split('\n').find((l) => l.startsWith('| node-http | 1 |'));
     assert.ok(row, page);
     // the estimate inside its interval, its p95 above it, and a price inside its own interval
@@ -102,6 +105,44 @@ describe('results/RESULTS.md', () => {
     // a failed cell (restify does not load on nodejs24.x) shows no estimate
     const failed = page.split('\n').find((l) => l.startsWith('| restify | 1 | 0/5 |'));
     assert.ok(failed?.endsWith('| – | – |'), failed);
+  });
+
+  it("the cost per route is the first response's, from the medians at the series' ends (recomputed from samples.jsonl)", () => {
+    // 2026-11-27-lambda-init-cpu: fastify lazy is ready early at every N and pays its routes at the first response
+    const run = path.join(ROOT, 'results', 'published', '2026-11-27-lambda-init-cpu');
+    const dir = tempDir('coldstart-page-');
+    const folder = path.join(dir, 'published', 'lambda-init');
+    mkdirSync(folder, { recursive: true });
+    for (const file of ['samples.jsonl', 'meta.json']) copyFileSync(path.join(run, file), path.join(folder, file));
+    const page = resultsPageOf(dir);
+    assert.ok(page.includes('| first response ms | first response ms per route (N→N) |'), page);
+    // the medians, by hand from the raw samples: series (framework, init) → routes → firstResponse values
+    const byCell = new Map<string, Map<number, number[]>>();
+    for (const s of readSamples(path.join(run, 'samples.jsonl'))) {
+      const first = s.marks?.firstResponse;
+      if (s.phase !== 'sample' || !s.ok || first === undefined || s.cell.framework === 'reference') continue;
+      const series = `${s.cell.framework} \\[init=${s.cell.init}\\]`;
+      const cells = byCell.get(series) ?? new Map<number, number[]>();
+      cells.set(s.cell.routes, [...(cells.get(s.cell.routes) ?? []), first]);
+      byCell.set(series, cells);
+    }
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const mid = sorted.length >> 1;
+      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
+    assert.equal(byCell.size, 4);
+    for (const [series, cells] of byCell) {
+      const routes = [...cells.keys()].sort((a, b) => a - b);
+      const [low, high] = [routes[0]!, routes[routes.length - 1]!];
+      const perRoute = ((median(cells.get(high)!) - median(cells.get(low)!)) / (high - low)).toFixed(4);
+      const rows = page.split('\n').filter((l) => l.startsWith(`| ${series} |`) && /^\| [^|]+ \| \d+ \| \d+\/\d+ \|/.test(l));
+      assert.equal(rows.length, routes.length, series);
+      for (const row of rows) assert.equal(row.split(' | ')[6], `${perRoute} (${low}→${high})`, row);
+    }
+    // fastify lazy: its first response grows about a ms a route, where ready's slope said 0.0444
+    const lazy = page.split('\n').find((l) => l.startsWith('| fastify \\[init=lazy\\] | 5000 |'))!;
+    assert.ok(Number(lazy.split(' | ')[6]!.split(' ')[0]) > 0.9, lazy);
   });
 
   it('says what each figure rests on, and ranks each run on CPU time with wall time beside it', () => {

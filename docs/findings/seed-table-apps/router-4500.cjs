@@ -1,0 +1,1 @@
+require('./seed-router.cjs')(4500);
