@@ -6,7 +6,7 @@
  * A memory size of 0 or 1e308, or a runtime holding escape bytes, was read as it was.
  */
 import { z } from 'zod';
-import { MAX_MEMORY_MB, MIN_MEMORY_MB } from '../core/lambda-platform.ts';
+import { ARCHITECTURES, MAX_MEMORY_MB, MIN_MEMORY_MB } from '../core/lambda-platform.ts';
 
 const figure = z.number('a number expected').refine((n) => Number.isFinite(n) && n >= 0, 'a finite number from 0 up expected');
 const spread = z.looseObject(
@@ -27,7 +27,7 @@ export const referenceTableSchema = z.looseObject(
         z.looseObject(
           {
             runtime: z.string('a text expected').regex(/^nodejs\d{1,3}\.x$/, 'a Node.js runtime line (nodejs22.x) expected'),
-            architecture: z.enum(['x86_64', 'arm64'], 'x86_64 or arm64 expected'),
+            architecture: z.enum(ARCHITECTURES, `${ARCHITECTURES.join(' or ')} expected`),
             memoryMB: z
               .number('a number expected')
               .refine(
