@@ -253,9 +253,9 @@ describe('measure --levers on a Lambda handler with zod and qs', () => {
     const rows = table.slice(2);
     assert.equal(rows.filter((r) => r.includes('**fastest**')).length, 1, 'one fastest');
     assert.equal(rows.filter((r) => r.includes('**cheapest**')).length, 1, 'one cheapest');
-    // a ranked row shows Init measured here → the estimate on Lambda
+    // a ranked row shows Init measured here → the estimate on Lambda, then its interval or why it has none
     assert.ok(
-      rows.some((r) => /\| [\d.]+ → [\d.]+ \|/.test(r)),
+      rows.some((r) => /\| [\d.]+ → [\d.]+(?: \([^|]*\)| beyond evidence: [^|]*)? \|/.test(r)),
       rows.join('\n'),
     );
     const snapshot = rows.filter((r) => r.slice(2).split(' | ')[0]!.split(' · ').includes('snapshot'));
