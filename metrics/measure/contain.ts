@@ -101,7 +101,8 @@ function namespaces(helper: string | undefined): { helper: boolean; unshare: boo
   const unshare = onPath('unshare');
   probed = {
     helper: helper !== undefined && works(helper, ['--probe-pid-ns']),
-    unshare: unshare !== undefined && works(unshare, [...UNSHARE_ARGS, process.execPath, '-e', '']),
+    // only where there is no helper: the probe starts a node
+    unshare: helper === undefined && unshare !== undefined && works(unshare, [...UNSHARE_ARGS, process.execPath, '-e', '']),
   };
   return probed;
 }
