@@ -9,14 +9,18 @@
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { CLOSED_OUTPUT_EVENT } from '../core/interrupts.ts';
+import { killBelow } from './process-tree.ts';
 
 const live = new Set<ChildProcess>();
 /** children started under the containment helper (contain.ts): SIGUSR1 asks it to kill its whole tree */
 const contained = new WeakSet<ChildProcess>();
+/** children that are their PID namespace's init (util-linux unshare, no helper): SIGTERM does not stop them */
+const selfInit = new WeakSet<ChildProcess>();
 
-export function track(child: ChildProcess, underHelper = false): void {
+export function track(child: ChildProcess, how: { contained?: boolean; selfInit?: boolean } = {}): void {
   live.add(child);
-  if (underHelper) contained.add(child);
+  if (how.contained) contained.add(child);
+  if (how.selfInit) selfInit.add(child);
   child.once('close', () => live.delete(child));
 }
 
@@ -29,6 +33,8 @@ function killTree(child: ChildProcess): void {
   if (contained.has(child) && !exited(child) && child.pid !== undefined) {
     try {
       process.kill(child.pid, 'SIGUSR1');
+      // a helper the app stopped would never act on it
+      process.kill(child.pid, 'SIGCONT');
       return;
     } catch {
       // gone: the group below
@@ -91,12 +97,16 @@ const PIPES_AFTER_EXIT_MS = 250;
  */
 export async function stopGroup(child: ChildProcess, graceMs = 2000, sweep?: () => void): Promise<void> {
   if (!exited(child)) {
-    signalGroup(child, 'SIGTERM');
-    if (!(await waitExit(child, graceMs))) {
+    // a namespace's init ignores SIGTERM: waiting for it would only cost the grace
+    if (!selfInit.has(child)) signalGroup(child, 'SIGTERM');
+    if (selfInit.has(child) || !(await waitExit(child, graceMs))) {
       killTree(child);
       await waitExit(child, graceMs);
     }
   }
+  // a helper the app stopped (SIGSTOP) never sweeps: the runner kills its tree, then the helper, before
+  // the group SIGKILL below would hand the tree to init
+  if (contained.has(child) && !exited(child) && child.pid !== undefined) killBelow(child.pid);
   signalGroup(child, 'SIGKILL');
   sweep?.();
   await waitExit(child, graceMs);

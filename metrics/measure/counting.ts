@@ -151,6 +151,9 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
   let pid: () => number | undefined = () => undefined;
   let initCut: string | undefined;
   return {
+    // valgrind names its vgdb pipes and dumps with the pid it sees: in a PID namespace of its own that
+    // would not be the pid vgdb is given
+    hostPid: true,
     wrap: (launch) => ({
       ...launch,
       command: options.tools.valgrind,

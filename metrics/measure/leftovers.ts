@@ -7,9 +7,10 @@
 import { readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sweepStaleCgroups } from './limits/detect.ts';
+import { sweepStale, sweepStaleCgroups } from './limits/detect.ts';
 import { killOrphans } from './marked.ts';
 import { ownerAlive, ownerTag, parseOwnerTag } from './owner.ts';
+import { sweepCgroupParent } from './sweep-cgroup.ts';
 
 const SCRATCH_PREFIX = 'coldstart-run-';
 const SCRATCH = /^coldstart-run-(\d+(?:\.\d+)?)-[A-Za-z0-9]{6}$/;
@@ -44,7 +45,8 @@ function sweepScratch(): string[] {
 export function cleanLeftovers(say: (line: string) => void): void {
   const processes = killOrphans();
   if (processes.length > 0) say(`stopped ${processes.length} process(es) a killed run left running (pid ${processes.join(', ')})`);
-  const cgroups = sweepStaleCgroups();
+  const sweepParent = sweepCgroupParent();
+  const cgroups = [...sweepStaleCgroups(), ...(sweepParent ? sweepStale(sweepParent) : [])];
   if (cgroups.length > 0) say(`removed ${cgroups.length} sample cgroup(s) a killed run left: ${cgroups.join(', ')}`);
   const scratch = sweepScratch();
   if (scratch.length > 0) say(`removed ${scratch.length} scratch folder(s) a killed run left in ${os.tmpdir()}: ${scratch.join(', ')}`);

@@ -112,7 +112,15 @@ export function loadedModules(
     const errFd = openSync(stderr, 'w');
     let child;
     try {
-      child = spawnSync(launch.command, launch.args, { cwd, env: launch.env, timeout: LIST_LIMIT_MS, stdio: ['ignore', 'ignore', errFd] });
+      // at the time limit: the helper ignores SIGTERM (SIGUSR1 kills its tree), a namespace's init too
+      const killSignal = launch.contained ? 'SIGUSR1' : 'SIGKILL';
+      child = spawnSync(launch.command, launch.args, {
+        cwd,
+        env: launch.env,
+        timeout: LIST_LIMIT_MS,
+        killSignal,
+        stdio: ['ignore', 'ignore', errFd],
+      });
     } finally {
       closeSync(errFd);
     }

@@ -4,6 +4,7 @@
  * becomes a failed sample with a one-line reason; nothing here throws for a bad child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PROTOCOL_PREFIX } from '../../generators/probe.ts';
 import type { Contract } from '../../generators/types.ts';
@@ -13,7 +14,9 @@ import type { SampleRecord } from '../core/samples.ts';
 import type { Launch } from '../plan/launch.ts';
 import { stopGroup, track } from './children.ts';
 import { killMarked, nextSampleMark, OWNER_ENV } from './marked.ts';
-import { containedPid, withContainment } from './contain.ts';
+import { containedPid, containment, withContainment } from './contain.ts';
+import { makeSweepCgroup } from './sweep-cgroup.ts';
+import { warmCgroupMoves } from './limits/cgroupfs.ts';
 import { SampleFailure, type SampleIO, type Target } from './targets/target.ts';
 import { serverTarget } from './targets/server.ts';
 import { oneLine, telling } from './text.ts';
@@ -225,6 +228,8 @@ export interface SampleHooks {
   env?: Record<string, string>;
   /** wraps the launch (e.g. to start the child inside a cgroup) */
   wrap?: (launch: Launch) => Launch;
+  /** the command keeps the pid the runner sees (no PID namespace of its own: valgrind's vgdb finds it by that pid) */
+  hostPid?: boolean;
   /** called right after the spawn with how to find the command's pid (a contained command forks from its helper a moment later) */
   spawned?: (pid: () => number | undefined) => void;
   /** called when the target says INIT is over, before the first request */
@@ -246,16 +251,20 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   const base = { ...request.launch, env: { ...request.launch.env, ...targetSample.env, ...hooks.env, [OWNER_ENV]: mark } };
   // nothing the child starts outlives the sample, and the child dies with the runner, even a runner
   // killed with SIGKILL (contain.ts; without the helper, setpriv's parent-death signal and the mark)
-  const launch = withContainment(hooks.wrap ? hooks.wrap(base) : base);
+  const hostPid = hooks.hostPid ?? false;
+  // the helper without a namespace can be killed by the app: a cgroup of the sample's own catches its orphans
+  const cgroup = containment(hostPid) === 'helper' ? makeSweepCgroup() : undefined;
+  const launch = withContainment(hooks.wrap ? hooks.wrap(base) : base, { hostPid, ...(cgroup ? { cgroupProcs: cgroup.procs } : {}) });
+  if (cgroup) warmCgroupMoves(path.join(path.dirname(path.dirname(cgroup.procs)), 'cgroup.procs'));
   // the clock starts after the wrap: a limits wrapper prepares the kernel first, outside the sample
   const spawnAt = performance.now();
   const deadline = spawnAt + request.timeoutMs;
   const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  track(child, launch.contained);
+  track(child, launch);
   request.onSpawn?.(spawnAt);
-  // under the helper, the command is the helper's child
-  let commandPid = launch.contained ? undefined : child.pid;
-  const pidOfCommand = () => (commandPid ??= child.pid === undefined ? undefined : containedPid(child.pid));
+  // under the helper, the command is the helper's child (in a PID namespace, its init's child)
+  let commandPid = launch.depth > 0 ? undefined : child.pid;
+  const pidOfCommand = () => (commandPid ??= child.pid === undefined ? undefined : containedPid(child.pid, launch.depth));
   hooks.spawned?.(pidOfCommand);
   // how the child ended by itself (a crash, or the kernel's OOM kill), before the runner stopped it
   let stopping = false;
@@ -292,6 +301,8 @@ export async function runSample(request: SampleRequest, hooks: SampleHooks = {})
   } finally {
     stopping = true;
     await stopGroup(child, undefined, () => killMarked(mark));
+    // left to the next run's leftovers when it cannot be removed now
+    await cgroup?.remove().catch(() => undefined);
     await targetSample.close();
     record.durationMs = performance.now() - spawnAt;
     await hooks.after?.(record, ended);

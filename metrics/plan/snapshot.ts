@@ -169,6 +169,8 @@ export type LaunchWrap = (launch: { command: string; args: string[]; env: NodeJS
   command: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
+  /** started under the containment helper, which ignores SIGTERM (SIGUSR1 kills its tree) */
+  contained?: boolean;
 };
 
 /**
@@ -180,16 +182,24 @@ export type LaunchWrap = (launch: { command: string; args: string[]; env: NodeJS
 export function wrappedBuilder(wrap: LaunchWrap): SnapshotBuilder {
   return (command, args, env, cwd) => {
     const launch = wrap({ command, args, env });
-    return runBuilder(launch.command, launch.args, launch.env ?? env, cwd);
+    // at the time limit: SIGTERM would be ignored by the helper (and by a namespace's init), and spawnSync would wait on
+    return runBuilder(launch.command, launch.args, launch.env ?? env, cwd, launch.contained ? 'SIGUSR1' : 'SIGKILL');
   };
 }
 
-function runBuilder(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): BuilderResult {
+function runBuilder(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  killSignal: NodeJS.Signals = 'SIGTERM',
+): BuilderResult {
   const run = spawnSync(command, args, {
     env,
     cwd,
     encoding: 'utf8',
     timeout: BUILD_TIMEOUT_MS,
+    killSignal,
     maxBuffer: MAX_OUTPUT_BYTES,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

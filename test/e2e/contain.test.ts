@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { containedPid, containPath } from '../../metrics/measure/contain.ts';
+import { killBelow } from '../../metrics/measure/process-tree.ts';
 import { findCountTools } from '../../metrics/measure/counting.ts';
 import { loadedModules } from '../../metrics/measure/loaded-modules.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
@@ -137,6 +138,52 @@ describe('the containment helper itself', { skip }, () => {
     process.kill(child.pid!, 'SIGUSR1');
     assert.equal(await ended, 'SIGKILL', 'it ends as its command did (SIGKILLed)');
     assert.deepEqual(processesWith(`${marker}-daemon`), [], 'the daemon is gone');
+  });
+});
+
+describe("the helper in a PID namespace, and the runner's sweep of a stopped helper", { skip }, () => {
+  const namespaces = spawnSync(helper ?? 'false', ['--probe-pid-ns']).status === 0;
+  const noNamespace = namespaces ? false : 'no PID namespace here (not root, no user namespaces)';
+
+  it('--pid-ns: the command is pid 2 under its own init, and the helper ends as it ended', { skip: noNamespace }, () => {
+    const seen = spawnSync(helper!, ['--pid-ns', 'sh', '-c', 'echo $$ $PPID; exit 7'], { encoding: 'utf8' });
+    assert.equal(seen.status, 7);
+    assert.equal(seen.stdout.trim(), '2 1');
+    assert.equal(spawnSync(helper!, ['--pid-ns', 'sh', '-c', 'kill -SEGV $$']).signal, 'SIGSEGV');
+    assert.equal(spawnSync(helper!, ['--pid-ns', 'coldstart-no-such-command']).status, 127);
+  });
+
+  it('--pid-ns: init ignores the SIGKILL and SIGSTOP of the app, and its end kills the daemon', { skip: noNamespace }, async () => {
+    const marker = `coldstart-contain-init-${process.pid}`;
+    const script = `setsid -f env -i "$0" -e "setInterval(() => {}, 1000)" ${marker}-daemon; kill -KILL $PPID; kill -STOP 1; echo alive`;
+    const run = spawnSync(helper!, ['--pid-ns', 'sh', '-c', script, process.execPath], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'alive');
+    assert.ok(await waitFor(() => processesWith(`${marker}-daemon`).length === 0, 2000), 'the daemon died with the namespace');
+  });
+
+  it('a helper the app stopped: killBelow kills its whole tree, then the helper', async () => {
+    const marker = `coldstart-contain-stopped-${process.pid}`;
+    const script = `setsid -f env -i "$0" -e "setInterval(() => {}, 1000)" ${marker}-daemon; kill -STOP $PPID; exec sleep 1000`;
+    const child = spawn(helper!, ['sh', '-c', script, process.execPath], { detached: true, stdio: 'ignore' });
+    const ended = new Promise((resolve) => child.once('exit', resolve));
+    const state = () => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    let command: number | undefined;
+    try {
+      const started = () => {
+        command = containedPid(child.pid!);
+        // the daemon itself (the helper's and the shell's command lines name it too)
+        const daemons = processesWith(`${marker}-daemon`).filter((pid) => cmdline(pid).startsWith(`${process.execPath}\0-e`));
+        return state() === 'T' && daemons.length === 1 && cmdline(command ?? 0).startsWith('sleep');
+      };
+      assert.ok(await waitFor(started, 30_000), 'the helper is stopped, its command and the daemon below it');
+    } finally {
+      // whatever the assertion said: nothing of this tree stays (a stopped helper would keep the file running)
+      killBelow(child.pid!);
+    }
+    await ended;
+    assert.ok(await waitFor(() => processesWith(marker).length === 0, 2000), `left alive: ${processesWith(marker).join(', ')}`);
+    assert.ok(await waitFor(() => !cmdline(command!).startsWith('sleep'), 2000), 'the command is gone');
   });
 });
 
