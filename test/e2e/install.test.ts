@@ -307,10 +307,10 @@ describe('installed into a project: npm pack, npm install -D, npx coldstart from
     for (const [name, range] of Object.entries(AWS_SDK_PACKAGES)) assert.ok(without.stderr.includes(`'${name}@${range}'`), name);
     assert.ok(!existsSync(path.join(app, 'real')), 'nothing written');
     // but a dry run creates nothing and needs no SDK: its plan and cost
-    mkdirSync(path.join(app, 'dry-pkg'));
-    writeFileSync(path.join(app, 'dry-pkg', 'index.js'), 'exports.handler = async () => ({ statusCode: 200 });\n');
+    // the bundle beside the package folder: a folder holding a file of the user's is not coldstart's to write
+    writeFileSync(path.join(app, 'dry-bundle.js'), 'exports.handler = async () => ({ statusCode: 200 });\n');
     const cell = { framework: 'hono', variant: 'validated' as const, routes: 1 };
-    writeLambdaPackage(path.join(app, 'dry-pkg'), [{ cell, bundle: path.join(app, 'dry-pkg', 'index.js') }], { runtime: 'nodejs22.x' });
+    writeLambdaPackage(path.join(app, 'dry-pkg'), [{ cell, bundle: path.join(app, 'dry-bundle.js') }], { runtime: 'nodejs22.x' });
     const dry = npx(['lambda:run', 'dry-pkg', '--region', 'eu-west-1', '--create-role', '--out', 'dry', '--dry-run']);
     assert.equal(dry.status, 0, said(dry));
     assert.match(dry.stdout, /^estimated cost: \$/m);
