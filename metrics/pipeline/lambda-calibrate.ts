@@ -170,22 +170,32 @@ function kPoints(matched: readonly Matched[]): KPoint[] {
   });
 }
 
+/**
+ * The errors, in % to a tenth, of one function's points predicted by k and its group's offset fitted on the other
+ * functions; undefined when the others cannot be fitted.
+ */
+function heldOutErrors(points: readonly KPoint[], held: string): number[] | undefined {
+  let fit: ReturnType<typeof fitPoints>;
+  try {
+    fit = fitPoints(points.filter((p) => p.function !== held));
+  } catch {
+    return undefined;
+  }
+  const errors: number[] = [];
+  for (const p of points.filter((q) => q.function === held)) {
+    const offset = fit.offsets.get(p.group);
+    if (offset === undefined) continue;
+    const predicted = p.estimateMs - p.shippedK * p.x + offset + fit.coefficient * p.x;
+    errors.push(Math.round(((predicted - p.realMs) / p.realMs) * 1000) / 10);
+  }
+  return errors;
+}
+
 /** Leave-one-out of k: every point of one function predicted by k and its group's offset fitted on the other functions. */
 function kLeaveOneOut(points: readonly KPoint[]): Record<string, [number, number]> {
   const ranges: Record<string, [number, number]> = {};
   for (const held of new Set(points.map((p) => p.function))) {
-    const rest = points.filter((p) => p.function !== held);
-    let fit: ReturnType<typeof fitPoints>;
-    try {
-      fit = fitPoints(rest);
-    } catch {
-      continue;
-    }
-    for (const p of points.filter((q) => q.function === held)) {
-      const offset = fit.offsets.get(p.group);
-      if (offset === undefined) continue;
-      const predicted = p.estimateMs - p.shippedK * p.x + offset + fit.coefficient * p.x;
-      const e = Math.round(((predicted - p.realMs) / p.realMs) * 1000) / 10;
+    for (const e of heldOutErrors(points, held) ?? []) {
       const [low, high] = ranges[held] ?? [e, e];
       ranges[held] = [Math.min(low, e), Math.max(high, e)];
     }
@@ -202,19 +212,9 @@ function kCoverage(points: readonly KPoint[]): { n: number; within: number } | u
   let n = 0;
   let within = 0;
   for (const held of new Set(points.map((p) => p.function))) {
-    const rest = points.filter((p) => p.function !== held);
-    const range = errorRange(kLeaveOneOut(rest));
-    let fit: ReturnType<typeof fitPoints>;
-    try {
-      fit = fitPoints(rest);
-    } catch {
-      continue;
-    }
-    for (const p of points.filter((q) => q.function === held)) {
-      const offset = fit.offsets.get(p.group);
-      if (offset === undefined || !range) continue;
-      const predicted = p.estimateMs - p.shippedK * p.x + offset + fit.coefficient * p.x;
-      const e = Math.round(((predicted - p.realMs) / p.realMs) * 1000) / 10;
+    const range = errorRange(kLeaveOneOut(points.filter((p) => p.function !== held)));
+    if (!range) continue;
+    for (const e of heldOutErrors(points, held) ?? []) {
       n += 1;
       if (e >= range[0] && e <= range[1]) within += 1;
     }
