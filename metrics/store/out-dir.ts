@@ -98,6 +98,21 @@ export interface FolderKind {
 /** A name the tool itself leaves in a folder it is about to use (its lock, its probe file, a temporary): not the user's. */
 const TOOL_LEFTOVER = /^\.coldstart[.-]/;
 
+/** What a marker that is there but not a regular file is, for the refusal (a link is never followed to find out). */
+function notAFile(file: string): string | undefined {
+  let stat;
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  if (stat.isFile()) return undefined;
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isFIFO() || stat.isSocket()) return 'a pipe or socket';
+  return 'a device';
+}
+
 function isRegularFile(file: string): boolean {
   try {
     return lstatSync(file).isFile();
@@ -125,11 +140,15 @@ export function checkOwnFolder(dir: string, kind: FolderKind, option = '--out'):
     if (isRegularFile(marker) && (kind.isMarker?.(marker) ?? true)) return;
   }
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');
-  throw new UsageError(
-    `${option} ${dir} is not empty (${shown}) and not ${kind.what}` +
-      (kind.markers.length ? ` (no ${kind.markers.join(' or ')} of coldstart's): ` : ': ') +
-      "its files are not coldstart's to write; choose a new or empty folder",
-  );
+  // a marker that is there but not a file (a FIFO, a link to /dev/zero) is named as what it is
+  const odd = kind.markers.map((name) => [name, notAFile(path.join(dir, name))] as const).find(([, what]) => what);
+  const why = odd
+    ? ` (its ${odd[0]} is ${odd[1]}, not a file coldstart wrote): `
+    : kind.markers.length
+      ? ` (no ${kind.markers.join(' or ')} of coldstart's): `
+      : ': ';
+  const refusal = `${option} ${dir} is not empty (${shown}) and not ${kind.what}${why}`;
+  throw new UsageError(`${refusal}its files are not coldstart's to write; choose a new or empty folder`);
 }
 
 /**

@@ -76,13 +76,18 @@ describe("bisect's folder: --out and its bisect.json checked by kind", { timeout
     const stateZero = path.join(dir, 'state-zero');
     mkdirSync(stateZero);
     symlinkSync('/dev/zero', path.join(stateZero, 'bisect.json'));
+    const NOT_OURS = "not a file coldstart wrote): its files are not coldstart's to write; choose a new or empty folder";
     const cases: [string, string][] = [
       [file, `--out: ${file} is not a folder (${file} is a file)`],
       [fifo, `--out: ${fifo} is not a folder (${fifo} is a file)`],
       ['/dev/null', '--out: /dev/null is not a folder (/dev/null is a file)'],
       ['/proc/self/x', '--out: /proc/self/x is on proc, a kernel filesystem that holds no files: choose another folder'],
-      [stateFifo, `${stateFifo}/bisect.json is a pipe or socket: a bisect's state must be a file`],
-      [stateZero, `${stateZero}/bisect.json is too large: a bisect's state is at most 16 MB`],
+      // a folder whose bisect.json is not a file is not a bisect's: refused before its state is opened
+      [
+        stateFifo,
+        `--out ${stateFifo} is not empty (bisect.json) and not a bisect folder (its bisect.json is a pipe or socket, ${NOT_OURS}`,
+      ],
+      [stateZero, `--out ${stateZero} is not empty (bisect.json) and not a bisect folder (its bisect.json is a symbolic link, ${NOT_OURS}`],
     ];
     const args = ['bisect', '--package', 'fastify', '--range', '4.0.0..4.1.0', '--from', from, '-f', 'fastify', '--out'];
     const results = await runClis(
