@@ -13,11 +13,16 @@ import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { median, quantile } from 'simple-statistics';
 import { fitLinear } from '../../metrics/analyse/scaling.ts';
+import { looCoverage, shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
+import { resultsMarkdown } from '../../metrics/report/results-md.ts';
 import { dollars } from '../../metrics/core/format.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
 import { ROOT } from '../support/in-process.ts';
 
 const FINDINGS = path.join(ROOT, 'docs', 'findings');
+/** A bracketed interval: "(1905–3182)", "(0.802 to 1.267)". */
+const BRACKETED_INTERVAL = /\(\s*-?[\d,.]+\s*(?:–|-|to)\s*-?[\d,.]+\s*\)/;
+const BEYOND = 'estimate_beyond_evidence_x86_64';
 const PUBLISHED_LINK = /results\/published\/([\w.-]+)/g;
 
 type Row = Record<string, string>;
@@ -225,5 +230,169 @@ describe('the findings against their run folders', () => {
       [hono?.[1], hono?.[2]],
       [whole(num(row, 'lambda_init_duration_median_ms')), whole(num(row, 'estimate_init_duration_ms_x86_64'))],
     );
+  });
+  it('the Lambda Init split: Init here, the split, the estimate (interval only inside the evidence), $, from 2026-11-27-lambda', () => {
+    const text = findingText('2026-11-27-lambda-init-split.md');
+    const [table] = tablesOf(text, '| framework | routes | init | Init here |');
+    assert.equal(table!.run, '2026-11-27-lambda');
+    const rowAt = (framework: string, routes: number, init: string) => {
+      const rows = summaryCsv(table!.run).filter((r) => r.framework === framework && Number(r.routes) === routes && r.init === init);
+      assert.equal(rows.length, 1, `${table!.run}: one cell of ${framework}@${routes} init=${init}`);
+      return rows[0]!;
+    };
+    const init = table!.header.indexOf('init');
+    const wrong: string[] = [];
+    for (const cells of table!.rows) {
+      const [framework, routes] = [cells[0]!, Number(cells[1])];
+      const row = rowAt(framework, routes, cells[init]!);
+      const estimate = whole(num(row, 'estimate_init_duration_ms_x86_64'));
+      const beyond = row[BEYOND] ?? '';
+      const expected: Record<string, string> = {
+        'Init here': whole(num(row, 'lambda_init_duration_median_ms')),
+        loading: whole(num(row, 'lambda_init_loading_median_ms')),
+        running: whole(num(row, 'lambda_init_running_median_ms')),
+        'split estimate': beyond
+          ? estimate
+          : `${estimate} (${whole(num(row, 'estimate_init_duration_low_ms_x86_64'))}–` +
+            `${whole(num(row, 'estimate_init_duration_high_ms_x86_64'))})`,
+        'beyond evidence': beyond ? beyond.replace(/^beyond evidence: /, '') : `inside: ${row.estimate_interval_coverage_x86_64}`,
+        '$/M x86_64': dollars(num(row, 'estimate_cost_per_million_usd_x86_64')),
+      };
+      for (const [column, value] of Object.entries(expected)) {
+        const index = table!.header.indexOf(column);
+        assert.ok(index >= 0, `column "${column}"`);
+        if (cells[index] !== value)
+          wrong.push(`${framework}@${routes} ${cells[init]}: ${column}: "${cells[index]}", the run gives "${value}"`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+    // the sentence counting the cells beyond evidence, and the range of their factors
+    const rows = summaryCsv(table!.run).filter((r) => r.status === 'measured' && r.framework !== 'reference');
+    const factors = rows.map((r) => Number(/×([\d.]+) on loading/.exec(r[BEYOND] ?? '')?.[1])).filter((f) => f > 0);
+    const said = new RegExp(
+      String.raw`no interval: (\d+) of the (\d+) rows are beyond the 101 ms[^(]*\(×([\d.]+) to\s+×([\d.]+)\), ` +
+        String.raw`and all (\d+) have an INIT running part`,
+    ).exec(text.replace(/\n\s*/g, ' '));
+    assert.deepEqual(said?.slice(1), [
+      `${factors.length}`,
+      `${rows.length}`,
+      Math.min(...factors).toFixed(2),
+      Math.max(...factors).toFixed(2),
+      `${rows.filter((r) => /running part unvalidated/.test(r[BEYOND] ?? '')).length}`,
+    ]);
+  });
+
+  it('no finding gives a bracketed interval beside an estimate its run folder marks beyond evidence', () => {
+    const offending: string[] = [];
+    let checked = 0;
+    for (const finding of findings) {
+      const lines = findingText(finding).split('\n');
+      lines.forEach((line, i) => {
+        const header = cellsOf(line);
+        if (!line.startsWith('| framework | routes |') || !header.some((h) => /estimate|\$/.test(h))) return;
+        const run = [...lines.slice(0, i).join('\n').matchAll(PUBLISHED_LINK)].at(-1)?.[1];
+        if (!run || !existsSync(path.join(ROOT, 'results', 'published', run, 'summary.csv'))) return;
+        if (!summaryCsv(run).some((r) => BEYOND in r)) return;
+        const initColumn = header.indexOf('init');
+        for (let j = i + 2; j < lines.length && lines[j]!.startsWith('|'); j++) {
+          const cells = cellsOf(lines[j]!);
+          const matched = summaryCsv(run).filter(
+            (r) =>
+              r.framework === cells[0] &&
+              r.routes === cells[1] &&
+              r.status === 'measured' &&
+              (initColumn < 0 || r.init === cells[initColumn]),
+          );
+          if (!matched.length || !matched.every((r) => r[BEYOND])) continue;
+          checked += 1;
+          header.forEach((h, k) => {
+            if (/estimate|\$/.test(h) && BRACKETED_INTERVAL.test(cells[k] ?? ''))
+              offending.push(`${finding}: ${cells[0]}@${cells[1]}: "${h}" is "${cells[k]}", and ${run} says "${matched[0]![BEYOND]}"`);
+          });
+        }
+      });
+    }
+    assert.ok(checked > 0, 'some table row beyond evidence was checked');
+    assert.deepEqual(offending, []);
+  });
+
+  it("the code-loading term's band: its leave-one-out coverage as the data file gives it and the run folder prints it", () => {
+    const coverage = looCoverage(shippedCodeLoading().rows);
+    assert.ok(coverage);
+    const share = Math.round((100 * coverage.within) / coverage.n);
+    const phrase = `${coverage.within} of the ${coverage.n} held-out real Init figures (${share} %)`;
+    const text = findingText('2026-11-26-code-loading-term.md').replace(/\n\s*/g, ' ');
+    assert.ok(text.includes(`**${phrase} fell inside**`), `the finding says "${phrase}"`);
+    assert.ok(text.includes(`checked coverage (${coverage.within} of ${coverage.n}, ${share} %)`));
+    const summary = readFileSync(path.join(ROOT, 'results', 'published', '2026-11-27-lambda', 'summary.md'), 'utf8');
+    assert.ok(summary.includes(`${phrase} fell inside`), '2026-11-27-lambda/summary.md prints the same check');
+    // the cells beyond evidence it counts in 2026-11-27-lambda, and in the matrix finding in 2026-11-26-lambda
+    const inside = summaryCsv('2026-11-27-lambda').filter((r) => r.status === 'measured' && r.framework !== 'reference' && !r[BEYOND]);
+    assert.deepEqual(
+      inside.map((r) => `${r.framework}@${r.routes}`),
+      ['node-http@1'],
+    );
+    assert.ok(text.includes('leaves one cell of 36 with an interval, node-http at 1 route'));
+    const matrix = summaryCsv('2026-11-26-lambda').filter((r) => r.status === 'measured' && r.framework !== 'reference');
+    const beyond = matrix.filter((r) => r[BEYOND]);
+    const factor = (framework: string, routes: string) => matrix.find((r) => r.framework === framework && r.routes === routes)![BEYOND]!;
+    const said = /(\d+) of the run's (\d+) cells, from (×[\d.]+) for hono at 500 routes to\s+(×[\d.]+) for deepkit at 5,000/.exec(
+      findingText('2026-11-26-lambda-default-matrix.md'),
+    );
+    assert.deepEqual(said?.slice(1), [
+      `${beyond.length}`,
+      `${matrix.length}`,
+      /×[\d.]+/.exec(factor('hono', '500'))![0],
+      /×[\d.]+/.exec(factor('deepkit', '5000'))![0],
+    ]);
+  });
+
+  it('counts and the checkout path: the determinism finding and RESULTS.md quote the shifts measured, not "transfer"', () => {
+    const guide = readFileSync(path.join(ROOT, 'docs', 'guide', 'reading-results.md'), 'utf8').replace(/\n\s*/g, ' ');
+    const measured = /paths of 10, 60 and 125 characters was ([\d.]+), ([\d.]+) \(\+([\d.]+) %\) and ([\d.]+) \(\+([\d.]+) %\)/.exec(guide);
+    assert.ok(measured, 'reading-results.md gives the path measurement');
+    const [base, at60, , at125] = [Number(measured[1]), Number(measured[2]), 0, Number(measured[4])];
+    const shifts = [((at60 / base - 1) * 100).toFixed(1), ((at125 / base - 1) * 100).toFixed(1)];
+    assert.deepEqual([measured[3], measured[5]], shifts, "the guide's percentages follow from its counts");
+    const finding = findingText('2026-11-23-instruction-count-determinism.md').replace(/\n\s*/g, ' ');
+    const said =
+      /paths of 10, 60 and 125 characters was ([\d.]+), ([\d.]+) \(\*\*\+([\d.]+) %\*\*\) and ([\d.]+) \(\*\*\+([\d.]+) %\*\*\)/.exec(
+        finding,
+      );
+    assert.deepEqual(said?.slice(1), [measured[1], measured[2], shifts[0], measured[4], shifts[1]]);
+    assert.doesNotMatch(finding, /counted 0\.2 % more from another folder\)/);
+    const page = resultsMarkdown([], 'results/published').replace(/\n/g, ' ');
+    assert.doesNotMatch(page, /counts?[^.]*: those transfer between machines/);
+    assert.match(page, new RegExp(`\\+${shifts[0]} % from a path 50 characters longer, \\+${shifts[1]} % from 115 longer`));
+  });
+
+  it("the server matrix's per-route sentence: fastify's and hapi's fitted curves on listen, from scaling.csv", () => {
+    const rows = parse<Row>(readFileSync(path.join(ROOT, 'results', 'published', '2026-11-26-server-matrix', 'scaling.csv'), 'utf8'), {
+      columns: true,
+    });
+    const ready = (framework: string) => rows.find((r) => r.framework === framework && r.metric === 'ready')!;
+    const at = (r: Row, n: number) =>
+      `${r[`ms_per_route_at_${n}`]} (${r[`ms_per_route_at_${n}_ci95_low`]} to ${r[`ms_per_route_at_${n}_ci95_high`]})`;
+    const fastify = ready('fastify');
+    const hapi = ready('hapi');
+    const text = findingText('2026-11-26-server-default-matrix.md').replace(/\n\s*/g, ' ');
+    const said = new RegExp(
+      String.raw`fastify's ${'`listen`'} is (\w+) and ([\w-]+) \(in ([\d.]+) % of resamples\), ([\d.]+) ms a route (\([^)]*\)) ` +
+        String.raw`at 1,000 routes and ([\d.]+ \([^)]*\)) at 5,000; hapi's is a (\w+) line, growth (not determined) ` +
+        String.raw`\(sub-linear in (\d+) % of resamples, short of 95 %\), ([\d.]+) ms a route (\([^)]*\)) at 1,000 routes`,
+    ).exec(text);
+    assert.deepEqual(said?.slice(1), [
+      fastify.model,
+      fastify.growth,
+      (Number(fastify.growth_share) * 100).toFixed(1),
+      fastify.ms_per_route_at_1000,
+      at(fastify, 1000).slice(fastify.ms_per_route_at_1000!.length + 1),
+      at(fastify, 5000),
+      hapi.model,
+      'not determined',
+      /sub-linear in (\d+) %/.exec(hapi.growth!)![1],
+      hapi.ms_per_route_at_1000,
+      at(hapi, 1000).slice(hapi.ms_per_route_at_1000!.length + 1),
+    ]);
   });
 });
