@@ -395,4 +395,39 @@ describe('the findings against their run folders', () => {
       at(hapi, 1000).slice(hapi.ms_per_route_at_1000!.length + 1),
     ]);
   });
+  it("the Lambda Init split's addendum: the running part on both clocks and the estimates of 2026-11-27-lambda-init-cpu and -init", () => {
+    const text = findingText('2026-11-27-lambda-init-split.md');
+    const [table] = tablesOf(text, '| cell (x86_64, 1024 MB) |');
+    assert.equal(table!.run, '2026-11-27-lambda-init-cpu');
+    const cell = (run: string, framework: string, init: string, routes: number) => {
+      const rows = summaryCsv(run).filter((r) => r.framework === framework && r.init === init && Number(r.routes) === routes);
+      assert.equal(rows.length, 1, `${run}: ${framework} ${init}@${routes}`);
+      return rows[0]!;
+    };
+    const ms = (value: number, digits: number) =>
+      `${value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ms`;
+    const wrong: string[] = [];
+    for (const cells of table!.rows) {
+      const m = /^(\w+) (eager|lazy), ([\d,]+) routes$/.exec(cells[0]!);
+      assert.ok(m, cells[0]);
+      const [framework, init, routes] = [m[1]!, m[2]!, Number(m[3]!.replace(/,/g, ''))];
+      const here = cell(table!.run, framework, init, routes);
+      const before = cell('2026-11-27-lambda-init', framework, init, routes);
+      const expected = [
+        ms(num(here, 'lambda_init_running_median_ms'), 1),
+        ms(num(here, 'lambda_init_running_cpu_median_ms'), 1),
+        ms(Math.round(num(here, 'estimate_init_duration_ms_x86_64')), 0),
+        dollars(num(here, 'estimate_cost_per_million_usd_x86_64')),
+        `${ms(Math.round(num(before, 'estimate_init_duration_ms_x86_64')), 0)}, ` +
+          dollars(num(before, 'estimate_cost_per_million_usd_x86_64')),
+      ];
+      expected.forEach((value, k) => {
+        if (cells[k + 1] !== value) wrong.push(`${cells[0]}: ${table!.header[k + 1]}: "${cells[k + 1]}", the runs give "${value}"`);
+      });
+      // every cell of the addendum is beyond evidence in its run: no interval may stand beside it
+      assert.ok(here[BEYOND], `${cells[0]} is beyond evidence in ${table!.run}`);
+      assert.ok(!cells.some((c) => BRACKETED_INTERVAL.test(c)), `${cells[0]}: no bracketed interval`);
+    }
+    assert.deepEqual(wrong, []);
+  });
 });
