@@ -361,6 +361,14 @@ describe('the findings against their run folders', () => {
       );
     assert.deepEqual(said?.slice(1), [measured[1], measured[2], shifts[0], measured[4], shifts[1]]);
     assert.doesNotMatch(finding, /counted 0\.2 % more from another folder\)/);
+    for (const doc of ['README.md', 'docs/guide/reading-results.md']) {
+      const said = readFileSync(path.join(ROOT, doc), 'utf8').replace(/\n\s*/g, ' ');
+      assert.doesNotMatch(
+        said,
+        /instruction counts\)?,? with wall time beside (?:them|it)[^.]*: (?:those|which) transfers? between machines/,
+        doc,
+      );
+    }
     const page = resultsMarkdown([], 'results/published').replace(/\n/g, ' ');
     assert.doesNotMatch(page, /counts?[^.]*: those transfer between machines/);
     assert.match(page, new RegExp(`\\+${shifts[0]} % from a path 50 characters longer, \\+${shifts[1]} % from 115 longer`));
