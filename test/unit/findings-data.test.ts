@@ -266,6 +266,22 @@ describe('the findings against their run folders', () => {
       }
     }
     assert.deepEqual(wrong, []);
+    // fastify's eager against lazy at 1,000 and 5,000 routes: all beyond evidence, and the split that carries the claim
+    const fastify = ['lazy', 'eager'].flatMap((mode) => [1000, 5000].map((n) => rowAt('fastify', n, mode)));
+    const onLoading = fastify.map((r) => Number(/×([\d.]+) on loading, running part unvalidated/.exec(r[BEYOND] ?? '')?.[1]));
+    const eager = rowAt('fastify', 5000, 'eager');
+    const halving = new RegExp(
+      String.raw`All four estimates are beyond evidence \(×([\d.]+) to ×([\d.]+) on loading, running part unvalidated\)` +
+        String.raw`.*?eager, ([\d,]+) of the ([\d,]+) ms of Init here is the running part; .*?\(its Init here (\d+) ms\)`,
+    ).exec(text.replace(/\n\s*/g, ' '));
+    const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+    assert.deepEqual(halving?.slice(1), [
+      Math.min(...onLoading).toFixed(2),
+      Math.max(...onLoading).toFixed(2),
+      thousands(num(eager, 'lambda_init_running_median_ms')),
+      thousands(num(eager, 'lambda_init_duration_median_ms')),
+      whole(num(rowAt('fastify', 5000, 'lazy'), 'lambda_init_duration_median_ms')),
+    ]);
     // the sentence counting the cells beyond evidence, and the range of their factors
     const rows = summaryCsv(table!.run).filter((r) => r.status === 'measured' && r.framework !== 'reference');
     const factors = rows.map((r) => Number(/×([\d.]+) on loading/.exec(r[BEYOND] ?? '')?.[1])).filter((f) => f > 0);
