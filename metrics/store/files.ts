@@ -338,24 +338,47 @@ export function checkOwnedInput(file: string): void {
 }
 
 /**
+ * Why a file the tool appends to inside a folder it owns (samples.jsonl) must not be written through, or
+ * undefined: it is not a regular file (a FIFO, a device), or it has another name (a hard link).
+ */
+export function unappendable(file: string, stat: Stats): UsageError | undefined {
+  if (stat.isFile() && stat.nlink <= 1) return undefined;
+  const what = stat.isFile() ? `a hard link (${stat.nlink} names)` : 'not a regular file';
+  return new UsageError(
+    `${file} is ${what} inside ${path.dirname(file)}, a folder coldstart writes: it is never written through (remove it)`,
+  );
+}
+
+/**
  * Append one line; when it cannot be written whole, the file is cut back to where it was. The file is
- * a run folder's own (samples.jsonl): opened without following a link (O_NOFOLLOW).
+ * a run folder's own (samples.jsonl): opened without following a link (O_NOFOLLOW), and without
+ * waiting (O_NONBLOCK: a FIFO with no reader is refused, not waited on). It must be a regular file of
+ * one name: a hard link (a folder unpacked from a tarball can hold one to any file of its owner) would
+ * be appended to through the folder, as a symbolic link would.
  */
 export function appendLine(file: string, line: string): void {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+    fd = openSync(file, flags, 0o644);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new LinkInOwnedFolder(file, path.dirname(file));
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new LinkInOwnedFolder(file, path.dirname(file));
+    if (code === 'ENXIO')
+      throw new UsageError(`${file} is a pipe or socket inside ${path.dirname(file)}, a folder coldstart writes: remove it`);
     throw fileError(file, error);
   }
-  let size = 0;
+  const stat = fstatSync(fd);
+  const refused = unappendable(file, stat);
+  if (refused) {
+    closeSync(fd);
+    throw refused;
+  }
   try {
-    size = fstatSync(fd).size;
     writeAll(fd, Buffer.from(line.endsWith('\n') ? line : `${line}\n`, 'utf8'));
   } catch (error) {
     try {
-      ftruncateSync(fd, size);
+      ftruncateSync(fd, stat.size);
     } catch {
       // the error that matters is the write's
     }

@@ -10,6 +10,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { cell, samplesOf, writeRun } from '../support/synthetic.ts';
+import { UsageError } from '../../metrics/core/errors.ts';
+import { appendLine } from '../../metrics/store/files.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess, type MainResult } from '../support/main-in-process.ts';
 
@@ -64,5 +66,17 @@ describe('a FIFO given where a file is read', () => {
     const dir = tempDir('coldstart-fifo-reference-');
     const day = fifo(path.join(dir, '2026-01-01.json'));
     refusedAsPipe(await mainInProcess(['lambda-reference', '--lambda-perf', day, '--out', path.join(dir, 'table.json')]));
+  });
+});
+
+describe('a FIFO where the tool appends', () => {
+  it('appendLine refuses a samples.jsonl that is a FIFO with no reader at once (O_NONBLOCK), instead of waiting for one', () => {
+    const dir = tempDir('coldstart-fifo-append-');
+    const fifo = path.join(dir, 'samples.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    assert.throws(
+      () => appendLine(fifo, '{}'),
+      (error) => error instanceof UsageError && /samples\.jsonl is a pipe or socket inside .*a folder coldstart writes/.test(error.message),
+    );
   });
 });

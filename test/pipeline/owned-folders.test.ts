@@ -7,7 +7,18 @@
  * fake deps (--debug-mode) where a command runs anything, the use case itself for bisect's folder.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
@@ -129,6 +140,23 @@ describe('samples.jsonl is appended without following a link', () => {
     const { file } = victim();
     symlinkSync(file, path.join(dir, 'samples.jsonl'));
     assert.throws(() => appendLine(path.join(dir, 'samples.jsonl'), '{}'), isLinkRefusal('samples.jsonl'));
+    assert.equal(readFileSync(file, 'utf8'), MINE);
+  });
+});
+
+// a run never appends to a samples.jsonl it did not make (run: 'already holds a run'): a hard link or a FIFO could only be
+// planted between its checks and its first sample, which appendLine's own checks on the opened file refuse
+describe('samples.jsonl is appended only as a regular file of one name', () => {
+  const hardPattern = /samples\.jsonl is a hard link \(2 names\) inside .*never written through/;
+
+  it('appendLine itself refuses a hard link planted after the checks', () => {
+    const dir = tempDir('coldstart-owned-');
+    const { file } = victim();
+    linkSync(file, path.join(dir, 'samples.jsonl'));
+    assert.throws(
+      () => appendLine(path.join(dir, 'samples.jsonl'), '{}'),
+      (error) => error instanceof UsageError && hardPattern.test(error.message),
+    );
     assert.equal(readFileSync(file, 'utf8'), MINE);
   });
 });
