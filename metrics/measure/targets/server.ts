@@ -4,7 +4,6 @@
  * 127.0.0.1, and a validating server must then reject an invalid body with 4xx.
  */
 import { MAX_RECORD_MS } from '../../core/samples.ts';
-import { performance } from 'node:perf_hooks';
 import type { RouteRequest } from '../../../generators/contract.ts';
 import {
   AFTER_FIRST_RESPONSE,
@@ -20,7 +19,7 @@ import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
 import { answerProblem, connectHost, sameAnswerProblem, freePort, httpRequest, requestText } from '../app-answer.ts';
 import { oneLine } from '../text.ts';
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
-import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, type Measured, type SampleIO, type Target } from './target.ts';
+import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, wallEpochOf, type Measured, type SampleIO, type Target } from './target.ts';
 
 interface Ready {
   timeOrigin: number;
@@ -196,7 +195,7 @@ async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
   await io.endOfInit();
   const answerAt = await firstAnswer(io, ready, expectedPort, routes);
   // listen is on the child's clock too: moved onto the timeline like the other marks
-  const listen = ready.timeOrigin + ready.marks.listen - (performance.timeOrigin + io.spawnAt);
+  const listen = ready.timeOrigin + ready.marks.listen - wallEpochOf(io.spawnAt);
   const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answerAt - io.spawnAt);
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)

@@ -87,6 +87,25 @@ export interface ChildMarks {
   startup?: number;
 }
 
+/** Below this, a difference between the wall clock and this process's timeline is Date.now's resolution, not a step. */
+const WALL_STEP_MS = 2;
+
+/**
+ * A moment of this process's timeline (performance.now()) as wall-clock epoch ms, the clock a child's
+ * performance.timeOrigin is read on. performance.timeOrigin was read once, when this process started: a
+ * wall clock stepped since (a VM paused and resumed, the clock set) moved every child's marks by the step,
+ * and a long run's samples then all failed as "the child's clock disagrees" (a versions run, after a minute
+ * of installs). The step is measured now and added; under WALL_STEP_MS it is none, so a clock that did not
+ * step gives the figures it always gave.
+ */
+export function wallEpochOf(
+  at: number,
+  now: { wall: number; timeline: number } = { wall: Date.now(), timeline: performance.now() },
+): number {
+  const step = now.wall - (performance.timeOrigin + now.timeline);
+  return performance.timeOrigin + at + (Math.abs(step) >= WALL_STEP_MS ? step : 0);
+}
+
 /**
  * The child's marks moved onto the sample's timeline (ms since the runner's spawn call), through the
  * child's performance.timeOrigin; `ready` (listen, or the end of INIT) is already on that timeline.
@@ -98,7 +117,7 @@ export function timelineMarks(
   ready: { name: 'listen' | 'init'; at: number },
   firstResponse: number,
 ): Marks {
-  const spawnAbs = performance.timeOrigin + spawnAt;
+  const spawnAbs = wallEpochOf(spawnAt);
   const onTimeline = (childMs: number) => child.timeOrigin + childMs - spawnAbs;
   const processStart = onTimeline(0);
   if (processStart < -5 || ready.at > firstResponse + 5) {
