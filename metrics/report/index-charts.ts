@@ -70,6 +70,19 @@ function firstResponseLabel(series: string, routes: number, median: number, low:
   return `${series}, ${routesText(routes)}: first response ${median.toFixed(1)} ms (95 % CI ${low.toFixed(1)}–${high.toFixed(1)})`;
 }
 
+/**
+ * The two charts' shared encoding: the series' labels, a log-scale y on `field` whose ticks span every point's
+ * interval (low to high), and a colour per series.
+ */
+function logSeriesEncoding(points: { series: string; low: number; high: number }[], field: string, title: string, format: string) {
+  const labels = [...new Set(points.map((p) => p.series))];
+  const ticks = logTicks(Math.min(...points.map((p) => p.low)), Math.max(...points.map((p) => p.high)));
+  const scale = { type: 'log' as const, domain: [ticks[0]!, ticks[ticks.length - 1]!], nice: false };
+  const y = { field, type: 'quantitative', title, scale, axis: { format, values: ticks } } as const;
+  const color = { field: 'series', type: 'nominal', title: 'framework', scale: colorScale(labels) } as const;
+  return { labels, y, color };
+}
+
 /** Question 1: the median first response against the routes, a line per framework with its 95 % CI band (log–log). */
 function firstResponseSpec(summaries: CellSummary[], run: string): TopLevelSpec | undefined {
   const points = curvePoints(summaries, 'firstResponse').map((p) => ({
@@ -78,17 +91,7 @@ function firstResponseSpec(summaries: CellSummary[], run: string): TopLevelSpec 
   }));
   const routes = [...new Set(points.map((p) => p.routes))].sort((a, b) => a - b);
   if (routes.length < 2) return undefined;
-  const labels = [...new Set(points.map((p) => p.series))];
-  const ticks = logTicks(Math.min(...points.map((p) => p.low)), Math.max(...points.map((p) => p.high)));
-  const scale = { type: 'log' as const, domain: [ticks[0]!, ticks[ticks.length - 1]!], nice: false };
-  const y = {
-    field: 'median',
-    type: 'quantitative',
-    title: 'first response: ms from spawn (log scale)',
-    scale,
-    axis: { format: ',', values: ticks },
-  } as const;
-  const color = { field: 'series', type: 'nominal', title: 'framework', scale: colorScale(labels) } as const;
+  const { labels, y, color } = logSeriesEncoding(points, 'median', 'first response: ms from spawn (log scale)', ',');
   return {
     title: { text: 'First response against routes, per framework', subtitle: `${run}: median per cell; band: its 95 % bootstrap CI` },
     config: CHART_CONFIG,
@@ -150,17 +153,7 @@ function lambdaCostSpec(summaries: CellSummary[], context: ReportContext, run: s
   );
   if (points.length === 0) return undefined;
   const routes = [...new Set(points.map((p) => p.routes))].sort((a, b) => a - b);
-  const labels = [...new Set(points.map((p) => p.series))];
-  const ticks = logTicks(Math.min(...points.map((p) => p.low)), Math.max(...points.map((p) => p.high)));
-  const scale = { type: 'log' as const, domain: [ticks[0]!, ticks[ticks.length - 1]!], nice: false };
-  const y = {
-    field: 'perMillion',
-    type: 'quantitative',
-    title: '$ per million cold starts (log scale)',
-    scale,
-    axis: { format: '$,', values: ticks },
-  } as const;
-  const color = { field: 'series', type: 'nominal', title: 'framework', scale: colorScale(labels) } as const;
+  const { labels, y, color } = logSeriesEncoding(points, 'perMillion', '$ per million cold starts (log scale)', '$,');
   return {
     title: {
       text: 'Lambda: $ per million cold starts',
