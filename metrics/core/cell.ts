@@ -128,7 +128,10 @@ export function shownDimensions(cells: readonly Cell[]): Dimension[] {
   return CELLS.shownDimensions(cells) as Dimension[];
 }
 
-export function makeCell(fields: Pick<Cell, RequiredDimension> & Partial<Cell>): Cell {
+/** What makeCell takes: the fields every cell holds, and any other (an absent one takes its row's stored value). */
+export type CellFields = Pick<Cell, RequiredDimension> & Partial<Cell>;
+
+export function makeCell(fields: CellFields): Cell {
   return CELLS.makeCell(fields) as Cell;
 }
 

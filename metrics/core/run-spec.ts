@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { AppSpec } from './app.ts';
 import type { Metric } from './samples.ts';
+import { cellsOf, stageDimensions } from './cell-space.ts';
 import {
   cliDefault,
   countsInstructions,
@@ -259,31 +260,6 @@ export function targetsOf(spec: Pick<RunSpec, 'source' | 'cells'>): Target[] {
 /** The lever lists of a spec's cells (what plan/levers.ts multiplies the base cells by). */
 export type LeverSpec = Pick<CellSpec, 'runtimes' | 'lambdaRuntimes' | 'builds' | 'compileCaches' | 'bootstraps' | 'fileCaches'>;
 
-/** Lever lists of one target, every target-dependent value resolved. */
-export interface TargetLevers {
-  runtimes: (RuntimeName | LambdaLine)[];
-  builds: Build[];
-  compileCaches: CompileCache[];
-  bootstraps: Bootstrap[];
-  fileCaches: FileCache[];
-}
-
-/**
- * The one rule of which lists a cell of `target` is multiplied by: a server runs on `runtimes`, starts
- * as itself (probe) and reads warm files; a Lambda cell runs on its lines and bootstraps and reads cold
- * files (a new sandbox has read nothing yet), unless `fileCaches` says otherwise.
- */
-export function leversOfTarget(levers: LeverSpec, target: string): TargetLevers {
-  const lambda = target === 'lambda';
-  return {
-    runtimes: lambda ? levers.lambdaRuntimes : levers.runtimes,
-    builds: levers.builds,
-    compileCaches: levers.compileCaches,
-    bootstraps: lambda ? levers.bootstraps : byRow('bootstrap', 'server'),
-    fileCaches: levers.fileCaches === 'by-target' ? byRow('fileCache', lambda ? 'lambda' : 'server') : levers.fileCaches,
-  };
-}
-
 /** `--first-hits` of a spec's samples: generated route tables only (a user's app has no further routes coldstart knows). */
 export function firstHitsOf(spec: Pick<RunSpec, 'source' | 'sampling'>): number {
   return spec.source.kind === 'generated' ? spec.sampling.firstHits : 0;
@@ -463,22 +439,13 @@ export function cellBlock(cell: CellRunValues, runtimeKind: string): string | un
 /** Why a spec leaves no cell that can run (every one would be unsupported), or undefined. */
 export function selectionRefusal(spec: RunSpec): string | undefined {
   const reasons = new Set<string>();
-  for (const target of targetsOf(spec)) {
-    const levers = leversOfTarget(spec.cells, target);
-    for (const measure of spec.cells.measures) {
-      for (const memory of spec.cells.memories.length ? spec.cells.memories : [0]) {
-        for (const runtime of levers.runtimes) {
-          for (const bootstrap of levers.bootstraps) {
-            for (const fileCache of levers.fileCaches) {
-              const cell = { target, measure, memory, runtime, bootstrap, fileCache };
-              const why = cellBlock(cell, runtime === 'bun' ? 'bun' : 'node');
-              if (why === undefined) return undefined;
-              reasons.add(why);
-            }
-          }
-        }
-      }
-    }
+  // each target's cells at every value of the run and lever stages (core/cell-space.ts), as the planner makes them
+  const bases = targetsOf(spec).map((target) => ({ target }));
+  const dimensions = [...stageDimensions('run'), ...stageDimensions('lever')];
+  for (const cell of cellsOf(bases, dimensions, { ...spec.source, ...spec.cells })) {
+    const why = cellBlock(cell as unknown as CellRunValues, cell.runtime === 'bun' ? 'bun' : 'node');
+    if (why === undefined) return undefined;
+    reasons.add(why);
   }
   if (reasons.size === 0) return 'the selection has no cell to run';
   return `every cell would be unsupported, nothing would be measured: ${[...reasons].join('; ')}`;

@@ -16,7 +16,8 @@ import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { writeOwnedFile } from '../store/files.ts';
-import { runSpec, type RunSpec } from '../core/run-spec.ts';
+import { listsOfCell } from '../core/cell-space.ts';
+import { DEFAULT_SOURCE, runSpec, type CellSpec, type GeneratedSource, type RunSpec } from '../core/run-spec.ts';
 import { loadRun } from '../report/write.ts';
 import { verifyMarkdown, VERIFY_FILE } from '../report/verify-md.ts';
 import type { Deps } from './ports.ts';
@@ -150,7 +151,11 @@ export function judgedMetrics(
   return { metrics: [wall], why: 'wall time: neither run was loaded (on a loaded machine, CPU time is judged)' };
 }
 
-/** The spec of the re-measurement: the published run's settings, on the slice's frameworks, route counts and the floor's levers. */
+/**
+ * The spec of the re-measurement: the published run's settings, on the slice's frameworks and route
+ * counts, every other dimension at the floor's value (core/cell-space.ts listsOfCell: each planned row
+ * of the table, so a claim on a cell of any dimension is re-measured at that cell).
+ */
 export function verifySpec(
   published: RunSpec['sampling'] | undefined,
   floor: Cell,
@@ -159,28 +164,24 @@ export function verifySpec(
 ): RunSpec {
   const counted = floor.measure === 'instructions';
   const samples = options.samples ?? (counted ? 1 : DEFAULT_VERIFY_SAMPLES);
-  const lambda = floor.target === 'lambda';
+  const lists = listsOfCell(floor);
+  // the generated source's lists (its variants, shapes, schemas…) and the cells' (CellSpec's), as the table names them
+  const {
+    frameworks: _frameworks,
+    routes: _routes,
+    ...sourceLists
+  } = Object.fromEntries(Object.entries(lists).filter(([name]) => name in DEFAULT_SOURCE));
+  const cellLists = Object.fromEntries(Object.entries(lists).filter(([name]) => !(name in DEFAULT_SOURCE)));
   return runSpec({
     command: options.command,
     source: {
       kind: 'generated',
       frameworks: [...new Set(cells.map((c) => c.framework))],
       routes: [...new Set(cells.map((c) => c.routes))].sort((a, b) => a - b),
-      variants: [floor.variant],
-      shapes: [floor.shape],
-      schemas: [floor.schema],
-    },
+      ...(sourceLists as Partial<GeneratedSource>),
+    } as GeneratedSource,
     cells: {
-      targets: [lambda ? 'lambda' : 'server'],
-      memories: floor.memory ? [floor.memory] : [],
-      measures: [floor.measure],
-      ...(lambda
-        ? { lambdaRuntimes: [floor.runtime as RunSpec['cells']['lambdaRuntimes'][number]] }
-        : { runtimes: [floor.runtime as RunSpec['cells']['runtimes'][number]] }),
-      builds: [floor.build],
-      compileCaches: [floor.compileCache],
-      ...(lambda ? { bootstraps: [floor.bootstrap] } : {}),
-      fileCaches: [floor.fileCache],
+      ...(cellLists as Partial<CellSpec>),
       lambdaReference: false,
       ...(options.node ? { node: options.node } : {}),
     },

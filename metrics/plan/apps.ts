@@ -16,11 +16,10 @@ import { defaultContract } from '../../generators/contract.ts';
 import { referenceGenerator } from '../../generators/lambda-reference.ts';
 import { lambdaTaskRoot, type AnswerReference, type AppSpec } from '../core/app.ts';
 import type { AppsSource, CellSpec } from '../core/run-spec.ts';
-import { APP_SOURCE, cellKey, makeCell, type Cell } from '../core/cell.ts';
-import { storedValue, type InitMode } from '../core/dimensions.ts';
+import { APP_SOURCE, cellKey, makeCell, type Cell, type CellFields } from '../core/cell.ts';
+import { cellsOf, stageDimensions, type PartialCell } from '../core/cell-space.ts';
 import { BUNDLE_DIR, bundleFile, bundlePath, isModuleFile } from './bundle.ts';
 import {
-  memoriesOf,
   planGeneratedCell,
   prepareReferenceCells,
   ricFor,
@@ -201,32 +200,20 @@ function appLaunch(
   return { ...base, file: app.file, start: { ...start, args: [...split, ...start.args] } };
 }
 
-/** A handler's init modes: the spec's with --init-export, else the row's stored one (the handler as written). */
-function initsOf(app: AppSpec, spec: Pick<CellSpec, 'inits'>): InitMode[] {
-  return app.kind === 'lambda' && app.initExport !== undefined ? spec.inits : [storedValue('init')];
-}
-
-/** Every app × memory size × measure (× init mode, for a handler with --init-export), before the levers. */
-function baseCells(apps: readonly { app: AppSpec; version: string }[], memories: readonly number[], spec: CellSpec): Cell[] {
-  return apps.flatMap(({ app, version }) =>
-    memories.flatMap((memory) =>
-      spec.measures.flatMap((measure) =>
-        // a handler with --init-export in each init mode (eager: its wrapper awaits the export in INIT), else as written
-        initsOf(app, spec).map((init) =>
-          makeCell({
-            framework: app.name,
-            variant: 'plain',
-            routes: 1,
-            target: app.kind,
-            memory,
-            measure,
-            source: APP_SOURCE,
-            version,
-            init,
-          }),
-        ),
-      ),
-    ),
+/**
+ * Every app × memory size × measure × init mode, before the levers: the table's run stage, then its file
+ * stage, of which an app varies only in init mode (its name, kind, variant and route count are its own:
+ * the spec has no list of them); a handler has an eager form only with --init-export (core/cell-space.ts EXCLUSIONS).
+ */
+function baseCells(apps: readonly { app: AppSpec; version: string }[], spec: CellSpec): Cell[] {
+  const bases = apps.map(({ app, version }) =>
+    makeCell({ framework: app.name, variant: 'plain', routes: 1, target: app.kind, source: APP_SOURCE, version }),
+  );
+  const byName = new Map(apps.map(({ app }) => [app.name, app]));
+  const eagerForm = (cell: PartialCell) => byName.get(String(cell.framework))?.initExport !== undefined;
+  const lists = { ...spec, targets: undefined };
+  return cellsOf(bases, [...stageDimensions('run'), ...stageDimensions('file')], lists, { facts: { eagerForm } }).map((fields) =>
+    makeCell(fields as CellFields),
   );
 }
 
@@ -250,14 +237,10 @@ export async function prepareAppCells(
   const versioned = appsAtVersions(source.apps, spec.versions, { scratch: options.scratch, install, log });
   const byKey = new Map(versioned.apps.map(({ app, version }) => [appKey(app.name, version), app]));
   const appOf = (cell: Cell) => byKey.get(appKey(cell.framework, cell.version))!;
-  const memories = memoriesOf(spec);
-  const { measures } = spec;
-  const base = baseCells(versioned.apps, memories, spec);
+  const base = baseCells(versioned.apps, spec);
   const cells = expandCells(base, lists);
   const reference =
-    spec.lambdaReference && kinds.includes('lambda')
-      ? await prepareReferenceCells(memories, lists, { runtimes, log, variant: 'plain', measures })
-      : undefined;
+    spec.lambdaReference && kinds.includes('lambda') ? await prepareReferenceCells(lists, { runtimes, log, variant: 'plain' }) : undefined;
   // the client is built only for cells that run with it (a counted cell never does)
   const countable = (cell: Cell) => !uncountable(cell, runtimes.get(cell.runtime)!.kind);
   const ric = ricFor([...cells, ...(reference?.cells ?? [])].filter(countable), env, log);

@@ -13,7 +13,8 @@ import { GENERATED_DIR, generatedRelativePath, unsupportedReason, writeGenerated
 import { checkGeneratedBounds, estimateBytes, ESTIMATE_AT, type PlannedFile } from './bounds.ts';
 import { MAX_GENERATED_FILES } from '../core/run-bounds.ts';
 import type { AppSpec } from '../core/app.ts';
-import { cellKey, makeCell, type Cell } from '../core/cell.ts';
+import { cellKey, makeCell, type Cell, type CellFields } from '../core/cell.ts';
+import { cellsOf, stageDimensions } from '../core/cell-space.ts';
 import type { CellLaunch } from './launch.ts';
 import { prepareLevers, runtimesOfTargets, type BlockedCell, type Bundler, type PreparedLevers } from './levers.ts';
 import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
@@ -21,9 +22,9 @@ import { ensureRic, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
 import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
-import { type Measure, generatedTarget, splitPackageVersion, storedValue, type Target, type Variant } from '../core/dimensions.ts';
+import { generatedTarget, splitPackageVersion, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
-import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
+import { countBlocks, ricBlock, type CellSpec, type GeneratedSource } from '../core/run-spec.ts';
 
 /** Why a `ric` cell cannot run (core/run-spec.ts ricBlock): the client starts only on a Lambda runtime line. */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
@@ -41,11 +42,6 @@ export function ricStart(cell: Cell, ricDir: string, taskRoot: string): ManagedS
     ricDir,
     taskRoot,
   });
-}
-
-/** The memory sizes a spec's cells are multiplied by: none given is one cell at memory 0 (no limits). */
-export function memoriesOf(spec: Pick<CellSpec, 'memories'>): number[] {
-  return spec.memories.length ? spec.memories : [0];
 }
 
 /** Whether one of `cells` starts with the Runtime Interface Client. */
@@ -131,26 +127,16 @@ export async function generateCells(
   }
   const cells: Cell[] = [];
   const unsupported = new Map<string, string>();
-  for (const name of selected.keys()) {
-    for (const variant of options.variants) {
-      for (const shape of options.shapes) {
-        for (const schema of options.schemas) {
-          for (const routes of options.routes) {
-            for (const target of targets) {
-              const generator = generators.get(target)!.get(name);
-              if (!generator) continue;
-              // a generated Lambda file in each init mode (eager: its adapter's documented practice, where it has one)
-              for (const init of target === 'lambda' ? options.inits : [storedValue('init')]) {
-                const cell = makeCell({ framework: name, variant, shape, schema, routes, target, init });
-                cells.push(cell);
-                const why = unsupportedReason(generator, { shape, schema, init });
-                if (why) unsupported.set(cellKey(cell), why);
-              }
-            }
-          }
-        }
-      }
-    }
+  // framework × variant × shape × schema × routes × target × init mode (a generated Lambda file in each: eager is its
+  // adapter's documented practice, where it has one), as the table's file stage says; a framework without a
+  // generator for a target has no cell of it
+  for (const fields of cellsOf([{}], stageDimensions('file'), { ...options, frameworks: [...selected.keys()] })) {
+    const cell = makeCell(fields as CellFields);
+    const generator = generators.get(generatedTarget(cell.target))!.get(cell.framework);
+    if (!generator) continue;
+    cells.push(cell);
+    const why = unsupportedReason(generator, { shape: cell.shape, schema: cell.schema, init: cell.init });
+    if (why) unsupported.set(cellKey(cell), why);
   }
   // the hello-world reference: one more Lambda cell, multiplied by the levers like the others
   const lambdaGenerators = generators.get('lambda');
@@ -293,25 +279,15 @@ export async function prepareCells(
   const { selected, skipped } = generated;
   const versioned = await expandVersions(generated, spec.versions, effects, log);
   for (const [value, reason] of versioned.skipped) skipped.set(value, reason);
-  const base = versioned.cells.flatMap((cell) =>
-    memoriesOf(spec).flatMap((memory) => spec.measures.map((measure) => makeCell({ ...cell, memory, measure }))),
-  );
+  // each file at every memory size and measure (the table's run stage)
+  const base = cellsOf(versioned.cells, stageDimensions('run'), spec).map((fields) => makeCell(fields as CellFields));
   const levers = await prepareLevers(base, spec, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
   const ric = effects.ric(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
     const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
     // the generated cell's key: its shape, schema and init mode decide what the framework can be written in
-    const generatedKey = cellKey(
-      makeCell({
-        framework: cell.framework,
-        variant: cell.variant,
-        shape: cell.shape,
-        schema: cell.schema,
-        routes: cell.routes,
-        target: cell.target,
-        init: cell.init,
-      }),
-    );
+    const file = Object.fromEntries(stageDimensions('file').map((d) => [d, cell[d as keyof Cell]]));
+    const generatedKey = cellKey(makeCell(file as CellFields));
     return planGeneratedCell(cell, levers, generator, ric, generated.unsupported.get(generatedKey));
   });
   return {
@@ -391,15 +367,11 @@ export function planGeneratedCell(
  * (`measure`'s handlers): its file written, one cell per memory size × measure × lever values, each planned.
  */
 export async function prepareReferenceCells(
-  memories: readonly number[],
-  lists: LeverSpec,
-  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant; measures: readonly Measure[] },
+  lists: CellSpec,
+  options: { runtimes: PreparedLevers['runtimes']; log: (line: string) => void; variant: Variant },
 ): Promise<PreparedLevers> {
   await writeGenerated(referenceGenerator, 1, options.variant);
-  const base = memories.flatMap((memory) =>
-    options.measures.map((measure) =>
-      makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda', memory, measure }),
-    ),
-  );
+  const reference = makeCell({ framework: REFERENCE_FRAMEWORK, variant: options.variant, routes: 1, target: 'lambda' });
+  const base = cellsOf([reference], stageDimensions('run'), lists).map((fields) => makeCell(fields as CellFields));
   return prepareLevers(base, lists, options);
 }

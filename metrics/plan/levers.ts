@@ -5,36 +5,27 @@
  * the bundles and decides which cells cannot run (a bundle that fails, a cache the runtime lacks).
  */
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
-import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
+import { cellFile, cellFilePath, cellKey, makeCell, type Cell, type CellFields } from '../core/cell.ts';
+import { cellsOf, rowValues, stageDimensions } from '../core/cell-space.ts';
 import path from 'node:path';
 import type { ResolvedRuntime } from './runtimes.ts';
 import { versionDir, versionGeneratedDir, versionOf } from './versions.ts';
-import { leversOfTarget, type LeverSpec } from '../core/run-spec.ts';
+import type { LeverSpec } from '../core/run-spec.ts';
 
 export type { CompileCache } from '../core/dimensions.ts';
 export { BUILDS, COMPILE_CACHES } from '../core/dimensions.ts';
 
-/** Every base cell × runtime × build × compile cache × bootstrap × file cache, in that order (core/run-spec.ts leversOfTarget). */
+/**
+ * Every base cell × the values of each lever (runtime × build × compile cache × bootstrap × file cache: the
+ * table's lever stage, in its order), each lever's list for the cell's target (core/cell-space.ts).
+ */
 export function expandCells(base: Cell[], levers: LeverSpec): Cell[] {
-  const cells: Cell[] = [];
-  for (const cell of base) {
-    const lists = leversOfTarget(levers, cell.target);
-    for (const runtime of lists.runtimes) {
-      for (const build of lists.builds) {
-        for (const compileCache of lists.compileCaches) {
-          for (const bootstrap of lists.bootstraps) {
-            for (const fileCache of lists.fileCaches) cells.push(makeCell({ ...cell, runtime, build, compileCache, bootstrap, fileCache }));
-          }
-        }
-      }
-    }
-  }
-  return cells;
+  return cellsOf(base, stageDimensions('lever'), levers).map((fields) => makeCell(fields as CellFields));
 }
 
 /** Every runtime the cells of these targets run on: `--runtime` for servers, the Lambda lines for Lambda cells. */
 export function runtimesOfTargets(levers: LeverSpec, targets: readonly string[]): string[] {
-  return [...new Set(targets.flatMap((t) => leversOfTarget(levers, t).runtimes))];
+  return [...new Set(targets.flatMap((target) => rowValues('runtime', { target }, levers).map(String)))];
 }
 
 /**

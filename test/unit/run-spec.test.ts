@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AppSpec } from '../../metrics/core/app.ts';
-import { countedSamples, DEFAULT_SPEC, leversOfTarget, runSpec, specRefusal } from '../../metrics/core/run-spec.ts';
+import { rowValues } from '../../metrics/core/cell-space.ts';
+import { countedSamples, DEFAULT_SPEC, runSpec, specRefusal } from '../../metrics/core/run-spec.ts';
 
 const handler: AppSpec = { name: 'h', kind: 'lambda', file: '/x/h.js', args: [], cwd: '/x', expect: { status: 200 }, port: 'auto' };
 const server: AppSpec = { name: 's', kind: 'server', file: '/x/s.js', args: [], cwd: '/x', expect: { status: 200 }, port: 'auto' };
@@ -18,16 +19,18 @@ describe('runSpec', () => {
 
   it('resolves the target-dependent levers: a server starts as itself on warm files, a Lambda cell on its lines and cold files', () => {
     const cells = runSpec().cells;
-    assert.deepEqual(leversOfTarget(cells, 'server'), {
-      runtimes: ['node'],
-      builds: ['plain'],
-      compileCaches: ['off'],
-      bootstraps: ['probe'],
-      fileCaches: ['warm'],
+    const levers = (target: string, lists: object = cells) =>
+      Object.fromEntries(['runtime', 'build', 'compileCache', 'bootstrap', 'fileCache'].map((d) => [d, rowValues(d, { target }, lists)]));
+    assert.deepEqual(levers('server'), {
+      runtime: ['node'],
+      build: ['plain'],
+      compileCache: ['off'],
+      bootstrap: ['probe'],
+      fileCache: ['warm'],
     });
-    assert.deepEqual(leversOfTarget(cells, 'lambda').bootstraps, ['ric']);
-    assert.deepEqual(leversOfTarget(cells, 'lambda').fileCaches, ['cold']);
-    assert.deepEqual(leversOfTarget({ ...cells, fileCaches: ['warm'] }, 'lambda').fileCaches, ['warm']);
+    assert.deepEqual(levers('lambda').bootstrap, ['ric']);
+    assert.deepEqual(levers('lambda').fileCache, ['cold']);
+    assert.deepEqual(levers('lambda', { ...cells, fileCaches: ['warm'] }).fileCache, ['warm']);
   });
 });
 
