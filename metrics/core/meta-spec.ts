@@ -6,7 +6,18 @@
  * and upgradeV1Options reads the `options` of a v1 meta.json (before `version`) into the same shape.
  */
 import type { AppSpec } from './app.ts';
-import { isDimensionValue, ORDERS, type CellDimension, type DimensionValue, type Order } from './dimensions.ts';
+import { listName, plannedDimensions } from './cell-space.ts';
+import {
+  DIMENSION_TABLE,
+  isDimensionValue,
+  ORDERS,
+  rowHolds,
+  type CellDimension,
+  type DimensionTable,
+  type DimensionValue,
+  type Order,
+} from './dimensions.ts';
+import { DEFAULT_SOURCE } from './run-spec.ts';
 import { toArchitecture, type Architecture } from './lambda-platform.ts';
 
 type Json = Record<string, unknown>;
@@ -83,6 +94,8 @@ export interface MetaCells {
   fileCaches?: DimensionValue<'fileCache'>[];
   /** `--versions`, when given: the packages at other versions, in the order given */
   versions?: DimensionValue<'version'>[];
+  /** a newer row's list (its `metaList`), once some cell leaves the row's stored value (metaCellsOfTable) */
+  [metaList: string]: readonly (string | number)[] | undefined;
 }
 
 /** A run writes every field; a folder from an older tool may lack one (its report then says `undefined`, as it did). */
@@ -199,8 +212,8 @@ function parseSource(v: Json): MetaSource {
   };
 }
 
-function parseCells(v: Json): MetaCells {
-  return present({
+function parseCells(v: Json, table: DimensionTable): MetaCells {
+  const known = {
     // a run from before targets ran servers, before --measure timed them, before the levers ran plain node
     targets: values('target', v.targets, ['server']),
     memories: numbers(v.memories),
@@ -213,7 +226,39 @@ function parseCells(v: Json): MetaCells {
     inits: optionalValues('init', v.inits),
     fileCaches: optionalValues('fileCache', v.fileCaches),
     versions: optionalValues('version', v.versions),
-  });
+  };
+  // every other planned row's list, as its row names it and checks its values
+  const more: Record<string, (string | number)[]> = {};
+  for (const d of plannedDimensions(table)) {
+    const name = table[d]!.metaList;
+    const list: unknown = name === undefined || name in known ? undefined : v[name];
+    if (name && Array.isArray(list)) more[name] = list.filter((x): x is string | number => rowHolds(table[d]!, x));
+  }
+  return present({ ...known, ...more });
+}
+
+/**
+ * meta.json's `cells` as a run writes it: `written` (the lists it has always written), and the list of
+ * every other planned row of `table` (by its `metaList`; a generated source's lists are the source's)
+ * once some cell leaves the row's stored value, in the order the spec gave it: a new row is recorded
+ * with no change here or in pipeline/meta.ts.
+ */
+export function metaCellsOfTable(
+  written: MetaCells,
+  lists: object,
+  cells: readonly Readonly<Record<string, unknown>>[],
+  table: DimensionTable = DIMENSION_TABLE,
+): MetaCells {
+  const more: Record<string, (string | number)[]> = {};
+  for (const d of plannedDimensions(table)) {
+    const row = table[d]!;
+    const name = listName(d, 'server', table);
+    if (!row.metaList || row.metaList in written || name === undefined || name in DEFAULT_SOURCE) continue;
+    const list: unknown = (lists as Readonly<Record<string, unknown>>)[name];
+    const leaves = cells.some((cell) => cell[d] !== row.stored);
+    if (leaves && Array.isArray(list)) more[row.metaList] = list.filter((x): x is string | number => rowHolds(row, x));
+  }
+  return { ...written, ...more };
 }
 
 function parseSampling(v: Json): MetaSampling | undefined {
@@ -272,12 +317,12 @@ function parseCost(v: unknown): MetaCost {
 }
 
 /** A v2 meta.json's `spec`, every field of its type. */
-export function parseMetaSpec(value: unknown): MetaSpec {
+export function parseMetaSpec(value: unknown, table: DimensionTable = DIMENSION_TABLE): MetaSpec {
   const v = isObject(value) ? value : {};
   const countFlags = Array.isArray(v.countFlags) ? strings(v.countFlags) : undefined;
   return present({
     source: parseSource(isObject(v.source) ? v.source : {}),
-    cells: parseCells(isObject(v.cells) ? v.cells : {}),
+    cells: parseCells(isObject(v.cells) ? v.cells : {}, table),
     sampling: parseSampling(isObject(v.sampling) ? v.sampling : {}),
     limits: parseLimits(v.limits),
     cost: parseCost(v.cost),

@@ -14,7 +14,7 @@ import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
 import { META_VERSION, type CalibrationMeta, type LambdaMeta, type RunMeta, type ShippedCode, type VersionMeta } from '../core/meta.ts';
 import { machine, runnerInfo, toolVersion } from '../store/meta-file.ts';
-import type { MetaCells, MetaLimits, MetaSampling, MetaSource, MetaSpec } from '../core/meta-spec.ts';
+import { metaCellsOfTable, type MetaCells, type MetaLimits, type MetaSampling, type MetaSource, type MetaSpec } from '../core/meta-spec.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
 import { pathRecorder, recordedPaths } from '../core/recorded-paths.ts';
 import { COUNT_V8_FLAGS } from '../measure/counting.ts';
@@ -99,7 +99,7 @@ function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
   const values = <T>(pick: (c: PlannedCell) => T, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
   const fileCaches = values((c) => c.cell.fileCache, cells);
   const inits = values((c) => c.cell.init, lambda);
-  return {
+  const written: MetaCells = {
     targets: targetsOf(spec),
     memories: [...spec.cells.memories],
     measures: [...spec.cells.measures],
@@ -113,6 +113,12 @@ function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
     ...(fileCaches.some((f) => f !== 'warm') ? { fileCaches } : {}),
     ...(spec.cells.versions.length ? { versions: [...spec.cells.versions] } : {}),
   };
+  // and any newer row's list, from the table (core/meta-spec.ts)
+  return metaCellsOfTable(
+    written,
+    spec.cells,
+    cells.map((c) => c.cell),
+  );
 }
 
 export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frameworks'] {

@@ -1,7 +1,8 @@
 /**
- * A dimension added as one row of a table: the cell functions (core/cell.ts), the CSV columns
- * (report/csv.ts), the flag and its --help (cli/groups/common.ts), the lever tables and the meta.json
- * list they read (report/levers.ts) are all built from the table passed in, so a throwaway row
+ * A dimension added as one row of a table: the cells the planner makes (core/cell-space.ts), the cell
+ * functions (core/cell.ts), the CSV columns (report/csv.ts), the flag and its --help
+ * (cli/groups/common.ts), meta.json's list (core/meta-spec.ts), verify's spec of a cell, the lever
+ * tables and the meta.json list they read (report/levers.ts) are all built from the table passed in, so a throwaway row
  * (`warmth`, cold or hot) changes each of them for two cells that differ only in it, and the keys
  * and labels of every cell that leaves it at its stored value stay what they were
  * (test/fixtures/cell-keys.json, written before the table existed).
@@ -14,7 +15,10 @@ import { Command } from '@commander-js/extra-typings';
 import { parse } from 'csv-parse/sync';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { cellFile, cellFunctions, cellKey, cellLabel, makeCell, type AnyCell, type Cell } from '../../metrics/core/cell.ts';
+import { cellsOf, listsOfCell, stageDimensions } from '../../metrics/core/cell-space.ts';
 import { DIMENSION_TABLE, DIMENSIONS, type DimensionTable } from '../../metrics/core/dimensions.ts';
+import { metaCellsOfTable, parseMetaSpec } from '../../metrics/core/meta-spec.ts';
+import { DEFAULT_SPEC } from '../../metrics/core/run-spec.ts';
 import type { RunMeta } from '../../metrics/core/meta.ts';
 import { parseChoiceList } from '../../metrics/core/parse.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
@@ -35,6 +39,7 @@ const WARMTH = {
   sortByValues: true,
   lever: { rank: 9 },
   metaList: 'warmths',
+  plan: { stage: 'lever', list: 'warmths' },
 } as const;
 const TABLE: DimensionTable = { ...DIMENSION_TABLE, warmth: WARMTH };
 const cells = cellFunctions(TABLE, (c) => cellFile(c as Cell));
@@ -126,4 +131,51 @@ test('the lever tables get a warmth table, its columns in the order of the meta.
   assert.match(markdown, /## warmth: hot vs cold \(ratio to hot\)/);
   assert.match(markdown, /\| framework \| routes \| hot \| cold \|/);
   assert.match(markdown, /`warmth=hot` \(vs cold\)|`warmth=cold` \(vs hot\)/);
+});
+
+test('the planner multiplies every cell by the new row, in its stage, with no change to the planner', () => {
+  const bases = [
+    makeCell({ framework: 'fastify', variant: 'validated', routes: 10 }),
+    makeCell({ framework: 'a', variant: 'plain', routes: 1, target: 'lambda' }),
+  ];
+  const levers = { ...DEFAULT_SPEC.cells, builds: ['plain', 'bundle'] };
+  const before = cellsOf(bases, stageDimensions('lever'), levers);
+  assert.ok(!stageDimensions('lever').includes('warmth') && stageDimensions('lever', TABLE).includes('warmth'));
+  const after = cellsOf(bases, stageDimensions('lever', TABLE), { ...levers, warmths: ['cold', 'hot'] }, { table: TABLE });
+  assert.equal(after.length, 2 * before.length, 'each cell once per warmth');
+  const keys = after.map((c) => cells.cellKey(c as AnyCell));
+  assert.equal(new Set(keys).size, after.length, 'no two cells share a key');
+  // the cold cells are the cells of the real table, key for key, in the same order; the hot ones add warmth=hot
+  assert.deepEqual(
+    keys.filter((_, i) => i % 2 === 0),
+    before.map((c) => cellKey(c as Cell)),
+  );
+  assert.deepEqual(
+    keys.filter((_, i) => i % 2 === 1),
+    before.map((c) => `${cellKey(c as Cell)}|warmth=hot`),
+  );
+  // a spec without the list (a run from before the row) keeps the stored value: the same cells as the real table
+  const without = cellsOf(bases, stageDimensions('lever', TABLE), levers, { table: TABLE });
+  assert.deepEqual(
+    without.map((c) => cells.cellKey(c as AnyCell)),
+    before.map((c) => cellKey(c as Cell)),
+  );
+});
+
+test("meta.json records the new row's list once a cell leaves its stored value, and reads it back checked", () => {
+  const written = { targets: ['server' as const], memories: [], measures: ['time' as const], runtimes: [], builds: [], compileCaches: [] };
+  const lists = { warmths: ['hot', 'cold'] };
+  assert.deepEqual(metaCellsOfTable(written, lists, [cold], TABLE), written, 'every cell cold: no list, as before the row');
+  const meta = metaCellsOfTable(written, lists, [cold, hot], TABLE);
+  assert.deepEqual(meta.warmths, ['hot', 'cold']);
+  assert.deepEqual(metaCellsOfTable(written, lists, [cold, hot]), written, 'the real table has no warmth row');
+  const read = parseMetaSpec({ source: { kind: 'generated' }, cells: { ...meta, warmths: ['hot', 'lukewarm', 'cold'] } }, TABLE);
+  assert.deepEqual(read.cells.warmths, ['hot', 'cold'], 'a value not of the row is left out');
+  assert.equal(parseMetaSpec({ source: { kind: 'generated' }, cells: meta }).cells.warmths, undefined);
+});
+
+test('verify re-measures a cell at its value of the new row', () => {
+  assert.deepEqual(listsOfCell(hot, TABLE).warmths, ['hot']);
+  assert.deepEqual(listsOfCell(cold, TABLE).warmths, ['cold']);
+  assert.equal(listsOfCell(hot).warmths, undefined, 'the real table has no warmth list');
 });
