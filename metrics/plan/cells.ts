@@ -24,9 +24,10 @@ import { selectFrameworks } from './selection.ts';
 import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
 import { generatedTarget, splitPackageVersion, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
-import { countBlocks, ricBlock, type CellSpec, type GeneratedSource } from '../core/run-spec.ts';
+import { countBlocks, ricBlock } from '../core/cell-blocks.ts';
+import type { CellSpec, GeneratedSource } from '../core/run-spec.ts';
 
-/** Why a `ric` cell cannot run (core/run-spec.ts ricBlock): the client starts only on a Lambda runtime line. */
+/** Why a `ric` cell cannot run (core/cell-blocks.ts ricBlock): the client starts only on a Lambda runtime line. */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
   const reason = ricBlock(cell);
   return reason === undefined ? undefined : { kind: 'unsupported', reason };
@@ -59,7 +60,7 @@ export type Selection = Omit<GeneratedSource, 'kind'>;
 
 /**
  * Why a counted cell cannot be counted (every reason, each with what to change), or undefined when it
- * can: core/run-spec.ts countBlocks, at the runtime's resolved kind.
+ * can: core/cell-blocks.ts countBlocks, at the runtime's resolved kind.
  */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
   const reasons = countBlocks(cell, runtimeKind);
