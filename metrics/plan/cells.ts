@@ -227,27 +227,26 @@ export async function expandVersions(
   for (const cell of generated.cells) {
     const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
     const wanted = versionsFor(generator.packages, versions);
-    if (!wanted.length) {
-      cells.push(cell);
-      continue;
-    }
     for (const value of wanted) {
       used.add(value);
-      if (skipped.has(value)) continue;
-      if (!installed.has(value)) {
-        const outcome = effects.version(value, log);
-        if (!outcome.ok) {
-          skipped.set(value, `does not install: ${outcome.reason}`);
-          log(`${value}: skipped (does not install: ${outcome.reason})`);
-          continue;
-        }
-        installed.set(value, outcome.installed);
+      if (skipped.has(value) || installed.has(value)) continue;
+      const outcome = effects.version(value, log);
+      if (outcome.ok) installed.set(value, outcome.installed);
+      else {
+        skipped.set(value, `does not install: ${outcome.reason}`);
+        log(`${value}: skipped (does not install: ${outcome.reason})`);
       }
-      const at = makeCell({ ...cell, version: value });
-      cells.push(at);
-      if (!effects.write || generated.unsupported.has(cellKey(cell))) continue;
+    }
+    const at = wanted.filter((value) => installed.has(value));
+    // every version it requires failed to install: the cell is dropped, not measured at the installed version
+    if (wanted.length && !at.length) continue;
+    // the table's version stage over the versions of its packages (none: the installed one)
+    for (const fields of cellsOf([cell], stageDimensions('version'), { versions: at })) {
+      const versioned = makeCell(fields as CellFields);
+      cells.push(versioned);
+      if (versioned.version === cell.version || !effects.write || generated.unsupported.has(cellKey(cell))) continue;
       const shaped = { shape: cell.shape, schema: cell.schema };
-      await writeGenerated(generator, cell.routes, cell.variant, versionGeneratedDir(value), shaped);
+      await writeGenerated(generator, cell.routes, cell.variant, versionGeneratedDir(versioned.version), shaped);
     }
   }
   for (const value of versions) {
