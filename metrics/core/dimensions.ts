@@ -26,6 +26,7 @@ import {
   type Architecture,
   type KnownLambdaRuntimeLine,
 } from './lambda-platform.ts';
+import { measureKind, targetKind } from './kinds.ts';
 import { MAX_ROUTE_COUNTS, MAX_VERSIONS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 
 // ---- the value lists ----
@@ -62,8 +63,12 @@ export type CellTarget = (typeof CELL_TARGETS)[number];
 
 /** The generated target of a cell (its generators' folder); a cell imported from AWS has none: an error to ask. */
 export function generatedTarget(target: CellTarget): Target {
-  if (target === AWS_LAMBDA_TARGET) throw new Error('a cell imported from AWS (aws-lambda) has no generated file');
-  return target;
+  if (!targetKind(target).local) throw new Error(`a cell imported from AWS (${target}) has no generated file`);
+  return fileTargetOf(target);
+}
+/** The generators' folder of the file a cell of `target` ran (a cell imported from AWS: the Lambda file). */
+export function fileTargetOf(target: CellTarget): Target {
+  return targetKind(target).fileTarget as Target;
 }
 
 /** The runtime binaries a server cell (or `--lambda-runtime node`) runs on (plan/runtimes.ts installs them). */
@@ -322,7 +327,7 @@ export const DIMENSIONS = {
     help: 'how the file runs: an HTTP server, a handler under the Runtime API, or imported from AWS',
     key: { at: 6, tagged: true },
     // a local Lambda cell's file (lambda/…) already says its target
-    label: { at: 0, inFileName: (t) => t === 'lambda' },
+    label: { at: 0, inFileName: (t) => !targetKind(t).plain && targetKind(t).local },
     sortByValues: true,
     lever: { rank: 0 },
     metaList: 'targets',
@@ -681,11 +686,11 @@ export type ChangeDimension = {
 /** The counted measure (instructions under valgrind), as the measure row says: for code that builds a counted cell. */
 export const COUNTED_MEASURE: Measure = DIMENSIONS.measure.counted;
 /** The timed measure: the measure row's other value. */
-export const TIMED_MEASURE: Measure = MEASURES.find((m) => m !== COUNTED_MEASURE)!;
+export const TIMED_MEASURE: Measure = MEASURES.find((m) => !measureKind(m).counted)!;
 
 /** A cell counted under valgrind rather than timed: the one test of the `measure` dimension's counted value. */
 export function isCounted(cell: { readonly measure: string }): boolean {
-  return cell.measure === COUNTED_MEASURE;
+  return measureKind(cell.measure).counted;
 }
 
 /** Whether a run's measures include counted cells. */

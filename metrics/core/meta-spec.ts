@@ -6,7 +6,7 @@
  * and upgradeV1Options reads the `options` of a v1 meta.json (before `version`) into the same shape.
  */
 import type { AppSpec } from './app.ts';
-import { isDimensionValue, ORDERS, type CellDimension, type DimensionValue, type Order } from './dimensions.ts';
+import { isDimensionValue, ORDERS, TARGETS, type CellDimension, type DimensionValue, type Order } from './dimensions.ts';
 import { toArchitecture, type Architecture } from './lambda-platform.ts';
 
 type Json = Record<string, unknown>;
@@ -167,7 +167,7 @@ function parseSource(v: Json): MetaSource {
   if (v.kind === 'apps') {
     // an app as recorded: its name, kind and file at least (the report names it by them)
     const recorded = (a: unknown): a is Json =>
-      isObject(a) && typeof a.name === 'string' && (a.kind === 'server' || a.kind === 'lambda') && typeof a.file === 'string';
+      isObject(a) && typeof a.name === 'string' && (TARGETS as readonly unknown[]).includes(a.kind) && typeof a.file === 'string';
     const apps = Array.isArray(v.apps) ? v.apps.filter(recorded) : [];
     return { kind: 'apps', apps: apps as unknown as MetaApp[] };
   }

@@ -26,6 +26,8 @@ import {
   type Variant,
   type Schema,
   type Shape,
+  fileTargetOf,
+  type CellTarget,
 } from './dimensions.ts';
 import {
   isLambdaRuntimeLine,
@@ -34,6 +36,7 @@ import {
   type LambdaRuntimeLine,
   type LOCAL_NODE,
 } from './lambda-platform.ts';
+import { isLocalHandler, targetKind } from './kinds.ts';
 
 // the value types of the dimensions, declared once (core/dimensions.ts, core/lambda-platform.ts)
 export type { Architecture, Bootstrap, Build, CompileCache, FileCache, Measure, Order, RuntimeName };
@@ -252,7 +255,7 @@ export function runSpec(input: SpecInput = {}): RunSpec {
 /** The targets of a spec's cells: the apps' kinds for `measure`, else `cells.targets`. */
 export function targetsOf(spec: Pick<RunSpec, 'source' | 'cells'>): Target[] {
   if (spec.source.kind === 'generated') return spec.cells.targets;
-  const kinds = spec.source.apps.map((a) => (a.kind === 'lambda' ? 'lambda' : 'server'));
+  const kinds = spec.source.apps.map((a) => a.kind);
   return [...new Set<Target>(kinds)];
 }
 
@@ -274,13 +277,15 @@ export interface TargetLevers {
  * files (a new sandbox has read nothing yet), unless `fileCaches` says otherwise.
  */
 export function leversOfTarget(levers: LeverSpec, target: string): TargetLevers {
-  const lambda = target === 'lambda';
+  // a handler measured here runs on its Lambda lines and bootstraps; anything else as a server does
+  const lambda = isLocalHandler(target);
   return {
     runtimes: lambda ? levers.lambdaRuntimes : levers.runtimes,
     builds: levers.builds,
     compileCaches: levers.compileCaches,
     bootstraps: lambda ? levers.bootstraps : byRow('bootstrap', 'server'),
-    fileCaches: levers.fileCaches === 'by-target' ? byRow('fileCache', lambda ? 'lambda' : 'server') : levers.fileCaches,
+    fileCaches:
+      levers.fileCaches === 'by-target' ? byRow('fileCache', lambda ? fileTargetOf(target as CellTarget) : 'server') : levers.fileCaches,
   };
 }
 
@@ -296,18 +301,22 @@ export function hasCounted(spec: Pick<RunSpec, 'cells'>): boolean {
 export function hasTimed(spec: Pick<RunSpec, 'cells'>): boolean {
   return countsTime(spec.cells.measures);
 }
-function hasTarget(spec: RunSpec, target: Target): boolean {
-  return targetsOf(spec).includes(target);
+/** Whether some cell of the spec runs as a handler (`handler`) or as a server (`!handler`): the targets' kinds say which. */
+function hasTarget(spec: RunSpec, handler: boolean): boolean {
+  return targetsOf(spec).some((t) => targetKind(t).handler === handler);
 }
-function hasApp(spec: RunSpec, kind: AppSpec['kind']): boolean {
-  return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === kind);
+/** Whether the spec measures a user's app that is a handler (or a server). */
+function hasApp(spec: RunSpec, handler: boolean): boolean {
+  return spec.source.kind === 'apps' && spec.source.apps.some((a) => targetKind(a.kind).handler === handler);
 }
+const HANDLER = true;
+const SERVER = false;
 function hasInitExport(spec: RunSpec): boolean {
-  return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === 'lambda' && a.initExport !== undefined);
+  return spec.source.kind === 'apps' && spec.source.apps.some((a) => targetKind(a.kind).initModes && a.initExport !== undefined);
 }
 function runsLocalNode(spec: RunSpec): boolean {
-  const server = hasTarget(spec, 'server') && spec.cells.runtimes.includes('node');
-  return server || (hasTarget(spec, 'lambda') && spec.cells.lambdaRuntimes.includes('node'));
+  const server = hasTarget(spec, SERVER) && spec.cells.runtimes.includes('node');
+  return server || (hasTarget(spec, HANDLER) && spec.cells.lambdaRuntimes.includes('node'));
 }
 
 /**
@@ -361,12 +370,12 @@ export const OPTION_RULES: readonly OptionRule[] = [
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
   {
     flags: ['--init'],
-    applies: (s) => (s.source.kind === 'generated' && s.cells.targets.includes('lambda')) || hasInitExport(s),
+    applies: (s) => (s.source.kind === 'generated' && s.cells.targets.some((t) => targetKind(t).initModes)) || hasInitExport(s),
     without:
       "a generated Lambda cell (--target lambda), or measure --handler with --init-export: a user's handler without it " +
       'initialises as it is written',
   },
-  { flags: ['--init-export'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry has no INIT)' },
+  { flags: ['--init-export'], applies: (s) => hasApp(s, HANDLER), without: '--handler (a server entry has no INIT)' },
   {
     flags: ['--init-export'],
     applies: (s) => s.cells.inits.includes('eager'),
@@ -374,15 +383,15 @@ export const OPTION_RULES: readonly OptionRule[] = [
   },
   {
     flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],
-    applies: (s) => hasTarget(s, 'lambda'),
+    applies: (s) => hasTarget(s, HANDLER),
     without: 'a Lambda cell (--target lambda, or measure --handler)',
   },
   {
     flags: ['--calibration'],
-    applies: (s) => hasTarget(s, 'lambda'),
+    applies: (s) => hasTarget(s, HANDLER),
     without: 'a Lambda cell (--target lambda, or measure --handler): the calibration makes the Lambda estimates',
   },
-  { flags: ['--runtime'], applies: (s) => hasTarget(s, 'server'), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
+  { flags: ['--runtime'], applies: (s) => hasTarget(s, SERVER), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
   { flags: ['--node'], applies: runsLocalNode, without: 'a cell on the node runtime (--runtime node or --lambda-runtime node)' },
   {
     flags: ['--first-hits'],
@@ -395,15 +404,16 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s) => s.source.kind === 'generated' && new Set(s.source.routes).size >= 3,
     without: 'at least 3 route counts (--routes): the budget is read off the curve fitted over them',
   },
-  { flags: ['--event'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry gets --request)' },
+  { flags: ['--event'], applies: (s) => hasApp(s, HANDLER), without: '--handler (a server entry gets --request)' },
   {
     flags: ['--request', '--port', '--body', '--content-type'],
-    applies: (s) => hasApp(s, 'server'),
+    applies: (s) => hasApp(s, SERVER),
     without: '--entry (a handler gets --event)',
   },
   {
     flags: ['--cwd'],
-    applies: (s) => s.source.kind === 'apps' && s.source.apps.some((a) => a.kind === 'server' || a.taskRoot !== path.dirname(a.file)),
+    applies: (s) =>
+      s.source.kind === 'apps' && s.source.apps.some((a) => !targetKind(a.kind).handler || a.taskRoot !== path.dirname(a.file)),
     without: "--entry, or a --handler below it (a handler's task root is then --cwd, not the handler's own folder)",
   },
   {
@@ -415,7 +425,7 @@ export const OPTION_RULES: readonly OptionRule[] = [
 
 /** The values of a cell that decide whether it can run (a Cell has them all). */
 export interface CellRunValues {
-  target: string;
+  target: CellTarget;
   measure: Measure;
   memory: number;
   runtime: string;
@@ -425,7 +435,7 @@ export interface CellRunValues {
 
 /** Why a cell's Runtime Interface Client cannot start: the client runs only on a Lambda runtime line (it needs Node >= 22). */
 export function ricBlock(cell: CellRunValues): string | undefined {
-  if (cell.target !== 'lambda' || cell.bootstrap === 'probe' || isLambdaRuntimeLine(cell.runtime)) return undefined;
+  if (!targetKind(cell.target).handler || cell.bootstrap === 'probe' || isLambdaRuntimeLine(cell.runtime)) return undefined;
   return (
     `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}: ` +
     'add a line to --lambda-runtime or use --lambda-bootstrap probe'
@@ -442,7 +452,7 @@ export function countBlocks(cell: CellRunValues, runtimeKind: string): string[] 
   if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only (--runtime)');
   if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)');
   // the cuts are the probe's marks; the Runtime Interface Client prints none
-  if (cell.target === 'lambda' && cell.bootstrap !== 'probe')
+  if (targetKind(cell.target).handler && cell.bootstrap !== 'probe')
     reasons.push("a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe");
   // the kernel's reading of the files is not counted, so an evicted file cache changes no count
   if (cell.fileCache === 'cold')

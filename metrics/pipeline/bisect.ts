@@ -41,6 +41,7 @@ import { displayPath } from '../core/display.ts';
 import type { Deps } from './ports.ts';
 import { bisectStateSchema } from './bisect-state.ts';
 import { exitCodeOf, runPipeline } from './run.ts';
+import { targetKind, measureKind } from '../core/kinds.ts';
 
 /** More candidates than this ask for --yes or a coarser --step. */
 export const MAX_CANDIDATES = 32;
@@ -318,8 +319,8 @@ export function stepsFor(n: number): number {
   return 2 + Math.ceil(Math.log2(Math.max(1, n - 1)));
 }
 
-const unit = (m: Measure) => (m === 'instructions' ? 'instructions' : 'ms of CPU time');
-const show = (m: Measure, v: number) => (m === 'instructions' ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
+const unit = (m: Measure) => measureKind(m).unit;
+const show = (m: Measure, v: number) => measureKind(m).show(v);
 
 function stepLine(o: BisectOptions, state: BisectState, candidate: string, r: BisectResult): string {
   const n = state.steps.length;
@@ -502,7 +503,7 @@ export function versionList(answer: string, pkg: string): string[] {
 /** The step's run: one generated or app cell, measured as `run`/`measure` would, into `stepDir`. */
 function stepSpec(o: BisectOptions, candidate: string, stepDir: string, app: AppSpec | undefined): RunSpec {
   const measures: Measure[] = [o.measure];
-  const sampling = o.measure === 'instructions' ? { countSamples: 1 } : { samples: 5 };
+  const sampling = measureKind(o.measure).counted ? { countSamples: 1 } : { samples: 5 };
   // one more, unrecorded, profiled run: the packages' shares the report compares
   const output = { out: stepDir, attribute: true };
   if (o.cell.kind === 'generated') {
@@ -569,7 +570,7 @@ function resultOf(o: BisectOptions, stepDir: string): BisectResult {
     const why = samples.find((s) => s.error)?.error ?? samples.find((s) => s.unsupported)?.unsupported ?? 'no sample';
     return { kind: 'skipped', reason: `did not answer right: ${why}` };
   }
-  if (o.measure === 'instructions') {
+  if (measureKind(o.measure).counted) {
     const figures = instructionFigures(ok[0]!.instructions ?? {});
     if (figures.total === undefined) return { kind: 'skipped', reason: 'no instruction count' };
     const phases = Object.fromEntries(Object.entries(figures).filter(([k]) => k !== 'total')) as Record<string, number>;
@@ -688,7 +689,7 @@ async function stepLoad(o: BisectOptions, candidate: string, stepDir: string, lo
     }
   }
   if (o.cell.kind !== 'generated') return "its modules were not listed when the step ran (an app's copy is removed after its step)";
-  if (o.cell.target !== 'server') return 'listed for server cells only (a Lambda handler does not listen)';
+  if (targetKind(o.cell.target).ready !== 'listen') return 'listed for server cells only (a Lambda handler does not listen)';
   const samples = existsSync(path.join(stepDir, SAMPLES_FILE)) ? readSamples(path.join(stepDir, SAMPLES_FILE)) : [];
   const cell = samples.find((s) => s.ok)?.cell;
   if (!cell) return 'the step has no answered sample';

@@ -38,6 +38,7 @@ import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { appsAtVersions, type AppVersionInstaller } from './app-versions.ts';
 import { ensureVersion, versionOf } from './versions.ts';
 import { buildSnapshot, SNAPSHOT_FAILURE, snapshotUnsupported, type SnapshotBuilder } from './snapshot.ts';
+import { targetKind } from '../core/kinds.ts';
 
 export interface AppCellEffects {
   /** what runs `node --build-snapshot` (tests: a stand-in) */
@@ -125,7 +126,7 @@ async function appFile(
     return built.ok ? { app: { ...app, file: outcome.file }, blob: built.blob } : { blocked: snapshotNotApplicable(built.error) };
   }
   // the bundle is the function's whole code: its folder is the task root, as a zip of it would be
-  const where = app.kind === 'lambda' ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};
+  const where = targetKind(app.kind).handler ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};
   return { app: { ...app, file: outcome.file, ...where } };
 }
 
@@ -186,7 +187,7 @@ function appLaunch(
   blob?: string,
 ): CellLaunch {
   const base = { command: runtime.command, compileCache: cell.compileCache, cwd: app.cwd };
-  if (app.kind === 'server') {
+  if (!targetKind(app.kind).handler) {
     // started from a snapshot, node deserializes the app and runs its main function, not the file (kept as argv[1])
     const snapshot = blob ? ['--snapshot-blob', blob] : [];
     return { ...base, file: app.file, preArgs: ['--require', files.preload, ...snapshot], args: app.args };
@@ -203,7 +204,7 @@ function appLaunch(
 
 /** A handler's init modes: the spec's with --init-export, else the row's stored one (the handler as written). */
 function initsOf(app: AppSpec, spec: Pick<CellSpec, 'inits'>): InitMode[] {
-  return app.kind === 'lambda' && app.initExport !== undefined ? spec.inits : [storedValue('init')];
+  return targetKind(app.kind).initModes && app.initExport !== undefined ? spec.inits : [storedValue('init')];
 }
 
 /** Every app × memory size × measure (× init mode, for a handler with --init-export), before the levers. */
@@ -255,7 +256,7 @@ export async function prepareAppCells(
   const base = baseCells(versioned.apps, memories, spec);
   const cells = expandCells(base, lists);
   const reference =
-    spec.lambdaReference && kinds.includes('lambda')
+    spec.lambdaReference && kinds.some((k) => targetKind(k).handler)
       ? await prepareReferenceCells(memories, lists, { runtimes, log, variant: 'plain', measures })
       : undefined;
   // the client is built only for cells that run with it (a counted cell never does)

@@ -24,6 +24,7 @@ import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type Instal
 import { type Measure, generatedTarget, splitPackageVersion, storedValue, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
 import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** Why a `ric` cell cannot run (core/run-spec.ts ricBlock): the client starts only on a Lambda runtime line. */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
@@ -121,7 +122,7 @@ export async function generateCells(
   const selected = new Map<string, FrameworkGenerator>();
   for (const target of targets) {
     const selection = selectFrameworks(options.frameworks, await loadGenerators(target));
-    const label = (name: string) => (targets.length > 1 || target !== 'server' ? `${name} (${target})` : name);
+    const label = (name: string) => (targets.length > 1 || !targetKind(target).plain ? `${name} (${target})` : name);
     for (const [name, reason] of selection.skipped) {
       skipped.set(label(name), reason);
       log(`${label(name)}: skipped (${reason})`);
@@ -140,7 +141,7 @@ export async function generateCells(
               const generator = generators.get(target)!.get(name);
               if (!generator) continue;
               // a generated Lambda file in each init mode (eager: its adapter's documented practice, where it has one)
-              for (const init of target === 'lambda' ? options.inits : [storedValue('init')]) {
+              for (const init of targetKind(target).initModes ? options.inits : [storedValue('init')]) {
                 const cell = makeCell({ framework: name, variant, shape, schema, routes, target, init });
                 cells.push(cell);
                 const why = unsupportedReason(generator, { shape, schema, init });
@@ -154,7 +155,7 @@ export async function generateCells(
   }
   // the hello-world reference: one more Lambda cell, multiplied by the levers like the others
   const lambdaGenerators = generators.get('lambda');
-  if (options.lambdaReference && lambdaGenerators && cells.some((c) => c.target === 'lambda')) {
+  if (options.lambdaReference && lambdaGenerators && cells.some((c) => targetKind(c.target).handler)) {
     if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
     lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
     // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)
