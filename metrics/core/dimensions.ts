@@ -10,56 +10,58 @@
  * option groups declare each flag from its row (cli/groups/common.ts dimensionOption), and
  * DEFAULT_SPEC takes the rows' `cli`.
  *
+ * The value lists are spelled in dimension-values.ts, the row's shape in dimension-row.ts and the run
+ * dimensions in run-dimensions.ts; this module re-exports them, so every other module imports from here.
+ *
  * Adding a dimension: one row here (and its value list), then the code that acts on it
  * (docs/dev/adding-a-target-or-dimension.md).
  */
+import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from './lambda-platform.ts';
 import {
-  ARCHITECTURES,
-  DEFAULT_ARCHITECTURE,
-  DEFAULT_LAMBDA_RUNTIME,
-  DEFAULT_MEMORY_MB,
-  KNOWN_LAMBDA_RUNTIME_LINES,
-  LAMBDA_RUNTIME_NAMES,
-  MAX_MEMORY_MB,
-  MB_PER_VCPU,
-  MIN_MEMORY_MB,
-  type Architecture,
-  type KnownLambdaRuntimeLine,
-} from './lambda-platform.ts';
+  VARIANTS,
+  type Variant,
+  SHAPES,
+  type Shape,
+  SCHEMAS,
+  type Schema,
+  MIN_ROUTES,
+  MAX_ROUTES,
+  DEFAULT_ROUTES,
+  TARGETS,
+  type Target,
+  CELL_TARGETS,
+  type CellTarget,
+  RUNTIME_NAMES,
+  CELL_RUNTIMES,
+  type CellRuntime,
+  BUILDS,
+  type Build,
+  COMPILE_CACHES,
+  type CompileCache,
+  BOOTSTRAPS,
+  type Bootstrap,
+  INIT_MODES,
+  type InitMode,
+  FILE_CACHES,
+  type FileCache,
+  MEASURES,
+  type Measure,
+  SOURCES,
+  type Source,
+  INSTALLED_VERSION,
+  isPackageVersion,
+  DEFAULT_SHAPE,
+  DEFAULT_SCHEMA,
+  type FrameworkName,
+  isName,
+} from './dimension-values.ts';
+import { type TargetName, type Dimension, type Typed, dimension, isNonNegativeInteger, list } from './dimension-row.ts';
 import { measureKind, targetKind } from './kinds.ts';
 import { MAX_ROUTE_COUNTS, MAX_VERSIONS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 
-// ---- the value lists ----
-
-/** With the framework's validation of each body, or without (the same routes answering unchecked). */
-export const VARIANTS = ['validated', 'plain'] as const;
-export type Variant = (typeof VARIANTS)[number];
-
-/** The route shapes of a generated file (generators/routes.ts says what each one is). */
-export const SHAPES = ['flat', 'params', 'nested', 'rest'] as const;
-export type Shape = (typeof SHAPES)[number];
-/** The schema weight of the bodies: small (one field) or user (the ~1 KB User model). */
-export const SCHEMAS = ['small', 'user'] as const;
-export type Schema = (typeof SCHEMAS)[number];
-
-/** Route counts a generated file may have. */
-export const MIN_ROUTES = 1;
-export const MAX_ROUTES = 100_000;
-/** The route counts of a run that does not name any. */
-export const DEFAULT_ROUTES: readonly number[] = [1, 10, 100, 500, 1000, 2000, 3000, 5000];
-
-/**
- * Where a generated file runs: `server` is a long-running HTTP server on `listen`; `lambda` is an
- * AWS Lambda handler (`exports.handler`) behind the framework's adapter, driven through the Lambda
- * Runtime API. Each has its own folder of generators (generators/<target>/) and is a `--target`.
- */
-export const TARGETS = ['server', 'lambda'] as const;
-export type Target = (typeof TARGETS)[number];
-/** The target of cells imported from AWS's REPORT lines (lambda:import): they ran the Lambda file on Lambda itself. */
-export const AWS_LAMBDA_TARGET = 'aws-lambda';
-/** Every target a cell may have, in the order tables show them: the server, the local Lambda, AWS's figures. */
-export const CELL_TARGETS = [...TARGETS, AWS_LAMBDA_TARGET] as const;
-export type CellTarget = (typeof CELL_TARGETS)[number];
+export * from './dimension-values.ts';
+export * from './dimension-row.ts';
+export { RUN_DIMENSIONS } from './run-dimensions.ts';
 
 /** The generated target of a cell (its generators' folder); a cell imported from AWS has none: an error to ask. */
 export function generatedTarget(target: CellTarget): Target {
@@ -70,164 +72,6 @@ export function generatedTarget(target: CellTarget): Target {
 export function fileTargetOf(target: CellTarget): Target {
   return targetKind(target).fileTarget as Target;
 }
-
-/** The runtime binaries a server cell (or `--lambda-runtime node`) runs on (plan/runtimes.ts installs them). */
-/** The pinned Node lines (installed on demand into .runtimes/). */
-export const NODE_LINES = ['node22', 'node24'] as const;
-export type NodeLine = (typeof NODE_LINES)[number];
-export const RUNTIME_NAMES = ['node', ...NODE_LINES, 'bun'] as const;
-export type RuntimeName = (typeof RUNTIME_NAMES)[number];
-/** A cell's runtime: a binary, or the Lambda runtime line of a Lambda cell (the deprecated ones too: an old run may hold them). */
-export const CELL_RUNTIMES = [...RUNTIME_NAMES, ...KNOWN_LAMBDA_RUNTIME_LINES] as const;
-export type CellRuntime = RuntimeName | KnownLambdaRuntimeLine;
-
-/**
- * As written; bundled by esbuild into one file; the same bundle minified; the bundle run once into a
- * V8 startup snapshot that the start deserializes (`measure`'s server entries only: plan/snapshot.ts).
- */
-/** The builds esbuild bundles (the second minified): the only ones a Lambda package ships. */
-export const BUNDLE_BUILDS = ['bundle', 'bundle-min'] as const;
-export type BundleBuild = (typeof BUNDLE_BUILDS)[number];
-export const BUILDS = ['plain', ...BUNDLE_BUILDS, 'snapshot'] as const;
-export type Build = (typeof BUILDS)[number];
-export const COMPILE_CACHES = ['off', 'cold', 'warm'] as const;
-export type CompileCache = (typeof COMPILE_CACHES)[number];
-/** How a Lambda cell's process starts (plan/lambda-bootstrap.ts). */
-export const BOOTSTRAPS = ['ric', 'ric-noflags', 'probe'] as const;
-export type Bootstrap = (typeof BOOTSTRAPS)[number];
-/**
- * When a Lambda handler does its framework's initialisation (route and schema compilation, plugin
- * start): lazy = on the first event, as the file leaves it; eager = in INIT, as the adapter's
- * documentation advises for cold starts (generators/lambda/*.ts say which call and where it is documented).
- */
-export const INIT_MODES = ['lazy', 'eager'] as const;
-export type InitMode = (typeof INIT_MODES)[number];
-export const FILE_CACHES = ['warm', 'cold'] as const;
-export type FileCache = (typeof FILE_CACHES)[number];
-/** How a cell is measured: timed (wall and CPU time) or counted (instructions under valgrind). */
-export const MEASURES = ['time', 'instructions'] as const;
-export type Measure = (typeof MEASURES)[number];
-/** Where a cell's file comes from: generated for framework × N, or the user's own app (`measure`). */
-export const SOURCES = ['generated', 'app'] as const;
-export type Source = (typeof SOURCES)[number];
-/** The `source` of a cell measured from the user's own entry or handler. */
-export const APP_SOURCE = 'app' satisfies Source;
-
-/**
- * A package at an exact version (`fastify@4.28.1`, `@fastify/aws-lambda@5.0.0`): a cell's `version`
- * when `--versions` gives its framework's (or adapter's, or validator's) package another version than
- * the project's; `installed` (the row's stored value) is the package as the project has it.
- */
-export const INSTALLED_VERSION = 'installed';
-const PACKAGE_VERSION = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*@\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-export function isPackageVersion(x: unknown): x is string {
-  return typeof x === 'string' && x.length <= 214 && PACKAGE_VERSION.test(x);
-}
-/** `fastify@4.28.1` → { pkg: 'fastify', version: '4.28.1' } (the last `@` after the first character splits them). */
-export function splitPackageVersion(value: string): { pkg: string; version: string } {
-  const at = value.lastIndexOf('@');
-  return { pkg: value.slice(0, at), version: value.slice(at + 1) };
-}
-
-/** The shape and schema of a file when the run or the record does not say. */
-export const DEFAULT_SHAPE: Shape = 'flat';
-export const DEFAULT_SCHEMA: Schema = 'small';
-
-/** The order of a run's samples. */
-export const ORDERS = ['interleaved', 'sequential', 'random'] as const;
-export type Order = (typeof ORDERS)[number];
-
-/**
- * A framework's name (or an app's, for `measure`): open, any registered generator or app. The name
- * rule (letters, digits and `._+:@/-`) keeps labels, file names and reports free of markup and paths.
- */
-export type FrameworkName = string;
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._+:@/-]{0,99}$/;
-export function isName(x: unknown): x is string {
-  return typeof x === 'string' && NAME.test(x) && !x.includes('..');
-}
-
-// ---- the table ----
-
-/** The two targets a run chooses between; the other rows' CLI defaults may differ by it. */
-export type TargetName = Target;
-/** The --help group a flag is listed in. */
-export type FlagGroup = 'selection' | 'levers' | 'lambda' | 'cost' | 'sampling';
-
-/** What a flag's help may depend on: the command it is on. */
-export interface FlagContext {
-  /** the command's word for a cell (`cell` for run, `app` for measure) */
-  what: string;
-  /** whether the command has Lambda cells too (its --runtime is then the servers') */
-  lambda: boolean;
-}
-
-/** One command-line flag of a dimension. */
-export interface DimensionFlag {
-  flag: `--${string}`;
-  short?: `-${string}`;
-  /** the argument's name in help (`<list>`) */
-  arg: string;
-  group: FlagGroup;
-  /** when the flag sets the dimension only for cells of one target (`--runtime` servers, `--lambda-runtime` Lambda cells) */
-  target?: TargetName;
-  /** the --help text, without the default (which --help adds from the row's `cli`) */
-  help: string | ((on: FlagContext) => string);
-  /** the text --help shows for the default, when not the row's `cli` list joined by commas; `''`: none shown */
-  defaultText?: string;
-  /** an old spelling still accepted, hidden from --help (the help says it) */
-  alias?: `--${string}`;
-}
-
-export interface Dimension<V extends string | number> {
-  /** the closed set of values (checked on the command line and in samples.jsonl), or `open` with a check */
-  values: readonly V[] | 'open';
-  /** for open dimensions: whether an untrusted value is one */
-  valid?: (value: unknown) => value is V;
-  /** what an absent field in a stored record means; absent: every record holds the field. NEVER changes. */
-  stored?: V;
-  /** what a run takes when the flag is absent, per target where the targets differ; absent: no default (the command decides) */
-  cli?: readonly V[] | Readonly<Record<TargetName, readonly V[]>>;
-  flags: readonly DimensionFlag[];
-  /** what the dimension is, in a few words */
-  help: string;
-  /**
-   * Its place in the cell key; `tagged` ones (added after runs were first recorded) appear as
-   * `name=value`, and only when they leave `stored`, so older keys stay what they were.
-   */
-  key?: { at: number; tagged?: true };
-  /**
-   * its place among the `[name=value, …]` extras of a cell's label (shown when ≠ stored), and how its
-   * value reads there; `file`: the cell's file name (cellFile) already says it
-   */
-  label?: 'file' | { at: number; show?: (value: V) => string; inFileName?: (value: V) => boolean };
-  /** tables sort its values in the order of `values` (else numbers numerically, text alphabetically) */
-  sortByValues?: true;
-  /** text sorted with its digit runs as numbers (`fastify@4.5.0` before `fastify@4.10.0`) */
-  sortNumeric?: true;
-  /**
-   * its lever table's place in levers.md; `workload`: it describes the app, so it never counts as "the lever that helps";
-   * `change`: a choice of how the app is built or deployed, so each of its values is a variant of the levers' answer table
-   */
-  lever?: { rank: number; workload?: true; change?: true };
-  /** meta.json's options list that holds its values in the order given (the lever tables' column order) */
-  metaList?: string;
-  /** the measure dimension only: its value whose cells are counted under valgrind rather than timed */
-  counted?: V;
-  /** false: the HTML report's charts draw it anyway (series, axis) or it never varies within timed cells, so it gets no toggle */
-  toggle?: false;
-}
-
-/** The type of a row's values, carried by the row's type alone. */
-declare const VALUE: unique symbol;
-type Typed<V> = { readonly [VALUE]?: V };
-/** A row: checked against Dimension<V>, its literal shape kept (so types can ask which rows have a lever, a stored value…). */
-const dimension =
-  <V extends string | number>() =>
-  <const R extends Dimension<V>>(row: R): R & Typed<V> =>
-    row;
-const isNonNegativeInteger = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-const list = (values: readonly (string | number)[]) => values.join(', ');
 
 /** The cell dimensions, in the order tables show and sort them. */
 export const DIMENSIONS = {
@@ -548,59 +392,6 @@ export const DIMENSIONS = {
     help: "where the file comes from: generated by coldstart for framework × N, or the user's own app (measure)",
     key: { at: 9, tagged: true },
     label: 'file',
-  }),
-} as const;
-
-/** The run dimensions: one value per run (no key, label or CSV column), each with its flag and meta.json key. */
-export const RUN_DIMENSIONS = {
-  architecture: dimension<Architecture>()({
-    values: ARCHITECTURES,
-    stored: DEFAULT_ARCHITECTURE,
-    cli: [DEFAULT_ARCHITECTURE],
-    flags: [
-      {
-        flag: '--arch',
-        arg: '<list>',
-        group: 'cost',
-        help:
-          `comma list of Lambda architectures, ${ARCHITECTURES.join(' and/or ')} (x86 is accepted for x86_64): Lambda cells get ` +
-          "an estimate for each (its calibration and its price); the first one's price is the cost table's",
-      },
-    ],
-    // not a cell dimension: a local cell runs on this machine whatever the architecture; only the calibration and the price differ
-    help: 'the Lambda architectures Lambda cells are estimated for; the first prices the cost table',
-  }),
-  costMemory: dimension<number>()({
-    values: 'open',
-    valid: (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= MIN_MEMORY_MB && v <= MAX_MEMORY_MB,
-    stored: DEFAULT_MEMORY_MB,
-    cli: [DEFAULT_MEMORY_MB],
-    flags: [
-      {
-        flag: '--cost-memory',
-        arg: '<MB>',
-        group: 'cost',
-        alias: '--memory',
-        help:
-          `Lambda memory size the cost table prices, in MB (${MIN_MEMORY_MB}–${MAX_MEMORY_MB}); the old spelling --memory still works; ` +
-          'the memory sizes cells run at are --lambda-memory',
-      },
-    ],
-    help: 'the Lambda memory size the cost model prices, MB',
-  }),
-  order: dimension<Order>()({
-    values: ORDERS,
-    stored: 'interleaved',
-    cli: ['interleaved'],
-    flags: [
-      {
-        flag: '--order',
-        arg: '<order>',
-        group: 'sampling',
-        help: (on) => `${ORDERS[0]} (sample 1 of every ${on.what}, then 2 …), ${list(ORDERS.slice(1, -1))} or ${ORDERS[2]}`,
-      },
-    ],
-    help: 'the order of the samples: round by round across cells, cell after cell, or shuffled by a seed',
   }),
 } as const;
 

@@ -15,7 +15,13 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
  * The table's own file, and the platform facts it takes two value lists from (the Lambda
  * architectures and runtime lines live with the rest of what AWS documents).
  */
-const SOURCES_OF_THE_TABLE = new Set(['metrics/core/dimensions.ts', 'metrics/core/lambda-platform.ts', 'metrics/core/kinds.ts']);
+const SOURCES_OF_THE_TABLE = new Set([
+  'metrics/core/dimensions.ts',
+  'metrics/core/dimension-values.ts',
+  'metrics/core/run-dimensions.ts',
+  'metrics/core/lambda-platform.ts',
+  'metrics/core/kinds.ts',
+]);
 
 const ROWS = { ...DIMENSIONS, ...RUN_DIMENSIONS } as unknown as Record<string, Dimension<string | number>>;
 
