@@ -12,7 +12,6 @@ import {
   cliDefault,
   countsInstructions,
   countsTime,
-  isCounted,
   RUN_DIMENSIONS,
   type Bootstrap,
   type InitMode,
@@ -29,13 +28,8 @@ import {
   fileTargetOf,
   type CellTarget,
 } from './dimensions.ts';
-import {
-  isLambdaRuntimeLine,
-  LAMBDA_RUNTIME_NAMES,
-  type Architecture,
-  type LambdaRuntimeLine,
-  type LOCAL_NODE,
-} from './lambda-platform.ts';
+import type { Architecture, LambdaRuntimeLine, LOCAL_NODE } from './lambda-platform.ts';
+import { cellBlock } from './cell-exclusions.ts';
 import { isLocalHandler, targetKind } from './kinds.ts';
 
 // the value types of the dimensions, declared once (core/dimensions.ts, core/lambda-platform.ts)
@@ -422,53 +416,6 @@ export const OPTION_RULES: readonly OptionRule[] = [
     without: '--body (the content type is that of the body sent)',
   },
 ];
-
-/** The values of a cell that decide whether it can run (a Cell has them all). */
-export interface CellRunValues {
-  target: CellTarget;
-  measure: Measure;
-  memory: number;
-  runtime: string;
-  bootstrap: Bootstrap;
-  fileCache: FileCache;
-}
-
-/** Why a cell's Runtime Interface Client cannot start: the client runs only on a Lambda runtime line (it needs Node >= 22). */
-export function ricBlock(cell: CellRunValues): string | undefined {
-  if (!targetKind(cell.target).handler || cell.bootstrap === 'probe' || isLambdaRuntimeLine(cell.runtime)) return undefined;
-  return (
-    `the Runtime Interface Client starts on a Lambda runtime line (${LAMBDA_RUNTIME_NAMES.join(', ')}), not on ${cell.runtime}: ` +
-    'add a line to --lambda-runtime or use --lambda-bootstrap probe'
-  );
-}
-
-/**
- * Why a counted cell cannot be counted (every reason, each with what to change); none for a timed cell.
- * `runtimeKind`: `node` or `bun` (a resolved runtime's kind; before resolving, the runtime's name says it).
- */
-export function countBlocks(cell: CellRunValues, runtimeKind: string): string[] {
-  if (!isCounted(cell)) return [];
-  const reasons: string[] = [];
-  if (runtimeKind !== 'node') reasons.push('instructions are counted for node runtimes only (--runtime)');
-  if (cell.memory > 0) reasons.push('instruction counts do not depend on the CPU share or memory limit of a memory size (--lambda-memory)');
-  // the cuts are the probe's marks; the Runtime Interface Client prints none
-  if (targetKind(cell.target).handler && cell.bootstrap !== 'probe')
-    reasons.push("a Lambda cell is counted at the probe's marks: use --lambda-bootstrap probe");
-  // the kernel's reading of the files is not counted, so an evicted file cache changes no count
-  if (cell.fileCache === 'cold')
-    reasons.push('a cold file cache changes no instruction count (the kernel is not counted): use --file-cache warm');
-  return reasons;
-}
-
-/**
- * THE rule of a cell that cannot run whatever the machine, or undefined: it cannot be counted, or its
- * client cannot start. The planner (plan/cells.ts) gives these reasons to such cells; selectionRefusal
- * refuses a spec whose every cell has one.
- */
-export function cellBlock(cell: CellRunValues, runtimeKind: string): string | undefined {
-  const reasons = countBlocks(cell, runtimeKind);
-  return reasons.length ? reasons.join('; ') : ricBlock(cell);
-}
 
 /** Why a spec leaves no cell that can run (every one would be unsupported), or undefined. */
 export function selectionRefusal(spec: RunSpec): string | undefined {

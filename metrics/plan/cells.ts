@@ -23,10 +23,11 @@ import { selectFrameworks } from './selection.ts';
 import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
 import { type Measure, generatedTarget, splitPackageVersion, storedValue, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
-import { countBlocks, ricBlock, type CellSpec, type GeneratedSource, type LeverSpec } from '../core/run-spec.ts';
+import { countBlocks, ricBlock } from '../core/cell-exclusions.ts';
+import type { CellSpec, GeneratedSource, LeverSpec } from '../core/run-spec.ts';
 import { targetKind } from '../core/kinds.ts';
 
-/** Why a `ric` cell cannot run (core/run-spec.ts ricBlock): the client starts only on a Lambda runtime line. */
+/** Why a `ric` cell cannot run (core/cell-exclusions.ts): the client starts only on a Lambda runtime line. */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
   const reason = ricBlock(cell);
   return reason === undefined ? undefined : { kind: 'unsupported', reason };
@@ -64,7 +65,7 @@ export type Selection = Omit<GeneratedSource, 'kind'>;
 
 /**
  * Why a counted cell cannot be counted (every reason, each with what to change), or undefined when it
- * can: core/run-spec.ts countBlocks, at the runtime's resolved kind.
+ * can: core/cell-exclusions.ts countBlocks, at the runtime's resolved kind.
  */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
   const reasons = countBlocks(cell, runtimeKind);
