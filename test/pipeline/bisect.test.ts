@@ -13,18 +13,15 @@ import { loadByPackage } from '../../metrics/core/packages.ts';
 import { ExitCodeError, UsageError } from '../../metrics/core/errors.ts';
 import { parseVersions } from '../../metrics/core/parse.ts';
 import {
-  LOADED_FILE,
   packagesTable,
-  publishedVersions,
   runBisect,
-  slimStep,
   stepsFor,
   STATE_FILE,
   type BisectDeps,
   type BisectOptions,
   type StepLoad,
-  versionList,
 } from '../../metrics/pipeline/bisect.ts';
+import { LOADED_FILE, publishedVersions, slimStep, versionList } from '../../metrics/pipeline/bisect-deps.ts';
 import { tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
 
