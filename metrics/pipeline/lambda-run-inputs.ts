@@ -30,7 +30,7 @@ import { bundleFile, isModuleFile } from '../plan/bundle.ts';
 import { cleanLeftovers, scratchPrefix } from '../measure/leftovers.ts';
 import { appsOf, type AppsInput } from './apps.ts';
 import { packageLambda } from './lambda-package.ts';
-import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/files.ts';
+import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/input-files.ts';
 
 export interface PackagedFunctionEntry {
   name: string;
