@@ -85,17 +85,25 @@ module.exports = {
         "the use cases that need AWS's SDK are loaded by the CLI with await import() through withAwsSdk " +
         '(metrics/core/aws-sdk.ts), so no other command loads the SDK',
       from: { path: '^metrics/(cli|tools)/' },
-      to: { path: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^metrics/(pipeline/lambda-(run|run-cleanup|clean)|cloud/[^/]+-api)[.]ts$',
+        dynamic: false,
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'aws-sdk-api-importers',
       severity: 'error',
       comment:
         "a module that imports AWS's SDK (metrics/cloud/*-api.ts) is imported only by the use cases the CLI loads through " +
-        'withAwsSdk (pipeline/lambda-run.ts, lambda-clean.ts) and by another such module: any other importer is one the CLI ' +
+        'withAwsSdk (pipeline/lambda-run.ts with its lambda-run-cleanup.ts, lambda-clean.ts) and by another such module: any other importer is one the CLI ' +
         'may load statically (pipeline/lambda-run-plan.ts, which lambda:run --dry-run runs without the SDK)',
-      from: { path: '^(metrics|generators)/', pathNot: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$' },
-      to: { path: '^metrics/(pipeline/lambda-(run|clean)|cloud/[^/]+-api)[.]ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+      from: { path: '^(metrics|generators)/', pathNot: '^metrics/(pipeline/lambda-(run|run-cleanup|clean)|cloud/[^/]+-api)[.]ts$' },
+      to: {
+        path: '^metrics/(pipeline/lambda-(run|run-cleanup|clean)|cloud/[^/]+-api)[.]ts$',
+        dynamic: false,
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'unit-spawns-nothing',

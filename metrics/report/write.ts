@@ -31,7 +31,8 @@ import {
 } from './attribution.ts';
 import { curveChart, hasCurve, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
-import { calibrationCsvColumns, calibrationSection } from './calibration.ts';
+import { calibrationSection } from './calibration.ts';
+import { calibrationCsvColumns } from './calibration-csv.ts';
 import { costSection } from './cost-table.ts';
 import { firstHitsOutput } from './first-hits.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
