@@ -74,6 +74,12 @@ export interface Dimension<V extends string | number> {
   counted?: V;
   /** false: the HTML report's charts draw it anyway (series, axis) or it never varies within timed cells, so it gets no toggle */
   toggle?: false;
+  /**
+   * `levers`: plan/levers.ts multiplies every base cell by its list, in the table's order (the lists a target
+   * resolves differently come from run-spec.ts leversOfTarget; any other row's from the spec's cell list its
+   * `metaList` names, else its `cli`)
+   */
+  expand?: 'levers';
 }
 
 /** The type of a row's values, carried by the row's type alone. */

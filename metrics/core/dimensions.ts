@@ -248,6 +248,7 @@ export const DIMENSIONS = {
     label: { at: 3 },
     lever: { rank: 1, change: true },
     metaList: 'runtimes',
+    expand: 'levers',
   }),
   build: dimension<Build>()({
     values: BUILDS,
@@ -269,6 +270,7 @@ export const DIMENSIONS = {
     label: { at: 4 },
     lever: { rank: 4, change: true },
     metaList: 'builds',
+    expand: 'levers',
   }),
   compileCache: dimension<CompileCache>()({
     values: COMPILE_CACHES,
@@ -289,6 +291,7 @@ export const DIMENSIONS = {
     label: { at: 5 },
     lever: { rank: 5, change: true },
     metaList: 'compileCaches',
+    expand: 'levers',
   }),
   bootstrap: dimension<Bootstrap>()({
     values: BOOTSTRAPS,
@@ -311,6 +314,7 @@ export const DIMENSIONS = {
     label: { at: 6 },
     lever: { rank: 2 },
     metaList: 'bootstraps',
+    expand: 'levers',
   }),
   fileCache: dimension<FileCache>()({
     values: FILE_CACHES,
@@ -331,6 +335,7 @@ export const DIMENSIONS = {
     label: { at: 7 },
     lever: { rank: 3 },
     metaList: 'fileCaches',
+    expand: 'levers',
   }),
   init: dimension<InitMode>()({
     values: INIT_MODES,

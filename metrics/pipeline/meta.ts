@@ -8,7 +8,7 @@ import path from 'node:path';
 import { frameworkVersion, installedCommit, installedVersion } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import type { PrecisionSettings } from '../analyse/precision.ts';
-import { cellLabel } from '../core/cell.ts';
+import { cellLabel, type AnyCell } from '../core/cell.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
@@ -22,7 +22,7 @@ import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
 import { MB_PER_VCPU } from '../core/lambda-platform.ts';
-import { storedValue } from '../core/dimensions.ts';
+import { DIMENSION_TABLE, storedValue, type DimensionTable } from '../core/dimensions.ts';
 import type { RunLimits } from '../measure/planned-run.ts';
 import { LAMBDA_ENVIRONMENT_NAMES } from '../measure/runtime-api/environment.ts';
 import type { PlannedCell, PreparedCells } from '../plan/cells.ts';
@@ -113,7 +113,28 @@ function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
     ...(inits.some((i) => i !== storedValue('init')) ? { inits: spec.cells.inits } : {}),
     ...(fileCaches.some((f) => f !== 'warm') ? { fileCaches } : {}),
     ...(spec.cells.versions.length ? { versions: [...spec.cells.versions] } : {}),
+    ...newLeverLists(
+      cells.map((c) => c.cell),
+      DIMENSION_TABLE,
+    ),
   };
+}
+
+/** The lists cellsMeta writes itself (under each row's `metaList`), each by its own rule. */
+const LISTED_ABOVE = new Set(['runtimes', 'lambdaRuntimes', 'builds', 'compileCaches', 'bootstraps', 'fileCaches']);
+
+/**
+ * A lever row added to the table is recorded in meta.json by its row alone: the values its cells take, in
+ * the order planned, under its `metaList`, when some cell leaves its stored value (so older runs keep their bytes).
+ */
+export function newLeverLists(cells: readonly AnyCell[], table: DimensionTable): Record<string, (string | number)[]> {
+  const lists: Record<string, (string | number)[]> = {};
+  for (const [d, row] of Object.entries(table)) {
+    if (row.expand !== 'levers' || row.metaList === undefined || LISTED_ABOVE.has(row.metaList)) continue;
+    const values = [...new Set(cells.flatMap((c) => (c[d] === undefined ? [] : [c[d]])))];
+    if (values.some((v) => v !== row.stored)) lists[row.metaList] = values;
+  }
+  return lists;
 }
 
 export function frameworksMeta(generators: FrameworkGenerator[]): RunMeta['frameworks'] {

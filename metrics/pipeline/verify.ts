@@ -11,12 +11,19 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { DEFAULT_COMPARE_METRIC, isInstructionMetric, statsOf, type MetricName } from '../analyse/compare.ts';
 import { COUNT_SAME_PATH_EFFECT, defaultSlice, floorOf, judgeClaims, type Claim } from '../analyse/verify.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { COUNTED_MEASURE, TIMED_MEASURE, type Measure } from '../core/dimensions.ts';
-import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
+import {
+  COUNTED_MEASURE,
+  DIMENSION_TABLE,
+  INSTALLED_VERSION,
+  TIMED_MEASURE,
+  type DimensionTable,
+  type Measure,
+} from '../core/dimensions.ts';
+import { cellKey, cellLabel, type AnyCell, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { writeOwnedFile } from '../store/files.ts';
-import { runSpec, type RunSpec } from '../core/run-spec.ts';
+import { DEFAULT_SOURCE, runSpec, type RunSpec } from '../core/run-spec.ts';
 import { loadRun } from '../report/write.ts';
 import { verifyMarkdown, VERIFY_FILE } from '../report/verify-md.ts';
 import type { Deps } from './ports.ts';
@@ -25,7 +32,7 @@ export { METRIC_NAMES, parseMetricName } from '../analyse/compare.ts';
 export { claimLine, verdictCounts } from '../report/verify-md.ts';
 export { COUNT_MARGIN, DEFAULT_MARGIN } from '../analyse/verify.ts';
 import { exitCodeOf, runPipeline, type RunResult } from './run.ts';
-import { targetKind, measureKind } from '../core/kinds.ts';
+import { isLocalHandler, targetKind, measureKind } from '../core/kinds.ts';
 
 /** Exit code of a verification in which some claim does not hold here (or could not be measured): a verdict, as compare --fail-above's. */
 export const EXIT_CLAIM_FAILED = 1;
@@ -151,7 +158,29 @@ export function judgedMetrics(
   return { metrics: [wall], why: 'wall time: neither run was loaded (on a loaded machine, CPU time is judged)' };
 }
 
-/** The spec of the re-measurement: the published run's settings, on the slice's frameworks, route counts and the floor's levers. */
+/**
+ * The lists a re-measurement restricts the run to, from the table: every cell dimension with a spec list
+ * (its row's `metaList`) at the floor's value, the frameworks and route counts at the slice's; a dimension
+ * added to the table is restricted here by its row alone, so no claim comes out "not measured" for one.
+ * A handler's runtime is a Lambda line (`lambdaRuntimes`); a package as installed is no `--versions` value.
+ */
+export function floorLists(floor: AnyCell, cells: readonly AnyCell[], table: DimensionTable): { source: Lists; cells: Lists } {
+  const lists: { source: Lists; cells: Lists } = { source: {}, cells: {} };
+  for (const [d, row] of Object.entries(table)) {
+    if (row.metaList === undefined || floor[d] === undefined) continue;
+    const value = floor[d];
+    const name = d === 'runtime' && isLocalHandler(String(floor.target)) ? 'lambdaRuntimes' : row.metaList;
+    const list = d === 'version' && value === INSTALLED_VERSION ? [] : [value];
+    (row.metaList in DEFAULT_SOURCE ? lists.source : lists.cells)[name] = list;
+  }
+  lists.source.frameworks = [...new Set(cells.map((c) => c.framework!))];
+  lists.source.routes = [...new Set(cells.map((c) => Number(c.routes)))].sort((a, b) => a - b);
+  lists.cells.memories = floor.memory ? [floor.memory] : [];
+  return lists;
+}
+type Lists = Record<string, (string | number)[]>;
+
+/** The spec of the re-measurement: the published run's settings, on the slice's frameworks, route counts and the floor's dimensions. */
 export function verifySpec(
   published: RunSpec['sampling'] | undefined,
   floor: Cell,
@@ -160,28 +189,12 @@ export function verifySpec(
 ): RunSpec {
   const counted = measureKind(floor.measure).counted;
   const samples = options.samples ?? (counted ? 1 : DEFAULT_VERIFY_SAMPLES);
-  const lambda = targetKind(floor.target).handler;
+  const lists = floorLists(floor, cells, DIMENSION_TABLE);
   return runSpec({
     command: options.command,
-    source: {
-      kind: 'generated',
-      frameworks: [...new Set(cells.map((c) => c.framework))],
-      routes: [...new Set(cells.map((c) => c.routes))].sort((a, b) => a - b),
-      variants: [floor.variant],
-      shapes: [floor.shape],
-      schemas: [floor.schema],
-    },
+    source: { kind: 'generated', ...lists.source } as unknown as RunSpec['source'],
     cells: {
-      targets: [lambda ? 'lambda' : 'server'],
-      memories: floor.memory ? [floor.memory] : [],
-      measures: [floor.measure],
-      ...(lambda
-        ? { lambdaRuntimes: [floor.runtime as RunSpec['cells']['lambdaRuntimes'][number]] }
-        : { runtimes: [floor.runtime as RunSpec['cells']['runtimes'][number]] }),
-      builds: [floor.build],
-      compileCaches: [floor.compileCache],
-      ...(lambda ? { bootstraps: [floor.bootstrap] } : {}),
-      fileCaches: [floor.fileCache],
+      ...(lists.cells as unknown as Partial<RunSpec['cells']>),
       lambdaReference: false,
       ...(options.node ? { node: options.node } : {}),
     },

@@ -5,7 +5,8 @@
  * the bundles and decides which cells cannot run (a bundle that fails, a cache the runtime lacks).
  */
 import { bundleFile, bundlePath, type BundleOutcome } from './bundle.ts';
-import { cellFile, cellFilePath, cellKey, makeCell, type Cell } from '../core/cell.ts';
+import { cellFile, cellFilePath, cellKey, makeCell, type AnyCell, type Cell } from '../core/cell.ts';
+import { cliList, DIMENSION_TABLE, type DimensionTable } from '../core/dimensions.ts';
 import path from 'node:path';
 import type { ResolvedRuntime } from './runtimes.ts';
 import { versionDir, versionGeneratedDir, versionOf } from './versions.ts';
@@ -14,22 +15,44 @@ import { leversOfTarget, type LeverSpec } from '../core/run-spec.ts';
 export type { CompileCache } from '../core/dimensions.ts';
 export { BUILDS, COMPILE_CACHES } from '../core/dimensions.ts';
 
-/** Every base cell × runtime × build × compile cache × bootstrap × file cache, in that order (core/run-spec.ts leversOfTarget). */
+/**
+ * Every base cell × each list of a row with `expand: 'levers'`, in the table's order (runtime × build ×
+ * compile cache × bootstrap × file cache): a new lever dimension is multiplied here by its row alone.
+ */
 export function expandCells(base: Cell[], levers: LeverSpec): Cell[] {
-  const cells: Cell[] = [];
-  for (const cell of base) {
-    const lists = leversOfTarget(levers, cell.target);
-    for (const runtime of lists.runtimes) {
-      for (const build of lists.builds) {
-        for (const compileCache of lists.compileCaches) {
-          for (const bootstrap of lists.bootstraps) {
-            for (const fileCache of lists.fileCaches) cells.push(makeCell({ ...cell, runtime, build, compileCache, bootstrap, fileCache }));
-          }
-        }
-      }
-    }
-  }
-  return cells;
+  return expandCellsOf(base, levers, DIMENSION_TABLE).map((cell) => makeCell(cell as Cell));
+}
+
+/**
+ * The lists a cell of `target` is multiplied by, per row with `expand: 'levers'`: those a target resolves
+ * differently (core/run-spec.ts leversOfTarget), else the spec's cell list the row's `metaList` names, else its `cli`.
+ */
+export function leverListsOf(levers: LeverSpec, target: string, table: DimensionTable): [string, readonly (string | number)[]][] {
+  const resolved = leversOfTarget(levers, target);
+  const byTarget: Record<string, readonly (string | number)[]> = {
+    runtime: resolved.runtimes,
+    build: resolved.builds,
+    compileCache: resolved.compileCaches,
+    bootstrap: resolved.bootstraps,
+    fileCache: resolved.fileCaches,
+  };
+  const listed = (row: DimensionTable[string]) => {
+    const list = row.metaList === undefined ? undefined : (levers as unknown as Record<string, unknown>)[row.metaList];
+    return Array.isArray(list) ? (list as (string | number)[]) : undefined;
+  };
+  return Object.entries(table)
+    .filter(([, row]) => row.expand === 'levers')
+    .map(([d, row]) => [d, byTarget[d] ?? listed(row) ?? cliList(row, 'server') ?? []]);
+}
+
+/** `expandCells` over any table (a test's, with a row of its own): the cells as plain records, not yet made. */
+export function expandCellsOf(base: readonly AnyCell[], levers: LeverSpec, table: DimensionTable): AnyCell[] {
+  return base.flatMap((cell) =>
+    leverListsOf(levers, String(cell.target), table).reduce<AnyCell[]>(
+      (cells, [d, list]) => cells.flatMap((c) => list.map((value) => ({ ...c, [d]: value }))),
+      [cell],
+    ),
+  );
 }
 
 /** Every runtime the cells of these targets run on: `--runtime` for servers, the Lambda lines for Lambda cells. */

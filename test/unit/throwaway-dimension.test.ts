@@ -21,6 +21,10 @@ import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { dimensionOption } from '../../metrics/cli/groups/common.ts';
 import { summaryCsv } from '../../metrics/report/csv.ts';
 import { leverMarkdown } from '../../metrics/report/levers.ts';
+import { expandCellsOf } from '../../metrics/plan/levers.ts';
+import { floorLists } from '../../metrics/pipeline/verify.ts';
+import { newLeverLists } from '../../metrics/pipeline/meta.ts';
+import { DEFAULT_SPEC } from '../../metrics/core/run-spec.ts';
 
 const WARMTHS = ['cold', 'hot'] as const;
 /** The throwaway row, as docs/dev/adding-a-target-or-dimension.md says to write one. */
@@ -35,6 +39,7 @@ const WARMTH = {
   sortByValues: true,
   lever: { rank: 9 },
   metaList: 'warmths',
+  expand: 'levers',
 } as const;
 const TABLE: DimensionTable = { ...DIMENSION_TABLE, warmth: WARMTH };
 const cells = cellFunctions(TABLE, (c) => cellFile(c as Cell));
@@ -126,4 +131,48 @@ test('the lever tables get a warmth table, its columns in the order of the meta.
   assert.match(markdown, /## warmth: hot vs cold \(ratio to hot\)/);
   assert.match(markdown, /\| framework \| routes \| hot \| cold \|/);
   assert.match(markdown, /`warmth=hot` \(vs cold\)|`warmth=cold` \(vs hot\)/);
+});
+
+test('the planner multiplies every cell by the new row (expand: levers) with the list the spec names, as it does the real levers', () => {
+  const levers = { ...DEFAULT_SPEC.cells, builds: ['plain', 'bundle'], warmths: ['hot', 'cold'] } as typeof DEFAULT_SPEC.cells;
+  const planned = expandCellsOf([base], levers, TABLE).map((c) => cells.makeCell(c));
+  assert.deepEqual(
+    planned.map((c) => [c.build, c.warmth]),
+    [
+      ['plain', 'hot'],
+      ['plain', 'cold'],
+      ['bundle', 'hot'],
+      ['bundle', 'cold'],
+    ],
+  );
+  assert.equal(new Set(planned.map((c) => cells.cellKey(c))).size, 4, 'four cells, four keys');
+  // a spec that names no list for it: the row's cli list
+  assert.deepEqual(
+    expandCellsOf([base], DEFAULT_SPEC.cells, TABLE).map((c) => c.warmth),
+    ['cold'],
+  );
+  // the real table has no such row: its cells are multiplied as before
+  assert.ok(expandCellsOf([base], levers, DIMENSION_TABLE).every((c) => !('warmth' in c)));
+});
+
+test("verify re-measures a claim at the floor's value of the new row, from the row alone", () => {
+  const lists = floorLists(hot, [hot, { ...hot, framework: 'hono', routes: 100 }], TABLE);
+  assert.deepEqual(lists.cells.warmths, ['hot']);
+  assert.deepEqual(lists.source.frameworks, ['fastify', 'hono']);
+  assert.deepEqual(lists.source.routes, [10, 100]);
+  // and every real row with a spec list at the floor's value: none is left to a default
+  for (const [d, row] of Object.entries(DIMENSION_TABLE)) {
+    if (!row.metaList || d === 'framework' || d === 'routes' || d === 'version') continue;
+    const list = lists.source[row.metaList] ?? lists.cells[row.metaList];
+    assert.deepEqual(list, [hot[d]], d);
+  }
+  assert.deepEqual(lists.cells.versions, [], 'a package as installed is no --versions value');
+  const versioned = floorLists({ ...base, version: 'fastify@4.28.1' }, [base], DIMENSION_TABLE);
+  assert.deepEqual(versioned.cells.versions, ['fastify@4.28.1'], 'verify knows the version dimension');
+});
+
+test("meta.json records the new row's list from the row alone, and only when a cell leaves its stored value", () => {
+  assert.deepEqual(newLeverLists([hot, cold], TABLE), { warmths: ['hot', 'cold'] });
+  assert.deepEqual(newLeverLists([cold], TABLE), {}, 'a run that never leaves it writes the bytes it wrote before');
+  assert.deepEqual(newLeverLists([hot, cold], DIMENSION_TABLE), {}, 'the real rows are written by their own lines');
 });
