@@ -26,3 +26,7 @@ test(`no source file of metrics, generators, test or bin is over ${MAX_LINES} li
   const over = files.map((f) => `${f}: ${lines(f)} lines`).filter((_, i) => lines(files[i]!) > MAX_LINES);
   assert.deepEqual(over, []);
 });
+
+test("the README, the user's page, is at most 220 lines (the rest lives in docs/)", () => {
+  assert.ok(lines('README.md') <= 220, `README.md has ${lines('README.md')} lines`);
+});
