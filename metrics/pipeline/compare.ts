@@ -13,6 +13,7 @@ import { estimatesAgainstReal, type EstimateAgainstReal } from '../analyse/estim
 import { estimateVsRealMarkdown } from '../report/estimate-vs-real-md.ts';
 import type { ReportContext } from '../report/contract.ts';
 import { targetKind } from '../core/kinds.ts';
+import { EXIT_OK, EXIT_VERDICT } from '../core/exit-codes.ts';
 
 export { DEFAULT_COMPARE_METRIC, METRIC_NAMES, parseMetricName, type MetricName } from '../analyse/compare.ts';
 export { DEFAULT_INSTRUCTION_THRESHOLD } from '../analyse/instructions.ts';
@@ -88,5 +89,10 @@ export function runCompare(options: CompareOptions): CompareResult {
       throw error;
     }
   }
-  return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0, estimates: estimates?.rows ?? [] };
+  return {
+    comparison,
+    markdown,
+    exitCode: comparison.rows.some((r) => r.fails) ? EXIT_VERDICT : EXIT_OK,
+    estimates: estimates?.rows ?? [],
+  };
 }

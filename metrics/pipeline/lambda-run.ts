@@ -36,6 +36,7 @@ import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
 import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 import { FUNCTION_TIMEOUT_S, printPlan, type LambdaRunOptions, type LambdaRunPlan, type PlannedFunction } from './lambda-run-plan.ts';
 import { type Created, errorName, firstLine, cleanUp, pool } from './lambda-run-cleanup.ts';
+import { exitCodeOfSignal } from '../measure/children.ts';
 
 /** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
 export const LOGS_DIR = 'lambda-logs';
@@ -82,7 +83,6 @@ function formatSeconds(s: number): string {
 
 class Interrupted extends Error {}
 
-const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /** One run on AWS: what it created, the log tails it collected, its progress. */
 class ColdStartRun {
@@ -300,7 +300,7 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   if (interruptedBy !== undefined) {
     throw new ExitCodeError(
       `interrupted: ${written.length} run folder(s) written from the finished cold starts`,
-      SIGNAL_CODES[interruptedBy] ?? 130,
+      exitCodeOfSignal(interruptedBy as NodeJS.Signals),
     );
   }
   if (left.length) {

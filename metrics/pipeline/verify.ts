@@ -21,6 +21,7 @@ import {
 } from '../core/dimensions.ts';
 import { cellKey, cellLabel, type AnyCell, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
+import { EXIT_UNDETERMINED, EXIT_VERDICT } from '../core/exit-codes.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { writeOwnedFile } from '../store/files.ts';
 import { DEFAULT_SOURCE, runSpec, type RunSpec } from '../core/run-spec.ts';
@@ -35,9 +36,9 @@ import { exitCodeOf, runPipeline, type RunResult } from './run.ts';
 import { isLocalHandler, targetKind, measureKind } from '../core/kinds.ts';
 
 /** Exit code of a verification in which some claim does not hold here (or could not be measured): a verdict, as compare --fail-above's. */
-export const EXIT_CLAIM_FAILED = 1;
+export const EXIT_CLAIM_FAILED = EXIT_VERDICT;
 /** Exit code of a verification in which no claim fails but some are undetermined: more samples are needed (verify.md says how many). */
-export const EXIT_UNDETERMINED = 10;
+export { EXIT_UNDETERMINED } from '../core/exit-codes.ts';
 /**
  * Timed samples per cell when none are asked for: the fewest with which the simulation of
  * test/unit/verify-power.test.ts (a published run of 10 samples a cell, CPU-time noise of
