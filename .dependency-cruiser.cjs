@@ -24,8 +24,9 @@ const LAYERS = {
   pipeline: ['core', 'store', 'calibration', 'generators', 'analyse', 'plan', 'cloud', 'measure', 'report'],
   // the checks of output files (store/output-file.ts) and the shipped reference's defaults (calibration/) name flags
   cli: ['core', 'store', 'calibration', 'pipeline'],
-  // the project's own tools, above the CLI: help-md.ts writes docs/reference/cli.md from the program
-  tools: ['core', 'store', 'cli'],
+  // the project's own tools, above the CLI: help-md.ts writes docs/reference/cli.md from the program and
+  // docs/guide/frameworks.md's registry table from the generators
+  tools: ['core', 'store', 'cli', 'generators'],
 };
 
 /** Layers whose rule reports without failing while the moves that satisfy it are under way (none now: every layer rule is an error). */

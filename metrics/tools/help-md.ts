@@ -13,6 +13,7 @@ import type { Command, Help } from 'commander';
 import { OPTION_RULES, type OptionRule } from '../core/run-spec.ts';
 import { buildProgram } from '../cli/main.ts';
 import { exitCodesMarkdown } from '../core/exit-codes.ts';
+import { registryTable } from '../../generators/packages.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where the reference is committed, relative to the project root. */
@@ -148,6 +149,19 @@ export function cliReference(): string {
   return withoutMachinePaths(`${lines.join('\n').replace(/\n+$/, '')}\n`);
 }
 
+/** The frameworks page, and the marker line before its registry table. */
+export const FRAMEWORKS_PAGE = 'docs/guide/frameworks.md';
+const REGISTRY_MARKER = '<!-- registry table: written from the generators';
+
+/** `page` with its registry table (the table after REGISTRY_MARKER's line) replaced by `table`. */
+export function withRegistryTable(page: string, table: string): string {
+  const marker = page.indexOf(REGISTRY_MARKER);
+  if (marker < 0) throw new Error(`${FRAMEWORKS_PAGE} has no registry-table marker`);
+  const start = page.indexOf('\n\n', marker) + 2;
+  const end = page.indexOf('\n\n', start);
+  return `${page.slice(0, start)}${table}${page.slice(end)}`;
+}
+
 /** The README's marker line before its table of exit codes. */
 export const EXIT_CODES_MARKER = '<!-- exit codes: written from metrics/core/exit-codes.ts';
 
@@ -167,4 +181,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const readme = path.join(ROOT, 'README.md');
   writeFileSync(readme, withExitCodes(readFileSync(readme, 'utf8')));
   process.stdout.write('wrote README.md (its exit codes)\n');
+  const frameworks = path.join(ROOT, FRAMEWORKS_PAGE);
+  writeFileSync(frameworks, withRegistryTable(readFileSync(frameworks, 'utf8'), await registryTable()));
+  process.stdout.write(`wrote ${FRAMEWORKS_PAGE} (its registry table)\n`);
 }
