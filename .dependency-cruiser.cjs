@@ -97,8 +97,9 @@ module.exports = {
       severity: 'error',
       comment:
         "a module that imports AWS's SDK (metrics/cloud/*-api.ts) is imported only by the use cases the CLI loads through " +
-        'withAwsSdk (pipeline/lambda-run.ts with its lambda-run-cleanup.ts, lambda-clean.ts) and by another such module: any other importer is one the CLI ' +
-        'may load statically (pipeline/lambda-run-plan.ts, which lambda:run --dry-run runs without the SDK)',
+        'withAwsSdk (pipeline/lambda-run.ts with its lambda-run-cleanup.ts, lambda-clean.ts) and by another such module: ' +
+        'any other importer is one the CLI may load statically (pipeline/lambda-run-plan.ts, which lambda:run --dry-run ' +
+        'runs without the SDK)',
       from: { path: '^(metrics|generators)/', pathNot: '^metrics/(pipeline/lambda-(run|run-cleanup|clean)|cloud/[^/]+-api)[.]ts$' },
       to: {
         path: '^metrics/(pipeline/lambda-(run|run-cleanup|clean)|cloud/[^/]+-api)[.]ts$',

@@ -83,7 +83,6 @@ function formatSeconds(s: number): string {
 
 class Interrupted extends Error {}
 
-
 /** One run on AWS: what it created, the log tails it collected, its progress. */
 class ColdStartRun {
   readonly created: Created = { functions: [], logGroups: [] };
