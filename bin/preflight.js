@@ -10,8 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-/** README's exit code for the machine refusing something (metrics/core/errors.ts EXIT_ENVIRONMENT). */
+/** README's exit codes: the machine refusing something, a bug (metrics/core/exit-codes.ts; test/unit/exit-codes.test.ts checks). */
 const EXIT_ENVIRONMENT = 4;
+const EXIT_BUG = 70;
 /**
  * The fewest open files the tool runs with: tsx, esbuild, a run's pipes and sockets, the report's
  * modules (at 64 a small run's report failed with EMFILE; at 128 it is written).
@@ -74,7 +75,7 @@ function preflight() {
     if (/[\\/]node_modules[\\/](tsx|esbuild)[\\/]/.test(where))
       refuse(`cannot load the command line (tsx: ${error?.message ?? error}); check TMPDIR and the open-file limit`);
     process.stderr.write(`coldstart: internal error: ${String(error?.message ?? error).replace(/\s*\n\s*/g, ' ')}\n`);
-    process.exit(1);
+    process.exit(EXIT_BUG);
   });
 }
 

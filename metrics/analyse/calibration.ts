@@ -51,6 +51,7 @@ import {
   type RunningBeyond,
 } from './estimate-interval.ts';
 import { bootstrapMedianCI } from './stats.ts';
+import { isLocalHandler } from '../core/kinds.ts';
 
 /** The memory size whose reference Duration counts as unthrottled (Lambda's hello world runs at full speed from 256 MB). */
 export const UNTHROTTLED_REFERENCE_MB = 1024;
@@ -355,7 +356,7 @@ export function calibrate(
   const byKey = new Map(summaries.map((s) => [cellKey(s.cell), s]));
   const result = new Map<string, Calibration>();
   for (const summary of summaries) {
-    if (summary.cell.target !== 'lambda' || !summary.lambda) continue;
+    if (!isLocalHandler(summary.cell.target) || !summary.lambda) continue;
     const memoryMB = summary.cell.memory || summary.lambda.memorySizeMB || UNTHROTTLED_REFERENCE_MB;
     const runtime = runtimeLineOf(summary) ?? 'unknown';
     const base: Calibration = { runtime, architecture, memoryMB };

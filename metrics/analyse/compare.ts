@@ -22,6 +22,7 @@ import {
   type InstructionFigure,
 } from './instructions.ts';
 import { isCounted } from '../core/dimensions.ts';
+import { COUNTED_NAME } from '../core/kinds.ts';
 
 export const ALPHA = 0.05;
 /** The two runs' median load per core differ by more than this: compare CPU times. */
@@ -45,11 +46,11 @@ export const METRIC_NAMES: readonly MetricName[] = [
 ];
 
 export function isInstructionMetric(name: MetricName): name is InstructionMetricName {
-  return name === 'instructions' || name.startsWith('instructions.');
+  return name === COUNTED_NAME || name.startsWith(`${COUNTED_NAME}.`);
 }
 
 function instructionFigure(name: InstructionMetricName): InstructionFigure {
-  return name === 'instructions' ? 'total' : (name.slice('instructions.'.length) as InstructionFigure);
+  return name === COUNTED_NAME ? 'total' : (name.slice(`${COUNTED_NAME}.`.length) as InstructionFigure);
 }
 
 export type Verdict = 'regression' | 'improvement' | 'no significant change' | 'not comparable';

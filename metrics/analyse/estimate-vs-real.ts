@@ -10,6 +10,7 @@ import type { Calibration } from './calibration.ts';
 import { tailsOf } from './init-tails.ts';
 import { cellKey, type Cell } from '../core/cell.ts';
 import type { FunctionCell } from '../core/function-name.ts';
+import { isLocalHandler, targetKind } from '../core/kinds.ts';
 
 export interface EstimateAgainstReal {
   /** the local cell whose estimate it is */
@@ -40,13 +41,13 @@ export function estimatesAgainstReal(
 ): EstimateAgainstReal[] {
   const realByKey = new Map<string, CellSummary>();
   for (const summary of real) {
-    if (summary.cell.target !== 'aws-lambda' || !summary.lambda || summary.lambda.initMs.n === 0) continue;
+    if (targetKind(summary.cell.target).local || !summary.lambda || summary.lambda.initMs.n === 0) continue;
     realByKey.set(matchKey(summary.cell, summary.cell.memory), summary);
   }
   const rows: EstimateAgainstReal[] = [];
   for (const summary of local) {
     const calibrated = calibration.get(cellKey(summary.cell));
-    if (summary.cell.target !== 'lambda' || !calibrated?.init) continue;
+    if (!isLocalHandler(summary.cell.target) || !calibrated?.init) continue;
     if (realRuntime !== undefined && summary.cell.runtime !== realRuntime) continue;
     const realCell = realByKey.get(matchKey(summary.cell, calibrated.memoryMB));
     if (!realCell) continue;

@@ -7,6 +7,7 @@
 import type { CellSummary } from './aggregate.ts';
 import { seriesOf } from './scaling.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
+import { targetKind, isLocalHandler, COUNTED_NAME } from '../core/kinds.ts';
 
 /** What a ranking rests on. */
 export type RankingBasis = 'cpu' | 'instructions' | 'wall';
@@ -40,13 +41,13 @@ export interface Headline {
 function ranked(summary: CellSummary, label: string, basis: RankingBasis): RankedCell | undefined {
   const wall = summary.metrics.firstResponse?.median;
   const value =
-    basis === 'instructions'
+    basis === COUNTED_NAME
       ? summary.instructions?.total?.median
       : basis === 'cpu'
         ? summary.cpu?.firstResponse?.median
         : summary.metrics.firstResponse?.median;
   if (value === undefined) return undefined;
-  return { label, routes: summary.cell.routes, value, ...(wall !== undefined && basis !== 'instructions' ? { wallMs: wall } : {}) };
+  return { label, routes: summary.cell.routes, value, ...(wall !== undefined && basis !== COUNTED_NAME ? { wallMs: wall } : {}) };
 }
 
 /** The headline of a run's timed cells (else its counted ones); undefined when no cell answered. */
@@ -84,11 +85,12 @@ export interface RunFacts {
 export const QUESTIONS: { question: string; fits: (run: RunFacts) => readonly CellSummary[]; loadFree?: true }[] = [
   {
     question: 'a server\u2019s cold start by framework and route count',
-    fits: (run) => run.summaries.filter((s) => s.cell.target === 'server' && s.cell.build === 'plain' && s.cell.compileCache === 'off'),
+    fits: (run) =>
+      run.summaries.filter((s) => targetKind(s.cell.target).plain && s.cell.build === 'plain' && s.cell.compileCache === 'off'),
   },
   {
     question: 'a Lambda handler\u2019s Init on Lambda and its price',
-    fits: (run) => run.summaries.filter((s) => s.cell.target === 'lambda'),
+    fits: (run) => run.summaries.filter((s) => isLocalHandler(s.cell.target)),
   },
   { question: 'the work a route costs, independent of the machine', fits: (run) => run.counted, loadFree: true },
   {

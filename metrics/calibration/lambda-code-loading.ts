@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../store/files.ts';
+import { readTextBounded } from '../store/input-files.ts';
 import { isDay } from './lambda-reference.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../store/files.ts';
+import { readTextBounded } from '../store/input-files.ts';
 import type { Architecture } from '../core/lambda-platform.ts';
 import { stateIssue } from '../core/state-schema.ts';
 import { referenceTableSchema } from './calibration-schema.ts';

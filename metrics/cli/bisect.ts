@@ -14,10 +14,12 @@ import { UsageError } from '../core/errors.ts';
 import { parseChoice, parseInteger, parsePercentShare } from '../core/parse.ts';
 import { parseRequest } from '../core/app.ts';
 import { appsOf } from '../pipeline/apps.ts';
-import { checkBisectedDependency, MAX_CANDIDATES, packagesTable, realBisectDeps, runBisect, type BisectCell } from '../pipeline/bisect.ts';
+import { checkBisectedDependency, realBisectDeps } from '../pipeline/bisect-deps.ts';
+import { MAX_CANDIDATES, packagesTable, runBisect, type BisectCell } from '../pipeline/bisect.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { depsOf } from './run.ts';
 import { commandLine, displayPath, say, tell } from './shared.ts';
+import { EXIT_NO_VERDICT } from '../core/exit-codes.ts';
 
 const RANGE = /^([^.\s][^\s]*?)\.\.([^.\s][^\s]*)$/;
 
@@ -185,5 +187,5 @@ async function bisectAction(opts: BisectOpts, argv: readonly string[] | undefine
   const moved = outcome.packages;
   if (moved) say(`packages whose loaded code changed most, ${moved.from} → ${moved.to}:\n${packagesTable(moved).join('\n')}`);
   say(`${summary}; ${outcome.measuredNow} run(s) now, ${displayPath(path.join(dir, 'bisect.md'))}`);
-  if (v.kind === 'failed') process.exitCode = 1;
+  if (v.kind === 'failed') process.exitCode = EXIT_NO_VERDICT;
 }

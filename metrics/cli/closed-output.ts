@@ -8,12 +8,10 @@
  * would abort the report.
  */
 import { raiseClosedOutput } from '../core/interrupts.ts';
+import { EXIT_CLOSED_OUTPUT } from '../core/exit-codes.ts';
 
 /** Every way a write to an output stream fails for good: closed (EPIPE, destroyed), the device (EIO), the disk (ENOSPC, EDQUOT, EFBIG). */
 const CLOSED = new Set(['EPIPE', 'EIO', 'ENOSPC', 'EDQUOT', 'EFBIG', 'ERR_STREAM_DESTROYED']);
-
-/** The exit code of a closed output: 128 + SIGPIPE. */
-export const EXIT_CLOSED_OUTPUT = 141;
 
 let raised = false;
 

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readCodeLoadingData, SHIPPED_CODE_LOADING_FILE } from '../calibration/lambda-code-loading.ts';
 import { foldRun, looTableRows, refit, writeFolded } from '../pipeline/code-loading-fold.ts';
+import { EXIT_BUG } from '../core/exit-codes.ts';
 
 const rangeText = (ranges: Record<string, [number, number]>) =>
   Object.entries(ranges)
@@ -59,6 +60,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     main();
   } catch (error) {
     process.stderr.write(`code-loading:fold: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    process.exit(EXIT_BUG);
   }
 }

@@ -12,6 +12,7 @@ import { addTypedCommand, byDefault } from './groups/common.ts';
 import { addProcessLevers, leversOf } from './groups/levers.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { commandLine, displayPath, say } from './shared.ts';
+import { EXIT_NOTHING_MADE } from '../core/exit-codes.ts';
 
 const d = DEFAULT_SPEC.sampling;
 /** hyperfine's --runs by default: run's default number of samples (a fixed number: hyperfine has no auto) */
@@ -73,7 +74,7 @@ export function registerHyperfineCommand(program: PlainCommand): void {
     const result = await runHyperfine(spec, realDeps());
     say(lastLine(result));
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
-    else if (result.measured === 0) process.exitCode = 1;
+    else if (result.measured === 0) process.exitCode = EXIT_NOTHING_MADE;
   });
   addTypedCommand(program, command);
 }

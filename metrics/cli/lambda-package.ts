@@ -16,18 +16,19 @@ import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-pac
 import { addTypedCommand, dimensionOption, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { displayPath, say, tell } from './shared.ts';
+import { EXIT_NOTHING_MADE } from '../core/exit-codes.ts';
 
 function kilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} kB`;
 }
 
-/** The zips, the cells left out, the template; exit code 1 when nothing could be packaged. */
+/** The zips, the cells left out, the template; exit EXIT_NOTHING_MADE when nothing could be packaged. */
 function printOutcome({ written, leftOut }: LambdaPackageOutcome): void {
   for (const f of written?.functions ?? []) say(`${displayPath(f.zip)}  ${kilobytes(f.bytes)}`);
   for (const cell of leftOut) say(`left out: ${cell.name}: ${cell.reason}`);
   if (!written) {
     process.stderr.write(`coldstart: no cell could be packaged (${leftOut.length} left out): nothing written\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT_NOTHING_MADE;
     return;
   }
   const count = `${written.functions.length} function${written.functions.length === 1 ? '' : 's'}`;

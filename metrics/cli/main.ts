@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { EnvironmentError, EXIT_ENVIRONMENT, EXIT_ERROR, EXIT_USAGE, ExitCodeError, UsageError } from '../core/errors.ts';
+import { EnvironmentError, EXIT_BUG, EXIT_ENVIRONMENT, EXIT_USAGE, ExitCodeError, UsageError } from '../core/errors.ts';
+import { EXIT_OK } from '../core/exit-codes.ts';
 import { registerBisectCommand } from './bisect.ts';
 import { registerCleanCommand } from './clean.ts';
 import { guardClosedOutput, withClosedOutput } from './closed-output.ts';
@@ -111,34 +112,32 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      // an option parser's UsageError reaches us wrapped by commander: show its own line
-      process.stderr.write(`coldstart: ${oneLine(error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '))}\n`);
-      return EXIT_USAGE;
-    }
-    if (error instanceof UsageError) {
-      // its message may quote what the user typed (a --request with CR/LF): one printable line
-      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
-      return EXIT_USAGE;
-    }
-    if (error instanceof ExitCodeError) {
-      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
-      return error.exitCode;
-    }
-    if (error instanceof EnvironmentError) {
-      process.stderr.write(`coldstart: ${oneLine(error.message)}\n`);
-      return EXIT_ENVIRONMENT;
-    }
-    // the machine refused a file the code did not expect to be refused: still the machine's, named
-    const { code, path: file, syscall } = error as NodeJS.ErrnoException;
-    if (code && file) {
-      process.stderr.write(`coldstart: cannot ${syscall ?? 'use'} ${oneLine(file)} (${code})\n`);
-      return EXIT_ENVIRONMENT;
-    }
-    process.stderr.write(`coldstart: internal error: ${oneLine((error as Error).message)}\n`);
-    return EXIT_ERROR;
+    const { code, line } = exitOfError(error);
+    if (line !== undefined) process.stderr.write(`coldstart: ${line}\n`);
+    return code;
   }
+}
+
+/**
+ * Every error a command ends with, mapped to its exit code (metrics/core/exit-codes.ts) and its one line
+ * (undefined: nothing to say, as after --help): the user's mistakes, the machine's refusals, the
+ * commands' own codes, and anything else as a bug (EXIT_BUG, never a verdict's code).
+ */
+export function exitOfError(error: unknown): { code: number; line?: string } {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help')
+      return { code: EXIT_OK };
+    // an option parser's UsageError reaches us wrapped by commander: show its own line
+    return { code: EXIT_USAGE, line: oneLine(error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')) };
+  }
+  // its message may quote what the user typed (a --request with CR/LF): one printable line
+  if (error instanceof UsageError) return { code: EXIT_USAGE, line: oneLine(error.message) };
+  if (error instanceof ExitCodeError) return { code: error.exitCode, line: oneLine(error.message) };
+  if (error instanceof EnvironmentError) return { code: EXIT_ENVIRONMENT, line: oneLine(error.message) };
+  // the machine refused a file the code did not expect to be refused: still the machine's, named
+  const { code, path: file, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  if (code && file) return { code: EXIT_ENVIRONMENT, line: `cannot ${syscall ?? 'use'} ${oneLine(file)} (${code})` };
+  return { code: EXIT_BUG, line: `internal error: ${oneLine(error instanceof Error ? error.message : String(error))}` };
 }
 
 /** The names npm runs the command line under: each command's name and its script's (a test checks package.json against them). */

@@ -21,6 +21,7 @@ import { addTypedCommand, byDefault } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
 import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
 import { commandLine } from './shared.ts';
+import { targetKind } from '../core/kinds.ts';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -115,7 +116,7 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
     const apps = appsOf(opts, base);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
     const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
-    if (opts.levers && apps.some((app) => app.kind === 'lambda' && app.initExport === undefined))
+    if (opts.levers && apps.some((app) => targetKind(app.kind).handler && app.initExport === undefined))
       process.stderr.write(`coldstart: --levers: ${HANDLER_INIT_NOTE}\n`);
     const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps, cwd: appsFolder(opts, base) }, cells), self);
     // a package none of the apps depends on is refused before the run folder is made

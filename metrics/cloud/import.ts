@@ -21,7 +21,7 @@
  */
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { readLinesBounded, readTextBounded } from '../store/files.ts';
+import { readLinesBounded, readTextBounded } from '../store/input-files.ts';
 import { functionInFileName, parseFunctionName, type FunctionCell } from '../core/function-name.ts';
 import { ExportFormatError, parseInsightsCsv, parseInsightsJson } from './insights.ts';
 import { addLineItem, parseLogLine, type LineItem } from './log-line.ts';

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { quantileSorted } from 'simple-statistics';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../store/files.ts';
+import { readTextBounded } from '../store/input-files.ts';
 import {
   DEFAULT_LAMBDA_PERF_DAYS,
   isDay,

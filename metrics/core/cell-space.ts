@@ -3,11 +3,12 @@
  * multiplied. Each cell row says in which stage of the planner it varies and which list of the spec
  * holds its values (`plan` in core/dimensions.ts); a stage's rows vary in the table's order, the first
  * slowest. The values a row takes on a cell are its list, except where a rule below says otherwise:
- * those rules are data (EXCLUSIONS, and the few list rules of rowValues), read by the generated cells,
+ * those rules are data (ROW_EXCLUSIONS, and the few list rules of rowValues), read by the generated cells,
  * the user's apps (`measure`), the levers, the hello-world reference, the refusal of a selection that
  * leaves nothing to run, and `verify`'s spec of the re-measurement alike. A new row with a `plan` is
  * multiplied everywhere with no change here.
  */
+import { targetKind } from './kinds.ts';
 import { APP_SOURCE, cliList, DIMENSION_TABLE, type DimensionTable, type PlanStage, type TargetName } from './dimensions.ts';
 
 /** A cell being made: the values of the rows multiplied so far (a whole cell once every stage is done). */
@@ -29,9 +30,12 @@ export interface Exclusion {
   why: string;
 }
 
+/** The kind of a cell's target (core/kinds.ts), once the cell has one. */
+const kindOf = (cell: PartialCell) => (cell.target === undefined ? undefined : targetKind(String(cell.target)));
+
 /** The exclusions: the values some cells never take. */
-export const EXCLUSIONS: readonly Exclusion[] = [
-  { dimension: 'init', when: (c) => c.target !== 'lambda', why: 'no eager form: a server has no INIT' },
+export const ROW_EXCLUSIONS: readonly Exclusion[] = [
+  { dimension: 'init', when: (c) => kindOf(c)?.initModes === false, why: 'no eager form: a server has no INIT' },
   {
     dimension: 'init',
     when: (c, facts) => c.source === APP_SOURCE && !(facts.eagerForm?.(c) ?? false),
@@ -39,7 +43,7 @@ export const EXCLUSIONS: readonly Exclusion[] = [
   },
   {
     dimension: 'bootstrap',
-    when: (c) => c.target !== 'lambda',
+    when: (c) => kindOf(c)?.handler === false,
     why: 'a server starts as itself (its stored bootstrap, probe): it has no Runtime API client',
   },
 ];
@@ -80,7 +84,7 @@ export function rowValues(
   facts: CellFacts = {},
 ): readonly (string | number)[] {
   const row = table[d]!;
-  if (EXCLUSIONS.some((e) => e.dimension === d && e.when(cell, facts))) return [row.stored!];
+  if (ROW_EXCLUSIONS.some((e) => e.dimension === d && e.when(cell, facts))) return [row.stored!];
   const name = listName(d, String(cell.target), table);
   const list = name === undefined ? undefined : (lists as Readonly<Record<string, unknown>>)[name];
   if (list === undefined) return [cell[d] ?? row.stored!];
@@ -122,7 +126,7 @@ export function listsOfCell(cell: PartialCell, table: DimensionTable = DIMENSION
   const lists: Record<string, unknown[]> = {};
   for (const d of plannedDimensions(table)) {
     const name = listName(d, String(cell.target), table);
-    if (name === undefined || EXCLUSIONS.some((e) => e.dimension === d && e.when(cell, facts))) continue;
+    if (name === undefined || ROW_EXCLUSIONS.some((e) => e.dimension === d && e.when(cell, facts))) continue;
     lists[name] = cell[d] === table[d]!.stored && noneByDefault(d, table) ? [] : [cell[d]];
   }
   return lists;

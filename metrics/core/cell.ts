@@ -15,7 +15,9 @@ import {
   type CellDimension,
   type DimensionTable,
   type RequiredDimension,
+  fileTargetOf,
 } from './dimensions.ts';
+import { targetKind } from './kinds.ts';
 
 export type { Cell } from './dimensions.ts';
 export { APP_SOURCE, CELL_DIMENSIONS };
@@ -111,9 +113,9 @@ export function cellFunctions(table: DimensionTable, fileOf: (cell: AnyCell) => 
 export function cellFile(cell: Cell): string {
   // a handler's eager cell (its --init-export awaited in INIT) in lambda/eager/, as a generated eager file
   if (cell.source === APP_SOURCE)
-    return `${cell.target === 'lambda' ? `lambda/${cell.init === 'eager' ? 'eager/' : ''}` : ''}app:${cell.framework}`;
+    return `${targetKind(cell.target).handler ? `lambda/${cell.init === 'eager' ? 'eager/' : ''}` : ''}app:${cell.framework}`;
   const shaped = { shape: cell.shape, schema: cell.schema, init: cell.init };
-  return generatedRelativePath(cell.framework, cell.variant, cell.routes, cell.target === 'server' ? 'server' : 'lambda', shaped);
+  return generatedRelativePath(cell.framework, cell.variant, cell.routes, fileTargetOf(cell.target), shaped);
 }
 
 export function cellFilePath(cell: Cell): string {

@@ -1,9 +1,12 @@
 /**
- * The shape of a row of the dimension table (core/dimensions.ts): what its values may be, what an
- * absent field means, its flags and help, its place in the key, the label, the lever tables, meta.json
- * and the planner's loops. The table itself is in dimensions.ts; this is what tsc checks each row against.
+ * The shape of a row of the dimension table (dimensions.ts, run-dimensions.ts): its values, stored value,
+ * CLI default, flags, key, label, lever, meta.json list and how the planner multiplies cells by it (`plan`), and
+ * `dimension`, which checks a row and keeps its
+ * literal type.
  */
 import type { Target } from './dimension-values.ts';
+
+// ---- the table ----
 
 /** The two targets a run chooses between; the other rows' CLI defaults may differ by it. */
 export type TargetName = Target;
@@ -75,6 +78,10 @@ export interface Dimension<V extends string | number> {
   lever?: { rank: number; workload?: true; change?: true };
   /** meta.json's options list that holds its values in the order given (the lever tables' column order) */
   metaList?: string;
+  /** the measure dimension only: its value whose cells are counted under valgrind rather than timed */
+  counted?: V;
+  /** false: the HTML report's charts draw it anyway (series, axis) or it never varies within timed cells, so it gets no toggle */
+  toggle?: false;
   /**
    * How the planner multiplies the cells by it (core/cell-space.ts cellsOf): in its `stage` (a stage's
    * rows vary in the table's order, the first slowest), by the spec's `list` of its values (a list of
@@ -83,10 +90,6 @@ export interface Dimension<V extends string | number> {
    * `stored` value when its list is empty.
    */
   plan?: { stage: PlanStage; list: string | Readonly<Record<TargetName, string>> };
-  /** the measure dimension only: its value whose cells are counted under valgrind rather than timed */
-  counted?: V;
-  /** false: the HTML report's charts draw it anyway (series, axis) or it never varies within timed cells, so it gets no toggle */
-  toggle?: false;
 }
 
 /** The type of a row's values, carried by the row's type alone. */
@@ -97,9 +100,8 @@ export const dimension =
   <V extends string | number>() =>
   <const R extends Dimension<V>>(row: R): R & Typed<V> =>
     row;
-
-/** A value list as help text shows it: `a, b, c`. */
-export const valueList = (values: readonly (string | number)[]) => values.join(', ');
+export const isNonNegativeInteger = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+export const list = (values: readonly (string | number)[]) => values.join(', ');
 
 /** Whether `value` is one of the row's values (for open dimensions: passes its check). */
 export function rowHolds(row: Dimension<string | number>, value: unknown): boolean {

@@ -1,7 +1,6 @@
 /**
- * The value lists of the cell and run dimensions, and their types: every module that validates or
- * loops over a dimension's values takes its list from here (through core/dimensions.ts, which
- * re-exports them; test/unit/dimension-lists.test.ts fails on a copy elsewhere).
+ * The value lists of the dimension table (dimensions.ts), each spelled once: every module imports them
+ * from dimensions.ts, which re-exports this file (test/unit/dimension-lists.test.ts fails on a copy elsewhere).
  */
 import { KNOWN_LAMBDA_RUNTIME_LINES, type KnownLambdaRuntimeLine } from './lambda-platform.ts';
 
@@ -36,12 +35,6 @@ export const AWS_LAMBDA_TARGET = 'aws-lambda';
 /** Every target a cell may have, in the order tables show them: the server, the local Lambda, AWS's figures. */
 export const CELL_TARGETS = [...TARGETS, AWS_LAMBDA_TARGET] as const;
 export type CellTarget = (typeof CELL_TARGETS)[number];
-
-/** The generated target of a cell (its generators' folder); a cell imported from AWS has none: an error to ask. */
-export function generatedTarget(target: CellTarget): Target {
-  if (target === AWS_LAMBDA_TARGET) throw new Error('a cell imported from AWS (aws-lambda) has no generated file');
-  return target;
-}
 
 /** The runtime binaries a server cell (or `--lambda-runtime node`) runs on (plan/runtimes.ts installs them). */
 /** The pinned Node lines (installed on demand into .runtimes/). */

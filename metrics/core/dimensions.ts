@@ -4,64 +4,74 @@
  * what an absent field of an old record means (`stored`, which never changes: keys, labels and CSV
  * columns of old run folders rest on it), what a run takes when its flag is absent (`cli`, per target
  * where they differ), its flags and help, its place in the cell key and label, its lever table, and
- * the meta.json list that keeps the order it was given in, and how the planner multiplies cells by
- * it (`plan`: core/cell-space.ts). The value lists every module validates and loops over
- * (dimension-values.ts), the rows' shape (dimension-row.ts) and the run dimensions
- * (run-dimensions.ts) are exported from here (test/unit/dimension-lists.test.ts fails on a copy
+ * the meta.json list that keeps the order it was given in. The value lists every module validates
+ * and loops over are exported from here (test/unit/dimension-lists.test.ts fails on a copy
  * elsewhere); cell.ts turns the table into keys, labels, parsing, order and CSV columns, the CLI's
  * option groups declare each flag from its row (cli/groups/common.ts dimensionOption), and
  * DEFAULT_SPEC takes the rows' `cli`.
+ *
+ * The value lists are spelled in dimension-values.ts, the row's shape in dimension-row.ts and the run
+ * dimensions in run-dimensions.ts; this module re-exports them, so every other module imports from here.
  *
  * Adding a dimension: one row here (and its value list), then the code that acts on it
  * (docs/dev/adding-a-target-or-dimension.md).
  */
 import { DEFAULT_LAMBDA_RUNTIME, LAMBDA_RUNTIME_NAMES, MAX_MEMORY_MB, MB_PER_VCPU, MIN_MEMORY_MB } from './lambda-platform.ts';
-import { MAX_ROUTE_COUNTS, MAX_VERSIONS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 import {
-  BOOTSTRAPS,
-  BUILDS,
-  CELL_RUNTIMES,
-  CELL_TARGETS,
-  COMPILE_CACHES,
-  DEFAULT_ROUTES,
-  DEFAULT_SCHEMA,
-  DEFAULT_SHAPE,
-  FILE_CACHES,
-  INIT_MODES,
-  INSTALLED_VERSION,
-  isName,
-  isPackageVersion,
-  MAX_ROUTES,
-  MEASURES,
-  MIN_ROUTES,
-  RUNTIME_NAMES,
-  SCHEMAS,
-  SHAPES,
-  SOURCES,
-  TARGETS,
   VARIANTS,
-  type Bootstrap,
-  type Build,
-  type CellRuntime,
-  type CellTarget,
-  type CompileCache,
-  type FileCache,
-  type FrameworkName,
-  type InitMode,
-  type Measure,
-  type Schema,
-  type Shape,
-  type Source,
   type Variant,
+  SHAPES,
+  type Shape,
+  SCHEMAS,
+  type Schema,
+  MIN_ROUTES,
+  MAX_ROUTES,
+  DEFAULT_ROUTES,
+  TARGETS,
+  type Target,
+  CELL_TARGETS,
+  type CellTarget,
+  RUNTIME_NAMES,
+  CELL_RUNTIMES,
+  type CellRuntime,
+  BUILDS,
+  type Build,
+  COMPILE_CACHES,
+  type CompileCache,
+  BOOTSTRAPS,
+  type Bootstrap,
+  INIT_MODES,
+  type InitMode,
+  FILE_CACHES,
+  type FileCache,
+  MEASURES,
+  type Measure,
+  SOURCES,
+  type Source,
+  INSTALLED_VERSION,
+  isPackageVersion,
+  DEFAULT_SHAPE,
+  DEFAULT_SCHEMA,
+  type FrameworkName,
+  isName,
 } from './dimension-values.ts';
-import { cliList, dimension, rowHolds, valueList as list, type Dimension, type TargetName, type Typed } from './dimension-row.ts';
+import { cliList, dimension, isNonNegativeInteger, list, rowHolds, type Dimension, type TargetName, type Typed } from './dimension-row.ts';
+import { measureKind, targetKind } from './kinds.ts';
+import { MAX_ROUTE_COUNTS, MAX_VERSIONS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 
 export * from './dimension-values.ts';
+export * from './dimension-row.ts';
 export { RUN_DIMENSIONS } from './run-dimensions.ts';
-export { cliList, rowHolds } from './dimension-row.ts';
-export type { Dimension, DimensionFlag, FlagContext, FlagGroup, PlanStage, TargetName } from './dimension-row.ts';
 
-const isNonNegativeInteger = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+/** The generated target of a cell (its generators' folder); a cell imported from AWS has none: an error to ask. */
+export function generatedTarget(target: CellTarget): Target {
+  if (!targetKind(target).local) throw new Error(`a cell imported from AWS (${target}) has no generated file`);
+  return fileTargetOf(target);
+}
+/** The generators' folder of the file a cell of `target` ran (a cell imported from AWS: the Lambda file). */
+export function fileTargetOf(target: CellTarget): Target {
+  return targetKind(target).fileTarget as Target;
+}
 
 /** The cell dimensions, in the order tables show and sort them. */
 export const DIMENSIONS = {
@@ -166,7 +176,7 @@ export const DIMENSIONS = {
     help: 'how the file runs: an HTTP server, a handler under the Runtime API, or imported from AWS',
     key: { at: 6, tagged: true },
     // a local Lambda cell's file (lambda/…) already says its target
-    label: { at: 0, inFileName: (t) => t === 'lambda' },
+    label: { at: 0, inFileName: (t) => !targetKind(t).plain && targetKind(t).local },
     sortByValues: true,
     lever: { rank: 0 },
     metaList: 'targets',
@@ -468,11 +478,11 @@ export type ChangeDimension = {
 /** The counted measure (instructions under valgrind), as the measure row says: for code that builds a counted cell. */
 export const COUNTED_MEASURE: Measure = DIMENSIONS.measure.counted;
 /** The timed measure: the measure row's other value. */
-export const TIMED_MEASURE: Measure = MEASURES.find((m) => m !== COUNTED_MEASURE)!;
+export const TIMED_MEASURE: Measure = MEASURES.find((m) => !measureKind(m).counted)!;
 
 /** A cell counted under valgrind rather than timed: the one test of the `measure` dimension's counted value. */
 export function isCounted(cell: { readonly measure: string }): boolean {
-  return cell.measure === COUNTED_MEASURE;
+  return measureKind(cell.measure).counted;
 }
 
 /** Whether a run's measures include counted cells. */

@@ -11,6 +11,7 @@ import {
   DIMENSION_TABLE,
   isDimensionValue,
   ORDERS,
+  TARGETS,
   rowHolds,
   type CellDimension,
   type DimensionTable,
@@ -180,7 +181,7 @@ function parseSource(v: Json): MetaSource {
   if (v.kind === 'apps') {
     // an app as recorded: its name, kind and file at least (the report names it by them)
     const recorded = (a: unknown): a is Json =>
-      isObject(a) && typeof a.name === 'string' && (a.kind === 'server' || a.kind === 'lambda') && typeof a.file === 'string';
+      isObject(a) && typeof a.name === 'string' && (TARGETS as readonly unknown[]).includes(a.kind) && typeof a.file === 'string';
     const apps = Array.isArray(v.apps) ? v.apps.filter(recorded) : [];
     return { kind: 'apps', apps: apps as unknown as MetaApp[] };
   }

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { DEFAULT_SCHEMA, DEFAULT_SHAPE, type InitMode, type Schema, type Shape, type Target, type Variant } from './dimensions.ts';
+import { targetKind } from './kinds.ts';
 
 /** The checkout (or the installed package): the folder of package.json. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -58,7 +59,7 @@ export function generatedRelativePath(
   const shape = shaped.shape ?? DEFAULT_SHAPE;
   const schema = shaped.schema ?? DEFAULT_SCHEMA;
   const folders = [
-    ...(target === 'server' ? [] : [target]),
+    ...(targetKind(target).plain ? [] : [target]),
     ...(shaped.init === 'eager' ? [EAGER_FOLDER] : []),
     ...(variant === 'validated' ? [] : [variant]),
     ...(shape === DEFAULT_SHAPE ? [] : [shape]),

@@ -1,8 +1,6 @@
-/**
- * The run dimensions: one value per run (no key, label or CSV column), each with its flag, its help
- * and its default; a row of the same shape as the cell dimensions' (core/dimension-row.ts), re-exported
- * by core/dimensions.ts with them.
- */
+/** The run dimensions (one value per run), rows of the same shape as the cell dimensions of dimensions.ts. */
+import { ORDERS, type Order } from './dimension-values.ts';
+import { dimension, list } from './dimension-row.ts';
 import {
   ARCHITECTURES,
   DEFAULT_ARCHITECTURE,
@@ -11,8 +9,6 @@ import {
   MIN_MEMORY_MB,
   type Architecture,
 } from './lambda-platform.ts';
-import { ORDERS, type Order } from './dimension-values.ts';
-import { dimension, valueList as list } from './dimension-row.ts';
 
 /** The run dimensions: one value per run (no key, label or CSV column), each with its flag and meta.json key. */
 export const RUN_DIMENSIONS = {

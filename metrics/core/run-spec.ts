@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { AppSpec } from './app.ts';
 import type { Metric } from './samples.ts';
-import { cellBlock, type CellRunValues } from './cell-blocks.ts';
+import { cellBlock, type CellRunValues } from './cell-exclusions.ts';
 import { cellsOf, stageDimensions } from './cell-space.ts';
 import {
   cliDefault,
@@ -29,6 +29,7 @@ import {
   type Shape,
 } from './dimensions.ts';
 import type { Architecture, LambdaRuntimeLine, LOCAL_NODE } from './lambda-platform.ts';
+import { targetKind } from './kinds.ts';
 
 // the value types of the dimensions, declared once (core/dimensions.ts, core/lambda-platform.ts)
 export type { Architecture, Bootstrap, Build, CompileCache, FileCache, Measure, Order, RuntimeName };
@@ -247,7 +248,7 @@ export function runSpec(input: SpecInput = {}): RunSpec {
 /** The targets of a spec's cells: the apps' kinds for `measure`, else `cells.targets`. */
 export function targetsOf(spec: Pick<RunSpec, 'source' | 'cells'>): Target[] {
   if (spec.source.kind === 'generated') return spec.cells.targets;
-  const kinds = spec.source.apps.map((a) => (a.kind === 'lambda' ? 'lambda' : 'server'));
+  const kinds = spec.source.apps.map((a) => a.kind);
   return [...new Set<Target>(kinds)];
 }
 
@@ -266,18 +267,22 @@ export function hasCounted(spec: Pick<RunSpec, 'cells'>): boolean {
 export function hasTimed(spec: Pick<RunSpec, 'cells'>): boolean {
   return countsTime(spec.cells.measures);
 }
-function hasTarget(spec: RunSpec, target: Target): boolean {
-  return targetsOf(spec).includes(target);
+/** Whether some cell of the spec runs as a handler (`handler`) or as a server (`!handler`): the targets' kinds say which. */
+function hasTarget(spec: RunSpec, handler: boolean): boolean {
+  return targetsOf(spec).some((t) => targetKind(t).handler === handler);
 }
-function hasApp(spec: RunSpec, kind: AppSpec['kind']): boolean {
-  return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === kind);
+/** Whether the spec measures a user's app that is a handler (or a server). */
+function hasApp(spec: RunSpec, handler: boolean): boolean {
+  return spec.source.kind === 'apps' && spec.source.apps.some((a) => targetKind(a.kind).handler === handler);
 }
+const HANDLER = true;
+const SERVER = false;
 function hasInitExport(spec: RunSpec): boolean {
-  return spec.source.kind === 'apps' && spec.source.apps.some((a) => a.kind === 'lambda' && a.initExport !== undefined);
+  return spec.source.kind === 'apps' && spec.source.apps.some((a) => targetKind(a.kind).initModes && a.initExport !== undefined);
 }
 function runsLocalNode(spec: RunSpec): boolean {
-  const server = hasTarget(spec, 'server') && spec.cells.runtimes.includes('node');
-  return server || (hasTarget(spec, 'lambda') && spec.cells.lambdaRuntimes.includes('node'));
+  const server = hasTarget(spec, SERVER) && spec.cells.runtimes.includes('node');
+  return server || (hasTarget(spec, HANDLER) && spec.cells.lambdaRuntimes.includes('node'));
 }
 
 /**
@@ -331,12 +336,12 @@ export const OPTION_RULES: readonly OptionRule[] = [
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
   {
     flags: ['--init'],
-    applies: (s) => (s.source.kind === 'generated' && s.cells.targets.includes('lambda')) || hasInitExport(s),
+    applies: (s) => (s.source.kind === 'generated' && s.cells.targets.some((t) => targetKind(t).initModes)) || hasInitExport(s),
     without:
       "a generated Lambda cell (--target lambda), or measure --handler with --init-export: a user's handler without it " +
       'initialises as it is written',
   },
-  { flags: ['--init-export'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry has no INIT)' },
+  { flags: ['--init-export'], applies: (s) => hasApp(s, HANDLER), without: '--handler (a server entry has no INIT)' },
   {
     flags: ['--init-export'],
     applies: (s) => s.cells.inits.includes('eager'),
@@ -344,15 +349,15 @@ export const OPTION_RULES: readonly OptionRule[] = [
   },
   {
     flags: ['--lambda-runtime', '--lambda-bootstrap', '--lambda-reference', '--no-lambda-reference'],
-    applies: (s) => hasTarget(s, 'lambda'),
+    applies: (s) => hasTarget(s, HANDLER),
     without: 'a Lambda cell (--target lambda, or measure --handler)',
   },
   {
     flags: ['--calibration'],
-    applies: (s) => hasTarget(s, 'lambda'),
+    applies: (s) => hasTarget(s, HANDLER),
     without: 'a Lambda cell (--target lambda, or measure --handler): the calibration makes the Lambda estimates',
   },
-  { flags: ['--runtime'], applies: (s) => hasTarget(s, 'server'), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
+  { flags: ['--runtime'], applies: (s) => hasTarget(s, SERVER), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
   { flags: ['--node'], applies: runsLocalNode, without: 'a cell on the node runtime (--runtime node or --lambda-runtime node)' },
   {
     flags: ['--first-hits'],
@@ -365,15 +370,16 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s) => s.source.kind === 'generated' && new Set(s.source.routes).size >= 3,
     without: 'at least 3 route counts (--routes): the budget is read off the curve fitted over them',
   },
-  { flags: ['--event'], applies: (s) => hasApp(s, 'lambda'), without: '--handler (a server entry gets --request)' },
+  { flags: ['--event'], applies: (s) => hasApp(s, HANDLER), without: '--handler (a server entry gets --request)' },
   {
     flags: ['--request', '--port', '--body', '--content-type'],
-    applies: (s) => hasApp(s, 'server'),
+    applies: (s) => hasApp(s, SERVER),
     without: '--entry (a handler gets --event)',
   },
   {
     flags: ['--cwd'],
-    applies: (s) => s.source.kind === 'apps' && s.source.apps.some((a) => a.kind === 'server' || a.taskRoot !== path.dirname(a.file)),
+    applies: (s) =>
+      s.source.kind === 'apps' && s.source.apps.some((a) => !targetKind(a.kind).handler || a.taskRoot !== path.dirname(a.file)),
     without: "--entry, or a --handler below it (a handler's task root is then --cwd, not the handler's own folder)",
   },
   {

@@ -18,6 +18,7 @@ import { APP_SOURCE, type Cell } from '../core/cell.ts';
 import type { Target } from '../core/dimensions.ts';
 import type { InstructionMark, InstructionMarks, SampleRecord } from '../core/samples.ts';
 import type { SampleHooks } from './sample.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** The libc function the probe's process.cpuUsage() calls at every mark, and node calls nowhere else. */
 export const CUT_FUNCTION = 'getrusage';
@@ -109,7 +110,7 @@ export const COUNT_MARKS: Record<CountShape, readonly InstructionMark[]> = {
 
 /** The count shape of a cell: by its target, and for a server by where its file comes from. */
 export function countShapeOf(cell: Pick<Cell, 'target' | 'source'>): CountShape {
-  if (cell.target === 'lambda') return 'lambda';
+  if (targetKind(cell.target).handler) return 'lambda';
   return cell.source === APP_SOURCE ? 'app-server' : 'server';
 }
 
@@ -175,7 +176,8 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
     },
     endOfInit: async () => {
       const valgrind = pid();
-      if (options.shape !== 'lambda' || valgrind === undefined) return;
+      // the runner cuts INIT by a dump only where the shape has an init mark (a handler)
+      if (!COUNT_MARKS[options.shape].includes('init') || valgrind === undefined) return;
       try {
         await run(options.tools.vgdb, [`--vgdb-prefix=${prefix}`, `--pid=${valgrind}`, 'dump', INIT_HINT], { timeout: 60_000 });
       } catch (error) {

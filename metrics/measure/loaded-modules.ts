@@ -18,7 +18,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import os from 'node:os';
 import path from 'node:path';
 import type { LoadedModule } from '../core/packages.ts';
-import { readTextBounded } from '../store/files.ts';
+import { readTextBounded } from '../store/input-files.ts';
 import { withContainment } from './contain.ts';
 import { childEnvironment } from './environment.ts';
 

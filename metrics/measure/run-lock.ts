@@ -7,7 +7,7 @@
 import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../store/files.ts';
+import { readTextBounded } from '../store/input-files.ts';
 import { ownerAlive, ownerTag, parseOwnerTag, selfOwner, type Owner } from './owner.ts';
 
 export const LOCK_FILE = '.coldstart.lock';

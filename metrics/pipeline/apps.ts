@@ -18,10 +18,10 @@ import {
   type AppRequest,
   type AppSpec,
 } from '../core/app.ts';
-import { checkAppFile } from '../store/files.ts';
+import { checkAppFile } from '../store/input-files.ts';
 import { displayPath } from '../core/display.ts';
 import { UsageError } from '../core/errors.ts';
-import { readTextBounded } from '../store/files.ts';
+import { readTextBounded } from '../store/input-files.ts';
 import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { parseList } from '../core/parse.ts';
 import { planAppVersions } from '../plan/app-versions.ts';

@@ -12,6 +12,8 @@ import { loadRun } from '../report/write.ts';
 import { estimatesAgainstReal, type EstimateAgainstReal } from '../analyse/estimate-vs-real.ts';
 import { estimateVsRealMarkdown } from '../report/estimate-vs-real-md.ts';
 import type { ReportContext } from '../report/contract.ts';
+import { targetKind } from '../core/kinds.ts';
+import { EXIT_OK, EXIT_VERDICT } from '../core/exit-codes.ts';
 
 export { DEFAULT_COMPARE_METRIC, METRIC_NAMES, parseMetricName, type MetricName } from '../analyse/compare.ts';
 export { DEFAULT_INSTRUCTION_THRESHOLD } from '../analyse/instructions.ts';
@@ -45,7 +47,7 @@ function realArchitecture(real: ReportContext): string | undefined {
 
 /** The local run's estimates against the real run's Init, with the markdown; undefined when they share no cell. */
 function estimateSection(local: ReportContext, real: ReportContext): { rows: EstimateAgainstReal[]; markdown: string } | undefined {
-  if (!real.summaries.some((s) => s.cell.target === 'aws-lambda')) return undefined;
+  if (!real.summaries.some((s) => !targetKind(s.cell.target).local)) return undefined;
   const architecture = realArchitecture(real);
   const chosen = local.calibrations.find((c) => c.architecture === architecture) ?? local.calibrations[0];
   if (!chosen) return undefined;
@@ -87,5 +89,10 @@ export function runCompare(options: CompareOptions): CompareResult {
       throw error;
     }
   }
-  return { comparison, markdown, exitCode: comparison.rows.some((r) => r.fails) ? 1 : 0, estimates: estimates?.rows ?? [] };
+  return {
+    comparison,
+    markdown,
+    exitCode: comparison.rows.some((r) => r.fails) ? EXIT_VERDICT : EXIT_OK,
+    estimates: estimates?.rows ?? [],
+  };
 }

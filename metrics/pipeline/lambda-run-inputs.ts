@@ -30,7 +30,8 @@ import { bundleFile, isModuleFile } from '../plan/bundle.ts';
 import { cleanLeftovers, scratchPrefix } from '../measure/leftovers.ts';
 import { appsOf, type AppsInput } from './apps.ts';
 import { packageLambda } from './lambda-package.ts';
-import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/files.ts';
+import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/input-files.ts';
+import { EXIT_NOTHING_MADE } from '../core/exit-codes.ts';
 
 export interface PackagedFunctionEntry {
   name: string;
@@ -229,7 +230,8 @@ async function packageGenerated(
     context.log,
   );
   for (const cell of outcome.leftOut) context.warn(`left out: ${cell.name}: ${cell.reason}`);
-  if (!outcome.written) throw new ExitCodeError(`no cell could be packaged (${outcome.leftOut.length} left out): nothing deployed`, 1);
+  if (!outcome.written)
+    throw new ExitCodeError(`no cell could be packaged (${outcome.leftOut.length} left out): nothing deployed`, EXIT_NOTHING_MADE);
   const { source } = input;
   return {
     packaged: readPackage(dir),

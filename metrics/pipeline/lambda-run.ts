@@ -29,12 +29,14 @@ import { logGroupOf, reportFromLogs, sdkLogsApi, type LogsApi } from '../cloud/l
 import { isReportMessage, parseReportMessage } from '../cloud/report-lines.ts';
 import { displayPath } from '../core/display.ts';
 import { EXIT_AWS_ACCESS, EXIT_AWS_LEFT_BEHIND, ExitCodeError, UsageError } from '../core/errors.ts';
-import { madeByRun, parseFunctionName, RUN_TAG } from '../core/function-name.ts';
+import { parseFunctionName, RUN_TAG } from '../core/function-name.ts';
 import { ownedDir, writeOwnedFile } from '../store/files.ts';
 import { makeWritableDir } from '../store/out-dir.ts';
 import { importLambda, type LambdaImportOutcome } from './lambda-import.ts';
 import { describeInput, readZip, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
 import { FUNCTION_TIMEOUT_S, printPlan, type LambdaRunOptions, type LambdaRunPlan, type PlannedFunction } from './lambda-run-plan.ts';
+import { type Created, errorName, firstLine, cleanUp, pool } from './lambda-run-cleanup.ts';
+import { exitCodeOfSignal } from '../measure/children.ts';
 
 /** The folder of a run folder that keeps the log tails the samples were read from, one file per function. */
 export const LOGS_DIR = 'lambda-logs';
@@ -80,100 +82,6 @@ function formatSeconds(s: number): string {
 }
 
 class Interrupted extends Error {}
-
-/** What the run created and has not deleted yet. */
-interface Created {
-  functions: string[];
-  /** the log groups Lambda makes for them (`/aws/lambda/<function>`), deleted with them */
-  logGroups: string[];
-  role?: string;
-}
-
-const errorName = (error: unknown) => (error as { name?: string }).name ?? 'error';
-const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
-
-/**
- * Delete what the run created; what could not be deleted, named (a log group with the command that removes it). A
- * function is deleted only when it is provably this run's (madeByRun: its name and its tag): one of the run's names
- * that CreateFunction found taken is another's, and left with its log group.
- */
-async function cleanUp(
-  api: LambdaApi,
-  logs: LogsApi,
-  created: Created,
-  run: { region: string; runId: string },
-  warn: (line: string) => void,
-): Promise<string[]> {
-  const { region } = run;
-  const left: string[] = [];
-  const drop = (name: string) => {
-    created.functions.splice(created.functions.indexOf(name), 1);
-    const group = created.logGroups.indexOf(logGroupOf(name));
-    if (group >= 0) created.logGroups.splice(group, 1);
-  };
-  for (const name of [...created.functions]) {
-    try {
-      const tag = await api.runTagOf(name);
-      if (!madeByRun(name, tag) || tag !== run.runId) {
-        warn(`not deleted: function ${name} (tagged ${RUN_TAG} ${tag ?? '(none)'}): not made by run ${run.runId}`);
-        drop(name);
-        continue;
-      }
-      await api.deleteFunction(name);
-    } catch (error) {
-      if (errorName(error) !== 'ResourceNotFoundException') {
-        left.push(`function ${name} (${errorName(error)}: ${firstLine(error)})`);
-        continue;
-      }
-    }
-    created.functions.splice(created.functions.indexOf(name), 1);
-  }
-  // after the functions: a function still there could write to its group again
-  for (const group of [...created.logGroups]) {
-    try {
-      await logs.deleteLogGroup(group);
-    } catch (error) {
-      left.push(
-        `log group ${group} (${errorName(error)}: ${firstLine(error)}): ` +
-          `aws logs delete-log-group --region ${region} --log-group-name ${group}`,
-      );
-      continue;
-    }
-    created.logGroups.splice(created.logGroups.indexOf(group), 1);
-  }
-  if (created.role) {
-    try {
-      await api.deleteRole(created.role);
-      delete created.role;
-    } catch (error) {
-      left.push(`role ${created.role} (${errorName(error)}: ${firstLine(error)})`);
-    }
-  }
-  if (left.length) warn(`left in the account after the run (${left.length}):`);
-  for (const line of left) warn(`  ${line}`);
-  return left;
-}
-
-/** Run `work` over `items`, `limit` at a time; the first error stops new items and is thrown once all running ones end. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>, stop: () => void): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  const worker = async () => {
-    while (failures.length === 0 && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        if (failures.push(error) === 1) stop();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  // the first failure is the cause; the others are the workers it stopped
-  if (failures.length) throw failures[0] as Error;
-}
-
-const SIGNAL_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /** One run on AWS: what it created, the log tails it collected, its progress. */
 class ColdStartRun {
@@ -391,7 +299,7 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   if (interruptedBy !== undefined) {
     throw new ExitCodeError(
       `interrupted: ${written.length} run folder(s) written from the finished cold starts`,
-      SIGNAL_CODES[interruptedBy] ?? 130,
+      exitCodeOfSignal(interruptedBy as NodeJS.Signals),
     );
   }
   if (left.length) {

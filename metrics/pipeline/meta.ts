@@ -32,6 +32,7 @@ import { RUNTIMES_DIR } from '../plan/runtimes.ts';
 import type { InstalledVersion } from '../plan/versions.ts';
 import { isCounted } from '../core/dimensions.ts';
 import { firstHitsOf, hasCounted, targetsOf, type RunSpec } from '../core/run-spec.ts';
+import { isLocalHandler } from '../core/kinds.ts';
 
 /** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */
 export interface StartFacts {
@@ -84,7 +85,7 @@ export function cpuSpeedBothEnds(
 export function cpuSpeedCommands(cells: readonly PlannedCell[]): Map<string, string> {
   const commands = new Map<string, string>();
   for (const { cell, launch } of cells) {
-    if (cell.target !== 'lambda' || !launch || isCounted(cell) || commands.has(cell.runtime)) continue;
+    if (!isLocalHandler(cell.target) || !launch || isCounted(cell) || commands.has(cell.runtime)) continue;
     commands.set(cell.runtime, launch.command);
   }
   return commands;
@@ -95,7 +96,7 @@ export function cpuSpeedCommands(cells: readonly PlannedCell[]): Map<string, str
  * only when some cell is a Lambda cell, the file caches only when some cell's is not warm.
  */
 function cellsMeta(spec: RunSpec, { cells }: PreparedCells): MetaCells {
-  const lambda = cells.filter((c) => c.cell.target === 'lambda');
+  const lambda = cells.filter((c) => isLocalHandler(c.cell.target));
   const values = <T>(pick: (c: PlannedCell) => T, from: readonly PlannedCell[]) => [...new Set(from.map(pick))];
   const fileCaches = values((c) => c.cell.fileCache, cells);
   const inits = values((c) => c.cell.init, lambda);
@@ -157,7 +158,7 @@ export function lambdaMeta(
   { cells, ric }: Pick<PreparedCells, 'cells' | 'ric'>,
   cpuSpeed: Record<string, LocalCpuSpeed>,
 ): LambdaMeta | undefined {
-  const lambda = cells.filter((c) => c.cell.target === 'lambda');
+  const lambda = cells.filter((c) => isLocalHandler(c.cell.target));
   if (!lambda.length) return undefined;
   const starts: LambdaMeta['starts'] = {};
   for (const { cell, launch, contract, app } of lambda) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import type { LoadSummary } from '../core/load.ts';
 import type { RunSpec } from '../core/run-spec.ts';
+import { measureKind } from '../core/kinds.ts';
 
 /** The 1-min load average a core above which a run is not started into results/published/. */
 export const PUBLISH_MAX_LOAD_PER_CORE = 0.75;
@@ -27,7 +28,7 @@ export function isPublishedOut(out: string | undefined): boolean {
 /** Why a run is not started into results/published/ now, or undefined when it may start. */
 export function publicationRefusal(spec: Pick<RunSpec, 'cells' | 'output'>, now: () => LoadSummary): string | undefined {
   if (!isPublishedOut(spec.output.out) || spec.output.forcePublish) return undefined;
-  if (spec.cells.measures.every((m) => m === 'instructions')) return undefined;
+  if (spec.cells.measures.every((m) => measureKind(m).counted)) return undefined;
   const load = now();
   const limit = PUBLISH_MAX_LOAD_PER_CORE * load.cores;
   const load1 = load.before.load1;

@@ -11,9 +11,10 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { DEFAULT_COMPARE_METRIC, isInstructionMetric, statsOf, type MetricName } from '../analyse/compare.ts';
 import { COUNT_SAME_PATH_EFFECT, defaultSlice, floorOf, judgeClaims, type Claim } from '../analyse/verify.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { AWS_LAMBDA_TARGET, type Measure } from '../core/dimensions.ts';
+import { COUNTED_MEASURE, TIMED_MEASURE, type Measure } from '../core/dimensions.ts';
 import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
+import { EXIT_UNDETERMINED, EXIT_VERDICT } from '../core/exit-codes.ts';
 import { REFERENCE_FRAMEWORK } from '../core/lambda-platform.ts';
 import { writeOwnedFile } from '../store/files.ts';
 import { listsOfCell } from '../core/cell-space.ts';
@@ -26,11 +27,12 @@ export { METRIC_NAMES, parseMetricName } from '../analyse/compare.ts';
 export { claimLine, verdictCounts } from '../report/verify-md.ts';
 export { COUNT_MARGIN, DEFAULT_MARGIN } from '../analyse/verify.ts';
 import { exitCodeOf, runPipeline, type RunResult } from './run.ts';
+import { targetKind, measureKind } from '../core/kinds.ts';
 
 /** Exit code of a verification in which some claim does not hold here (or could not be measured): a verdict, as compare --fail-above's. */
-export const EXIT_CLAIM_FAILED = 1;
+export const EXIT_CLAIM_FAILED = EXIT_VERDICT;
 /** Exit code of a verification in which no claim fails but some are undetermined: more samples are needed (verify.md says how many). */
-export const EXIT_UNDETERMINED = 10;
+export { EXIT_UNDETERMINED } from '../core/exit-codes.ts';
 /**
  * Timed samples per cell when none are asked for: the fewest with which the simulation of
  * test/unit/verify-power.test.ts (a published run of 10 samples a cell, CPU-time noise of
@@ -86,25 +88,25 @@ function besideFloor(summaries: readonly CellSummary[], floor: Cell): CellSummar
 
 /** What is verified: the floor, the slice and the metrics, from the published run and the options. */
 export function planVerification(summaries: readonly CellSummary[], counted: readonly CellSummary[], options: VerifyOptions) {
-  const measure = options.measure ?? (summaries.length ? 'time' : 'instructions');
+  const measure = options.measure ?? (summaries.length ? TIMED_MEASURE : COUNTED_MEASURE);
+  const kind = measureKind(measure);
   // the hello-world reference measured beside Lambda cells is no framework to make claims on
-  const pool = (measure === 'instructions' ? counted : summaries).filter((s) => s.cell.framework !== REFERENCE_FRAMEWORK);
-  if (!pool.length)
-    throw new UsageError(`--measure ${measure}: ${options.published} has no ${measure === 'time' ? 'timed' : 'counted'} cells`);
+  const pool = (kind.counted ? counted : summaries).filter((s) => s.cell.framework !== REFERENCE_FRAMEWORK);
+  if (!pool.length) throw new UsageError(`--measure ${measure}: ${options.published} has no ${kind.noun} cells`);
   // the default metrics the run recorded: Lambda cells and older runs have no CPU time at first response
   const recorded = (m: MetricName) => pool.some((summary) => statsOf(summary, m));
-  const defaults = measure === 'instructions' ? DEFAULT_COUNT_METRICS : DEFAULT_TIME_METRICS.filter(recorded);
+  const defaults = kind.counted ? DEFAULT_COUNT_METRICS : DEFAULT_TIME_METRICS.filter(recorded);
   const metrics = options.metrics ?? (defaults.length ? defaults : DEFAULT_TIME_METRICS);
-  const wrong = metrics.filter((m) => isInstructionMetric(m) !== (measure === 'instructions'));
-  if (wrong.length) throw new UsageError(`--metric ${wrong.join(',')}: not a metric of ${measure === 'time' ? 'timed' : 'counted'} cells`);
-  if (measure === 'instructions' && options.margin !== undefined && options.margin < COUNT_SAME_PATH_EFFECT)
+  const wrong = metrics.filter((m) => isInstructionMetric(m) !== kind.counted);
+  if (wrong.length) throw new UsageError(`--metric ${wrong.join(',')}: not a metric of ${kind.noun} cells`);
+  if (kind.counted && options.margin !== undefined && options.margin < COUNT_SAME_PATH_EFFECT)
     throw new UsageError(
       `--margin ${percentText(options.margin)}: counts from another checkout differ by up to ${percentText(COUNT_SAME_PATH_EFFECT)} ` +
         "even at a path of the same length (more at a longer one): a narrower margin on counts fails claims on the checkout's path alone",
     );
   const floor = floorOf(pool, metrics[0]!);
   if (!floor) throw new UsageError(`${options.published} recorded no ${metrics[0]} to verify`);
-  if (floor.cell.target === AWS_LAMBDA_TARGET)
+  if (!targetKind(floor.cell.target).local)
     throw new UsageError(`${options.published} holds figures imported from AWS: they cannot be re-measured here`);
   if (floor.cell.source === 'app')
     throw new UsageError(`${options.published} measured the user's own apps (measure): verify re-measures generated cells`);
@@ -162,7 +164,7 @@ export function verifySpec(
   cells: readonly Cell[],
   options: VerifyOptions,
 ): RunSpec {
-  const counted = floor.measure === 'instructions';
+  const counted = measureKind(floor.measure).counted;
   const samples = options.samples ?? (counted ? 1 : DEFAULT_VERIFY_SAMPLES);
   const lists = listsOfCell(floor);
   // the generated source's lists (its variants, shapes, schemas…) and the cells' (CellSpec's), as the table names them
@@ -202,8 +204,8 @@ export async function verifyPipeline(options: VerifyOptions, deps: Deps): Promis
   const spec = verifySpec(published.meta?.spec.sampling as RunSpec['sampling'] | undefined, plan.floor, plan.cells, options);
   const run = await runPipeline(spec, deps);
   const here = run.recorded ? loadRun(run.dir) : undefined;
-  const hereSummaries = here ? (plan.measure === 'instructions' ? here.counted : here.summaries) : [];
-  const pool = plan.measure === 'instructions' ? published.counted : published.summaries;
+  const hereSummaries = here ? (measureKind(plan.measure).counted ? here.counted : here.summaries) : [];
+  const pool = measureKind(plan.measure).counted ? published.counted : published.summaries;
   const judged = judgedMetrics(plan.metrics, options, { published: published.meta?.load, here: here?.meta?.load });
   const claims = judgeClaims(plan.cells, plan.floor, pool, hereSummaries, judged.metrics, options.margin);
   const markdown = verifyMarkdown({

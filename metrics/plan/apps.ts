@@ -37,6 +37,7 @@ import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { appsAtVersions, type AppVersionInstaller } from './app-versions.ts';
 import { ensureVersion, versionOf } from './versions.ts';
 import { buildSnapshot, SNAPSHOT_FAILURE, snapshotUnsupported, type SnapshotBuilder } from './snapshot.ts';
+import { targetKind } from '../core/kinds.ts';
 
 export interface AppCellEffects {
   /** what runs `node --build-snapshot` (tests: a stand-in) */
@@ -124,7 +125,7 @@ async function appFile(
     return built.ok ? { app: { ...app, file: outcome.file }, blob: built.blob } : { blocked: snapshotNotApplicable(built.error) };
   }
   // the bundle is the function's whole code: its folder is the task root, as a zip of it would be
-  const where = app.kind === 'lambda' ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};
+  const where = targetKind(app.kind).handler ? lambdaTaskRoot(outcome.file, app.exportName ?? 'handler', path.dirname(outcome.file)) : {};
   return { app: { ...app, file: outcome.file, ...where } };
 }
 
@@ -185,7 +186,7 @@ function appLaunch(
   blob?: string,
 ): CellLaunch {
   const base = { command: runtime.command, compileCache: cell.compileCache, cwd: app.cwd };
-  if (app.kind === 'server') {
+  if (!targetKind(app.kind).handler) {
     // started from a snapshot, node deserializes the app and runs its main function, not the file (kept as argv[1])
     const snapshot = blob ? ['--snapshot-blob', blob] : [];
     return { ...base, file: app.file, preArgs: ['--require', files.preload, ...snapshot], args: app.args };
@@ -203,7 +204,7 @@ function appLaunch(
 /**
  * Every app × memory size × measure × init mode, before the levers: the table's run stage, then its file
  * stage, of which an app varies only in init mode (its name, kind, variant and route count are its own:
- * the spec has no list of them); a handler has an eager form only with --init-export (core/cell-space.ts EXCLUSIONS).
+ * the spec has no list of them); a handler has an eager form only with --init-export (core/cell-space.ts ROW_EXCLUSIONS).
  */
 function baseCells(apps: readonly { app: AppSpec; version: string }[], spec: CellSpec): Cell[] {
   const bases = apps.map(({ app, version }) =>
@@ -240,7 +241,9 @@ export async function prepareAppCells(
   const base = baseCells(versioned.apps, spec);
   const cells = expandCells(base, lists);
   const reference =
-    spec.lambdaReference && kinds.includes('lambda') ? await prepareReferenceCells(lists, { runtimes, log, variant: 'plain' }) : undefined;
+    spec.lambdaReference && kinds.some((k) => targetKind(k).handler)
+      ? await prepareReferenceCells(lists, { runtimes, log, variant: 'plain' })
+      : undefined;
   // the client is built only for cells that run with it (a counted cell never does)
   const countable = (cell: Cell) => !uncountable(cell, runtimes.get(cell.runtime)!.kind);
   const ric = ricFor([...cells, ...(reference?.cells ?? [])].filter(countable), env, log);

@@ -24,10 +24,11 @@ import { selectFrameworks } from './selection.ts';
 import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
 import { generatedTarget, splitPackageVersion, type Target, type Variant } from '../core/dimensions.ts';
 import { isLambdaRuntimeLine, lambdaMemorySize } from '../core/lambda-platform.ts';
-import { countBlocks, ricBlock } from '../core/cell-blocks.ts';
+import { countBlocks, ricBlock } from '../core/cell-exclusions.ts';
 import type { CellSpec, GeneratedSource } from '../core/run-spec.ts';
+import { targetKind } from '../core/kinds.ts';
 
-/** Why a `ric` cell cannot run (core/cell-blocks.ts ricBlock): the client starts only on a Lambda runtime line. */
+/** Why a `ric` cell cannot run (core/cell-exclusions.ts): the client starts only on a Lambda runtime line. */
 export function ricUnsupported(cell: Cell): BlockedCell | undefined {
   const reason = ricBlock(cell);
   return reason === undefined ? undefined : { kind: 'unsupported', reason };
@@ -60,7 +61,7 @@ export type Selection = Omit<GeneratedSource, 'kind'>;
 
 /**
  * Why a counted cell cannot be counted (every reason, each with what to change), or undefined when it
- * can: core/cell-blocks.ts countBlocks, at the runtime's resolved kind.
+ * can: core/cell-exclusions.ts countBlocks, at the runtime's resolved kind.
  */
 export function uncountable(cell: Cell, runtimeKind: string): string | undefined {
   const reasons = countBlocks(cell, runtimeKind);
@@ -118,7 +119,7 @@ export async function generateCells(
   const selected = new Map<string, FrameworkGenerator>();
   for (const target of targets) {
     const selection = selectFrameworks(options.frameworks, await loadGenerators(target));
-    const label = (name: string) => (targets.length > 1 || target !== 'server' ? `${name} (${target})` : name);
+    const label = (name: string) => (targets.length > 1 || !targetKind(target).plain ? `${name} (${target})` : name);
     for (const [name, reason] of selection.skipped) {
       skipped.set(label(name), reason);
       log(`${label(name)}: skipped (${reason})`);
@@ -141,7 +142,7 @@ export async function generateCells(
   }
   // the hello-world reference: one more Lambda cell, multiplied by the levers like the others
   const lambdaGenerators = generators.get('lambda');
-  if (options.lambdaReference && lambdaGenerators && cells.some((c) => c.target === 'lambda')) {
+  if (options.lambdaReference && lambdaGenerators && cells.some((c) => targetKind(c.target).handler)) {
     if (lambdaGenerators.has(REFERENCE_FRAMEWORK)) throw new Error(`a Lambda generator takes the reference's name ${REFERENCE_FRAMEWORK}`);
     lambdaGenerators.set(REFERENCE_FRAMEWORK, referenceGenerator);
     // the run's first variant, so that the variant does not seem to vary (the reference validates nothing either way)

@@ -23,6 +23,7 @@ import type { Cell } from '../core/cell.ts';
 import { oneLine } from '../core/escape.ts';
 import type { ResolvedRuntime } from './runtimes.ts';
 import { isCounted } from '../core/dimensions.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** What a failed build's reason starts with (the answer lists the variant as not ranked with it). */
 export const SNAPSHOT_FAILURE = 'cannot build a startup snapshot';
@@ -94,7 +95,7 @@ export function snapshotUnsupported(
   cell: Pick<Cell, 'compileCache' | 'measure'>,
   runtime: Pick<ResolvedRuntime, 'kind'>,
 ): string | undefined {
-  if (app.kind === 'lambda')
+  if (targetKind(app.kind).handler)
     return (
       "not applicable to a Lambda handler: the managed runtime's bootstrap starts node itself with its Runtime Interface Client; " +
       'NODE_OPTIONS=--snapshot-blob is accepted, but the client then loads the handler file as usual (using the snapshot needs ' +

@@ -18,6 +18,7 @@ import { CHART_CONFIG, logTicks, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 import { leverValues, ratioText } from './levers.ts';
 import { BEYOND_EVIDENCE_NOTE, coverageLabel } from './code-loading.ts';
+import { targetKind, isLocalHandler } from '../core/kinds.ts';
 
 export const ANSWER_CHART = 'chart-levers.svg';
 
@@ -132,12 +133,12 @@ function headingOf(cell: Cell): string {
     cell.source === APP_SOURCE ? '' : cell.variant,
     cell.shape !== 'flat' ? `shape ${cell.shape}` : '',
     cell.schema !== 'small' ? `schema ${cell.schema}` : '',
-    cell.target === 'lambda' ? `start ${cell.bootstrap}, file cache ${cell.fileCache}` : '',
+    isLocalHandler(cell.target) ? `start ${cell.bootstrap}, file cache ${cell.fileCache}` : '',
     // the eager form: a handler's is index.mjs, importing it and awaiting its init export (measure --init-export)
     cell.init === 'eager' ? (cell.source === APP_SOURCE ? `init eager: ${EAGER_ENTRY} awaits its init export in INIT` : 'init eager') : '',
   ].filter(Boolean);
   if (cell.source === APP_SOURCE) {
-    const kind = cell.target === 'lambda' ? 'handler' : 'server';
+    const kind = targetKind(cell.target).handler ? 'handler' : 'server';
     return markdownText(`${cell.framework} (your ${kind}${extras.length ? `; ${extras.join(', ')}` : ''})`);
   }
   return markdownText(extras.length ? `${what} (${extras.join(', ')})` : what);
@@ -160,7 +161,7 @@ function estimateMark(v: AnswerVariant, interval: { low: number; high: number } 
 /** One group's table. */
 export function answerTable(group: AnswerGroup, bases: Record<ChangeDimension, string>, meta: RunMeta | undefined): string {
   const dims = varying(group);
-  const lambda = group.cell.target === 'lambda';
+  const lambda = isLocalHandler(group.cell.target);
   const base = group.variants.find((v) => CHANGE_DIMENSIONS.every((d) => v.summary.cell[d] === bases[d]));
   const sized = group.variants.some((v) => v.shipped);
   const headers = [
@@ -239,7 +240,7 @@ function verdict(group: AnswerGroup, dims: readonly ChangeDimension[]): string[]
  * cache it does not package, each said with its reason.
  */
 export function packagingLine(group: AnswerGroup): string | undefined {
-  if (group.cell.target !== 'lambda') return undefined;
+  if (!isLocalHandler(group.cell.target)) return undefined;
   const fastest = group.variants.find((v) => v.fastest);
   if (!fastest) return undefined;
   const cell = fastest.summary.cell;

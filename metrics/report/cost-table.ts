@@ -9,6 +9,7 @@ import { appsRun, pivotTables } from './markdown.ts';
 import { cellLabel } from '../core/cell.ts';
 import { dollars, markdownTable } from '../core/format.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** The text of a cell's cost in the cost tables: an estimate's with its interval and mark, else the priced median. */
 export function costCellText(context: ReportContext, s: CellSummary): string {
@@ -61,7 +62,7 @@ export function costParagraphs(context: ReportContext): string[] {
   const explanation = costExplanation(
     cost,
     own,
-    context.summaries.some((s) => s.cell.target !== 'aws-lambda'),
+    context.summaries.some((s) => targetKind(s.cell.target).local),
     appsRun(context.meta),
   ).split('\n\n');
   return [...explanation, ...(notes.length ? [notes.join(' ')] : [])];

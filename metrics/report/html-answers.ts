@@ -17,6 +17,7 @@ import { costParagraphs, costTitle } from './cost-table.ts';
 import { dimensionFields, type Toggle } from './html-data.ts';
 import { tableHtml, type TableCell, type TableRow } from './html-tables.ts';
 import { appsRun, runLoad } from './markdown.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /**
  * The one line a run without Lambda cells gives (terminal and report) on how to get the Lambda answer:
@@ -33,7 +34,7 @@ export const LAMBDA_HINT_APPS =
 
 /** The hint for a run with no Lambda-shaped cell (none for an import of AWS's own figures). */
 export function lambdaHint(context: Pick<ReportContext, 'summaries' | 'meta'>): string | undefined {
-  if (context.summaries.some((s) => s.cell.target !== 'server')) return undefined;
+  if (context.summaries.some((s) => targetKind(s.cell.target).lambdaShaped)) return undefined;
   if (context.meta?.spec.source.kind === 'imported') return undefined;
   return appsRun(context.meta) ? LAMBDA_HINT_APPS : LAMBDA_HINT;
 }
@@ -73,7 +74,7 @@ function costRow(context: ReportContext, s: CellSummary): CostRow | undefined {
   }
   const cost = cellCost(s, context.cost, undefined);
   if (!cost) return undefined;
-  const imported = s.cell.target === 'aws-lambda';
+  const imported = !targetKind(s.cell.target).local;
   return {
     basis:
       cost.basis === 'billed'
@@ -189,7 +190,7 @@ export function warningsHtml(context: ReportContext): string {
 /** "How to read this": what a figure is, where each question is answered, and what the marks mean. */
 export function howToReadHtml(context: ReportContext): string {
   const apps = appsRun(context.meta);
-  const lambda = context.summaries.some((s) => s.cell.target !== 'server');
+  const lambda = context.summaries.some((s) => targetKind(s.cell.target).lambdaShaped);
   const items = [
     apps
       ? 'Each figure is a median over fresh processes of your app, in ms from the runner’s spawn call; ' +

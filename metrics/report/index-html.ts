@@ -12,6 +12,7 @@ import { tableHtml, type TableRow } from './html-tables.ts';
 import { runLoad } from './markdown.ts';
 import { pageAsset, pageHead } from './page-assets.ts';
 import type { IndexChart } from './index-charts.ts';
+import { COUNTED_NAME } from '../core/kinds.ts';
 
 export interface PublishedRun {
   /** the folder's name under results/published/ */
@@ -27,7 +28,7 @@ export interface PublishedRun {
 
 /** A ranked figure as the page shows it: ms, or instructions in millions. */
 function figure(cell: RankedCell, headline: Headline): string {
-  return headline.basis === 'instructions' ? `${(cell.value / 1e6).toFixed(1)} M` : `${cell.value.toFixed(1)} ms`;
+  return headline.basis === COUNTED_NAME ? `${(cell.value / 1e6).toFixed(1)} M` : `${cell.value.toFixed(1)} ms`;
 }
 
 /** The headline figures: the cheapest and the dearest series at the largest route count, and the floor. */
@@ -36,7 +37,7 @@ export function headlineText(headline: Headline | undefined): string {
   const { ranking, routes, floor, basis } = headline;
   const first = ranking[0]!;
   const last = ranking[ranking.length - 1]!;
-  const on = basis === 'cpu' ? 'CPU time' : basis === 'instructions' ? 'instructions' : 'wall time';
+  const on = basis === 'cpu' ? 'CPU time' : basis === COUNTED_NAME ? COUNTED_NAME : 'wall time';
   const ends =
     ranking.length > 1
       ? `fastest ${first.label} ${figure(first, headline)}, slowest ${last.label} ${figure(last, headline)}`

@@ -7,6 +7,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { cellKey, cellLabel, makeCell } from '../core/cell.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
+import { targetKind, isLocalHandler } from '../core/kinds.ts';
 
 function reportTable(cells: CellSummary[]): string {
   return markdownTable(
@@ -30,9 +31,9 @@ function percent(delta: number, base: number): string {
 
 /** The adapter's cost: each local Lambda cell beside the same cell run as a server. */
 function adapterTable(summaries: CellSummary[]): string | undefined {
-  const servers = new Map(summaries.filter((s) => s.cell.target === 'server').map((s) => [cellKey(s.cell), s]));
+  const servers = new Map(summaries.filter((s) => targetKind(s.cell.target).plain).map((s) => [cellKey(s.cell), s]));
   const rows = summaries
-    .filter((s) => s.cell.target === 'lambda' && s.lambda)
+    .filter((s) => isLocalHandler(s.cell.target) && s.lambda)
     .flatMap((l) => {
       const server = servers.get(cellKey(makeCell({ ...l.cell, target: 'server' })));
       const sFirst = server?.metrics.firstResponse?.median;

@@ -10,6 +10,7 @@ import { invalidBodyText } from './csv.ts';
 import { duration, markdownTable, ms, type Align } from '../core/format.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import { countsInstructions } from '../core/dimensions.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** The machine's load while the run measured, when meta.json recorded it (runs before it did not). */
 export function runLoad(meta: RunMeta | undefined): LoadSummary | undefined {
@@ -44,12 +45,11 @@ function appsLine(meta: RunMeta): string | undefined {
     const request = app.request as { method?: unknown; path?: unknown } | undefined;
     const initExport = typeof app.initExport === 'string' ? `, init export ${text(app.initExport)}` : '';
     // a handler: its Handler setting and task root (runs before they were recorded: its file and export)
-    const how =
-      app.kind === 'lambda'
-        ? typeof app.handler === 'string' && typeof app.taskRoot === 'string'
-          ? `handler ${text(app.handler)} in ${text(app.taskRoot)}${initExport}`
-          : `handler ${text(`${app.file}.${String(app.exportName)}`)}`
-        : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
+    const how = targetKind(app.kind).handler
+      ? typeof app.handler === 'string' && typeof app.taskRoot === 'string'
+        ? `handler ${text(app.handler)} in ${text(app.taskRoot)}${initExport}`
+        : `handler ${text(`${app.file}.${String(app.exportName)}`)}`
+      : `server ${text(app.file)}, ${text(`${String(request?.method)} ${String(request?.path)}`)}`;
     return `${markdownText(app.name)} (${how})`;
   });
   return `- **Apps:** ${described.join('; ')}`;

@@ -18,6 +18,7 @@ import { estimateCost, extrapolatedMark } from './calibration.ts';
 import { coverageLabel } from './code-loading.ts';
 import { markdownCode, markdownText } from '../core/escape.ts';
 import type { ReportContext } from './contract.ts';
+import { COUNTED_NAME } from '../core/kinds.ts';
 
 export interface PublishedContext {
   /** the folder's name under results/published/ */
@@ -57,7 +58,7 @@ function loadLine(load: NonNullable<NonNullable<ReportContext['meta']>['load']>)
 
 /** How a ranked figure reads: ms with one decimal, instructions in millions. */
 function rankedValue(cell: RankedCell, basis: RankingBasis): string {
-  if (basis === 'instructions') return millions(cell.value);
+  if (basis === COUNTED_NAME) return millions(cell.value);
   return basis === 'cpu' && cell.wallMs !== undefined ? `${fixed(cell.value)} ms (wall ${fixed(cell.wallMs)})` : `${fixed(cell.value)} ms`;
 }
 

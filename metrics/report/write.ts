@@ -31,7 +31,8 @@ import {
 } from './attribution.ts';
 import { curveChart, hasCurve, phasesChart } from './charts.ts';
 import type { CsvColumn, ExtraColumn, MarkdownSection, Output, ReportContext, ReportSettings } from './contract.ts';
-import { calibrationCsvColumns, calibrationSection } from './calibration.ts';
+import { calibrationSection } from './calibration.ts';
+import { calibrationCsvColumns } from './calibration-csv.ts';
 import { costSection } from './cost-table.ts';
 import { firstHitsOutput } from './first-hits.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
@@ -49,6 +50,7 @@ import { hasPowerTuning, POWER_TUNING_CHART, powerTuningChart, powerTuningSectio
 import { precisionSection } from './precision.ts';
 import { chartsSection, phasesSection, scalingMarkdown, scalingSection } from './scaling-md.ts';
 import { isCounted } from '../core/dimensions.ts';
+import { isLocalHandler } from '../core/kinds.ts';
 
 /**
  * The console's one line for the outliers of a run (summary.md lists them cell by cell under Warnings):
@@ -198,7 +200,7 @@ export function loadRun(dir: string, settings: ReportSettings = {}): ReportConte
     );
   }
   const cost = resolveCost(settings.cost, storedCost(meta?.spec.cost));
-  const hasEstimates = summaries.some((s) => s.cell.target === 'lambda' && s.lambda);
+  const hasEstimates = summaries.some((s) => isLocalHandler(s.cell.target) && s.lambda);
   // --calibration given now, else the run's own (meta.json), else the shipped table; a note when it is not the run's
   const chosen = hasEstimates ? chooseCalibration(settings.calibrationFile, meta?.calibration, process.cwd()) : {};
   const reference = hasEstimates ? loadReferenceTable(chosen.file) : undefined;

@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ATTRIBUTION_FILE, type AttributionFile } from '../core/attribution.ts';
 import { parseCell } from '../core/cell.ts';
-import { readTextBounded, writeOwnedFile } from './files.ts';
+import { writeOwnedFile } from './files.ts';
+import { readTextBounded } from './input-files.ts';
 import { jsonFileText } from '../core/escape.ts';
 
 export function writeAttribution(dir: string, file: AttributionFile): void {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { HYPERFINE_FILE, HyperfineFileError, parseHyperfineJson, type HyperfineFile, type HyperfineRunInfo } from '../core/hyperfine.ts';
-import { readTextBounded } from './files.ts';
+import { readTextBounded } from './input-files.ts';
 
 /** hyperfine.json is read whole up to this: hyperfine's export of a run's cells is a few hundred KiB. */
 export const MAX_HYPERFINE_BYTES = 64 * 2 ** 20;

@@ -5,7 +5,8 @@
 import { cellKey, cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { parseSampleRecord, SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
-import { appendLine, checkOwnedInput, readLinesBounded } from './files.ts';
+import { appendLine, checkOwnedInput } from './files.ts';
+import { readLinesBounded } from './input-files.ts';
 
 export function appendSample(file: string, sample: SampleRecord): void {
   appendLine(file, JSON.stringify(sample));

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command, Help } from 'commander';
 import { OPTION_RULES, type OptionRule } from '../core/run-spec.ts';
 import { buildProgram } from '../cli/main.ts';
+import { exitCodesMarkdown } from '../core/exit-codes.ts';
+import { registryTable } from '../../generators/packages.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where the reference is committed, relative to the project root. */
@@ -147,8 +149,39 @@ export function cliReference(): string {
   return withoutMachinePaths(`${lines.join('\n').replace(/\n+$/, '')}\n`);
 }
 
+/** The frameworks page, and the marker line before its registry table. */
+export const FRAMEWORKS_PAGE = 'docs/guide/frameworks.md';
+const REGISTRY_MARKER = '<!-- registry table: written from the generators';
+
+/** `page` with its registry table (the table after REGISTRY_MARKER's line) replaced by `table`. */
+export function withRegistryTable(page: string, table: string): string {
+  const marker = page.indexOf(REGISTRY_MARKER);
+  if (marker < 0) throw new Error(`${FRAMEWORKS_PAGE} has no registry-table marker`);
+  const start = page.indexOf('\n\n', marker) + 2;
+  const end = page.indexOf('\n\n', start);
+  return `${page.slice(0, start)}${table}${page.slice(end)}`;
+}
+
+/** The README's marker line before its table of exit codes. */
+export const EXIT_CODES_MARKER = '<!-- exit codes: written from metrics/core/exit-codes.ts';
+
+/** `readme` with its table of exit codes (the table after EXIT_CODES_MARKER's line) written from the table in code. */
+export function withExitCodes(readme: string): string {
+  const marker = readme.indexOf(EXIT_CODES_MARKER);
+  if (marker < 0) throw new Error('README.md has no exit-codes marker');
+  const start = readme.indexOf('\n\n', marker) + 2;
+  const end = readme.indexOf('\n\n', start);
+  return `${readme.slice(0, start)}${exitCodesMarkdown()}${readme.slice(end)}`;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const file = path.join(ROOT, CLI_REFERENCE);
   writeFileSync(file, cliReference());
   process.stdout.write(`wrote ${CLI_REFERENCE}\n`);
+  const readme = path.join(ROOT, 'README.md');
+  writeFileSync(readme, withExitCodes(readFileSync(readme, 'utf8')));
+  process.stdout.write('wrote README.md (its exit codes)\n');
+  const frameworks = path.join(ROOT, FRAMEWORKS_PAGE);
+  writeFileSync(frameworks, withRegistryTable(readFileSync(frameworks, 'utf8'), await registryTable()));
+  process.stdout.write(`wrote ${FRAMEWORKS_PAGE} (its registry table)\n`);
 }

@@ -8,12 +8,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CHROMIUM_ARGS, findChromium, loadChromium } from './browser.ts';
+import { EXIT_USAGE } from '../core/exit-codes.ts';
 
 const CHART = '#chart-firstresponse';
 
 function fail(message: string): never {
   process.stderr.write(`coldstart docs:screenshot: ${message}\n`);
-  process.exit(2);
+  process.exit(EXIT_USAGE);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -9,14 +9,27 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from 'simple-statistics';
-import { SAMPLES_FILE, type SampleRecord } from '../core/samples.ts';
-import { forEachSample } from '../store/samples-file.ts';
-import { markdownTable, ms, type Align } from '../core/format.ts';
+import { markdownTable, ms } from '../core/format.ts';
 import { RUNTIME_NAMES } from '../core/dimensions.ts';
 import { readMeta } from '../store/meta-file.ts';
+import {
+  ROOT,
+  SEED_ROUTES,
+  type Pick,
+  RunSamples,
+  diff,
+  wall,
+  fromStart,
+  cpu,
+  cpuBetween,
+  readyInstructions,
+  ratio,
+  right,
+  millions,
+  quadratic,
+  perRoute,
+} from './seed-table-figures.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The finding, relative to the project root. */
 export const SEED_FINDING = 'docs/findings/2026-11-27-seed-table.md';
 
@@ -56,75 +69,6 @@ const SEED_TABLE: Record<'fastify' | 'mion', Record<number, readonly [number, nu
   },
   mion: { 10: [82, 87], 100: [82, 88], 500: [83, 91], 1000: [83, 96], 2000: [84, 106], 3000: [85, 115], 5000: [85, 126] },
 };
-const SEED_ROUTES = [10, 100, 500, 1000, 2000, 3000, 5000] as const;
-
-type Pick = (s: SampleRecord) => number | undefined;
-
-/** A run folder's successful samples by cell (framework, routes, runtime). */
-class RunSamples {
-  private readonly cells = new Map<string, SampleRecord[]>();
-  constructor(readonly folder: string) {
-    forEachSample(path.join(ROOT, folder, SAMPLES_FILE), (s) => {
-      if (s.phase !== 'sample' || !s.ok) return;
-      const key = RunSamples.key(s.cell.framework, s.cell.routes, s.cell.runtime);
-      this.cells.set(key, [...(this.cells.get(key) ?? []), s]);
-    });
-  }
-
-  static key(framework: string, routes: number, runtime = 'node'): string {
-    return `${framework}|${routes}|${runtime}`;
-  }
-
-  /** `pick` over a cell's samples (those that have it). */
-  values(framework: string, routes: number, pick: Pick, runtime = 'node'): number[] {
-    return (this.cells.get(RunSamples.key(framework, routes, runtime)) ?? []).map(pick).filter((v): v is number => v !== undefined);
-  }
-
-  /** The median of `pick` over a cell's samples; undefined when the cell or the figure is absent. */
-  median(framework: string, routes: number, pick: Pick, runtime = 'node'): number | undefined {
-    const values = this.values(framework, routes, pick, runtime);
-    return values.length ? median(values) : undefined;
-  }
-}
-
-const diff = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
-/** Marks on the spawn timeline, and from the child's first statement (`start`). */
-const wall =
-  (mark: 'start' | 'imported' | 'startup' | 'listen' | 'firstResponse'): Pick =>
-  (s) =>
-    s.marks?.[mark];
-const fromStart =
-  (mark: 'imported' | 'startup' | 'listen'): Pick =>
-  (s) =>
-    diff(s.marks?.[mark], s.marks?.start);
-/** CPU time since the process started, at a mark; and between two marks. */
-const cpu =
-  (mark: 'imported' | 'startup' | 'listen'): Pick =>
-  (s) =>
-    s.cpu?.[mark];
-const cpuBetween =
-  (from: 'imported' | 'startup', to: 'startup' | 'listen'): Pick =>
-  (s) =>
-    diff(s.cpu?.[to], s.cpu?.[from]);
-/** Instructions from the first statement to listen (an app's start-up, `ready`). */
-const readyInstructions: Pick = (s) => diff(s.instructions?.listen, s.instructions?.start);
-
-const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b === 0 ? '–' : (a / b).toFixed(2));
-const right = (n: number): Align[] => ['left', ...Array<Align>(n - 1).fill('right')];
-const millions = (v: number | undefined) => (v === undefined ? '–' : `${(v / 1e6).toFixed(1)} M`);
-/** A difference in ms over N², in ns: constant across N when the difference is quadratic in the routes. */
-const quadratic = (delta: number | undefined, n: number) =>
-  delta === undefined || n < QUADRATIC_FROM ? '–' : ((delta / (n * n)) * 1e6).toFixed(1);
-/** Below this many routes a difference of a few ms over N² says nothing. */
-const QUADRATIC_FROM = 1000;
-/** ms per route between consecutive route counts. */
-function perRoute(points: [number, number | undefined][]): string[] {
-  return points.slice(1).map(([n, v], i) => {
-    const [n0, v0] = points[i]!;
-    return v === undefined || v0 === undefined ? '–' : ((v - v0) / (n - n0)).toFixed(3);
-  });
-}
-
 /** The seed's rows beside ours: the same clock (from the first statement), the spawn-based figures, and the ratios. */
 function seedBesideOurs(table: RunSamples): string {
   const rows: string[][] = [];

@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { EXIT_BUG, EXIT_USAGE } from '../core/exit-codes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 /** The files eslint lints (eslint.config.js configures these; other files would be warned about). */
@@ -36,10 +37,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   const [tool, ...args] = process.argv.slice(2);
   if (tool !== 'eslint' && tool !== 'prettier') {
     process.stderr.write('usage: node --import tsx metrics/tools/tracked.ts eslint|prettier [ARGS...]\n');
-    process.exitCode = 2;
+    process.exitCode = EXIT_USAGE;
   } else {
     const [command, ...rest] = toolCommand(tool, args, trackedFiles(ROOT));
     const ran = spawnSync('npx', ['--no-install', command!, ...rest], { cwd: ROOT, stdio: 'inherit' });
-    process.exitCode = ran.status ?? 1;
+    process.exitCode = ran.status ?? EXIT_BUG;
   }
 }

@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { contractOf, isExpectedAnswer, PROBE_NAME } from '../../generators/contract.ts';
 import { readLambdaResult, routeEvent } from '../../generators/lambda-event.ts';
 import { runCli, runClis, tempDir, type CliResult } from '../support/helpers.ts';
+import { EXIT_NOTHING_MADE } from '../../metrics/core/exit-codes.ts';
 
 /** A usage error: exit 2 and exactly one line on stderr, naming what is wrong. */
 function assertUsageError(result: CliResult, pattern: RegExp): void {
@@ -143,8 +144,8 @@ describe('lambda-package', () => {
     assert.equal(readdirSync(path.join(out, 'functions')).length, 2);
   });
 
-  it('exits 1 and writes nothing when no selected cell can be packaged', () => {
-    assert.equal(restifyOnly.status, 1, restifyOnly.stderr);
+  it('exits EXIT_NOTHING_MADE (11) and writes nothing when no selected cell can be packaged', () => {
+    assert.equal(restifyOnly.status, EXIT_NOTHING_MADE, restifyOnly.stderr);
     assert.match(restifyOnly.stdout, /^left out: coldstart-restify-1-validated: bundle failed/m);
     assert.match(restifyOnly.stderr, /^coldstart: no cell could be packaged \(1 left out\): nothing written$/m);
     assert.equal(existsSync(path.join(dir, 'restify-only')), false);

@@ -23,6 +23,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { writeLambdaPackage } from '../../metrics/cloud/package.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
+import { options } from '../support/bisect-fixtures.ts';
 import { runBisect, STATE_FILE, type BisectDeps, type BisectOptions } from '../../metrics/pipeline/bisect.ts';
 import { writeReport } from '../../metrics/report/write.ts';
 import { appendLine } from '../../metrics/store/files.ts';
@@ -185,20 +186,7 @@ describe('a link planted in a results folder is never followed', () => {
 const RELEASES = ['1.0.0', '1.0.1', '1.0.2', '1.0.3'];
 
 function bisectOptions(dir: string): BisectOptions {
-  return {
-    pkg: 'fake',
-    good: RELEASES[0]!,
-    bad: RELEASES[3]!,
-    pre: false,
-    step: 1,
-    yes: false,
-    threshold: 0.01,
-    measure: 'instructions',
-    cell: { kind: 'generated', framework: 'fastify', routes: 10, target: 'server' },
-    from: undefined,
-    dir,
-    command: 'coldstart bisect (test)',
-  };
+  return options(dir, { good: RELEASES[0]!, bad: RELEASES[3]! });
 }
 
 /** Fake steps: each writes a file into the step's run folder, as a real run would, and counts 1.0.2 on as 3 % slower. */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cellKey, makeCell, type Cell, type CellFields } from '../../metrics/core/cell.ts';
-import { cellsOf, EXCLUSIONS, listsOfCell, plannedDimensions, stageDimensions } from '../../metrics/core/cell-space.ts';
+import { cellsOf, ROW_EXCLUSIONS, listsOfCell, plannedDimensions, stageDimensions } from '../../metrics/core/cell-space.ts';
 import { DIMENSION_TABLE } from '../../metrics/core/dimensions.ts';
 import { runSpec, selectionRefusal } from '../../metrics/core/run-spec.ts';
 import { verifySpec } from '../../metrics/pipeline/verify.ts';
@@ -59,7 +59,7 @@ describe('cellsOf', () => {
     const lambdas = cells.filter((c) => c.target === 'lambda');
     assert.deepEqual([...new Set(servers.map((c) => `${c.init}/${c.bootstrap}`))], ['lazy/probe']);
     assert.equal(lambdas.length, 4, 'a Lambda cell is multiplied by both lists');
-    assert.ok(EXCLUSIONS.every((e) => e.why.length > 0 && e.dimension in DIMENSION_TABLE));
+    assert.ok(ROW_EXCLUSIONS.every((e) => e.why.length > 0 && e.dimension in DIMENSION_TABLE));
   });
 
   it("a user's handler has an eager form only when the caller says it has (--init-export)", () => {

@@ -26,7 +26,7 @@ import {
   SHIPPED_CODE_LOADING_FILE,
   type CodeLoadingRow,
 } from '../../metrics/calibration/lambda-code-loading.ts';
-import { readTextBounded } from '../../metrics/store/files.ts';
+import { readTextBounded } from '../../metrics/store/input-files.ts';
 import { looTableRows } from '../../metrics/pipeline/code-loading-fold.ts';
 import { codeLoadingTermText } from '../../metrics/report/code-loading.ts';
 

@@ -21,6 +21,7 @@ const SOURCES_OF_THE_TABLE = new Set([
   'metrics/core/dimension-values.ts',
   'metrics/core/run-dimensions.ts',
   'metrics/core/lambda-platform.ts',
+  'metrics/core/kinds.ts',
 ]);
 
 const ROWS = { ...DIMENSIONS, ...RUN_DIMENSIONS } as unknown as Record<string, Dimension<string | number>>;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readLinesBounded, readTextBounded } from '../../metrics/store/files.ts';
+import { readLinesBounded, readTextBounded } from '../../metrics/store/input-files.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { cell, samplesOf, writeRun } from '../support/synthetic.ts';
 import { tempDir } from '../support/in-process.ts';

@@ -23,6 +23,7 @@ import { billedMs } from '../targets/lambda.ts';
 import { lambdaMemorySize } from '../../core/lambda-platform.ts';
 import { isRunStep, RUN_STEPS, type RunStep } from '../../core/run-steps.ts';
 import { isCounted } from '../../core/dimensions.ts';
+import { targetKind } from '../../core/kinds.ts';
 
 /** How a scripted run fails, each with the text the real runner gives that failure. */
 export const FAKE_FAILURES = ['crash', 'hang', 'wrong'] as const;
@@ -75,7 +76,7 @@ function leverFactor(cell: Cell): number {
   if (cell.compileCache === 'cold') factor *= 1.05;
   if (cell.runtime === 'bun') factor *= 0.7;
   if (cell.fileCache === 'cold') factor *= 1.3;
-  if (cell.target === 'lambda' && isRicBootstrap(cell.bootstrap)) factor *= 1.1;
+  if (targetKind(cell.target).handler && isRicBootstrap(cell.bootstrap)) factor *= 1.1;
   // a small memory size has a small CPU share
   if (cell.memory > 0) factor *= 1 + 512 / cell.memory;
   return factor;
@@ -97,7 +98,7 @@ const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /** The marks of a run at `firstResponse` ms: listen (a server) or init (a Lambda handler) at the ready share. */
 function marksAt(cell: Cell, firstResponse: number): Marks {
-  const ready = cell.target === 'lambda' ? 'init' : 'listen';
+  const ready = targetKind(cell.target).ready;
   return {
     processStart: round3(SHARES.processStart * firstResponse),
     start: round3(SHARES.start * firstResponse),
@@ -112,7 +113,7 @@ function marksAt(cell: Cell, firstResponse: number): Marks {
 export function fakeInstructions(cell: Cell): InstructionMarks {
   const total = Math.round(fakeFirstResponse(cell) * INSTRUCTIONS_PER_MS);
   const at = (share: number) => Math.round(share * total);
-  const ready = cell.target === 'lambda' ? 'init' : 'listen';
+  const ready = targetKind(cell.target).ready;
   return {
     start: at(SHARES.start),
     imported: at(SHARES.imported),
@@ -184,7 +185,7 @@ export class FakeSampler {
     // a counted child runs under valgrind: slower, but its counts do not move
     const firstResponse = fakeFirstResponse(cell) * Math.max(0.5, 1 + this.cv * normal(random)) * (counted ? COUNT_SLOWDOWN : 1);
     // the Runtime Interface Client prints none of the probe's lines: the runner sees INIT's end and the answer only
-    const bare = cell.target === 'lambda' && isRicBootstrap(cell.bootstrap);
+    const bare = targetKind(cell.target).handler && isRicBootstrap(cell.bootstrap);
     const all = marksAt(cell, firstResponse);
     const marks: Marks = bare ? { init: all.init!, firstResponse: all.firstResponse } : all;
     const cpu = Object.fromEntries(
@@ -210,7 +211,7 @@ export class FakeSampler {
       at: this.at(),
     };
     if (counted) record.instructions = fakeInstructions(cell);
-    if (cell.target === 'lambda') record.lambda = lambdaFigures(cell, marks);
+    if (targetKind(cell.target).handler) record.lambda = lambdaFigures(cell, marks);
     if (cell.memory > 0 && !counted) record.limits = limitsRecord(cell, marks);
     const hits = run.planned.app ? [] : firstHitRoutes(cell.routes, context.firstHits);
     if (hits.length) {
