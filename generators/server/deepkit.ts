@@ -1,10 +1,10 @@
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { compileWithTypes, DEEPKIT_COMPILER } from '../typescript.ts';
 import { withoutUseStrict } from './mion.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { TS_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 import type { ShapeOptions } from '../write.ts';
 import type { Variant } from '../../metrics/core/dimensions.ts';
 
@@ -19,17 +19,8 @@ import type { Variant } from '../../metrics/core/dimensions.ts';
  * with N): that is what firstResponse shows, so nothing here warms it up.
  */
 
-/** The body type of a route: validated `{name: string}` (400 without it); plain `any`, parsed but not checked. */
-export function bodyType(variant: Variant): string {
-  return variant === 'validated' ? '{name: string}' : 'any';
-}
-
-export function deepkitRoute(i: number, variant: Variant): string {
-  return `router.post('/route-${i}', (body: HttpBody<${bodyType(variant)}>) => ({hello: body.name, route: ${i}}));`;
-}
-
 /**
- * Every shape but the classic one: path parameters are the handler's parameters by name, the body
+ * Every shape (flat with the small schema is the classic file): path parameters are the handler's parameters by name, the body
  * `HttpBody<{name: string}>` or `HttpBody<User>` (the User type once per file); the nested shape
  * gives each route its group's `baseUrl` (what deepkit's controllers and `router.forOptions` set;
  * forOptions itself cannot be used: @deepkit/http 1.0.19's convertOptions drops its defaults, so its
@@ -60,9 +51,7 @@ ${renderRoutes(table, 'router', line, groups).replace(/\n\n/g, '\n')}`;
 
 /** The routes every deepkit app of both targets registers, on the `app` built before them. */
 export function deepkitRoutes(routes: number, variant: Variant, shaped: ShapeOptions = {}): string {
-  if (!isClassic({ routes, variant, ...shaped })) return deepkitShapedRoutes({ routes, variant, ...shaped });
-  return `const router = app.get(HttpRouterRegistry);
-${eachRoute(routes, (i) => deepkitRoute(i, variant))}`;
+  return deepkitShapedRoutes({ routes, variant, ...shaped });
 }
 
 export const DEEPKIT_VALIDATION =

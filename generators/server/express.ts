@@ -1,20 +1,15 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { ZOD_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * express 5 as its users write it: `express.json()` for the body and one `app.post` per route; in
  * `validated` each route gets a small body-validation middleware around its own Zod schema, built
  * at startup, that answers 400 when `safeParse` fails.
  */
-function route(i: number, validated: boolean): string {
-  const handler = `function route${i}(req, res) { res.json({ hello: req.body.name, route: ${i} }); }`;
-  if (!validated) return `app.post('/route-${i}', ${handler});`;
-  return `app.post('/route-${i}', validateBody(z.object({ name: z.string() })), ${handler});`;
-}
 
 const VALIDATE_BODY = `function validateBody(schema) {
   return function validate(req, res, next) {
@@ -26,11 +21,11 @@ const VALIDATE_BODY = `function validateBody(schema) {
 }`;
 
 /**
- * Every shape but the classic one: the small schema per route as in the classic files, the user
+ * Every shape (flat with the small schema is the classic file): the small schema per route, the user
  * schema once (`UserSchema`) and referenced by every route that takes a body; the nested shape
  * registers each group on its own `express.Router()` mounted at the group's prefix.
  */
-function shapedApp(input: GenerateInput): AppParts {
+export function expressApp(input: GenerateInput): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const user = schema === 'user';
   const line = (row: RouteRow, owner: string) => {
@@ -49,20 +44,6 @@ function shapedApp(input: GenerateInput): AppParts {
     build: `const app = express();
 app.use(express.json());${validated ? `\n${VALIDATE_BODY}` : ''}${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
 ${renderRoutes(table, 'app', line, groups)}`,
-  };
-}
-
-/** The app both targets build: `app`, an express application with its N routes. */
-export function expressApp(input: GenerateInput): AppParts {
-  if (!isClassic(input)) return shapedApp(input);
-  const { routes, variant } = input;
-  const validated = variant === 'validated';
-  return {
-    requires: `const express = require('express');`,
-    validation: validated ? `\nconst { z } = require('zod');` : '',
-    build: `const app = express();
-app.use(express.json());${validated ? `\n${VALIDATE_BODY}` : ''}
-${eachRoute(routes, (i) => route(i, validated))}`,
   };
 }
 

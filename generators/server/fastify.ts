@@ -1,9 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { paramsOf, patternOf, type RouteRow } from '../routes.ts';
 import { JSON_SCHEMA_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 import type { Schema } from '../../metrics/core/dimensions.ts';
 
 /**
@@ -11,14 +11,6 @@ import type { Schema } from '../../metrics/core/dimensions.ts';
  * JSON schema for the body and the 200 response, compiled by fastify's own ajv and
  * fast-json-stringify when the app becomes ready.
  */
-function route(i: number, validated: boolean): string {
-  const handler = `async function route${i}(request) { return { hello: request.body.name, route: ${i} }; }`;
-  if (!validated) return `app.post('/route-${i}', ${handler});`;
-  const schema =
-    `{ schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }, ` +
-    `response: { 200: { type: 'object', properties: { hello: { type: 'string' }, route: { type: 'integer' } } } } } }`;
-  return `app.post('/route-${i}', ${schema}, ${handler});`;
-}
 
 /** A shaped route's schema: the body (the one-field object, or the shared `User` by $ref) and the 200 response. */
 function shapedSchema(row: RouteRow, schema: Schema): string {
@@ -35,11 +27,11 @@ function shapedSchema(row: RouteRow, schema: Schema): string {
 }
 
 /**
- * Every shape but the classic one. The user schema is added once (`app.addSchema`, `$id: 'User'`)
+ * Every shape (flat with the small schema is the classic file). The user schema is added once (`app.addSchema`, `$id: 'User'`)
  * and referenced by every route's body and response; the nested shape registers each group as a
  * plugin with its `prefix` (encapsulated: the plugin's `app` is its own instance).
  */
-function shapedApp(input: GenerateInput): AppParts {
+export function fastifyApp(input: GenerateInput): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const line = (row: RouteRow, owner: string) => {
     const handler = `async function route${row.i}(request) { return ${answerOf(row, schema, 'request.body', 'request.params')}; }`;
@@ -57,18 +49,6 @@ function shapedApp(input: GenerateInput): AppParts {
     validation: '',
     build: `const app = Fastify({ logger: false });${shared}${userSupport(schema)}
 ${renderRoutes(table, 'app', line, groups)}`,
-  };
-}
-
-/** The app both targets build: `app`, a fastify instance with its N routes. */
-export function fastifyApp(input: GenerateInput): AppParts {
-  if (!isClassic(input)) return shapedApp(input);
-  const { routes, variant } = input;
-  return {
-    requires: `const Fastify = require('fastify');`,
-    validation: '',
-    build: `const app = Fastify({ logger: false });
-${eachRoute(routes, (i) => route(i, variant === 'validated'))}`,
   };
 }
 

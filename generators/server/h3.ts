@@ -1,9 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { ZOD_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * h3 v2 as its users write it: `new H3()`, one `app.post` per route returning an object, served
@@ -11,26 +11,13 @@ import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } fro
  * each route has its own Zod schema, built at startup, passed to `readValidatedBody`, which
  * validates through Standard Schema and throws a 400 HTTPError on failure.
  */
-function route(i: number, validated: boolean): string {
-  if (!validated) {
-    return (
-      `app.post('/route-${i}', async function route${i}(event) { ` +
-      `const body = await readBody(event); return { hello: body.name, route: ${i} }; });`
-    );
-  }
-  return (
-    `const body${i} = z.object({ name: z.string() });\n` +
-    `app.post('/route-${i}', async function route${i}(event) { ` +
-    `const body = await readValidatedBody(event, body${i}); return { hello: body.name, route: ${i} }; });`
-  );
-}
 
 /**
- * Every shape but the classic one: the small schema per route (its own `bodyN` as in the classic
+ * Every shape (flat with the small schema is the classic file): the small schema per route (its own `bodyN` as in the classic
  * files), the user schema once (`UserSchema`); the nested shape registers each group on its own
  * H3, mounted with `app.mount(prefix, group)`.
  */
-function shapedApp(input: GenerateInput, names: string[]): AppParts {
+export function h3App(input: GenerateInput, names: string[] = []): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const user = schema === 'user';
   const line = (row: RouteRow, owner: string) => {
@@ -54,23 +41,6 @@ function shapedApp(input: GenerateInput, names: string[]): AppParts {
     validation: validated ? `\nconst { z } = require('zod');` : '',
     build: `const app = new H3();${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
 ${renderRoutes(table, 'app', line, groups)}`,
-  };
-}
-
-/**
- * The app both targets build: `app`, an H3 with its N routes. `names` are further exports of h3
- * the target needs (the server's `serve`), read in the same require.
- */
-export function h3App(input: GenerateInput, names: string[] = []): AppParts {
-  if (!isClassic(input)) return shapedApp(input, names);
-  const { routes, variant } = input;
-  const validated = variant === 'validated';
-  const imports = ['H3', ...names, validated ? 'readValidatedBody' : 'readBody'].join(', ');
-  return {
-    requires: `const { ${imports} } = require('h3');`,
-    validation: validated ? `\nconst { z } = require('zod');` : '',
-    build: `const app = new H3();
-${eachRoute(routes, (i) => route(i, validated))}`,
   };
 }
 

@@ -1,31 +1,23 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { JOI_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport } from '../shape-render.ts';
 
 /**
  * hapi as its users write it: one `server.route` per route; in `validated` each route carries
  * hapi's built-in payload validation (`options.validate.payload`) with a joi schema of its own,
  * built at startup, after `server.validator(Joi)` (hapi answers 400 on failure).
  */
-function route(i: number, validated: boolean): string {
-  const handler = `handler: function route${i}(request) { return { hello: request.payload.name, route: ${i} }; }`;
-  if (!validated) return `server.route({ method: 'POST', path: '/route-${i}', ${handler} });`;
-  return (
-    `server.route({ method: 'POST', path: '/route-${i}', ` +
-    `options: { validate: { payload: Joi.object({ name: Joi.string().required() }) } }, ${handler} });`
-  );
-}
 
 /**
- * Every shape but the classic one: the small schema per route (its own Joi object), the user schema
+ * Every shape (flat with the small schema is the classic file): the small schema per route (its own Joi object), the user schema
  * once (`UserSchema`, Joi); the nested shape registers each group as a hapi plugin with
  * `routes.prefix`. A plugin's `register` runs synchronously inside `server.register`, so the routes
  * exist before the server starts (the server target also waits for `registered`).
  */
-function shapedApp(input: GenerateInput, options: string): AppParts {
+export function hapiApp(input: GenerateInput, options: string): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const user = schema === 'user';
   const line = (row: RouteRow, owner: string) => {
@@ -53,22 +45,6 @@ ${nested ? 'const registered = [];\n' : ''}${renderRoutes(table, 'server', line,
 export function hapiStart(input: GenerateInput): string {
   const start = 'server.start().then(() => __csReady(server.listener), __csFail);';
   return shapedInput(input).shape === 'nested' ? `Promise.all(registered).then(() => ${start.slice(0, -1)}, __csFail);` : start;
-}
-
-/**
- * The app both targets build: `server`, a hapi server with its N routes. `options` is the source
- * of the argument to `Hapi.server` ('' for none: a server that never listens).
- */
-export function hapiApp(input: GenerateInput, options: string): AppParts {
-  if (!isClassic(input)) return shapedApp(input, options);
-  const { routes, variant } = input;
-  const validated = variant === 'validated';
-  return {
-    requires: `const Hapi = require('@hapi/hapi');`,
-    validation: validated ? `\nconst Joi = require('joi');` : '',
-    build: `const server = Hapi.server(${options});${validated ? `\nserver.validator(Joi);` : ''}
-${eachRoute(routes, (i) => route(i, validated))}`,
-  };
 }
 
 export const HAPI_VALIDATION =

@@ -1,33 +1,21 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { ZOD_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * hono as its users write it on node: `new Hono()` (its default SmartRouter), one `app.post` per
  * route, served by @hono/node-server; in `validated` each route carries `zValidator('json', …)`
  * from @hono/zod-validator with its own Zod schema, built at startup (400 on failure).
  */
-function route(i: number, validated: boolean): string {
-  if (!validated) {
-    return (
-      `app.post('/route-${i}', async function route${i}(c) { ` +
-      `const body = await c.req.json(); return c.json({ hello: body.name, route: ${i} }); });`
-    );
-  }
-  return (
-    `app.post('/route-${i}', zValidator('json', z.object({ name: z.string() })), ` +
-    `function route${i}(c) { return c.json({ hello: c.req.valid('json').name, route: ${i} }); });`
-  );
-}
 
 /**
- * Every shape but the classic one: the small schema per route, the user schema once (`UserSchema`);
+ * Every shape (flat with the small schema is the classic file): the small schema per route, the user schema once (`UserSchema`);
  * the nested shape registers each group on its own Hono, mounted with `app.route(prefix, group)`.
  */
-function shapedApp(input: GenerateInput): AppParts {
+export function honoApp(input: GenerateInput): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const user = schema === 'user';
   const line = (row: RouteRow, owner: string) => {
@@ -49,19 +37,6 @@ function shapedApp(input: GenerateInput): AppParts {
     validation: validated ? `\nconst { zValidator } = require('@hono/zod-validator');\nconst { z } = require('zod');` : '',
     build: `const app = new Hono();${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
 ${renderRoutes(table, 'app', line, groups)}`,
-  };
-}
-
-/** The app both targets build: `app`, a Hono with its N routes. */
-export function honoApp(input: GenerateInput): AppParts {
-  if (!isClassic(input)) return shapedApp(input);
-  const { routes, variant } = input;
-  const validated = variant === 'validated';
-  return {
-    requires: `const { Hono } = require('hono');`,
-    validation: validated ? `\nconst { zValidator } = require('@hono/zod-validator');\nconst { z } = require('zod');` : '',
-    build: `const app = new Hono();
-${eachRoute(routes, (i) => route(i, validated))}`,
   };
 }
 

@@ -1,20 +1,15 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { ZOD_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport, verb } from '../shape-render.ts';
 
 /**
  * koa as its users write it: @koa/bodyparser for the body and an @koa/router with one
  * `router.post` per route; in `validated` each route gets a small body-validation middleware
  * around its own Zod schema, built at startup, that answers 400 when `safeParse` fails.
  */
-function route(i: number, validated: boolean): string {
-  const handler = `async function route${i}(ctx) { ctx.body = { hello: ctx.request.body.name, route: ${i} }; }`;
-  if (!validated) return `router.post('/route-${i}', ${handler});`;
-  return `router.post('/route-${i}', validateBody(z.object({ name: z.string() })), ${handler});`;
-}
 
 const VALIDATE_BODY = `function validateBody(schema) {
   return async function validate(ctx, next) {
@@ -30,11 +25,11 @@ const VALIDATE_BODY = `function validateBody(schema) {
 }`;
 
 /**
- * Every shape but the classic one: the small schema per route, the user schema once (`UserSchema`);
+ * Every shape (flat with the small schema is the classic file): the small schema per route, the user schema once (`UserSchema`);
  * the nested shape registers each group on its own router, nested into the main one with
  * `router.use(prefix, group.routes())` (@koa/router's nested routers).
  */
-function shapedApp(input: GenerateInput): AppParts {
+export function koaApp(input: GenerateInput): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const user = schema === 'user';
   const line = (row: RouteRow, owner: string) => {
@@ -55,25 +50,6 @@ const { bodyParser } = require('@koa/bodyparser');`,
     build: `const app = new Koa();
 const router = new Router();${validated ? `\n${VALIDATE_BODY}` : ''}${validated && user ? `\n${ZOD_USER}` : ''}${userSupport(schema)}
 ${renderRoutes(table, 'router', line, groups)}
-app.use(bodyParser());
-app.use(router.routes());
-app.use(router.allowedMethods());`,
-  };
-}
-
-/** The app both targets build: `app`, a Koa with the body parser and a router of N routes. */
-export function koaApp(input: GenerateInput): AppParts {
-  if (!isClassic(input)) return shapedApp(input);
-  const { routes, variant } = input;
-  const validated = variant === 'validated';
-  return {
-    requires: `const Koa = require('koa');
-const Router = require('@koa/router');
-const { bodyParser } = require('@koa/bodyparser');`,
-    validation: validated ? `\nconst { z } = require('zod');` : '',
-    build: `const app = new Koa();
-const router = new Router();${validated ? `\n${VALIDATE_BODY}` : ''}
-${eachRoute(routes, (i) => route(i, validated))}
 app.use(bodyParser());
 app.use(router.routes());
 app.use(router.allowedMethods());`,

@@ -1,9 +1,9 @@
 import type { AppParts } from '../app.ts';
 import type { FrameworkGenerator, GenerateInput, NodeLimit } from '../types.ts';
-import { eachRoute, fileHeader } from '../probe.ts';
+import { fileHeader } from '../probe.ts';
 import { patternOf, type RouteRow } from '../routes.ts';
 import { ZOD_USER } from '../schema-idioms.ts';
-import { answerOf, isClassic, renderRoutes, shapedInput, userSupport } from '../shape-render.ts';
+import { answerOf, renderRoutes, shapedInput, userSupport } from '../shape-render.ts';
 
 /**
  * restify as its users write it: `restify.plugins.bodyParser()` and one `server.post` per route
@@ -11,11 +11,6 @@ import { answerOf, isClassic, renderRoutes, shapedInput, userSupport } from '../
  * each route gets a small body-validation handler around its own Zod schema, built at startup,
  * that answers 400 when `safeParse` fails.
  */
-function route(i: number, validated: boolean): string {
-  const handler = `function route${i}(req, res, next) { res.send(200, { hello: req.body.name, route: ${i} }); return next(); }`;
-  if (!validated) return `server.post('/route-${i}', ${handler});`;
-  return `server.post('/route-${i}', validateBody(z.object({ name: z.string() })), ${handler});`;
-}
 
 const VALIDATE_BODY = `function validateBody(schema) {
   return function validate(req, res, next) {
@@ -33,10 +28,10 @@ const VALIDATE_BODY = `function validateBody(schema) {
 const RESTIFY_VERBS = { GET: 'get', POST: 'post', PUT: 'put', DELETE: 'del' } as const;
 
 /**
- * Every shape but nested (restify has no grouping of its own) and the classic one: the small
+ * Every shape but nested (restify has no grouping of its own): the small
  * schema per route, the user schema once (`UserSchema`).
  */
-function shapedApp(input: GenerateInput): AppParts {
+export function restifyApp(input: GenerateInput): AppParts {
   const { table, schema, validated } = shapedInput(input);
   const user = schema === 'user';
   const line = (row: RouteRow, owner: string) => {
@@ -70,20 +65,6 @@ export const RESTIFY_NODE_LIMIT: NodeLimit = {
 };
 
 export const RESTIFY_NO_GROUPS = 'restify has no route grouping of its own (no routers, plugins or prefixes)';
-
-/** The app both targets build: `server`, a restify server with the body parser and N routes. */
-export function restifyApp(input: GenerateInput): AppParts {
-  if (!isClassic(input)) return shapedApp(input);
-  const { routes, variant } = input;
-  const validated = variant === 'validated';
-  return {
-    requires: `const restify = require('restify');`,
-    validation: validated ? `\nconst { z } = require('zod');` : '',
-    build: `const server = restify.createServer();
-server.use(restify.plugins.bodyParser());${validated ? `\n${VALIDATE_BODY}` : ''}
-${eachRoute(routes, (i) => route(i, validated))}`,
-  };
-}
 
 export const RESTIFY_VALIDATION = 'Zod schema per route (z.object, built at startup), safeParse in a route handler, 400 on failure';
 
