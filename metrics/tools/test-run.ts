@@ -9,12 +9,15 @@
  *   node --import tsx metrics/tools/test-run.ts STEP...   (steps: checks, unit, smoke, e2e, faults)
  *
  * Steps run in order and the first that fails ends the command with its exit code; each step's wall
- * time is printed on stderr (`test-run: unit 61 s`), never asserted.
+ * time is printed on stderr (`test-run: unit 61 s`), never asserted. The command ends with one line of
+ * totals on stdout, after the reporters' output (test-summary.ts): tests, pass, fail, skipped, each
+ * step's time and the whole.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type StepEnd, summaryLine, tapTotals } from './test-summary.ts';
 import { toolCommand, trackedFiles } from './tracked.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -30,10 +33,22 @@ function testFiles(...folders: string[]): string[] {
   );
 }
 
-/** Node's test runner over `files`, `concurrency` files at a time. */
-function nodeTest(files: string[], concurrency: number, timeoutMs: number, imports: string[] = []): string[] {
+/** Where each layer's second reporter writes the TAP whose totals the summary line adds up; removed at exit. */
+const TAP_DIR = mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-run-'));
+process.on('exit', () => rmSync(TAP_DIR, { recursive: true, force: true }));
+const tapFile = (layer: string): string => path.join(TAP_DIR, `${layer}.tap`);
+
+/**
+ * Node's test runner over `files`, `concurrency` files at a time. Its output is the runner's default (spec on a
+ * terminal, TAP otherwise), and a second TAP reporter writes `tapFile(layer)` for the totals.
+ */
+function nodeTest(layer: string, files: string[], concurrency: number, timeoutMs: number, imports: string[] = []): string[] {
   const flags = ['--import', 'tsx', ...imports.flatMap((i) => ['--import', i])];
-  return [process.execPath, ...flags, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files];
+  const reporters = [
+    ...['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'],
+    ...['--test-reporter', 'tap', '--test-reporter-destination', tapFile(layer)],
+  ];
+  return [process.execPath, ...flags, '--test', ...reporters, `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files];
 }
 
 const npx = (...args: string[]): string[] => ['npx', '--no-install', ...args];
@@ -51,10 +66,10 @@ const CHECKS: Record<string, string[][]> = {
 
 /** Each test step's command: the in-process layers and the smoke layer on every core, e2e and the sweep one file at a time. */
 const LAYERS: Record<string, () => string[]> = {
-  unit: () => nodeTest(testFiles('test/unit', 'test/pipeline'), CORES, 300_000, ['./test/support/no-spawn.ts']),
-  smoke: () => nodeTest(testFiles('test/smoke'), CORES, 600_000),
-  e2e: () => nodeTest(testFiles('test/e2e'), 1, 900_000),
-  faults: () => nodeTest(testFiles('test/faults'), 1, 1_800_000),
+  unit: () => nodeTest('unit', testFiles('test/unit', 'test/pipeline'), CORES, 300_000, ['./test/support/no-spawn.ts']),
+  smoke: () => nodeTest('smoke', testFiles('test/smoke'), CORES, 600_000),
+  e2e: () => nodeTest('e2e', testFiles('test/e2e'), 1, 900_000),
+  faults: () => nodeTest('faults', testFiles('test/faults'), 1, 1_800_000),
 };
 
 interface Ended {
@@ -107,14 +122,30 @@ async function step(name: string): Promise<number> {
   return (await run(layer(), false)).code;
 }
 
+/** The layer's totals from its TAP file; undefined for the checks and for a layer that wrote none. */
+function totalsOf(name: string): StepEnd['totals'] {
+  if (!(name in LAYERS)) return undefined;
+  try {
+    return tapTotals(readFileSync(tapFile(name), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(steps: string[]): Promise<number> {
+  const began = performance.now();
+  const ended: StepEnd[] = [];
+  let code = 0;
   for (const name of steps) {
     const started = performance.now();
-    const code = await step(name);
-    process.stderr.write(`test-run: ${name} ${Math.round((performance.now() - started) / 1000)} s${code ? `, exit ${code}` : ''}\n`);
-    if (code !== 0) return code;
+    code = await step(name);
+    const seconds = (performance.now() - started) / 1000;
+    process.stderr.write(`test-run: ${name} ${Math.round(seconds)} s${code ? `, exit ${code}` : ''}\n`);
+    ended.push({ name, seconds, code, totals: totalsOf(name) });
+    if (code !== 0) break;
   }
-  return 0;
+  process.stdout.write(`${summaryLine(ended, (performance.now() - began) / 1000)}\n`);
+  return code;
 }
 
 process.exitCode = await main(process.argv.slice(2));
