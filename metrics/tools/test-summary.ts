@@ -15,7 +15,6 @@ export interface Totals {
   todo: number;
 }
 
-
 /** The totals at the end of a TAP stream of Node's runner; undefined when it has none (a step that ended before them). */
 export function tapTotals(tap: string): Totals | undefined {
   const found: Partial<Totals> = {};
