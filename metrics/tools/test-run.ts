@@ -60,7 +60,10 @@ const onTracked = (tool: 'eslint' | 'prettier', ...args: string[]): string[] => 
 const CHECKS: Record<string, string[][]> = {
   eslint: [onTracked('eslint')],
   'depcruise, knip': [npx('depcruise', 'generators', 'metrics', 'test'), npx('knip')],
-  prettier: [onTracked('prettier', '--check', '--log-level', 'warn')],
+  // prettier's cache (node_modules/.cache/prettier, by content: a checkout's new mtimes do not void it) skips the files it
+  // found formatted before, unchanged since: 11.2 CPU-s cold, 2.0 s warm. eslint has no cache here: its type-aware rules
+  // read other files, which its cache (keyed by the file's own content) would not see change.
+  prettier: [onTracked('prettier', '--check', '--log-level', 'warn', '--cache', '--cache-strategy', 'content')],
   tsc: [npx('tsc', '--noEmit')],
 };
 
