@@ -13,7 +13,7 @@
  * totals on stdout, after the reporters' output (test-summary.ts): tests, pass, fail, skipped, each
  * step's time and the whole.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,18 @@ function testFiles(...folders: string[]): string[] {
 
 /** Where each layer's second reporter writes the TAP whose totals the summary line adds up; removed at exit. */
 const TAP_DIR = mkdtempSync(path.join(os.tmpdir(), 'coldstart-test-run-'));
-process.on('exit', () => rmSync(TAP_DIR, { recursive: true, force: true }));
+const removeTapDir = (): void => rmSync(TAP_DIR, { recursive: true, force: true });
+process.on('exit', removeTapDir);
+/** The commands running now: a SIGTERM or Ctrl-C to test-run is passed on to them. */
+const running = new Set<ChildProcess>();
+// test-run ends by the signal as before, its children signalled and the folder removed first
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill(signal);
+    removeTapDir();
+    process.kill(process.pid, signal);
+  });
+}
 const tapFile = (layer: string): string => path.join(TAP_DIR, `${layer}.tap`);
 
 /**
@@ -84,14 +95,16 @@ interface Ended {
 function run(command: string[], capture: boolean): Promise<Ended> {
   const [file, ...args] = command;
   const child = spawn(file!, args, { cwd: ROOT, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  running.add(child);
   const chunks: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stderr?.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((resolve) => {
     child.on('error', (error) => resolve({ code: 127, output: `${file}: ${error.message}\n` }));
-    child.on('close', (code, signal) =>
-      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : 1), output: Buffer.concat(chunks).toString() }),
-    );
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : 1), output: Buffer.concat(chunks).toString() });
+    });
   });
 }
 
