@@ -84,3 +84,9 @@ export function parseWebRates(json: string, file: string): WebRates {
   }
   return rates;
 }
+
+/** Why lambda:run deploys no Web Function (one line). */
+export const LAMBDA_RUN_NO_WEB =
+  'lambda:run does not deploy Lambda Web Functions: it drives the Lambda API of event functions (create, configure, invoke), ' +
+  'and Web Functions are revisions behind HTTPS endpoints it does not drive yet; package them with ' +
+  'lambda:package --target lambda-web, deploy with SAM (README.txt) and read their cold starts with lambda:import';

@@ -14,6 +14,7 @@
  * cleanLeftovers), removed when the run ends. Any mix of inputs, or a flag that does nothing for the
  * chosen one, is a UsageError (exit 2) naming them.
  */
+import { LAMBDA_RUN_NO_WEB } from '../core/web-platform.ts';
 import { closeSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -80,6 +81,7 @@ export function readPackage(dir: string): PackagedFunctionEntry[] {
   }
   const entries: PackagedFunctionEntry[] = [];
   for (const resource of Object.values(template?.Resources ?? {})) {
+    if (resource?.Type === 'AWS::Serverless::WebFunction') throw new UsageError(LAMBDA_RUN_NO_WEB);
     if (resource?.Type !== 'AWS::Serverless::Function') continue;
     const props = resource.Properties ?? {};
     const name = props.FunctionName;
