@@ -6,6 +6,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { ARCHITECTURE_CHOICES, DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES, parseArchitecture } from '../core/lambda-platform.ts';
 import { parseChoice } from '../core/parse.ts';
 import { importLambda } from '../pipeline/lambda-import.ts';
+import { importWebFunctions, isWebFunctionsLog } from '../pipeline/lambda-import-web.ts';
 import { checkOutDir } from '../store/out-dir.ts';
 import { RUN_FOLDER } from '../store/meta-file.ts';
 import path from 'node:path';
@@ -64,6 +65,11 @@ export function registerLambdaImportCommand(program: PlainCommand): void {
     // a folder of the user's is never written into: --out is new, empty or a run folder
     // (lambda:run checks its own --out before it writes logs/ there, and imports without this check)
     checkOutDir(path.resolve(opts.out), '--out', RUN_FOLDER);
+    // Lambda Web Functions' system logs: their cold starts are platform.initReport lines, printed per function
+    if (files.every((file) => isWebFunctionsLog(file))) {
+      for (const line of importWebFunctions(files).lines) say(line);
+      return;
+    }
     const outcome = await importLambda(
       {
         files,
