@@ -12,7 +12,13 @@ import {
 } from '../core/lambda-platform.ts';
 import { PACKAGE_BUILDS, parseChoiceList, parseMemory, parsePackageBuild } from '../core/parse.ts';
 import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
-import { packageLambda, PACKAGE_TARGETS, type LambdaPackageOutcome, type PackageTarget } from '../pipeline/lambda-package.ts';
+import {
+  EVENT_FUNCTIONS,
+  packageLambda,
+  PACKAGE_TARGETS,
+  type LambdaPackageOutcome,
+  type PackageTarget,
+} from '../pipeline/lambda-package.ts';
 import { UsageError } from '../core/errors.ts';
 import { addTypedCommand, dimensionOption, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
@@ -86,7 +92,7 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
           '(the generated server as index.js, AWS::Serverless::WebFunction on nodejs24.x, arm64; --memory, --arch, ' +
           '--lambda-runtime and --init do not apply)',
       )
-        .default('lambda')
+        .default(EVENT_FUNCTIONS)
         .argParser((text): PackageTarget => {
           if (!Object.hasOwn(PACKAGE_TARGETS, text))
             throw new UsageError(`--target: "${text}" is not one of ${Object.keys(PACKAGE_TARGETS).join(', ')}`);

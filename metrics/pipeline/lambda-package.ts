@@ -28,6 +28,8 @@ export const PACKAGE_TARGETS = {
   'lambda-web': { fileTarget: 'server', web: true },
 } as const;
 export type PackageTarget = keyof typeof PACKAGE_TARGETS;
+/** The package of event functions, lambda:package's default (and what lambda:run deploys). */
+export const EVENT_FUNCTIONS: PackageTarget = 'lambda';
 
 /** The cells to package: the selection (every cell is a Lambda one). */
 export type PackageSelection = Selection;
@@ -42,8 +44,8 @@ export interface LambdaPackageOptions extends PackageSelection {
   build: PackageBuild;
   /** the init modes packaged (eager: an ES module, index.mjs in its zip, its function name ending in -eager) */
   inits: readonly InitMode[];
-  /** event functions (default) or Web Functions */
-  target?: PackageTarget;
+  /** event functions or Web Functions (the CLI's --target, lambda by default) */
+  target: PackageTarget;
 }
 
 export interface LeftOutCell {
@@ -82,7 +84,7 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const dir = path.resolve(options.out);
   // refused before anything is generated or bundled (that can take a while); checked again when written
   checkPackageDir(dir);
-  if (PACKAGE_TARGETS[options.target ?? 'lambda'].web) return packageWeb(dir, options, log);
+  if (PACKAGE_TARGETS[options.target].web) return packageWeb(dir, options, log);
   // an eager file is an ES module: bundled as one (plan/bundle.ts), index.mjs in its zip (cloud/package.ts)
   const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false, inits: [...options.inits] }, log);
   const target = nodeOfLine(options.runtime);

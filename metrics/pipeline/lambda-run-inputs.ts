@@ -30,7 +30,7 @@ import { FUNCTIONS_DIR, TEMPLATE_FILE, writeLambdaPackage } from '../cloud/packa
 import { bundleFile, isModuleFile } from '../plan/bundle.ts';
 import { cleanLeftovers, scratchPrefix } from '../measure/leftovers.ts';
 import { appsOf, type AppsInput } from './apps.ts';
-import { packageLambda } from './lambda-package.ts';
+import { EVENT_FUNCTIONS, packageLambda } from './lambda-package.ts';
 import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/input-files.ts';
 import { EXIT_NOTHING_MADE } from '../core/exit-codes.ts';
 
@@ -223,6 +223,7 @@ async function packageGenerated(
     {
       ...input.source,
       out: dir,
+      target: EVENT_FUNCTIONS,
       memorySize: DEFAULT_MEMORY_MB,
       architecture: context.architecture,
       runtime: bundleLine(context.runtimes),

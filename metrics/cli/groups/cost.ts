@@ -74,8 +74,7 @@ type CostOpts = OptsOf<ReturnType<typeof addCostGroup<[], Empty, Empty>>>;
 
 export function costOf(opts: CostOpts): Partial<CostSpec> {
   const memoryMB = opts.costMemory ?? opts.memory;
-  // checked here (a bad rate is refused before anything runs); the lambda-web cost line reads them
-  webRatesOf(opts);
+  const webRates = webRatesOf(opts);
   // the report's cost table is per cold start: a compute kind without one is refused whatever the price
   checkColdStartPricing(opts.lambdaCompute ?? 'on-demand', true);
   if (opts.price !== undefined && opts.arch && opts.arch.length > 1) {
@@ -86,5 +85,6 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
     ...(opts.arch ? { architectures: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
     ...(opts.budget !== undefined ? { budgetMs: opts.budget } : {}),
+    ...(webRates ? { webRates } : {}),
   };
 }
