@@ -31,6 +31,14 @@ export function webFunctionName(cell: FunctionCell): string {
   return name;
 }
 
+/**
+ * Whether a bundled server can be seen listening by Lambda: it must read AWS_LAMBDA_HTTP_ENDPOINT (the
+ * runtime sets no PORT). A source that never names the variable would fail INIT's 10 s on Lambda.
+ */
+export function readsHttpEndpoint(source: string): boolean {
+  return source.includes('AWS_LAMBDA_HTTP_ENDPOINT');
+}
+
 function webReadme(names: readonly string[]): string {
   return [
     `coldstart: ${names.length} Lambda Web Function${names.length === 1 ? '' : 's'} (runtime ${WEB_FUNCTION_RUNTIME}, arm64).`,

@@ -15,7 +15,8 @@ import { UsageError } from '../core/errors.ts';
 import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE, type InitMode } from '../core/dimensions.ts';
 import type { PackageBuild } from '../core/parse.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
-import { writeWebPackage, type WebPackageCell } from '../cloud/web-package.ts';
+import { readsHttpEndpoint, writeWebPackage, type WebPackageCell } from '../cloud/web-package.ts';
+import { readFileSync } from 'node:fs';
 import { WEB_FUNCTION_RUNTIME } from '../cloud/web-function-template.ts';
 
 /**
@@ -137,8 +138,13 @@ async function packageWeb(dir: string, options: LambdaPackageOptions, log: (line
       continue;
     }
     const outcome = await bundleFile(cellFilePath(cell), bundlePath(cellFile(cell), target, options.build), target, options.build);
-    if (!outcome.ok) leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
-    else packaged.push({ cell: functionCell(cell), bundle: outcome.file });
+    if (!outcome.ok) {
+      leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
+      continue;
+    }
+    if (!readsHttpEndpoint(readFileSync(outcome.file, 'utf8')))
+      log(`warning: ${nameOf(cell)}'s server never reads AWS_LAMBDA_HTTP_ENDPOINT: on Lambda it would not be seen listening`);
+    packaged.push({ cell: functionCell(cell), bundle: outcome.file });
   }
   if (packaged.length === 0) return { written: undefined, leftOut };
   return { written: writeWebPackage(dir, packaged), leftOut };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import { unzipSync } from 'fflate';
 import { parse } from 'yaml';
-import { writeWebPackage } from '../../metrics/cloud/web-package.ts';
+import { readsHttpEndpoint, writeWebPackage } from '../../metrics/cloud/web-package.ts';
 import { fixture, runClis, tempDir } from '../support/helpers.ts';
 
 const schema = JSON.parse(readFileSync(path.join(fixture('web-functions'), 'sam-webfunction.schema.json'), 'utf8')) as object;
@@ -80,4 +80,9 @@ test('lambda:package --target lambda-web packages a generated server that passes
   assert.deepEqual(Object.keys(unzipSync(readFileSync(path.resolve(zip)))), ['index.js']);
   assert.equal(wrong!.status, 2);
   assert.match(wrong!.stderr, /--target: "lambda-edge" is not one of lambda, lambda-web/);
+});
+
+test('a server that never reads AWS_LAMBDA_HTTP_ENDPOINT is told apart (lambda:package warns about it)', () => {
+  assert.equal(readsHttpEndpoint('server.listen(Number(process.env.PORT ?? 3000))'), false);
+  assert.equal(readsHttpEndpoint("const [host, port] = process.env.AWS_LAMBDA_HTTP_ENDPOINT.split(':')"), true);
 });
