@@ -6,11 +6,13 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { ARCHITECTURE_CHOICES, DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES, parseArchitecture } from '../core/lambda-platform.ts';
 import { parseChoice } from '../core/parse.ts';
 import { importLambda } from '../pipeline/lambda-import.ts';
+import { importWebFunctions, isWebFunctionsLog } from '../pipeline/lambda-import-web.ts';
 import { checkOutDir } from '../store/out-dir.ts';
 import { RUN_FOLDER } from '../store/meta-file.ts';
 import path from 'node:path';
 import { addTypedCommand, oldSpelling } from './groups/common.ts';
 import { commandLine, displayPath, say, tell } from './shared.ts';
+import { UsageError } from '../core/errors.ts';
 
 /** Lines REPORT lines may come from: the current ones and, for older logs, the deprecated ones. */
 const IMPORT_RUNTIMES = [...LAMBDA_RUNTIME_NAMES, ...Object.keys(DEPRECATED_LAMBDA_RUNTIMES)];
@@ -54,7 +56,13 @@ function lambdaImportCommand() {
           '--runtime: old spelling of --lambda-runtime)',
       ).argParser((text) => importRuntime('--lambda-runtime', text)),
     )
-    .addOption(oldSpelling('--runtime <runtime>', '--lambda-runtime', importRuntime));
+    .addOption(oldSpelling('--runtime <runtime>', '--lambda-runtime', importRuntime))
+    .addOption(
+      new Option(
+        '--estimate <run folder>',
+        "Web Functions logs: a local run whose servers' time to ready (spawn → listening) is put beside each function's real cold starts",
+      ),
+    );
 }
 
 export function registerLambdaImportCommand(program: PlainCommand): void {
@@ -64,6 +72,13 @@ export function registerLambdaImportCommand(program: PlainCommand): void {
     // a folder of the user's is never written into: --out is new, empty or a run folder
     // (lambda:run checks its own --out before it writes logs/ there, and imports without this check)
     checkOutDir(path.resolve(opts.out), '--out', RUN_FOLDER);
+    // Lambda Web Functions' system logs: their cold starts are platform.initReport lines, printed per function
+    if (files.every((file) => isWebFunctionsLog(file))) {
+      for (const line of importWebFunctions(files, opts.estimate).lines) say(line);
+      return;
+    }
+    if (opts.estimate !== undefined)
+      throw new UsageError('--estimate is for Web Functions logs; an event functions import is put beside a local run by compare');
     const outcome = await importLambda(
       {
         files,

@@ -12,7 +12,14 @@ import {
 } from '../core/lambda-platform.ts';
 import { PACKAGE_BUILDS, parseChoiceList, parseMemory, parsePackageBuild } from '../core/parse.ts';
 import { DIMENSIONS, INIT_MODES } from '../core/dimensions.ts';
-import { packageLambda, type LambdaPackageOutcome } from '../pipeline/lambda-package.ts';
+import {
+  EVENT_FUNCTIONS,
+  packageLambda,
+  PACKAGE_TARGETS,
+  type LambdaPackageOutcome,
+  type PackageTarget,
+} from '../pipeline/lambda-package.ts';
+import { UsageError } from '../core/errors.ts';
 import { addTypedCommand, dimensionOption, oldSpelling } from './groups/common.ts';
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import { displayPath, say, tell } from './shared.ts';
@@ -78,6 +85,20 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
         .default(PACKAGE_BUILDS[0])
         .argParser(parsePackageBuild),
     )
+    .addOption(
+      new Option(
+        '--target <target>',
+        'lambda: event functions (a handler per cell, AWS::Serverless::Function); lambda-web: Lambda Web Functions ' +
+          '(the generated server as index.js, AWS::Serverless::WebFunction on nodejs24.x, arm64; --memory, --arch, ' +
+          '--lambda-runtime and --init do not apply)',
+      )
+        .default(EVENT_FUNCTIONS)
+        .argParser((text): PackageTarget => {
+          if (!Object.hasOwn(PACKAGE_TARGETS, text))
+            throw new UsageError(`--target: "${text}" is not one of ${Object.keys(PACKAGE_TARGETS).join(', ')}`);
+          return text as PackageTarget;
+        }),
+    )
     // the packages as before the lever by default: an eager handler is an ES module (index.mjs, a -eager name)
     .addOption(dimensionOption(DIMENSIONS.init, '--init', parseChoiceList('--init', INIT_MODES), undefined, 'lazy'))
     .action(async (opts) => {
@@ -90,6 +111,7 @@ export function registerLambdaPackageCommand(program: PlainCommand): void {
           runtime: opts.runtime ?? opts.lambdaRuntime,
           build: opts.build,
           inits: opts.init ?? ['lazy'],
+          target: opts.target,
         },
         tell,
       );

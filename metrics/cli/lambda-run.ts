@@ -3,6 +3,8 @@
  * use cases are pipeline/lambda-run.ts and pipeline/lambda-clean.ts. SIGINT and SIGTERM abort a run,
  * which then deletes what it created (or names what is left) before it exits 130 or 143.
  */
+import { LAMBDA_RUN_NO_WEB } from '../core/web-platform.ts';
+import { PACKAGE_TARGETS, type PackageTarget } from '../pipeline/lambda-package.ts';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { withAwsSdk } from '../core/aws-sdk.ts';
@@ -60,6 +62,16 @@ const roleWaitOption = new Option(
   .default(DEFAULT_ROLE_WAIT_S)
   .argParser(parseInteger('--role-wait', 0, 900));
 
+/** Web Functions are refused here, with why: lambda:run deploys event functions only. */
+const targetOption = new Option('--target <target>', 'lambda (event functions); lambda-web (Web Functions) is refused, with why').argParser(
+  (text): PackageTarget => {
+    if (!Object.hasOwn(PACKAGE_TARGETS, text))
+      throw new UsageError(`--target: "${text}" is not one of ${Object.keys(PACKAGE_TARGETS).join(', ')}`);
+    if (PACKAGE_TARGETS[text as PackageTarget].web) throw new UsageError(LAMBDA_RUN_NO_WEB);
+    return text as PackageTarget;
+  },
+);
+
 function lambdaRunCommand() {
   const command = new Command('lambda-run')
     .description(
@@ -87,6 +99,7 @@ function lambdaRunCommand() {
   return addSourceGroup(command)
     .addOption(dimensionOption(DIMENSIONS.init, '--init', parseChoiceList('--init', INIT_MODES)))
     .optionsGroup('Options:')
+    .addOption(targetOption)
     .addOption(
       new Option(
         '-o, --out <dir>',

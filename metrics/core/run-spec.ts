@@ -30,6 +30,7 @@ import {
 } from './dimensions.ts';
 import type { Architecture, LambdaRuntimeLine, LOCAL_NODE } from './lambda-platform.ts';
 import { targetKind } from './kinds.ts';
+import type { WebRates } from './web-platform.ts';
 
 // the value types of the dimensions, declared once (core/dimensions.ts, core/lambda-platform.ts)
 export type { Architecture, Bootstrap, Build, CompileCache, FileCache, Measure, Order, RuntimeName };
@@ -135,6 +136,8 @@ export interface CostSpec {
   budgetMs: number | undefined;
   /** --calibration: the calibration table the Lambda estimates use (lambda:calibrate's); undefined = the shipped one */
   calibrationFile: CalibrationFileSpec | undefined;
+  /** --price-file or --web-*-price: the user's Lambda Web Functions rates; undefined = none, so no $ for them */
+  webRates: WebRates | undefined;
 }
 
 /** A calibration file: where it is, and how meta.json names it (relative to where the user ran the command). */
@@ -227,6 +230,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     pricePerGBs: undefined,
     budgetMs: undefined,
     calibrationFile: undefined,
+    webRates: undefined,
   },
   output: { out: undefined, exportJson: undefined, attribute: false, allowFailures: false, forcePublish: false },
 };

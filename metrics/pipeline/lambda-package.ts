@@ -15,6 +15,22 @@ import { UsageError } from '../core/errors.ts';
 import { generatedTarget, DEFAULT_SCHEMA, DEFAULT_SHAPE, type InitMode } from '../core/dimensions.ts';
 import type { PackageBuild } from '../core/parse.ts';
 import { nodeOfLine, type Architecture, type LambdaRuntimeLine } from '../core/lambda-platform.ts';
+import { readsHttpEndpoint, writeWebPackage, type WebPackageCell } from '../cloud/web-package.ts';
+import { readFileSync } from 'node:fs';
+import { WEB_FUNCTION_RUNTIME } from '../cloud/web-function-template.ts';
+
+/**
+ * What `--target` packages: Lambda event functions (a handler behind an adapter, SAM Function), or Lambda
+ * Web Functions (the generated server itself as index.js, SAM WebFunction). A Web Function runs the
+ * server's file, so its cells are the server files.
+ */
+export const PACKAGE_TARGETS = {
+  lambda: { fileTarget: 'lambda', web: false },
+  'lambda-web': { fileTarget: 'server', web: true },
+} as const;
+export type PackageTarget = keyof typeof PACKAGE_TARGETS;
+/** The package of event functions, lambda:package's default (and what lambda:run deploys). */
+export const EVENT_FUNCTIONS: PackageTarget = 'lambda';
 
 /** The cells to package: the selection (every cell is a Lambda one). */
 export type PackageSelection = Selection;
@@ -29,6 +45,8 @@ export interface LambdaPackageOptions extends PackageSelection {
   build: PackageBuild;
   /** the init modes packaged (eager: an ES module, index.mjs in its zip, its function name ending in -eager) */
   inits: readonly InitMode[];
+  /** event functions or Web Functions (the CLI's --target, lambda by default) */
+  target: PackageTarget;
 }
 
 export interface LeftOutCell {
@@ -67,6 +85,7 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
   const dir = path.resolve(options.out);
   // refused before anything is generated or bundled (that can take a while); checked again when written
   checkPackageDir(dir);
+  if (PACKAGE_TARGETS[options.target].web) return packageWeb(dir, options, log);
   // an eager file is an ES module: bundled as one (plan/bundle.ts), index.mjs in its zip (cloud/package.ts)
   const generated = await generateCells({ ...options, targets: ['lambda'], lambdaReference: false, inits: [...options.inits] }, log);
   const target = nodeOfLine(options.runtime);
@@ -102,4 +121,31 @@ export async function packageLambda(options: LambdaPackageOptions, log: (line: s
     architecture: options.architecture,
   });
   return { written, leftOut };
+}
+
+/** Web Functions: every selected framework's generated server, bundled for Node 24 as one CommonJS file. */
+async function packageWeb(dir: string, options: LambdaPackageOptions, log: (line: string) => void): Promise<LambdaPackageOutcome> {
+  const fileTarget = PACKAGE_TARGETS['lambda-web'].fileTarget;
+  const generated = await generateCells({ ...options, targets: [fileTarget], lambdaReference: false, inits: ['lazy'] }, log);
+  const target = nodeOfLine(WEB_FUNCTION_RUNTIME);
+  log(`bundling ${generated.cells.length - generated.unsupported.size} servers with esbuild (target ${target}, Web Functions)…`);
+  const packaged: WebPackageCell[] = [];
+  const leftOut: LeftOutCell[] = [];
+  for (const cell of generated.cells) {
+    const unsupported = generated.unsupported.get(cellKey(cell));
+    if (unsupported) {
+      leftOut.push({ cell, name: nameOf(cell), reason: unsupported });
+      continue;
+    }
+    const outcome = await bundleFile(cellFilePath(cell), bundlePath(cellFile(cell), target, options.build), target, options.build);
+    if (!outcome.ok) {
+      leftOut.push({ cell, name: nameOf(cell), reason: outcome.error });
+      continue;
+    }
+    if (!readsHttpEndpoint(readFileSync(outcome.file, 'utf8')))
+      log(`warning: ${nameOf(cell)}'s server never reads AWS_LAMBDA_HTTP_ENDPOINT: on Lambda it would not be seen listening`);
+    packaged.push({ cell: functionCell(cell), bundle: outcome.file });
+  }
+  if (packaged.length === 0) return { written: undefined, leftOut };
+  return { written: writeWebPackage(dir, packaged), leftOut };
 }

@@ -14,6 +14,7 @@
  * cleanLeftovers), removed when the run ends. Any mix of inputs, or a flag that does nothing for the
  * chosen one, is a UsageError (exit 2) naming them.
  */
+import { LAMBDA_RUN_NO_WEB } from '../core/web-platform.ts';
 import { closeSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -29,7 +30,7 @@ import { FUNCTIONS_DIR, TEMPLATE_FILE, writeLambdaPackage } from '../cloud/packa
 import { bundleFile, isModuleFile } from '../plan/bundle.ts';
 import { cleanLeftovers, scratchPrefix } from '../measure/leftovers.ts';
 import { appsOf, type AppsInput } from './apps.ts';
-import { packageLambda } from './lambda-package.ts';
+import { EVENT_FUNCTIONS, packageLambda } from './lambda-package.ts';
 import { openInput, readBytesBounded, readTextBounded, sizeText } from '../store/input-files.ts';
 import { EXIT_NOTHING_MADE } from '../core/exit-codes.ts';
 
@@ -80,6 +81,7 @@ export function readPackage(dir: string): PackagedFunctionEntry[] {
   }
   const entries: PackagedFunctionEntry[] = [];
   for (const resource of Object.values(template?.Resources ?? {})) {
+    if (resource?.Type === 'AWS::Serverless::WebFunction') throw new UsageError(LAMBDA_RUN_NO_WEB);
     if (resource?.Type !== 'AWS::Serverless::Function') continue;
     const props = resource.Properties ?? {};
     const name = props.FunctionName;
@@ -221,6 +223,7 @@ async function packageGenerated(
     {
       ...input.source,
       out: dir,
+      target: EVENT_FUNCTIONS,
       memorySize: DEFAULT_MEMORY_MB,
       architecture: context.architecture,
       runtime: bundleLine(context.runtimes),

@@ -15,6 +15,7 @@ import { SHIPPED_REFERENCE_FILE } from '../../metrics/calibration/lambda-referen
 import { UsageError } from '../../metrics/core/errors.ts';
 import type { RunSpec } from '../../metrics/core/run-spec.ts';
 import { buildProgram, main, specOfArgv } from '../../metrics/cli/main.ts';
+import { FIXTURES } from '../support/in-process.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-walk-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -69,6 +70,11 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--cost-memory': ['2048'],
   '--arch': ['arm64'],
   '--price': ['0.00002'],
+  '--price-file': [path.join(FIXTURES, 'web-functions', 'prices.json')],
+  '--web-cpu-price': ['0.00003'],
+  '--web-gb-price': ['0.000002'],
+  '--web-request-price': ['0.0000004'],
+  '--lambda-compute': ['managed-instances'],
   '--budget': ['500ms'],
   '--attribute': [],
   '--measure': ['time,instructions'],
@@ -221,6 +227,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--framework': ['fastify'],
   '--calibration': [path.join(dir, 'calibration.json')],
   '--git': ['HEAD~2..HEAD'],
+  '--estimate': [dir],
 };
 
 describe('every option of the other commands parses or is refused with one line', () => {

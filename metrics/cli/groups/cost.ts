@@ -5,6 +5,9 @@ import { RUN_DIMENSIONS } from '../../core/dimensions.ts';
 import type { CostSpec } from '../../core/run-spec.ts';
 import { parseArchitectures, parseBudget, parseMemory, parsePrice } from '../../core/parse.ts';
 import { dimensionAlias, dimensionOption, type Empty, type OptsOf } from './common.ts';
+import { checkColdStartPricing, parseLambdaCompute, parseRate, parseWebRates } from '../../core/web-platform.ts';
+import type { WebRates } from '../../core/web-platform.ts';
+import { readTextBounded } from '../../store/input-files.ts';
 
 export function addCostGroup<A extends unknown[], O extends OptionValues, G extends OptionValues>(command: Command<A, O, G>) {
   return command
@@ -21,13 +24,59 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
     )
     .addOption(
       new Option('--price <usd>', "Lambda price in $ per GB-second (default: the architecture's on-demand price)").argParser(parsePrice),
+    )
+    .addOption(
+      new Option(
+        '--price-file <file>',
+        'your Lambda Web Functions rates, JSON {"activeCpuSecond", "gbSecond", "request"} in $ ' +
+          '(their rates are not public: no $ without them)',
+      ),
+    )
+    .addOption(new Option('--web-cpu-price <usd>', 'Web Functions: $ per active CPU-second (with --web-gb-price and --web-request-price)'))
+    .addOption(new Option('--web-gb-price <usd>', 'Web Functions: $ per GB-second'))
+    .addOption(new Option('--web-request-price <usd>', 'Web Functions: $ per request'))
+    .addOption(
+      new Option(
+        '--lambda-compute <kind>',
+        'on-demand or managed-instances (Managed Instances have no per-request cold start: a $ per cold start is refused)',
+      ).argParser(parseLambdaCompute),
     );
+}
+
+const WEB_PRICE_FLAGS = ['--web-cpu-price', '--web-gb-price', '--web-request-price'] as const;
+
+/** The user's Web Functions rates: a --price-file, or all three flags; undefined when none is given. */
+export function webRatesOf(opts: {
+  priceFile?: string | undefined;
+  webCpuPrice?: string | undefined;
+  webGbPrice?: string | undefined;
+  webRequestPrice?: string | undefined;
+}): WebRates | undefined {
+  const flags = [opts.webCpuPrice, opts.webGbPrice, opts.webRequestPrice];
+  const given = flags.filter((f) => f !== undefined).length;
+  if (opts.priceFile !== undefined) {
+    if (given > 0) throw new UsageError('--price-file and --web-*-price: give the rates one way');
+    return parseWebRates(readTextBounded(opts.priceFile, 64 * 1024, 'a price file'), opts.priceFile);
+  }
+  if (given === 0) return undefined;
+  if (given < 3) {
+    const missing = WEB_PRICE_FLAGS.filter((_, i) => flags[i] === undefined);
+    throw new UsageError(`${missing.join(' and ')} missing: a Web Functions cost needs all three rates (coldstart has none of its own)`);
+  }
+  return {
+    activeCpuSecond: parseRate('--web-cpu-price', flags[0]),
+    gbSecond: parseRate('--web-gb-price', flags[1]),
+    request: parseRate('--web-request-price', flags[2]),
+  };
 }
 
 type CostOpts = OptsOf<ReturnType<typeof addCostGroup<[], Empty, Empty>>>;
 
 export function costOf(opts: CostOpts): Partial<CostSpec> {
   const memoryMB = opts.costMemory ?? opts.memory;
+  const webRates = webRatesOf(opts);
+  // the report's cost table is per cold start: a compute kind without one is refused whatever the price
+  checkColdStartPricing(opts.lambdaCompute ?? 'on-demand', true);
   if (opts.price !== undefined && opts.arch && opts.arch.length > 1) {
     throw new UsageError(`--price with --arch ${opts.arch.join(',')}: a price is one architecture's; give one --arch with it`);
   }
@@ -36,5 +85,6 @@ export function costOf(opts: CostOpts): Partial<CostSpec> {
     ...(opts.arch ? { architectures: opts.arch } : {}),
     ...(opts.price !== undefined ? { pricePerGBs: opts.price } : {}),
     ...(opts.budget !== undefined ? { budgetMs: opts.budget } : {}),
+    ...(webRates ? { webRates } : {}),
   };
 }
