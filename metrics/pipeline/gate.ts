@@ -193,6 +193,7 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
     };
     const markdown = gateMarkdown(report);
     writeFileSync(path.join(options.out, 'gate.md'), markdown);
+    writeFileSync(path.join(options.out, 'gate.json'), JSON.stringify(report, null, 2) + '\n');
     if (options.stepSummary) appendFileSync(options.stepSummary, markdown);
     if (options.githubOutput) appendFileSync(options.githubOutput, gateOutputs(report));
     return { report, markdown, exitCode: regressionsOf(report).length ? 1 : 0 };
