@@ -6,7 +6,8 @@
  * the phase, after a confirmation round; the comment passes; the same commit as base and head passes with a
  * noise floor reported; the added work gated from a clone at a much longer path gives the same verdict and
  * counts within the stated floor. The clone's files and node_modules are unchanged (hashed before and after),
- * and the gate run as the documented workflow runs it writes $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT.
+ * and the first gate, run as action.yml's gate step (its `run:` line under bash, the inputs in its env), writes
+ * $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import { findCountTools } from '../../metrics/measure/counting.ts';
 import type { GateReport } from '../../metrics/pipeline/gate-verdict.ts';
 import { ROOT, tempDir } from '../support/helpers.ts';
@@ -63,14 +65,27 @@ interface Gate {
   ms: number;
 }
 
+/** The gate step of action.yml: its `run:` line, run by bash as the runner runs it, with its env from the inputs. */
+function actionGateCommand(): string {
+  const action = parseYaml(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: { id?: string; run?: string }[] } };
+  const step = action.runs.steps.find((s) => s.id === 'gate');
+  assert.ok(step?.run, 'action.yml has a gate step');
+  return step.run;
+}
+
 function gate(cwd: string, out: string, base: string, env: NodeJS.ProcessEnv = {}): Promise<Gate> {
   const started = Date.now();
+  const [command, args] = env.GITHUB_OUTPUT
+    ? ['bash', ['-e', '-c', actionGateCommand()]]
+    : [process.execPath, [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', base, '--entry', 'app.js', '--out', out]];
+  // the action's inputs, as the runner passes them to the step (its defaults for threshold and rounds)
+  const inputs = { GITHUB_ACTION_PATH: ROOT, BASE: base, ENTRY: 'app.js', THRESHOLD: '0.2%', ROUNDS: '2', OUT: out };
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', base, '--entry', 'app.js', '--out', out],
-      { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GITHUB_STEP_SUMMARY: '', GITHUB_OUTPUT: '', ...env } },
-    );
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GITHUB_STEP_SUMMARY: '', GITHUB_OUTPUT: '', ...inputs, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -186,7 +201,7 @@ describe('coldstart gate: base against head of a repository', { skip, timeout: T
     for (const [name, [before, after]] of Object.entries(hashes)) assert.equal(after, before, name);
   });
 
-  it('writes the PR comment to $GITHUB_STEP_SUMMARY and the key figures to $GITHUB_OUTPUT', () => {
+  it("run as action.yml's gate step, writes the PR comment to $GITHUB_STEP_SUMMARY and the key figures to $GITHUB_OUTPUT", () => {
     assert.equal(readFileSync(summaryFile, 'utf8'), gates.more!.stdout);
     assert.match(
       readFileSync(outputFile, 'utf8'),
