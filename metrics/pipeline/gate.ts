@@ -17,7 +17,7 @@ import { findCountTools } from '../measure/counting.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { GATE_PHASES, gateMarkdown, gateOutputs, judge, phasesOf, regressionsOf, type GateCell, type GateReport } from './gate-verdict.ts';
 
-export const GATE_NPM_CACHE = path.join(WORK_ROOT, '.cache', 'gate-npm');
+const GATE_NPM_CACHE = path.join(WORK_ROOT, '.cache', 'gate-npm');
 
 export interface GateOptions {
   readonly base: string;
