@@ -68,6 +68,8 @@ function installSide(dir: string, log: (line: string) => void): void {
   log(`gate: npm ci (lockfile ${hash})`);
   const ci = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
   if (ci.status !== 0) throw new UsageError(`npm ci failed in the exported side: ${(ci.stderr || '').trim().split('\n').at(-1) ?? ''}`);
+  // a lockfile without dependencies installs no node_modules: nothing to cache
+  if (!existsSync(path.join(dir, 'node_modules'))) return;
   const staging = `${cached}.${randomBytes(6).toString('hex')}`;
   cpSync(path.join(dir, 'node_modules'), staging, { recursive: true, verbatimSymlinks: true });
   rmSync(cached, { recursive: true, force: true });
