@@ -12,6 +12,7 @@ import { registerBisectCommand } from './bisect.ts';
 import { registerCleanCommand } from './clean.ts';
 import { guardClosedOutput, withClosedOutput } from './closed-output.ts';
 import { registerCompareCommand } from './compare.ts';
+import { registerGateCommand } from './gate.ts';
 import { registerGenerateCommand } from './generate.ts';
 import { registerHyperfineCommand } from './hyperfine.ts';
 import { registerLambdaImportCommand } from './lambda-import.ts';
@@ -36,6 +37,7 @@ const COMMANDS: ((program: Command, hooks: ProgramHooks) => void)[] = [
   registerReportCommand,
   registerHyperfineCommand,
   registerCompareCommand,
+  registerGateCommand,
   registerVerifyCommand,
   registerBisectCommand,
   registerMergeCommand,

@@ -15,7 +15,7 @@ export const EXIT_CODES = {
   VERDICT: {
     code: 1,
     meaning:
-      'a verdict against the change: `compare --fail-above` found a regression, or `verify` found a published ratio ' +
+      'a verdict against the change: `compare --fail-above` or `gate` found a regression, or `verify` found a published ratio ' +
       'that does not hold here (or could not measure it)',
   },
   USAGE: {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
+import { parseAction } from '@actions/workflow-parser/actions/index';
 import { ROOT } from '../support/in-process.ts';
 
 const GUIDE = path.join('docs', 'guide', 'counting-instructions.md');
@@ -44,5 +45,44 @@ describe("the counting guide's GitHub Actions example", () => {
     const workflow = guideWorkflow();
     assert.notDeepEqual(await errorsOf(workflow.replace('runs-on:', 'runs-onn:')), []);
     assert.notDeepEqual(await errorsOf(workflow.replace('needs: count', 'needs: nothing')), []);
+  });
+});
+
+/** The gate guide's workflow: the first ```yaml block of docs/guide/gate.md. */
+function gateWorkflow(): string {
+  const match = /```yaml\n([\s\S]*?)```/.exec(readFileSync(path.join(ROOT, 'docs', 'guide', 'gate.md'), 'utf8'));
+  assert.ok(match, 'docs/guide/gate.md has a yaml block');
+  return match[1]!;
+}
+
+function actionErrors(content: string): string[] {
+  const parsed = parseAction({ name: 'action.yml', content }, new NoOperationTraceWriter());
+  return parsed.context.errors.getErrors().map((e) => e.message);
+}
+
+describe("the gate's action and its documented workflow", () => {
+  const action = readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
+
+  it('action.yml is a valid composite action that installs valgrind, runs the gate and uploads its folder', () => {
+    assert.deepEqual(actionErrors(action), []);
+    assert.match(action, /using: composite/);
+    assert.match(action, /apt-get install -y -q valgrind/);
+    assert.match(action, /bin\/coldstart\.js" gate --base "\$BASE" --entry "\$ENTRY"/);
+    assert.match(action, /uses: actions\/upload-artifact@v4/);
+    for (const input of ['base', 'entry', 'threshold']) assert.match(action, new RegExp(`^  ${input}:$`, 'm'));
+  });
+
+  it('the ten-line workflow for an app is valid and uses the action', async () => {
+    const workflow = gateWorkflow();
+    assert.deepEqual(await errorsOf(workflow), []);
+    assert.equal(workflow.trim().split('\n').length, 10);
+    assert.match(workflow, /uses: your-org\/coldstart@main/);
+    assert.match(workflow, /fetch-depth: 0/);
+  });
+
+  it('the check can fail: a misspelt key of the action or of the workflow is an error', async () => {
+    assert.notDeepEqual(actionErrors(action.replace('using: composite', 'usin: composite')), []);
+    assert.notDeepEqual(actionErrors(action.replace('shell: bash', 'shel: bash')), []);
+    assert.notDeepEqual(await errorsOf(gateWorkflow().replace('runs-on:', 'runs-onn:')), []);
   });
 });

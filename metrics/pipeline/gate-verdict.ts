@@ -1,0 +1,145 @@
+/**
+ * The gate's verdict (coldstart gate): the counts of each side's interleaved rounds, per app and phase, their
+ * A/A spread (the noise floor), the threshold each cell is held to (the larger of --threshold and
+ * FLOOR_MULTIPLE × the floor), and the markdown a pull request's comment shows (verdict first, the cells that
+ * moved, the rest folded). Pure: the rounds themselves are counted by pipeline/gate.ts.
+ */
+import { markdownText } from '../core/escape.ts';
+
+/** A cell's threshold is at least this many times its measured noise floor. */
+export const FLOOR_MULTIPLE = 3;
+/** The phases of a counted app, cut at the preload's marks (start, listen, firstResponse). */
+export const GATE_PHASES = ['boot', 'startup', 'firstRequest', 'total'] as const;
+export type GatePhase = (typeof GATE_PHASES)[number];
+
+/** One counted sample's cumulative counts at the marks, as samples.jsonl records them. */
+export function phasesOf(counts: Record<string, number | undefined>): Record<GatePhase, number> | undefined {
+  const { start, listen, firstResponse } = counts;
+  if (start === undefined || listen === undefined || firstResponse === undefined) return undefined;
+  return { boot: start, startup: listen - start, firstRequest: firstResponse - listen, total: firstResponse };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** (max − min) / median of one side's repeated counts: 0 for one count. */
+export function spreadOf(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const m = median(values);
+  return m === 0 ? 0 : (Math.max(...values) - Math.min(...values)) / m;
+}
+
+export interface GateCell {
+  readonly app: string;
+  readonly phase: GatePhase;
+  readonly base: readonly number[];
+  readonly head: readonly number[];
+}
+
+export interface JudgedCell extends GateCell {
+  readonly baseMedian: number;
+  readonly headMedian: number;
+  /** head / base − 1 */
+  readonly change: number;
+  /** the larger A/A spread of the two sides */
+  readonly floor: number;
+  readonly threshold: number;
+  readonly regressed: boolean;
+  readonly improved: boolean;
+}
+
+export function judge(cell: GateCell, threshold: number): JudgedCell {
+  const baseMedian = median(cell.base);
+  const headMedian = median(cell.head);
+  const change = baseMedian === 0 ? 0 : headMedian / baseMedian - 1;
+  const floor = Math.max(spreadOf(cell.base), spreadOf(cell.head));
+  const limit = Math.max(threshold, FLOOR_MULTIPLE * floor);
+  return { ...cell, baseMedian, headMedian, change, floor, threshold: limit, regressed: change > limit, improved: change < -limit };
+}
+
+export interface GateReport {
+  readonly baseRef: string;
+  readonly baseCommit: string;
+  readonly headCommit: string;
+  readonly cells: readonly JudgedCell[];
+  readonly rounds: number;
+  /** a suspected regression was counted again once on both sides before this verdict */
+  readonly confirmed: boolean;
+  readonly thresholdOption: number;
+}
+
+const pct = (share: number, digits = 2) => `${(share * 100).toFixed(digits)} %`;
+const signed = (share: number) => `${share >= 0 ? '+' : '−'}${pct(Math.abs(share))}`;
+const millions = (n: number) => (n / 1e6).toFixed(3);
+
+function row(cell: JudgedCell): string {
+  const mark = cell.regressed ? 'regression' : cell.improved ? 'improvement' : 'within';
+  return (
+    `| ${markdownText(cell.app)} | ${cell.phase} | ${millions(cell.baseMedian)} | ${millions(cell.headMedian)} | ` +
+    `${signed(cell.change)} | ${pct(cell.floor, 3)} | ${pct(cell.threshold)} | ${mark} |`
+  );
+}
+
+const HEADER = [
+  '| app | phase | base (M instr.) | head (M instr.) | change | noise floor | threshold | verdict |',
+  '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |',
+];
+
+export function regressionsOf(report: GateReport): JudgedCell[] {
+  return report.cells.filter((cell) => cell.regressed);
+}
+
+/** The largest noise floor over the cells (the A/A spread reported in the verdict line). */
+export function noiseFloorOf(report: GateReport): number {
+  return Math.max(0, ...report.cells.map((cell) => cell.floor));
+}
+
+/** The PR comment: verdict first, then the cells that moved, then the rest folded in <details>. */
+export function gateMarkdown(report: GateReport): string {
+  const regressions = regressionsOf(report);
+  const moved = report.cells.filter((cell) => cell.regressed || cell.improved);
+  const rest = report.cells.filter((cell) => !cell.regressed && !cell.improved);
+  const ref = markdownText(report.baseRef);
+  const verdict = regressions.length
+    ? `**FAIL**: ${regressions.length} regression(s) in instructions: ` +
+      regressions.map((cell) => `${markdownText(cell.app)} ${cell.phase} ${signed(cell.change)}`).join(', ')
+    : '**PASS**: no phase grew beyond its threshold';
+  const lines = [
+    `## Cold-start gate: ${verdict}`,
+    '',
+    `Base ${ref} (${report.baseCommit.slice(0, 12)}) against head ${report.headCommit.slice(0, 12)}, counted in instructions ` +
+      `(valgrind), ${report.rounds} interleaved round(s) per side. Noise floor (largest A/A spread of a side): ` +
+      `${pct(noiseFloorOf(report), 3)}; a cell's threshold is the larger of --threshold ${pct(report.thresholdOption)} and ` +
+      `${FLOOR_MULTIPLE} × its floor.` +
+      (report.confirmed ? ' A suspected regression was counted again once on both sides before this verdict.' : ''),
+    '',
+  ];
+  if (moved.length) lines.push('### Cells that moved', '', ...HEADER, ...moved.map(row), '');
+  lines.push(
+    '<details><summary>' + (moved.length ? 'The other cells' : 'All cells') + ` (${rest.length})</summary>`,
+    '',
+    ...HEADER,
+    ...rest.map(row),
+    '',
+    '</details>',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Key figures for $GITHUB_OUTPUT (name=value lines). */
+export function gateOutputs(report: GateReport): string {
+  const regressions = regressionsOf(report);
+  const worst = Math.max(...report.cells.map((cell) => cell.change));
+  return [
+    `verdict=${regressions.length ? 'fail' : 'pass'}`,
+    `regressions=${regressions.length}`,
+    `noise-floor=${noiseFloorOf(report).toFixed(6)}`,
+    `worst-change=${Number.isFinite(worst) ? worst.toFixed(6) : '0'}`,
+    `confirmed=${report.confirmed}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,72 @@
+/**
+ * The gate's verdict (pipeline/gate-verdict.ts): a phase's threshold is the larger of --threshold and
+ * FLOOR_MULTIPLE × the A/A spread of its sides; the PR comment puts the verdict first, the cells that moved
+ * next, the rest folded; outside text (a branch name) is escaped; the key figures for $GITHUB_OUTPUT.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  FLOOR_MULTIPLE,
+  gateMarkdown,
+  gateOutputs,
+  judge,
+  phasesOf,
+  spreadOf,
+  type GateReport,
+} from '../../metrics/pipeline/gate-verdict.ts';
+
+describe('gate verdict', () => {
+  it('cuts the phases at the marks', () => {
+    assert.deepEqual(phasesOf({ start: 100, listen: 250, firstResponse: 300 }), { boot: 100, startup: 150, firstRequest: 50, total: 300 });
+    assert.equal(phasesOf({ start: 100 }), undefined);
+  });
+
+  it('holds a cell to the larger of the threshold and the stated multiple of its floor', () => {
+    assert.equal(spreadOf([1000]), 0);
+    assert.equal(spreadOf([1000, 1010, 1005]), 10 / 1005);
+    // quiet sides: +0.5 % beyond a 0.2 % threshold
+    const quiet = judge({ app: 'app', phase: 'startup', base: [1000, 1000], head: [1005, 1005] }, 0.002);
+    assert.equal(quiet.regressed, true);
+    assert.equal(quiet.threshold, 0.002);
+    // a side that spreads 0.4 %: the threshold becomes 3 × 0.4 % and the same +0.5 % passes
+    const noisy = judge({ app: 'app', phase: 'startup', base: [1000, 1004], head: [1007, 1007] }, 0.002);
+    assert.ok(Math.abs(noisy.threshold - FLOOR_MULTIPLE * (4 / 1002)) < 1e-12);
+    assert.equal(noisy.regressed, false);
+    assert.equal(judge({ app: 'app', phase: 'total', base: [1000, 1000], head: [990, 990] }, 0.002).improved, true);
+  });
+
+  const report = (head: number, ref: string): GateReport => ({
+    baseRef: ref,
+    baseCommit: 'a'.repeat(40),
+    headCommit: 'b'.repeat(40),
+    rounds: 3,
+    confirmed: head > 1002,
+    thresholdOption: 0.002,
+    cells: [
+      judge({ app: 'app', phase: 'startup', base: [1e6, 1e6], head: [head * 1e3, head * 1e3] }, 0.002),
+      judge({ app: 'app', phase: 'boot', base: [2e6, 2e6], head: [2e6, 2e6] }, 0.002),
+    ],
+  });
+
+  it('writes the verdict first, the moved cells next, the rest folded, outside text escaped', () => {
+    const markdown = gateMarkdown(report(1010, 'feat/`x`|<b>\u001b]0;t\u0007'));
+    const lines = markdown.split('\n');
+    assert.match(lines[0]!, /^## Cold-start gate: \*\*FAIL\*\*: 1 regression\(s\) in instructions: app startup \+1\.00 %$/);
+    assert.ok(markdown.indexOf('### Cells that moved') < markdown.indexOf('<details>'));
+    assert.match(markdown, /\| app \| startup \| 1\.000 \| 1\.010 \| \+1\.00 % \|.*\| regression \|/);
+    assert.match(markdown, /<details><summary>The other cells \(1\)<\/summary>[^]*\| app \| boot \|/);
+    assert.match(markdown, /counted again once on both sides/);
+    assert.match(markdown, /Base feat\/\\`x\\`&#124;&lt;b&gt;/);
+    assert.ok(!/[\p{Cc}]/u.test(markdown.replaceAll('\n', '')), 'no control character');
+    const pass = gateMarkdown(report(1001, 'main'));
+    assert.match(pass.split('\n')[0]!, /\*\*PASS\*\*/);
+    assert.doesNotMatch(pass, /Cells that moved|counted again/);
+  });
+
+  it('gives the key figures for $GITHUB_OUTPUT', () => {
+    assert.equal(
+      gateOutputs(report(1010, 'main')),
+      'verdict=fail\nregressions=1\nnoise-floor=0.000000\nworst-change=0.010000\nconfirmed=true\n',
+    );
+  });
+});
