@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 
 /** Seconds between two progress lines of a build. */
-export const PROGRESS_EVERY_S = 15;
+const PROGRESS_EVERY_S = 15;
 
 // $1 caller pid, $2 partial folder, $3 label, $4 progress seconds, $5 log file (in the partial folder); the rest is the command
 const SUPERVISOR = `
@@ -23,12 +23,12 @@ stop() {
   rm -rf -- "$partial"; exit "$1"
 }
 trap 'stop 143' TERM; trap 'stop 130' INT; trap 'stop 129' HUP
-ticks=0
+started=$(date +%s); next=$every
 while kill -0 "$child" 2>/dev/null; do
   kill -0 "$parent" 2>/dev/null || stop 143
   sleep 0.2
-  ticks=$((ticks + 1))
-  if [ $((ticks % (every * 5))) -eq 0 ]; then echo "  $label: still building, $((ticks / 5)) s" >&2; fi
+  elapsed=$(($(date +%s) - started))
+  if [ "$elapsed" -ge "$next" ]; then echo "  $label: still building, $elapsed s" >&2; next=$((elapsed + every)); fi
 done
 wait "$child"
 status=$?
@@ -36,7 +36,7 @@ status=$?
 exit "$status"
 `;
 
-export interface BuildOutcome {
+interface BuildOutcome {
   ok: boolean;
   /** the exit status, or the signal's 128+n when the build was stopped */
   status: number | null;

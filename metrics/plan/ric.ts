@@ -38,16 +38,16 @@ export interface ResolvedRic {
  * How long the build took on the machine this was written on (2 shared vCPUs, load 8.3 to 8.5 while it ran):
  * the figure the announcement gives (docs/guide/lambda.md).
  */
-export const RIC_BUILD_SECONDS_MEASURED = 73;
+const RIC_BUILD_SECONDS_MEASURED = 73;
 
 /** The machine-wide cache of built clients: $COLDSTART_RIC_CACHE, else $XDG_CACHE_HOME/coldstart/ric, else ~/.cache/coldstart/ric. */
-export function ricCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+function ricCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   if (env.COLDSTART_RIC_CACHE) return path.resolve(env.COLDSTART_RIC_CACHE);
   return path.join(env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'), 'coldstart', 'ric');
 }
 
 /** One built client in the cache: per version, platform and architecture (Node-API: one build for every Node). */
-export function ricCacheEntry(cache = ricCacheRoot()): string {
+function ricCacheEntry(cache = ricCacheRoot()): string {
   return path.join(cache, `${RIC_VERSION}-napi-${process.platform}-${process.arch}`);
 }
 
