@@ -5,7 +5,7 @@
  * synchronous (spawnSync), like the rest of the plan stage; the supervisor, not the caller, does the
  * stopping, so it works while the caller's event loop is blocked.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 /** Seconds between two progress lines of a build. */
 const PROGRESS_EVERY_S = 15;
@@ -25,7 +25,9 @@ stop() {
 trap 'stop 143' TERM; trap 'stop 130' INT; trap 'stop 129' HUP
 started=$(date +%s); next=$every
 while kill -0 "$child" 2>/dev/null; do
-  kill -0 "$parent" 2>/dev/null || stop 143
+  # the caller gone: this shell reparented (a caller that died stays a zombie where no init reaps it)
+  if [ -r /proc/$$/stat ]; then read -r _ _ _ ppid _ < /proc/$$/stat; [ "$ppid" = "$parent" ] || stop 143
+  else kill -0 "$parent" 2>/dev/null || stop 143; fi
   sleep 0.2
   elapsed=$(($(date +%s) - started))
   if [ "$elapsed" -ge "$next" ]; then echo "  $label: still building, $elapsed s" >&2; next=$((elapsed + every)); fi
@@ -58,4 +60,34 @@ export function runInterruptibleBuild(
     { stdio: ['ignore', 'inherit', 'inherit'], env: options.env ?? process.env, ...(options.cwd ? { cwd: options.cwd } : {}) },
   );
   return { ok: run.status === 0, status: run.status };
+}
+
+/**
+ * The same build without blocking the event loop: a SIGINT, SIGTERM or SIGHUP this process receives
+ * meanwhile (even one a handler of the command catches) is passed on to the supervisor, which stops the
+ * build at once; the outcome's status is then 128 + the signal's number.
+ */
+export async function runInterruptibleBuildAsync(
+  command: string,
+  args: readonly string[],
+  options: { partial: string; label: string; logFile: string; env?: NodeJS.ProcessEnv; everyS?: number },
+): Promise<BuildOutcome> {
+  const every = String(options.everyS ?? PROGRESS_EVERY_S);
+  const supervisor = spawn(
+    'sh',
+    ['-c', SUPERVISOR, 'sh', String(process.pid), options.partial, options.label, every, options.logFile, command, ...args],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: options.env ?? process.env },
+  );
+  const forward = () => supervisor.kill('SIGTERM');
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, forward);
+  try {
+    const status = await new Promise<number | null>((resolve) => {
+      supervisor.on('error', () => resolve(null));
+      supervisor.on('exit', (code) => resolve(code));
+    });
+    return { ok: status === 0, status };
+  } finally {
+    for (const signal of signals) process.off(signal, forward);
+  }
 }

@@ -15,9 +15,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { UsageError } from '../core/errors.ts';
+import { ExitCodeError, UsageError } from '../core/errors.ts';
 import { npmErrorLine, npmInstallArgs } from './npm-install.ts';
-import { runInterruptibleBuild } from './ric-build.ts';
+import { runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
 import { ensureRuntime, RUNTIMES_DIR } from './runtimes.ts';
 
 export const RIC_PACKAGE = 'aws-lambda-ric';
@@ -93,17 +93,25 @@ function removeStalePartials(cache: string): void {
   }
 }
 
-/**
- * The client, from the machine's cache, built into it when it is not there (announced with where and how
- * long, a progress line every few seconds, then the time it took). A client that cannot be built is a
- * UsageError saying why; an interrupted build leaves no process and no partial folder.
- */
-export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, root = RUNTIMES_DIR, cache = ricCacheRoot()): ResolvedRic {
+interface RicBuild {
+  dir: string;
+  entry: string;
+  partial: string;
+  logFile: string;
+  spec: string;
+  env: NodeJS.ProcessEnv;
+  args: string[];
+  started: number;
+}
+
+const ricSource = `${RIC_PACKAGE}@${RIC_VERSION} (built with Node 22's headers)`;
+
+/** The build to run (announced), or undefined when the cache has the client. */
+function startRicBuild(env: NodeJS.ProcessEnv, log: (line: string) => void, root: string, cache: string): RicBuild | undefined {
   const entry = ricCacheEntry(cache);
   const dir = ricPackageDir(entry);
   const spec = `${RIC_PACKAGE}@${RIC_VERSION}`;
-  const source = `${spec} (built with Node 22's headers)`;
-  if (installedVersion(dir) === RIC_VERSION) return { dir, version: RIC_VERSION, source };
+  if (installedVersion(dir) === RIC_VERSION) return undefined;
   const problem = ricBuildProblem(process.env);
   if (problem) throw new UsageError(`--lambda-bootstrap ric: ${problem}`);
   const node22 = ensureRuntime('node22', env, log, root);
@@ -118,20 +126,28 @@ export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, r
       `once per machine; it took ${RIC_BUILD_SECONDS_MEASURED} s on 2 shared vCPUs at load 8 ` +
       '(Ctrl-C stops it and removes the partial build)',
   );
-  const started = performance.now();
-  const logFile = path.join(partial, 'build.log');
-  const build = runInterruptibleBuild('npm', npmInstallArgs(partial, [spec], { save: 'none', lockfile: false, scripts: true }), {
+  return {
+    dir,
+    entry,
     partial,
-    label: spec,
-    logFile,
+    spec,
+    logFile: path.join(partial, 'build.log'),
+    args: npmInstallArgs(partial, [spec], { save: 'none', lockfile: false, scripts: true }),
     // npm and node-gyp run on Node 22 and compile against its headers (not the machine's node)
     env: { ...process.env, PATH: `${path.dirname(node22.command)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodeDir },
-  });
+    started: performance.now(),
+  };
+}
+
+/** The build's end: the partial folder renamed into the cache, or removed and the reason thrown. */
+function finishRicBuild(build: RicBuild, status: number | null, log: (line: string) => void): ResolvedRic {
+  const { dir, entry, partial, spec, logFile } = build;
   const output = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
   rmSync(logFile, { force: true });
-  if (!build.ok) {
+  if (status !== 0) {
     rmSync(partial, { recursive: true, force: true });
-    throw new UsageError(`--lambda-bootstrap ric: cannot build ${spec}: ${npmErrorLine(output) || `exit ${build.status}`}`);
+    if (status !== null && status > 128) throw new ExitCodeError(`--lambda-bootstrap ric: the build of ${spec} was interrupted`, status);
+    throw new UsageError(`--lambda-bootstrap ric: cannot build ${spec}: ${npmErrorLine(output) || `exit ${status}`}`);
   }
   if (installedVersion(ricPackageDir(partial)) !== RIC_VERSION) {
     rmSync(partial, { recursive: true, force: true });
@@ -143,6 +159,33 @@ export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, r
     rmSync(entry, { recursive: true, force: true });
     renameSync(partial, entry);
   }
-  log(`${spec} built in ${((performance.now() - started) / 1000).toFixed(0)} s (cached in ${entry})`);
-  return { dir, version: RIC_VERSION, source };
+  log(`${spec} built in ${((performance.now() - build.started) / 1000).toFixed(0)} s (cached in ${entry})`);
+  return { dir, version: RIC_VERSION, source: ricSource };
+}
+
+/**
+ * The client, from the machine's cache, built into it when it is not there (announced with where and how
+ * long, a progress line every few seconds, then the time it took). A client that cannot be built is a
+ * UsageError saying why; an interrupted build leaves no process and no partial folder. Synchronous (the
+ * tests' skip reasons): a signal this process catches waits for the build; the CLI uses ensureRicAsync.
+ */
+export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, root = RUNTIMES_DIR, cache = ricCacheRoot()): ResolvedRic {
+  const build = startRicBuild(env, log, root, cache);
+  if (!build) return { dir: ricPackageDir(ricCacheEntry(cache)), version: RIC_VERSION, source: ricSource };
+  const { partial, spec, logFile } = build;
+  return finishRicBuild(build, runInterruptibleBuild('npm', build.args, { partial, label: spec, logFile, env: build.env }).status, log);
+}
+
+/** ensureRic for a command with signal handlers: a Ctrl-C or SIGTERM stops the build at once (exit 128 + n). */
+export async function ensureRicAsync(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+  root = RUNTIMES_DIR,
+  cache = ricCacheRoot(),
+): Promise<ResolvedRic> {
+  const build = startRicBuild(env, log, root, cache);
+  if (!build) return { dir: ricPackageDir(ricCacheEntry(cache)), version: RIC_VERSION, source: ricSource };
+  const { partial, spec, logFile } = build;
+  const outcome = await runInterruptibleBuildAsync('npm', build.args, { partial, label: spec, logFile, env: build.env });
+  return finishRicBuild(build, outcome.status, log);
 }
