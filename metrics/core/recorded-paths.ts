@@ -14,7 +14,7 @@ export const PROJECT_PLACEHOLDER = '<project>';
 export const RUNTIMES_PLACEHOLDER = '<runtimes>';
 export const CWD_PLACEHOLDER = '<cwd>';
 /** the Runtime Interface Client's folder in the machine's cache (plan/ric.ts), Lambda's /var/runtime */
-export const RIC_PLACEHOLDER = '<ric>';
+const RIC_PLACEHOLDER = '<ric>';
 
 /** The folders a record names by placeholder (absent or relative ones, and the filesystem's root, are not replaced). */
 export interface RecordedRoots {
