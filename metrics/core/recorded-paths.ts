@@ -2,7 +2,8 @@
  * What a run records of this machine's folders. Run folders are committed (results/published/), and no
  * path of the machine goes into a commit: meta.json records a path under the project's root as
  * `<project>/…`, under a .runtimes/ moved out of it (COLDSTART_RUNTIMES_DIR) as `<runtimes>/…`, and
- * under the folder `measure`'s apps were named from (--cwd, else where the command ran) as `<cwd>/…`.
+ * under the folder `measure`'s apps were named from (--cwd, else where the command ran) as `<cwd>/…`,
+ * and the Runtime Interface Client's folder in the machine's cache as `<ric>`.
  * The children still get the real paths; only the record changes. Other absolute paths are kept as they
  * are: Lambda's own /opt and /var in NODE_PATH, the cgroups under /sys. Readers take either form: run
  * folders written before this hold the absolute paths.
@@ -12,12 +13,15 @@ import path from 'node:path';
 export const PROJECT_PLACEHOLDER = '<project>';
 export const RUNTIMES_PLACEHOLDER = '<runtimes>';
 export const CWD_PLACEHOLDER = '<cwd>';
+/** the Runtime Interface Client's folder in the machine's cache (plan/ric.ts), Lambda's /var/runtime */
+const RIC_PLACEHOLDER = '<ric>';
 
 /** The folders a record names by placeholder (absent or relative ones, and the filesystem's root, are not replaced). */
 export interface RecordedRoots {
   project: string;
   runtimes?: string;
   cwd?: string;
+  ric?: string;
 }
 
 /** A path starts after one of these (or at the text's start): a list's `:`, an option's `=` or space, a quote. */
@@ -44,6 +48,7 @@ export function pathRecorder(roots: RecordedRoots): (text: string) => string {
   add(roots.project, PROJECT_PLACEHOLDER);
   add(roots.runtimes, RUNTIMES_PLACEHOLDER);
   add(roots.cwd, CWD_PLACEHOLDER);
+  add(roots.ric, RIC_PLACEHOLDER);
   if (!named.length) return (text) => text;
   // longest first: the regular expression takes the first alternative that matches
   const ordered = [...named].sort((a, b) => b[0].length - a[0].length);

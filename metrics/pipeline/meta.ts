@@ -260,7 +260,12 @@ export function startMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFa
   // .runtimes/ in the project is `<project>/.runtimes`; `<runtimes>` only where COLDSTART_RUNTIMES_DIR moves it
   const fromProject = path.relative(PROJECT_ROOT, RUNTIMES_DIR);
   const moved = fromProject.startsWith('..') || path.isAbsolute(fromProject);
-  const roots = { project: PROJECT_ROOT, ...(moved ? { runtimes: RUNTIMES_DIR } : {}), ...(cwd ? { cwd } : {}) };
+  const roots = {
+    project: PROJECT_ROOT,
+    ...(moved ? { runtimes: RUNTIMES_DIR } : {}),
+    ...(cwd ? { cwd } : {}),
+    ...(prepared.ric ? { ric: prepared.ric.dir } : {}),
+  };
   return recordedPaths(startFacts(spec, prepared, facts), pathRecorder(roots));
 }
 

@@ -246,7 +246,7 @@ export async function prepareAppCells(
       : undefined;
   // the client is built only for cells that run with it (a counted cell never does)
   const countable = (cell: Cell) => !uncountable(cell, runtimes.get(cell.runtime)!.kind);
-  const ric = ricFor([...cells, ...(reference?.cells ?? [])].filter(countable), env, log);
+  const ric = await ricFor([...cells, ...(reference?.cells ?? [])].filter(countable), env, log);
   const files = new Map<string, string>(reference?.files);
   const blocked = new Map<string, BlockedCell>(reference?.blocked);
   if (cells.some((c) => c.build !== 'plain')) log('bundling the apps with esbuild…');

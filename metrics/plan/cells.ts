@@ -18,7 +18,7 @@ import { cellsOf, stageDimensions } from '../core/cell-space.ts';
 import type { CellLaunch } from './launch.ts';
 import { prepareLevers, runtimesOfTargets, type BlockedCell, type Bundler, type PreparedLevers } from './levers.ts';
 import { isRicBootstrap, managedRuntimeStart, type ManagedStart } from './lambda-bootstrap.ts';
-import { ensureRic, type ResolvedRic } from './ric.ts';
+import { ensureRicAsync, type ResolvedRic } from './ric.ts';
 import { resolveRuntimes, type ResolvedRuntime } from './runtimes.ts';
 import { selectFrameworks } from './selection.ts';
 import { ensureVersion, versionGeneratedDir, versionOf, versionsFor, type InstalledVersion, type VersionOutcome } from './versions.ts';
@@ -52,8 +52,12 @@ export function needsRic(cells: readonly Cell[]): boolean {
 }
 
 /** The Runtime Interface Client, built on first use, only when one of `cells` starts with it. */
-export function ricFor(cells: readonly Cell[], env: NodeJS.ProcessEnv, log: (line: string) => void): ResolvedRic | undefined {
-  return needsRic(cells) ? ensureRic(env, log) : undefined;
+export async function ricFor(
+  cells: readonly Cell[],
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<ResolvedRic | undefined> {
+  return needsRic(cells) ? ensureRicAsync(env, log) : undefined;
 }
 
 /** The generated files of a selection (`run`, `hyperfine`, `generate`, `lambda:package`): a generated source's lists. */
@@ -283,7 +287,7 @@ export async function prepareCells(
   // each file at every memory size and measure (the table's run stage)
   const base = cellsOf(versioned.cells, stageDimensions('run'), spec).map((fields) => makeCell(fields as CellFields));
   const levers = await prepareLevers(base, spec, { runtimes, log, ...(effects.bundle ? { bundle: effects.bundle } : {}) });
-  const ric = effects.ric(levers.cells, env, log);
+  const ric = await effects.ric(levers.cells, env, log);
   const cells = levers.cells.map((cell): PlannedCell => {
     const generator = generated.generators.get(generatedTarget(cell.target))!.get(cell.framework)!;
     // the generated cell's key: its shape, schema and init mode decide what the framework can be written in

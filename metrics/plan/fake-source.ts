@@ -20,9 +20,11 @@ export const FAKE_EFFECTS: PrepareEffects = {
   // the bundle's file is named, not built
   bundle: (_input, output) => Promise.resolve({ ok: true, file: output, built: false }),
   ric: (cells) =>
-    needsRic(cells)
-      ? { dir: ricPackageDir(), version: RIC_VERSION, source: `${RIC_PACKAGE}@${RIC_VERSION} (not built: fake source)` }
-      : undefined,
+    Promise.resolve(
+      needsRic(cells)
+        ? { dir: ricPackageDir(), version: RIC_VERSION, source: `${RIC_PACKAGE}@${RIC_VERSION} (not built: fake source)` }
+        : undefined,
+    ),
   // every version installs, nowhere
   version: (value) => {
     const { pkg, version } = splitPackageVersion(value);

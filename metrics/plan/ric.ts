@@ -1,17 +1,23 @@
 /**
  * AWS's Runtime Interface Client for Node.js (npm package aws-lambda-ric: what Lambda's managed
- * runtime has in /var/runtime), installed on first use into .runtimes/aws-lambda-ric/ like the
- * downloaded runtimes, never as a project dependency: it needs Node >= 22 and its install builds
- * curl, aws-lambda-cpp and a native addon (rapid-client.node) with cmake, make and a C++ compiler.
- * It is built once, with the Node 22 download on PATH and its headers (npm's `nodedir`), so no
- * header download is needed; the addon uses Node-API, so the same build loads on Node 24.
+ * runtime has in /var/runtime), never a project dependency: it needs Node >= 22 and its install builds
+ * curl, aws-lambda-cpp and a native addon (rapid-client.node) with cmake, make and a C++ compiler (the
+ * registry ships no prebuilt addon: its tarball holds only the sources of curl and aws-lambda-cpp).
+ * It is built once per machine into a cache shared by every clone and run (ricCacheRoot:
+ * $COLDSTART_RIC_CACHE, else $XDG_CACHE_HOME/coldstart/ric, else ~/.cache/coldstart/ric), one folder per
+ * client version and platform; the addon uses Node-API, so the same build loads on Node 22 and 24. It is
+ * built with the Node 22 download on PATH and its headers (npm's `nodedir`), so no header download is
+ * needed, into a partial folder renamed into place when complete; a Ctrl-C or SIGTERM stops the build
+ * (its whole process group) and removes the partial folder (ric-build.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { UsageError } from '../core/errors.ts';
-import { npmInstall } from './npm-install.ts';
+import { ExitCodeError, UsageError } from '../core/errors.ts';
+import { npmErrorLine, npmInstallArgs } from './npm-install.ts';
+import { runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
 import { ensureRuntime, RUNTIMES_DIR } from './runtimes.ts';
 
 export const RIC_PACKAGE = 'aws-lambda-ric';
@@ -28,9 +34,26 @@ export interface ResolvedRic {
   source: string;
 }
 
-/** The client's folder under a runtimes root. */
-export function ricPackageDir(root = RUNTIMES_DIR): string {
-  return path.join(root, RIC_PACKAGE, 'node_modules', RIC_PACKAGE);
+/**
+ * How long the build took on the machine this was written on (2 shared vCPUs, load 8.3 to 8.5 while it ran):
+ * the figure the announcement gives (docs/guide/lambda.md).
+ */
+const RIC_BUILD_SECONDS_MEASURED = 73;
+
+/** The machine-wide cache of built clients: $COLDSTART_RIC_CACHE, else $XDG_CACHE_HOME/coldstart/ric, else ~/.cache/coldstart/ric. */
+function ricCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.COLDSTART_RIC_CACHE) return path.resolve(env.COLDSTART_RIC_CACHE);
+  return path.join(env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'), 'coldstart', 'ric');
+}
+
+/** One built client in the cache: per version, platform and architecture (Node-API: one build for every Node). */
+function ricCacheEntry(cache = ricCacheRoot()): string {
+  return path.join(cache, `${RIC_VERSION}-napi-${process.platform}-${process.arch}`);
+}
+
+/** The client's package folder in a cache entry. */
+export function ricPackageDir(entry = ricCacheEntry()): string {
+  return path.join(entry, 'node_modules', RIC_PACKAGE);
 }
 
 function installedVersion(dir: string): string | undefined {
@@ -53,37 +76,116 @@ export function ricBuildProblem(env: NodeJS.ProcessEnv = process.env): string | 
   return missing.length ? `building ${RIC_PACKAGE} needs ${missing.join(', ')} (not found)` : undefined;
 }
 
-/**
- * The client, installed when it is not there (about 40 s of compiling on 2 vCPUs, once). A client
- * that cannot be installed is a UsageError saying why.
- */
-export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, root = RUNTIMES_DIR): ResolvedRic {
-  const dir = ricPackageDir(root);
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Partial builds whose process is gone (a machine that lost power mid-build): removed. */
+function removeStalePartials(cache: string): void {
+  for (const name of readdirSync(cache)) {
+    const pid = /\.partial-(\d+)(\.removing)?$/.exec(name)?.[1];
+    if (pid && !alive(Number(pid))) rmSync(path.join(cache, name), { recursive: true, force: true });
+  }
+}
+
+interface RicBuild {
+  dir: string;
+  entry: string;
+  partial: string;
+  logFile: string;
+  spec: string;
+  env: NodeJS.ProcessEnv;
+  args: string[];
+  started: number;
+}
+
+const ricSource = `${RIC_PACKAGE}@${RIC_VERSION} (built with Node 22's headers)`;
+
+/** The build to run (announced), or undefined when the cache has the client. */
+function startRicBuild(env: NodeJS.ProcessEnv, log: (line: string) => void, root: string, cache: string): RicBuild | undefined {
+  const entry = ricCacheEntry(cache);
+  const dir = ricPackageDir(entry);
   const spec = `${RIC_PACKAGE}@${RIC_VERSION}`;
-  const source = `${spec} (built with Node 22's headers)`;
-  if (installedVersion(dir) === RIC_VERSION) return { dir, version: RIC_VERSION, source };
+  if (installedVersion(dir) === RIC_VERSION) return undefined;
   const problem = ricBuildProblem(process.env);
   if (problem) throw new UsageError(`--lambda-bootstrap ric: ${problem}`);
   const node22 = ensureRuntime('node22', env, log, root);
   const nodeDir = path.dirname(path.dirname(node22.command));
-  const prefix = path.join(root, RIC_PACKAGE);
+  mkdirSync(cache, { recursive: true });
+  removeStalePartials(cache);
+  const partial = `${entry}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
   log(
-    `installing ${spec} (the Runtime Interface Client) into ${path.relative(process.cwd(), prefix) || prefix}: ` +
-      'it compiles curl, aws-lambda-cpp and a native addon, about 40 s on 2 vCPUs, once',
+    `building ${spec} (AWS's Runtime Interface Client: the managed runtime's start, --lambda-bootstrap ric; ` +
+      `the registry ships no prebuilt addon) into ${entry}: curl, aws-lambda-cpp and a native addon, ` +
+      `once per machine; it took ${RIC_BUILD_SECONDS_MEASURED} s on 2 shared vCPUs at load 8 ` +
+      '(Ctrl-C stops it and removes the partial build)',
   );
-  const started = performance.now();
-  const npm = npmInstall(prefix, [spec], {
-    save: 'none',
-    lockfile: false,
-    // its install scripts build the client
-    scripts: true,
-    waitMs: 1_200_000,
+  return {
+    dir,
+    entry,
+    partial,
+    spec,
+    logFile: path.join(partial, 'build.log'),
+    args: npmInstallArgs(partial, [spec], { save: 'none', lockfile: false, scripts: true }),
     // npm and node-gyp run on Node 22 and compile against its headers (not the machine's node)
     env: { ...process.env, PATH: `${path.dirname(node22.command)}:${process.env.PATH ?? ''}`, npm_config_nodedir: nodeDir },
-  });
-  if (!npm.ok) throw new UsageError(`--lambda-bootstrap ric: cannot install ${spec}: ${npm.reason}`);
-  if (installedVersion(dir) !== RIC_VERSION)
-    throw new UsageError(`--lambda-bootstrap ric: ${spec} installed but ${dir} has no rapid-client.node`);
-  log(`${spec} built in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  return { dir, version: RIC_VERSION, source };
+    started: performance.now(),
+  };
+}
+
+/** The build's end: the partial folder renamed into the cache, or removed and the reason thrown. */
+function finishRicBuild(build: RicBuild, status: number | null, log: (line: string) => void): ResolvedRic {
+  const { dir, entry, partial, spec, logFile } = build;
+  const output = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+  rmSync(logFile, { force: true });
+  if (status !== 0) {
+    rmSync(partial, { recursive: true, force: true });
+    if (status !== null && status > 128) throw new ExitCodeError(`--lambda-bootstrap ric: the build of ${spec} was interrupted`, status);
+    throw new UsageError(`--lambda-bootstrap ric: cannot build ${spec}: ${npmErrorLine(output) || `exit ${status}`}`);
+  }
+  if (installedVersion(ricPackageDir(partial)) !== RIC_VERSION) {
+    rmSync(partial, { recursive: true, force: true });
+    throw new UsageError(`--lambda-bootstrap ric: ${spec} installed but has no rapid-client.node`);
+  }
+  // another run may have finished the same build meanwhile: keep the one in place
+  if (installedVersion(dir) === RIC_VERSION) rmSync(partial, { recursive: true, force: true });
+  else {
+    rmSync(entry, { recursive: true, force: true });
+    renameSync(partial, entry);
+  }
+  log(`${spec} built in ${((performance.now() - build.started) / 1000).toFixed(0)} s (cached in ${entry})`);
+  return { dir, version: RIC_VERSION, source: ricSource };
+}
+
+/**
+ * The client, from the machine's cache, built into it when it is not there (announced with where and how
+ * long, a progress line every few seconds, then the time it took). A client that cannot be built is a
+ * UsageError saying why; an interrupted build leaves no process and no partial folder. Synchronous (the
+ * tests' skip reasons): a signal this process catches waits for the build; the CLI uses ensureRicAsync.
+ */
+export function ensureRic(env: NodeJS.ProcessEnv, log: (line: string) => void, root = RUNTIMES_DIR, cache = ricCacheRoot()): ResolvedRic {
+  const build = startRicBuild(env, log, root, cache);
+  if (!build) return { dir: ricPackageDir(ricCacheEntry(cache)), version: RIC_VERSION, source: ricSource };
+  const { partial, spec, logFile } = build;
+  return finishRicBuild(build, runInterruptibleBuild('npm', build.args, { partial, label: spec, logFile, env: build.env }).status, log);
+}
+
+/** ensureRic for a command with signal handlers: a Ctrl-C or SIGTERM stops the build at once (exit 128 + n). */
+export async function ensureRicAsync(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+  root = RUNTIMES_DIR,
+  cache = ricCacheRoot(),
+): Promise<ResolvedRic> {
+  const build = startRicBuild(env, log, root, cache);
+  if (!build) return { dir: ricPackageDir(ricCacheEntry(cache)), version: RIC_VERSION, source: ricSource };
+  const { partial, spec, logFile } = build;
+  const outcome = await runInterruptibleBuildAsync('npm', build.args, { partial, label: spec, logFile, env: build.env });
+  return finishRicBuild(build, outcome.status, log);
 }

@@ -56,6 +56,13 @@ describe('pathRecorder', () => {
     assert.equal(pathRecorder({ project: '/srv/coldstart', cwd: '/' })('/opt/x /srv/coldstart/y'), '/opt/x <project>/y');
   });
 
+  it("the Runtime Interface Client's folder in the machine's cache is <ric> (NODE_PATH, the client's index.mjs)", () => {
+    const ric = '/home/me/.cache/coldstart/ric/4.0.2-napi-linux-x64/node_modules/aws-lambda-ric';
+    const record = pathRecorder({ project: '/srv/coldstart', ric });
+    assert.equal(record(`/opt/nodejs/node_modules:${ric}/node_modules:${ric}`), '/opt/nodejs/node_modules:<ric>/node_modules:<ric>');
+    assert.equal(record(`${ric}/index.mjs`), '<ric>/index.mjs');
+  });
+
   it('reaches every string of a JSON value, keys too', () => {
     const value = { a: ['/srv/coldstart/x', 1, null, { '/srv/coldstart/k': true }] };
     assert.deepEqual(recordedPaths(value, record), { a: ['<project>/x', 1, null, { '<project>/k': true }] });

@@ -2,7 +2,7 @@
  * Smoke (npm test): one real Lambda sample through the command line: node-http's Lambda file at one
  * route, under this tool's Runtime API, started as its own Runtime API client (--lambda-bootstrap
  * probe) on the machine's node (--lambda-runtime node). AWS's Runtime Interface Client (the default
- * bootstrap, ric) is built with cmake and g++ on first use, about 2 min 45 s on a clean clone, so its
+ * bootstrap, ric) is built with cmake and g++ once per machine (73 s at load 8 here; docs/guide/lambda.md), so its
  * samples are test/e2e's (ric.test.ts, measure-ric.test.ts: npm run test:all), as are the runtime lines.
  */
 import assert from 'node:assert/strict';

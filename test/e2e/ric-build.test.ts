@@ -1,0 +1,96 @@
+/**
+ * The Runtime Interface Client's build is interruptible (metrics/plan/ric-build.ts): a SIGTERM to the process
+ * building, or a Ctrl-C to its process group, leaves within 2 s no process of the build (its grandchildren
+ * included) and no partial folder. The real build takes minutes, so the build here is a stand-in that
+ * writes into the partial folder and waits in two grandchildren; the supervisor is the real one. The
+ * 2 s is a deadline the stop must meet, not a measured figure.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ROOT, tempDir, waitFor } from '../support/in-process.ts';
+
+const DEADLINE_MS = 2_000;
+
+/** pids of `sleep <marker>` (the stand-in build's grandchildren; the scripts that name it are not counted) */
+function processesWith(marker: string, of = 'sleep'): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (
+        readFileSync(`/proc/${name}/cmdline`, 'utf8').startsWith(of === 'sleep' ? `sleep\0${marker}\0` : `sh\0-c\0echo started`) &&
+        readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)
+      )
+        pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function interruptBuild(how: 'SIGTERM to the process' | 'Ctrl-C to its group', mode: 'sync' | 'async' = 'sync'): Promise<void> {
+  const dir = tempDir('coldstart-ric-build-');
+  const partial = path.join(dir, 'entry.partial-1');
+  // a unique sleep length marks the stand-in build's grandchildren
+  const marker = `${600 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+  const build = `echo started > "$0/started"; sleep ${marker} & sleep ${marker} & wait`;
+  const call = mode === 'sync' ? 'runInterruptibleBuild' : 'runInterruptibleBuildAsync';
+  const script =
+    `import { ${call} } from ${JSON.stringify(path.join(ROOT, 'metrics/plan/ric-build.ts'))};\n` +
+    // async: like the CLI, the process has signal handlers of its own, which keep it alive
+    (mode === 'async' ? "for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => {});\n" : '') +
+    `const r = await ${call}('sh', ['-c', ${JSON.stringify(build)}, ${JSON.stringify(partial)}], ` +
+    `{ partial: ${JSON.stringify(partial)}, label: 'stand-in', logFile: ${JSON.stringify(path.join(partial, 'build.log'))} });\n` +
+    'process.exit(r.status ?? 1);\n';
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    detached: true,
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  try {
+    assert.ok(await waitFor(() => existsSync(path.join(partial, 'started')), 60_000), 'the stand-in build started');
+    assert.equal(processesWith(marker).length, 2, 'the two grandchildren run');
+    const signalled = Date.now();
+    if (how === 'SIGTERM to the process') process.kill(child.pid!, 'SIGTERM');
+    else process.kill(-child.pid!, 'SIGINT');
+    await exited;
+    const clean = await waitFor(() => processesWith(marker).length === 0 && !existsSync(partial), DEADLINE_MS);
+    const left = processesWith(marker);
+    assert.ok(
+      clean,
+      `within ${DEADLINE_MS} ms of the signal: processes left ${left.join(', ') || 'none'}, partial folder left: ${existsSync(partial)}`,
+    );
+    assert.ok(Date.now() - signalled < DEADLINE_MS + 500, 'the building process itself exited by the deadline');
+    assert.deepEqual(readdirSync(dir), [], 'nothing left in the cache folder');
+  } finally {
+    // a failed stop must not outlive the test: the stand-in build's group, then its sleeps
+    for (const pid of processesWith(marker, 'build')) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+test('a SIGTERM while the client builds: the build and its grandchildren stop, the partial folder is removed, within 2 s', () =>
+  interruptBuild('SIGTERM to the process'));
+
+test('a Ctrl-C (SIGINT to the process group) while the client builds: the same', () => interruptBuild('Ctrl-C to its group'));
+
+test('a SIGTERM to a process with its own signal handlers (the CLI) while the client builds: the same', () =>
+  interruptBuild('SIGTERM to the process', 'async'));
+
+test('a Ctrl-C to such a process group: the same', () => interruptBuild('Ctrl-C to its group', 'async'));
