@@ -170,7 +170,7 @@ export type LaunchWrap = (launch: { command: string; args: string[]; env: NodeJS
   command: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
-  /** started under the containment helper, which ignores SIGTERM (SIGUSR1 kills its tree) */
+  /** started under the containment helper (SIGTERM is passed on to the command, SIGUSR1 kills its tree at once) */
   contained?: boolean;
 };
 
