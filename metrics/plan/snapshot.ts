@@ -192,6 +192,9 @@ export function wrappedBuilder(wrap: LaunchWrap): SnapshotBuilder {
   };
 }
 
+/** The builder without a wrap: stopped with SIGTERM at its deadline. */
+const plainBuilder: SnapshotBuilder = (command, args, env, cwd, deadlineMs) => runBuilder(command, args, env, cwd, 'SIGTERM', deadlineMs);
+
 function runBuilder(
   command: string,
   args: string[],
@@ -240,7 +243,7 @@ export function buildSnapshot(
   const now = options.now ?? performance.now.bind(performance);
   const deadlineMs = options.deadlineMs ?? BUILD_TIMEOUT_MS;
   const started = now();
-  const result = (options.builder ?? runBuilder)(
+  const result = (options.builder ?? plainBuilder)(
     command,
     ['--snapshot-blob', blob, '--build-snapshot', wrapper],
     { ...options.env, PORT: SNAPSHOT_BUILD_PORT },
