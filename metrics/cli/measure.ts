@@ -16,7 +16,8 @@ import {
 } from '../core/app.ts';
 import { parseChoice, parseInteger } from '../core/parse.ts';
 import { appsFolder, appsOf, checkAppVersions } from '../pipeline/apps.ts';
-import { leverPreset } from '../pipeline/lever-preset.ts';
+import { leverChoice, leverPreset } from '../pipeline/lever-preset.ts';
+import { UsageError } from '../core/errors.ts';
 import { addTypedCommand, byDefault } from './groups/common.ts';
 import { measureOption } from './groups/selection.ts';
 import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
@@ -88,12 +89,14 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
     .addOption(measureOption())
     .addOption(
       new Option(
-        '--levers',
-        'try every lever that applies: builds plain, bundle, bundle-min, snapshot; compile cache off, warm; ' +
+        '--levers [list]',
+        'try the levers named (build, cache, runtime; comma-separated), or every one that applies without a list: ' +
+          'builds plain, bundle, bundle-min, snapshot; compile cache off, warm; ' +
           'node and each Node line installed in .runtimes/ (not with --build, --compile-cache, --runtime); ' +
           "a handler's init mode (--init eager,lazy) with --init-export, else as it is written: see the note it prints",
       ),
-    );
+    )
+    .addOption(new Option('--no-snapshot', 'with --levers: leave the startup snapshot build out'));
 }
 
 /**
@@ -115,7 +118,9 @@ export function registerMeasureCommand(program: PlainCommand, hooks: ProgramHook
     const base = process.cwd();
     const apps = appsOf(opts, base);
     const line = commandLine(withoutEnvValues([...(hooks.argv ?? process.argv)]), 'measure');
-    const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...(opts.levers ? leverPreset() : {}) };
+    if (!opts.snapshot && !opts.levers) throw new UsageError('--no-snapshot goes with --levers (the builds it tries)');
+    const levers = opts.levers ? leverPreset(undefined, leverChoice(opts.levers, opts.snapshot)) : {};
+    const cells = { ...(opts.measure ? { measures: opts.measure } : {}), ...levers };
     if (opts.levers && apps.some((app) => targetKind(app.kind).handler && app.initExport === undefined))
       process.stderr.write(`coldstart: --levers: ${HANDLER_INIT_NOTE}\n`);
     const spec = checkedSpec(specOfGroups(opts, line, { kind: 'apps', apps, cwd: appsFolder(opts, base) }, cells), self);

@@ -3,6 +3,7 @@
  * kills the live children, keeps every finished sample, writes the report of what there is and exits
  * 130; a run with failed samples exits 3 unless --allow-failures.
  */
+import { leverAnswerOf } from './lever-answer.ts';
 import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { calibrationName } from '../calibration/calibration-file.ts';
@@ -123,6 +124,9 @@ export function registerRunCommand(program: PlainCommand, hooks: ProgramHooks = 
 
 /** The last line of a run, and its exit code: 130 interrupted, 3 when samples failed (unless allowed). */
 export function finishRun(result: RunResult, allowFailures: boolean): void {
+  // the levers' answer (levers.md's tables, a failed variant's reason) before the last line, when the run has one
+  const answer = result.recorded > 0 ? leverAnswerOf(result.dir) : undefined;
+  if (answer) say(`${answer}\n`);
   say(runSummaryLine(result));
   // a run with no Lambda cell: how to get the Lambda answer, in one line (the markdown's code marks dropped)
   if (result.lambdaHint) say(result.lambdaHint.replace(/`/g, ''));

@@ -33,6 +33,10 @@ export const SNAPSHOT_BUILD_PORT = '39999';
 
 /** How long the builder may run before it is stopped (a top level that never settles). */
 const BUILD_TIMEOUT_MS = 120_000;
+/** Milliseconds as seconds, to a tenth below 10 s. */
+function seconds(ms: number): string {
+  return ms < 10_000 ? (Math.round(ms / 100) / 10).toString() : Math.round(ms / 1000).toString();
+}
 /** At most this much of the builder's output is kept (V8's fatal errors print whole objects). */
 const MAX_OUTPUT_BYTES = 256 * 1024;
 /** The reason is cut to this many characters. */
@@ -163,14 +167,14 @@ export interface BuilderResult {
 }
 
 /** Runs `command args` with env; the test's stand-in writes no file. */
-export type SnapshotBuilder = (command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) => BuilderResult;
+export type SnapshotBuilder = (command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, deadlineMs?: number) => BuilderResult;
 
 /** A process to start, and how the runner wraps one (measure/contain.ts's containment, which plan/ may not import). */
 export type LaunchWrap = (launch: { command: string; args: string[]; env: NodeJS.ProcessEnv }) => {
   command: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
-  /** started under the containment helper, which ignores SIGTERM (SIGUSR1 kills its tree) */
+  /** started under the containment helper (SIGTERM is passed on to the command, SIGUSR1 kills its tree at once) */
   contained?: boolean;
 };
 
@@ -181,12 +185,15 @@ export type LaunchWrap = (launch: { command: string; args: string[]; env: NodeJS
  * kept alive and keeping the build waiting for its pipes until the time limit.
  */
 export function wrappedBuilder(wrap: LaunchWrap): SnapshotBuilder {
-  return (command, args, env, cwd) => {
+  return (command, args, env, cwd, deadlineMs) => {
     const launch = wrap({ command, args, env });
     // at the time limit: SIGTERM would be ignored by the helper (and by a namespace's init), and spawnSync would wait on
-    return runBuilder(launch.command, launch.args, launch.env ?? env, cwd, launch.contained ? 'SIGUSR1' : 'SIGKILL');
+    return runBuilder(launch.command, launch.args, launch.env ?? env, cwd, launch.contained ? 'SIGUSR1' : 'SIGKILL', deadlineMs);
   };
 }
+
+/** The builder without a wrap: stopped with SIGTERM at its deadline. */
+const plainBuilder: SnapshotBuilder = (command, args, env, cwd, deadlineMs) => runBuilder(command, args, env, cwd, 'SIGTERM', deadlineMs);
 
 function runBuilder(
   command: string,
@@ -194,12 +201,13 @@ function runBuilder(
   env: NodeJS.ProcessEnv,
   cwd: string,
   killSignal: NodeJS.Signals = 'SIGTERM',
+  deadlineMs = BUILD_TIMEOUT_MS,
 ): BuilderResult {
   const run = spawnSync(command, args, {
     env,
     cwd,
     encoding: 'utf8',
-    timeout: BUILD_TIMEOUT_MS,
+    timeout: deadlineMs,
     killSignal,
     maxBuffer: MAX_OUTPUT_BYTES,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -219,25 +227,36 @@ export type SnapshotOutcome = { ok: true; blob: string; wrapper: string; buildMs
 export function buildSnapshot(
   command: string,
   bundleFile: string,
-  options: { env: NodeJS.ProcessEnv; cwd: string; builder?: SnapshotBuilder; now?: () => number },
+  options: {
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    builder?: SnapshotBuilder;
+    now?: () => number;
+    /** the build's deadline (a test's short one); 120 s otherwise */
+    deadlineMs?: number;
+  },
 ): SnapshotOutcome {
   const { wrapper, blob } = snapshotPaths(bundleFile);
   mkdirSync(path.dirname(wrapper), { recursive: true });
   writeFileSync(wrapper, snapshotWrapper(readFileSync(bundleFile, 'utf8')));
   rmSync(blob, { force: true });
   const now = options.now ?? performance.now.bind(performance);
+  const deadlineMs = options.deadlineMs ?? BUILD_TIMEOUT_MS;
   const started = now();
-  const result = (options.builder ?? runBuilder)(
+  const result = (options.builder ?? plainBuilder)(
     command,
     ['--snapshot-blob', blob, '--build-snapshot', wrapper],
     { ...options.env, PORT: SNAPSHOT_BUILD_PORT },
     options.cwd,
+    deadlineMs,
   );
   const buildMs = now() - started;
   if (result.error === 'ETIMEDOUT')
     return {
       ok: false,
-      error: `${SNAPSHOT_FAILURE}: the build did not end within ${BUILD_TIMEOUT_MS / 1000} s (the top level never settles)`,
+      error:
+        `${SNAPSHOT_FAILURE}: the build did not end within its ${seconds(deadlineMs)} s deadline and was stopped ` +
+        `after ${seconds(buildMs)} s (its top level never settles: a server that listens, or a handle left open)`,
     };
   if (result.error && result.status === null && !result.signal)
     return { ok: false, error: `${SNAPSHOT_FAILURE}: ${oneLine(result.error)}` };

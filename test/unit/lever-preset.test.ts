@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { specOfArgv } from '../../metrics/cli/main.ts';
 import { leverPreset } from '../../metrics/pipeline/lever-preset.ts';
+import { mainInProcess } from '../support/main-in-process.ts';
 import { installedBinary } from '../../metrics/plan/runtimes.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'coldstart-preset-'));
@@ -34,5 +35,30 @@ describe('measure --levers', () => {
     assert.deepEqual(spec.cells.builds, ['plain', 'bundle', 'bundle-min', 'snapshot']);
     assert.deepEqual(spec.cells.compileCaches, ['off', 'warm']);
     assert.equal(spec.cells.runtimes[0], 'node');
+  });
+
+  it('--levers build,cache tries those two levers only, and --no-snapshot leaves the snapshot build out (issue 51)', async () => {
+    const app = path.join(dir, 'app.js');
+    writeFileSync(app, "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n");
+    const listed = await specOfArgv(['measure', '--entry', app, '--levers', 'build,cache', '--no-snapshot']);
+    assert.ok(listed);
+    assert.deepEqual(listed.cells.builds, ['plain', 'bundle', 'bundle-min']);
+    assert.deepEqual(listed.cells.compileCaches, ['off', 'warm']);
+    assert.deepEqual(listed.cells.runtimes, ['node'], 'the runtime lever is not tried: the node running coldstart');
+    const noSnapshot = await specOfArgv(['measure', '--entry', app, '--levers', '--no-snapshot']);
+    assert.deepEqual(noSnapshot?.cells.builds, ['plain', 'bundle', 'bundle-min']);
+  });
+
+  it('an unknown lever name, or --no-snapshot without --levers, is one line and exit 2', async () => {
+    const app = path.join(dir, 'app.js');
+    writeFileSync(app, "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n");
+    const out = path.join(dir, 'never');
+    const unknown = await mainInProcess(['measure', '--entry', app, '--levers', 'build,snap', '--out', out]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^coldstart: --levers: unknown lever "snap"; the levers are build, cache, runtime/);
+    assert.equal(unknown.stderr.trim().split('\n').length, 1, unknown.stderr);
+    const alone = await mainInProcess(['measure', '--entry', app, '--no-snapshot', '--out', out]);
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--no-snapshot goes with --levers/);
   });
 });

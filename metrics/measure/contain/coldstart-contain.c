@@ -24,9 +24,11 @@
  *
  * It replaces `setpriv --pdeathsig KILL`: COMMAND gets SIGKILL when the helper dies, the helper gets
  * SIGUSR1 when the runner dies. SIGUSR1 (the runner's "stop now", or its death) kills COMMAND and
- * every descendant at once. SIGTERM, SIGINT, SIGHUP and SIGQUIT are ignored by the helper alone: the
- * runner signals the process group, which COMMAND (and not the helper) answers. COMMAND starts with
- * the signal dispositions and mask the helper was started with.
+ * every descendant at once. SIGTERM and SIGINT sent to the helper are passed on to COMMAND (a deadline
+ * that signals the helper's pid alone reaches what it contains); COLDSTART_CONTAIN_GRACE_MS later
+ * (default 5000) the helper SIGKILLs the whole tree if COMMAND has not ended. SIGHUP and SIGQUIT are
+ * ignored by the helper alone: the runner signals the process group, which COMMAND answers. COMMAND
+ * starts with the signal dispositions and mask the helper was started with.
  *
  * Built by the runner on first use (metrics/measure/contain.ts) with the system's C compiler.
  */
@@ -50,9 +52,35 @@
 
 static volatile sig_atomic_t stop_now = 0;
 
+static volatile sig_atomic_t pass_on = 0;
+
 static void on_stop(int sig) {
   (void)sig;
   stop_now = 1;
+}
+
+/* SIGTERM or SIGINT: passed on to COMMAND by the waiting loop, and SIGALRM after the grace period stops the tree. */
+static void on_pass(int sig) {
+  if (!pass_on) pass_on = sig;
+}
+
+/* The grace period between a passed-on SIGTERM/SIGINT and the SIGKILL of the tree, in seconds (at least 1). */
+static unsigned grace_seconds(void) {
+  const char *text = getenv("COLDSTART_CONTAIN_GRACE_MS");
+  long ms = text && *text ? strtol(text, NULL, 10) : 5000;
+  if (ms < 1000) ms = 1000;
+  return (unsigned)((ms + 999) / 1000);
+}
+
+/* Arm the grace period's alarm once a SIGTERM/SIGINT came, and pass it on to `target` once it is known. */
+static void pass_signal(pid_t target) {
+  static int armed = 0, passed = 0;
+  if (!pass_on) return;
+  if (!armed) alarm(grace_seconds());
+  armed = 1;
+  if (passed || target <= 0) return;
+  passed = 1;
+  kill(target, pass_on);
 }
 
 /* SIGKILL every live process whose parent is `self`; how many were found. */
@@ -140,10 +168,17 @@ static void exec_command(char **command, const sigset_t *before) {
   _exit(error == ENOENT ? 127 : 126);
 }
 
+static pid_t init_child = 0;
+
+/* init's SIGTERM/SIGINT (the helper passing one on): to COMMAND, which init would otherwise never let through. */
+static void on_init_pass(int sig) {
+  if (init_child > 0) kill(init_child, sig);
+}
+
 /*
  * pid 1 of the sample's namespace: fork COMMAND, reap everything orphaned in the namespace, and when
  * COMMAND ends write its wait status to `report` and exit (the kernel kills what is left). `alive`
- * reads end of file once the helper is gone. Signals stay blocked here: init needs none.
+ * reads end of file once the helper is gone. Signals stay blocked here, but SIGTERM and SIGINT, passed on to COMMAND.
  */
 static void run_init(char **command, int alive, int report, const sigset_t *before) {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -154,6 +189,17 @@ static void run_init(char **command, int alive, int report, const sigset_t *befo
   pid_t child = fork();
   if (child < 0) _exit(125);
   if (child == 0) exec_command(command, before);
+  init_child = child;
+  struct sigaction pass = {0};
+  pass.sa_handler = on_init_pass;
+  sigemptyset(&pass.sa_mask);
+  sigaction(SIGTERM, &pass, NULL);
+  sigaction(SIGINT, &pass, NULL);
+  sigset_t passed;
+  sigemptyset(&passed);
+  sigaddset(&passed, SIGTERM);
+  sigaddset(&passed, SIGINT);
+  sigprocmask(SIG_UNBLOCK, &passed, NULL);
   for (;;) {
     int st;
     pid_t reaped = waitpid(-1, &st, 0);
@@ -187,8 +233,12 @@ static void ignore_group_signals(void) {
   stop.sa_handler = on_stop;
   sigemptyset(&stop.sa_mask);
   sigaction(SIGUSR1, &stop, NULL);
-  signal(SIGTERM, SIG_IGN);
-  signal(SIGINT, SIG_IGN);
+  sigaction(SIGALRM, &stop, NULL);
+  struct sigaction pass = {0};
+  pass.sa_handler = on_pass;
+  sigemptyset(&pass.sa_mask);
+  sigaction(SIGTERM, &pass, NULL);
+  sigaction(SIGINT, &pass, NULL);
   signal(SIGHUP, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
 }
@@ -222,6 +272,8 @@ static int contain_in_pid_ns(char **command, const sigset_t *before) {
   int st = 0;
   for (;;) {
     if (stop_now) kill(init, SIGKILL);
+    /* init has a handler for these two (on_init_pass), which passes them on to COMMAND */
+    if (pass_on) pass_signal(init);
     pid_t reaped = waitpid(init, &st, 0);
     if (reaped == init) break;
     if (reaped < 0 && errno != EINTR) return 125;
@@ -301,6 +353,7 @@ int main(int argc, char **argv) {
   int have_status = 0;
   while (!have_status) {
     if (stop_now) kill_children(self);
+    if (pass_on) pass_signal(child);
     int st;
     pid_t reaped = waitpid(-1, &st, 0);
     if (reaped == child) {
