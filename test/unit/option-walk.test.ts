@@ -218,6 +218,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--pre': [],
   '--step': ['2'],
   '--yes': [],
+  '--quick': [],
   '--framework': ['fastify'],
   '--calibration': [path.join(dir, 'calibration.json')],
   '--git': ['HEAD~2..HEAD'],
