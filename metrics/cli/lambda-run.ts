@@ -3,6 +3,7 @@
  * use cases are pipeline/lambda-run.ts and pipeline/lambda-clean.ts. SIGINT and SIGTERM abort a run,
  * which then deletes what it created (or names what is left) before it exits 130 or 143.
  */
+import { toolCommand } from '../core/speak.ts';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { withAwsSdk } from '../core/aws-sdk.ts';
@@ -177,7 +178,7 @@ function signalController(): { signal: AbortSignal; done: () => void } {
 /** What a finished lambda:run says: its folders, the REPORT lines read from CloudWatch Logs, what is not a sample. */
 function reportOutcome(outcome: LambdaRunOutcome, print: (line: string) => void, warn: (line: string) => void): void {
   for (const written of outcome.written) {
-    print(`results in ${displayPath(written.dir)} (summary.md; npm run report -- ${displayPath(written.dir)} rebuilds it)`);
+    print(`results in ${displayPath(written.dir)} (summary.md; ${toolCommand('report', [displayPath(written.dir)])} rebuilds it)`);
   }
   if (outcome.fromLogs > 0) print(`${outcome.fromLogs} REPORT line(s) read from CloudWatch Logs (not in the log tail)`);
   if (outcome.missing > 0) {
@@ -301,7 +302,7 @@ export function registerLambdaCalibrateCommand(program: PlainCommand): void {
     .addOption(new Option('-o, --out <file>', 'the calibration table to write (JSON)').makeOptionMandatory())
     .action((local, real, opts) => {
       calibrateLambda({ local, real, out: opts.out }, say);
-      say(`wrote ${displayPath(opts.out)}: npm run report -- DIR --calibration ${displayPath(opts.out)}`);
+      say(`wrote ${displayPath(opts.out)}: ${toolCommand('report', ['DIR', '--calibration', displayPath(opts.out)])}`);
     });
   addTypedCommand(program, command);
 }

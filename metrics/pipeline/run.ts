@@ -5,6 +5,7 @@
  * once. An interrupt keeps every finished sample and reports what there is; the result says how the
  * run went, and `exitCodeOf` what it exits with.
  */
+import { toolCommand } from '../core/speak.ts';
 import path from 'node:path';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
@@ -269,7 +270,9 @@ async function finish(
     report = await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
   } catch (error) {
     if (!(error instanceof EnvironmentError)) throw error;
-    throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
+    throw new EnvironmentError(
+      `${error.message}; the samples are kept: \`${toolCommand('report', [displayPath(dir)])}\` writes the report`,
+    );
   }
   pointLatest(dir);
   await deps.step?.('done');
