@@ -51,6 +51,10 @@ const num = (value: number | undefined, text = ms(value)): TableCell => {
 
 const txt = (text: string): TableCell => ({ text });
 
+/** ok/samples; a cell with no sample at all (not run, or unsupported) is no failure: "no sample", not 0/0. */
+export const samplesCell = (s: { ok: number; failed: number }): TableCell =>
+  s.ok + s.failed === 0 ? txt('no sample') : num(s.ok, `${s.ok}/${s.ok + s.failed}`);
+
 /** The code-loading term's cell: its figure, or "withheld" with why when it is negative (report/code-loading.ts). */
 const codeLoadingCell = (term: CodeLoadingTerm | undefined): TableCell => {
   const withheld = term && withheldTermReason(term);
@@ -105,7 +109,7 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[], apps =
           medianCell(first),
           ...(ci ? [txt(first?.ci95 ? rangeText(first.ci95.low, first.ci95.high) : '–')] : []),
           txt(first ? rangeText(first.min, first.max) : '–'),
-          num(s.ok, `${s.ok}/${s.ok + s.failed}`),
+          samplesCell(s),
         ],
       };
     }),

@@ -16,6 +16,7 @@ import { scriptJson } from '../../metrics/core/escape.ts';
 import { shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
 import { validationNote } from '../../metrics/report/code-loading.ts';
 import { writeReport } from '../../metrics/report/write.ts';
+import { samplesCell } from '../../metrics/report/html-tables.ts';
 import { curveHtmlSpec, OKABE_ITO, SERIES_DASHES, SERIES_SHAPES, seriesStyle } from '../../metrics/report/html-charts.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
@@ -177,6 +178,27 @@ describe("report.html's series and what it leaves out", () => {
     assert.deepEqual(dashes[8], SERIES_DASHES[1]);
     assert.equal(shapes[8], SERIES_SHAPES[1]);
     assert.deepEqual(seriesStyle(0), { color: '#000000', dash: [1, 0], shape: 'circle' });
+  });
+
+  it('opens with the answers: the curve and the $ per million before the charts and the long table of every cell', async () => {
+    const { html } = await reportOf();
+    const at = (text: string) => {
+      const i = html.indexOf(text);
+      assert.ok(i >= 0, `${text} is on the page`);
+      return i;
+    };
+    const results = at('<h2>Results</h2>');
+    assert.ok(at('<h2 id="scaling">') < results, 'the curve before the results table');
+    assert.ok(at('<h2 id="cost">') < results, 'the $ per million before the results table');
+    assert.ok(at('<h2 id="cost">') < at('<h2 id="charts">'), 'the $ per million before the charts');
+    assert.ok(at('<h2 id="scaling">') < at('<h2 id="cost">'));
+    assert.doesNotMatch(html, />0\/0</, 'no 0/0 cell');
+  });
+
+  it('a cell with no sample at all reads "no sample", not 0/0 (which reads as a failure)', () => {
+    assert.equal(samplesCell({ ok: 0, failed: 0 }).text, 'no sample');
+    assert.equal(samplesCell({ ok: 0, failed: 2 }).text, '0/2');
+    assert.equal(samplesCell({ ok: 3, failed: 1 }).text, '3/4');
   });
 
   it('the palette: every series of up to 16 its own colour, of up to 32 its own colour and dash together', () => {
