@@ -1,4 +1,5 @@
 /** `hyperfine` (npm run metrics:hyperfine): its options and its last line; the cross-check is pipeline/hyperfine.ts. */
+import { toolCommand } from '../core/speak.ts';
 import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
@@ -24,7 +25,7 @@ function lastLine(result: HyperfineRun): string {
   const where = displayPath(result.file);
   const next = result.merged
     ? `; report merged (${displayPath(path.join(result.dir, 'summary.md'))})`
-    : ` (no ${SAMPLES_FILE} there: \`npm run metrics -- --out ${displayPath(result.dir)}\` ` +
+    : ` (no ${SAMPLES_FILE} there: \`${toolCommand('metrics', ['--out', displayPath(result.dir)])}\` ` +
       "with the same selection adds the runner's figures)";
   return `${result.interrupted ? 'interrupted; partial hyperfine results in' : 'hyperfine results in'} ${where}${next}${failed}`;
 }

@@ -1,6 +1,7 @@
 /**
  * `lambda-import` (npm run lambda:import): its options; the import itself is pipeline/lambda-import.ts.
  */
+import { toolCommand } from '../core/speak.ts';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { ARCHITECTURE_CHOICES, DEPRECATED_LAMBDA_RUNTIMES, LAMBDA_RUNTIME_NAMES, parseArchitecture } from '../core/lambda-platform.ts';
@@ -91,7 +92,7 @@ export function registerLambdaImportCommand(program: PlainCommand): void {
       say,
       tell,
     );
-    say(`results in ${displayPath(outcome.dir)} (summary.md; npm run report -- ${displayPath(outcome.dir)} rebuilds it)`);
+    say(`results in ${displayPath(outcome.dir)} (summary.md; ${toolCommand('report', [displayPath(outcome.dir)])} rebuilds it)`);
   });
   addTypedCommand(program, command);
 }

@@ -5,6 +5,7 @@
  */
 import { LAMBDA_RUN_NO_WEB } from '../core/web-platform.ts';
 import { PACKAGE_TARGETS, type PackageTarget } from '../pipeline/lambda-package.ts';
+import { toolCommand } from '../core/speak.ts';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { withAwsSdk } from '../core/aws-sdk.ts';
@@ -35,9 +36,21 @@ const parseLines = (text: string): LambdaRuntimeLine[] => [
 ];
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-function parseRegion(text: string): string {
-  if (!REGION.test(text))
-    throw new UsageError(`--region must be an AWS region such as us-east-1, got ${JSON.stringify(text).slice(0, 40)}`);
+/**
+ * The region: --region, else AWS_REGION, else AWS_DEFAULT_REGION, as the AWS CLI and SDKs take it (the
+ * profile AWS_PROFILE names gives the credentials, through the SDK's default chain); never a default of ours.
+ */
+function regionOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (option !== undefined) return option;
+  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION'] as const) {
+    const value = env[name];
+    if (value) return parseRegion(value, name);
+  }
+  throw new UsageError('--region is required (or AWS_REGION or AWS_DEFAULT_REGION): the AWS region, such as eu-west-1');
+}
+
+function parseRegion(text: string, name = '--region'): string {
+  if (!REGION.test(text)) throw new UsageError(`${name} must be an AWS region such as us-east-1, got ${JSON.stringify(text).slice(0, 40)}`);
   return text;
 }
 
@@ -103,13 +116,14 @@ function lambdaRunCommand() {
     .addOption(
       new Option(
         '-o, --out <dir>',
-        'the run folder to write (one per runtime line and architecture inside it when several)',
-      ).makeOptionMandatory(),
+        'the run folder to write (one per runtime line and architecture inside it when several; required but with --dry-run)',
+      ),
     )
     .addOption(
-      new Option('--region <region>', 'the AWS region to deploy to (required: never a default)')
-        .argParser(parseRegion)
-        .makeOptionMandatory(),
+      new Option(
+        '--region <region>',
+        'the AWS region to deploy to (default, as the AWS CLI: AWS_REGION, else AWS_DEFAULT_REGION; required when neither is set)',
+      ).argParser((text: string) => parseRegion(text)),
     )
     .addOption(new Option('--role <arn>', "the functions' execution role (it needs no permission beyond writing logs)"))
     .addOption(
@@ -153,7 +167,11 @@ function lambdaCleanCommand() {
       'delete the functions, their log groups (and roles) lambda:run created, found by their coldstart:run tag, ' +
         'and the log groups of its functions already gone, found by their names (/aws/lambda/coldstart-…)',
     )
-    .addOption(new Option('--region <region>', 'the AWS region').argParser(parseRegion).makeOptionMandatory())
+    .addOption(
+      new Option('--region <region>', 'the AWS region (default AWS_REGION, else AWS_DEFAULT_REGION)').argParser((text: string) =>
+        parseRegion(text),
+      ),
+    )
     .addOption(new Option('--run <id>', "one run's resources (default: every run's)"))
     .addOption(new Option('--roles', 'also look for roles (IAM) the runs created'))
     .addOption(new Option('--dry-run', 'list them, delete nothing'));
@@ -173,7 +191,7 @@ function signalController(): { signal: AbortSignal; done: () => void } {
 /** What a finished lambda:run says: its folders, the REPORT lines read from CloudWatch Logs, what is not a sample. */
 function reportOutcome(outcome: LambdaRunOutcome, print: (line: string) => void, warn: (line: string) => void): void {
   for (const written of outcome.written) {
-    print(`results in ${displayPath(written.dir)} (summary.md; npm run report -- ${displayPath(written.dir)} rebuilds it)`);
+    print(`results in ${displayPath(written.dir)} (summary.md; ${toolCommand('report', [displayPath(written.dir)])} rebuilds it)`);
   }
   if (outcome.fromLogs > 0) print(`${outcome.fromLogs} REPORT line(s) read from CloudWatch Logs (not in the log tail)`);
   if (outcome.missing > 0) {
@@ -187,12 +205,19 @@ function reportOutcome(outcome: LambdaRunOutcome, print: (line: string) => void,
   }
 }
 
+/** The folder a dry run without --out plans (nothing is written). */
+const DRY_RUN_OUT = 'results/lambda-run';
+
 export function registerLambdaRunCommand(program: PlainCommand): void {
   // lines quote AWS's answers (function names and tags, REPORT fields, error messages): control and escape characters as spaces
   const print = (line: string) => process.stdout.write(`${oneLine(line)}\n`);
   const warn = (line: string) => process.stderr.write(`${oneLine(line)}\n`);
   const run = lambdaRunCommand().action(async (pkg, opts, self) => {
     const dryRun = opts.dryRun === true;
+    const region = regionOf(opts.region, process.env);
+    // a dry run writes nothing: its plan names a folder all the same
+    if (opts.out === undefined && !dryRun)
+      throw new UsageError("required option '-o, --out <dir>' not specified (only --dry-run needs none)");
     // AWS's SDK is optional and loaded here only (core/aws-sdk.ts): no other command loads it, nor a dry run,
     // which creates nothing (its plan and cost: pipeline/lambda-run-plan.ts)
     const real = dryRun ? undefined : await withAwsSdk('lambda:run', () => import('../pipeline/lambda-run.ts'));
@@ -226,8 +251,8 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
     const prepared = await prepareInput(input, { runtimes, architecture: architectures[0]!, log: warn, warn });
     const options: LambdaRunOptions = {
       input: prepared,
-      out: opts.out,
-      region: opts.region,
+      out: opts.out ?? DRY_RUN_OUT,
+      region,
       ...(opts.role !== undefined ? { role: opts.role } : {}),
       createRole: opts.createRole === true,
       memories: opts.lambdaMemory ?? [DEFAULT_MEMORY_MB],
@@ -268,7 +293,7 @@ function addLambdaCleanCommand(program: PlainCommand, print: (line: string) => v
     const { cleanLambda } = await withAwsSdk('lambda:clean', () => import('../pipeline/lambda-clean.ts'));
     await cleanLambda(
       {
-        region: opts.region,
+        region: regionOf(opts.region, process.env),
         ...(opts.run !== undefined ? { runId: opts.run } : {}),
         roles: opts.roles === true,
         dryRun: opts.dryRun === true,
@@ -290,7 +315,7 @@ export function registerLambdaCalibrateCommand(program: PlainCommand): void {
     .addOption(new Option('-o, --out <file>', 'the calibration table to write (JSON)').makeOptionMandatory())
     .action((local, real, opts) => {
       calibrateLambda({ local, real, out: opts.out }, say);
-      say(`wrote ${displayPath(opts.out)}: npm run report -- DIR --calibration ${displayPath(opts.out)}`);
+      say(`wrote ${displayPath(opts.out)}: ${toolCommand('report', ['DIR', '--calibration', displayPath(opts.out)])}`);
     });
   addTypedCommand(program, command);
 }

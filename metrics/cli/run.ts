@@ -21,7 +21,9 @@ import { addLeverGroup, leversOf } from './groups/levers.ts';
 import { addOutputGroup, outputOf } from './groups/output.ts';
 import { addSamplingGroup, addFirstHitsOption, samplingOf } from './groups/sampling.ts';
 import { addSelectionGroup, selectionOf } from './groups/selection.ts';
-import { commandLine, say } from './shared.ts';
+import { commandLine, say, tell } from './shared.ts';
+import { PROJECT_ROOT } from '../core/paths.ts';
+import { toolCommand } from '../core/speak.ts';
 
 /**
  * What `run` and `measure` do with the spec they parsed: the pipeline with the real deps (the CLI),
@@ -112,11 +114,26 @@ export function depsOf(debugMode: string | true | undefined): () => Deps {
   return () => fakeDeps({ ...script, echo: true });
 }
 
+/**
+ * What `metrics` (run) says when started in a folder outside the package (an app that installed it): it
+ * measures the generated framework cells, not the app; `measure --entry` measures the app.
+ */
+export function appFolderNote(cwd: string, root = PROJECT_ROOT): string | undefined {
+  const inside = path.relative(root, path.resolve(cwd));
+  if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside))) return undefined;
+  return (
+    "note: metrics measures coldstart's generated framework cells (the frameworks at each route count), not the app in this folder; " +
+    `to measure your app: ${toolCommand('measure', ['--entry', 'server.js'])} (or --handler FILE.export --event FILE for a Lambda handler)`
+  );
+}
+
 export function registerRunCommand(program: PlainCommand, hooks: ProgramHooks = {}): void {
   const run = new Command('run').description('generate, run every file as fresh processes, verify the answers, write the report');
   const command = addFirstHitsOption(addRunGroups(addSelectionGroup(run), 'cell')).action(async (opts, self) => {
     const { source, cells } = selectionOf(opts);
     const spec = checkedSpec(specOfGroups(opts, commandLine([...(hooks.argv ?? process.argv)]), source, cells), self);
+    const elsewhere = appFolderNote(process.cwd());
+    if (elsewhere) tell(elsewhere);
     await (hooks.execute ?? executeRun)(spec, depsOf(opts.debugMode));
   });
   addTypedCommand(program, command);

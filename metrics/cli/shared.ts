@@ -1,5 +1,6 @@
 /** Small helpers the commands share: how paths and command lines are shown, and lines written to the terminal. */
 import { oneLine } from '../core/escape.ts';
+import { launchedAsBin, shellWord, toolCommand } from '../core/speak.ts';
 
 export { displayPath } from '../core/display.ts';
 
@@ -19,7 +20,12 @@ export const tell = (text: string): void => void process.stderr.write(`${termina
 /** A warning line to stderr, escaped for the terminal. */
 export const warn = (text: string): void => tell(`warning: ${text}`);
 
-/** The command line as the user typed it through npm, for meta.json. */
+/**
+ * The command line as the user typed it, for meta.json (summary.md and bisect.md record it): through npm
+ * (`npm run measure -- …`) or as `npx coldstart measure …` when launched as coldstart, each word quoted
+ * for the shell where it needs it, so the line pasted into a shell in the same folder reruns the run.
+ */
 export function commandLine(argv: string[], script = 'metrics'): string {
-  return [`npm run ${script} --`, ...argv.slice(3)].join(' ').replace(/ --$/, '');
+  if (launchedAsBin(argv)) return ['npx coldstart', ...argv.slice(2).map(shellWord)].join(' ');
+  return toolCommand(script, argv.slice(3), argv);
 }

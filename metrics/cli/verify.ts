@@ -15,6 +15,7 @@ import {
   DEFAULT_VERIFY_SAMPLES,
   METRIC_NAMES,
   parseMetricName,
+  QUICK_VERIFY_SAMPLES,
   verdictCounts,
   verifyPipeline,
 } from '../pipeline/verify.ts';
@@ -68,6 +69,13 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
           `${COUNT_MARGIN * 100}%, which covers a checkout at a path about 45 characters longer)`,
       ).argParser(parsePercentShare('--margin')),
     )
+    .addOption(
+      new Option(
+        '--quick',
+        `for too little time: ${QUICK_VERIFY_SAMPLES} samples a cell (not ${DEFAULT_VERIFY_SAMPLES}) and each framework at its largest ` +
+          'route count only; it trades certainty: more claims come out undetermined (exit 10), fewer cells are checked',
+      ),
+    )
     .addOption(new Option('-o, --out <dir>', 'the new run folder (default results/<timestamp>/)'))
     .addOption(new Option('--debug-mode [script]', 'run with the fake sampler and cells: nothing is started').hideHelp());
   const command = verify.action(async (published, opts) => {
@@ -82,9 +90,11 @@ export function registerVerifyCommand(program: PlainCommand, hooks: { argv?: rea
         ...(opts.metric ? { metrics: opts.metric } : {}),
         ...(opts.margin !== undefined ? { margin: opts.margin } : {}),
         ...(opts.out ? { out: opts.out } : {}),
+        ...(opts.quick ? { quick: true } : {}),
       },
       depsOf(opts.debugMode)(),
     );
+    for (const [name, why] of result.skipped) say(`${name}: skipped, its claims not verified (${why})`);
     say(`judged on ${result.judged.metrics.join(', ')}: ${result.judged.why}`);
     say(result.claims.map(claimLine).join('\n'));
     say(`${verdictCounts(result.claims)}; ${runSummaryLine(result.run).replace('(summary.md)', '(verify.md)')}`);

@@ -91,9 +91,15 @@ export function httpRequest(
   });
 }
 
-/** Why an answer is not the expected one, or undefined when it is. */
-export function answerProblem(what: string, expect: AppExpectation, status: number, body: string): string | undefined {
-  if (status !== expect.status) return `${what} answered ${status}, expected ${expect.status}: ${oneLine(body, 160)}`;
+/** What a server's 404 on its first request says: the app has no such route, and how to name one it has. */
+export const NOT_FOUND_HINT = "the app has no such route: name one it answers with --request, e.g. --request 'GET /health'";
+
+/** Why an answer is not the expected one, or undefined when it is; `notFound`: what a 404 not expected adds. */
+export function answerProblem(what: string, expect: AppExpectation, status: number, body: string, notFound?: string): string | undefined {
+  if (status !== expect.status) {
+    const hint = status === 404 && notFound ? ` (${notFound})` : '';
+    return `${what} answered ${status}, expected ${expect.status}${hint}: ${oneLine(body, 160)}`;
+  }
   if (expect.bodyPattern !== undefined && !bodyMatches(expect.bodyPattern, body)) {
     return `${what} answered ${status} but its body does not match /${expect.bodyPattern}/: ${oneLine(body, 160)}`;
   }

@@ -4,6 +4,7 @@
  * heartbeat line whenever nothing was printed for HEARTBEAT_MS (interleaved runs finish no cell
  * before their last round).
  */
+import { measureKind } from '../core/kinds.ts';
 import cliProgress from 'cli-progress';
 import { median } from 'simple-statistics';
 import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
@@ -83,8 +84,11 @@ export class Progress {
     const key = cellKey(sample.cell);
     this.done++;
     this.lastDuration.set(key, sample.durationMs);
-    if (sample.phase === 'sample' && sample.ok && sample.marks) {
-      this.firstResponses.set(key, [...(this.firstResponses.get(key) ?? []), sample.marks.firstResponse]);
+    // a counted cell's answer is its instructions (its wall time under valgrind is no figure of it)
+    const counted = measureKind(sample.cell.measure).counted;
+    const value = counted ? sample.instructions?.firstResponse : sample.marks?.firstResponse;
+    if (sample.phase === 'sample' && sample.ok && value !== undefined) {
+      this.firstResponses.set(key, [...(this.firstResponses.get(key) ?? []), value]);
     }
     // an unsupported cell (said once when the run starts) is not a failure
     if (sample.unsupported) this.unsupported.add(key);
@@ -109,9 +113,12 @@ export class Progress {
       this.line(`done ${cellLabel(cell)}: unsupported [${this.done}/${this.plan.length}]`);
       return;
     }
+    const middle = values.length ? median(values) : undefined;
+    const figure = measureKind(cell.measure).counted
+      ? `median instructions to firstResponse ${middle === undefined ? '–' : `${(middle / 1e6).toFixed(1)} M`}`
+      : `median firstResponse ${ms(middle)} ms`;
     this.line(
-      `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, ` +
-        `median firstResponse ${ms(values.length ? median(values) : undefined)} ms [${this.done}/${this.plan.length}]`,
+      `done ${cellLabel(cell)}: ${values.length} ok, ${this.failures.get(key) ?? 0} failed, ${figure} [${this.done}/${this.plan.length}]`,
     );
   }
 

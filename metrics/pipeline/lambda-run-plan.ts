@@ -5,6 +5,7 @@
  * without the SDK installed (the CLI imports this module statically; pipeline/lambda-run.ts, which needs the
  * SDK, only for a real run, through withAwsSdk).
  */
+import { toolCommand } from '../core/speak.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -115,7 +116,7 @@ const dollars = (value: number) => `$${value < 0.01 ? value.toFixed(4) : value.t
 export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): string[] {
   const role = options.createRole ? `a role created for the run (coldstart-${plan.runId}, logs only)` : `role ${options.role}`;
   const cells = `${plan.functions.length} function(s) × ${plan.memories.length} memory size(s) (${plan.memories.join(', ')} MB)`;
-  const clean = `npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`;
+  const clean = toolCommand('lambda:clean', ['--region', options.region, '--run', plan.runId]);
   const cost = plan.dollars;
   return [
     `input: ${describeInput(options.input.recorded)}`,

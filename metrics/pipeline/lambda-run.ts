@@ -18,6 +18,7 @@
  * update each, or drift), and the SDK's waiters and retries are what the loop needs. The SAM template
  * stays the way to deploy a package by hand.
  */
+import { toolCommand } from '../core/speak.ts';
 import { contractOf, PROBE_NAME } from '../../generators/contract.ts';
 import { lambdaEvent } from '../../generators/lambda-event.ts';
 import { loadGenerators } from '../../generators/registry.ts';
@@ -304,7 +305,7 @@ export async function runOnLambda(options: LambdaRunOptions, deps: LambdaRunDeps
   }
   if (left.length) {
     throw new ExitCodeError(
-      `${left.length} resource(s) could not be deleted: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}` +
+      `${left.length} resource(s) could not be deleted: ${toolCommand('lambda:clean', ['--region', options.region, '--run', plan.runId])}` +
         (left.some((l) => l.startsWith('log group ')) ? ' (a log group: the aws logs command after it above)' : ''),
       EXIT_AWS_LEFT_BEHIND,
     );
@@ -385,7 +386,7 @@ async function finish(
     left = await cleanUp(api, logs, created, { region: options.region, runId: plan.runId }, warn);
   }
   const remaining = options.keep ? created.functions.length + (created.role ? 1 : 0) : left.length;
-  if (remaining) warn(`to remove it: npm run lambda:clean -- --region ${options.region} --run ${plan.runId}`);
+  if (remaining) warn(`to remove it: ${toolCommand('lambda:clean', ['--region', options.region, '--run', plan.runId])}`);
   return left;
 }
 

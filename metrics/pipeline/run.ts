@@ -5,6 +5,7 @@
  * once. An interrupt keeps every finished sample and reports what there is; the result says how the
  * run went, and `exitCodeOf` what it exits with.
  */
+import { toolCommand } from '../core/speak.ts';
 import path from 'node:path';
 import type { CellSummary } from '../analyse/aggregate.ts';
 import { precisionSettings, type PrecisionSettings } from '../analyse/precision.ts';
@@ -14,6 +15,8 @@ import { loadCalibrationAt } from '../calibration/calibration-file.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
+import type { Measure } from '../core/dimensions.ts';
+import { measureKind } from '../core/kinds.ts';
 import type { RunMeta } from '../core/meta.ts';
 import { writeMeta } from '../store/meta-file.ts';
 import { firstHitsOf, hasCounted, type RunSpec } from '../core/run-spec.ts';
@@ -214,7 +217,10 @@ async function measureAll(spec: RunSpec, deps: Deps, run: OpenRun, log: (line: s
     }
   } finally {
     limitsGuard?.dispose();
-    load = monitor.stop();
+    load = countedLoad(
+      monitor.stop(),
+      cells.map((c) => c.cell.measure),
+    );
     progress.stop();
     compileCacheBytes = caches.bytes();
     caches.cleanup();
@@ -269,7 +275,9 @@ async function finish(
     report = await writeReport(dir, { warn: (line) => log(`warning: ${line}`) });
   } catch (error) {
     if (!(error instanceof EnvironmentError)) throw error;
-    throw new EnvironmentError(`${error.message}; the samples are kept: \`npm run report -- ${displayPath(dir)}\` writes the report`);
+    throw new EnvironmentError(
+      `${error.message}; the samples are kept: \`${toolCommand('report', [displayPath(dir)])}\` writes the report`,
+    );
   }
   pointLatest(dir);
   await deps.step?.('done');
@@ -295,4 +303,16 @@ export function exitCodeOf(result: RunResult, allowFailures: boolean): number {
   if (result.signal) return exitCodeOfSignal(result.signal);
   if (result.interrupted) return EXIT_INTERRUPTED;
   return result.failed > 0 && !allowFailures ? EXIT_FAILED_SAMPLES : 0;
+}
+
+/**
+ * A run whose every cell is counted: load does not move instruction counts, so its load warning says
+ * that, not "wall times are inflated; compare CPU times" (which speaks of figures the run has none of).
+ */
+export function countedLoad(load: LoadSummary, measures: readonly Measure[]): LoadSummary {
+  if (!load.warning || !measures.length || !measures.every((m) => measureKind(m).counted)) return load;
+  return {
+    ...load,
+    warning: load.warning.replace(/: wall times are inflated; compare CPU times$/, ': instruction counts are not moved by it'),
+  };
 }

@@ -11,7 +11,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { DEFAULT_COMPARE_METRIC, isInstructionMetric, statsOf, type MetricName } from '../analyse/compare.ts';
 import { COUNT_SAME_PATH_EFFECT, defaultSlice, floorOf, judgeClaims, type Claim } from '../analyse/verify.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { COUNTED_MEASURE, TIMED_MEASURE, type Measure } from '../core/dimensions.ts';
+import { COUNTED_MEASURE, TARGETS, TIMED_MEASURE, type Measure, type Target } from '../core/dimensions.ts';
 import { cellKey, cellLabel, type Cell } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { EXIT_UNDETERMINED, EXIT_VERDICT } from '../core/exit-codes.ts';
@@ -20,6 +20,7 @@ import { writeOwnedFile } from '../store/files.ts';
 import { listsOfCell } from '../core/cell-space.ts';
 import { DEFAULT_SOURCE, runSpec, type CellSpec, type GeneratedSource, type RunSpec } from '../core/run-spec.ts';
 import { loadRun } from '../report/write.ts';
+import { uninstalledFrameworks } from '../plan/selection.ts';
 import { verifyMarkdown, VERIFY_FILE } from '../report/verify-md.ts';
 import type { Deps } from './ports.ts';
 
@@ -40,6 +41,8 @@ export { EXIT_UNDETERMINED } from '../core/exit-codes.ts';
  * ratio in at least 95 % (at 15: 86–88 % and 98 % of 400 trials; at 10, in a 300-trial run: 80–82 % and 95 %).
  */
 export const DEFAULT_VERIFY_SAMPLES = 15;
+/** Timed samples per cell with --quick: a third of the time, more claims undetermined (exit 10) and a ×0.8 caught less often. */
+export const QUICK_VERIFY_SAMPLES = 5;
 /** Wall time at first response: what the pages show, judged when neither run was loaded. */
 export const WALL_METRIC: MetricName = DEFAULT_COMPARE_METRIC;
 /** The child's CPU time at first response: judged by default when either run was loaded (load inflates wall times, less CPU times). */
@@ -66,6 +69,8 @@ export interface VerifyOptions {
   margin?: number;
   /** the new run folder (default results/<timestamp>/) */
   out?: string;
+  /** too little time: QUICK_VERIFY_SAMPLES timed samples a cell and each framework at its largest route count only */
+  quick?: boolean;
   /** a Lambda run's runtime line `node` and the node of server cells */
   node?: string;
 }
@@ -73,6 +78,8 @@ export interface VerifyOptions {
 export interface VerifyResult {
   run: RunResult;
   claims: Claim[];
+  /** frameworks of the slice whose packages are not installed here: name → reason; their claims are skipped */
+  skipped: Map<string, string>;
   /** the metrics judged, and why these */
   judged: { metrics: readonly MetricName[]; why: string };
   markdown: string;
@@ -124,7 +131,10 @@ export function planVerification(summaries: readonly CellSummary[], counted: rea
   );
   const slice = defaultSlice([...chosen, floor], floor.cell);
   // with --routes the user picked the route counts: every one of them, not only the smallest and largest
-  const cells = options.routes ? [...new Map([floor, ...chosen].map((s) => [cellKey(s.cell), s.cell])).values()] : slice;
+  const all = options.routes ? [...new Map([floor, ...chosen].map((s) => [cellKey(s.cell), s.cell])).values()] : slice;
+  // --quick: the floor and each framework at its largest route count (where route counts matter most)
+  const largest = (c: Cell) => c.routes === Math.max(...all.filter((o) => o.framework === c.framework).map((o) => o.routes));
+  const cells = options.quick && !options.routes ? all.filter((c) => cellKey(c) === cellKey(floor.cell) || largest(c)) : all;
   if (cells.length < 2) throw new UsageError(`nothing to verify: the slice holds only the floor (${cellLabel(floor.cell)})`);
   return { measure, metrics, floor: floor.cell, cells };
 }
@@ -165,7 +175,7 @@ export function verifySpec(
   options: VerifyOptions,
 ): RunSpec {
   const counted = measureKind(floor.measure).counted;
-  const samples = options.samples ?? (counted ? 1 : DEFAULT_VERIFY_SAMPLES);
+  const samples = options.samples ?? (counted ? 1 : options.quick ? QUICK_VERIFY_SAMPLES : DEFAULT_VERIFY_SAMPLES);
   const lists = listsOfCell(floor);
   // the generated source's lists (its variants, shapes, schemas…) and the cells' (CellSpec's), as the table names them
   const {
@@ -198,9 +208,35 @@ export function verifySpec(
   });
 }
 
+/**
+ * The verification of a published run with what is installed here: the claims of frameworks whose
+ * packages are not installed are skipped (name → the reason, with its install hint) and the rest are
+ * planned as planVerification plans them, the floor chosen among the installed frameworks.
+ */
+function isLocalTarget(target: string): target is Target {
+  return (TARGETS as readonly string[]).includes(target);
+}
+
+export async function installedPlan(summaries: readonly CellSummary[], counted: readonly CellSummary[], options: VerifyOptions) {
+  const skipped = new Map<string, string>();
+  for (const target of new Set([...summaries, ...counted].map((s) => s.cell.target))) {
+    // figures imported from AWS need no package here (planVerification refuses them)
+    if (!isLocalTarget(target)) continue;
+    const names = [...summaries, ...counted].filter((s) => s.cell.target === target).map((s) => s.cell.framework);
+    for (const [name, why] of await uninstalledFrameworks([...new Set(names)], target)) skipped.set(name, why);
+  }
+  const asked = (options.frameworks ?? []).find((name) => skipped.has(name));
+  if (asked) throw new UsageError(`--frameworks ${asked}: ${skipped.get(asked)}`);
+  const installed = (list: readonly CellSummary[]) => list.filter((s) => !skipped.has(s.cell.framework));
+  const rest = [...installed(summaries), ...installed(counted)];
+  if (skipped.size && !rest.some((s) => s.cell.framework !== REFERENCE_FRAMEWORK))
+    throw new UsageError(`nothing to verify here: ${[...skipped.values()].join('; ')}`);
+  return { plan: planVerification(installed(summaries), installed(counted), options), skipped };
+}
+
 export async function verifyPipeline(options: VerifyOptions, deps: Deps): Promise<VerifyResult> {
   const published = loadRun(path.resolve(options.published));
-  const plan = planVerification(published.summaries, published.counted, options);
+  const { plan, skipped } = await installedPlan(published.summaries, published.counted, options);
   const spec = verifySpec(published.meta?.spec.sampling as RunSpec['sampling'] | undefined, plan.floor, plan.cells, options);
   const run = await runPipeline(spec, deps);
   const here = run.recorded ? loadRun(run.dir) : undefined;
@@ -215,11 +251,12 @@ export async function verifyPipeline(options: VerifyOptions, deps: Deps): Promis
     metrics: judged.metrics,
     why: judged.why,
     claims,
+    skipped,
     interrupted: run.interrupted,
   });
   if (run.recorded) writeOwnedFile(run.dir, VERIFY_FILE, markdown);
   const runCode = exitCodeOf(run, false);
-  return { run, claims, judged, markdown, exitCode: runCode || verdictExitCode(claims) };
+  return { run, claims, skipped, judged, markdown, exitCode: runCode || verdictExitCode(claims) };
 }
 
 /** 0 when every claim holds; EXIT_CLAIM_FAILED when one does not hold or was not measured; else EXIT_UNDETERMINED. */

@@ -1,7 +1,8 @@
 /** Which frameworks a run measures: the ones named, or every one whose packages are installed. */
-import { missingPackage } from '../../generators/registry.ts';
+import { loadGenerators, missingPackage } from '../../generators/registry.ts';
 import type { FrameworkGenerator } from '../../generators/types.ts';
 import { UsageError } from '../core/errors.ts';
+import type { Target } from '../core/dimensions.ts';
 
 export interface FrameworkSelection {
   selected: FrameworkGenerator[];
@@ -39,4 +40,20 @@ export function selectFrameworks(wanted: readonly string[] | 'all', generators: 
     return generator;
   });
   return { selected, skipped };
+}
+
+/**
+ * The frameworks of `names` whose packages are not installed for `target`, each with its install hint:
+ * verify skips their claims with this reason and verifies the rest (a name without a generator is left
+ * to the run's own error).
+ */
+export async function uninstalledFrameworks(names: readonly string[], target: Target): Promise<Map<string, string>> {
+  const generators = await loadGenerators(target);
+  const missing = new Map<string, string>();
+  for (const name of names) {
+    const generator = generators.find((g) => g.name === name);
+    const pkg = generator && missingPackage(generator);
+    if (generator && pkg) missing.set(name, installHint(generator, pkg));
+  }
+  return missing;
 }

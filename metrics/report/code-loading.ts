@@ -21,6 +21,8 @@ const signedMs = (value: number) => `${value >= 0 ? '+' : '−'}${ms(Math.abs(va
 export function codeLoadingTermText(term: CodeLoadingTerm | undefined): string {
   if (!term) return '–';
   if (term.excessMs === 0 && term.atFitSpeedMs === 0) return '+0';
+  const withheld = withheldTermReason(term);
+  if (withheld) return `withheld: ${withheld}`;
   const value = signedMs(term.ms);
   const measured = `${signedMs(term.excessMs)} here → ${signedMs(term.atFitSpeedMs)} at the fit's speed`;
   if (term.atFitSpeedMs <= 0) return `${value} (Init at or below the reference's: ${measured})`;
@@ -30,6 +32,19 @@ export function codeLoadingTermText(term: CodeLoadingTerm | undefined): string {
       ? `; beyond evidence: ${factorText(term.atFitSpeedMs / term.fittedUpToMs).slice(1)}× the largest fitted (${ms(term.fittedUpToMs)})`
       : '';
   return `${value} (${measured}, × ${onLambda} on Lambda${extrapolated})`;
+}
+
+/**
+ * Why the term of an estimate is not printed, or undefined when it is: loading code cannot take less than
+ * nothing, so a negative term is no figure of code loading. It comes from a machine slower than the fit's
+ * here (load, mostly: the excess measured here is more than Lambda would pay for it), or from an Init at or
+ * below the hello world's (noise or load). The estimate still carries it (it corrects the measured Init).
+ */
+export function withheldTermReason(term: CodeLoadingTerm): string | undefined {
+  if (term.ms >= 0) return undefined;
+  const measured = `${signedMs(term.excessMs)} here → ${signedMs(term.atFitSpeedMs)} at the fit's speed`;
+  if (term.atFitSpeedMs <= 0) return `Init at or below the reference's (${measured}): no code loading to add (load or noise)`;
+  return `negative (${measured}): this machine measured more than Lambda would pay for the loading (load: it ran slower than the fit's)`;
 }
 
 function sources(data: CodeLoadingData): string {

@@ -21,22 +21,31 @@ import { targetKind } from '../core/kinds.ts';
 
 /**
  * The one line a run without Lambda cells gives (terminal and report) on how to get the Lambda answer:
- * the default run measures servers only (why: docs/guide/running.md, "The default run").
+ * the default run measures servers only (why: docs/guide/running.md, "The default run"). It names the
+ * command as the run was launched (its recorded command: `npx coldstart …` in an app, `npm run …` in a
+ * checkout), so the hint runs where the run did.
  */
-export const LAMBDA_HINT =
-  'No Lambda cell in this run: for the Lambda answer (the Init estimate on Lambda and its $ per million cold starts, ' +
-  'calibrated on real cold starts) run `npm run metrics -- --target server,lambda --frameworks fastify,hono --routes 1,1000`.';
+function lambdaHintText(npx: boolean): string {
+  const run = npx ? 'npx coldstart metrics' : 'npm run metrics --';
+  return (
+    'No Lambda cell in this run: for the Lambda answer (the Init estimate on Lambda and its $ per million cold starts, ' +
+    `calibrated on real cold starts) run \`${run} --target server,lambda --frameworks fastify,hono --routes 1,1000\`.`
+  );
+}
 
 /** The same for `measure`: the user's Lambda handler, measured as Lambda runs it. */
-export const LAMBDA_HINT_APPS =
-  'No Lambda handler in this run: for the Lambda answer measure the handler itself: ' +
-  '`npm run measure -- --handler src/index.handler --event event.json`.';
+function lambdaHintAppsText(npx: boolean): string {
+  const measure = npx ? 'npx coldstart measure' : 'npm run measure --';
+  const command = `${measure} --handler src/index.handler --event event.json`;
+  return `No Lambda handler in this run: for the Lambda answer measure the handler itself: \`${command}\`.`;
+}
 
 /** The hint for a run with no Lambda-shaped cell (none for an import of AWS's own figures). */
 export function lambdaHint(context: Pick<ReportContext, 'summaries' | 'meta'>): string | undefined {
   if (context.summaries.some((s) => targetKind(s.cell.target).lambdaShaped)) return undefined;
   if (context.meta?.spec.source.kind === 'imported') return undefined;
-  return appsRun(context.meta) ? LAMBDA_HINT_APPS : LAMBDA_HINT;
+  const npx = context.meta?.command.startsWith('npx coldstart ') === true;
+  return appsRun(context.meta) ? lambdaHintAppsText(npx) : lambdaHintText(npx);
 }
 
 /** summary.md's inline markdown as HTML: escaped, then `code`, **strong** and a paragraph in _emphasis_. */

@@ -32,10 +32,16 @@ function filters(toggles: Toggle[]) {
 /**
  * Okabe and Ito's eight colours (Color Universal Design, 2008; Wong, Nature Methods 2011): told apart
  * with each common colour-vision deficiency, unlike tableau10's red–green and tableau20's paired hues.
- * Past eight series the colours repeat with a dashed line and another point shape, so 11 series (and
- * up to 32) stay distinct without colour alone.
+ * The next eight series take eight further colours (SECOND_COLOURS), each with a dashed line and another
+ * point shape, so every series of up to 16 has a colour of its own (deepkit and node-http were both black,
+ * deepkit-http and restify both orange) and up to 32 stay distinct by colour, dash and shape together.
  */
 export const OKABE_ITO = ['#000000', '#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7'] as const;
+/**
+ * The colours of series 9 to 16: Paul Tol's muted scheme less its three nearest to an Okabe–Ito colour
+ * (green, cyan, sand), with its pale grey made darker to be seen on white, and a dark brown.
+ */
+export const SECOND_COLOURS = ['#882255', '#332288', '#999933', '#CC6677', '#44AA99', '#AA4499', '#661100', '#777777'] as const;
 /** Each round of eight series: its line's dash and its points' shape. */
 export const SERIES_DASHES = [
   [1, 0],
@@ -45,10 +51,11 @@ export const SERIES_DASHES = [
 ] as const;
 export const SERIES_SHAPES = ['circle', 'square', 'triangle-up', 'diamond'] as const;
 
-/** The style of the i-th series: an Okabe–Ito colour, and past eight a dash and a shape of its round. */
+/** The style of the i-th series: an Okabe–Ito colour, and past eight another colour, a dash and a shape of its round. */
 export function seriesStyle(i: number): { color: string; dash: readonly number[]; shape: string } {
   const round = Math.floor(i / OKABE_ITO.length) % SERIES_DASHES.length;
-  return { color: OKABE_ITO[i % OKABE_ITO.length]!, dash: SERIES_DASHES[round]!, shape: SERIES_SHAPES[round]! };
+  const colours = round % 2 === 0 ? OKABE_ITO : SECOND_COLOURS;
+  return { color: colours[i % OKABE_ITO.length]!, dash: SERIES_DASHES[round]!, shape: SERIES_SHAPES[round]! };
 }
 
 /** One scale over every series (the domain is every series, so a style stays with its series when toggled); one merged legend. */

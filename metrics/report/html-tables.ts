@@ -12,6 +12,8 @@ import { ms, round3 } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
 import { additionText, dimensionFields, rangeText, type Toggle } from './html-data.ts';
 import { tailCells } from './init-tails.ts';
+import { withheldTermReason } from './code-loading.ts';
+import type { CodeLoadingTerm } from '../analyse/code-loading.ts';
 import {
   estimateCost,
   estimateCostText,
@@ -48,6 +50,16 @@ const num = (value: number | undefined, text = ms(value)): TableCell => {
 };
 
 const txt = (text: string): TableCell => ({ text });
+
+/** ok/samples; a cell with no sample at all (not run, or unsupported) is no failure: "no sample", not 0/0. */
+export const samplesCell = (s: { ok: number; failed: number }): TableCell =>
+  s.ok + s.failed === 0 ? txt('no sample') : num(s.ok, `${s.ok}/${s.ok + s.failed}`);
+
+/** The code-loading term's cell: its figure, or "withheld" with why when it is negative (report/code-loading.ts). */
+const codeLoadingCell = (term: CodeLoadingTerm | undefined): TableCell => {
+  const withheld = term && withheldTermReason(term);
+  return withheld ? txt(`withheld: ${withheld}`) : num(term?.ms);
+};
 
 /** The attribute that holds a toggled dimension on a row (attribute names are lower case). */
 export function filterAttribute(dimension: string): string {
@@ -97,7 +109,7 @@ export function resultsTable(summaries: CellSummary[], toggles: Toggle[], apps =
           medianCell(first),
           ...(ci ? [txt(first?.ci95 ? rangeText(first.ci95.low, first.ci95.high) : '–')] : []),
           txt(first ? rangeText(first.min, first.max) : '–'),
-          num(s.ok, `${s.ok}/${s.ok + s.failed}`),
+          samplesCell(s),
         ],
       };
     }),
@@ -180,7 +192,7 @@ export function estimateTable(context: ReportContext, toggles: Toggle[]): string
             txt(`${c.runtime} ${c.architecture} ${c.memoryMB} MB`),
             num(c.init?.measured ?? s.lambda?.initMs.median),
             txt(additionText(c.init?.addition)),
-            ...(context.codeLoading ? [num(c.init?.codeLoading?.ms)] : []),
+            ...(context.codeLoading ? [codeLoadingCell(c.init?.codeLoading)] : []),
             ...(running ? [num(c.init?.running?.onLambdaMs, runningTermText(c.init?.running))] : []),
             num(c.init?.estimate),
             txt(estimateIntervalText(c, c.init?.interval)),

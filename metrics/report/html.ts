@@ -216,13 +216,8 @@ export async function htmlReport(context: ReportContext): Promise<string> {
     // the user's own apps: nothing generated to skip, no route count; a toggle only where a dimension varies
     ...(apps && Object.keys(context.meta?.skipped ?? {}).length === 0 ? [] : [missingHtml(context.meta, context.summaries)]),
     ...(apps && toggles.length === 0 ? [] : [togglesHtml(toggles)]),
-    '<h2 id="charts">Charts</h2>',
-    ...list.map(chartHtml),
-    ...(first(list) ? [] : [noCurveNote(context, apps)]),
-    '<h2>Results</h2>',
-    '<p class="note">One row per cell; click a header to sort. ⚠: the slowest sample took more than 1.5 × the fastest.</p>',
-    resultsTable(context.summaries, toggles, apps),
-    // the user's own apps have no route count: no cost of a route
+    // the answers first (issue 51): the curve (cost of a route) and the $ per million with its interval,
+    // then the charts, and the long table of every cell after them
     ...(apps
       ? []
       : [
@@ -231,10 +226,15 @@ export async function htmlReport(context: ReportContext): Promise<string> {
             'ready (listen; a Lambda handler: init), with 95 % bootstrap intervals; how the model is chosen: ' +
             '<a href="scaling.md">scaling.md</a>.</p>',
           curveHtmlTable(context),
-          '<p class="note">The straight line through the medians (µs per route):</p>',
-          fitsTable(context.summaries),
         ]),
     costHtml(context, toggles),
+    // no chart to draw is no failure: the note says why, without an empty Charts section
+    ...(list.length ? ['<h2 id="charts">Charts</h2>', ...list.map(chartHtml)] : []),
+    ...(first(list) ? [] : [noCurveNote(context, apps)]),
+    '<h2>Results</h2>',
+    '<p class="note">One row per cell; click a header to sort. ⚠: the slowest sample took more than 1.5 × the fastest.</p>',
+    resultsTable(context.summaries, toggles, apps),
+    ...(apps ? [] : ['<p class="note">The straight line through the medians (µs per route):</p>', fitsTable(context.summaries)]),
     '<h2>Lambda: the estimate and its calibration</h2>',
     calibrationHtml(context, toggles),
     '<h2>Machine</h2>',

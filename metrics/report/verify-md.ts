@@ -23,6 +23,8 @@ export interface VerifyReport {
   /** why these metrics were judged */
   why: string;
   claims: readonly Claim[];
+  /** frameworks not installed here: name → reason (their claims skipped) */
+  skipped?: ReadonlyMap<string, string>;
   interrupted: boolean;
 }
 
@@ -118,6 +120,7 @@ export function verifyMarkdown(report: VerifyReport): string {
       "Each side's ratio is shown with its own interval at the same level. " +
       'Ratios, not milliseconds, are what can transfer between machines.',
     '',
+    ...[...(report.skipped ?? [])].map(([name, why]) => `- ${markdownText(name)}: skipped, ${markdownText(why)}`),
     `- published: ${hostText(report.published.meta)}`,
     `- here: ${hostText(report.here.meta)}`,
     `- judged on ${report.metrics.join(', ')}: ${markdownText(report.why)}`,

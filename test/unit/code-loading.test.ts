@@ -28,7 +28,7 @@ import {
 } from '../../metrics/calibration/lambda-code-loading.ts';
 import { readTextBounded } from '../../metrics/store/input-files.ts';
 import { looTableRows } from '../../metrics/pipeline/code-loading-fold.ts';
-import { codeLoadingTermText } from '../../metrics/report/code-loading.ts';
+import { codeLoadingTermText, withheldTermReason } from '../../metrics/report/code-loading.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'coldstart-code-loading-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -196,6 +196,16 @@ describe('the term', () => {
       codeLoadingTermText(term(120, 130)),
       /^\+0\.0 \(Init at or below the reference's: −10\.0 here → −10\.0 at the fit's speed\)$/,
     );
+  });
+
+  it('a negative term is never printed: withheld, saying why (load: more excess here than Lambda would pay)', () => {
+    // a slow (loaded) machine: 100 ms of excess here, 43.3 at the fit's speed, 95.3 on Lambda: the term is −4.7
+    const slow = term(400, 300);
+    assert.ok(slow.ms < 0);
+    const text = codeLoadingTermText(slow);
+    assert.match(text, /^withheld: negative \(\+100 here → \+43\.3 at the fit's speed\): .*\(load: it ran slower than the fit's\)$/);
+    assert.doesNotMatch(text, /^withheld: −|^−/);
+    assert.equal(withheldTermReason(term(330, 130)), undefined, 'a positive term is printed');
   });
 
   it('pairs each sample with the reference of the same round, so drift between rounds cancels', () => {

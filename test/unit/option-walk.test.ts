@@ -224,6 +224,7 @@ const OTHER_VALUES: Readonly<Record<string, readonly string[]>> = {
   '--pre': [],
   '--step': ['2'],
   '--yes': [],
+  '--quick': [],
   '--framework': ['fastify'],
   '--calibration': [path.join(dir, 'calibration.json')],
   '--git': ['HEAD~2..HEAD'],

@@ -16,6 +16,7 @@ import { scriptJson } from '../../metrics/core/escape.ts';
 import { shippedCodeLoading } from '../../metrics/analyse/code-loading.ts';
 import { validationNote } from '../../metrics/report/code-loading.ts';
 import { writeReport } from '../../metrics/report/write.ts';
+import { samplesCell } from '../../metrics/report/html-tables.ts';
 import { curveHtmlSpec, OKABE_ITO, SERIES_DASHES, SERIES_SHAPES, seriesStyle } from '../../metrics/report/html-charts.ts';
 import { fixture, tempDir } from '../support/in-process.ts';
 import { mainInProcess } from '../support/main-in-process.ts';
@@ -154,7 +155,7 @@ describe('report.html of a run with local Lambda cells (--debug-mode)', () => {
 });
 
 describe("report.html's series and what it leaves out", () => {
-  it('tells 11 series apart: Okabe–Ito colours, and past eight a dashed line and another point shape', () => {
+  it('tells 11 series apart: Okabe–Ito colours, and past eight other colours, a dashed line and another point shape', () => {
     const labels = Array.from({ length: 11 }, (_, i) => `framework-${i}`);
     const points = labels.flatMap((series) =>
       [1, 10].map((routes) => ({ series, routes, median: routes, low: routes, high: routes, n: 3 })),
@@ -169,13 +170,44 @@ describe("report.html's series and what it leaves out", () => {
     const dashes = ranges('strokeDash');
     const shapes = ranges('shape');
     assert.equal(colors.length, 11);
-    assert.ok(colors.every((c) => (OKABE_ITO as readonly string[]).includes(c)));
-    assert.equal(new Set(colors.slice(0, 8)).size, 8, 'eight colours, each once');
+    assert.ok(colors.slice(0, 8).every((c) => (OKABE_ITO as readonly string[]).includes(c)));
+    // issue 51: deepkit and node-http were both black, deepkit-http and restify both orange
+    assert.equal(new Set(colors).size, 11, 'eleven colours, each once');
     const styles = labels.map((_, i) => JSON.stringify([colors[i], dashes[i], shapes[i]]));
     assert.equal(new Set(styles).size, 11, 'every series its own colour, dash and shape together');
     assert.deepEqual(dashes[8], SERIES_DASHES[1]);
     assert.equal(shapes[8], SERIES_SHAPES[1]);
     assert.deepEqual(seriesStyle(0), { color: '#000000', dash: [1, 0], shape: 'circle' });
+  });
+
+  it('opens with the answers: the curve and the $ per million before the charts and the long table of every cell', async () => {
+    const { html } = await reportOf();
+    const at = (text: string) => {
+      const i = html.indexOf(text);
+      assert.ok(i >= 0, `${text} is on the page`);
+      return i;
+    };
+    const results = at('<h2>Results</h2>');
+    assert.ok(at('<h2 id="scaling">') < results, 'the curve before the results table');
+    assert.ok(at('<h2 id="cost">') < results, 'the $ per million before the results table');
+    assert.ok(at('<h2 id="cost">') < at('<h2 id="charts">'), 'the $ per million before the charts');
+    assert.ok(at('<h2 id="scaling">') < at('<h2 id="cost">'));
+    assert.doesNotMatch(html, />0\/0</, 'no 0/0 cell');
+  });
+
+  it('a cell with no sample at all reads "no sample", not 0/0 (which reads as a failure)', () => {
+    assert.equal(samplesCell({ ok: 0, failed: 0 }).text, 'no sample');
+    assert.equal(samplesCell({ ok: 0, failed: 2 }).text, '0/2');
+    assert.equal(samplesCell({ ok: 3, failed: 1 }).text, '3/4');
+  });
+
+  it('the palette: every series of up to 16 its own colour, of up to 32 its own colour and dash together', () => {
+    const styles = Array.from({ length: 32 }, (_, i) => seriesStyle(i));
+    assert.equal(new Set(styles.slice(0, 16).map((s) => s.color.toLowerCase())).size, 16);
+    assert.equal(new Set(styles.map((s) => `${s.color} ${s.dash.join(',')}`)).size, 32);
+    // a colour is seen on the white page: none lighter than Okabe–Ito's yellow
+    const lightness = (hex: string) => [1, 3, 5].reduce((sum, at) => sum + parseInt(hex.slice(at, at + 2), 16), 0) / 3;
+    for (const s of styles) assert.ok(lightness(s.color) <= lightness('#F0E442'), s.color);
   });
 
   it('says which frameworks were skipped and why, and which failed in every sample (escaped)', async () => {

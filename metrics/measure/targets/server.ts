@@ -16,7 +16,7 @@ import {
 import { APP_LINE_SOURCE } from '../../../generators/app-probe.ts';
 import type { AppSpec } from '../../core/app.ts';
 import type { CpuMarks, InvalidBodyCheck } from '../../core/samples.ts';
-import { answerProblem, connectHost, sameAnswerProblem, freePort, httpRequest, requestText } from '../app-answer.ts';
+import { answerProblem, connectHost, sameAnswerProblem, freePort, httpRequest, NOT_FOUND_HINT, requestText } from '../app-answer.ts';
 import { oneLine } from '../text.ts';
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, wallEpochOf, type Measured, type SampleIO, type Target } from './target.ts';
@@ -183,7 +183,8 @@ async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number, rou
   const request = app.request ?? { method: 'GET', path: '/' };
   const answer = await httpRequest({ host: connectHost(ready.address), port: ready.port }, request, io.remaining());
   const problem =
-    answerProblem(requestText(request), app.expect, answer.status, answer.body) ?? sameAnswerProblem(app, answer.status, answer.body);
+    answerProblem(requestText(request), app.expect, answer.status, answer.body, NOT_FOUND_HINT) ??
+    sameAnswerProblem(app, answer.status, answer.body);
   if (problem) throw new SampleFailure(problem);
   return answer.at;
 }
