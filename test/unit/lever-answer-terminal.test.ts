@@ -17,10 +17,10 @@ const PUBLISHED = path.join(ROOT, 'results', 'published', '2026-11-26-lambda-flo
 function printed(result: RunResult): string {
   const write = process.stdout.write.bind(process.stdout);
   let out = '';
-  process.stdout.write = ((chunk: string) => {
+  process.stdout.write = (chunk: string) => {
     out += chunk;
     return true;
-  });
+  };
   try {
     finishRun(result, true);
   } finally {
