@@ -167,6 +167,7 @@ describe('--help documents every option the program defines', () => {
       'bisect',
       'clean',
       'compare',
+      'gate',
       'generate',
       'hyperfine',
       'lambda-calibrate',

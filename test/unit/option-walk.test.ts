@@ -100,6 +100,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--cwd': [dir],
   '--env': ['SHOP=corner'],
   '--levers': [],
+  '--no-snapshot': [],
 };
 
 /** The kinds of selection, each a base command line of its command. */
@@ -204,6 +205,20 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
   'lambda-clean': {
     args: ['--region', 'eu-west-1'],
     values: { '--region': ['us-east-1'], '--run': ['abc123'], '--roles': [], '--dry-run': [] },
+  },
+  gate: {
+    args: ['--base', 'HEAD~1', '--entry', 'server.js'],
+    values: {
+      '--base': ['main'],
+      '--entry': ['other.js'],
+      '--handler': ['handler.handler'],
+      '--name': ['app'],
+      '--rounds': ['3'],
+      '--threshold': ['5%'],
+      '--out': [path.join(dir, 'gate-out')],
+      '--work': [dir],
+      '--measure-arg': ['--samples=3'],
+    },
   },
   bisect: {
     args: ['--package', 'fastify', '--range', '4.0.0..5.6.1'],

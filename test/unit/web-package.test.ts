@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import { unzipSync } from 'fflate';
 import { parse } from 'yaml';
 import { readsHttpEndpoint, writeWebPackage } from '../../metrics/cloud/web-package.ts';
-import { fixture, runClis, tempDir } from '../support/helpers.ts';
+import { fixture, tempDir } from '../support/helpers.ts';
 
 const schema = JSON.parse(readFileSync(path.join(fixture('web-functions'), 'sam-webfunction.schema.json'), 'utf8')) as object;
 const validate = new Ajv({ allErrors: true }).compile(schema);
@@ -61,25 +61,6 @@ test('each zip holds the bundled server as index.js at its root, and its key is 
     const codeUri = Object.values(template.Resources)[i]!.Properties.CodeUri as { Key: string };
     assert.equal(path.join(out, codeUri.Key), f.zip);
   }
-});
-
-test('lambda:package --target lambda-web packages a generated server that passes the schema check', async () => {
-  const out = path.join(tempDir(), 'pkg');
-  const [made, wrong] = await runClis([
-    ['lambda-package', '-f', 'hono', '-r', '1', '--target', 'lambda-web', '-o', out],
-    ['lambda-package', '-f', 'hono', '-r', '1', '--target', 'lambda-edge', '-o', path.join(out, 'x')],
-  ]);
-  assert.equal(made!.status, 0, made!.stderr);
-  const template = parse(readFileSync(path.join(out, 'template.yaml'), 'utf8')) as { Resources: Record<string, object> };
-  const [resource] = Object.values(template.Resources);
-  assert.ok(validate(resource), JSON.stringify(validate.errors));
-  const zip = made!.stdout
-    .split('\n')
-    .find((l) => l.includes('.zip'))!
-    .split(/\s+/)[0]!;
-  assert.deepEqual(Object.keys(unzipSync(readFileSync(path.resolve(zip)))), ['index.js']);
-  assert.equal(wrong!.status, 2);
-  assert.match(wrong!.stderr, /--target: "lambda-edge" is not one of lambda, lambda-web/);
 });
 
 test('a server that never reads AWS_LAMBDA_HTTP_ENDPOINT is told apart (lambda:package warns about it)', () => {
