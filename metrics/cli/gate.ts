@@ -4,7 +4,7 @@ import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../core/errors.ts';
 import { parseInteger, parsePercentShare } from '../core/parse.ts';
 import { FLOOR_MULTIPLE } from '../pipeline/gate-verdict.ts';
-import { runGate } from '../pipeline/gate.ts';
+import { GATE_SIGNALS, GateAborted, runGate } from '../pipeline/gate.ts';
 import { addTypedCommand } from './groups/common.ts';
 import { terminalText } from './shared.ts';
 
@@ -49,6 +49,10 @@ export function registerGateCommand(program: PlainCommand): void {
       const entries = opts.entry ?? [];
       const handlers = opts.handler ?? [];
       if (!entries.length && !handlers.length) throw new UsageError('gate: name the app with --entry or --handler');
+      // a Ctrl-C, SIGTERM or SIGHUP stops the children and removes the scratch folder; the gate exits 128 + n
+      const controller = new AbortController();
+      const onSignal = (signal: NodeJS.Signals) => controller.abort(signal);
+      for (const signal of GATE_SIGNALS) process.on(signal, onSignal);
       const result = await runGate({
         base: opts.base,
         entries,
@@ -64,7 +68,15 @@ export function registerGateCommand(program: PlainCommand): void {
         stepSummary: process.env.GITHUB_STEP_SUMMARY || undefined,
         githubOutput: process.env.GITHUB_OUTPUT || undefined,
         log: (line) => process.stderr.write(terminalText(line) + '\n'),
+        abort: controller.signal,
+      }).catch((error: unknown) => {
+        if (!(error instanceof GateAborted)) throw error;
+        process.stderr.write(`${terminalText(error.message)}\n`);
+        process.exitCode = error.exitCode;
+        return undefined;
       });
+      for (const signal of GATE_SIGNALS) process.off(signal, onSignal);
+      if (!result) return;
       process.stdout.write(terminalText(result.markdown));
       if (result.exitCode) process.exitCode = result.exitCode;
     });

@@ -6,18 +6,83 @@
  * then counted by `measure --measure instructions` (one counted sample a round), rounds interleaved: base,
  * head, base, head. The user's working folder is only read by git. The verdict is pipeline/gate-verdict.ts.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type Stats,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../core/errors.ts';
 import { PROJECT_ROOT, WORK_ROOT } from '../core/paths.ts';
 import { findCountTools } from '../measure/counting.ts';
+import { exitCodeOfSignal, INTERRUPT_SIGNALS } from '../measure/children.ts';
+import { ownedDir, ownedPath, writeAll, writeOwnedFile } from '../store/files.ts';
+import { checkOwnFolder, makeWritableDir, type FolderKind } from '../store/out-dir.ts';
+import { RUN_FOLDER } from '../store/meta-file.ts';
 import { readSamples } from '../store/samples-file.ts';
 import { GATE_PHASES, gateMarkdown, gateOutputs, judge, phasesOf, regressionsOf, type GateCell, type GateReport } from './gate-verdict.ts';
 
 const GATE_NPM_CACHE = path.join(WORK_ROOT, '.cache', 'gate-npm');
+
+/** The gate's --out: its gate.json (written at the start, the report at the end) marks it as the tool's own. */
+const GATE_FILE = 'gate.json';
+const GATE_FOLDER: FolderKind = { what: 'a gate folder', markers: [GATE_FILE] };
+
+/** The time allowed to export one side (git archive), to install one (npm ci), and to count one round of one side. */
+export const GATE_DEADLINES_MS = { export: 10 * 60_000, install: 20 * 60_000, count: 60 * 60_000 } as const;
+
+/** The children running now (git, tar, npm, measure): a signal to the gate stops them. */
+const live = new Set<ChildProcess>();
+
+/**
+ * `command args` in `cwd` as a child the gate tracks (stopped by a signal to the gate, and with SIGTERM at
+ * its deadline, SIGKILL 5 s later); resolves with its exit code and the tail of its stderr.
+ */
+function runChild(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  what: string,
+  deadlineMs: number,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    live.add(child);
+    let stderr = '';
+    let late = false;
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
+    const timer = setTimeout(() => {
+      late = true;
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    }, deadlineMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      live.delete(child);
+      reject(new UsageError(`${what}: ${command} could not start (${(error as NodeJS.ErrnoException).code ?? error.message})`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      if (late) reject(new Error(`${what} did not end within its ${Math.round(deadlineMs / 1000)} s deadline and was stopped`));
+      else resolve({ code, stderr });
+    });
+  });
+}
+
+const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 
 export interface GateOptions {
   readonly base: string;
@@ -38,46 +103,73 @@ export interface GateOptions {
   readonly nodePath: string;
   readonly stepSummary?: string;
   readonly githubOutput?: string;
+  /** aborted on a signal (its reason: the signal's name): the children are stopped, the scratch folder removed */
+  readonly abort?: AbortSignal;
+}
+
+/** The signals the CLI stops a gate on (as a run: Ctrl-C, SIGTERM, a closed terminal). */
+export const GATE_SIGNALS = INTERRUPT_SIGNALS;
+
+/** The gate was stopped by a signal (its name); the CLI exits with exitCode, 128 + its number. */
+export class GateAborted extends Error {
+  readonly exitCode: number;
+  constructor(readonly signal: string) {
+    super(`gate: ${signal}: stopped; the scratch folder was removed`);
+    this.exitCode = exitCodeOfSignal(signal as NodeJS.Signals);
+  }
 }
 
 function git(repo: string, args: string[]): string {
-  const result = spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const result = spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 1 << 20, timeout: 60_000 });
   if (result.status !== 0) throw new UsageError(`git ${args[0]}: ${(result.stderr || 'failed').trim().split('\n')[0]}`);
   return result.stdout.trim();
 }
 
-function exportSide(repo: string, commit: string, dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  const tar = spawnSync('git', ['-C', repo, 'archive', '--format=tar', commit], { maxBuffer: 2 ** 31 });
-  if (tar.status !== 0) throw new UsageError(`git archive ${commit}: ${tar.stderr.toString().trim().split('\n')[0]}`);
-  const untar = spawnSync('tar', ['-x', '-C', dir], { input: tar.stdout });
-  if (untar.status !== 0) throw new Error(`tar -x: ${untar.stderr.toString().trim()}`);
+/** The commit's tree into `dir`: git archive into a tar file beside it (not held in memory), unpacked there. */
+async function exportSide(repo: string, commit: string, dir: string): Promise<void> {
+  mkdirSync(dir);
+  const tar = `${dir}.tar`;
+  const what = `exporting ${commit.slice(0, 12)}`;
+  const archived = await runChild(
+    'git',
+    ['-C', repo, 'archive', '--format=tar', `--output=${tar}`, commit],
+    repo,
+    what,
+    GATE_DEADLINES_MS.export,
+  );
+  if (archived.code !== 0) throw new UsageError(`git archive ${commit.slice(0, 12)}: ${lastLine(archived.stderr) || 'failed'}`);
+  const untar = await runChild('tar', ['-x', '-f', tar, '-C', dir], dir, what, GATE_DEADLINES_MS.export);
+  if (untar.code !== 0) throw new Error(`tar -x: ${lastLine(untar.stderr)}`);
+  rmSync(tar, { force: true });
 }
 
 /** `npm ci` in the side, unless the cache holds node_modules for the same lockfile (then copied in). */
-function installSide(dir: string, log: (line: string) => void): void {
+async function installSide(dir: string, log: (line: string) => void): Promise<void> {
   const lock = path.join(dir, 'package-lock.json');
   if (!existsSync(lock)) return;
   const hash = createHash('sha256').update(readFileSync(lock)).digest('hex').slice(0, 16);
-  const cached = path.join(GATE_NPM_CACHE, hash, 'node_modules');
+  // the cache is a folder of the tool's: no part of the entry's path may be a link (ownedDir refuses one)
+  mkdirSync(GATE_NPM_CACHE, { recursive: true });
+  const entry = ownedDir(GATE_NPM_CACHE, hash);
+  const cached = ownedPath(entry, 'node_modules');
   if (existsSync(cached)) {
     log(`gate: node_modules from the cache (lockfile ${hash})`);
     cpSync(cached, path.join(dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
     return;
   }
   log(`gate: npm ci (lockfile ${hash})`);
-  const ci = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
-  if (ci.status !== 0) throw new UsageError(`npm ci failed in the exported side: ${(ci.stderr || '').trim().split('\n').at(-1) ?? ''}`);
+  const ci = await runChild('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], dir, 'npm ci', GATE_DEADLINES_MS.install);
+  if (ci.code !== 0) throw new UsageError(`npm ci failed in the exported side: ${lastLine(ci.stderr)}`);
   // a lockfile without dependencies installs no node_modules: nothing to cache
   if (!existsSync(path.join(dir, 'node_modules'))) return;
   const staging = `${cached}.${randomBytes(6).toString('hex')}`;
   cpSync(path.join(dir, 'node_modules'), staging, { recursive: true, verbatimSymlinks: true });
   rmSync(cached, { recursive: true, force: true });
-  spawnSync('mv', [staging, cached]);
+  renameSync(staging, cached);
 }
 
 /** One counted round of one side: `measure` in a child (the same node, the tool's bin, run from the side's folder). */
-function countSide(side: string, runDir: string, options: GateOptions, relEntries: string[], relHandlers: string[]): Promise<void> {
+async function countSide(side: string, runDir: string, options: GateOptions, relEntries: string[], relHandlers: string[]): Promise<void> {
   const args = [
     path.join(PROJECT_ROOT, 'bin', 'coldstart.js'),
     'measure',
@@ -92,17 +184,10 @@ function countSide(side: string, runDir: string, options: GateOptions, relEntrie
     '--out',
     runDir,
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(options.nodePath, args, { cwd: side, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve();
-      else if (code === 2) reject(new UsageError(stderr.trim().split('\n').at(-1) ?? `measure exited ${code}`));
-      else reject(new Error(`measure of ${path.basename(side)} exited ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
-    });
-  });
+  const what = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
+  const result = await runChild(options.nodePath, args, side, what, GATE_DEADLINES_MS.count);
+  if (result.code === 2) throw new UsageError(lastLine(result.stderr) || 'measure exited 2');
+  if (result.code !== 0) throw new Error(`measure of ${path.basename(side)} exited ${result.code}: ${lastLine(result.stderr)}`);
 }
 
 /** Counts per app and phase of one side's round. */
@@ -129,26 +214,89 @@ export interface GateResult {
   readonly exitCode: number;
 }
 
-export async function runGate(options: GateOptions): Promise<GateResult> {
+/**
+ * A file named by the CI ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT): appended to as it is (a regular file, or a
+ * pipe with a reader), never waited on: a pipe with no reader, a folder or a device is one line, exit 2.
+ */
+function appendCiFile(variable: string, file: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    const why = code === 'ENXIO' ? 'a pipe that nothing reads' : code === 'EISDIR' ? 'a folder' : code;
+    throw new UsageError(`$${variable} (${file}) cannot be appended to: ${why}`);
+  }
+  try {
+    writeAll(fd, Buffer.from(text, 'utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A CI file checked before anything is counted: absent, a regular file or a pipe; never a folder or a device. */
+function checkCiFile(variable: string, file: string | undefined): void {
+  if (!file) return;
+  let stat: Stats;
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return; // made by the append
+  }
+  if (stat.isSymbolicLink()) return; // the CI's own choice: appended to where it leads, checked then
+  if (!stat.isFile() && !stat.isFIFO()) throw new UsageError(`$${variable} (${file}) is not a file the gate can append to`);
+}
+
+/** A round's run folder inside --out: no link on its way, and an old one removed only if it is a run folder. */
+function roundDir(out: string, name: string): string {
+  const dir = ownedPath(out, name);
+  if (existsSync(dir)) {
+    checkOwnFolder(dir, RUN_FOLDER, `--out ${out}: ${name}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** What the gate checks before it exports anything: the refs, the entries, --out and the CI's files. */
+function preflight(options: GateOptions) {
+  if (options.base.startsWith('-')) throw new UsageError(`--base ${options.base}: a commit, branch or tag, not an option`);
   if (!findCountTools()) throw new UsageError('gate: valgrind (and vgdb) not on PATH: apt-get install valgrind');
+  checkCiFile('GITHUB_STEP_SUMMARY', options.stepSummary);
+  checkCiFile('GITHUB_OUTPUT', options.githubOutput);
   const repoTop = git(options.cwd, ['rev-parse', '--show-toplevel']);
-  const resolved = spawnSync('git', ['-C', repoTop, 'rev-parse', '--verify', '--quiet', `${options.base}^{commit}`], { encoding: 'utf8' });
+  const resolved = spawnSync('git', ['-C', repoTop, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${options.base}^{commit}`], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (resolved.status !== 0) throw new UsageError(`--base ${options.base}: not a commit, branch or tag of this repository`);
   const baseCommit = resolved.stdout.trim();
   const headCommit = git(repoTop, ['rev-parse', '--verify', 'HEAD^{commit}']);
   const relEntries = options.entries.map((entry) => relativeEntry(repoTop, options.cwd, entry));
   const relHandlers = options.handlers.map((handler) => relativeEntry(repoTop, options.cwd, handler));
+  // --out is new, empty or a gate folder (its gate.json); nothing in it is written through a link
+  makeWritableDir(options.out, '--out', GATE_FOLDER);
+  for (const own of [GATE_FILE, 'gate.md']) ownedPath(options.out, own);
+  writeOwnedFile(options.out, GATE_FILE, `${JSON.stringify({ gate: 'running', baseCommit, headCommit }, null, 2)}\n`);
+  return { repoTop, baseCommit, headCommit, relEntries, relHandlers };
+}
+
+export async function runGate(options: GateOptions): Promise<GateResult> {
+  const { repoTop, baseCommit, headCommit, relEntries, relHandlers } = preflight(options);
   const workRoot = options.work ?? os.tmpdir();
   const scratch = mkdtempSync(path.join(workRoot, 'coldstart-gate-'));
   const sides = { base: path.join(scratch, 'a'), head: path.join(scratch, 'b') };
-  mkdirSync(options.out, { recursive: true });
+  // an abort (the CLI's Ctrl-C or SIGTERM) stops every child; the run then fails and its finally removes the scratch folder
+  const stop = () => {
+    for (const child of live) child.kill('SIGTERM');
+    setTimeout(() => live.forEach((child) => child.kill('SIGKILL')), 5000).unref();
+  };
+  options.abort?.addEventListener('abort', stop);
   const counts = { base: [] as Map<string, Record<string, number>>[], head: [] as Map<string, Record<string, number>>[] };
   let round = 0;
   const countRound = async () => {
     round++;
     // interleaved: base then head, started together (a count does not depend on the machine's load)
-    const dirs = { base: path.join(options.out, `base-${round}`), head: path.join(options.out, `head-${round}`) };
-    for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
+    const dirs = { base: roundDir(options.out, `base-${round}`), head: roundDir(options.out, `head-${round}`) };
     options.log(`gate: round ${round}: counting base and head`);
     await Promise.all([
       countSide(sides.base, dirs.base, options, relEntries, relHandlers),
@@ -171,10 +319,10 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
   };
   try {
     options.log(`gate: exporting base ${baseCommit.slice(0, 12)} and head ${headCommit.slice(0, 12)}`);
-    exportSide(repoTop, baseCommit, sides.base);
-    exportSide(repoTop, headCommit, sides.head);
-    installSide(sides.base, options.log);
-    installSide(sides.head, options.log);
+    await exportSide(repoTop, baseCommit, sides.base);
+    await exportSide(repoTop, headCommit, sides.head);
+    await installSide(sides.base, options.log);
+    await installSide(sides.head, options.log);
     for (let i = 0; i < options.rounds; i++) await countRound();
     let cells = judgeAll();
     let confirmed = false;
@@ -194,12 +342,16 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       thresholdOption: options.threshold,
     };
     const markdown = gateMarkdown(report);
-    writeFileSync(path.join(options.out, 'gate.md'), markdown);
-    writeFileSync(path.join(options.out, 'gate.json'), JSON.stringify(report, null, 2) + '\n');
-    if (options.stepSummary) appendFileSync(options.stepSummary, markdown);
-    if (options.githubOutput) appendFileSync(options.githubOutput, gateOutputs(report));
+    writeOwnedFile(options.out, 'gate.md', markdown);
+    writeOwnedFile(options.out, GATE_FILE, JSON.stringify(report, null, 2) + '\n');
+    if (options.stepSummary) appendCiFile('GITHUB_STEP_SUMMARY', options.stepSummary, markdown);
+    if (options.githubOutput) appendCiFile('GITHUB_OUTPUT', options.githubOutput, gateOutputs(report));
     return { report, markdown, exitCode: regressionsOf(report).length ? 1 : 0 };
+  } catch (error) {
+    if (options.abort?.aborted) throw new GateAborted(String(options.abort.reason));
+    throw error;
   } finally {
+    options.abort?.removeEventListener('abort', stop);
     rmSync(scratch, { recursive: true, force: true });
   }
 }
