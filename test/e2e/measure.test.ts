@@ -195,7 +195,11 @@ describe('measure: bad input', () => {
     const reasons = new Map(readSamples(path.join(dir, 'samples.jsonl')).map((s) => [s.cell.framework, s.ok ? 'ok' : (s.error ?? '')]));
     assert.match(reasons.get('never')!, /no listening server within \d+ ms/);
     assert.match(reasons.get('elsewhere')!, /the app listened on port \d+, not on the PORT=\d+ it was given/);
-    assert.match(reasons.get('missing')!, /GET \/ answered 404, expected 200: nope/);
+    assert.match(
+      reasons.get('missing')!,
+      /GET \/ answered 404, expected 200 \(the app has no such route: name one it answers with --request/,
+    );
+    assert.match(reasons.get('missing')!, /--request 'GET \/health'\): nope$/);
     assert.match(reasons.get('wrongbody')!, /its body does not match \/"ok":true\//);
     assert.match(reasons.get('nope')!, /failed during INIT .*exports no "nope" \(it exports: handler, notfn\)/);
     assert.match(reasons.get('notfn')!, /failed during INIT .*the export "notfn" is a number, not a function/);

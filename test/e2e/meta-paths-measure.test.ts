@@ -32,16 +32,16 @@ describe('meta.json of a measure run names no folder of this machine', () => {
     const [app] = meta.spec.source.apps;
     assert.deepEqual([app?.file, app?.taskRoot, app?.handler, app?.cwd], ['<cwd>/src/index.mjs', '<cwd>', 'src/index.handler', '<cwd>']);
     const starts = Object.values((JSON.parse(text) as Starts).lambda.starts);
-    // the handler's task root last (the reference beside it: its generated folder); the client under .runtimes/,
-    // in the project or where COLDSTART_RUNTIMES_DIR moves it
+    // the handler's task root last (the reference beside it: its generated folder); the client in the machine's
+    // cache, recorded as <ric> (core/recorded-paths.ts)
     const parts = starts.map((start) => start.env!.NODE_PATH!.split(':'));
     assert.ok(
       parts.some((p) => p.at(-1) === '<cwd>'),
       JSON.stringify(parts),
     );
     for (const p of parts) {
-      assert.match(p[2]!, /^(<project>\/\.runtimes|<runtimes>)\/aws-lambda-ric\//);
-      for (const part of p) assert.match(part, /^(\/opt\/|<(project|runtimes|cwd)>)/);
+      assert.match(p[2]!, /^<ric>\/node_modules$/);
+      for (const part of p) assert.match(part, /^(\/opt\/|<(project|runtimes|cwd|ric)>)/);
     }
     assert.match(readFileSync(path.join(out, 'summary.md'), 'utf8'), /handler `src\/index\.handler` in `<cwd>`/);
   });
