@@ -6,6 +6,7 @@
 import { LAMBDA_RUN_NO_WEB } from '../core/web-platform.ts';
 import { PACKAGE_TARGETS, type PackageTarget } from '../pipeline/lambda-package.ts';
 import { toolCommand } from '../core/speak.ts';
+import { parseRegion, regionOf } from './aws-region.ts';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { withAwsSdk } from '../core/aws-sdk.ts';
@@ -34,25 +35,6 @@ import { commandLine, displayPath, say } from './shared.ts';
 const parseLines = (text: string): LambdaRuntimeLine[] => [
   ...new Set(parseList('--lambda-runtime', text).map((v) => parseLambdaRuntime('--lambda-runtime', v, false))),
 ];
-
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
-/**
- * The region: --region, else AWS_REGION, else AWS_DEFAULT_REGION, as the AWS CLI and SDKs take it (the
- * profile AWS_PROFILE names gives the credentials, through the SDK's default chain); never a default of ours.
- */
-function regionOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (option !== undefined) return option;
-  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION'] as const) {
-    const value = env[name];
-    if (value) return parseRegion(value, name);
-  }
-  throw new UsageError('--region is required (or AWS_REGION or AWS_DEFAULT_REGION): the AWS region, such as eu-west-1');
-}
-
-function parseRegion(text: string, name = '--region'): string {
-  if (!REGION.test(text)) throw new UsageError(`${name} must be an AWS region such as us-east-1, got ${JSON.stringify(text).slice(0, 40)}`);
-  return text;
-}
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -122,7 +104,8 @@ function lambdaRunCommand() {
     .addOption(
       new Option(
         '--region <region>',
-        'the AWS region to deploy to (default, as the AWS CLI: AWS_REGION, else AWS_DEFAULT_REGION; required when neither is set)',
+        'the AWS region to deploy to (default, as the AWS CLI: AWS_REGION, else AWS_DEFAULT_REGION, else the region of the ' +
+          'AWS_PROFILE profile in ~/.aws/config)',
       ).argParser((text: string) => parseRegion(text)),
     )
     .addOption(new Option('--role <arn>', "the functions' execution role (it needs no permission beyond writing logs)"))
@@ -168,9 +151,10 @@ function lambdaCleanCommand() {
         'and the log groups of its functions already gone, found by their names (/aws/lambda/coldstart-…)',
     )
     .addOption(
-      new Option('--region <region>', 'the AWS region (default AWS_REGION, else AWS_DEFAULT_REGION)').argParser((text: string) =>
-        parseRegion(text),
-      ),
+      new Option(
+        '--region <region>',
+        'the AWS region (default AWS_REGION, else AWS_DEFAULT_REGION, else the region of the AWS_PROFILE profile)',
+      ).argParser((text: string) => parseRegion(text)),
     )
     .addOption(new Option('--run <id>', "one run's resources (default: every run's)"))
     .addOption(new Option('--roles', 'also look for roles (IAM) the runs created'))

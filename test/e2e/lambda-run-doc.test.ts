@@ -6,7 +6,7 @@
  * CLI takes it: --region, else AWS_REGION, else AWS_DEFAULT_REGION, and without any of them one line, exit 2.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../metrics/core/paths.ts';
@@ -73,6 +73,36 @@ describe("lambda-run.md's examples as dry runs, without credentials", () => {
     delete process.env.AWS_DEFAULT_REGION;
     const none = await mainInProcess(args);
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /^coldstart: --region is required \(or AWS_REGION or AWS_DEFAULT_REGION\)/);
+    assert.match(none.stderr, /^coldstart: --region is required \(or AWS_REGION or AWS_DEFAULT_REGION, or a region in the AWS_PROFILE/);
+  });
+
+  it("else the region of AWS_PROFILE's profile (or [default]) in the config file, as the AWS CLI takes it", async () => {
+    const args = ['lambda-run', 'pkg', '--create-role', '--dry-run'];
+    const config = process.env.AWS_CONFIG_FILE!;
+    writeFileSync(config, '[default]\nregion = eu-north-1\n\n[profile dev]\nregion=ap-southeast-2\n[profile bare]\noutput = json\n');
+    try {
+      const byDefault = await mainInProcess(args);
+      assert.equal(byDefault.code, 0, byDefault.stderr);
+      assert.match(byDefault.stdout, /in eu-north-1:/);
+      process.env.AWS_PROFILE = 'dev';
+      const byProfile = await mainInProcess(args);
+      assert.match(byProfile.stdout, /in ap-southeast-2:/);
+      process.env.AWS_REGION = 'eu-central-1'; // the environment before the profile
+      assert.match((await mainInProcess(args)).stdout, /in eu-central-1:/);
+      delete process.env.AWS_REGION;
+      process.env.AWS_PROFILE = 'bare';
+      const bare = await mainInProcess(args);
+      assert.equal(bare.code, 2);
+      assert.match(bare.stderr, /--region is required/);
+      writeFileSync(config, '[profile dev]\nregion = $(id)\u001b]0;x\n');
+      process.env.AWS_PROFILE = 'dev';
+      const hostile = await mainInProcess(args);
+      assert.equal(hostile.code, 2);
+      assert.match(hostile.stderr, /^coldstart: the region of profile dev in .* must be an AWS region such as us-east-1, got "\$\(id\)/);
+      assert.equal(hostile.stderr.includes('\u001b'), false, 'escaped for the terminal');
+    } finally {
+      delete process.env.AWS_PROFILE;
+      rmSync(config, { force: true });
+    }
   });
 });
