@@ -97,6 +97,34 @@ function checkOptions(options: PackageOptions): { runtime: string; memorySize: n
   return { runtime, memorySize, architecture };
 }
 
+/**
+ * A package's files into `dir` (made, checked writable): each zip at its key, the template and the README, never
+ * written through a link (store/files.ts). On a failure what this call wrote is undone, and the error is one line.
+ */
+export function writePackageFolder(dir: string, zips: readonly { key: string; zip: Uint8Array }[], template: string, readme: string): void {
+  const made = makeWritableDir(dir);
+  const created: string[] = [];
+  try {
+    created.push(ownedDir(dir, FUNCTIONS_DIR));
+    for (const z of zips) writeOwnedFile(dir, z.key, z.zip);
+    created.push(writeOwnedFile(dir, TEMPLATE_FILE, template));
+    writeOwnedFile(dir, README_FILE, readme);
+    created.push(path.join(dir, README_FILE));
+  } catch (error) {
+    // undo what this call wrote; a folder that could not be made (e.g. under a file) needs nothing
+    for (const entry of made.length > 0 ? [made[0]!] : created) {
+      try {
+        rmSync(entry, { recursive: true, force: true });
+      } catch {
+        // the error that matters is the write's, reported below
+      }
+    }
+    if (error instanceof EnvironmentError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new EnvironmentError(`cannot write the package into ${dir} (${code ?? (error as Error).message})`);
+  }
+}
+
 /** A package folder, as an --out that exists: its template.yaml marks it as the tool's own (then refused below: it holds a package). */
 const PACKAGE_FOLDER: FolderKind = { what: 'a package folder', markers: [TEMPLATE_FILE] };
 
@@ -157,28 +185,12 @@ export function writeLambdaPackage(dir: string, cells: PackageCell[], options: P
     checked,
   );
 
-  const made = makeWritableDir(dir);
-  const created: string[] = [];
-  try {
-    // the package folder's own files: never written through a link (store/files.ts)
-    created.push(ownedDir(dir, FUNCTIONS_DIR));
-    for (const b of built) writeOwnedFile(dir, b.codeUri, b.zip);
-    created.push(writeOwnedFile(dir, TEMPLATE_FILE, template));
-    writeOwnedFile(dir, README_FILE, readme);
-    created.push(path.join(dir, README_FILE));
-  } catch (error) {
-    // undo what this call wrote; a folder that could not be made (e.g. under a file) needs nothing
-    for (const entry of made.length > 0 ? [made[0]!] : created) {
-      try {
-        rmSync(entry, { recursive: true, force: true });
-      } catch {
-        // the error that matters is the write's, reported below
-      }
-    }
-    if (error instanceof EnvironmentError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new EnvironmentError(`cannot write the package into ${dir} (${code ?? (error as Error).message})`);
-  }
+  writePackageFolder(
+    dir,
+    built.map((b) => ({ key: b.codeUri, zip: b.zip })),
+    template,
+    readme,
+  );
   return {
     dir,
     template: path.join(dir, TEMPLATE_FILE),

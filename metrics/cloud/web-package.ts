@@ -3,13 +3,19 @@
  * as `index.js` at the zip's root, which the runtime runs), `template.yaml` (web-function-template.ts) and
  * a README.txt. Checked and built in memory first; a failed write removes what it wrote.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, UsageError } from '../core/errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { functionName, FunctionNameError, MAX_FUNCTION_NAME, type FunctionCell } from '../core/function-name.ts';
-import { ownedDir, writeOwnedFile } from '../store/files.ts';
-import { makeWritableDir } from '../store/out-dir.ts';
-import { checkPackageDir, FUNCTIONS_DIR, README_FILE, TEMPLATE_FILE, zipHandler, type PackageResult } from './package.ts';
+import {
+  checkPackageDir,
+  FUNCTIONS_DIR,
+  README_FILE,
+  TEMPLATE_FILE,
+  writePackageFolder,
+  zipHandler,
+  type PackageResult,
+} from './package.ts';
 import { WEB_FUNCTION_RUNTIME, webFunctionTemplateYaml } from './web-function-template.ts';
 
 export interface WebPackageCell {
@@ -80,21 +86,7 @@ export function writeWebPackage(dir: string, cells: readonly WebPackageCell[]): 
   });
   const template = webFunctionTemplateYaml(built.map(({ name, key, description }) => ({ functionName: name, key, description })));
   const readme = webReadme(built.map((b) => b.name));
-  const made = makeWritableDir(dir);
-  const created: string[] = [];
-  try {
-    created.push(ownedDir(dir, FUNCTIONS_DIR));
-    for (const b of built) writeOwnedFile(dir, b.key, b.zip);
-    created.push(writeOwnedFile(dir, TEMPLATE_FILE, template));
-    writeOwnedFile(dir, README_FILE, readme);
-    created.push(path.join(dir, README_FILE));
-  } catch (error) {
-    for (const entry of made.length > 0 ? [made[0]!] : created) rmSync(entry, { recursive: true, force: true });
-    if (error instanceof EnvironmentError) throw error;
-    throw new EnvironmentError(
-      `cannot write the package into ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
+  writePackageFolder(dir, built, template, readme);
   return {
     dir,
     template: path.join(dir, TEMPLATE_FILE),
