@@ -69,6 +69,8 @@ export interface CellSummary {
   fromStart?: Partial<Record<FromStartMetric, Stats>>;
   /** counted cells: the instructions of each phase and the total, over the successful samples */
   instructions?: Partial<Record<InstructionFigure, Stats>>;
+  /** counted cells under --cache-sim: the estimated cycles of each phase and the total */
+  cycles?: Partial<Record<InstructionFigure, Stats>>;
   rssMedian: number | undefined;
   heapUsedMedian: number | undefined;
   /** the once-per-cell invalid body check; undefined when the cell does not validate or it never ran */
@@ -277,6 +279,7 @@ class CellAccumulator {
   private readonly cpu = columnsOf(CPU_METRICS);
   private readonly fromStart = columnsOf(FROM_START_METRICS);
   private readonly instructions = columnsOf(INSTRUCTION_FIGURES);
+  private readonly cycles = columnsOf(INSTRUCTION_FIGURES);
   private readonly rss = float64s();
   private readonly heapUsed = float64s();
   private readonly lambda = new LambdaColumns();
@@ -311,6 +314,7 @@ class CellAccumulator {
     pushFigures(this.cpu, s.cpu);
     pushFigures(this.fromStart, fromStartFigures(marks));
     if (s.instructions) pushFigures(this.instructions, instructionFigures(s.instructions));
+    if (s.cycles) pushFigures(this.cycles, instructionFigures(s.cycles));
     if (s.rss !== undefined) this.rss.push(s.rss);
     if (s.heapUsed !== undefined) this.heapUsed.push(s.heapUsed);
     if (s.lambda) {
@@ -325,6 +329,7 @@ class CellAccumulator {
     const cpu = describeColumns(this.cpu, (m) => `${key}|cpu.${m}`);
     const fromStart = describeColumns(this.fromStart, (m) => `${key}|fromStart.${m}`);
     const instructions = describeColumns(this.instructions, (f) => `${key}|instructions.${f}`);
+    const cycles = describeColumns(this.cycles, (f) => `${key}|cycles.${f}`);
     const lambda = this.hasLambda ? this.lambda.summary(key) : undefined;
     const firstHits = firstHitStats(this.firstHits, key);
     return {
@@ -336,6 +341,7 @@ class CellAccumulator {
       ...(Object.keys(cpu).length ? { cpu } : {}),
       ...(Object.keys(fromStart).length ? { fromStart } : {}),
       ...(Object.keys(instructions).length ? { instructions } : {}),
+      ...(Object.keys(cycles).length ? { cycles } : {}),
       rssMedian: describe(this.rss.take())?.median,
       heapUsedMedian: describe(this.heapUsed.take())?.median,
       // any failed check fails the cell's check

@@ -112,6 +112,8 @@ export interface MetaSampling {
   firstHits: number;
   /** with counted cells: samples per counted cell */
   countSamples?: number;
+  /** with counted cells under the cache simulation (--cache-sim): true */
+  cacheSim?: boolean;
   /** runs in flight at once, when more than one */
   jobs?: number;
   /** `i/n`: the part of the cells this run measured */
@@ -282,6 +284,7 @@ function parseSampling(v: Json): MetaSampling | undefined {
     seed: str(v.seed),
     firstHits: num(v.firstHits) ?? 0,
     countSamples: num(v.countSamples),
+    cacheSim: v.cacheSim === true ? true : undefined,
     jobs: num(v.jobs),
     shard: str(v.shard),
   });

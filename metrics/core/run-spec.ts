@@ -108,6 +108,8 @@ export interface SamplingSpec {
   warmup: number;
   /** samples per counted cell */
   countSamples: number;
+  /** counted cells also under valgrind's cache simulation: estimated cycles beside the instructions (about 1.8× slower) */
+  cacheSim: boolean;
   timeoutMs: number;
   order: Order;
   seed: string;
@@ -216,6 +218,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     precision: { precision: 0.03, minSamples: 5, maxSamples: 30 },
     warmup: 1,
     countSamples: 1,
+    cacheSim: false,
     timeoutMs: 120_000,
     order: RUN_DIMENSIONS.order.cli[0],
     seed: 'coldstart',
@@ -336,7 +339,7 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s, given) => hasTimed(s) || (!given.has('--count-samples') && s.sampling.samples !== 'auto'),
     without: 'a timed cell (--measure time) when --count-samples gives the counted cells theirs (and counted cells take no auto)',
   },
-  { flags: ['--count-samples'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
+  { flags: ['--count-samples', '--cache-sim'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
   {
     flags: ['--init'],

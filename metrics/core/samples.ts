@@ -138,6 +138,8 @@ export interface SampleRecord {
   cpu?: CpuMarks;
   /** instructions at the marks, for counted cells (measure `instructions`) */
   instructions?: InstructionMarks;
+  /** estimated cycles at the marks, for counted cells under `--cache-sim` (measure/counting.ts estimatedCycles) */
+  cycles?: InstructionMarks;
   rss?: number;
   heapUsed?: number;
   /** `node v20.20.2` as the child reported it */
@@ -236,9 +238,10 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
     (value.durationMs === undefined ? undefined : badNumber('durationMs', value.durationMs));
   if (bad) return { ok: false, reason: bad };
-  const { cpu, marks, instructions, firstHits, ...rest } = value as unknown as SampleRecord;
+  const { cpu, marks, instructions, cycles, firstHits, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);
   const counts = parseInstructionMarks(instructions);
+  const cycleCounts = parseInstructionMarks(cycles);
   const hits = parseFirstHits(firstHits);
   // only the marks of known names go on (all checked above): an unknown key never reaches a table
   const known = isObject(marks)
@@ -252,6 +255,7 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
       ...(known ? { marks: known } : {}),
       ...(cpuMarks ? { cpu: cpuMarks } : {}),
       ...(counts ? { instructions: counts } : {}),
+      ...(cycleCounts ? { cycles: cycleCounts } : {}),
       ...(hits ? { firstHits: hits } : {}),
     },
   };

@@ -67,18 +67,46 @@ export function findCountTools(pathList: string | undefined = process.env.PATH):
 export const NO_VALGRIND =
   '--measure instructions needs valgrind (and its vgdb) on PATH: apt-get install valgrind (Debian/Ubuntu), or dnf install valgrind';
 
-/** One dump of callgrind: what triggered it and the instructions it holds. */
+/** One dump of callgrind: what triggered it, the instructions it holds and, under the cache simulation, its estimated cycles. */
 export interface Dump {
   trigger: string;
   instructions: number;
+  cycles?: number;
 }
 
-/** The `desc: Trigger:` and `totals:` of one callgrind output file; undefined when it has no totals. */
+/**
+ * The cache geometry of `--cache-sim` (callgrind's own defaults would be read from the host's CPU, so two
+ * machines would simulate two caches): 32 KiB 8-way L1 instruction and data caches and an 8 MiB 16-way last
+ * level, 64-byte lines, a common x86-64 and arm64 server core. Fixed, the estimate is the same on every machine.
+ */
+export const CACHE_SIM_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=8388608,16,64'] as const;
+
+/**
+ * Estimated cycles of a dump's event totals, as iai-callgrind (gungraun) estimates them: every instruction
+ * read costs 1, an L1 miss 10 more and a last-level miss 100 more (Ir + 10 × (I1mr + D1mr + D1mw) + 100 ×
+ * (ILmr + DLmr + DLmw)). Undefined when the events are not those of the cache simulation.
+ */
+export function estimatedCycles(events: Readonly<Record<string, number>>): number | undefined {
+  const names = ['Ir', 'I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw'] as const;
+  if (names.some((name) => events[name] === undefined)) return undefined;
+  const e = events as Record<(typeof names)[number], number>;
+  return e.Ir + 10 * (e.I1mr + e.D1mr + e.D1mw) + 100 * (e.ILmr + e.DLmr + e.DLmw);
+}
+
+/** The `desc: Trigger:`, `events:` and `totals:` of one callgrind output file; undefined when it has no totals. */
 export function parseDump(text: string): Dump | undefined {
   const trigger = /^desc: Trigger: (.*)$/m.exec(text)?.[1] ?? '';
-  const totals = /^(?:totals|summary): (\d+)/m.exec(text)?.[1];
+  const totals = /^(?:totals|summary): (\d+(?: \d+)*)\s*$/m.exec(text)?.[1];
   if (totals === undefined) return undefined;
-  return { trigger: trigger.trim(), instructions: Number(totals) };
+  const values = totals.split(' ').map(Number);
+  const names = (/^events: (.*)$/m.exec(text)?.[1] ?? 'Ir').trim().split(/\s+/);
+  const events: Record<string, number> = {};
+  names.forEach((name, i) => {
+    if (values[i] !== undefined) events[name] = values[i];
+  });
+  const instructions = events.Ir ?? values[0]!;
+  const cycles = estimatedCycles(events);
+  return { trigger: trigger.trim(), instructions, ...(cycles === undefined ? {} : { cycles }) };
 }
 
 /** The numbered dumps of one process, in order (`cg.<pid>.<n>`); the one written at exit is not needed. */
@@ -115,7 +143,11 @@ export function countShapeOf(cell: Pick<Cell, 'target' | 'source'>): CountShape 
 }
 
 /** The cumulative counts at the marks of `shape` from the dumps, or a one-line reason why they do not fit. */
-export function countsFromDumps(dumps: readonly Dump[], shape: CountShape): InstructionMarks | string {
+export function countsFromDumps(
+  dumps: readonly Dump[],
+  shape: CountShape,
+  field: 'instructions' | 'cycles' = 'instructions',
+): InstructionMarks | string {
   const marks = COUNT_MARKS[shape];
   const expected = marks.map((mark) => (mark === 'init' ? 'init' : CUT_FUNCTION));
   const seen = dumps.map((d) => (d.trigger.includes(INIT_HINT) ? 'init' : d.trigger.includes(CUT_FUNCTION) ? CUT_FUNCTION : d.trigger));
@@ -132,10 +164,12 @@ export function countsFromDumps(dumps: readonly Dump[], shape: CountShape): Inst
   }
   const counts: InstructionMarks = {};
   let total = 0;
-  marks.forEach((mark, i) => {
-    total += dumps[i]!.instructions;
+  for (const [i, mark] of marks.entries()) {
+    const value = dumps[i]![field];
+    if (value === undefined) return `callgrind's dump ${i + 1} has no ${field}`;
+    total += value;
     counts[mark] = total;
-  });
+  }
   return counts;
 }
 
@@ -146,7 +180,7 @@ const run = promisify(execFile);
  * own under `scratch`), a Lambda INIT cut through vgdb, and afterwards the counts into the record
  * (or the sample failed with why there are none). The folder is removed in every case.
  */
-export function countHooks(options: { tools: CountTools; scratch: string; shape: CountShape }): SampleHooks {
+export function countHooks(options: { tools: CountTools; scratch: string; shape: CountShape; cacheSim?: boolean }): SampleHooks {
   const dir = mkdtempSync(path.join(options.scratch, 'count-'));
   const prefix = path.join(dir, 'vgdb');
   let pid: () => number | undefined = () => undefined;
@@ -166,6 +200,7 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
         '--dump-instr=no',
         '--compress-strings=no',
         `--vgdb-prefix=${prefix}`,
+        ...(options.cacheSim ? CACHE_SIM_ARGS : []),
         launch.command,
         ...COUNT_V8_FLAGS,
         ...launch.args,
@@ -188,9 +223,15 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
       try {
         if (!record.ok) return Promise.resolve();
         if (initCut) throw new Error(initCut);
-        const counts = countsFromDumps(readDumps(dir), options.shape);
+        const dumps = readDumps(dir);
+        const counts = countsFromDumps(dumps, options.shape);
         if (typeof counts === 'string') throw new Error(counts);
         record.instructions = counts;
+        if (options.cacheSim) {
+          const cycles = countsFromDumps(dumps, options.shape, 'cycles');
+          if (typeof cycles === 'string') throw new Error(cycles);
+          record.cycles = cycles;
+        }
       } catch (error) {
         record.ok = false;
         record.error = (error as Error).message;

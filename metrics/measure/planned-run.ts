@@ -62,6 +62,8 @@ export interface RunContext {
   limits: RunLimits | undefined;
   /** valgrind, when the run has counted cells */
   counting?: CountTools;
+  /** counted cells also under the cache simulation (--cache-sim): estimated cycles beside the instructions */
+  cacheSim?: boolean;
   /** the cells' file lists, when some cell runs from a cold file cache */
   files?: SampleFileCache;
   /** told the runner's clock at each sample's spawn (the profiled run places INIT's end on the profile's clock) */
@@ -109,7 +111,8 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
     const counted = isCounted(run.cell);
     if (counted) {
       if (!context.counting) return blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' });
-      hooks = countHooks({ tools: context.counting, scratch: context.scratch, shape: countShapeOf(run.cell) });
+      const shape = countShapeOf(run.cell);
+      hooks = countHooks({ tools: context.counting, scratch: context.scratch, shape, ...(context.cacheSim ? { cacheSim: true } : {}) });
     } else if (limits && run.cell.memory > 0) {
       try {
         hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));

@@ -195,7 +195,7 @@ function sourceMeta({ source }: RunSpec, prepared: PreparedCells): MetaSource {
 
 /** How the samples are taken: counts, precision, order, first hits; counted cells' own count; jobs and shard. */
 function samplingMeta(spec: RunSpec, { precision, jobs }: StartFacts): MetaSampling {
-  const { samples, warmup, timeoutMs, order, seed, countSamples, shard } = spec.sampling;
+  const { samples, warmup, timeoutMs, order, seed, countSamples, cacheSim, shard } = spec.sampling;
   return {
     samples,
     ...(samples === 'auto'
@@ -214,6 +214,7 @@ function samplingMeta(spec: RunSpec, { precision, jobs }: StartFacts): MetaSampl
     seed,
     firstHits: firstHitsOf(spec),
     ...(hasCounted(spec) ? { countSamples } : {}),
+    ...(hasCounted(spec) && cacheSim ? { cacheSim: true } : {}),
     ...(jobs > 1 ? { jobs } : {}),
     ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
   };

@@ -157,6 +157,7 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
       firstHits: firstHitsOf(spec),
       limits,
       ...(counting ? { counting } : {}),
+      ...(counting && spec.sampling.cacheSim ? { cacheSim: true } : {}),
     };
     return { session, prepared: prepared.prepared, jobs, environment, context, precision, start };
   } catch (error) {

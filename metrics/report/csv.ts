@@ -81,6 +81,18 @@ function instructionValues(summary: CellSummary, figures: readonly InstructionFi
   ];
 }
 
+/** Cells counted under --cache-sim (only in runs that have them, last): the median estimated cycles of each phase. */
+function cycleCsvColumns(figures: readonly InstructionFigure[]): string[] {
+  return figures.map((figure) => `cycles_${figure}_median`);
+}
+
+function cycleValues(summary: CellSummary, figures: readonly InstructionFigure[]): (number | '')[] {
+  return figures.map((figure) => {
+    const median = summary.cycles?.[figure]?.median;
+    return median === undefined ? '' : Math.round(median);
+  });
+}
+
 /** measured (some sample answered), failed (none did) or unsupported (the runtime cannot run that cell: no figures, no failure). */
 export function cellStatus(summary: CellSummary): 'measured' | 'failed' | 'unsupported' {
   if (summary.unsupported) return 'unsupported';
@@ -106,6 +118,7 @@ export function summaryCsv(
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
   const withCounts = summaries.some((s) => s.instructions);
   const withFromStart = summaries.some((s) => s.fromStart);
+  const withCycles = summaries.some((s) => s.cycles);
   const figures = csvFigures(summaries);
   const dimensions = shown(summaries.map((s) => s.cell));
   const rows = summaries.map((s) => [
@@ -123,6 +136,7 @@ export function summaryCsv(
     ...(withCpu ? HEADLINE_METRICS.flatMap((metric) => metricValues(s.cpu?.[metric])) : []),
     ...(withCounts ? instructionValues(s, figures) : []),
     ...(withFromStart ? FROM_START_METRICS.flatMap((metric) => metricValues(s.fromStart?.[metric])) : []),
+    ...(withCycles ? cycleValues(s, figures) : []),
   ]);
   return stringify(rows, {
     header: true,
@@ -135,6 +149,7 @@ export function summaryCsv(
       ...(withCpu ? CPU_CSV_COLUMNS : []),
       ...(withCounts ? instructionCsvColumns(figures) : []),
       ...(withFromStart ? FROM_START_CSV_COLUMNS : []),
+      ...(withCycles ? cycleCsvColumns(figures) : []),
     ],
   });
 }

@@ -57,6 +57,13 @@ function timedTwin(s: CellSummary, timed: readonly CellSummary[]): CellSummary |
   return timed.find((t) => cellKey(t.cell) === key);
 }
 
+/** A cell's estimated cycles to the first answer (M) and their ratio to its instructions. */
+function cycleCells(s: CellSummary): string[] {
+  const cycles = s.cycles?.total?.median;
+  const instructions = s.instructions?.total?.median;
+  return [millions(cycles), cycles !== undefined && instructions ? (cycles / instructions).toFixed(2) : '–'];
+}
+
 function countsTable(counted: readonly CellSummary[], timed: readonly CellSummary[]): string {
   const has = (figure: InstructionFigure) => counted.some((s) => s.instructions?.[figure]);
   // an app server's start-up is one phase (its preload marks no import or registration): with only
@@ -72,6 +79,8 @@ function countsTable(counted: readonly CellSummary[], timed: readonly CellSummar
     'firstRequest',
     'total',
   ];
+  // under --cache-sim: the estimated cycles of the total, and how many a counted instruction stood for
+  const cycles = counted.some((s) => s.cycles?.total);
   const rows = counted.map((s) => {
     const twin = timedTwin(s, timed);
     const cpu = twin?.cpu?.firstResponse?.median;
@@ -86,6 +95,7 @@ function countsTable(counted: readonly CellSummary[], timed: readonly CellSummar
       wall === undefined ? '–' : ms(wall),
       total !== undefined && cpu ? (total / cpu / 1e6).toFixed(2) : '–',
       counted !== undefined && wall ? `${Math.round(counted / wall)}×` : '–',
+      ...(cycles ? cycleCells(s) : []),
       `${s.ok}/${s.ok + s.failed}`,
     ];
   });
@@ -97,6 +107,7 @@ function countsTable(counted: readonly CellSummary[], timed: readonly CellSummar
     'timed wall (ms)',
     'M instr / CPU ms',
     'valgrind slowdown',
+    ...(cycles ? ['est. cycles (M)', 'cycles / instr'] : []),
     'ok/samples',
   ];
   return markdownTable(headers, rows, ['left', ...headers.slice(1).map(() => 'right' as const)]);
@@ -161,7 +172,12 @@ export function instructionsSection(context: ReportContext): MarkdownSection | u
     "**spread**: (max − min) / median of the cell's total over its samples. **timed CPU / wall**: the median CPU and " +
       'wall time to firstResponse of the same cell timed in this run (`--measure time,instructions`); **M instr / CPU ms**: ' +
       'how many instructions one ms of CPU time stood for; **valgrind slowdown**: wall time to firstResponse under ' +
-      'valgrind over the timed one.',
+      'valgrind over the timed one.' +
+      (counted.some((s) => s.cycles?.total)
+        ? " **est. cycles**: under `--cache-sim`, valgrind's simulation of fixed caches (32 KiB L1, 8 MiB last level) " +
+          "gives instructions + 10 × L1 misses + 100 × last-level misses, to the first answer (iai-callgrind's estimate; " +
+          'summary.csv has every phase).'
+        : ''),
     '',
     countsTable(counted, context.summaries),
     '',

@@ -94,6 +94,28 @@ describe('a counted run of node-http', { skip }, () => {
   });
 });
 
+describe('a counted run under the cache simulation (--cache-sim)', { skip }, () => {
+  it('records estimated cycles at every mark beside the instructions, above them, in summary.csv, summary.md and meta.json', () => {
+    const dir = path.join(tempDir('coldstart-cache-sim-'), 'run');
+    const args = ['run', '-f', 'node-http', '-r', '1', '--measure', 'instructions', '--cache-sim', '--samples', '1', '--out', dir];
+    const result = runCli(args, { timeoutMs: 300_000 });
+    assert.equal(result.status, 0, result.stderr);
+    const [s] = readSamples(path.join(dir, 'samples.jsonl'));
+    assert.ok(s?.ok, s?.error);
+    for (const mark of ['start', 'imported', 'startup', 'listen', 'firstResponse'] as const) {
+      const [instructions, cycles] = [s.instructions?.[mark], s.cycles?.[mark]];
+      assert.ok(instructions && cycles && cycles > instructions, `${mark}: ${cycles} estimated cycles over ${instructions} instructions`);
+    }
+    const [header, row] = readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n');
+    const columns = header!.split(',');
+    const total = Number(row!.split(',')[columns.indexOf('cycles_total_median')]);
+    assert.equal(total, s.cycles!.firstResponse);
+    assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /est\. cycles \(M\) \| cycles \/ instr/);
+    const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { spec: { sampling: { cacheSim?: boolean } } };
+    assert.equal(meta.spec.sampling.cacheSim, true);
+  });
+});
+
 describe('a counted Lambda cell', { skip }, () => {
   it('cuts INIT at its first GET next (through vgdb): start < imported < startup < init < firstResponse', () => {
     const dir = path.join(tempDir('coldstart-counted-lambda-'), 'run');

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
 import { compareSummaries } from '../../metrics/analyse/compare.ts';
 import { instructionFigures } from '../../metrics/analyse/instructions.ts';
-import { countsFromDumps, parseDump, type Dump } from '../../metrics/measure/counting.ts';
+import { countsFromDumps, estimatedCycles, parseDump, type Dump } from '../../metrics/measure/counting.ts';
 import { parseShard } from '../../metrics/core/parse.ts';
 import { resolveJobs, shardCells } from '../../metrics/pipeline/jobs.ts';
 import { UsageError } from '../../metrics/core/errors.ts';
@@ -29,6 +29,17 @@ describe('dumps to counts', () => {
     const text = 'version: 1\ncreator: callgrind-3.19.0\ndesc: Trigger: --dump-before=getrusage\nevents: Ir\nsummary: 1234\ntotals: 1234\n';
     assert.deepEqual(parseDump(text), { trigger: '--dump-before=getrusage', instructions: 1234 });
     assert.equal(parseDump('desc: Trigger: x\n'), undefined);
+  });
+
+  it("reads the cache simulation's events: Ir is the instructions, the misses give estimated cycles", () => {
+    const text =
+      'desc: Trigger: --dump-before=getrusage\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n' +
+      'summary: 1000 400 200 10 20 5 1 2 3\ntotals: 1000 400 200 10 20 5 1 2 3\n';
+    // 1000 + 10 × (10 + 20 + 5) + 100 × (1 + 2 + 3)
+    assert.deepEqual(parseDump(text), { trigger: '--dump-before=getrusage', instructions: 1000, cycles: 1950 });
+    assert.equal(estimatedCycles({ Ir: 5, I1mr: 1 }), undefined, 'not the cache simulation: no estimate');
+    const dumps = [parseDump(text)!, { ...parseDump(text)!, cycles: 50 }];
+    assert.deepEqual(countsFromDumps([...dumps, cut(1), cut(1), cut(1)], 'server', 'cycles'), "callgrind's dump 3 has no cycles");
   });
 
   it('a server: five cuts, cumulative counts at start, imported, startup, listen, firstResponse', () => {

@@ -101,6 +101,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--env': ['SHOP=corner'],
   '--levers': [],
   '--no-snapshot': [],
+  '--cache-sim': [],
 };
 
 /** The kinds of selection, each a base command line of its command. */

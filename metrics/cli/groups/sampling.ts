@@ -63,6 +63,13 @@ export function addSamplingGroup<A extends unknown[], O extends OptionValues, G 
     )
     .addOption(
       new Option(
+        '--cache-sim',
+        "counted cells also under valgrind's cache simulation (fixed caches: 32 KiB L1, 8 MiB last level): estimated " +
+          'cycles (instructions + 10 × L1 misses + 100 × last-level misses) beside the instructions; about 1.8× slower',
+      ),
+    )
+    .addOption(
+      new Option(
         '--jobs <n>',
         'runs in flight at once: counted cells only (default: the cores when every cell is counted, else 1)',
       ).argParser(parseInteger('--jobs', 1, 256)),
@@ -106,6 +113,7 @@ export function samplingOf(opts: SamplingOpts): Partial<SamplingSpec> {
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     ...(opts.firstHits !== undefined ? { firstHits: opts.firstHits } : {}),
     ...(opts.countSamples !== undefined ? { countSamples: opts.countSamples } : {}),
+    ...(opts.cacheSim ? { cacheSim: true } : {}),
     ...(opts.jobs !== undefined ? { jobs: opts.jobs } : {}),
     ...(opts.shard ? { shard: opts.shard } : {}),
   };

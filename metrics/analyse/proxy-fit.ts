@@ -1,0 +1,48 @@
+/**
+ * How well a count stands for time: across cells, how the counted figure to the first answer (instructions, or
+ * estimated cycles under --cache-sim) follows the quiet CPU time of the same cells.
+ * - `r2`: R² of the least-squares line (with its intercept) from the count to the time. Over cells that span
+ *   two orders of magnitude it is carried by the largest ones, so it says little of the small ones.
+ * - The proportional estimate, ms = `msPerMillion` × millions counted, fitted on relative errors (the k that
+ *   minimises Σ((k·count − ms) / ms)²), with the median and the worst error of its ms against the measured ms,
+ *   in % (signed: positive when the estimate is above): the ms a count stands for, and how far to trust it
+ *   over the cells it was fitted on (none beyond them).
+ */
+import { linearRegression, linearRegressionLine, rSquared } from 'simple-statistics';
+
+export interface ProxyPoint {
+  /** the cell, for the worst one's name */
+  label: string;
+  /** the count (instructions or estimated cycles) to the first answer */
+  count: number;
+  /** the median CPU time to the first answer, ms, on a quiet machine */
+  cpuMs: number;
+}
+
+export interface ProxyFit {
+  n: number;
+  /** R² of the line count → ms (with intercept) */
+  r2: number;
+  /** the proportional estimate: ms per million counted */
+  msPerMillion: number;
+  /** its median absolute error over the cells, % */
+  medianAbsErrorPct: number;
+  /** the cell it misses most, and by how much (% of the measured ms, signed) */
+  worst: { label: string; errorPct: number };
+}
+
+/** The fit over `points` (at least 3, with at least two different counts). */
+export function proxyFit(points: readonly ProxyPoint[]): ProxyFit {
+  if (points.length < 3) throw new Error('a proxy fit needs at least 3 cells');
+  const xy = points.map((p) => [p.count / 1e6, p.cpuMs] as [number, number]);
+  const r2 = rSquared(xy, linearRegressionLine(linearRegression(xy)));
+  // least squares on relative errors: d/dk Σ(k·x/t − 1)² = 0
+  const ratio = xy.map(([x, t]) => x / t);
+  const k = ratio.reduce((a, r) => a + r, 0) / ratio.reduce((a, r) => a + r * r, 0);
+  const errors = points.map((p, i) => ({ label: p.label, errorPct: (k * ratio[i]! - 1) * 100 }));
+  const worst = errors.reduce((a, e) => (Math.abs(e.errorPct) > Math.abs(a.errorPct) ? e : a));
+  const sorted = errors.map((e) => Math.abs(e.errorPct)).sort((x, y) => x - y);
+  const mid = sorted.length / 2;
+  const medianAbsErrorPct = sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { n: points.length, r2, msPerMillion: k, medianAbsErrorPct, worst };
+}
