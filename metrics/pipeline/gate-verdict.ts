@@ -19,7 +19,7 @@ export function phasesOf(counts: Record<string, number | undefined>): Record<Gat
   return { boot: start, startup: listen - start, firstRequest: firstResponse - listen, total: firstResponse };
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -51,13 +51,30 @@ export interface JudgedCell extends GateCell {
   readonly improved: boolean;
 }
 
-export function judge(cell: GateCell, threshold: number): JudgedCell {
+/**
+ * A cell's verdict. A phase is a regression when it grew by more than its threshold of its own count and, given
+ * the app's total at base (`totalBase`), by more than that share of the total as well: a small phase (the first
+ * request is a tenth of a small app's start) moves by a few tenths of a percent between two counts of the same
+ * commit when the machine is busy, which is no change a reader of the total would see.
+ */
+export function judge(cell: GateCell, threshold: number, totalBase?: number): JudgedCell {
   const baseMedian = median(cell.base);
   const headMedian = median(cell.head);
   const change = baseMedian === 0 ? 0 : headMedian / baseMedian - 1;
   const floor = Math.max(spreadOf(cell.base), spreadOf(cell.head));
   const limit = Math.max(threshold, FLOOR_MULTIPLE * floor);
-  return { ...cell, baseMedian, headMedian, change, floor, threshold: limit, regressed: change > limit, improved: change < -limit };
+  // the same share of the app's total, for a phase (the total itself is held to its own count)
+  const felt = cell.phase === 'total' || totalBase === undefined || Math.abs(headMedian - baseMedian) > limit * totalBase;
+  return {
+    ...cell,
+    baseMedian,
+    headMedian,
+    change,
+    floor,
+    threshold: limit,
+    regressed: change > limit && felt,
+    improved: change < -limit && felt,
+  };
 }
 
 export interface GateReport {

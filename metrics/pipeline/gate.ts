@@ -32,7 +32,17 @@ import { ownedDir, ownedPath, writeAll, writeOwnedFile } from '../store/files.ts
 import { checkOwnFolder, makeWritableDir, type FolderKind } from '../store/out-dir.ts';
 import { RUN_FOLDER } from '../store/meta-file.ts';
 import { readSamples } from '../store/samples-file.ts';
-import { GATE_PHASES, gateMarkdown, gateOutputs, judge, phasesOf, regressionsOf, type GateCell, type GateReport } from './gate-verdict.ts';
+import {
+  GATE_PHASES,
+  gateMarkdown,
+  gateOutputs,
+  judge,
+  median,
+  phasesOf,
+  regressionsOf,
+  type GateCell,
+  type GateReport,
+} from './gate-verdict.ts';
 
 const GATE_NPM_CACHE = path.join(WORK_ROOT, '.cache', 'gate-npm');
 
@@ -315,7 +325,8 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
           base: counts.base.map((r) => r.get(app)![phase]!),
           head: counts.head.map((r) => r.get(app)?.[phase] ?? Number.NaN),
         });
-    return cells.map((cell) => judge(cell, options.threshold));
+    const totals = new Map(cells.filter((c) => c.phase === 'total').map((c) => [c.app, median(c.base)]));
+    return cells.map((cell) => judge(cell, options.threshold, totals.get(cell.app)));
   };
   try {
     options.log(`gate: exporting base ${baseCommit.slice(0, 12)} and head ${headCommit.slice(0, 12)}`);

@@ -35,6 +35,18 @@ describe('gate verdict', () => {
     assert.equal(judge({ app: 'app', phase: 'total', base: [1000, 1000], head: [990, 990] }, 0.002).improved, true);
   });
 
+  it("a phase's change must also be that share of the app's total: a small phase's noise is no regression", () => {
+    // the first request is 50 of a 1,000 total: +0.6 % of it is 0.03 % of the total
+    const small = judge({ app: 'app', phase: 'firstRequest', base: [50_000, 50_000], head: [50_300, 50_300] }, 0.002, 1_000_000);
+    assert.equal(small.change > small.threshold, true, 'above its own threshold');
+    assert.equal(small.regressed, false, 'but not felt in the total');
+    // start-up, most of the total: +0.5 % of it is 0.4 % of the total, a regression
+    const large = judge({ app: 'app', phase: 'startup', base: [800_000, 800_000], head: [804_000, 804_000] }, 0.002, 1_000_000);
+    assert.equal(large.regressed, true);
+    // without the total (a caller that gives none), the phase is held to its own count only
+    assert.equal(judge({ app: 'app', phase: 'firstRequest', base: [50_000, 50_000], head: [50_300, 50_300] }, 0.002).regressed, true);
+  });
+
   const report = (head: number, ref: string): GateReport => ({
     baseRef: ref,
     baseCommit: 'a'.repeat(40),
