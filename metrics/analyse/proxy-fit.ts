@@ -8,7 +8,7 @@
  *   in % (signed: positive when the estimate is above): the ms a count stands for, and how far to trust it
  *   over the cells it was fitted on (none beyond them).
  */
-import { linearRegression, linearRegressionLine, rSquared } from 'simple-statistics';
+import { linearRegression, linearRegressionLine, median, rSquared } from 'simple-statistics';
 
 export interface ProxyPoint {
   /** the cell, for the worst one's name */
@@ -41,8 +41,6 @@ export function proxyFit(points: readonly ProxyPoint[]): ProxyFit {
   const k = ratio.reduce((a, r) => a + r, 0) / ratio.reduce((a, r) => a + r * r, 0);
   const errors = points.map((p, i) => ({ label: p.label, errorPct: (k * ratio[i]! - 1) * 100 }));
   const worst = errors.reduce((a, e) => (Math.abs(e.errorPct) > Math.abs(a.errorPct) ? e : a));
-  const sorted = errors.map((e) => Math.abs(e.errorPct)).sort((x, y) => x - y);
-  const mid = sorted.length / 2;
-  const medianAbsErrorPct = sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const medianAbsErrorPct = median(errors.map((e) => Math.abs(e.errorPct)));
   return { n: points.length, r2, msPerMillion: k, medianAbsErrorPct, worst };
 }
