@@ -27,12 +27,15 @@ export const AFTER_FIRST_RESPONSE = 'firstResponse';
 export const CHILD_MARKS = ['start', 'imported', 'startup', 'listen'] as const;
 export type ChildMark = (typeof CHILD_MARKS)[number];
 
+/** The probe's lines that say where the server listens: 127.0.0.1 and PORT (0: any free port). */
+const SERVER_ADDRESS = `const __csHost = '127.0.0.1';
+const __csPort = Number(process.env.PORT || 0);`;
+
 export const PROBE = `/* coldstart probe v${PROTOCOL_VERSION}: the same text in every generated file */
 function __csCpuMs() { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
 const __cs = { start: performance.now() };
 const __csCpu = { start: __csCpuMs() };
-const __csHost = '127.0.0.1';
-const __csPort = Number(process.env.PORT || 0);
+${SERVER_ADDRESS}
 function __csMark(name) { __cs[name] = performance.now(); __csCpu[name] = __csCpuMs(); }
 function __csLine(value) { return ${JSON.stringify(PROTOCOL_PREFIX)} + JSON.stringify(value) + '\\n'; }
 function __csReady(server) {
@@ -58,6 +61,36 @@ function __csFail(error) {
 }
 process.on('SIGTERM', () => process.exit(0));
 /* end of probe */`;
+
+/** The environment variable Lambda Web Functions give the server's address in, `host:port`. */
+export const HTTP_ENDPOINT_ENV = 'AWS_LAMBDA_HTTP_ENDPOINT';
+
+/**
+ * The same lines for a Lambda Web Function (generators/web.ts): the host and port of
+ * AWS_LAMBDA_HTTP_ENDPOINT (`host:port`, an IPv6 host in brackets) when it is set, as the runtime says a
+ * server must listen; else the server's own 127.0.0.1 and PORT. An endpoint that is not host:port fails
+ * the start, as a listen on it would.
+ */
+const WEB_ADDRESS = `/* coldstart: a Lambda Web Function listens on ${HTTP_ENDPOINT_ENV} (host:port) */
+const __csEndpoint = process.env.${HTTP_ENDPOINT_ENV};
+const __csWeb = __csEndpoint === undefined ? null : /^\\[?([^\\]]*)\\]?:(\\d{1,5})$/.exec(__csEndpoint);
+if (__csEndpoint !== undefined && !__csWeb) {
+  process.stderr.write('coldstart: ${HTTP_ENDPOINT_ENV} is not host:port: ' + JSON.stringify(__csEndpoint).slice(0, 80) + '\\n');
+  process.exit(1);
+}
+const __csHost = __csWeb ? __csWeb[1] : '127.0.0.1';
+const __csPort = __csWeb ? Number(__csWeb[2]) : Number(process.env.PORT || 0);`;
+
+/**
+ * A server file as a Lambda Web Function runs it: the same bytes but the probe's address lines, which read
+ * AWS_LAMBDA_HTTP_ENDPOINT. The server files (and their published hashes) are unchanged.
+ */
+export function webFunctionSource(serverSource: string): string {
+  const at = serverSource.indexOf(SERVER_ADDRESS);
+  if (at < 0 || serverSource.indexOf(SERVER_ADDRESS, at + 1) >= 0)
+    throw new Error("a server file without exactly one probe address (the generator does not start with the probe's header)");
+  return serverSource.slice(0, at) + WEB_ADDRESS + serverSource.slice(at + SERVER_ADDRESS.length);
+}
 
 /** The header comment and probe that open every generated file. */
 export function fileHeader(framework: string, variant: string, routes: number): string {

@@ -1,6 +1,7 @@
 /**
  * The registry: per target, every file in generators/<target>/ (server/, lambda/) that
- * default-exports a FrameworkGenerator of that target. Adding a framework is adding one file per
+ * default-exports a FrameworkGenerator of that target; a derived target (lambda-web) takes another's
+ * generators and rewrites their files (probe.ts webFunctionSource). Adding a framework is adding one file per
  * target there; nothing else names frameworks.
  */
 import { readdirSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { pathToFileURL } from 'node:url';
 import type { FrameworkGenerator } from './types.ts';
 import { GENERATED_DIR, PROJECT_ROOT } from '../metrics/core/paths.ts';
 import type { Target } from '../metrics/core/dimensions.ts';
+import { targetKind } from '../metrics/core/kinds.ts';
+import { webFunctionSource } from './probe.ts';
 
 export { PROJECT_ROOT };
 const NAME = /^[a-z][a-z0-9-]*$/;
@@ -27,6 +30,9 @@ export function loadGenerators(target: Target = 'server'): Promise<FrameworkGene
 }
 
 async function loadFolder(target: Target): Promise<FrameworkGenerator[]> {
+  // a target whose files are another's, rewritten (lambda-web: the servers, listening on AWS_LAMBDA_HTTP_ENDPOINT)
+  const from = targetKind(target).derivedFrom;
+  if (from !== undefined) return (await loadGenerators(from as Target)).map((g) => derivedGenerator(g, target));
   const dir = path.join(import.meta.dirname, target);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
@@ -42,6 +48,15 @@ async function loadFolder(target: Target): Promise<FrameworkGenerator[]> {
     generators.push(generator);
   }
   return generators;
+}
+
+/** A server generator as a Web Function's: the same framework and packages, the file with the Web Function's probe address. */
+function derivedGenerator(generator: FrameworkGenerator, target: Target): FrameworkGenerator {
+  return {
+    ...generator,
+    target,
+    generate: async (input) => webFunctionSource(await generator.generate(input)),
+  };
 }
 
 /** Resolve packages the way a generated file does: from generated/, up to the project's node_modules. */

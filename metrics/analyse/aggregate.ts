@@ -82,6 +82,8 @@ export interface CellSummary {
   lambda?: LambdaSummary;
   /** runs with --first-hits: every first-hit latency of the successful samples pooled, and when all were warm (ms from spawn) */
   firstHits?: { latencyMs: Stats; allWarmMs: Stats };
+  /** servers probed from outside (lambda-web): when the address accepted less the server's own listen mark, ms */
+  acceptGapMs?: Stats;
 }
 
 /** What Lambda's REPORT lines of a cell's samples say, summarised. */
@@ -281,6 +283,7 @@ class CellAccumulator {
   private readonly instructions = columnsOf(INSTRUCTION_FIGURES);
   private readonly cycles = columnsOf(INSTRUCTION_FIGURES);
   private readonly rss = float64s();
+  private readonly acceptGap = float64s();
   private readonly heapUsed = float64s();
   private readonly lambda = new LambdaColumns();
   private hasLambda = false;
@@ -322,6 +325,7 @@ class CellAccumulator {
       this.lambda.add(s.lambda, s.index);
     }
     if (s.firstHits) this.firstHits.push(s);
+    if (s.ownListen !== undefined && marks.listen !== undefined) this.acceptGap.push(marks.listen - s.ownListen);
   }
 
   summary(): CellSummary {
@@ -332,6 +336,7 @@ class CellAccumulator {
     const cycles = describeColumns(this.cycles, (f) => `${key}|cycles.${f}`);
     const lambda = this.hasLambda ? this.lambda.summary(key) : undefined;
     const firstHits = firstHitStats(this.firstHits, key);
+    const acceptGapMs = describe(this.acceptGap.take(), `${key}|acceptGap`);
     return {
       cell: this.cell,
       ok: this.ok,
@@ -350,6 +355,7 @@ class CellAccumulator {
       ...(this.unsupported !== undefined ? { unsupported: this.unsupported } : {}),
       ...(lambda ? { lambda } : {}),
       ...(firstHits ? { firstHits } : {}),
+      ...(acceptGapMs ? { acceptGapMs } : {}),
     };
   }
 }

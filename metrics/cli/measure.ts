@@ -14,11 +14,12 @@ import {
   parseRequest,
   withoutEnvValues,
 } from '../core/app.ts';
-import { parseChoice, parseInteger } from '../core/parse.ts';
-import { appsFolder, appsOf, checkAppVersions } from '../pipeline/apps.ts';
+import { parseChoice, parseChoiceList, parseInteger } from '../core/parse.ts';
+import { appsFolder, appsOf, checkAppVersions, ENTRY_TARGETS } from '../pipeline/apps.ts';
 import { leverChoice, leverPreset } from '../pipeline/lever-preset.ts';
 import { UsageError } from '../core/errors.ts';
-import { addTypedCommand, byDefault } from './groups/common.ts';
+import { addTypedCommand, byDefault, dimensionOption } from './groups/common.ts';
+import { DIMENSIONS } from '../core/dimensions.ts';
 import { measureOption } from './groups/selection.ts';
 import { addRunGroups, checkedSpec, depsOf, executeRun, specOfGroups, type ProgramHooks } from './run.ts';
 import { commandLine } from './shared.ts';
@@ -34,6 +35,9 @@ export function addAppsGroup<A extends unknown[], O extends OptionValues, G exte
     .optionsGroup('Apps:')
     .addOption(
       new Option('--entry <file>', 'a server entry and its arguments ("dist/server.js --flag"); repeat for several').argParser(collect),
+    )
+    .addOption(
+      dimensionOption(DIMENSIONS.target, '--target', parseChoiceList('--target', ENTRY_TARGETS), { what: 'app', lambda: true }, 'server'),
     )
     .addOption(
       new Option('--handler <file.export>', 'a Lambda handler module and its export (src/index.handler); repeat for several').argParser(

@@ -12,8 +12,9 @@
  *   AWS_LAMBDA_HTTP_ENDPOINT; `MaxConcurrencyPerEnvironment` and `AuthType` are parameters.
  */
 import { Document, Scalar } from 'yaml';
+import { WEB_FUNCTION_RUNTIME } from '../core/lambda-platform.ts';
 
-export const WEB_FUNCTION_RUNTIME = 'nodejs24.x';
+export { WEB_FUNCTION_RUNTIME };
 /** Requests an environment serves at once: AWS's default, and the range it allows. */
 export const WEB_CONCURRENCY = { default: 64, min: 1, max: 128 } as const;
 

@@ -22,11 +22,16 @@ export interface CellFacts {
   eagerForm?: (cell: PartialCell) => boolean;
 }
 
-/** A row held at its stored value on some cells, whatever the spec's list: a value those cells do not have. */
+/**
+ * A row held at one value on some cells, whatever the spec's list: its stored value (a value those cells do
+ * not have), or the platform's only one.
+ */
 export interface Exclusion {
   dimension: string;
   /** the cells it holds (a test of the values multiplied before it) */
   when: (cell: PartialCell, facts: CellFacts) => boolean;
+  /** the value it holds them at, when not the row's stored value */
+  value?: (cell: PartialCell) => string | number;
   why: string;
 }
 
@@ -46,7 +51,23 @@ export const ROW_EXCLUSIONS: readonly Exclusion[] = [
     when: (c) => kindOf(c)?.handler === false,
     why: 'a server starts as itself (its stored bootstrap, probe): it has no Runtime API client',
   },
+  {
+    dimension: 'memory',
+    when: (c) => kindOf(c)?.caps !== undefined,
+    why: 'a Lambda Web Function has its fixed 2 vCPUs and 2 GB (its caps), no memory size of its own',
+  },
+  {
+    dimension: 'runtime',
+    when: (c) => kindOf(c)?.runtimeLine !== undefined,
+    value: (c) => kindOf(c)!.runtimeLine!,
+    why: 'Lambda Web Functions run on nodejs24.x only',
+  },
 ];
+
+/** The exclusion that holds row `d` on `cell`, if one does. */
+function heldBy(d: string, cell: PartialCell, facts: CellFacts): Exclusion | undefined {
+  return ROW_EXCLUSIONS.find((e) => e.dimension === d && e.when(cell, facts));
+}
 
 /** The rows a stage of the planner multiplies by, in the table's order. */
 export function stageDimensions(stage: PlanStage, table: DimensionTable = DIMENSION_TABLE): string[] {
@@ -71,7 +92,7 @@ function noneByDefault(d: string, table: DimensionTable): boolean {
 }
 
 /**
- * The values row `d` takes on `cell`: its stored value where an exclusion holds it; else its list in
+ * The values row `d` takes on `cell`: the value an exclusion holds it at (its stored one unless it says); else its list in
  * the spec (for the cell's target); `by-target` there, the row's default for the target; an empty list
  * of a row without a default, its stored value; no such list in the spec (an app's own name, kind and
  * route count), the value the cell has (else the stored one).
@@ -84,7 +105,8 @@ export function rowValues(
   facts: CellFacts = {},
 ): readonly (string | number)[] {
   const row = table[d]!;
-  if (ROW_EXCLUSIONS.some((e) => e.dimension === d && e.when(cell, facts))) return [row.stored!];
+  const held = heldBy(d, cell, facts);
+  if (held) return [held.value?.(cell) ?? row.stored!];
   const name = listName(d, String(cell.target), table);
   const list = name === undefined ? undefined : (lists as Readonly<Record<string, unknown>>)[name];
   if (list === undefined) return [cell[d] ?? row.stored!];
@@ -126,7 +148,7 @@ export function listsOfCell(cell: PartialCell, table: DimensionTable = DIMENSION
   const lists: Record<string, unknown[]> = {};
   for (const d of plannedDimensions(table)) {
     const name = listName(d, String(cell.target), table);
-    if (name === undefined || ROW_EXCLUSIONS.some((e) => e.dimension === d && e.when(cell, facts))) continue;
+    if (name === undefined || heldBy(d, cell, facts)) continue;
     lists[name] = cell[d] === table[d]!.stored && noneByDefault(d, table) ? [] : [cell[d]];
   }
   return lists;

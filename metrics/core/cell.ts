@@ -78,7 +78,7 @@ export function cellFunctions(table: DimensionTable, fileOf: (cell: AnyCell) => 
       const extras = labelOrder.flatMap((d) => {
         const label = row(d).label as Exclude<DimensionTable[string]['label'], 'file'>;
         const value = cell[d]!;
-        if (!leavesStored(cell, d) || label.inFileName?.(value)) return [];
+        if (!leavesStored(cell, d) || label.inFileName?.(value, cell)) return [];
         return [label.show ? label.show(value) : `${d}=${value}`];
       });
       return extras.length ? `${fileOf(cell)} [${extras.join(', ')}]` : fileOf(cell);

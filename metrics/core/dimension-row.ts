@@ -66,7 +66,7 @@ export interface Dimension<V extends string | number> {
    * its place among the `[name=value, …]` extras of a cell's label (shown when ≠ stored), and how its
    * value reads there; `file`: the cell's file name (cellFile) already says it
    */
-  label?: 'file' | { at: number; show?: (value: V) => string; inFileName?: (value: V) => boolean };
+  label?: 'file' | { at: number; show?: (value: V) => string; inFileName?: (value: V, cell: Readonly<Record<string, unknown>>) => boolean };
   /** tables sort its values in the order of `values` (else numbers numerically, text alphabetically) */
   sortByValues?: true;
   /** text sorted with its digit runs as numbers (`fastify@4.5.0` before `fastify@4.10.0`) */

@@ -26,9 +26,11 @@ export const DEFAULT_ROUTES: readonly number[] = [1, 10, 100, 500, 1000, 2000, 3
 /**
  * Where a generated file runs: `server` is a long-running HTTP server on `listen`; `lambda` is an
  * AWS Lambda handler (`exports.handler`) behind the framework's adapter, driven through the Lambda
- * Runtime API. Each has its own folder of generators (generators/<target>/) and is a `--target`.
+ * Runtime API; `lambda-web` is the server as Lambda Web Functions run it (listening on
+ * AWS_LAMBDA_HTTP_ENDPOINT). Each has its own folder of generated files and is a `--target`; the
+ * generators are server/'s and lambda/'s (lambda-web's files are the servers', generators/web.ts).
  */
-export const TARGETS = ['server', 'lambda'] as const;
+export const TARGETS = ['server', 'lambda', 'lambda-web'] as const;
 export type Target = (typeof TARGETS)[number];
 /** The target of cells imported from AWS's REPORT lines (lambda:import): they ran the Lambda file on Lambda itself. */
 export const AWS_LAMBDA_TARGET = 'aws-lambda';

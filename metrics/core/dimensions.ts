@@ -56,7 +56,7 @@ import {
   isName,
 } from './dimension-values.ts';
 import { cliList, dimension, isNonNegativeInteger, list, rowHolds, type Dimension, type TargetName, type Typed } from './dimension-row.ts';
-import { measureKind, targetKind } from './kinds.ts';
+import { measureKind, targetInName, targetKind, WEB_FUNCTION_RUNTIME } from './kinds.ts';
 import { MAX_ROUTE_COUNTS, MAX_VERSIONS, RUN_BOUNDS_TEXT } from './run-bounds.ts';
 
 export * from './dimension-values.ts';
@@ -168,15 +168,18 @@ export const DIMENSIONS = {
         flag: '--target',
         arg: '<list>',
         group: 'selection',
-        help:
-          `comma list of ${list(TARGETS)}: a long-running HTTP server, ` +
-          "or a handler behind the framework's Lambda adapter under a Runtime API the runner plays",
+        help: (on) =>
+          (on.what === 'app'
+            ? 'what every --entry runs as, comma list of server, lambda-web: a server on PORT, '
+            : `comma list of ${list(TARGETS)}: a long-running HTTP server, a handler behind the framework's Lambda ` +
+              'adapter under a Runtime API the runner plays, ') +
+          'or the server as a Lambda Web Function (on AWS_LAMBDA_HTTP_ENDPOINT, ready when it accepts, within 10 s, ' +
+          '2 vCPUs, 2 GB, nodejs24.x)',
       },
     ],
-    help: 'how the file runs: an HTTP server, a handler under the Runtime API, or imported from AWS',
+    help: 'how the file runs: an HTTP server, a handler under the Runtime API, a Lambda Web Function, or imported from AWS',
     key: { at: 6, tagged: true },
-    // a local Lambda cell's file (lambda/…) already says its target
-    label: { at: 0, inFileName: (t) => !targetKind(t).plain && targetKind(t).local },
+    label: { at: 0, inFileName: targetInName },
     sortByValues: true,
     lever: { rank: 0 },
     metaList: 'targets',
@@ -228,7 +231,7 @@ export const DIMENSIONS = {
   runtime: dimension<CellRuntime>()({
     values: CELL_RUNTIMES,
     stored: 'node',
-    cli: { server: ['node'], lambda: [DEFAULT_LAMBDA_RUNTIME] },
+    cli: { server: ['node'], lambda: [DEFAULT_LAMBDA_RUNTIME], 'lambda-web': [WEB_FUNCTION_RUNTIME as CellRuntime] },
     flags: [
       {
         flag: '--runtime',
@@ -256,7 +259,7 @@ export const DIMENSIONS = {
     label: { at: 3 },
     lever: { rank: 1, change: true },
     metaList: 'runtimes',
-    plan: { stage: 'lever', list: { server: 'runtimes', lambda: 'lambdaRuntimes' } },
+    plan: { stage: 'lever', list: { server: 'runtimes', lambda: 'lambdaRuntimes', 'lambda-web': 'lambdaRuntimes' } },
   }),
   build: dimension<Build>()({
     values: BUILDS,
@@ -304,7 +307,7 @@ export const DIMENSIONS = {
   bootstrap: dimension<Bootstrap>()({
     values: BOOTSTRAPS,
     stored: 'probe',
-    cli: { server: ['probe'], lambda: ['ric'] },
+    cli: { server: ['probe'], lambda: ['ric'], 'lambda-web': ['probe'] },
     flags: [
       {
         flag: '--lambda-bootstrap',
@@ -327,7 +330,7 @@ export const DIMENSIONS = {
   fileCache: dimension<FileCache>()({
     values: FILE_CACHES,
     stored: 'warm',
-    cli: { server: ['warm'], lambda: ['cold'] },
+    cli: { server: ['warm'], lambda: ['cold'], 'lambda-web': ['cold'] },
     flags: [
       {
         flag: '--file-cache',
@@ -349,7 +352,7 @@ export const DIMENSIONS = {
     values: INIT_MODES,
     // what every Lambda file did before the row existed: fastify's ready() on the first event
     stored: 'lazy',
-    cli: { server: ['lazy'], lambda: ['eager', 'lazy'] },
+    cli: { server: ['lazy'], lambda: ['eager', 'lazy'], 'lambda-web': ['lazy'] },
     flags: [
       {
         flag: '--init',

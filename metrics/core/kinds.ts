@@ -33,7 +33,21 @@ export interface TargetKind {
   /** a handler's init modes (lazy, eager) multiply its cells; a server has no init mode */
   readonly initModes: boolean;
   /** the sampler of measure/targets/ that runs it; absent: it is not run here */
-  readonly sampler?: 'server' | 'lambda';
+  readonly sampler?: 'server' | 'lambda' | 'lambda-web';
+  /**
+   * its generated files are another target's, rewritten (generators/web.ts): the generators of that
+   * target write them, with the probe that listens where this target says
+   */
+  readonly derivedFrom?: string;
+  /**
+   * a platform with fixed resources (Lambda Web Functions: 2 vCPUs, 2 GB an environment): every sample
+   * runs in a cgroup with these limits, whatever --lambda-memory says (its cells have no memory size of their own)
+   */
+  readonly caps?: { readonly memoryMB: number; readonly cpus: number };
+  /** the platform's limit on the time to ready (Web Functions: 10 s to listen), ms; a sample over it fails */
+  readonly readyLimitMs?: number;
+  /** the runtime line its cells run on, the only one the platform offers (Web Functions: nodejs24.x) */
+  readonly runtimeLine?: string;
 }
 
 const server: TargetKind = {
@@ -58,6 +72,25 @@ const lambda: TargetKind = {
   initModes: true,
   sampler: 'lambda',
 };
+/**
+ * Lambda Web Functions (docs.aws.amazon.com/lambda/latest/dg/web-functions*, read 2026-12-05): the server
+ * itself, listening on AWS_LAMBDA_HTTP_ENDPOINT within 10 s, on nodejs24.x, arm64, 2 vCPUs and 2 GB.
+ */
+const lambdaWeb: TargetKind = {
+  name: 'lambda-web',
+  fileTarget: 'lambda-web',
+  local: true,
+  handler: false,
+  ready: 'listen',
+  lambdaShaped: true,
+  plain: false,
+  initModes: false,
+  sampler: 'lambda-web',
+  derivedFrom: 'server',
+  caps: { memoryMB: 2048, cpus: 2 },
+  readyLimitMs: 10_000,
+  runtimeLine: 'nodejs24.x',
+};
 const awsLambda: TargetKind = {
   name: 'aws-lambda',
   fileTarget: 'lambda',
@@ -69,13 +102,30 @@ const awsLambda: TargetKind = {
   initModes: true,
 };
 
-export const TARGET_KINDS: Readonly<Record<string, TargetKind>> = { server, lambda, [awsLambda.name]: awsLambda };
+export const TARGET_KINDS: Readonly<Record<string, TargetKind>> = {
+  server,
+  lambda,
+  [lambdaWeb.name]: lambdaWeb,
+  [awsLambda.name]: awsLambda,
+};
 
 /** The target named `target` (a cell's, an app's kind, a run's); an unknown name is a bug. */
 export function targetKind(target: string): TargetKind {
   const kind = Object.hasOwn(TARGET_KINDS, target) ? TARGET_KINDS[target] : undefined;
   if (!kind) throw new Error(`unknown target ${JSON.stringify(target)}`);
   return kind;
+}
+
+/** The one runtime line of Lambda Web Functions (web-functions-configuration-architecture, read 2026-12-05). */
+export const WEB_FUNCTION_RUNTIME = lambdaWeb.runtimeLine!;
+
+/**
+ * Whether a cell's label leaves its target out: a local Lambda cell's file (lambda/…, lambda-web/…) says it, and
+ * a user's handler (--handler) is one; a user's server run as a Web Function says it.
+ */
+export function targetInName(target: string, cell: Readonly<Record<string, unknown>>): boolean {
+  const kind = targetKind(target);
+  return !kind.plain && kind.local && (cell.source !== 'app' || kind.handler);
 }
 
 /** Whether `target` is a Lambda handler measured on this machine (the cells the Lambda estimate is made for). */

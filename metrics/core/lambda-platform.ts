@@ -3,6 +3,7 @@
  * memory size, the Node.js runtime lines and their deprecations, the architectures and their prices.
  * Every command (run's limits, the cost model, packaging, importing, the reports) reads them here.
  */
+import { WEB_FUNCTION_RUNTIME as WEB_RUNTIME } from './kinds.ts';
 import { UsageError } from './errors.ts';
 
 /** The memory size at which a function has one full vCPU (AWS's documentation): it gets memory / 1769 vCPUs. */
@@ -92,6 +93,8 @@ export const LAMBDA_RUNTIME_NAMES = Object.keys(LAMBDA_RUNTIME_LINES) as LambdaR
 
 /** The default: the newest line. */
 export const DEFAULT_LAMBDA_RUNTIME: LambdaRuntimeLine = 'nodejs24.x';
+/** The one runtime line of Lambda Web Functions (core/kinds.ts, its target's `runtimeLine`). */
+export const WEB_FUNCTION_RUNTIME = WEB_RUNTIME as LambdaRuntimeLine;
 
 /** Lines Lambda has deprecated (no more security patches; creating functions on them is blocked later), with the date. */
 export const DEPRECATED_LAMBDA_RUNTIMES = {

@@ -152,6 +152,11 @@ export interface SampleRecord {
   invalidBody?: InvalidBodyCheck;
   /** the first hits after the timed answer (runs with --first-hits above 0) */
   firstHits?: FirstHits;
+  /**
+   * a server whose readiness was probed from outside (a Lambda Web Function): its own listen mark, ms on
+   * the timeline; `marks.listen` is when its address accepted a connection, as Lambda sees it
+   */
+  ownListen?: number;
 }
 
 /** The largest time a record may hold, ms: about 11.6 days, far beyond any sample's limit. */
@@ -236,7 +241,8 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     badFigures('limits', value.limits, { max: Number.MAX_SAFE_INTEGER, text: true }) ??
     (value.rss === undefined ? undefined : badNumber('rss', value.rss, Number.MAX_SAFE_INTEGER)) ??
     (value.heapUsed === undefined ? undefined : badNumber('heapUsed', value.heapUsed, Number.MAX_SAFE_INTEGER)) ??
-    (value.durationMs === undefined ? undefined : badNumber('durationMs', value.durationMs));
+    (value.durationMs === undefined ? undefined : badNumber('durationMs', value.durationMs)) ??
+    (value.ownListen === undefined ? undefined : badNumber('ownListen', value.ownListen));
   if (bad) return { ok: false, reason: bad };
   const { cpu, marks, instructions, cycles, firstHits, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);

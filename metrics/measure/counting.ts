@@ -14,8 +14,8 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { APP_SOURCE, type Cell } from '../core/cell.ts';
 import type { Target } from '../core/dimensions.ts';
+import { APP_SOURCE, type Cell } from '../core/cell.ts';
 import type { InstructionMark, InstructionMarks, SampleRecord } from '../core/samples.ts';
 import type { SampleHooks } from './sample.ts';
 import { targetKind } from '../core/kinds.ts';
@@ -127,11 +127,12 @@ export function readDumps(dir: string): Dump[] {
  * Which marks a counted child is cut at: a generated server at the probe's start, imported, startup,
  * listen and firstResponse; a Lambda handler (generated, or the user's under the `probe` bootstrap) at
  * start, imported, startup, init (the runner's dump) and firstResponse; the user's own server
- * (`app-server`) at the preload's start, listen and firstResponse.
+ * (`app-server`) at the preload's start, listen and firstResponse. A Web Function's file is a server's.
  */
 export type CountShape = Target | 'app-server';
 export const COUNT_MARKS: Record<CountShape, readonly InstructionMark[]> = {
   server: ['start', 'imported', 'startup', 'listen', 'firstResponse'],
+  'lambda-web': ['start', 'imported', 'startup', 'listen', 'firstResponse'],
   lambda: ['start', 'imported', 'startup', 'init', 'firstResponse'],
   'app-server': ['start', 'listen', 'firstResponse'],
 };

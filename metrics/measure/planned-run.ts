@@ -1,6 +1,6 @@
 /**
  * One planned run of a run's loop: a blocked cell's record, or a real sample with its compile-cache
- * directory and, at a memory size, its own cgroup. `resolveLimits` checks the memory sizes and finds
+ * directory and, at a memory size (or under its target's fixed caps), its own cgroup. `resolveLimits` checks the memory sizes and finds
  * the mechanism before anything is measured.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import type { PlannedRun } from '../plan/order.ts';
 import type { CompileCacheDirs } from './compile-cache.ts';
 import type { DiscoveryRun, SampleFileCache } from './file-cache.ts';
 import { detectLimits, type Detection } from './limits/detect.ts';
-import { limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
+import { capSettings, limitSettings, limitSettingsError, type LimitSettings } from './limits/settings.ts';
 import type { LimitSpec } from '../core/run-spec.ts';
 import type { LimitsMechanism } from './limits/types.ts';
 import { COUNT_SLOWDOWN, countHooks, countShapeOf, type CountTools } from './counting.ts';
@@ -20,11 +20,14 @@ import { limitHooks } from './limited.ts';
 import { blockedRecord, runSample, type SampleHooks } from './sample.ts';
 import { targetOf } from './targets/index.ts';
 import { isCounted } from '../core/dimensions.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** How a run limits its samples at memory sizes. */
 export interface RunLimits {
   mechanism: LimitsMechanism;
   settings: (memoryMB: number) => LimitSettings;
+  /** the settings of a target's fixed caps (lambda-web: 2 vCPUs, 2 GB) under the run's CPU period */
+  caps: (caps: { memoryMB: number; cpus: number }) => LimitSettings;
   initCpus: number;
   cpuPeriodUs: number;
 }
@@ -47,7 +50,7 @@ export function resolveLimits(
   }
   const detected = detect();
   if (!detected.ok) throw new UsageError(`--lambda-memory: ${detected.reason}`);
-  return { mechanism: detected.mechanism, settings, initCpus, cpuPeriodUs };
+  return { mechanism: detected.mechanism, settings, caps: (caps) => capSettings(caps, options), initCpus, cpuPeriodUs };
 }
 
 export interface RunContext {
@@ -109,13 +112,15 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
     // at a memory size the child runs in its own cgroup: made here, removed by its hooks
     let hooks: SampleHooks = {};
     const counted = isCounted(run.cell);
+    // a target with fixed caps (lambda-web) runs in a cgroup of its own whatever the memory sizes
+    const caps = targetKind(run.cell.target).caps;
     if (counted) {
       if (!context.counting) return blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' });
       const shape = countShapeOf(run.cell);
       hooks = countHooks({ tools: context.counting, scratch: context.scratch, shape, ...(context.cacheSim ? { cacheSim: true } : {}) });
-    } else if (limits && run.cell.memory > 0) {
+    } else if (limits && (run.cell.memory > 0 || caps)) {
       try {
-        hooks = limitHooks(limits.mechanism.create(limits.settings(run.cell.memory)));
+        hooks = limitHooks(limits.mechanism.create(caps ? limits.caps(caps) : limits.settings(run.cell.memory)));
       } catch (error) {
         return blockedRecord(run, { kind: 'failed', reason: `limits: ${(error as Error).message}` });
       }

@@ -25,10 +25,14 @@ import { readTextBounded } from '../store/input-files.ts';
 import { MAX_PAYLOAD_BYTES } from '../core/lambda-platform.ts';
 import { parseList } from '../core/parse.ts';
 import { planAppVersions } from '../plan/app-versions.ts';
+import { TARGETS, type Target } from '../core/dimensions.ts';
+import { targetKind } from '../core/kinds.ts';
 
 /** What the options say of the apps (measure's Apps group), each as typed. */
 export interface AppsInput {
   entry?: string[];
+  /** the targets every --entry runs as (servers: server, lambda-web); default server */
+  target?: Target[];
   handler?: string[];
   name?: string;
   request?: { method: string; path: string };
@@ -114,22 +118,23 @@ export function appsOf(opts: AppsInput, base: string): AppSpec[] {
   const modules = handlers.map((spec) => parseHandler(spec, base));
   const event = handlers.length ? eventOf(opts.event, base) : undefined;
   const env = envOf(opts.env ?? []);
-  const apps: AppSpec[] = [
-    ...entries.map((line): AppSpec => {
-      const { file, args } = entryOf(line, base);
-      const resolved = checkAppFile('--entry', path.resolve(base, file));
-      return {
-        name: appNameOf(resolved),
-        kind: 'server',
-        file: resolved,
-        args,
-        cwd,
-        request,
-        expect,
-        port: opts.port === '0' ? 0 : 'auto',
-        ...env,
-      };
-    }),
+  const kinds = entryTargets(opts, entries.length);
+  const apps: AppSpec[] = entries.map((line): AppSpec => {
+    const { file, args } = entryOf(line, base);
+    const resolved = checkAppFile('--entry', path.resolve(base, file));
+    return {
+      name: appNameOf(resolved),
+      kind: 'server',
+      file: resolved,
+      args,
+      cwd,
+      request,
+      expect,
+      port: opts.port === '0' ? 0 : 'auto',
+      ...env,
+    };
+  });
+  apps.push(
     ...modules.map(({ file, exportName }): AppSpec => {
       // the task root is where a handler runs, as /var/task on Lambda
       const { taskRoot, handler } = lambdaTaskRoot(file, exportName, cwd);
@@ -149,8 +154,9 @@ export function appsOf(opts: AppsInput, base: string): AppSpec[] {
         ...env,
       };
     }),
-  ];
-  return named(apps, opts.name);
+  );
+  // named as given (an entry, a handler: one name each), then each entry as every target asked
+  return named(apps, opts.name).flatMap((app, i) => (i < entries.length && kinds ? kinds.map((kind) => ({ ...app, kind })) : [app]));
 }
 
 /** The JSON event handlers are invoked with (--event FILE). */
@@ -165,6 +171,28 @@ function eventOf(file: string | undefined, base: string): unknown {
 }
 
 /** The apps under the names given (--name a,b,…, in order), the others under their files' names; two of one name are refused. */
+/** The servers' targets an --entry runs as (`--target`): the targets that listen (server, lambda-web). */
+export const ENTRY_TARGETS = TARGETS.filter((t) => !targetKind(t).handler);
+
+/**
+ * The targets of the entries: --target's (each a listening one); none given, each entry is a server; --target without --entry,
+ * or --port where no target reads PORT, refused.
+ */
+function entryTargets(opts: AppsInput, entries: number): Target[] | undefined {
+  const kinds = opts.target;
+  if (kinds === undefined) return undefined;
+  if (entries === 0)
+    throw new UsageError(`--target is the targets of --entry servers (${ENTRY_TARGETS.join(', ')}): a --handler is a Lambda handler`);
+  const wrong = kinds.find((k) => !(ENTRY_TARGETS as readonly string[]).includes(k));
+  if (wrong)
+    throw new UsageError(
+      `--target: ${wrong} is not a target of a server entry (${ENTRY_TARGETS.join(', ')}); use --handler for a Lambda handler`,
+    );
+  if (opts.port !== undefined && kinds.every((k) => targetKind(k).caps))
+    throw new UsageError('--port: a Lambda Web Function listens on AWS_LAMBDA_HTTP_ENDPOINT, not on PORT (the runtime sets no PORT)');
+  return [...new Set(kinds)];
+}
+
 function named(apps: AppSpec[], list: string | undefined): AppSpec[] {
   const names = typeof list === 'string' ? parseList('--name', list).map(checkAppName) : [];
   if (names.length > apps.length) throw new UsageError(`--name: ${names.length} names for ${apps.length} apps`);

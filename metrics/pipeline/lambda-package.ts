@@ -22,11 +22,11 @@ import { WEB_FUNCTION_RUNTIME } from '../cloud/web-function-template.ts';
 /**
  * What `--target` packages: Lambda event functions (a handler behind an adapter, SAM Function), or Lambda
  * Web Functions (the generated server itself as index.js, SAM WebFunction). A Web Function runs the
- * server's file, so its cells are the server files.
+ * server's file as the lambda-web target writes it: the same server, listening on AWS_LAMBDA_HTTP_ENDPOINT.
  */
 export const PACKAGE_TARGETS = {
   lambda: { fileTarget: 'lambda', web: false },
-  'lambda-web': { fileTarget: 'server', web: true },
+  'lambda-web': { fileTarget: 'lambda-web', web: true },
 } as const;
 export type PackageTarget = keyof typeof PACKAGE_TARGETS;
 /** The package of event functions, lambda:package's default (and what lambda:run deploys). */

@@ -16,10 +16,10 @@ import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
 import type { Measure } from '../core/dimensions.ts';
-import { measureKind } from '../core/kinds.ts';
+import { measureKind, targetKind } from '../core/kinds.ts';
 import type { RunMeta } from '../core/meta.ts';
 import { writeMeta } from '../store/meta-file.ts';
-import { firstHitsOf, hasCounted, type RunSpec } from '../core/run-spec.ts';
+import { firstHitsOf, hasCounted, targetsOf, type RunSpec } from '../core/run-spec.ts';
 import { hasVariants } from '../analyse/answer.ts';
 import { SAMPLES_FILE } from '../core/samples.ts';
 import { appendSample } from '../store/samples-file.ts';
@@ -28,7 +28,7 @@ import { exitCodeOfSignal } from '../measure/children.ts';
 import { NO_VALGRIND } from '../measure/counting.ts';
 import { childEnvironment, type ChildEnvironment } from '../measure/environment.ts';
 import { guardLimits } from '../measure/limits/registry.ts';
-import type { RunContext } from '../measure/planned-run.ts';
+import type { RunContext, RunLimits } from '../measure/planned-run.ts';
 import { PROFILE_METHOD } from '../measure/profile.ts';
 import { Progress } from '../measure/progress.ts';
 import { openSession, pointLatest, RESULTS_DIR, type MeasurementSession } from '../measure/session.ts';
@@ -97,13 +97,32 @@ function runFolderDisk(output: RunSpec['output']): string {
   return output.out === undefined ? RESULTS_DIR : output.out;
 }
 
+/**
+ * The run's limits: at the memory sizes asked, and for a target with fixed caps (lambda-web's 2 vCPUs and
+ * 2 GB) always. Caps the machine cannot apply (no cgroups, not root) are said in one line and the run goes
+ * on without them: the warning stays in the log, and meta.json's limits are absent for those samples.
+ */
+function runLimits(spec: RunSpec, deps: Deps, log: (line: string) => void): RunLimits | undefined {
+  const limits = deps.limits(spec.cells.memories, spec.limits);
+  if (limits) return limits;
+  const capped = [...new Set(targetsOf(spec).flatMap((t) => [targetKind(t).caps].flatMap((caps) => (caps ? [caps.memoryMB] : []))))];
+  if (capped.length === 0) return undefined;
+  try {
+    return deps.limits(capped, spec.limits);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    log(`warning: lambda-web's caps (2 vCPUs, 2 GB) are not applied: ${error.message.replace(/^--lambda-memory: /, '')}`);
+    return undefined;
+  }
+}
+
 /** The cells, the session (run folder made and locked), and meta.json's start written before anything is measured. */
 async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line: string) => void): Promise<OpenRun> {
   const environment = childEnvironment(deps.env);
   // a missing or malformed --calibration is refused before the run folder is made (relative to where the user ran it)
   const file = spec.cost.calibrationFile;
   const calibration = file ? loadCalibrationAt(file.path, file.name).meta : undefined;
-  const limits = deps.limits(spec.cells.memories, spec.limits);
+  const limits = runLimits(spec, deps, log);
   const counted = hasCounted(spec);
   const counting = counted ? deps.countTools() : undefined;
   if (counted && !counting) throw new UsageError(NO_VALGRIND);

@@ -35,6 +35,7 @@ import { calibrationSection } from './calibration.ts';
 import { calibrationCsvColumns } from './calibration-csv.ts';
 import { costSection } from './cost-table.ts';
 import { firstHitsOutput } from './first-hits.ts';
+import { webFunctionsOutput } from './web-functions.ts';
 import { crossCheckSection, processColumns, processCsvColumns } from './crosscheck.ts';
 import { summaryCsv } from './csv.ts';
 import { SCALING_CSV, scalingCsv } from './curve-md.ts';
@@ -87,6 +88,8 @@ export const OUTPUTS: Output[] = [
   },
   // --first-hits: first-hit columns beside firstResponse (summary.md, summary.csv) and their section
   firstHitsOutput,
+  // lambda-web cells: INIT against Web Functions' 10 s, and what a cold start uses
+  webFunctionsOutput,
   // hyperfine.json, when the folder has one: the process column and the cross-check section
   { section: crossCheckSection, columns: processColumns, csvColumns: processCsvColumns },
   // the curves against N: only where a series has two route counts or more (no log-log chart of one point)

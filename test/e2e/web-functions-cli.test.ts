@@ -75,7 +75,11 @@ test('lambda:package --target lambda-web packages a generated server that passes
     .split('\n')
     .find((l) => l.includes('.zip'))!
     .split(/\s+/)[0]!;
-  assert.deepEqual(Object.keys(unzipSync(readFileSync(path.resolve(zip)))), ['index.js']);
+  const files = unzipSync(readFileSync(path.resolve(zip)));
+  assert.deepEqual(Object.keys(files), ['index.js']);
+  // the server as the lambda-web target writes it: it listens where Lambda says
+  assert.match(Buffer.from(files['index.js']!).toString('utf8'), /process\.env\.AWS_LAMBDA_HTTP_ENDPOINT/);
+  assert.doesNotMatch(made!.stderr + made!.stdout, /never reads AWS_LAMBDA_HTTP_ENDPOINT/);
   assert.equal(wrong!.status, 2);
   assert.match(wrong!.stderr, /--target: "lambda-edge" is not one of lambda, lambda-web/);
 });

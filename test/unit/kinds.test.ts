@@ -72,17 +72,23 @@ test('every target and every measure of the table has its object, and nothing el
 });
 
 test('the objects answer what the modules used to ask by name', () => {
-  const [server, lambda] = TARGETS;
+  const [server, lambda, web] = TARGETS;
   assert.deepEqual(
     CELL_TARGETS.map((t) => [t, targetKind(t).handler, targetKind(t).ready, targetKind(t).local, targetKind(t).plain, isLocalHandler(t)]),
     [
       [server, false, 'listen', true, true, false],
       [lambda, true, 'init', true, false, true],
+      [web, false, 'listen', true, false, false],
       ['aws-lambda', true, 'init', false, false, false],
     ],
   );
+  // a Web Function: the server's files rewritten, capped at 2 vCPUs and 2 GB, 10 s to listen, nodejs24.x only
+  assert.deepEqual(
+    [targetKind(web).derivedFrom, targetKind(web).caps, targetKind(web).readyLimitMs, targetKind(web).runtimeLine],
+    [server, { memoryMB: 2048, cpus: 2 }, 10_000, 'nodejs24.x'],
+  );
   assert.throws(() => generatedTarget('aws-lambda'), /has no generated file/);
-  assert.throws(() => targetKind('lambda-web'), /unknown target "lambda-web"/);
+  assert.throws(() => targetKind('lambda-webx'), /unknown target "lambda-webx"/);
   assert.throws(() => targetKind('constructor'), /unknown target/);
   assert.deepEqual(
     MEASURES.map((m) => [m, measureKind(m).counted, measureKind(m).noun, isCounted({ measure: m })]),

@@ -56,7 +56,8 @@ export abstract class SampleCgroup implements SampleLimits {
 
   switchToInvokeCpu(): void {
     if (this.removed) return;
-    this.setCpuQuota(quotaUs(invokeCpus(this.settings.memoryMB), this.settings.cpuPeriodUs), this.settings.cpuPeriodUs);
+    const cpus = this.settings.invokeCpus ?? invokeCpus(this.settings.memoryMB);
+    this.setCpuQuota(quotaUs(cpus, this.settings.cpuPeriodUs), this.settings.cpuPeriodUs);
   }
 
   cpuTime(): CpuTime | undefined {

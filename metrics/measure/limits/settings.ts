@@ -16,6 +16,13 @@ export interface LimitSettings {
   initCpus: number;
   /** the CPU quota's period, µs */
   cpuPeriodUs: number;
+  /** vCPUs after INIT when not the memory size's share (a platform with fixed caps: Web Functions' 2 vCPUs) */
+  invokeCpus?: number;
+}
+
+/** A target's fixed caps (core/kinds.ts `caps`) as settings: its memory, and its vCPUs from spawn to the end. */
+export function capSettings(caps: { memoryMB: number; cpus: number }, { cpuPeriodUs }: LimitSpec): LimitSettings {
+  return { memoryMB: caps.memoryMB, initCpus: caps.cpus, invokeCpus: caps.cpus, cpuPeriodUs };
 }
 
 /** A memory size's limits under the spec's INIT CPU and quota period (their defaults are DEFAULT_SPEC.limits). */

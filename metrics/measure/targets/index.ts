@@ -4,10 +4,15 @@
  */
 import { targetKind, type TargetKind } from '../../core/kinds.ts';
 import { lambdaTarget } from './lambda.ts';
+import { lambdaWebTarget } from './lambda-web.ts';
 import { serverTarget } from './server.ts';
 import type { Target } from './target.ts';
 
-const SAMPLERS: Record<NonNullable<TargetKind['sampler']>, Target> = { server: serverTarget, lambda: lambdaTarget };
+const SAMPLERS: Record<NonNullable<TargetKind['sampler']>, Target> = {
+  server: serverTarget,
+  lambda: lambdaTarget,
+  'lambda-web': lambdaWebTarget,
+};
 
 /** The sampler a cell of target `name` runs on; undefined for a target that is only ever imported (aws-lambda). */
 export function targetOf(name: string): Target | undefined {

@@ -21,7 +21,7 @@ import { oneLine } from '../text.ts';
 import { CellRoutes, type RouteAnswer } from './first-hits.ts';
 import { AFTER_LINE_WAIT_MS, SampleFailure, timelineMarks, wallEpochOf, type Measured, type SampleIO, type Target } from './target.ts';
 
-interface Ready {
+export interface Ready {
   timeOrigin: number;
   /** `imported` and `startup` are absent from the user's app (the preload sees only start and listen) */
   marks: { start: number; listen: number } & Partial<Record<ChildMark, number>>;
@@ -189,16 +189,34 @@ async function firstAnswer(io: SampleIO, ready: Ready, expectedPort: number, rou
   return answer.at;
 }
 
-async function measure(io: SampleIO, expectedPort: number): Promise<Measured> {
+/**
+ * How a sample learns that its server is ready: the server's own ready line (when it has listened), or,
+ * for a Web Function, the address accepting a connection from outside (`acceptedAt`, on the runner's clock).
+ */
+export type Readiness = (io: SampleIO) => Promise<{ ready: Ready; acceptedAt?: number }>;
+
+/** The server's word: its ready line, printed once it listens. */
+const ownReadyLine: Readiness = async (io) => ({
+  ready: parseReadyLine(await io.protocolLine(io.app ? 'listening server' : 'ready line')),
+});
+
+/**
+ * One sample of a listening server: ready (as `readiness` says), the first answer, the CPU time after it,
+ * the first hits and the invalid-body check. `expectedPort` is the port an app was told (0: any).
+ */
+export async function measureServer(io: SampleIO, expectedPort: number, readiness: Readiness = ownReadyLine): Promise<Measured> {
   // a generated file answers its route table; the user's own app answers its one request
   const routes = io.app ? undefined : new CellRoutes(io.cell, io.contract);
-  const ready = parseReadyLine(await io.protocolLine(io.app ? 'listening server' : 'ready line'));
+  const { ready, acceptedAt } = await readiness(io);
   await io.endOfInit();
   const answerAt = await firstAnswer(io, ready, expectedPort, routes);
   // listen is on the child's clock too: moved onto the timeline like the other marks
-  const listen = ready.timeOrigin + ready.marks.listen - wallEpochOf(io.spawnAt);
+  const ownListen = ready.timeOrigin + ready.marks.listen - wallEpochOf(io.spawnAt);
+  // probed from outside, ready is when the address accepted; the server's own word is kept beside it
+  const listen = acceptedAt === undefined ? ownListen : acceptedAt - io.spawnAt;
   const marks = timelineMarks(ready, io.spawnAt, { name: 'listen', at: listen }, answerAt - io.spawnAt);
   const measured: Measured = { marks, rss: ready.rss, heapUsed: ready.heapUsed, runtimeVersion: ready.runtime };
+  if (acceptedAt !== undefined) measured.ownListen = ownListen;
   // CPU time after the answer: the child reports it once the answer is written (protocol v2)
   const cpu: CpuMarks = { ...ready.cpu };
   // an app that is itself a coldstart-generated file prints its own ready line too: skip it
@@ -232,6 +250,6 @@ export const serverTarget: Target = {
     const port = await appPort(app);
     // the app learns its port the way apps do: PORT (and HOST for the ones that read it)
     const env: Record<string, string> = app ? { ...app.env, PORT: String(port), HOST: '127.0.0.1' } : {};
-    return { env, measure: (io) => measure(io, port), close: () => Promise.resolve() };
+    return { env, measure: (io) => measureServer(io, port), close: () => Promise.resolve() };
   },
 };

@@ -63,6 +63,11 @@ export interface Measured {
   runtimeVersion?: string;
   invalidBody?: InvalidBodyCheck;
   firstHits?: FirstHits;
+  /**
+   * a server probed from outside (lambda-web): its own listen mark, ms on the timeline, beside `marks.listen`
+   * (when its address accepted a connection)
+   */
+  ownListen?: number;
 }
 
 /** One sample's resources on the target side (a Runtime API server, for instance). */

@@ -1,0 +1,125 @@
+/**
+ * Lambda Web Functions in the report (cells of the lambda-web target): each cell's INIT, spawn → its
+ * address accepting a connection (what Lambda waits for), its median and p95 against the 10 s a server
+ * has to listen, the gap between that and the server's own ready mark, and what one cold start uses:
+ * active CPU seconds (the child's CPU time at its listen mark) and GB-seconds (INIT's wall time × 2 GB). No
+ * estimate of Lambda's own figure and no $: no real Web Functions cold start calibrates one yet (lambda:import
+ * of platform.initReport lines and compare put real ones beside these), and their rates are not public.
+ */
+import { quantileSorted } from 'simple-statistics';
+import type { CellSummary } from '../analyse/aggregate.ts';
+import { webColdStartCost } from '../analyse/web-cost.ts';
+import { cellLabel } from '../core/cell.ts';
+import { markdownTable, ms, round3 } from '../core/format.ts';
+import { markdownCode } from '../core/escape.ts';
+import { targetKind } from '../core/kinds.ts';
+import type { CsvColumn, MarkdownSection, Output, ReportContext } from './contract.ts';
+
+/** A Web Function cell's figures against its platform's limit on INIT. */
+export interface WebInitRow {
+  summary: CellSummary;
+  limitMs: number;
+  p50: number;
+  p95: number;
+  /** limit − p50 and limit − p95, ms (negative: over) */
+  marginP50Ms: number;
+  marginP95Ms: number;
+  /** samples that failed on the limit */
+  overLimit: number;
+  acceptGapMs?: number;
+  cpuSeconds?: number;
+  gbSeconds: number;
+}
+
+const limitOf = (s: CellSummary) => targetKind(s.cell.target).readyLimitMs;
+
+/** The Web Function cells with a successful sample, as rows; a cell every sample of which failed is in Failures. */
+export function webInitRows(summaries: readonly CellSummary[]): WebInitRow[] {
+  return summaries.flatMap((summary) => {
+    const limitMs = limitOf(summary);
+    const listen = summary.metrics.listen;
+    if (limitMs === undefined || !listen || listen.n === 0) return [];
+    const sorted = [...listen.values].sort((a, b) => a - b);
+    const p50 = quantileSorted(sorted, 0.5);
+    const p95 = quantileSorted(sorted, 0.95);
+    const cpuMs = summary.cpu?.listen?.median;
+    const use = webColdStartCost({ cpuMs: cpuMs ?? 0, initMs: p50 });
+    const overLimit = summary.errors
+      .filter((e) => /within \d+ s, Lambda Web Functions' limit/.test(e.reason))
+      .reduce((n, e) => n + e.count, 0);
+    return [
+      {
+        summary,
+        limitMs,
+        p50,
+        p95,
+        marginP50Ms: limitMs - p50,
+        marginP95Ms: limitMs - p95,
+        overLimit,
+        ...(summary.acceptGapMs ? { acceptGapMs: summary.acceptGapMs.median } : {}),
+        ...(cpuMs !== undefined ? { cpuSeconds: use.cpuSeconds } : {}),
+        gbSeconds: use.gbSeconds,
+      },
+    ];
+  });
+}
+
+const NOTE =
+  'INIT is spawn → the address in AWS_LAMBDA_HTTP_ENDPOINT accepting a connection, probed from outside every 1 ms as ' +
+  "Lambda waits for it (not the server's own word: its listen mark is the gap column, accepted − own mark); a server " +
+  'has 10 s (web-functions-env-lifecycle), so the margin is 10 s − the median and 10 s − the p95 of this machine: on ' +
+  "Lambda's arm64 2 vCPUs it differs, and no real Web Functions cold start calibrates an estimate of it yet ✱ " +
+  '(`lambda:import` of their platform.initReport lines puts real ones beside these). Each sample ran capped at 2 vCPUs ' +
+  'and 2 GB (cgroups, where the machine allows) on nodejs24.x. A cold start uses the active CPU seconds (the CPU time ' +
+  "at the listen mark) and the GB-seconds (INIT × 2 GB); no $: Web Functions' rates are not public.";
+
+function section(context: ReportContext): MarkdownSection | undefined {
+  const rows = webInitRows(context.summaries);
+  if (rows.length === 0) return undefined;
+  const signed = (v: number) => (v < 0 ? `−${ms(-v)}` : ms(v));
+  const table = markdownTable(
+    [
+      'cell',
+      'INIT median (ms)',
+      'INIT p95 (ms)',
+      'margin to 10 s, median / p95 (ms)',
+      'accepted − own mark (ms)',
+      'over 10 s',
+      'active CPU-s',
+      'GB-s',
+    ],
+    rows.map((r) => [
+      markdownCode(cellLabel(r.summary.cell)),
+      ms(r.p50),
+      ms(r.p95),
+      `${signed(r.marginP50Ms)} / ${signed(r.marginP95Ms)}`,
+      r.acceptGapMs === undefined ? '–' : r.acceptGapMs.toFixed(1),
+      String(r.overLimit),
+      r.cpuSeconds === undefined ? '–' : r.cpuSeconds.toFixed(3),
+      r.gbSeconds.toFixed(3),
+    ]),
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
+  return { title: 'Lambda Web Functions: INIT against the 10 s limit', body: `${NOTE}\n\n${table}` };
+}
+
+function csvColumns(context: ReportContext): CsvColumn[] {
+  const rows = new Map(webInitRows(context.summaries).map((r) => [r.summary, r]));
+  if (rows.size === 0) return [];
+  const pick = (f: (r: WebInitRow) => number | undefined) => (s: CellSummary) => {
+    const row = rows.get(s);
+    const value = row ? f(row) : undefined;
+    return value === undefined ? '' : round3(value);
+  };
+  return [
+    { header: 'web_init_p95_ms', value: pick((r) => r.p95) },
+    { header: 'web_init_limit_margin_median_ms', value: pick((r) => r.marginP50Ms) },
+    { header: 'web_init_limit_margin_p95_ms', value: pick((r) => r.marginP95Ms) },
+    { header: 'web_accept_gap_median_ms', value: pick((r) => r.acceptGapMs) },
+    { header: 'web_active_cpu_s', value: pick((r) => r.cpuSeconds) },
+    { header: 'web_gb_s', value: pick((r) => r.gbSeconds) },
+  ];
+}
+
+/** The Web Functions section of summary.md and its columns of summary.csv (only in runs with lambda-web cells). */
+export const webFunctionsOutput: Output = { section, csvColumns };
