@@ -3,6 +3,7 @@
  * functions since 1 August 2025: $ per million cold starts = ms/1000 × memory GB × $ per GB-s × 10^6.
  * Local timings are not Lambda timings; this is a scale for comparing frameworks, not a bill.
  */
+import type { WebRates } from '../core/web-platform.ts';
 import type { CellSummary } from './aggregate.ts';
 import {
   DEFAULT_ARCHITECTURE,
@@ -24,6 +25,8 @@ export interface CostSettings {
   pricePerGBs: number;
   /** true when the price was given (--price) rather than taken from the architecture */
   customPrice: boolean;
+  /** the user's Web Functions rates (--price-file, --web-*-price): a Web Function's cold start has a $ only with them */
+  webRates?: WebRates;
 }
 
 /** What a user may give (on `run`, kept in meta.json's spec, or on `report`). */
@@ -34,6 +37,7 @@ export interface CostOptions {
   pricePerGBs?: number;
   /** --budget (ms): not a price, but kept with the report's settings; the curves read it */
   budgetMs?: number;
+  webRates?: WebRates;
 }
 
 /** $ per million cold starts of `ms` each. Lambda counts a GB as 1024 MB. */
@@ -55,7 +59,15 @@ export function resolveCost(report: CostOptions = {}, stored: CostOptions = {}):
   const arch = architectures[0]!;
   const memoryMB = report.memoryMB ?? stored.memoryMB ?? DEFAULT_MEMORY_MB;
   const price = report.pricePerGBs ?? (report.architectures?.length ? undefined : stored.pricePerGBs);
-  return { memoryMB, arch, architectures, pricePerGBs: price ?? PRICE_PER_GB_SECOND[arch], customPrice: price !== undefined };
+  const webRates = report.webRates ?? stored.webRates;
+  return {
+    memoryMB,
+    arch,
+    architectures,
+    pricePerGBs: price ?? PRICE_PER_GB_SECOND[arch],
+    customPrice: price !== undefined,
+    ...(webRates ? { webRates } : {}),
+  };
 }
 
 /** The price of one of the report's architectures: the price given applies to the first (the only one it may be given with). */
@@ -72,6 +84,7 @@ export function storedCost(cost: MetaCost | undefined): CostOptions {
     ...(architectures ? { architectures } : {}),
     ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
     ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
+    ...(cost.webRates ? { webRates: cost.webRates } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.ts';
 import { runSpec, specRefusal } from '../core/run-spec.ts';
 import { reportPipeline } from '../pipeline/report.ts';
 import { addTypedCommand, givenFlags } from './groups/common.ts';
-import { addCostGroup, costOf } from './groups/cost.ts';
+import { addCostGroup, costOf, WEB_RATE_FLAGS } from './groups/cost.ts';
 import { addExportOptions, exportOf } from './groups/output.ts';
 import { parseInteger } from '../core/parse.ts';
 import { say, warn } from './shared.ts';
@@ -29,7 +29,9 @@ export function registerReportCommand(program: PlainCommand): void {
     .action(async (dir, opts, self) => {
       const exportJson = exportOf(opts, [dir]);
       // the rules between options (--export-metric without --export-json) are run's
-      const refusal = specRefusal(runSpec(exportJson ? { output: { exportJson } } : {}), givenFlags(self));
+      // the Web Functions rates apply to the folder's lambda-web cells: the report checks them against the folder
+      const given = new Set([...givenFlags(self)].filter((f) => !WEB_RATE_FLAGS.includes(f)));
+      const refusal = specRefusal(runSpec(exportJson ? { output: { exportJson } } : {}), given);
       if (refusal) throw new UsageError(refusal);
       const written = await reportPipeline(
         {

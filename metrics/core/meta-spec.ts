@@ -5,6 +5,7 @@
  * gives every field its type (a value of the wrong type is left out, a list keeps its valid items),
  * and upgradeV1Options reads the `options` of a v1 meta.json (before `version`) into the same shape.
  */
+import type { WebRates } from './web-platform.ts';
 import type { AppSpec } from './app.ts';
 import { listName, plannedDimensions } from './cell-space.ts';
 import {
@@ -140,6 +141,8 @@ export interface MetaCost {
   pricePerGBs?: number;
   /** --budget, ms: the route budget the curves count against (absent in runs without one, and in older runs) */
   budgetMs?: number;
+  /** the user's Web Functions rates (absent without them, and in older runs) */
+  webRates?: WebRates;
 }
 
 export interface MetaSpec {
@@ -317,7 +320,17 @@ function parseCost(v: unknown): MetaCost {
     architectures: architecturesOf(v.architectures),
     pricePerGBs: pricePerGBs !== undefined && pricePerGBs > 0 ? pricePerGBs : undefined,
     budgetMs: budgetMs !== undefined && budgetMs > 0 ? budgetMs : undefined,
+    webRates: webRatesOf(v.webRates),
   });
+}
+
+/** Stored Web Functions rates, each a $ figure from 0 to under 1; anything else is none (never a rate of ours). */
+function webRatesOf(v: unknown): WebRates | undefined {
+  if (!isObject(v)) return undefined;
+  const rate = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 && x < 1 ? x : undefined);
+  const [activeCpuSecond, gbSecond, request] = [rate(v.activeCpuSecond), rate(v.gbSecond), rate(v.request)];
+  if (activeCpuSecond === undefined || gbSecond === undefined || request === undefined) return undefined;
+  return { activeCpuSecond, gbSecond, request };
 }
 
 /** A v2 meta.json's `spec`, every field of its type. */

@@ -364,7 +364,21 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s) => hasTarget(s, HANDLER),
     without: 'a Lambda cell (--target lambda, or measure --handler): the calibration makes the Lambda estimates',
   },
-  { flags: ['--runtime'], applies: (s) => hasTarget(s, SERVER), without: 'a server cell (Lambda cells run on --lambda-runtime)' },
+  {
+    flags: ['--runtime'],
+    applies: (s) => targetsOf(s).some((t) => !targetKind(t).handler && targetKind(t).runtimeLine === undefined),
+    without: 'a server cell (Lambda cells run on --lambda-runtime, Web Functions on nodejs24.x)',
+  },
+  {
+    flags: ['--lambda-memory'],
+    applies: (s) => targetsOf(s).some((t) => targetKind(t).caps === undefined),
+    without: 'a cell with a memory size (a Lambda Web Function has its fixed 2 vCPUs and 2 GB)',
+  },
+  {
+    flags: ['--price-file', '--web-cpu-price', '--web-gb-price', '--web-request-price'],
+    applies: (s) => targetsOf(s).some((t) => targetKind(t).caps !== undefined),
+    without: 'a Lambda Web Functions cell (--target lambda-web): the rates price its cold starts',
+  },
   { flags: ['--node'], applies: runsLocalNode, without: 'a cell on the node runtime (--runtime node or --lambda-runtime node)' },
   {
     flags: ['--first-hits'],

@@ -15,6 +15,8 @@ import { UsageError } from './errors.ts';
 
 /** The 10 s a Web Function's server has to listen (web-functions-env-lifecycle). */
 export const WEB_FUNCTION_INIT_LIMIT_MS = 10_000;
+/** A Web Function's architecture: arm64 only (web-functions-configuration-architecture). */
+export const WEB_FUNCTION_ARCHITECTURE = 'arm64';
 /** A Web Function environment's memory: 2 GB (the reading of the Web Functions pages). */
 export const WEB_FUNCTION_MEMORY_GB = 2;
 

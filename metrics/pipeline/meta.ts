@@ -32,7 +32,7 @@ import { RUNTIMES_DIR } from '../plan/runtimes.ts';
 import type { InstalledVersion } from '../plan/versions.ts';
 import { isCounted } from '../core/dimensions.ts';
 import { firstHitsOf, hasCounted, targetsOf, type RunSpec } from '../core/run-spec.ts';
-import { isLocalHandler } from '../core/kinds.ts';
+import { isLocalHandler, targetKind } from '../core/kinds.ts';
 
 /** What a run knows when it starts, besides what it was asked: measured or resolved before the first sample. */
 export interface StartFacts {
@@ -85,7 +85,9 @@ export function cpuSpeedBothEnds(
 export function cpuSpeedCommands(cells: readonly PlannedCell[]): Map<string, string> {
   const commands = new Map<string, string>();
   for (const { cell, launch } of cells) {
-    if (!isLocalHandler(cell.target) || !launch || isCounted(cell) || commands.has(cell.runtime)) continue;
+    // a Web Function's INIT converts to Lambda's arm64 speed as a handler's CPU time does (report/web-functions.ts)
+    const converted = isLocalHandler(cell.target) || targetKind(cell.target).caps !== undefined;
+    if (!converted || !launch || isCounted(cell) || commands.has(cell.runtime)) continue;
     commands.set(cell.runtime, launch.command);
   }
   return commands;
@@ -159,7 +161,8 @@ export function lambdaMeta(
   cpuSpeed: Record<string, LocalCpuSpeed>,
 ): LambdaMeta | undefined {
   const lambda = cells.filter((c) => isLocalHandler(c.cell.target));
-  if (!lambda.length) return undefined;
+  // Web Functions only: the CPU loop's timings, which their estimate converts with
+  if (!lambda.length) return Object.keys(cpuSpeed).length ? { starts: {}, variables: [], cpuSpeed } : undefined;
   const starts: LambdaMeta['starts'] = {};
   for (const { cell, launch, contract, app } of lambda) {
     const start = launch?.start;
@@ -244,6 +247,7 @@ export function specMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFac
       ...(cost.architectures.length > 1 ? { architectures: cost.architectures } : {}),
       ...(cost.pricePerGBs !== undefined ? { pricePerGBs: cost.pricePerGBs } : {}),
       ...(cost.budgetMs !== undefined ? { budgetMs: cost.budgetMs } : {}),
+      ...(cost.webRates ? { webRates: cost.webRates } : {}),
     },
     ...(spec.output.attribute ? { attribute: true as const } : {}),
     ...(hasCounted(spec) ? { countFlags: [...COUNT_V8_FLAGS] } : {}),

@@ -12,6 +12,7 @@ import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { MIN_FIT_POINTS, pickPhaseRoutes } from '../analyse/scaling.ts';
 import { cellLabel } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
+import { targetKind } from '../core/kinds.ts';
 import { ms } from '../core/format.ts';
 import { readReferenceTable, ReferenceTableError, staleReferenceWarning, type ReferenceTable } from '../calibration/lambda-reference.ts';
 import { CodeLoadingDataError, type CodeLoadingData } from '../calibration/lambda-code-loading.ts';
@@ -258,6 +259,8 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   // a link where the report writes is refused before anything is read or written
   refuseRunFolderLinks(dir, 'report');
   const context = loadRun(dir, settings);
+  if (settings.cost?.webRates && !context.summaries.some((s) => targetKind(s.cell.target).caps))
+    throw new UsageError('--price-file, --web-*-price do nothing without a Lambda Web Functions cell (--target lambda-web) in the run');
   const csvColumns: CsvColumn[] = OUTPUTS.flatMap((output) => output.csvColumns?.(context) ?? []);
   writeOwnedFile(
     dir,

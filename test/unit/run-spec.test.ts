@@ -109,6 +109,37 @@ describe('specRefusal', () => {
       given: [],
       refused: undefined,
     },
+    // Lambda Web Functions: fixed caps and runtime line, and the only cells the Web Functions rates price
+    {
+      name: 'Web Functions rates without a lambda-web cell',
+      spec: {},
+      given: ['--price-file'],
+      refused: /^--price-file does nothing without a Lambda Web Functions cell \(--target lambda-web\)/,
+    },
+    {
+      name: 'Web Functions rates with a lambda-web cell',
+      spec: { cells: { targets: ['lambda-web'] } },
+      given: ['--web-cpu-price'],
+      refused: undefined,
+    },
+    {
+      name: '--lambda-memory with lambda-web cells only',
+      spec: { cells: { targets: ['lambda-web'], memories: [512] } },
+      given: ['--lambda-memory'],
+      refused: /^--lambda-memory does nothing without a cell with a memory size \(a Lambda Web Function has its fixed 2 vCPUs and 2 GB\)/,
+    },
+    {
+      name: '--lambda-memory with a server beside the Web Functions',
+      spec: { cells: { targets: ['server', 'lambda-web'], memories: [512] } },
+      given: ['--lambda-memory'],
+      refused: undefined,
+    },
+    {
+      name: '--runtime with lambda-web cells only',
+      spec: { cells: { targets: ['lambda-web'] } },
+      given: ['--runtime'],
+      refused: /^--runtime does nothing without a server cell .*Web Functions on nodejs24\.x/,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

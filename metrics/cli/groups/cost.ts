@@ -44,6 +44,8 @@ export function addCostGroup<A extends unknown[], O extends OptionValues, G exte
 }
 
 const WEB_PRICE_FLAGS = ['--web-cpu-price', '--web-gb-price', '--web-request-price'] as const;
+/** Every flag that gives Web Functions rates. */
+export const WEB_RATE_FLAGS: readonly string[] = ['--price-file', ...WEB_PRICE_FLAGS];
 
 /** The user's Web Functions rates: a --price-file, or all three flags; undefined when none is given. */
 export function webRatesOf(opts: {
