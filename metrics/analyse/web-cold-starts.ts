@@ -28,6 +28,8 @@ export interface WebColdStarts {
 export interface WebEstimate {
   p50: number;
   interval?: { low: number; high: number };
+  /** the local median × Lambda arm64's CPU ratio (report/web-functions.ts): a model no real Web Function calibrates (✱) */
+  modelled?: number;
 }
 
 export interface WebBesideReal extends WebColdStarts {
@@ -72,6 +74,7 @@ export function besideReal(real: WebColdStarts, estimate: WebEstimate): WebBesid
   return row;
 }
 
+const signedPct = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(0)} %`;
 const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : '–');
 
 /** The lines lambda:import prints: one per function, and the estimate beside it when there is one. */
@@ -83,6 +86,11 @@ export function webColdStartLines(rows: readonly (WebColdStarts | WebBesideReal)
     if (!('estimate' in r)) return `${real}${margin}${failed}`;
     const sign = r.errorP50Pct >= 0 ? '+' : '';
     const within = r.withinInterval === undefined ? '' : r.withinInterval ? ', within its interval' : ', outside its interval';
-    return `${real}${margin}${failed}; estimate ${ms(r.estimate.p50)} (${sign}${r.errorP50Pct.toFixed(0)} %${within})`;
+    const { modelled } = r.estimate;
+    const model =
+      modelled === undefined
+        ? ''
+        : `; modelled on Lambda ✱ ${ms(modelled)} (${signedPct(((modelled - r.p50) / r.p50) * 100)}, no interval)`;
+    return `${real}${margin}${failed}; estimate ${ms(r.estimate.p50)} (${sign}${r.errorP50Pct.toFixed(0)} %${within})${model}`;
   });
 }

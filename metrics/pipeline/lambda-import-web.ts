@@ -15,6 +15,9 @@ import { loadRun } from '../report/write.ts';
 import { targetKind } from '../core/kinds.ts';
 import { webFunctionName } from '../cloud/web-package.ts';
 import type { CellSummary } from '../analyse/aggregate.ts';
+import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
+import type { LocalCpuSpeed } from '../core/meta.ts';
+import { webCpuRatio } from '../report/web-functions.ts';
 
 const SNIFF_BYTES = 64 * 1024;
 
@@ -44,7 +47,10 @@ export interface WebImport {
  * servers (ready when they listen: spawn → listening, what Lambda waits for), with its 95 % interval. A
  * target that is not plain (lambda-web) wins over the plain server for the same function.
  */
-export function localEstimates(summaries: readonly CellSummary[]): Map<string, WebEstimate> {
+export function localEstimates(
+  summaries: readonly CellSummary[],
+  speeds: Readonly<Record<string, LocalCpuSpeed>> = {},
+): Map<string, WebEstimate> {
   const out = new Map<string, { estimate: WebEstimate; plain: boolean }>();
   for (const s of summaries) {
     const kind = targetKind(s.cell.target);
@@ -62,10 +68,18 @@ export function localEstimates(summaries: readonly CellSummary[]): Map<string, W
     const estimate: WebEstimate = {
       p50: stats.median,
       ...(stats.ci95 ? { interval: { low: stats.ci95.low, high: stats.ci95.high } } : {}),
+      ...modelledOf(s, stats.median, speeds),
     };
     out.set(name, { estimate, plain: kind.plain });
   }
   return new Map([...out].map(([name, { estimate }]) => [name, estimate]));
+}
+
+/** A lambda-web cell's modelled figure on Lambda (its median × the arm64 CPU ratio), when the run timed the loop. */
+function modelledOf(s: CellSummary, median: number, speeds: Readonly<Record<string, LocalCpuSpeed>>): { modelled?: number } {
+  if (targetKind(s.cell.target).caps === undefined) return {};
+  const ratio = webCpuRatio(s.cell.runtime, speeds);
+  return ratio === undefined ? {} : { modelled: median * ratio };
 }
 
 /** Every file's initReports, per function; no report at all is a UsageError naming what was read. */
@@ -83,7 +97,8 @@ export function importWebFunctions(files: readonly string[], estimateRun?: strin
       `no platform.initReport of a Web Function in ${files.length} file${files.length === 1 ? '' : 's'} (${all.issueCount} unreadable)`,
     );
   const real = webColdStarts(all.reports);
-  const estimates = estimateRun === undefined ? undefined : localEstimates(loadRun(estimateRun).summaries);
+  const run = estimateRun === undefined ? undefined : loadRun(estimateRun);
+  const estimates = run ? localEstimates(run.summaries, cpuSpeedsOf(run.meta?.lambda)) : undefined;
   const rows: (WebColdStarts | WebBesideReal)[] = real.map((r) => {
     const estimate = estimates?.get(r.functionName);
     return estimate && r.n > 0 ? besideReal(r, estimate) : r;

@@ -12,6 +12,8 @@ import { makeCell } from '../../metrics/core/cell.ts';
 import { parseMetaSpec } from '../../metrics/core/meta-spec.ts';
 import type { SampleRecord } from '../../metrics/core/samples.ts';
 import { webCpuRatio, webInitRows } from '../../metrics/report/web-functions.ts';
+import { localEstimates } from '../../metrics/pipeline/lambda-import-web.ts';
+import { besideReal, webColdStartLines, webColdStarts } from '../../metrics/analyse/web-cold-starts.ts';
 
 const cell = (target: 'server' | 'lambda-web') =>
   makeCell({
@@ -89,4 +91,17 @@ test('the rates are kept in meta.json and read back defensively; a report given 
   const other = { ...rates, request: 0 };
   assert.deepEqual(resolveCost({ webRates: other }, storedCost(spec(rates).cost)).webRates, other);
   assert.equal(resolveCost({}, {}).webRates, undefined, 'never a rate of ours');
+});
+
+test('lambda:import --estimate gives a lambda-web cell its modelled figure on Lambda beside the local median (✱, no interval)', () => {
+  const summaries = aggregate([sample('lambda-web', 1, 300), sample('lambda-web', 2, 310), sample('server', 1, 90)]);
+  const lambda = lambdaCpuPerIteration('nodejs24.x', 'arm64')!;
+  const speeds = { 'nodejs24.x': { iterations: 1000, cpuMs: [lambda.msPerIteration * 500] } };
+  const estimate = localEstimates(summaries, speeds).get('coldstart-hono-1-validated-web')!;
+  assert.equal(estimate.p50, 305);
+  assert.equal(estimate.modelled, 610);
+  assert.equal(localEstimates(summaries).get('coldstart-hono-1-validated-web')!.modelled, undefined, 'no timing: no model');
+  const real = webColdStarts([{ functionName: 'coldstart-hono-1-validated-web', status: 'success', initMs: 500 }]);
+  const [line] = webColdStartLines([besideReal(real[0]!, estimate)]);
+  assert.match(line!, /estimate 305 ms \(-39 %.*\); modelled on Lambda ✱ 610 ms \(\+22 %, no interval\)$/);
 });
