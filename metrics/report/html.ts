@@ -24,6 +24,7 @@ import { calibratedBands, curveData, estimateData, phaseData, togglesOf, type To
 import { curveHtmlTable, estimateTable, fitsTable, resultsTable } from './html-tables.ts';
 import { appsRun, runLoad } from './markdown.ts';
 import { costHtml, howToReadHtml, warningsHtml } from './html-answers.ts';
+import { webFunctionsHtml } from './web-functions.ts';
 import { inlineText, pageAsset, pageHead } from './page-assets.ts';
 
 export const HTML_REPORT = 'report.html';
@@ -228,6 +229,8 @@ export async function htmlReport(context: ReportContext): Promise<string> {
           curveHtmlTable(context),
         ]),
     costHtml(context, toggles),
+    // lambda-web cells: INIT against the 10 s limit (nothing for other runs: their pages stay as they were)
+    ...[webFunctionsHtml(context)].filter((html) => html !== ''),
     // no chart to draw is no failure: the note says why, without an empty Charts section
     ...(list.length ? ['<h2 id="charts">Charts</h2>', ...list.map(chartHtml)] : []),
     ...(first(list) ? [] : [noCurveNote(context, apps)]),

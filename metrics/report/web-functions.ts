@@ -14,7 +14,7 @@ import type { CellSummary } from '../analyse/aggregate.ts';
 import { webColdStartCost } from '../analyse/web-cost.ts';
 import { cellLabel } from '../core/cell.ts';
 import { markdownTable, ms, round3 } from '../core/format.ts';
-import { markdownCode } from '../core/escape.ts';
+import { markdownCode, oneLine, xmlText } from '../core/escape.ts';
 import { targetKind } from '../core/kinds.ts';
 import type { CsvColumn, MarkdownSection, Output, ReportContext } from './contract.ts';
 import { cpuSpeedsOf, lambdaCpuPerIteration, localCpuPerIteration, CPU_REFERENCE } from '../calibration/lambda-cpu-reference.ts';
@@ -114,27 +114,26 @@ function estimateNote(): string {
   );
 }
 
-function section(context: ReportContext): MarkdownSection | undefined {
-  const rows = webInitRows(context.summaries, cpuSpeedsOf(context.meta?.lambda), context.cost.webRates);
-  if (rows.length === 0) return undefined;
+/** The section's table as text: its headers and, per cell, its label and figures (escaped by each format). */
+function tableOf(rows: readonly WebInitRow[]): { headers: string[]; cells: { label: string; values: string[] }[] } {
   const signed = (v: number) => (v < 0 ? `−${ms(-v)}` : ms(v));
   const estimated = rows.some((r) => r.estimateMs !== undefined);
   const priced = rows.some((r) => r.dollars !== undefined);
-  const table = markdownTable(
-    [
-      'cell',
-      'INIT median (ms)',
-      'INIT p95 (ms)',
-      'margin to 10 s, median / p95 (ms)',
-      'accepted − own mark (ms)',
-      'over 10 s',
-      'active CPU-s',
-      'GB-s',
-      ...(estimated ? ['estimate on Lambda ✱ (ms)'] : []),
-      ...(priced ? ['$ per million cold starts (your rates)'] : []),
-    ],
-    rows.map((r) => [
-      markdownCode(cellLabel(r.summary.cell)),
+  const headers = [
+    'cell',
+    'INIT median (ms)',
+    'INIT p95 (ms)',
+    'margin to 10 s, median / p95 (ms)',
+    'accepted − own mark (ms)',
+    'over 10 s',
+    'active CPU-s',
+    'GB-s',
+    ...(estimated ? ['estimate on Lambda ✱ (ms)'] : []),
+    ...(priced ? ['$ per million cold starts (your rates)'] : []),
+  ];
+  const cells = rows.map((r) => ({
+    label: cellLabel(r.summary.cell),
+    values: [
       ms(r.p50),
       ms(r.p95),
       `${signed(r.marginP50Ms)} / ${signed(r.marginP95Ms)}`,
@@ -144,15 +143,51 @@ function section(context: ReportContext): MarkdownSection | undefined {
       r.gbSeconds.toFixed(3),
       ...(estimated ? [r.estimateMs === undefined ? '–' : `${ms(r.estimateMs)} ✱`] : []),
       ...(priced ? [r.dollars === undefined ? '–' : (r.dollars * 1e6).toFixed(2)] : []),
-    ]),
-    ['left', ...Array<'right'>(7 + (estimated ? 1 : 0) + (priced ? 1 : 0)).fill('right')],
+    ],
+  }));
+  return { headers, cells };
+}
+
+const TITLE = 'Lambda Web Functions: INIT against the 10 s limit';
+
+function rowsOf(context: ReportContext): WebInitRow[] {
+  return webInitRows(context.summaries, cpuSpeedsOf(context.meta?.lambda), context.cost.webRates);
+}
+
+function section(context: ReportContext): MarkdownSection | undefined {
+  const rows = rowsOf(context);
+  if (rows.length === 0) return undefined;
+  const { headers, cells } = tableOf(rows);
+  const table = markdownTable(
+    headers,
+    cells.map((c) => [markdownCode(c.label), ...c.values]),
+    ['left', ...Array<'right'>(headers.length - 1).fill('right')],
   );
-  const body = [NOTE, '', table, ...(estimated ? ['', estimateNote()] : [])].join('\n');
-  return { title: 'Lambda Web Functions: INIT against the 10 s limit', body };
+  const estimated = rows.some((r) => r.estimateMs !== undefined);
+  return { title: TITLE, body: [NOTE, '', table, ...(estimated ? ['', estimateNote()] : [])].join('\n') };
+}
+
+/** The same section in report.html (empty for runs without lambda-web cells). */
+export function webFunctionsHtml(context: ReportContext): string {
+  const rows = rowsOf(context);
+  if (rows.length === 0) return '';
+  const { headers, cells } = tableOf(rows);
+  const text = (t: string) => xmlText(oneLine(t));
+  const note = (t: string) => `<p class="note">${text(t.replace(/`/g, ''))}</p>`;
+  const head = `<tr>${headers.map((h) => `<th>${text(h)}</th>`).join('')}</tr>`;
+  const body = cells.map(
+    (c) => `<tr><td><code>${text(c.label)}</code></td>${c.values.map((v) => `<td class="num">${text(v)}</td>`).join('')}</tr>`,
+  );
+  return [
+    `<h2 id="web-functions">${text(TITLE)}</h2>`,
+    note(NOTE),
+    `<table class="sortable"><thead>${head}</thead><tbody>${body.join('')}</tbody></table>`,
+    ...(rows.some((r) => r.estimateMs !== undefined) ? [note(estimateNote())] : []),
+  ].join('\n');
 }
 
 function csvColumns(context: ReportContext): CsvColumn[] {
-  const rows = new Map(webInitRows(context.summaries, cpuSpeedsOf(context.meta?.lambda), context.cost.webRates).map((r) => [r.summary, r]));
+  const rows = new Map(rowsOf(context).map((r) => [r.summary, r]));
   if (rows.size === 0) return [];
   const pick = (f: (r: WebInitRow) => number | undefined) => (s: CellSummary) => {
     const row = rows.get(s);

@@ -53,6 +53,10 @@ test('metrics --target server,lambda-web runs the generated servers as both, the
   }
   const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
   assert.match(summary, /## Lambda Web Functions: INIT against the 10 s limit/);
+  assert.match(
+    readFileSync(path.join(out, 'report.html'), 'utf8'),
+    /<h2 id="web-functions">Lambda Web Functions: INIT against the 10 s limit/,
+  );
   const csv = readFileSync(path.join(out, 'summary.csv'), 'utf8').split('\n')[0]!;
   assert.match(csv, /web_init_limit_margin_p95_ms/);
 });
