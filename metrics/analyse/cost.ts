@@ -3,6 +3,7 @@
  * functions since 1 August 2025: $ per million cold starts = ms/1000 × memory GB × $ per GB-s × 10^6.
  * Local timings are not Lambda timings; this is a scale for comparing frameworks, not a bill.
  */
+import { targetKind } from '../core/kinds.ts';
 import type { WebRates } from '../core/web-platform.ts';
 import type { CellSummary } from './aggregate.ts';
 import {
@@ -106,6 +107,9 @@ export interface CellCost {
  * at the cell's own memory size when it ran at one. Undefined without a successful sample.
  */
 export function cellCost(summary: CellSummary, settings: CostSettings, estimatedBilledMs?: number): CellCost | undefined {
+  // a Web Function is billed on active CPU and memory at rates that are not public: priced only at the user's
+  // (report/web-functions.ts), never at the event functions' GB-second price
+  if (targetKind(summary.cell.target).caps) return undefined;
   const memoryMB = summary.cell.memory || settings.memoryMB;
   const priced = { memoryMB, pricePerGBs: settings.pricePerGBs };
   if (summary.lambda && estimatedBilledMs !== undefined) {

@@ -69,16 +69,25 @@ export function costParagraphs(context: ReportContext): string[] {
 }
 
 export function costSection(context: ReportContext): MarkdownSection {
+  // Web Functions are priced in their own section, at the user's rates only
+  const summaries = context.summaries.filter((s) => !targetKind(s.cell.target).caps);
+  if (summaries.length === 0 && context.summaries.length > 0) return { title: 'Cost', body: WEB_COST_NOTE };
   // the user's apps: a row per app (they have no route count to pivot on)
   const table = appsRun(context.meta)
     ? markdownTable(
         ['app', '$ per million cold starts'],
-        context.summaries.map((s) => [cellLabel(s.cell), costCellText(context, s)]),
+        summaries.map((s) => [cellLabel(s.cell), costCellText(context, s)]),
         ['left', 'right'],
       )
-    : pivotTables(context.summaries, 'firstResponse', (s) => costCellText(context, s));
+    : pivotTables(summaries, 'firstResponse', (s) => costCellText(context, s));
   return { title: costTitle(context), body: [table, ...costParagraphs(context)].join('\n\n') };
 }
+
+/** Why a Lambda Web Function's cold start is not in the cost table. */
+export const WEB_COST_NOTE =
+  "Lambda Web Functions are not priced at the event functions' GB-second rate: they are billed on active CPU and " +
+  "memory at rates AWS does not publish; their section gives each cold start's CPU- and GB-seconds, and a $ at your rates " +
+  '(--price-file or --web-*-price).';
 
 /**
  * The lines the report prints under the cost table: settings, formula, caveats. `ownMemory`: cells

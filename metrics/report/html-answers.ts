@@ -18,6 +18,7 @@ import { dimensionFields, type Toggle } from './html-data.ts';
 import { tableHtml, type TableCell, type TableRow } from './html-tables.ts';
 import { appsRun, runLoad } from './markdown.ts';
 import { targetKind } from '../core/kinds.ts';
+import { WEB_COST_NOTE } from './cost-table.ts';
 
 /**
  * The one line a run without Lambda cells gives (terminal and report) on how to get the Lambda answer:
@@ -151,10 +152,15 @@ export function costHtml(context: ReportContext, toggles: Toggle[]): string {
   return [
     `<h2 id="cost">${xmlText(costTitle(context))}</h2>`,
     `<p class="note">${xmlText(label)}</p>`,
-    rows.length ? tableHtml('cost-table', headers, rows) : '<p class="note">No cell answered: nothing to price.</p>',
+    rows.length ? tableHtml('cost-table', headers, rows) : `<p class="note">${xmlText(noCostRows(context))}</p>`,
     ...costParagraphs(context).map((p) => `<p class="note">${inlineMarkdownHtml(p)}</p>`),
     ...(hint ? [`<p class="hint" id="lambda-hint">${inlineMarkdownHtml(hint)}</p>`] : []),
   ].join('\n');
+}
+
+/** Why the cost table has no row: no cell answered, or every cell is a Web Function (priced in its own section). */
+function noCostRows(context: ReportContext): string {
+  return context.summaries.some((s) => targetKind(s.cell.target).caps && s.ok > 0) ? WEB_COST_NOTE : 'No cell answered: nothing to price.';
 }
 
 /** Every warning of the run, one line each (text, not HTML); the outliers apart, as they can be one per cell. */

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { aggregate } from '../../metrics/analyse/aggregate.ts';
-import { resolveCost, storedCost } from '../../metrics/analyse/cost.ts';
+import { cellCost, resolveCost, storedCost } from '../../metrics/analyse/cost.ts';
+import { WEB_COST_NOTE } from '../../metrics/report/cost-table.ts';
 import { lambdaCpuPerIteration } from '../../metrics/calibration/lambda-cpu-reference.ts';
 import { makeCell } from '../../metrics/core/cell.ts';
 import { parseMetaSpec } from '../../metrics/core/meta-spec.ts';
@@ -104,4 +105,12 @@ test('lambda:import --estimate gives a lambda-web cell its modelled figure on La
   const real = webColdStarts([{ functionName: 'coldstart-hono-1-validated-web', status: 'success', initMs: 500 }]);
   const [line] = webColdStartLines([besideReal(real[0]!, estimate)]);
   assert.match(line!, /estimate 305 ms \(-39 %.*\); modelled on Lambda ✱ 610 ms \(\+22 %, no interval\)$/);
+});
+
+test("no $ at the event functions' rate for a Web Function: the cost table leaves it to its own section", () => {
+  const [server, web] = ['server', 'lambda-web'].map((t) => aggregate([sample(t as 'server' | 'lambda-web', 1, 300)])[0]!);
+  const settings = resolveCost();
+  assert.ok(cellCost(server!, settings)!.perMillion > 0);
+  assert.equal(cellCost(web!, settings), undefined);
+  assert.match(WEB_COST_NOTE, /rates AWS does not publish/);
 });
