@@ -106,6 +106,12 @@ export function snapshotUnsupported(
       'a handler that takes its export from the restored heap: a change of the code), and a blob starts only on the exact node ' +
       "build that wrote it, while Lambda moves its runtime's patch version on its own schedule"
     );
+  if (targetKind(app.kind).caps)
+    return (
+      'not applicable to a Lambda Web Function: its runtime starts node on index.js itself, and a blob starts only on the exact ' +
+      "node build that wrote it while Lambda moves nodejs24.x's patch version on its own schedule (SnapStart reaches Node only " +
+      'through container images)'
+    );
   if (runtime.kind !== 'node') return 'Bun has no V8 startup snapshot (node --build-snapshot)';
   // node refuses a blob under other V8 flags than it was built with (exit 14, "Expected tag …, read …")
   if (isCounted(cell))

@@ -184,6 +184,11 @@ describe('which apps get no snapshot variant', () => {
       snapshotUnsupported({ kind: 'lambda' }, { compileCache: 'off', measure: 'time' }, node) ?? '',
       /^not applicable to a Lambda handler: the managed runtime's bootstrap starts node itself/,
     );
+    // a Web Function's server, whatever the app: its runtime starts node on index.js
+    assert.match(
+      snapshotUnsupported({ kind: 'lambda-web' }, { compileCache: 'off', measure: 'time' }, node) ?? '',
+      /^not applicable to a Lambda Web Function: its runtime starts node on index\.js itself/,
+    );
   });
   it('Bun, and a snapshot with a compile cache', () => {
     assert.match(
