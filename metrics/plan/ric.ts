@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ExitCodeError, UsageError } from '../core/errors.ts';
+import { childDeadlineMs, childFailureLine, deadlinePassed } from '../core/child-deadlines.ts';
 import { npmErrorLine, npmInstallArgs } from './npm-install.ts';
 import { runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
 import { ensureRuntime, RUNTIMES_DIR } from './runtimes.ts';
@@ -65,14 +66,21 @@ function installedVersion(dir: string): string | undefined {
   }
 }
 
-function onPath(tool: string, env: NodeJS.ProcessEnv): boolean {
-  return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool], { env, stdio: 'ignore' }).status === 0;
+/** Whether `tool` is on env.PATH (`command -v`), or the line saying the lookup itself did not end (its deadline). */
+function onPath(tool: string, env: NodeJS.ProcessEnv): boolean | string {
+  const deadlineMs = childDeadlineMs('probe', env);
+  const run = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool], { env, stdio: 'ignore', timeout: deadlineMs, killSignal: 'SIGKILL' });
+  if (deadlinePassed(run)) return childFailureLine(`\`command -v ${tool}\``, run, deadlineMs)!;
+  return run.status === 0;
 }
 
-/** Why the client cannot be built on this machine (a missing tool), or undefined. */
+/** Why the client cannot be built on this machine (a missing tool, or a lookup past its deadline), or undefined. */
 export function ricBuildProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (process.platform !== 'linux') return `${RIC_PACKAGE} builds only on Linux`;
-  const missing = BUILD_TOOLS.filter((tool) => !onPath(tool, env));
+  const found = BUILD_TOOLS.map((tool) => [tool, onPath(tool, env)] as const);
+  const hung = found.find(([, on]) => typeof on === 'string');
+  if (hung) return `building ${RIC_PACKAGE}: ${hung[1] as string}`;
+  const missing = found.filter(([, on]) => on === false).map(([tool]) => tool);
   return missing.length ? `building ${RIC_PACKAGE} needs ${missing.join(', ')} (not found)` : undefined;
 }
 

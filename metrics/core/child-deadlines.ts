@@ -1,0 +1,61 @@
+/**
+ * The deadline of every short child the tool waits on synchronously (`spawnSync`), in one table, and the one
+ * line a child that did not end well makes: a tool that hangs (a `sync` on a wedged disk, a `git` waiting on a
+ * lock or a credential prompt, a `strace` stuck in ptrace) is stopped at its deadline and named with the time
+ * it was allowed, never a run that waits. The children that run long have their own bounds: a sample its
+ * `--timeout`, hyperfine the cell's budget, a snapshot build 120 s, `npm install` and `npm view` below.
+ */
+
+/** Each deadline, s, with its reason. */
+export const CHILD_DEADLINES_S = {
+  /** `strace -V`, `sh -c 'command -v TOOL'`: a version or a lookup on PATH, milliseconds when it works */
+  probe: 10,
+  /** `git rev-parse --show-toplevel` (bisect --git): a local lookup; as the gate's other git calls (60 s) */
+  git: 60,
+  /** `sync --data` of a cell's files (a few thousand at most, a fresh bundle among them): seconds on a slow disk */
+  sync: 120,
+  /** a cold file-cache cell's eviction (`dd iflag=nocache count=0` a file, no data read): seconds for thousands */
+  evict: 120,
+  /** `npm install` of a runtime, a package's versions, a bisect step's app (plan/npm-install.ts): a download and an unpack */
+  npmInstall: 600,
+  /** `npm view PKG versions --json` (bisect --package): one registry answer */
+  registry: 120,
+} as const;
+
+export type ChildDeadline = keyof typeof CHILD_DEADLINES_S;
+
+/** The environment variable that sets every deadline of this table, s (for tests: a stand-in that sleeps). */
+export const CHILD_DEADLINE_ENV = 'COLDSTART_CHILD_DEADLINE_S';
+
+/** The deadline of `which`, ms: the table's, or the environment's for every child (CHILD_DEADLINE_ENV, a positive number). */
+export function childDeadlineMs(which: ChildDeadline, env: NodeJS.ProcessEnv): number {
+  const given = Number(env[CHILD_DEADLINE_ENV]);
+  return (Number.isFinite(given) && given > 0 ? given : CHILD_DEADLINES_S[which]) * 1000;
+}
+
+/** What `spawnSync` returns that says how a child ended. */
+export interface ChildEnd {
+  error?: Error | undefined;
+  status: number | null;
+  signal?: NodeJS.Signals | null;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Whether spawnSync stopped the child at its deadline (`timeout`). */
+export function deadlinePassed(end: ChildEnd): boolean {
+  return end.error !== undefined && 'code' in end.error && end.error.code === 'ETIMEDOUT';
+}
+
+/**
+ * One line for a child that did not end well (undefined when it exited 0): stopped at its deadline (the time it was
+ * allowed), not started, or its exit code (or the signal that ended it). `what` names the command.
+ */
+export function childFailureLine(what: string, end: ChildEnd, deadlineMs: number): string | undefined {
+  if (deadlinePassed(end)) return `${what} did not end within its ${seconds(deadlineMs)} deadline: stopped it`;
+  if (end.error) return `${what} did not run: ${end.error.message.split('\n')[0]!}`;
+  if (end.status === 0) return undefined;
+  return end.status === null ? `${what} was ended by ${end.signal ?? 'a signal'}` : `${what} exited with code ${end.status}`;
+}
