@@ -20,6 +20,11 @@ export const CHILD_DEADLINES_S = {
   npmInstall: 600,
   /** `npm view PKG versions --json` (bisect --package): one registry answer */
   registry: 120,
+  /**
+   * one esbuild build through its service (plan/esbuild-service.ts; not a spawnSync, the same rule): a bundle of an
+   * app or of a 5,000-route file takes seconds; past this the service is taken as hung and stopped
+   */
+  esbuild: 300,
 } as const;
 
 export type ChildDeadline = keyof typeof CHILD_DEADLINES_S;

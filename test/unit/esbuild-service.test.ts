@@ -70,4 +70,27 @@ describe("esbuild's service started again", () => {
     assert.deepEqual(results, [OK, OK]);
     assert.deepEqual([service.builds, service.stops], [4, 1]);
   });
+
+  it('a build that hangs: the service is stopped at the deadline, the build fails in one line, and the others go on', async () => {
+    // a hung service: its builds never answer until it is stopped, which fails them as esbuild does
+    const pending: ((error: Error) => void)[] = [];
+    let hung = true;
+    const service: EsbuildService & { stops: number } = {
+      stops: 0,
+      build: (_options: BuildOptions) => (hung ? new Promise<typeof OK>((_resolve, reject) => pending.push(reject)) : Promise.resolve(OK)),
+      stop: () => {
+        service.stops += 1;
+        hung = false;
+        for (const reject of pending.splice(0)) reject(new Error('The service was stopped'));
+        return Promise.resolve();
+      },
+    };
+    const other = buildWithService({}, service, 60_000);
+    await assert.rejects(buildWithService({}, service, 20), {
+      message: 'esbuild did not end within its 0.02 s deadline: stopped its service',
+    });
+    // the other build, in flight on the same service, is tried again on the fresh one
+    assert.equal(await other, OK);
+    assert.equal(service.stops, 1);
+  });
 });
