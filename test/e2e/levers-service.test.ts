@@ -97,7 +97,7 @@ function runKillingService(args: string[], timeoutMs: number): Promise<KilledRun
         }
         return;
       }
-    }, 5);
+    }, 10);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (status) => {
       clearInterval(poll);
