@@ -25,6 +25,11 @@ export const CHILD_DEADLINES_S = {
    * app or of a 5,000-route file takes seconds; past this the service is taken as hung and stopped
    */
   esbuild: 300,
+  /**
+   * the Runtime Interface Client's build (plan/ric-build.ts: npm, cmake, make, g++; its supervisor stops it): 34 s on a
+   * quiet machine, 939 s at load 4–31 (issue 51); half an hour leaves twice the slowest seen
+   */
+  ricBuild: 1800,
 } as const;
 
 export type ChildDeadline = keyof typeof CHILD_DEADLINES_S;

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { ExitCodeError, UsageError } from '../core/errors.ts';
 import { childDeadlineMs, childFailureLine, deadlinePassed } from '../core/child-deadlines.ts';
 import { npmErrorLine, npmInstallArgs } from './npm-install.ts';
-import { runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
+import { BUILD_PAST_DEADLINE, buildDeadlineS, runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
 import { ensureRuntime, RUNTIMES_DIR } from './runtimes.ts';
 
 export const RIC_PACKAGE = 'aws-lambda-ric';
@@ -155,6 +155,10 @@ function finishRicBuild(build: RicBuild, status: number | null, log: (line: stri
   if (status !== 0) {
     rmSync(partial, { recursive: true, force: true });
     if (status !== null && status > 128) throw new ExitCodeError(`--lambda-bootstrap ric: the build of ${spec} was interrupted`, status);
+    if (status === BUILD_PAST_DEADLINE) {
+      const allowed = buildDeadlineS();
+      throw new UsageError(`--lambda-bootstrap ric: the build of ${spec} did not end within its ${allowed} s deadline: stopped it`);
+    }
     throw new UsageError(`--lambda-bootstrap ric: cannot build ${spec}: ${npmErrorLine(output) || `exit ${status}`}`);
   }
   if (installedVersion(ricPackageDir(partial)) !== RIC_VERSION) {
