@@ -1,9 +1,10 @@
 /**
- * The deadline of every short child the tool waits on synchronously (`spawnSync`), in one table, and the one
- * line a child that did not end well makes: a tool that hangs (a `sync` on a wedged disk, a `git` waiting on a
- * lock or a credential prompt, a `strace` stuck in ptrace) is stopped at its deadline and named with the time
- * it was allowed, never a run that waits. The children that run long have their own bounds: a sample its
- * `--timeout`, hyperfine the cell's budget, a snapshot build 120 s, `npm install` and `npm view` below.
+ * The deadline of every child the tool waits on that had none of its own, in one table (the short `spawnSync`
+ * ones, npm, esbuild's builds, the runtime client's build), and the one line a child that did not end well
+ * makes: a tool that hangs (a `sync` on a wedged disk, a `git` waiting on a lock or a credential prompt, a
+ * `strace` stuck in ptrace) is stopped at its deadline and named with the time it was allowed, never a run
+ * that waits. Others have their own bounds: a sample its `--timeout`, hyperfine the cell's budget, a snapshot
+ * build 120 s.
  */
 
 /** Each deadline, s, with its reason. */
