@@ -40,7 +40,8 @@ function openFileLimit() {
   } catch {
     // not Linux: ask a shell
   }
-  const shell = spawnSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8' });
+  // a shell's builtin: milliseconds; past 10 s (metrics/core/child-deadlines.ts's probe) the limit is not known, as on a failure
+  const shell = spawnSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 10_000, killSignal: 'SIGKILL' });
   const text = shell.stdout?.trim();
   if (text === 'unlimited') return Infinity;
   return text && /^\d+$/.test(text) ? Number(text) : undefined;

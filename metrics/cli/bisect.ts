@@ -11,6 +11,7 @@ import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { MEASURES, TARGETS } from '../core/dimensions.ts';
 import { UsageError } from '../core/errors.ts';
+import { childDeadlineMs, childFailureLine, deadlinePassed } from '../core/child-deadlines.ts';
 import { parseChoice, parseInteger, parsePercentShare } from '../core/parse.ts';
 import { parseRequest } from '../core/app.ts';
 import { appsOf } from '../pipeline/apps.ts';
@@ -131,7 +132,13 @@ function bisectedOf(opts: BisectOpts): { pkg: string; good: string; bad: string;
 
 /** The git repository an app's folder belongs to (its top level). */
 function repositoryOf(folder: string): string {
-  const top = spawnSync('git', ['-C', folder, 'rev-parse', '--show-toplevel'], { encoding: 'utf8' });
+  const deadlineMs = childDeadlineMs('git', process.env);
+  const top = spawnSync('git', ['-C', folder, 'rev-parse', '--show-toplevel'], {
+    encoding: 'utf8',
+    timeout: deadlineMs,
+    killSignal: 'SIGKILL',
+  });
+  if (deadlinePassed(top)) throw new UsageError(`--git: ${childFailureLine('`git rev-parse --show-toplevel`', top, deadlineMs)!}`);
   if (top.status !== 0) throw new UsageError(`--git: ${displayPath(folder)} is not in a git repository`);
   return top.stdout.trim();
 }

@@ -7,6 +7,7 @@ import { LAMBDA_RUN_NO_WEB } from '../core/web-platform.ts';
 import { PACKAGE_TARGETS, type PackageTarget } from '../pipeline/lambda-package.ts';
 import { toolCommand } from '../core/speak.ts';
 import { parseRegion, regionOf } from './aws-region.ts';
+import path from 'node:path';
 import type { Command as PlainCommand } from 'commander';
 import { Command, Option } from '@commander-js/extra-typings';
 import { withAwsSdk } from '../core/aws-sdk.ts';
@@ -30,6 +31,7 @@ import { addTypedCommand, dimensionOption, givenFlags } from './groups/common.ts
 import { addSourceGroup, sourceOf } from './groups/selection.ts';
 import type { LambdaRunOutcome } from '../pipeline/lambda-run.ts';
 import { printPlan, type LambdaRunOptions } from '../pipeline/lambda-run-plan.ts';
+import { planEstimatesOf } from '../pipeline/lambda-run-estimate.ts';
 import { commandLine, displayPath, say } from './shared.ts';
 
 const parseLines = (text: string): LambdaRuntimeLine[] => [
@@ -56,6 +58,13 @@ const roleWaitOption = new Option(
 )
   .default(DEFAULT_ROLE_WAIT_S)
   .argParser(parseInteger('--role-wait', 0, 900));
+
+/** The plan's cost from a local run's estimates (pipeline/lambda-run-estimate.ts). */
+const estimateOption = new Option(
+  '--estimate <run folder>',
+  "a local run of the same cells (run --target lambda, measure --handler): the plan's cost priced from its estimate of " +
+    'each cell (default: 1000 ms a cold start, an assumption)',
+);
 
 /** Web Functions are refused here, with why: lambda:run deploys event functions only. */
 const targetOption = new Option('--target <target>', 'lambda (event functions); lambda-web (Web Functions) is refused, with why').argParser(
@@ -141,6 +150,7 @@ function lambdaRunCommand() {
     .addOption(roleWaitOption)
     .addOption(new Option('--keep', 'keep the functions, their log groups (and role) at the end; npm run lambda:clean removes them'))
     .addOption(new Option('--dry-run', 'print the plan and its estimated cost, create nothing (needs no AWS SDK)'))
+    .addOption(estimateOption)
     .addOption(new Option('--run-id <id>', 'the run id the resources are named and tagged with (default: 8 random hex digits)'));
 }
 
@@ -232,6 +242,7 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
     const architectures = opts.arch ?? ['x86_64'];
     // a usage error before the input is bundled and packaged
     checkRole({ ...(opts.role !== undefined ? { role: opts.role } : {}), createRole: opts.createRole === true });
+    const estimates = opts.estimate !== undefined ? planEstimatesOf(path.resolve(opts.estimate)) : undefined;
     const prepared = await prepareInput(input, { runtimes, architecture: architectures[0]!, log: warn, warn });
     const options: LambdaRunOptions = {
       input: prepared,
@@ -251,6 +262,7 @@ export function registerLambdaRunCommand(program: PlainCommand): void {
       roleWaitS: opts.roleWait,
       command: commandLine(process.argv, 'lambda:run'),
       ...(opts.runId !== undefined ? { runId: opts.runId } : {}),
+      ...(estimates ? { estimates } : {}),
     };
     if (real === undefined) {
       try {

@@ -18,13 +18,16 @@ import path from 'node:path';
 import { cellKey, makeCell, type Cell } from '../core/cell.ts';
 import type { SampleRecord } from '../core/samples.ts';
 import type { Launch } from '../plan/launch.ts';
+import { childDeadlineMs, childFailureLine, deadlinePassed } from '../core/child-deadlines.ts';
 
 /** What strace must trace to see every file a process opens or executes, successful calls only, paths in full and in hex. */
 export const STRACE_ARGS = ['-f', '-qq', '-xx', '-s', '65535', '-e', 'trace=open,openat,execve', '-e', 'status=successful'];
 
 /** Why strace cannot be used here, or undefined. */
-export function straceProblem(): string | undefined {
-  const probe = spawnSync('strace', ['-V'], { stdio: 'ignore' });
+export function straceProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const deadlineMs = childDeadlineMs('probe', env);
+  const probe = spawnSync('strace', ['-V'], { stdio: 'ignore', env, timeout: deadlineMs, killSignal: 'SIGKILL' });
+  if (deadlinePassed(probe)) return childFailureLine('`strace -V`', probe, deadlineMs);
   return probe.error || probe.status !== 0
     ? 'strace is not installed (the cold file cache finds the files a run reads with it)'
     : undefined;
@@ -93,11 +96,21 @@ export function sampleFiles(
   return [...files].sort();
 }
 
-/** Drop `files` from the page cache (posix_fadvise DONTNEED on each, via dd); dirty pages are written first. */
-export function evictFiles(files: readonly string[]): void {
-  if (!files.length) return;
-  const script = 'for f; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null; done';
-  spawnSync('/bin/sh', ['-c', script, 'coldstart-evict', ...files], { stdio: 'ignore' });
+/**
+ * Drop `files` from the page cache (posix_fadvise DONTNEED on each, via dd); dirty pages are written first.
+ * Undefined when done, else why not (its deadline passed, or the shell could not run): a cold cell is then not cold.
+ */
+export function evictFiles(files: readonly string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!files.length) return undefined;
+  // a file dd cannot read (gone since discovery) is left as it is: the loop's status is the last dd's, so it is not asked
+  const script = 'for f; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null; done; exit 0';
+  const deadlineMs = childDeadlineMs('evict', env);
+  const run = spawnSync('/bin/sh', ['-c', script, 'coldstart-evict', ...files], {
+    stdio: 'ignore',
+    timeout: deadlineMs,
+    killSignal: 'SIGKILL',
+  });
+  return childFailureLine(`the cold file cache's eviction of ${files.length} file${files.length === 1 ? '' : 's'}`, run, deadlineMs);
 }
 
 /** Read `files` once so they are in the page cache. */
@@ -152,8 +165,8 @@ export class SampleFileCache {
       this.lists.set(key, list);
     }
     if ('error' in list) return list.error;
-    if (cell.fileCache === 'cold') evictFiles(list.files);
-    else readFiles(list.files);
+    if (cell.fileCache === 'cold') return evictFiles(list.files);
+    readFiles(list.files);
     return undefined;
   }
 
@@ -176,7 +189,13 @@ export class SampleFileCache {
             `(none under the project or the runtimes folder${app ? " or the app's" : ''})`,
         };
       // written files (a fresh bundle) are flushed once, so that eviction can drop them
-      spawnSync('sync', ['--data', '--', ...files], { stdio: 'ignore' });
+      const deadlineMs = childDeadlineMs('sync', process.env);
+      const synced = spawnSync('sync', ['--data', '--', ...files], { stdio: 'ignore', timeout: deadlineMs, killSignal: 'SIGKILL' });
+      // only its deadline stops the run: a file sync cannot flush (a read-only mount) was written long ago, as before
+      if (deadlinePassed(synced)) {
+        const what = `\`sync --data\` of ${files.length} file${files.length === 1 ? '' : 's'}`;
+        return { error: `the file-cache discovery run failed: ${childFailureLine(what, synced, deadlineMs)!}` };
+      }
       return { files };
     } catch (error) {
       return { error: `the file-cache discovery run failed: ${(error as Error).message}` };

@@ -19,10 +19,11 @@ import { SAMPLES_FILE } from '../core/samples.ts';
 import { checkOutDir } from '../store/out-dir.ts';
 import { RUN_FOLDER } from '../store/meta-file.ts';
 import { checkRole, describeInput, type PackagedFunctionEntry } from './lambda-run-inputs.ts';
+import type { PlanEstimates } from './lambda-run-estimate.ts';
 
 /** The timeout of every function: API Gateway's, as the package's template has it. */
 export const FUNCTION_TIMEOUT_S = 30;
-/** What the dry run's estimate assumes one cold start bills (INIT and the first invocation), ms. */
+/** What the plan's cost assumes a cold start bills (INIT and the first invocation), ms, for a cell with no estimate (`--estimate`). */
 export const ASSUMED_BILLED_MS = 1000;
 
 export interface LambdaRunOptions {
@@ -52,6 +53,8 @@ export interface LambdaRunOptions {
   logsWaitS?: number;
   /** how long CreateFunction is retried while IAM propagates the created role, s (default DEFAULT_ROLE_WAIT_S) */
   roleWaitS?: number;
+  /** `--estimate RUN`: a local run whose estimates price the plan (lambda-run-estimate.ts); without it, ASSUMED_BILLED_MS */
+  estimates?: PlanEstimates;
 }
 
 /** One function the run deploys: a packaged function on one runtime line and architecture. */
@@ -70,8 +73,10 @@ export interface LambdaRunPlan {
   memories: number[];
   samples: number;
   invocations: number;
-  /** the estimate of the dry run, $: every cold start billed ASSUMED_BILLED_MS, and at worst the timeout */
+  /** the estimate of the dry run, $: each cold start billed its cell's estimate (else ASSUMED_BILLED_MS), and at worst the timeout */
   dollars: { expected: number; worst: number };
+  /** how the cells (function × memory size) were priced: from the run's estimate, or at ASSUMED_BILLED_MS */
+  priced: { estimated: number; assumed: number; billedMs: number[]; builds: string[] };
 }
 
 /** The plan of a run: what is created, how many invocations, and its cost. */
@@ -100,17 +105,57 @@ export function planRun(options: LambdaRunOptions, packaged: PackagedFunctionEnt
   const invocations = functions.length * options.memories.length * options.samples;
   let expected = 0;
   let worst = 0;
+  const priced: LambdaRunPlan['priced'] = { estimated: 0, assumed: 0, billedMs: [], builds: [] };
   for (const fn of functions) {
     for (const memoryMB of options.memories) {
       const price = { memoryMB, pricePerGBs: PRICE_PER_GB_SECOND[fn.architecture] };
-      expected += (options.samples * (costPerMillion(ASSUMED_BILLED_MS, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
+      const estimate = options.estimates?.of(fn, memoryMB);
+      if (estimate) {
+        priced.estimated += 1;
+        priced.billedMs.push(estimate.billedMs);
+        if (!priced.builds.includes(estimate.build)) priced.builds.push(estimate.build);
+      } else priced.assumed += 1;
+      const billed = estimate?.billedMs ?? ASSUMED_BILLED_MS;
+      expected += (options.samples * (costPerMillion(billed, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
       worst += (options.samples * (costPerMillion(FUNCTION_TIMEOUT_S * 1000, price) + REQUEST_PRICE_PER_MILLION)) / 1e6;
     }
   }
-  return { runId, functions, memories: options.memories, samples: options.samples, invocations, dollars: { expected, worst } };
+  return { runId, functions, memories: options.memories, samples: options.samples, invocations, dollars: { expected, worst }, priced };
 }
 
 const dollars = (value: number) => `$${value < 0.01 ? value.toFixed(4) : value.toFixed(2)}`;
+
+/**
+ * How the cost was priced, in two parts: what the cost line says after the figure, and the line under it that says
+ * which run's estimates priced how many cells, or that the 1,000 ms a cold start is an assumption.
+ */
+export function pricedBy(plan: LambdaRunPlan, options: Pick<LambdaRunOptions, 'estimates'>): { head: string; note: string } {
+  const { estimated, assumed, billedMs, builds } = plan.priced;
+  const cells = (n: number) => `${n} cell${n === 1 ? '' : 's'}`;
+  const assumption = `${ASSUMED_BILLED_MS} ms billed a cold start is an assumption, not the tool's estimate`;
+  if (!options.estimates)
+    return {
+      head: `at ${ASSUMED_BILLED_MS} ms billed a cold start`,
+      note: `  ${assumption}: --estimate RUN (a local run of these cells) prices each cell from its estimate`,
+    };
+  const from = options.estimates.source;
+  if (estimated === 0)
+    return {
+      head: `at ${ASSUMED_BILLED_MS} ms billed a cold start`,
+      note: `  ${assumption}: ${from} has no estimate of these ${cells(assumed)} (their cells, memory sizes, lines or architectures)`,
+    };
+  const low = Math.min(...billedMs);
+  const high = Math.max(...billedMs);
+  const range = low === high ? `${low} ms` : `${low}–${high} ms`;
+  const built = builds.every((b) => b.startsWith('bundle'))
+    ? ''
+    : `; estimated as built there: ${builds.join(', ')}, the functions ship a bundle`;
+  const of = `${estimated} of ${cells(estimated + assumed)}`;
+  const priced = `${of} priced at the Billed Duration ${from} estimated for them (${range}${built})`;
+  const rest =
+    assumed === 0 ? '' : `; the other ${assumed} at ${ASSUMED_BILLED_MS} ms a cold start, an assumption (${from} has no estimate of them)`;
+  return { head: `from the estimates of ${from}`, note: `  ${priced}${rest}` };
+}
 
 /** The plan in lines, as the dry run prints it and a real run before it starts. */
 export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): string[] {
@@ -118,14 +163,16 @@ export function describePlan(plan: LambdaRunPlan, options: LambdaRunOptions): st
   const cells = `${plan.functions.length} function(s) × ${plan.memories.length} memory size(s) (${plan.memories.join(', ')} MB)`;
   const clean = toolCommand('lambda:clean', ['--region', options.region, '--run', plan.runId]);
   const cost = plan.dollars;
+  const priced = pricedBy(plan, options);
   return [
     `input: ${describeInput(options.input.recorded)}`,
     `run ${plan.runId} in ${options.region}: ${cells} × ${plan.samples} cold starts = ${plan.invocations} invocations, ` +
       `${options.parallel} function(s) at a time, with ${role}`,
     ...plan.functions.map((fn) => `  ${fn.deployed}  ${fn.runtime} ${fn.architecture}  → ${displayPath(fn.out)}`),
-    `estimated cost: ${dollars(cost.expected)} at ${ASSUMED_BILLED_MS} ms billed a cold start ` +
+    `estimated cost: ${dollars(cost.expected)} ${priced.head} ` +
       `(at most ${dollars(cost.worst)} if every invocation ran to the ${FUNCTION_TIMEOUT_S} s timeout); ` +
       `Lambda's price per GB-s and per request, CloudWatch Logs not included`,
+    priced.note,
     `every resource is tagged ${RUN_TAG}=${plan.runId}; ` +
       (options.keep ? `kept at the end (--keep): ${clean} removes them` : 'deleted at the end'),
   ];

@@ -12,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build, version as esbuildVersion, type BuildFailure, type BuildOptions, type Message, type Metafile, type Plugin } from 'esbuild';
+import { version as esbuildVersion, type BuildFailure, type BuildOptions, type Message, type Metafile, type Plugin } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import { ensureGeneratedPackage, GENERATED_DIR } from '../../generators/write.ts';
 import { EAGER_REQUIRE_LINES } from '../../generators/lambda-probe.ts';
+import { buildWithService } from './esbuild-service.ts';
 
 export const BUNDLE_DIR = path.join(GENERATED_DIR, 'bundle');
 
@@ -212,7 +213,7 @@ export async function bundleFile(
   mkdirSync(path.dirname(output), { recursive: true });
   let metafile: Metafile;
   try {
-    const result = await build(options);
+    const result = await buildWithService(options);
     metafile = result.metafile!;
     writeFileSync(bundleMetaPath(output), JSON.stringify(metafile));
   } catch (error) {

@@ -6,14 +6,15 @@
  * E404), or npm's own telling line. Callers add what they install and for which option.
  */
 import { spawnSync } from 'node:child_process';
+import { CHILD_DEADLINES_S, childDeadlineMs, childFailureLine, deadlinePassed } from '../core/child-deadlines.ts';
 
 /**
  * The most bytes of a registry answer the tool reads itself (`npm view PKG versions --json`): a package with 10,000
  * releases lists them in about 200 KB; past this, npm is stopped and the answer refused.
  */
 export const REGISTRY_ANSWER_BYTES = 4 * 1024 * 1024;
-/** How long `npm view` may take to answer, ms, the registry's answer included. */
-export const REGISTRY_DEADLINE_MS = 120_000;
+/** How long `npm view` may take to answer, ms, the registry's answer included (core/child-deadlines.ts). */
+export const REGISTRY_DEADLINE_MS = CHILD_DEADLINES_S.registry * 1000;
 
 /** npm's stderr kept at most (with --loglevel=error it is a few lines; a flood is cut, not buffered whole). */
 export const NPM_OUTPUT_BYTES = 1_048_576;
@@ -29,7 +30,7 @@ export interface NpmInstallOptions {
   lockfile?: boolean;
   /** run the packages' install scripts (a native addon's build); default false (`--ignore-scripts`) */
   scripts?: boolean;
-  /** how long npm may take (default 10 minutes) */
+  /** how long npm may take (default the table's, core/child-deadlines.ts: 10 minutes) */
   waitMs?: number;
   /** default this process's environment */
   env?: NodeJS.ProcessEnv;
@@ -89,15 +90,19 @@ export function npmInstallArgs(prefix: string, specs: readonly string[], options
 
 /** Install `specs` (or, with none, the folder's own dependencies) into `prefix`; a failure is an outcome, never an exception. */
 export function npmInstall(prefix: string, specs: readonly string[], options: NpmInstallOptions = {}): NpmOutcome {
+  const env = options.env ?? process.env;
+  const deadlineMs = options.waitMs ?? childDeadlineMs('npmInstall', env);
   const npm = spawnSync('npm', npmInstallArgs(prefix, specs, options), {
     encoding: 'utf8',
-    timeout: options.waitMs ?? 600_000,
+    timeout: deadlineMs,
     maxBuffer: NPM_OUTPUT_BYTES,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: options.env ?? process.env,
+    env,
     shell: process.platform === 'win32',
     ...(options.in === 'cwd' ? { cwd: prefix } : {}),
   });
   if (!npm.error && npm.status === 0) return { ok: true };
+  if (deadlinePassed(npm))
+    return { ok: false, kind: 'other', reason: childFailureLine(`npm ${options.ci ? 'ci' : 'install'}`, npm, deadlineMs)! };
   return { ok: false, ...npmFailure(npm.stderr, npm.status, npm.error) };
 }

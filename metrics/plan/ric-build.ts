@@ -6,13 +6,15 @@
  * stopping, so it works while the caller's event loop is blocked.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { childDeadlineMs } from '../core/child-deadlines.ts';
 
 /** Seconds between two progress lines of a build. */
 const PROGRESS_EVERY_S = 15;
 
-// $1 caller pid, $2 partial folder, $3 label, $4 progress seconds, $5 log file (in the partial folder); the rest is the command
+// $1 caller pid, $2 partial folder, $3 label, $4 progress seconds, $5 log file (in the partial folder), $6 deadline seconds;
+// the rest is the command
 const SUPERVISOR = `
-parent=$1; partial=$2; label=$3; every=$4; log=$5; shift 5
+parent=$1; partial=$2; label=$3; every=$4; log=$5; deadline=$6; shift 6
 mkdir -p -- "$partial"
 setsid "$@" >"$log" 2>&1 </dev/null &
 child=$!
@@ -30,6 +32,7 @@ while kill -0 "$child" 2>/dev/null; do
   else kill -0 "$parent" 2>/dev/null || stop 143; fi
   sleep 0.2
   elapsed=$(($(date +%s) - started))
+  if [ "$elapsed" -ge "$deadline" ]; then echo "  $label: did not end within its $deadline s deadline: stopped it" >&2; stop 124; fi
   if [ "$elapsed" -ge "$next" ]; then echo "  $label: still building, $elapsed s" >&2; next=$((elapsed + every)); fi
 done
 wait "$child"
@@ -40,25 +43,45 @@ exit "$status"
 
 interface BuildOutcome {
   ok: boolean;
-  /** the exit status, or the signal's 128+n when the build was stopped */
+  /** the exit status, or the signal's 128+n when the build was stopped, or BUILD_PAST_DEADLINE */
   status: number | null;
+}
+
+/** The supervisor's status for a build it stopped at its deadline (timeout(1)'s). */
+export const BUILD_PAST_DEADLINE = 124;
+
+/** The options of a build: where it writes, what it is called, where its output goes, and its deadline, s. */
+interface BuildOptions {
+  partial: string;
+  label: string;
+  logFile: string;
+  /** past it the supervisor stops the build as a SIGTERM does (status BUILD_PAST_DEADLINE); default the table's (ricBuild) */
+  deadlineS?: number;
+  env?: NodeJS.ProcessEnv;
+  everyS?: number;
+}
+
+/** A build's deadline, whole seconds: the one given, else core/child-deadlines.ts's (COLDSTART_CHILD_DEADLINE_S for all). */
+export function buildDeadlineS(deadlineS?: number): number {
+  return Math.max(1, Math.ceil(deadlineS ?? childDeadlineMs('ricBuild', process.env) / 1000));
+}
+
+function supervisorArgs(command: string, args: readonly string[], options: BuildOptions): string[] {
+  const every = String(options.everyS ?? PROGRESS_EVERY_S);
+  const deadline = String(buildDeadlineS(options.deadlineS));
+  return ['-c', SUPERVISOR, 'sh', String(process.pid), options.partial, options.label, every, options.logFile, deadline, command, ...args];
 }
 
 /**
  * Run `command args` as an interruptible build writing into `partial` (removed on failure or interruption);
  * its output goes to `logFile` (inside `partial`), a progress line to stderr every `everyS` seconds.
  */
-export function runInterruptibleBuild(
-  command: string,
-  args: readonly string[],
-  options: { partial: string; label: string; logFile: string; env?: NodeJS.ProcessEnv; everyS?: number; cwd?: string },
-): BuildOutcome {
-  const every = String(options.everyS ?? PROGRESS_EVERY_S);
-  const run = spawnSync(
-    'sh',
-    ['-c', SUPERVISOR, 'sh', String(process.pid), options.partial, options.label, every, options.logFile, command, ...args],
-    { stdio: ['ignore', 'inherit', 'inherit'], env: options.env ?? process.env, ...(options.cwd ? { cwd: options.cwd } : {}) },
-  );
+export function runInterruptibleBuild(command: string, args: readonly string[], options: BuildOptions & { cwd?: string }): BuildOutcome {
+  const run = spawnSync('sh', supervisorArgs(command, args, options), {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: options.env ?? process.env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   return { ok: run.status === 0, status: run.status };
 }
 
@@ -67,17 +90,11 @@ export function runInterruptibleBuild(
  * meanwhile (even one a handler of the command catches) is passed on to the supervisor, which stops the
  * build at once; the outcome's status is then 128 + the signal's number.
  */
-export async function runInterruptibleBuildAsync(
-  command: string,
-  args: readonly string[],
-  options: { partial: string; label: string; logFile: string; env?: NodeJS.ProcessEnv; everyS?: number },
-): Promise<BuildOutcome> {
-  const every = String(options.everyS ?? PROGRESS_EVERY_S);
-  const supervisor = spawn(
-    'sh',
-    ['-c', SUPERVISOR, 'sh', String(process.pid), options.partial, options.label, every, options.logFile, command, ...args],
-    { stdio: ['ignore', 'inherit', 'inherit'], env: options.env ?? process.env },
-  );
+export async function runInterruptibleBuildAsync(command: string, args: readonly string[], options: BuildOptions): Promise<BuildOutcome> {
+  const supervisor = spawn('sh', supervisorArgs(command, args, options), {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: options.env ?? process.env,
+  });
   const forward = () => supervisor.kill('SIGTERM');
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const signal of signals) process.on(signal, forward);

@@ -16,8 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ExitCodeError, UsageError } from '../core/errors.ts';
+import { childDeadlineMs, childFailureLine, deadlinePassed } from '../core/child-deadlines.ts';
 import { npmErrorLine, npmInstallArgs } from './npm-install.ts';
-import { runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
+import { BUILD_PAST_DEADLINE, buildDeadlineS, runInterruptibleBuild, runInterruptibleBuildAsync } from './ric-build.ts';
 import { ensureRuntime, RUNTIMES_DIR } from './runtimes.ts';
 
 export const RIC_PACKAGE = 'aws-lambda-ric';
@@ -65,14 +66,21 @@ function installedVersion(dir: string): string | undefined {
   }
 }
 
-function onPath(tool: string, env: NodeJS.ProcessEnv): boolean {
-  return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool], { env, stdio: 'ignore' }).status === 0;
+/** Whether `tool` is on env.PATH (`command -v`), or the line saying the lookup itself did not end (its deadline). */
+function onPath(tool: string, env: NodeJS.ProcessEnv): boolean | string {
+  const deadlineMs = childDeadlineMs('probe', env);
+  const run = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', tool], { env, stdio: 'ignore', timeout: deadlineMs, killSignal: 'SIGKILL' });
+  if (deadlinePassed(run)) return childFailureLine(`\`command -v ${tool}\``, run, deadlineMs)!;
+  return run.status === 0;
 }
 
-/** Why the client cannot be built on this machine (a missing tool), or undefined. */
+/** Why the client cannot be built on this machine (a missing tool, or a lookup past its deadline), or undefined. */
 export function ricBuildProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (process.platform !== 'linux') return `${RIC_PACKAGE} builds only on Linux`;
-  const missing = BUILD_TOOLS.filter((tool) => !onPath(tool, env));
+  const found = BUILD_TOOLS.map((tool) => [tool, onPath(tool, env)] as const);
+  const hung = found.find(([, on]) => typeof on === 'string');
+  if (hung) return `building ${RIC_PACKAGE}: ${hung[1] as string}`;
+  const missing = found.filter(([, on]) => on === false).map(([tool]) => tool);
   return missing.length ? `building ${RIC_PACKAGE} needs ${missing.join(', ')} (not found)` : undefined;
 }
 
@@ -147,6 +155,10 @@ function finishRicBuild(build: RicBuild, status: number | null, log: (line: stri
   if (status !== 0) {
     rmSync(partial, { recursive: true, force: true });
     if (status !== null && status > 128) throw new ExitCodeError(`--lambda-bootstrap ric: the build of ${spec} was interrupted`, status);
+    if (status === BUILD_PAST_DEADLINE) {
+      const allowed = buildDeadlineS();
+      throw new UsageError(`--lambda-bootstrap ric: the build of ${spec} did not end within its ${allowed} s deadline: stopped it`);
+    }
     throw new UsageError(`--lambda-bootstrap ric: cannot build ${spec}: ${npmErrorLine(output) || `exit ${status}`}`);
   }
   if (installedVersion(ricPackageDir(partial)) !== RIC_VERSION) {

@@ -8,7 +8,6 @@
  */
 import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../../generators/registry.ts';
 import type { ShippedCode } from '../core/meta.ts';
 import { cellKey } from '../core/cell.ts';
@@ -16,6 +15,7 @@ import { packageFolderOf } from '../core/packages.ts';
 import type { Build } from '../core/dimensions.ts';
 import type { PlannedCell } from './cells.ts';
 import { snapshotPaths } from './snapshot.ts';
+import { buildWithService } from './esbuild-service.ts';
 
 /** The bytes of every regular file under `dir`, symbolic links not followed, `node_modules` folders left out. */
 export function treeBytes(dir: string): number {
@@ -42,7 +42,7 @@ export function treeBytes(dir: string): number {
 async function loadedFiles(file: string): Promise<string[] | { error: string }> {
   try {
     // only the metafile: nothing is written; ESM output takes a CommonJS app and an ESM one with top-level await alike
-    const result = await build({
+    const result = await buildWithService({
       entryPoints: [file],
       bundle: true,
       write: false,
@@ -56,7 +56,9 @@ async function loadedFiles(file: string): Promise<string[] | { error: string }> 
       .filter((input) => !input.includes(':') || input.startsWith('/'))
       .map((input) => path.resolve(PROJECT_ROOT, input));
   } catch (error) {
-    const first = (error as { errors?: { text?: string }[] }).errors?.[0]?.text;
+    // esbuild's first error in the code, else its own line (a service that died twice: plan/esbuild-service.ts)
+    const first =
+      (error as { errors?: { text?: string }[] }).errors?.[0]?.text ?? (error instanceof Error ? error.message.split('\n')[0] : undefined);
     return { error: `esbuild cannot follow its imports${first ? ` (${first.replace(/\s+/g, ' ')})` : ''}` };
   }
 }

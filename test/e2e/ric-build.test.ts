@@ -5,7 +5,8 @@
  * writes into the partial folder and waits in two grandchildren (for 600 s or more); the supervisor is the real
  * one. Timings are not asserted (2 shared cores, other jobs beside): the bound is 20 s, far below the
  * stand-in's 600 s, so a stop that waited for the build fails, and a loaded machine does not. The stop's
- * own time (0.2 s by hand, docs/guide/robustness.md) is measured outside the tests.
+ * own time (0.2 s by hand, docs/guide/robustness.md) is measured outside the tests. A build past its deadline
+ * (set to 1 s) is stopped by the supervisor the same way.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -98,3 +99,39 @@ test('a SIGTERM to a process with its own signal handlers (the CLI) while the cl
   interruptBuild('SIGTERM to the process', 'async'));
 
 test('a Ctrl-C to such a process group: the same', () => interruptBuild('Ctrl-C to its group', 'async'));
+
+test('a build past its deadline (1 s here; 30 min shipped): stopped as a SIGTERM stops it, status 124, nothing left', async () => {
+  const dir = tempDir('coldstart-ric-build-');
+  const partial = path.join(dir, 'entry.partial-1');
+  const marker = `${600 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+  const build = `echo started > "$0/started"; sleep ${marker} & sleep ${marker} & wait`;
+  const script =
+    `import { runInterruptibleBuildAsync } from ${JSON.stringify(path.join(ROOT, 'metrics/plan/ric-build.ts'))};\n` +
+    `const r = await runInterruptibleBuildAsync('sh', ['-c', ${JSON.stringify(build)}, ${JSON.stringify(partial)}], ` +
+    `{ partial: ${JSON.stringify(partial)}, label: 'stand-in', logFile: ${JSON.stringify(path.join(partial, 'build.log'))}, ` +
+    'deadlineS: 1 });\n' +
+    'process.exit(r.status ?? 1);\n';
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    // a guard, not a timing: the stand-in would run 600 s
+    const status = await Promise.race([exited, new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 120_000).unref())]);
+    assert.equal(status, 124, stderr);
+    assert.match(stderr, /stand-in: did not end within its 1 s deadline: stopped it/);
+    assert.ok(await waitFor(() => processesWith(marker).length === 0, BOUND_MS), `processes left: ${processesWith(marker).join(', ')}`);
+    assert.ok(!existsSync(partial), 'the partial folder is removed');
+  } finally {
+    for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL');
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});

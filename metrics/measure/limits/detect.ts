@@ -61,7 +61,12 @@ function madeByLiveRunner(dir: string, pid: number): boolean {
   }
 }
 
-/** Remove what a runner that no longer lives left in `parent` (killing any process still inside). */
+/**
+ * Remove what a runner that no longer lives left in `parent`. A sample cgroup (`coldstart-<pid>-<n>`) holds only
+ * the processes of a sample, which the tool started: any still inside are killed. A runner's leaf
+ * (`coldstart-runner-<pid>`, v2) holds what its delegated cgroup held when it was made (the user's shell, its
+ * editor, another run started from that shell): never killed, the leaf is removed only once it is empty.
+ */
 export function sweepStale(parent: string): string[] {
   const removed: string[] = [];
   let entries: string[];
@@ -75,7 +80,9 @@ export function sweepStale(parent: string): string[] {
     const pid = Number(match?.[1] ?? match?.[2]);
     if (!match || pid === process.pid || madeByLiveRunner(`${parent}/${entry}`, pid)) continue;
     try {
-      removeCgroupsSync([`${parent}/${entry}`], false);
+      // a runner's leaf: the processes the tool moved there are not the tool's (rmdir refuses while one lives in it)
+      if (match[1] !== undefined) rmdirSync(`${parent}/${entry}`);
+      else removeCgroupsSync([`${parent}/${entry}`], false);
       removed.push(`${parent}/${entry}`);
     } catch {
       // still busy: left for the next run to try again
