@@ -94,8 +94,9 @@ function estimateOf(summary: CellSummary, p50: number, speeds: Readonly<Record<s
 }
 
 const NOTE =
-  'INIT is spawn → the address in AWS_LAMBDA_HTTP_ENDPOINT accepting a connection, probed from outside every 1 ms as ' +
-  "Lambda waits for it (the server's own listen mark is the gap column: accepted − own mark); a server has 10 s " +
+  'INIT is spawn → the address in AWS_LAMBDA_HTTP_ENDPOINT accepting a connection, probed from outside as Lambda waits ' +
+  'for it (every 10 ms, every 1 ms once the server says it listens; its own listen mark is the gap column: accepted − ' +
+  'own mark); a server has 10 s ' +
   '(web-functions-env-lifecycle), so the margin is 10 s − the median and 10 s − the p95, on this machine. Each sample ' +
   'ran capped at 2 vCPUs and 2 GB (cgroups, where the machine allows) on nodejs24.x. A cold start uses the active CPU ' +
   'seconds (the CPU time at the listen mark) and the GB-seconds (INIT × 2 GB); its $ is CPU-s × your CPU rate + GB-s × ' +
