@@ -13,6 +13,7 @@ import { displayPath } from '../core/display.ts';
 import { UsageError } from '../core/errors.ts';
 import { parseFunctionName } from '../core/function-name.ts';
 import { isLocalHandler } from '../core/kinds.ts';
+import { storedValue } from '../core/dimensions.ts';
 import { loadRun } from '../report/write.ts';
 
 /** What a planned function is priced by: its packaged name, its runtime line and its architecture. */
@@ -81,7 +82,8 @@ export function planEstimatesOf(dir: string): PlanEstimates {
     of(fn, memoryMB) {
       const cell = parseFunctionName(fn.packaged.name);
       if (!cell) return undefined;
-      const key = matchKey({ ...cell, init: cell.init ?? 'lazy', memoryMB, runtime: fn.runtime });
+      // a name without -eager is the lazy handler, the row's stored value
+      const key = matchKey({ ...cell, init: cell.init ?? storedValue('init'), memoryMB, runtime: fn.runtime });
       return index.get(`${fn.architecture}|${key}`);
     },
   };
