@@ -146,11 +146,24 @@ for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').trim().split('\\
 fs.writeFileSync(process.env.QUOTA_FILE, cpus);
 ${ON_ENDPOINT}`,
   );
+  // four threads busy for 1.5 s of wall time before it listens: under the cap they get at most 2 vCPUs of it
+  const busy = path.join(dir, 'busy.js');
+  writeFileSync(
+    busy,
+    `const { Worker } = require('node:worker_threads');
+const spin = 'const end = Date.now() + 1500; while (Date.now() < end) {}';
+let left = 4;
+for (let i = 0; i < 4; i++) new Worker(spin, { eval: true }).on('exit', () => { if (--left === 0) listen(); });
+function listen() {
+${ON_ENDPOINT}}
+`,
+  );
   const base = ['measure', '--target', 'lambda-web', '--samples', '1', '--warmup', '0', '--file-cache', 'warm', '--allow-failures'];
-  const [hogRun, quotaRun] = await runClis(
+  const [hogRun, quotaRun, busyRun] = await runClis(
     [
       [...base, '--entry', hog, '--out', path.join(dir, 'hog')],
       [...base, '--entry', quota, '--env', `QUOTA_FILE=${quotaFile}`, '--out', path.join(dir, 'quota')],
+      [...base, '--entry', busy, '--out', path.join(dir, 'busy')],
     ],
     1,
     300_000,
@@ -163,4 +176,15 @@ ${ON_ENDPOINT}`,
   const [quota1] = samplesOf(path.join(dir, 'quota'));
   assert.equal(quota1!.ok, true, quota1!.error);
   assert.equal(readFileSync(quotaFile, 'utf8'), '2');
+  // the CPU the cgroup used until INIT ended is at most 2 vCPUs × the time to the first answer (later) (on a machine of 2 cores this
+  // holds without the cap too: the quota read above is what shows the cap there)
+  assert.equal(busyRun!.status, 0, busyRun!.stderr);
+  const [busy1] = samplesOf(path.join(dir, 'busy'));
+  assert.equal(busy1!.ok, true, busy1!.error);
+  const initCpuMs = (busy1!.limits as { initCpuMs?: number } | undefined)?.initCpuMs;
+  assert.ok(initCpuMs !== undefined && initCpuMs > 0, 'the cgroup counted the CPU of INIT');
+  assert.ok(
+    initCpuMs <= 2 * busy1!.marks!.firstResponse * 1.05,
+    `${initCpuMs} ms of CPU in ${busy1!.marks!.firstResponse} ms: over 2 vCPUs`,
+  );
 });
