@@ -61,7 +61,9 @@ export function registerBisectCommand(program: PlainCommand, hooks: { argv?: rea
       new Option('-r, --routes <n>', 'the generated cell: its route count (default: 1000)').argParser(parseInteger('--routes', 1, 100_000)),
     )
     .addOption(
-      new Option('--target <target>', 'the generated cell: server or lambda (default: server)').argParser(parseChoice('--target', TARGETS)),
+      new Option('--target <target>', `the generated cell: ${TARGETS.join(', ')} (default: server)`).argParser(
+        parseChoice('--target', TARGETS),
+      ),
     )
     .addOption(
       new Option('--entry <file>', 'your server entry instead (the package one of its dependencies); its folder is copied per release'),
