@@ -44,3 +44,19 @@ export function proxyFit(points: readonly ProxyPoint[]): ProxyFit {
   const medianAbsErrorPct = median(errors.map((e) => Math.abs(e.errorPct)));
   return { n: points.length, r2, msPerMillion: k, medianAbsErrorPct, worst };
 }
+
+/**
+ * The published fit of instructions to quiet CPU time (docs/findings/2026-12-05-cycles-vs-cpu.md): 24 cells of
+ * results/published/2026-12-05-cycles against the same cells' CPU time in results/published/2026-11-27-seed-table,
+ * on a 2-core AMD EPYC. What a change in instructions stands for in ms on that machine, with how far the fit missed;
+ * a model, not a measurement, and only of a machine like that one. test/unit/findings-cycles.test.ts recomputes it.
+ */
+export const INSTRUCTIONS_AS_TIME = {
+  msPerMillion: 0.151,
+  medianErrorPct: 7.1,
+  worst: { cell: 'deepkit 5000', errorPct: 35.8 },
+  cells: 24,
+  machine: '2-core AMD EPYC',
+  finding: 'docs/findings/2026-12-05-cycles-vs-cpu.md',
+  date: '2026-12-05',
+} as const;

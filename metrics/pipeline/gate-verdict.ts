@@ -5,6 +5,7 @@
  * moved, the rest folded). Pure: the rounds themselves are counted by pipeline/gate.ts.
  */
 import { markdownText } from '../core/escape.ts';
+import { INSTRUCTIONS_AS_TIME } from '../analyse/proxy-fit.ts';
 
 /** A cell's threshold is at least this many times its measured noise floor. */
 export const FLOOR_MULTIPLE = 3;
@@ -92,18 +93,32 @@ const pct = (share: number, digits = 2) => `${(share * 100).toFixed(digits)} %`;
 const signed = (share: number) => `${share >= 0 ? '+' : '−'}${pct(Math.abs(share))}`;
 const millions = (n: number) => (n / 1e6).toFixed(3);
 
+/** A change in instructions as the ms it stands for by the published fit (≈: a model of one machine, not a measurement). */
+export function modelledMs(instructions: number): string {
+  const ms = (instructions / 1e6) * INSTRUCTIONS_AS_TIME.msPerMillion;
+  return `${ms >= 0 ? '+' : '−'}${Math.abs(ms).toFixed(1)}`;
+}
+
 function row(cell: JudgedCell): string {
   const mark = cell.regressed ? 'regression' : cell.improved ? 'improvement' : 'within';
   return (
     `| ${markdownText(cell.app)} | ${cell.phase} | ${millions(cell.baseMedian)} | ${millions(cell.headMedian)} | ` +
-    `${signed(cell.change)} | ${pct(cell.floor, 3)} | ${pct(cell.threshold)} | ${mark} |`
+    `${signed(cell.change)} | ${modelledMs(cell.headMedian - cell.baseMedian)} | ${pct(cell.floor, 3)} | ${pct(cell.threshold)} | ${mark} |`
   );
 }
 
 const HEADER = [
-  '| app | phase | base (M instr.) | head (M instr.) | change | noise floor | threshold | verdict |',
-  '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |',
+  '| app | phase | base (M instr.) | head (M instr.) | change | ≈ ms ✱ | noise floor | threshold | verdict |',
+  '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
 ];
+
+/** What the ≈ ms column is, under the tables. */
+export const MS_NOTE =
+  `✱ ≈ ms: the change in instructions × ${INSTRUCTIONS_AS_TIME.msPerMillion} ms per million, the fit of instructions to ` +
+  `quiet CPU time over ${INSTRUCTIONS_AS_TIME.cells} published cells on a ${INSTRUCTIONS_AS_TIME.machine} ` +
+  `(median error ${INSTRUCTIONS_AS_TIME.medianErrorPct} %, worst ${INSTRUCTIONS_AS_TIME.worst.cell} ` +
+  `+${INSTRUCTIONS_AS_TIME.worst.errorPct} %; ${INSTRUCTIONS_AS_TIME.finding}, ${INSTRUCTIONS_AS_TIME.date}): a model of ` +
+  'that machine, not a measurement of yours; the verdict is on the counts.';
 
 export function regressionsOf(report: GateReport): JudgedCell[] {
   return report.cells.filter((cell) => cell.regressed);
@@ -142,6 +157,8 @@ export function gateMarkdown(report: GateReport): string {
     ...rest.map(row),
     '',
     '</details>',
+    '',
+    MS_NOTE,
     '',
   );
   return lines.join('\n');

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { proxyFit, type ProxyPoint } from '../../metrics/analyse/proxy-fit.ts';
+import { INSTRUCTIONS_AS_TIME, proxyFit, type ProxyPoint } from '../../metrics/analyse/proxy-fit.ts';
 import { ROOT } from '../support/in-process.ts';
 
 const FINDING = path.join(ROOT, 'docs', 'findings', '2026-12-05-cycles-vs-cpu.md');
@@ -47,6 +47,13 @@ test("the finding's fit table is the fit of its two runs", () => {
       `${fit.worst.label} (${signed(fit.worst.errorPct)})`,
     ];
     assert.ok(text.includes(`| ${row.join(' | ')} |`), `the finding's row for ${name}: | ${row.join(' | ')} |`);
+    // the gate's ≈ ms column quotes the instructions' fit: the constant is this fit, rounded as the finding rounds
+    if (column === 'instructions_total_median') {
+      assert.equal(INSTRUCTIONS_AS_TIME.msPerMillion.toFixed(3), fit.msPerMillion.toFixed(3));
+      assert.equal(INSTRUCTIONS_AS_TIME.medianErrorPct.toFixed(1), fit.medianAbsErrorPct.toFixed(1));
+      assert.equal(`${INSTRUCTIONS_AS_TIME.worst.cell} (+${INSTRUCTIONS_AS_TIME.worst.errorPct.toFixed(1)} %)`, row[5]);
+      assert.equal(INSTRUCTIONS_AS_TIME.cells, fit.n);
+    }
   }
 });
 

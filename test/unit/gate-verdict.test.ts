@@ -10,6 +10,7 @@ import {
   gateMarkdown,
   gateOutputs,
   judge,
+  modelledMs,
   phasesOf,
   spreadOf,
   type GateReport,
@@ -65,7 +66,11 @@ describe('gate verdict', () => {
     const lines = markdown.split('\n');
     assert.match(lines[0]!, /^## Cold-start gate: \*\*FAIL\*\*: 1 regression\(s\) in instructions: app startup \+1\.00 %$/);
     assert.ok(markdown.indexOf('### Cells that moved') < markdown.indexOf('<details>'));
-    assert.match(markdown, /\| app \| startup \| 1\.000 \| 1\.010 \| \+1\.00 % \|.*\| regression \|/);
+    assert.match(markdown, /\| app \| startup \| 1\.000 \| 1\.010 \| \+1\.00 % \| \+0\.0 \|.*\| regression \|/);
+    // the ≈ ms column: 10,000 more instructions × 0.151 ms per million, and the note that says what it is
+    assert.match(markdown, /✱ ≈ ms: the change in instructions × 0\.151 ms per million, .*median error 7\.1 %/);
+    assert.equal(modelledMs(20e6), '+3.0');
+    assert.equal(modelledMs(-2e6), '−0.3');
     assert.match(markdown, /<details><summary>The other cells \(1\)<\/summary>[^]*\| app \| boot \|/);
     assert.match(markdown, /counted again once on both sides/);
     assert.match(markdown, /Base feat\/\\`x\\`&#124;&lt;b&gt;/);
