@@ -16,9 +16,10 @@
  * step's time and the whole.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type StepEnd, summaryLine, tapTotals } from './test-summary.ts';
 import { toolCommand, trackedFiles } from './tracked.ts';
 
@@ -80,9 +81,54 @@ const CHECKS: Record<string, string[][]> = {
   tsc: [npx('tsc', '--noEmit')],
 };
 
+/**
+ * The in-process files that need a process of their own: they assert on state a process keeps from one file to the
+ * next (the heap's large-object space, scratch folders named by the pid, the project's folders and locks). The
+ * others share a process, a few files each (sharedEntries): node's start, tsx and the same modules of metrics/
+ * loaded once per process instead of once per file (docs/dev/testing.md, "The cost of npm test").
+ */
+const OWN_PROCESS = new Set(
+  [
+    'unit/report-memory',
+    'unit/run-bounds',
+    'unit/app-versions',
+    'unit/clean-in-use',
+    'unit/compare-cli',
+    'unit/cli-usage',
+    'unit/lambda-import-cli',
+    'unit/shared-folder-locks',
+    'pipeline/owned-folders',
+    'pipeline/publish',
+    'pipeline/verify',
+    'pipeline/verify-installed',
+    'pipeline/meta-version',
+    'pipeline/counted-wording',
+    'pipeline/faults',
+  ].map((name) => path.join('test', `${name}.test.ts`)),
+);
+
+/** How many processes share the in-process files: fixed, so the same files share a process on every machine. */
+const SHARED_GROUPS = 4;
+
+/**
+ * The in-process layer's files as `node --test` takes them: those of OWN_PROCESS as they are, the others in `groups`
+ * entry modules (round robin over the sorted files), each importing its files one after the other, written into
+ * TAP_DIR. A failure's location still names its file.
+ */
+function sharedEntries(files: string[], groups: number): string[] {
+  const shared = files.filter((f) => !OWN_PROCESS.has(f));
+  const entries = Array.from({ length: groups }, (_, i) => shared.filter((_, j) => j % groups === i)).map((group, i) => {
+    const entry = path.join(TAP_DIR, `shared-${i + 1}.test.mjs`);
+    writeFileSync(entry, group.map((f) => `await import(${JSON.stringify(pathToFileURL(path.join(ROOT, f)).href)});\n`).join(''));
+    return entry;
+  });
+  return [...entries, ...files.filter((f) => OWN_PROCESS.has(f))];
+}
+
 /** Each test step's command: the in-process layers and the smoke layer on every core, e2e and the sweep one file at a time. */
 const LAYERS: Record<string, () => string[]> = {
-  unit: () => nodeTest('unit', testFiles('test/unit', 'test/pipeline'), CORES, 300_000, ['./test/support/no-spawn.ts']),
+  unit: () =>
+    nodeTest('unit', sharedEntries(testFiles('test/unit', 'test/pipeline'), SHARED_GROUPS), CORES, 300_000, ['./test/support/no-spawn.ts']),
   smoke: () => nodeTest('smoke', testFiles('test/smoke'), CORES, 600_000),
   e2e: () => nodeTest('e2e', testFiles('test/e2e'), 2, 900_000),
   faults: () => nodeTest('faults', testFiles('test/faults'), 1, 1_800_000),
