@@ -24,7 +24,9 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../core/errors.ts';
+import { ExitCodeError, UsageError } from '../core/errors.ts';
+import { EXIT_FAILED_SAMPLES } from '../core/exit-codes.ts';
+import { oneLine } from '../core/escape.ts';
 import { PROJECT_ROOT, WORK_ROOT } from '../core/paths.ts';
 import { findCountTools } from '../measure/counting.ts';
 import { exitCodeOfSignal, INTERRUPT_SIGNALS } from '../measure/children.ts';
@@ -197,7 +199,19 @@ async function countSide(side: string, runDir: string, options: GateOptions, rel
   const what = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
   const result = await runChild(options.nodePath, args, side, what, GATE_DEADLINES_MS.count);
   if (result.code === 2) throw new UsageError(lastLine(result.stderr) || 'measure exited 2');
+  // the app could not be counted (its sample failed): the sample's own reason, not a bug of the gate
+  if (result.code === EXIT_FAILED_SAMPLES) throw new ExitCodeError(`${what} failed: ${failedReason(runDir)}`, EXIT_FAILED_SAMPLES);
   if (result.code !== 0) throw new Error(`measure of ${path.basename(side)} exited ${result.code}: ${lastLine(result.stderr)}`);
+}
+
+/** The first failed sample's reason in a round's run folder (one line), for the gate's one-line error. */
+function failedReason(runDir: string): string {
+  try {
+    const failed = readSamples(path.join(runDir, 'samples.jsonl')).find((sample) => !sample.ok);
+    return `${oneLine(failed?.error ?? 'a sample failed').slice(0, 300)} (${path.basename(runDir)}/summary.md)`;
+  } catch {
+    return `a sample failed (${path.basename(runDir)}/summary.md)`;
+  }
 }
 
 /** Counts per app and phase of one side's round. */

@@ -1,7 +1,7 @@
 /**
  * `coldstart gate` fed what a hostile or careless user gives it: a --base that is an option, an --out that is a
  * folder of the user's, links planted in a gate folder (gate.md, a round's run folder), a CI file that is a
- * folder or a pipe nothing reads, and a SIGTERM while it counts. Each is refused in one line with exit 2 and
+ * folder or a pipe nothing reads, an app whose count fails, and a SIGTERM while it counts. Each is refused in one line with exit 2 and
  * writes nothing through the link (the file it points at unchanged), or, for the signal, ends the gate with
  * 143, every child stopped and its scratch folder removed. Needs valgrind (the gate refuses to start without).
  */
@@ -124,6 +124,23 @@ describe('coldstart gate refuses hostile input in one line and writes nothing th
     assert.equal(ended.status, 2, ended.stderr);
     assert.match(ended.stderr, /\$GITHUB_OUTPUT .* cannot be appended to: a pipe that nothing reads/);
     assert.ok(existsSync(path.join(out, 'gate.md')), 'the report is kept');
+  });
+
+  it('an app whose count fails (it calls process.cpuUsage(), which cuts the count) is its reason in one line, exit 3', async () => {
+    const other = path.join(root, 'cpu-usage');
+    mkdirSync(other);
+    git(other, 'init', '-q', '-b', 'main');
+    writeFileSync(path.join(other, 'app.js'), `process.cpuUsage();\n${APP}`);
+    git(other, 'add', '.');
+    git(other, 'commit', '-qm', 'base');
+    const ended = await gate(other, ['--base', 'HEAD', '--out', path.join(root, 'o7')]);
+    assert.equal(ended.status, 3, ended.stderr);
+    assert.ok(oneLine(ended), ended.stderr);
+    assert.match(
+      ended.stderr,
+      /coldstart: the count of (base|head) failed: instruction counts: .*calls getrusage\(\).*\((base|head)-1\/summary\.md\)/,
+    );
+    assert.doesNotMatch(ended.stderr, /internal error/);
   });
 
   it('SIGTERM while it counts: exit 143, no child left, the scratch folder removed', async () => {
