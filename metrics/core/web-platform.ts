@@ -12,13 +12,30 @@
  *   traffic more than doubles within 5 minutes. A "$ per cold start" is meaningless for them.
  */
 import { UsageError } from './errors.ts';
+import { TARGET_KINDS } from './kinds.ts';
 
-/** The 10 s a Web Function's server has to listen (web-functions-env-lifecycle). */
-export const WEB_FUNCTION_INIT_LIMIT_MS = 10_000;
+const WEB = TARGET_KINDS['lambda-web']!;
+
+/** The 10 s a Web Function's server has to listen (web-functions-env-lifecycle): the lambda-web kind's readyLimitMs. */
+export const WEB_FUNCTION_INIT_LIMIT_MS = WEB.readyLimitMs!;
 /** A Web Function's architecture: arm64 only (web-functions-configuration-architecture). */
 export const WEB_FUNCTION_ARCHITECTURE = 'arm64';
-/** A Web Function environment's memory: 2 GB (the issue's reading of the Web Functions pages). */
-export const WEB_FUNCTION_MEMORY_GB = 2;
+/** A Web Function environment's memory: 2 GB (the issue's reading of the Web Functions pages), the kind's caps. */
+export const WEB_FUNCTION_MEMORY_GB = WEB.caps!.memoryMB / 1024;
+
+/** The words of a sample that failed on the limit (measure/targets/lambda-web.ts), which the reports count by. */
+const LIMIT_WORDS = "Lambda Web Functions' limit on INIT";
+
+/** Why a sample failed on the limit: its endpoint (`host:port`) did not accept within `limitMs`. */
+export function webLimitReason(address: string, limitMs: number): string {
+  return (
+    `not accepting connections on AWS_LAMBDA_HTTP_ENDPOINT (${address}) within ${limitMs / 1000} s, ` +
+    `${LIMIT_WORDS}: on Lambda this cold start would fail`
+  );
+}
+
+/** Whether a sample's failure reason is the limit's (webLimitReason). */
+export const isWebLimitReason = (reason: string): boolean => reason.includes(LIMIT_WORDS);
 
 /** How the cold starts of a compute kind may be priced. */
 export const LAMBDA_COMPUTES = {

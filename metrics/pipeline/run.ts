@@ -105,7 +105,14 @@ function runFolderDisk(output: RunSpec['output']): string {
 function runLimits(spec: RunSpec, deps: Deps, log: (line: string) => void): RunLimits | undefined {
   const limits = deps.limits(spec.cells.memories, spec.limits);
   if (limits) return limits;
-  const capped = [...new Set(targetsOf(spec).flatMap((t) => [targetKind(t).caps].flatMap((caps) => (caps ? [caps.memoryMB] : []))))];
+  const capped = [
+    ...new Set(
+      targetsOf(spec).flatMap((t) => {
+        const { caps } = targetKind(t);
+        return caps ? [caps.memoryMB] : [];
+      }),
+    ),
+  ];
   if (capped.length === 0) return undefined;
   try {
     return deps.limits(capped, spec.limits);

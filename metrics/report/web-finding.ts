@@ -9,10 +9,11 @@ import { curveFits, type RouteBudget } from '../analyse/curve.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import { markdownTable, ms } from '../core/format.ts';
 import type { ReportContext } from './contract.ts';
+import { isWebLimitReason, WEB_FUNCTION_INIT_LIMIT_MS } from '../core/web-platform.ts';
 import { webInitRows } from './web-functions.ts';
 
 /** The INIT budgets the finding counts routes against, ms. */
-export const WEB_BUDGETS_MS = [1_000, 10_000] as const;
+export const WEB_BUDGETS_MS = [1_000, WEB_FUNCTION_INIT_LIMIT_MS] as const;
 
 const whole = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -24,14 +25,9 @@ function budgetText(budget: RouteBudget | undefined, largest: number): string {
   return `${whole(budget.routes)} (${whole(budget.ci.low)}–${high})`;
 }
 
-/** The platform's limit on INIT the finding counts against (10 s). */
-const limitMs = WEB_BUDGETS_MS[WEB_BUDGETS_MS.length - 1];
-
 /** The smallest route count of `framework` whose every sample failed on the platform's limit, if any. */
 function failsAt(summaries: ReportContext['summaries'], framework: string): number | undefined {
-  const failing = summaries.filter(
-    (s) => s.cell.framework === framework && s.ok === 0 && s.errors.some((e) => /Lambda Web Functions' limit on INIT/.test(e.reason)),
-  );
+  const failing = summaries.filter((s) => s.cell.framework === framework && s.ok === 0 && s.errors.some((e) => isWebLimitReason(e.reason)));
   return failing.length ? Math.min(...failing.map((s) => s.cell.routes)) : undefined;
 }
 
@@ -48,7 +44,7 @@ export function webFindingTable(context: Pick<ReportContext, 'summaries' | 'meta
     const within = budgets.map((fits, i) => {
       const text = budgetText(fits.find((f) => f.series.framework === framework)?.budget, largest);
       // past the measured range, the smallest route count whose every sample failed on the limit bounds it
-      const failing = WEB_BUDGETS_MS[i] === limitMs ? failsAt(context.summaries, framework) : undefined;
+      const failing = WEB_BUDGETS_MS[i] === WEB_FUNCTION_INIT_LIMIT_MS ? failsAt(context.summaries, framework) : undefined;
       return text.startsWith('>') && failing !== undefined ? `${text}, < ${whole(failing)} (fails the limit)` : text;
     });
     return [

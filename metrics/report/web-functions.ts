@@ -18,7 +18,8 @@ import { markdownCode, oneLine, xmlText } from '../core/escape.ts';
 import { targetKind } from '../core/kinds.ts';
 import type { CsvColumn, MarkdownSection, Output, ReportContext } from './contract.ts';
 import { cpuSpeedsOf, lambdaCpuPerIteration, localCpuPerIteration, CPU_REFERENCE } from '../calibration/lambda-cpu-reference.ts';
-import { WEB_FUNCTION_ARCHITECTURE, type WebRates } from '../core/web-platform.ts';
+import { isWebLimitReason, WEB_FUNCTION_ARCHITECTURE, type WebRates } from '../core/web-platform.ts';
+import { WEB_FUNCTION_RUNTIME } from '../core/lambda-platform.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 
 /** A Web Function cell's figures against its platform's limit on INIT. */
@@ -61,14 +62,14 @@ export function webInitRows(
     const limitMs = limitOf(summary);
     const listen = summary.metrics.listen;
     if (limitMs === undefined || !listen || listen.n === 0) return [];
-    const sorted = [...listen.values].sort((a, b) => a - b);
-    const p50 = quantileSorted(sorted, 0.5);
-    const p95 = quantileSorted(sorted, 0.95);
+    const p50 = listen.median;
+    const p95 = quantileSorted(
+      [...listen.values].sort((a, b) => a - b),
+      0.95,
+    );
     const cpuMs = summary.cpu?.listen?.median;
     const use = webColdStartCost({ cpuMs: cpuMs ?? 0, initMs: p50 }, cpuMs === undefined ? undefined : rates);
-    const overLimit = summary.errors
-      .filter((e) => /within \d+ s, Lambda Web Functions' limit/.test(e.reason))
-      .reduce((n, e) => n + e.count, 0);
+    const overLimit = summary.errors.filter((e) => isWebLimitReason(e.reason)).reduce((n, e) => n + e.count, 0);
     return [
       {
         summary,
@@ -104,7 +105,7 @@ const NOTE =
 
 /** The footnote of the estimate column: its model, its source and date, and why it has no interval. */
 function estimateNote(): string {
-  const row = lambdaCpuPerIteration('nodejs24.x', WEB_FUNCTION_ARCHITECTURE)?.row;
+  const row = lambdaCpuPerIteration(WEB_FUNCTION_RUNTIME, WEB_FUNCTION_ARCHITECTURE)?.row;
   const from = row ? `${row.runtime} ${row.architecture} at ${row.memoryMB} MB` : 'arm64';
   return (
     `✱ Estimate on Lambda: this machine's INIT median × Lambda ${from}'s CPU time for the same SHA-256 loop over ` +

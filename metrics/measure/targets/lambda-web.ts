@@ -15,6 +15,7 @@ import { HTTP_ENDPOINT_ENV } from '../../../generators/probe.ts';
 import { targetKind } from '../../core/kinds.ts';
 import { isCounted } from '../../core/dimensions.ts';
 import { functionName } from '../../core/function-name.ts';
+import { webLimitReason } from '../../core/web-platform.ts';
 import { freePort } from '../app-answer.ts';
 import { lambdaEnvironment } from '../runtime-api/environment.ts';
 import { oneLine } from '../text.ts';
@@ -86,10 +87,7 @@ const address = (e: Endpoint) => `${e.host}:${e.port}`;
 
 /** The failure of a server that did not accept on the endpoint within the platform's limit. */
 export function limitReason(endpoint: Endpoint, limitMs: number): string {
-  return (
-    `not accepting connections on ${HTTP_ENDPOINT_ENV} (${address(endpoint)}) within ${limitMs / 1000} s, ` +
-    "Lambda Web Functions' limit on INIT: on Lambda this cold start would fail"
-  );
+  return webLimitReason(address(endpoint), limitMs);
 }
 
 /** The failure of a server that listened on another port than the endpoint's. */
