@@ -119,22 +119,22 @@ export function appsOf(opts: AppsInput, base: string): AppSpec[] {
   const event = handlers.length ? eventOf(opts.event, base) : undefined;
   const env = envOf(opts.env ?? []);
   const kinds = entryTargets(opts, entries.length);
-  const apps: AppSpec[] = entries.map((line): AppSpec => {
-    const { file, args } = entryOf(line, base);
-    const resolved = checkAppFile('--entry', path.resolve(base, file));
-    return {
-      name: appNameOf(resolved),
-      kind: 'server',
-      file: resolved,
-      args,
-      cwd,
-      request,
-      expect,
-      port: opts.port === '0' ? 0 : 'auto',
-      ...env,
-    };
-  });
-  apps.push(
+  const apps: AppSpec[] = [
+    ...entries.map((line): AppSpec => {
+      const { file, args } = entryOf(line, base);
+      const resolved = checkAppFile('--entry', path.resolve(base, file));
+      return {
+        name: appNameOf(resolved),
+        kind: 'server',
+        file: resolved,
+        args,
+        cwd,
+        request,
+        expect,
+        port: opts.port === '0' ? 0 : 'auto',
+        ...env,
+      };
+    }),
     ...modules.map(({ file, exportName }): AppSpec => {
       // the task root is where a handler runs, as /var/task on Lambda
       const { taskRoot, handler } = lambdaTaskRoot(file, exportName, cwd);
@@ -154,7 +154,7 @@ export function appsOf(opts: AppsInput, base: string): AppSpec[] {
         ...env,
       };
     }),
-  );
+  ];
   // named as given (an entry, a handler: one name each), then each entry as every target asked
   return named(apps, opts.name).flatMap((app, i) => (i < entries.length && kinds ? kinds.map((kind) => ({ ...app, kind })) : [app]));
 }
@@ -183,11 +183,6 @@ function entryTargets(opts: AppsInput, entries: number): Target[] | undefined {
   if (kinds === undefined) return undefined;
   if (entries === 0)
     throw new UsageError(`--target is the targets of --entry servers (${ENTRY_TARGETS.join(', ')}): a --handler is a Lambda handler`);
-  const wrong = kinds.find((k) => !(ENTRY_TARGETS as readonly string[]).includes(k));
-  if (wrong)
-    throw new UsageError(
-      `--target: ${wrong} is not a target of a server entry (${ENTRY_TARGETS.join(', ')}); use --handler for a Lambda handler`,
-    );
   if (opts.port !== undefined && kinds.every((k) => targetKind(k).caps))
     throw new UsageError('--port: a Lambda Web Function listens on AWS_LAMBDA_HTTP_ENDPOINT, not on PORT (the runtime sets no PORT)');
   return [...new Set(kinds)];
