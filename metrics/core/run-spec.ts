@@ -110,6 +110,8 @@ export interface SamplingSpec {
   countSamples: number;
   /** counted cells also under valgrind's cache simulation: estimated cycles beside the instructions (about 1.8× slower) */
   cacheSim: boolean;
+  /** counted cells also cut at each npm package's CommonJS loading: each package's own instructions (measure/package-cuts.ts) */
+  countPackages: boolean;
   timeoutMs: number;
   order: Order;
   seed: string;
@@ -219,6 +221,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     warmup: 1,
     countSamples: 1,
     cacheSim: false,
+    countPackages: false,
     timeoutMs: 120_000,
     order: RUN_DIMENSIONS.order.cli[0],
     seed: 'coldstart',
@@ -339,7 +342,11 @@ export const OPTION_RULES: readonly OptionRule[] = [
     applies: (s, given) => hasTimed(s) || (!given.has('--count-samples') && s.sampling.samples !== 'auto'),
     without: 'a timed cell (--measure time) when --count-samples gives the counted cells theirs (and counted cells take no auto)',
   },
-  { flags: ['--count-samples', '--cache-sim'], applies: hasCounted, without: 'a counted cell (--measure instructions)' },
+  {
+    flags: ['--count-samples', '--cache-sim', '--count-packages'],
+    applies: hasCounted,
+    without: 'a counted cell (--measure instructions)',
+  },
   { flags: ['--jobs'], applies: hasCounted, without: 'a counted cell (--measure instructions): timed cells run one at a time' },
   {
     flags: ['--init'],

@@ -140,6 +140,8 @@ export interface SampleRecord {
   instructions?: InstructionMarks;
   /** estimated cycles at the marks, for counted cells under `--cache-sim` (measure/counting.ts estimatedCycles) */
   cycles?: InstructionMarks;
+  /** under `--count-packages`: each npm package's own instructions while its CommonJS loading ran, `(app)` the rest, to the first answer */
+  packages?: Record<string, number>;
   rss?: number;
   heapUsed?: number;
   /** `node v20.20.2` as the child reported it */
@@ -244,10 +246,11 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
     (value.durationMs === undefined ? undefined : badNumber('durationMs', value.durationMs)) ??
     (value.ownListen === undefined ? undefined : badNumber('ownListen', value.ownListen));
   if (bad) return { ok: false, reason: bad };
-  const { cpu, marks, instructions, cycles, firstHits, ...rest } = value as unknown as SampleRecord;
+  const { cpu, marks, instructions, cycles, packages, firstHits, ...rest } = value as unknown as SampleRecord;
   const cpuMarks = parseCpuMarks(cpu);
   const counts = parseInstructionMarks(instructions);
   const cycleCounts = parseInstructionMarks(cycles);
+  const packageCounts = parsePackageCounts(packages);
   const hits = parseFirstHits(firstHits);
   // only the marks of known names go on (all checked above): an unknown key never reaches a table
   const known = isObject(marks)
@@ -262,6 +265,7 @@ export function parseSampleRecord(value: unknown): ParsedRecord {
       ...(cpuMarks ? { cpu: cpuMarks } : {}),
       ...(counts ? { instructions: counts } : {}),
       ...(cycleCounts ? { cycles: cycleCounts } : {}),
+      ...(packageCounts ? { packages: packageCounts } : {}),
       ...(hits ? { firstHits: hits } : {}),
     },
   };
@@ -276,6 +280,15 @@ export function parseInstructionMarks(value: unknown): InstructionMarks | undefi
     if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) marks[name] = count;
   }
   return Object.keys(marks).length ? marks : undefined;
+}
+
+/** A stored `packages` object: its non-negative integer counts (any name: a package's); undefined when there are none. */
+function parsePackageCounts(value: unknown): Record<string, number> | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const counts = Object.entries(value as Record<string, unknown>).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isSafeInteger(entry[1]) && entry[1] >= 0,
+  );
+  return counts.length ? Object.fromEntries(counts) : undefined;
 }
 
 /** The metric --export-json writes as times when --export-metric is not given. */

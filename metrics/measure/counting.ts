@@ -19,6 +19,8 @@ import { APP_SOURCE, type Cell } from '../core/cell.ts';
 import type { InstructionMark, InstructionMarks, SampleRecord } from '../core/samples.ts';
 import type { SampleHooks } from './sample.ts';
 import { targetKind } from '../core/kinds.ts';
+import { PACKAGE_CUTS_ENV, writePackageCutsPreload } from '../../generators/package-cuts.ts';
+import { packageCounts, parseCutLog, type CutDump } from './package-cuts.ts';
 
 /** The libc function the probe's process.cpuUsage() calls at every mark, and node calls nowhere else. */
 export const CUT_FUNCTION = 'getrusage';
@@ -176,14 +178,44 @@ export function countsFromDumps(
 
 const run = promisify(execFile);
 
+/** The package cuts' log, in the sample's own dump folder. */
+const PACKAGE_CUTS_LOG = 'package-cuts.json';
+
+/** What a dump of a `--count-packages` sample is: a process.cpuUsage() cut, the Lambda INIT cut, or neither. */
+const cutKind = (dump: CutDump) => (dump.trigger.includes(INIT_HINT) ? 'init' : dump.trigger.includes(CUT_FUNCTION) ? 'cut' : 'other');
+
+/** A `--count-packages` sample's dumps replayed with its log (measure/package-cuts.ts): the marks' dumps, each package's own count. */
+function packageDumps(dir: string, dumps: readonly Dump[]): { dumps: Dump[]; packages: Record<string, number> } {
+  let log: string;
+  try {
+    log = readFileSync(path.join(dir, PACKAGE_CUTS_LOG), 'utf8');
+  } catch {
+    throw new Error("--count-packages: the package cuts' log was not written (the app did not exit normally on SIGTERM)");
+  }
+  const events = parseCutLog(log);
+  if (typeof events === 'string') throw new Error(events);
+  const split = packageCounts(dumps, events, cutKind);
+  if (typeof split === 'string') throw new Error(split);
+  return { dumps: split.markDumps, packages: split.packages };
+}
+
 /**
  * The hooks of one counted sample: the launch wrapped in valgrind (its dumps into a folder of its
  * own under `scratch`), a Lambda INIT cut through vgdb, and afterwards the counts into the record
- * (or the sample failed with why there are none). The folder is removed in every case.
+ * (or the sample failed with why there are none). The folder is removed in every case. With
+ * `packages` (--count-packages) the child also loads the package cuts' preload first, and the record
+ * gets each package's own instructions (measure/package-cuts.ts).
  */
-export function countHooks(options: { tools: CountTools; scratch: string; shape: CountShape; cacheSim?: boolean }): SampleHooks {
+export function countHooks(options: {
+  tools: CountTools;
+  scratch: string;
+  shape: CountShape;
+  cacheSim?: boolean;
+  packages?: boolean;
+}): SampleHooks {
   const dir = mkdtempSync(path.join(options.scratch, 'count-'));
   const prefix = path.join(dir, 'vgdb');
+  const cuts = options.packages ? ['--require', writePackageCutsPreload()] : [];
   let pid: () => number | undefined = () => undefined;
   let initCut: string | undefined;
   return {
@@ -192,6 +224,7 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
     hostPid: true,
     wrap: (launch) => ({
       ...launch,
+      ...(options.packages ? { env: { ...launch.env, [PACKAGE_CUTS_ENV]: path.join(dir, PACKAGE_CUTS_LOG) } } : {}),
       command: options.tools.valgrind,
       args: [
         '-q',
@@ -204,6 +237,7 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
         ...(options.cacheSim ? CACHE_SIM_ARGS : []),
         launch.command,
         ...COUNT_V8_FLAGS,
+        ...cuts,
         ...launch.args,
       ],
     }),
@@ -224,10 +258,13 @@ export function countHooks(options: { tools: CountTools; scratch: string; shape:
       try {
         if (!record.ok) return Promise.resolve();
         if (initCut) throw new Error(initCut);
-        const dumps = readDumps(dir);
+        const read = readDumps(dir);
+        const split = options.packages ? packageDumps(dir, read) : undefined;
+        const dumps = split?.dumps ?? read;
         const counts = countsFromDumps(dumps, options.shape);
         if (typeof counts === 'string') throw new Error(counts);
         record.instructions = counts;
+        if (split) record.packages = split.packages;
         if (options.cacheSim) {
           const cycles = countsFromDumps(dumps, options.shape, 'cycles');
           if (typeof cycles === 'string') throw new Error(cycles);

@@ -67,6 +67,8 @@ export interface RunContext {
   counting?: CountTools;
   /** counted cells also under the cache simulation (--cache-sim): estimated cycles beside the instructions */
   cacheSim?: boolean;
+  /** counted cells also cut at each npm package's CommonJS loading (--count-packages) */
+  countPackages?: boolean;
   /** the cells' file lists, when some cell runs from a cold file cache */
   files?: SampleFileCache;
   /** told the runner's clock at each sample's spawn (the profiled run places INIT's end on the profile's clock) */
@@ -117,7 +119,13 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
     if (counted) {
       if (!context.counting) return blockedRecord(run, { kind: 'failed', reason: 'valgrind is not available' });
       const shape = countShapeOf(run.cell);
-      hooks = countHooks({ tools: context.counting, scratch: context.scratch, shape, ...(context.cacheSim ? { cacheSim: true } : {}) });
+      hooks = countHooks({
+        tools: context.counting,
+        scratch: context.scratch,
+        shape,
+        ...(context.cacheSim ? { cacheSim: true } : {}),
+        ...(context.countPackages ? { packages: true } : {}),
+      });
     } else if (limits && (run.cell.memory > 0 || caps)) {
       try {
         hooks = limitHooks(limits.mechanism.create(caps ? limits.caps(caps) : limits.settings(run.cell.memory)));

@@ -184,6 +184,7 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
       limits,
       ...(counting ? { counting } : {}),
       ...(counting && spec.sampling.cacheSim ? { cacheSim: true } : {}),
+      ...(counting && spec.sampling.countPackages ? { countPackages: true } : {}),
     };
     return { session, prepared: prepared.prepared, jobs, environment, context, precision, start };
   } catch (error) {

@@ -102,6 +102,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--levers': [],
   '--no-snapshot': [],
   '--cache-sim': [],
+  '--count-packages': [],
 };
 
 /** The kinds of selection, each a base command line of its command. */

@@ -70,6 +70,13 @@ export function addSamplingGroup<A extends unknown[], O extends OptionValues, G 
     )
     .addOption(
       new Option(
+        '--count-packages',
+        "counted cells also cut where CommonJS loading enters and leaves an npm package: each package's own instructions " +
+          'to the first answer in samples.jsonl (packages); the cuts add their own work to the counts (used by gate --attribute)',
+      ),
+    )
+    .addOption(
+      new Option(
         '--jobs <n>',
         'runs in flight at once: counted cells only (default: the cores when every cell is counted, else 1)',
       ).argParser(parseInteger('--jobs', 1, 256)),
@@ -114,6 +121,7 @@ export function samplingOf(opts: SamplingOpts): Partial<SamplingSpec> {
     ...(opts.firstHits !== undefined ? { firstHits: opts.firstHits } : {}),
     ...(opts.countSamples !== undefined ? { countSamples: opts.countSamples } : {}),
     ...(opts.cacheSim ? { cacheSim: true } : {}),
+    ...(opts.countPackages ? { countPackages: true } : {}),
     ...(opts.jobs !== undefined ? { jobs: opts.jobs } : {}),
     ...(opts.shard ? { shard: opts.shard } : {}),
   };
