@@ -19,7 +19,7 @@ import { APP_DIR } from './app-probe.ts';
 /** The variable that names the log file (removed from the app's environment once read). */
 export const PACKAGE_CUTS_ENV = 'COLDSTART_PACKAGE_CUTS';
 
-export const PACKAGE_CUTS_PRELOAD = `'use strict';
+const PACKAGE_CUTS_PRELOAD = `'use strict';
 /* coldstart package cuts: loaded with --require before coldstart's preload, under callgrind only */
 (function () {
   const log = process.env.${PACKAGE_CUTS_ENV};

@@ -45,6 +45,11 @@ export function registerGateCommand(program: PlainCommand): void {
       'an option passed to each measure as given (repeat: --measure-arg=--request --measure-arg="GET /")',
       collect,
     )
+    .option(
+      '--attribute',
+      "one more counted round per side, cut where a require's CommonJS loading enters and leaves each npm package: which " +
+        "package's loading grew (gate.md's per-package table, gate.json); ES modules loaded by import are not cut",
+    )
     .action(async (opts) => {
       const entries = opts.entry ?? [];
       const handlers = opts.handler ?? [];
@@ -63,6 +68,7 @@ export function registerGateCommand(program: PlainCommand): void {
         out: opts.out,
         work: opts.work,
         measureArgs: opts.measureArg ?? [],
+        ...(opts.attribute ? { attribute: true } : {}),
         cwd: process.cwd(),
         nodePath: process.execPath,
         stepSummary: process.env.GITHUB_STEP_SUMMARY || undefined,

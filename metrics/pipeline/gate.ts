@@ -45,6 +45,14 @@ import {
   type GateCell,
   type GateReport,
 } from './gate-verdict.ts';
+import {
+  COUNT_PACKAGES_OPTION,
+  packageAttribution,
+  packageOutputs,
+  readPackageRound,
+  withPackages,
+  type GateAttribution,
+} from './gate-attribute.ts';
 
 const GATE_NPM_CACHE = path.join(WORK_ROOT, '.cache', 'gate-npm');
 
@@ -115,6 +123,8 @@ export interface GateOptions {
   readonly nodePath: string;
   readonly stepSummary?: string;
   readonly githubOutput?: string;
+  /** one more counted round per side cut at each npm package's loading (pipeline/gate-attribute.ts) */
+  readonly attribute?: boolean;
   /** aborted on a signal (its reason: the signal's name): the children are stopped, the scratch folder removed */
   readonly abort?: AbortSignal;
 }
@@ -304,6 +314,25 @@ function preflight(options: GateOptions) {
   return { repoTop, baseCommit, headCommit, relEntries, relHandlers };
 }
 
+/** `--attribute`'s round: each side counted once more under `measure --count-packages`, and what it says per package. */
+async function attributedRound(
+  sides: { base: string; head: string },
+  options: GateOptions,
+  relEntries: string[],
+  relHandlers: string[],
+  cells: GateReport['cells'],
+): Promise<GateAttribution> {
+  options.log('gate: --attribute: counting base and head once more, cut at each package a require enters');
+  const dirs = { base: roundDir(options.out, 'base-attribute'), head: roundDir(options.out, 'head-attribute') };
+  const cut = { ...options, measureArgs: [...options.measureArgs, COUNT_PACKAGES_OPTION] };
+  await Promise.all([
+    countSide(sides.base, dirs.base, cut, relEntries, relHandlers),
+    countSide(sides.head, dirs.head, cut, relEntries, relHandlers),
+  ]);
+  const totals = cells.filter((c) => c.phase === 'total').map((c) => ({ app: c.app, totalBase: c.baseMedian, threshold: c.threshold }));
+  return packageAttribution(readPackageRound(dirs.base), readPackageRound(dirs.head), totals);
+}
+
 export async function runGate(options: GateOptions): Promise<GateResult> {
   const { repoTop, baseCommit, headCommit, relEntries, relHandlers } = preflight(options);
   const workRoot = options.work ?? os.tmpdir();
@@ -357,6 +386,8 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       cells = judgeAll();
       confirmed = true;
     }
+    // --attribute: one more round of each side under measure --count-packages, after the verdict's own
+    const packages = options.attribute ? await attributedRound(sides, options, relEntries, relHandlers, cells) : undefined;
     const report: GateReport = {
       baseRef: options.base,
       baseCommit,
@@ -366,11 +397,11 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       confirmed,
       thresholdOption: options.threshold,
     };
-    const markdown = gateMarkdown(report);
+    const markdown = withPackages(gateMarkdown(report), packages, regressionsOf(report).length > 0);
     writeOwnedFile(options.out, 'gate.md', markdown);
-    writeOwnedFile(options.out, GATE_FILE, JSON.stringify(report, null, 2) + '\n');
+    writeOwnedFile(options.out, GATE_FILE, JSON.stringify(packages ? { ...report, packages } : report, null, 2) + '\n');
     if (options.stepSummary) appendCiFile('GITHUB_STEP_SUMMARY', options.stepSummary, markdown);
-    if (options.githubOutput) appendCiFile('GITHUB_OUTPUT', options.githubOutput, gateOutputs(report));
+    if (options.githubOutput) appendCiFile('GITHUB_OUTPUT', options.githubOutput, gateOutputs(report) + packageOutputs(packages));
     return { report, markdown, exitCode: regressionsOf(report).length ? 1 : 0 };
   } catch (error) {
     if (options.abort?.aborted) throw new GateAborted(String(options.abort.reason));
