@@ -89,7 +89,7 @@ export function grewMost(attribution: GateAttribution): PackageChange | undefine
 }
 
 const millions = (n: number) => (n / 1e6).toFixed(3);
-const signedMillions = (n: number) => `${n >= 0 ? '+' : '−'}${millions(Math.abs(n))} M`;
+const signed = (n: number) => `${n >= 0 ? '+' : '−'}${millions(Math.abs(n))}`;
 const relative = (p: PackageChange) =>
   p.base === 0 ? 'new' : p.head === 0 ? 'gone' : `${p.change >= 0 ? '+' : '−'}${((Math.abs(p.change) / p.base) * 100).toFixed(2)} %`;
 const named = (p: PackageChange) => (p.package === OWNER.app ? '(app): outside any package' : p.package);
@@ -100,7 +100,7 @@ function packageVerdictLine(attribution: GateAttribution, regressed: boolean): s
   const most = grewMost(attribution);
   const app = (p: PackageChange) => (attribution.apps.length > 1 ? ` in ${markdownText(p.app)}` : '');
   return most
-    ? `**Grew most** (--attribute): **${markdownText(named(most))}**${app(most)}, ${signedMillions(most.change)} instructions ` +
+    ? `**Grew most** (--attribute): **${markdownText(named(most))}**${app(most)}, ${signed(most.change)} M instructions ` +
         `(${relative(most)} of its own loading).`
     : "**Grew most** (--attribute): no package's loading grew beyond its app's limit.";
 }
@@ -109,12 +109,18 @@ function packageVerdictLine(attribution: GateAttribution, regressed: boolean): s
 function packageTable(attribution: GateAttribution): string[] {
   const several = attribution.apps.length > 1;
   const header = several
-    ? ['| app | package | base (M instr.) | head (M instr.) | change | | verdict |', '| --- | --- | ---: | ---: | ---: | ---: | --- |']
-    : ['| package | base (M instr.) | head (M instr.) | change | | verdict |', '| --- | ---: | ---: | ---: | ---: | --- |'];
+    ? [
+        '| app | package | base (M instr.) | head (M instr.) | change (M instr.) | change | verdict |',
+        '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+      ]
+    : [
+        '| package | base (M instr.) | head (M instr.) | change (M instr.) | change | verdict |',
+        '| --- | ---: | ---: | ---: | ---: | --- |',
+      ];
   const rows = attribution.packages.map(
     (p) =>
       `| ${several ? `${markdownText(p.app)} | ` : ''}${markdownText(p.package)} | ${millions(p.base)} | ${millions(p.head)} | ` +
-      `${signedMillions(p.change)} | ${relative(p)} | ${p.verdict} |`,
+      `${signed(p.change)} | ${relative(p)} | ${p.verdict} |`,
   );
   const shares = attribution.apps
     .map(

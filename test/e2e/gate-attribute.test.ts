@@ -129,7 +129,7 @@ describe('coldstart gate --attribute: which package grew', { skip, timeout: TIME
     }
     assert.match(
       readFileSync(path.join(out, 'gate.md'), 'utf8'),
-      /\| @small\/beta \| \d+\.\d{3} \| \d+\.\d{3} \| \+\d+\.\d{3} M \| \+\d+\.\d\d % \| grew \|/,
+      /\| @small\/beta \| \d+\.\d{3} \| \d+\.\d{3} \| \+\d+\.\d{3} \| \+\d+\.\d\d % \| grew \|/,
     );
   });
 });
