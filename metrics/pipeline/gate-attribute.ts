@@ -8,7 +8,7 @@
  * Pure but for reading the two run folders; gate.ts runs the round.
  */
 import path from 'node:path';
-import { markdownText } from '../core/escape.ts';
+import { markdownText, oneLine } from '../core/escape.ts';
 import { OWNER } from '../core/packages.ts';
 import { readSamples } from '../store/samples-file.ts';
 
@@ -46,11 +46,18 @@ export interface GateAttribution {
   readonly packages: readonly PackageChange[];
   /** per app: the limit a package's change is held to (instructions), and the share of head's total counted to packages */
   readonly apps: readonly { readonly app: string; readonly limit: number; readonly attributedShare: number }[];
+  /** why there are no packages: the attributed round failed (the verdict stands without it) */
+  readonly reason?: string;
 }
 
 const ATTRIBUTION_METHOD =
   "one more counted round per side under measure --count-packages: a cut where a require's CommonJS loading enters and leaves an " +
   'npm package; each package its own instructions to the first answer (nested packages count to themselves)';
+
+/** The attribution of a round that failed: no packages, its reason in one line. */
+export function failedAttribution(reason: string): GateAttribution {
+  return { method: ATTRIBUTION_METHOD, packages: [], apps: [], reason: oneLine(reason).slice(0, 300) };
+}
 
 /** The app's total at base and its threshold (a share), as the verdict judged them. */
 export interface AppLimit {
@@ -154,10 +161,12 @@ function packageTable(attribution: GateAttribution): string[] {
  */
 export function withPackages(markdown: string, attribution: GateAttribution | undefined, regressed: boolean): string {
   if (!attribution) return markdown;
-  const line = packageVerdictLine(attribution, regressed);
+  const failed =
+    attribution.reason === undefined ? undefined : `Per package (--attribute): not counted: ${markdownText(attribution.reason)}`;
+  const line = failed && regressed ? `**${failed}**` : packageVerdictLine(attribution, regressed);
   const heading = markdown.indexOf('\n\n');
   const withLine = line && heading >= 0 ? `${markdown.slice(0, heading)}\n\n${line}${markdown.slice(heading)}` : markdown;
-  return `${withLine}\n${packageTable(attribution).join('\n')}`;
+  return `${withLine}\n${(failed ? [failed, ''] : packageTable(attribution)).join('\n')}`;
 }
 
 /** $GITHUB_OUTPUT's line for the attribution: the package that grew most (empty when none did). */

@@ -47,6 +47,7 @@ import {
 } from './gate-verdict.ts';
 import {
   COUNT_PACKAGES_OPTION,
+  failedAttribution,
   packageAttribution,
   packageOutputs,
   readPackageRound,
@@ -325,12 +326,22 @@ async function attributedRound(
   options.log('gate: --attribute: counting base and head once more, cut at each package a require enters');
   const dirs = { base: roundDir(options.out, 'base-attribute'), head: roundDir(options.out, 'head-attribute') };
   const cut = { ...options, measureArgs: [...options.measureArgs, COUNT_PACKAGES_OPTION] };
-  await Promise.all([
-    countSide(sides.base, dirs.base, cut, relEntries, relHandlers),
-    countSide(sides.head, dirs.head, cut, relEntries, relHandlers),
-  ]);
   const totals = cells.filter((c) => c.phase === 'total').map((c) => ({ app: c.app, totalBase: c.baseMedian, threshold: c.threshold }));
-  return packageAttribution(readPackageRound(dirs.base), readPackageRound(dirs.head), totals);
+  try {
+    // both sides end before the gate goes on (one that failed does not leave the other running)
+    const counted = await Promise.allSettled([
+      countSide(sides.base, dirs.base, cut, relEntries, relHandlers),
+      countSide(sides.head, dirs.head, cut, relEntries, relHandlers),
+    ]);
+    const failed = counted.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    return packageAttribution(readPackageRound(dirs.base), readPackageRound(dirs.head), totals);
+  } catch (error) {
+    // the verdict stands without it: gate.md says why there is no per-package table
+    if (options.abort?.aborted) throw error;
+    options.log(`gate: --attribute: ${(error as Error).message}`);
+    return failedAttribution((error as Error).message);
+  }
 }
 
 export async function runGate(options: GateOptions): Promise<GateResult> {

@@ -4,7 +4,9 @@
  * node_modules (no registry): `alpha`, which requires the scoped `@small/beta`. Head makes beta hash a longer chain
  * when it loads. The gate fails, names beta as the package that grew most, in the verdict's area and first in the
  * per-package table; alpha (whose own count does not hold beta's) and the app's own work are within their limit; the
- * attributed round's packages add up to its count to the first answer, and the verdict's rounds carry no cuts.
+ * attributed round's packages add up to its count to the first answer, and the verdict's rounds carry no cuts. A
+ * second gate at once, of an app that ignores SIGTERM (its cuts' log is never written), keeps its verdict and says
+ * why there is no per-package table.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -46,15 +48,47 @@ function writePackage(repo: string, name: string, index: string): void {
   writeFileSync(path.join(dir, 'index.js'), index);
 }
 
+interface Gate {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  out: string;
+  report: GateReport & { packages: GateAttribution };
+}
+
+function gate(cwd: string, out: string): Promise<Gate> {
+  const args = [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', 'base', '--entry', 'app.js', '--attribute', '--out', out];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      let report = undefined as unknown as Gate['report'];
+      try {
+        report = JSON.parse(readFileSync(path.join(out, 'gate.json'), 'utf8')) as Gate['report'];
+      } catch {
+        // asserted below through the status and stderr
+      }
+      resolve({ status, stdout, stderr, out, report });
+    });
+  });
+}
+
 describe('coldstart gate --attribute: which package grew', { skip, timeout: TIMEOUT_MS }, () => {
   let status: number | null = null;
   let stdout = '';
   let stderr = '';
   let out = '';
-  let report = undefined as unknown as GateReport & { packages: GateAttribution };
+  let report = undefined as unknown as Gate['report'];
+  let stubborn = undefined as unknown as Gate;
 
   before(async () => {
-    const repo = path.join(tempDir('coldstart-gate-attribute-'), 'repo');
+    const root = tempDir('coldstart-gate-attribute-');
+    const repo = path.join(root, 'repo');
     mkdirSync(repo);
     git(repo, 'init', '-q', '-b', 'main');
     writeFileSync(path.join(repo, 'app.js'), APP);
@@ -66,24 +100,19 @@ describe('coldstart gate --attribute: which package grew', { skip, timeout: TIME
     // head: beta's loading hashes 400 more links (a few % of the start); alpha and the app are as they were
     writePackage(repo, '@small/beta', chain(600, 'digest'));
     git(repo, 'commit', '-qam', 'beta does more at load');
-    out = path.join(path.dirname(repo), 'out');
-    const args = [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', 'base', '--entry', 'app.js', '--attribute', '--out', out];
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        status = code;
-        resolve();
-      });
-    });
-    try {
-      report = JSON.parse(readFileSync(path.join(out, 'gate.json'), 'utf8')) as typeof report;
-    } catch {
-      // asserted below through the status and stderr
+    // a clone whose app (base and head alike) ignores the runner's SIGTERM: the attributed round cannot read its log
+    const other = path.join(root, 'stubborn');
+    git(root, 'clone', '-q', repo, other);
+    git(other, 'branch', '-q', 'base', 'origin/base');
+    const ignore = "process.on('SIGTERM', () => {});\n";
+    for (const branch of ['base', 'main']) {
+      git(other, 'checkout', '-q', branch);
+      writeFileSync(path.join(other, 'app.js'), ignore + APP);
+      git(other, 'commit', '-qam', 'the app ignores SIGTERM');
     }
+    let main: Gate;
+    [main, stubborn] = await Promise.all([gate(repo, path.join(root, 'out')), gate(other, path.join(root, 'out-stubborn'))]);
+    ({ status, stdout, stderr, out, report } = main);
   });
 
   it('fails the commit and names the package that grew, in the verdict and first in the table', () => {
@@ -131,5 +160,17 @@ describe('coldstart gate --attribute: which package grew', { skip, timeout: TIME
       readFileSync(path.join(out, 'gate.md'), 'utf8'),
       /\| @small\/beta \| \d+\.\d{3} \| \d+\.\d{3} \| \+\d+\.\d{3} \| \+\d+\.\d\d % \| grew \|/,
     );
+  });
+
+  it('keeps the verdict when the attributed round fails, and says why there is no table', () => {
+    const { status: code, stdout: text, stderr: errors, report: json } = stubborn;
+    assert.equal(code, 1, errors);
+    assert.match(text, /^## Cold-start gate: \*\*FAIL\*\*/);
+    const line =
+      /\n\n\*\*Per package \(--attribute\): not counted: the count of (base|head) failed: --count-packages: the package cuts' log/;
+    assert.match(text, line);
+    assert.doesNotMatch(text, /<details><summary>Per package/);
+    assert.match(json.packages.reason!, /log was not written \(the app did not exit normally on SIGTERM\)/);
+    assert.deepEqual(json.packages.packages, []);
   });
 });

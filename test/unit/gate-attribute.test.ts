@@ -2,11 +2,11 @@
  * `gate --attribute`'s arithmetic and markdown without valgrind: each package's change between the two attributed
  * rounds, held to the app's total threshold of its total; the rows sorted by the size of the change; the line in the
  * verdict's area only with a regression; the folded table after the verdict's own markdown; $GITHUB_OUTPUT's name
- * of the package that grew most, with nothing but a name's characters.
+ * of the package that grew most, with nothing but a name's characters; a failed attributed round as one line.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { grewMost, packageAttribution, packageOutputs, withPackages } from '../../metrics/pipeline/gate-attribute.ts';
+import { failedAttribution, grewMost, packageAttribution, packageOutputs, withPackages } from '../../metrics/pipeline/gate-attribute.ts';
 
 const base = new Map([['api', { '(app)': 200_000_000, express: 10_000_000, qs: 1_000_000, gone: 500_000 }]]);
 const head = new Map([['api', { '(app)': 199_900_000, express: 10_050_000, qs: 3_000_000, fresh: 700_000 }]]);
@@ -60,5 +60,19 @@ describe('gate --attribute: packages between the two attributed rounds', () => {
     const hostile = packageAttribution(new Map([['api', {}]]), new Map([['api', { 'x\ny=1': 9_000_000 }]]), limits);
     assert.equal(packageOutputs(hostile), 'grew-most=x_y_1\n');
     assert.equal(packageOutputs(undefined), '');
+  });
+
+  it('says in one line why there is no table when the attributed round failed, under the verdict with a regression', () => {
+    const verdict = '## Cold-start gate: **FAIL**: 1 regression(s)\n\nBase main …\n';
+    const failed = failedAttribution('the count of head failed: no log\n  at x.js:1 <b>');
+    assert.equal(failed.reason, 'the count of head failed: no log   at x.js:1 <b>');
+    const text = withPackages(verdict, failed, true);
+    assert.match(
+      text,
+      /^## Cold-start gate: \*\*FAIL\*\*: 1 regression\(s\)\n\n\*\*Per package \(--attribute\): not counted: the count of head failed/,
+    );
+    assert.doesNotMatch(text, /<b>|<details>/);
+    assert.match(withPackages(verdict.replace('FAIL', 'PASS'), failed, false), /\n\nPer package \(--attribute\): not counted: .*\n$/);
+    assert.equal(packageOutputs(failed), 'grew-most=\n');
   });
 });
