@@ -4,20 +4,26 @@
  * FLOOR_MULTIPLE × the floor), and the markdown a pull request's comment shows (verdict first, the cells that
  * moved, the rest folded). Pure: the rounds themselves are counted by pipeline/gate.ts.
  */
-import { markdownText } from '../core/escape.ts';
+import { markdownCode, markdownText } from '../core/escape.ts';
 import { INSTRUCTIONS_AS_TIME } from '../analyse/proxy-fit.ts';
+import { instructionFigures } from '../analyse/instructions.ts';
+import type { InstructionMarks } from '../core/samples.ts';
 
 /** A cell's threshold is at least this many times its measured noise floor. */
 export const FLOOR_MULTIPLE = 3;
-/** The phases of a counted app, cut at the preload's marks (start, listen, firstResponse). */
-export const GATE_PHASES = ['boot', 'startup', 'firstRequest', 'total'] as const;
+/**
+ * The phases of a counted sample, cut at its marks: an app's are boot, startup (start → listen: the app preload
+ * marks nothing between), first request and total; a generated cell's split its start-up into import, route
+ * registration and listen (analyse/instructions.ts); a Lambda handler's end its start-up at INIT.
+ */
+export const GATE_PHASES = ['boot', 'startup', 'import', 'registration', 'listen', 'init', 'firstRequest', 'total'] as const;
 export type GatePhase = (typeof GATE_PHASES)[number];
 
-/** One counted sample's cumulative counts at the marks, as samples.jsonl records them. */
-export function phasesOf(counts: Record<string, number | undefined>): Record<GatePhase, number> | undefined {
-  const { start, listen, firstResponse } = counts;
-  if (start === undefined || listen === undefined || firstResponse === undefined) return undefined;
-  return { boot: start, startup: listen - start, firstRequest: firstResponse - listen, total: firstResponse };
+/** One counted sample's phases from its cumulative counts at the marks, or undefined when it lacks one it needs. */
+export function phasesOf(counts: InstructionMarks): Partial<Record<GatePhase, number>> | undefined {
+  if (counts.start === undefined || counts.firstResponse === undefined || (counts.listen ?? counts.init) === undefined) return undefined;
+  const { ready, ...figures } = instructionFigures(counts);
+  return { ...(ready === undefined ? {} : { startup: ready }), ...figures };
 }
 
 export function median(values: readonly number[]): number {
@@ -87,6 +93,8 @@ export interface GateReport {
   /** a suspected regression was counted again once on both sides before this verdict */
   readonly confirmed: boolean;
   readonly thresholdOption: number;
+  /** --framework-from: the package, its folder in the repository, and the version each side installed it at */
+  readonly framework?: { readonly package: string; readonly from: string; readonly base: string; readonly head: string };
 }
 
 const pct = (share: number, digits = 2) => `${(share * 100).toFixed(digits)} %`;
@@ -108,7 +116,7 @@ function row(cell: JudgedCell): string {
 }
 
 const HEADER = [
-  '| app | phase | base (M instr.) | head (M instr.) | change | ≈ ms ✱ | noise floor | threshold | verdict |',
+  '| cell | phase | base (M instr.) | head (M instr.) | change | ≈ ms ✱ | noise floor | threshold | verdict |',
   '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
 ];
 
@@ -127,6 +135,16 @@ export function regressionsOf(report: GateReport): JudgedCell[] {
 /** The largest noise floor over the cells (the A/A spread reported in the verdict line). */
 export function noiseFloorOf(report: GateReport): number {
   return Math.max(0, ...report.cells.map((cell) => cell.floor));
+}
+
+/** Where the generated cells' framework came from (--framework-from), and the versions when the sides differ in them. */
+function frameworkLine(framework: NonNullable<GateReport['framework']>): string {
+  const at = (value: string) => markdownCode(value);
+  const versions =
+    framework.base === framework.head
+      ? `at ${at(framework.base)} on both sides`
+      : `at ${at(framework.base)} (base) and ${at(framework.head)} (head): the versions differ, and with them the installed paths' lengths`;
+  return `Generated cells with ${markdownCode(framework.package)} packed from ${markdownCode(framework.from)} of each commit, ${versions}.`;
 }
 
 /** The PR comment: verdict first, then the cells that moved, then the rest folded in <details>. */
@@ -148,6 +166,7 @@ export function gateMarkdown(report: GateReport): string {
       `${FLOOR_MULTIPLE} × its floor.` +
       (report.confirmed ? ' A suspected regression was counted again once on both sides before this verdict.' : ''),
     '',
+    ...(report.framework ? [frameworkLine(report.framework), ''] : []),
   ];
   if (moved.length) lines.push('### Cells that moved', '', ...HEADER, ...moved.map(row), '');
   lines.push(

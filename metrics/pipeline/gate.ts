@@ -33,7 +33,17 @@ import { exitCodeOfSignal, INTERRUPT_SIGNALS } from '../measure/children.ts';
 import { ownedDir, ownedPath, writeAll, writeOwnedFile } from '../store/files.ts';
 import { checkOwnFolder, makeWritableDir, type FolderKind } from '../store/out-dir.ts';
 import { RUN_FOLDER } from '../store/meta-file.ts';
+import { APP_SOURCE, type Cell } from '../core/cell.ts';
+import { storedValue } from '../core/dimensions.ts';
 import { readSamples } from '../store/samples-file.ts';
+import {
+  checkFrameworkFrom,
+  frameworkRunArgs,
+  installFrameworkSide,
+  type FrameworkFrom,
+  type FrameworkPackage,
+  type GateChild,
+} from './gate-framework.ts';
 import {
   GATE_PHASES,
   gateMarkdown,
@@ -43,6 +53,7 @@ import {
   phasesOf,
   regressionsOf,
   type GateCell,
+  type GatePhase,
   type GateReport,
 } from './gate-verdict.ts';
 
@@ -60,20 +71,17 @@ const live = new Set<ChildProcess>();
 
 /**
  * `command args` in `cwd` as a child the gate tracks (stopped by a signal to the gate, and with SIGTERM at
- * its deadline, SIGKILL 5 s later); resolves with its exit code and the tail of its stderr.
+ * its deadline, SIGKILL 5 s later); resolves with its exit code and the tails of its stdout and stderr.
  */
-function runChild(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  what: string,
-  deadlineMs: number,
-): Promise<{ code: number | null; stderr: string }> {
+const runChild: GateChild = (command, args, cwd, what, deadlineMs, env) => {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     live.add(child);
+    let stdout = '';
     let stderr = '';
     let late = false;
+    // both bounded: what the gate reads of them is a last line, or npm pack's short JSON
+    child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-64_000)));
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
     const timer = setTimeout(() => {
       late = true;
@@ -89,10 +97,10 @@ function runChild(
       clearTimeout(timer);
       live.delete(child);
       if (late) reject(new Error(`${what} did not end within its ${Math.round(deadlineMs / 1000)} s deadline and was stopped`));
-      else resolve({ code, stderr });
+      else resolve({ code, stdout, stderr });
     });
   });
-}
+};
 
 const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 
@@ -102,6 +110,8 @@ export interface GateOptions {
   readonly entries: readonly string[];
   readonly handlers: readonly string[];
   readonly names?: string;
+  /** generated cells with the framework's package taken from each side's checkout, instead of an app */
+  readonly framework?: FrameworkFrom;
   readonly rounds: number;
   readonly threshold: number;
   readonly out: string;
@@ -113,6 +123,8 @@ export interface GateOptions {
   /** the folder the gate is run from (inside the repository), node to run measure with, the CI's files */
   readonly cwd: string;
   readonly nodePath: string;
+  /** the environment of the children (the CLI's own) */
+  readonly env: NodeJS.ProcessEnv;
   readonly stepSummary?: string;
   readonly githubOutput?: string;
   /** aborted on a signal (its reason: the signal's name): the children are stopped, the scratch folder removed */
@@ -180,27 +192,38 @@ async function installSide(dir: string, log: (line: string) => void): Promise<vo
   renameSync(staging, cached);
 }
 
-/** One counted round of one side: `measure` in a child (the same node, the tool's bin, run from the side's folder). */
-async function countSide(side: string, runDir: string, options: GateOptions, relEntries: string[], relHandlers: string[]): Promise<void> {
-  const args = [
-    path.join(PROJECT_ROOT, 'bin', 'coldstart.js'),
-    'measure',
-    ...relEntries.flatMap((entry) => ['--entry', path.join(side, entry)]),
-    ...relHandlers.flatMap((handler) => ['--handler', path.join(side, handler)]),
-    ...(options.names ? ['--name', options.names] : []),
-    '--measure',
-    'instructions',
-    '--samples',
-    '1',
-    ...options.measureArgs,
-    '--out',
-    runDir,
-  ];
-  const what = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
-  const result = await runChild(options.nodePath, args, side, what, GATE_DEADLINES_MS.count);
+/** What one side's rounds count: the app's entries and handlers, or the generated cells at the side's version. */
+interface SideCount {
+  readonly relEntries: readonly string[];
+  readonly relHandlers: readonly string[];
+  /** --framework-from: the side's versions folder and the version installed there */
+  readonly framework?: { readonly root: string; readonly value: string };
+}
+
+/**
+ * One counted round of one side in a child (the same node, the tool's bin, run from the side's folder): `measure` of
+ * the app, or `run` of the generated cells at the side's version (its versions folder in COLDSTART_VERSIONS_DIR).
+ */
+async function countSide(side: string, runDir: string, options: GateOptions, count: SideCount): Promise<void> {
+  const what = count.framework
+    ? frameworkRunArgs(options.framework!, count.framework.value)
+    : [
+        'measure',
+        ...count.relEntries.flatMap((entry) => ['--entry', path.join(side, entry)]),
+        ...count.relHandlers.flatMap((handler) => ['--handler', path.join(side, handler)]),
+        ...(options.names ? ['--name', options.names] : []),
+        '--measure',
+        'instructions',
+        '--samples',
+        '1',
+      ];
+  const args = [path.join(PROJECT_ROOT, 'bin', 'coldstart.js'), ...what, ...options.measureArgs, '--out', runDir];
+  const env = count.framework ? { ...options.env, COLDSTART_VERSIONS_DIR: count.framework.root } : options.env;
+  const name = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
+  const result = await runChild(options.nodePath, args, side, name, GATE_DEADLINES_MS.count, env);
   if (result.code === 2) throw new UsageError(lastLine(result.stderr) || 'measure exited 2');
   // the app could not be counted (its sample failed): the sample's own reason, not a bug of the gate
-  if (result.code === EXIT_FAILED_SAMPLES) throw new ExitCodeError(`${what} failed: ${failedReason(runDir)}`, EXIT_FAILED_SAMPLES);
+  if (result.code === EXIT_FAILED_SAMPLES) throw new ExitCodeError(`${name} failed: ${failedReason(runDir)}`, EXIT_FAILED_SAMPLES);
   if (result.code !== 0) throw new Error(`measure of ${path.basename(side)} exited ${result.code}: ${lastLine(result.stderr)}`);
 }
 
@@ -214,13 +237,21 @@ function failedReason(runDir: string): string {
   }
 }
 
-/** Counts per app and phase of one side's round. */
-function readRound(runDir: string): Map<string, Record<string, number>> {
-  const counts = new Map<string, Record<string, number>>();
+type RoundCounts = Map<string, Partial<Record<GatePhase, number>>>;
+
+/** A counted cell's name in the gate: an app's name, or a generated cell's framework and routes (its version aside). */
+function gateCellName(cell: Cell): string {
+  if (cell.source === APP_SOURCE) return cell.framework;
+  return `${cell.framework} ${cell.routes}${cell.target === storedValue('target') ? '' : ` ${cell.target}`}`;
+}
+
+/** Counts per cell and phase of one side's round. */
+function readRound(runDir: string): RoundCounts {
+  const counts: RoundCounts = new Map();
   for (const sample of readSamples(path.join(runDir, 'samples.jsonl'))) {
     const phases = sample.ok && sample.instructions ? phasesOf(sample.instructions) : undefined;
     if (!phases) throw new Error(`a counted sample failed in ${path.basename(runDir)}: ${sample.error ?? 'no counts'}`);
-    counts.set(sample.cell.framework, phases);
+    counts.set(gateCellName(sample.cell), phases);
   }
   return counts;
 }
@@ -282,7 +313,7 @@ function roundDir(out: string, name: string): string {
 }
 
 /** What the gate checks before it exports anything: the refs, the entries, --out and the CI's files. */
-function preflight(options: GateOptions) {
+async function preflight(options: GateOptions) {
   if (options.base.startsWith('-')) throw new UsageError(`--base ${options.base}: a commit, branch or tag, not an option`);
   if (!findCountTools()) throw new UsageError('gate: valgrind (and vgdb) not on PATH: apt-get install valgrind');
   checkCiFile('GITHUB_STEP_SUMMARY', options.stepSummary);
@@ -297,15 +328,46 @@ function preflight(options: GateOptions) {
   const headCommit = git(repoTop, ['rev-parse', '--verify', 'HEAD^{commit}']);
   const relEntries = options.entries.map((entry) => relativeEntry(repoTop, options.cwd, entry));
   const relHandlers = options.handlers.map((handler) => relativeEntry(repoTop, options.cwd, handler));
+  const pkg = options.framework ? await checkFrameworkFrom(options.framework, repoTop, options.cwd) : undefined;
   // --out is new, empty or a gate folder (its gate.json); nothing in it is written through a link
   makeWritableDir(options.out, '--out', GATE_FOLDER);
   for (const own of [GATE_FILE, 'gate.md']) ownedPath(options.out, own);
   writeOwnedFile(options.out, GATE_FILE, `${JSON.stringify({ gate: 'running', baseCommit, headCommit }, null, 2)}\n`);
-  return { repoTop, baseCommit, headCommit, relEntries, relHandlers };
+  return { repoTop, baseCommit, headCommit, relEntries, relHandlers, pkg };
+}
+
+/** A side made ready to count: its own lockfile installed (an app), or the package at its commit installed (--framework-from). */
+async function prepareSide(side: string, root: string, pkg: FrameworkPackage | undefined, options: GateOptions) {
+  if (!pkg) {
+    await installSide(side, options.log);
+    return undefined;
+  }
+  return { root, value: await installFrameworkSide(side, pkg, root, runChild, GATE_DEADLINES_MS, options.log) };
+}
+
+/** The report's record of --framework-from: the package, its folder, each side's version. */
+function frameworkOf(pkg: FrameworkPackage | undefined, count: Record<'base' | 'head', SideCount>): Pick<GateReport, 'framework'> {
+  const [base, head] = [count.base.framework, count.head.framework];
+  return pkg && base && head ? { framework: { package: pkg.name, from: pkg.rel || '.', base: base.value, head: head.value } } : {};
+}
+
+/** Every cell and phase the base's first round counted, judged over all rounds of both sides. */
+function judgeRounds(counts: Record<'base' | 'head', RoundCounts[]>, threshold: number): GateReport['cells'] {
+  const cells: GateCell[] = [];
+  for (const [app, phases] of counts.base[0]!)
+    for (const phase of GATE_PHASES.filter((p) => phases[p] !== undefined))
+      cells.push({
+        app,
+        phase,
+        base: counts.base.map((r) => r.get(app)![phase]!),
+        head: counts.head.map((r) => r.get(app)?.[phase] ?? Number.NaN),
+      });
+  const totals = new Map(cells.filter((c) => c.phase === 'total').map((c) => [c.app, median(c.base)]));
+  return cells.map((cell) => judge(cell, threshold, totals.get(cell.app)));
 }
 
 export async function runGate(options: GateOptions): Promise<GateResult> {
-  const { repoTop, baseCommit, headCommit, relEntries, relHandlers } = preflight(options);
+  const { repoTop, baseCommit, headCommit, relEntries, relHandlers, pkg } = await preflight(options);
   const workRoot = options.work ?? os.tmpdir();
   const scratch = mkdtempSync(path.join(workRoot, 'coldstart-gate-'));
   const sides = { base: path.join(scratch, 'a'), head: path.join(scratch, 'b') };
@@ -315,39 +377,28 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
     setTimeout(() => live.forEach((child) => child.kill('SIGKILL')), 5000).unref();
   };
   options.abort?.addEventListener('abort', stop);
-  const counts = { base: [] as Map<string, Record<string, number>>[], head: [] as Map<string, Record<string, number>>[] };
+  const counts = { base: [] as RoundCounts[], head: [] as RoundCounts[] };
+  let count: Record<'base' | 'head', SideCount> | undefined;
   let round = 0;
   const countRound = async () => {
     round++;
     // interleaved: base then head, started together (a count does not depend on the machine's load)
     const dirs = { base: roundDir(options.out, `base-${round}`), head: roundDir(options.out, `head-${round}`) };
     options.log(`gate: round ${round}: counting base and head`);
-    await Promise.all([
-      countSide(sides.base, dirs.base, options, relEntries, relHandlers),
-      countSide(sides.head, dirs.head, options, relEntries, relHandlers),
-    ]);
+    await Promise.all([countSide(sides.base, dirs.base, options, count!.base), countSide(sides.head, dirs.head, options, count!.head)]);
     counts.base.push(readRound(dirs.base));
     counts.head.push(readRound(dirs.head));
   };
-  const judgeAll = (): GateReport['cells'] => {
-    const cells: GateCell[] = [];
-    for (const app of counts.base[0]!.keys())
-      for (const phase of GATE_PHASES)
-        cells.push({
-          app,
-          phase,
-          base: counts.base.map((r) => r.get(app)![phase]!),
-          head: counts.head.map((r) => r.get(app)?.[phase] ?? Number.NaN),
-        });
-    const totals = new Map(cells.filter((c) => c.phase === 'total').map((c) => [c.app, median(c.base)]));
-    return cells.map((cell) => judge(cell, options.threshold, totals.get(cell.app)));
-  };
+  const judgeAll = () => judgeRounds(counts, options.threshold);
   try {
     options.log(`gate: exporting base ${baseCommit.slice(0, 12)} and head ${headCommit.slice(0, 12)}`);
     await exportSide(repoTop, baseCommit, sides.base);
     await exportSide(repoTop, headCommit, sides.head);
-    await installSide(sides.base, options.log);
-    await installSide(sides.head, options.log);
+    const app = { relEntries, relHandlers };
+    count = {
+      base: { ...app, framework: await prepareSide(sides.base, path.join(scratch, 'va'), pkg, options) },
+      head: { ...app, framework: await prepareSide(sides.head, path.join(scratch, 'vb'), pkg, options) },
+    };
     for (let i = 0; i < options.rounds; i++) await countRound();
     let cells = judgeAll();
     let confirmed = false;
@@ -365,6 +416,7 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       rounds: round,
       confirmed,
       thresholdOption: options.threshold,
+      ...frameworkOf(pkg, count),
     };
     const markdown = gateMarkdown(report);
     writeOwnedFile(options.out, 'gate.md', markdown);

@@ -20,6 +20,15 @@ describe('gate verdict', () => {
   it('cuts the phases at the marks', () => {
     assert.deepEqual(phasesOf({ start: 100, listen: 250, firstResponse: 300 }), { boot: 100, startup: 150, firstRequest: 50, total: 300 });
     assert.equal(phasesOf({ start: 100 }), undefined);
+    // a generated cell's marks split its start-up in three
+    assert.deepEqual(phasesOf({ start: 100, imported: 160, startup: 200, listen: 250, firstResponse: 300 }), {
+      boot: 100,
+      import: 60,
+      registration: 40,
+      listen: 50,
+      firstRequest: 50,
+      total: 300,
+    });
   });
 
   it('holds a cell to the larger of the threshold and the stated multiple of its floor', () => {
