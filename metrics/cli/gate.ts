@@ -88,6 +88,11 @@ export function registerGateCommand(program: PlainCommand): void {
       parsePercentShare('--threshold'),
       DEFAULT_GATE_THRESHOLD,
     )
+    .option(
+      '--cache-sim',
+      "count with valgrind's cache simulation as well: estimated cycles beside the instructions in gate.md and the ≈ ms " +
+        'taken from them (the closer fit); the verdict stays on instructions',
+    )
     .option('--out <dir>', "the folder for gate.md and every round's run folder", 'gate-out')
     .option('--work <dir>', 'where the scratch folder of both sides is made (default: the temp folder)')
     .option(
@@ -110,6 +115,7 @@ export function registerGateCommand(program: PlainCommand): void {
         out: opts.out,
         work: opts.work,
         measureArgs: opts.measureArg ?? [],
+        cacheSim: opts.cacheSim === true,
         cwd: process.cwd(),
         nodePath: process.execPath,
         env: process.env,

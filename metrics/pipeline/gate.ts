@@ -119,6 +119,8 @@ export interface GateOptions {
   readonly work?: string;
   /** extra `measure` options, passed as given (--request, --expect-status …) */
   readonly measureArgs: readonly string[];
+  /** count with valgrind's cache simulation as well: estimated cycles beside the instructions, the ≈ ms from them */
+  readonly cacheSim?: boolean;
   readonly log: (line: string) => void;
   /** the folder the gate is run from (inside the repository), node to run measure with, the CI's files */
   readonly cwd: string;
@@ -217,7 +219,8 @@ async function countSide(side: string, runDir: string, options: GateOptions, cou
         '--samples',
         '1',
       ];
-  const args = [path.join(PROJECT_ROOT, 'bin', 'coldstart.js'), ...what, ...options.measureArgs, '--out', runDir];
+  const cacheSim = options.cacheSim ? ['--cache-sim'] : [];
+  const args = [path.join(PROJECT_ROOT, 'bin', 'coldstart.js'), ...what, ...cacheSim, ...options.measureArgs, '--out', runDir];
   const env = count.framework ? { ...options.env, COLDSTART_VERSIONS_DIR: count.framework.root } : options.env;
   const name = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
   const result = await runChild(options.nodePath, args, side, name, GATE_DEADLINES_MS.count, env);
@@ -237,7 +240,9 @@ function failedReason(runDir: string): string {
   }
 }
 
-type RoundCounts = Map<string, Partial<Record<GatePhase, number>>>;
+type Phases = Partial<Record<GatePhase, number>>;
+/** One side's round: per cell, its phases in instructions and, under --cache-sim, in estimated cycles. */
+type RoundCounts = Map<string, { instructions: Phases; cycles?: Phases }>;
 
 /** A counted cell's name in the gate: an app's name, or a generated cell's framework and routes (its version aside). */
 function gateCellName(cell: Cell): string {
@@ -251,7 +256,8 @@ function readRound(runDir: string): RoundCounts {
   for (const sample of readSamples(path.join(runDir, 'samples.jsonl'))) {
     const phases = sample.ok && sample.instructions ? phasesOf(sample.instructions) : undefined;
     if (!phases) throw new Error(`a counted sample failed in ${path.basename(runDir)}: ${sample.error ?? 'no counts'}`);
-    counts.set(gateCellName(sample.cell), phases);
+    const cycles = sample.cycles ? phasesOf(sample.cycles) : undefined;
+    counts.set(gateCellName(sample.cell), { instructions: phases, ...(cycles ? { cycles } : {}) });
   }
   return counts;
 }
@@ -354,13 +360,16 @@ function frameworkOf(pkg: FrameworkPackage | undefined, count: Record<'base' | '
 /** Every cell and phase the base's first round counted, judged over all rounds of both sides. */
 function judgeRounds(counts: Record<'base' | 'head', RoundCounts[]>, threshold: number): GateReport['cells'] {
   const cells: GateCell[] = [];
-  for (const [app, phases] of counts.base[0]!)
-    for (const phase of GATE_PHASES.filter((p) => phases[p] !== undefined))
+  const of = (rounds: RoundCounts[], app: string, phase: GatePhase, count: 'instructions' | 'cycles') =>
+    rounds.map((r) => r.get(app)?.[count]?.[phase] ?? Number.NaN);
+  for (const [app, first] of counts.base[0]!)
+    for (const phase of GATE_PHASES.filter((p) => first.instructions[p] !== undefined))
       cells.push({
         app,
         phase,
-        base: counts.base.map((r) => r.get(app)![phase]!),
-        head: counts.head.map((r) => r.get(app)?.[phase] ?? Number.NaN),
+        base: of(counts.base, app, phase, 'instructions'),
+        head: of(counts.head, app, phase, 'instructions'),
+        ...(first.cycles ? { cycles: { base: of(counts.base, app, phase, 'cycles'), head: of(counts.head, app, phase, 'cycles') } } : {}),
       });
   const totals = new Map(cells.filter((c) => c.phase === 'total').map((c) => [c.app, median(c.base)]));
   return cells.map((cell) => judge(cell, threshold, totals.get(cell.app)));

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { CYCLES_AS_TIME } from '../../metrics/analyse/proxy-fit.ts';
 import {
   FLOOR_MULTIPLE,
   gateMarkdown,
@@ -87,6 +88,23 @@ describe('gate verdict', () => {
     const pass = gateMarkdown(report(1001, 'main'));
     assert.match(pass.split('\n')[0]!, /\*\*PASS\*\*/);
     assert.doesNotMatch(pass, /Cells that moved|counted again/);
+  });
+
+  it('under --cache-sim, shows estimated cycles beside the counts and takes the ≈ ms from them, by the cycles fit', () => {
+    const cycles = { base: [1.2e6, 1.2e6], head: [1.225e6, 1.225e6] };
+    const counted: GateReport = {
+      ...report(1010, 'main'),
+      cells: [judge({ app: 'app', phase: 'startup', base: [1e6, 1e6], head: [1.01e6, 1.01e6], cycles }, 0.002)],
+    };
+    const markdown = gateMarkdown(counted);
+    assert.match(markdown, /\| base \(M cycles\) \| head \(M cycles\) \| cycles change \| ≈ ms ✱ \|/);
+    // 25,000 more cycles × 0.120 ms per million: +0.003 ms, shown to one decimal; the cycles' change +2.08 %
+    assert.match(markdown, /\| app \| startup \| 1\.000 \| 1\.010 \| \+1\.00 % \| 1\.200 \| 1\.225 \| \+2\.08 % \| \+0\.0 \|/);
+    assert.equal(modelledMs(25e6, CYCLES_AS_TIME), '+3.0');
+    assert.match(markdown, /✱ ≈ ms: the change in estimated cycles × 0\.12 ms per million, .*median error 2\.3 %/);
+    assert.match(markdown, /with its cache simulation: estimated cycles = instructions \+ 10 × L1 misses \+ 100 × last-level misses/);
+    // without cycles, neither the columns nor the cycles' note
+    assert.doesNotMatch(gateMarkdown(report(1010, 'main')), /M cycles|estimated cycles/);
   });
 
   it('gives the key figures for $GITHUB_OUTPUT', () => {
