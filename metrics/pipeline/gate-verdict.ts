@@ -162,10 +162,14 @@ export function noiseFloorOf(report: GateReport): number {
 /** Where the generated cells' framework came from (--framework-from), and the versions when the sides differ in them. */
 function frameworkLine(framework: NonNullable<GateReport['framework']>): string {
   const at = (value: string) => markdownCode(value);
+  const lengths =
+    framework.base.length === framework.head.length
+      ? ''
+      : ": the versions' lengths differ, and with them the installed paths' (a few instructions of each file's resolution)";
   const versions =
     framework.base === framework.head
       ? `at ${at(framework.base)} on both sides`
-      : `at ${at(framework.base)} (base) and ${at(framework.head)} (head): the versions differ, and with them the installed paths' lengths`;
+      : `at ${at(framework.base)} (base) and ${at(framework.head)} (head)${lengths}`;
   return `Generated cells with ${markdownCode(framework.package)} packed from ${markdownCode(framework.from)} of each commit, ${versions}.`;
 }
 

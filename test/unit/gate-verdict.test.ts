@@ -107,6 +107,16 @@ describe('gate verdict', () => {
     assert.doesNotMatch(gateMarkdown(report(1010, 'main')), /M cycles|estimated cycles/);
   });
 
+  it("names the framework's package and each side's version; the paths' lengths only when the versions' differ", () => {
+    const framework = (base: string, head: string) =>
+      gateMarkdown({ ...report(1001, 'main'), framework: { package: 'fastify', from: '.', base, head } });
+    assert.match(framework('fastify@5.12.8', 'fastify@5.12.8'), /packed from `\.` of each commit, at `fastify@5\.12\.8` on both sides\./);
+    const patch = framework('fastify@5.12.0', 'fastify@5.12.1');
+    assert.match(patch, /at `fastify@5\.12\.0` \(base\) and `fastify@5\.12\.1` \(head\)\./);
+    assert.doesNotMatch(patch, /lengths differ/);
+    assert.match(framework('fastify@5.9.9', 'fastify@5.10.0'), /\(head\): the versions' lengths differ/);
+  });
+
   it('gives the key figures for $GITHUB_OUTPUT', () => {
     assert.equal(
       gateOutputs(report(1010, 'main')),
