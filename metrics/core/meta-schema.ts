@@ -54,6 +54,24 @@ export const metaSchema = z.looseObject(
     calibration: z
       .looseObject({ file: text, sha256: text, source: text.optional(), from: text.optional(), to: text.optional() }, 'an object expected')
       .optional(),
+    timeEstimate: z
+      .looseObject(
+        {
+          count: z.enum(['instructions', 'cycles'], 'instructions or cycles expected'),
+          msPerMillion: amount,
+          medianErrorPct: amount,
+          worst: z.looseObject({ cell: text, errorPct: z.number('a number expected') }, 'an object expected'),
+          cells: amount,
+          largestCount: amount,
+          dimensions: z.record(z.string(), texts, 'an object of lists of texts expected'),
+          runtimeVersions: texts,
+          machine: text,
+          finding: text,
+          date: text,
+        },
+        'an object expected',
+      )
+      .optional(),
   },
   'a JSON object expected',
 );

@@ -97,6 +97,35 @@ export interface RunMeta {
   versions?: Record<string, VersionMeta>;
   /** `--calibration`: the calibration table that made the Lambda estimates (runs on the shipped one, and older runs, have none) */
   calibration?: CalibrationMeta;
+  /** counted runs: the published fit their estimated ms come from (runs before it was recorded have none, and no estimate) */
+  timeEstimate?: TimeEstimateMeta;
+}
+
+/**
+ * A fit of a count to quiet CPU time (analyse/proxy-fit.ts), as a counted run records the one its report's estimated
+ * ms use: ms = `msPerMillion` × millions counted to the first answer, with how far it missed the cells it was fitted
+ * on, and what those cells were (a cell outside them is beyond the fit's evidence).
+ */
+export interface TimeEstimateMeta {
+  /** the count it multiplies: instructions, or estimated cycles (--cache-sim) */
+  count: 'instructions' | 'cycles';
+  msPerMillion: number;
+  /** median absolute error over the fit's cells, % */
+  medianErrorPct: number;
+  /** the cell it missed most, and by how much (% of the measured ms, signed) */
+  worst: { cell: string; errorPct: number };
+  /** how many cells it was fitted on */
+  cells: number;
+  /** the largest count of those cells: a larger one is beyond the fit */
+  largestCount: number;
+  /** dimension → the values the fit's cells had (framework, variant, target, runtime, …) */
+  dimensions: Readonly<Record<string, readonly string[]>>;
+  /** the runtimes the fit's cells ran (`node v20.20.2`) */
+  runtimeVersions: readonly string[];
+  machine: string;
+  /** where it is published */
+  finding: string;
+  date: string;
 }
 
 /** A calibration file: its path relative to where the run was started, the sha256 of its bytes, and the fit's own source and dates. */

@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { markdownText, oneLine } from '../core/escape.ts';
+import type { Cell } from '../core/cell.ts';
 import { OWNER } from '../core/packages.ts';
 import { readSamples } from '../store/samples-file.ts';
 
@@ -18,12 +19,13 @@ export const COUNT_PACKAGES_OPTION = '--count-packages';
 /** Each app's own instructions per package (and `(app)`) in one attributed round's run folder. */
 export type PackageRound = ReadonlyMap<string, Readonly<Record<string, number>>>;
 
-export function readPackageRound(runDir: string): PackageRound {
+/** `nameOf`: a cell's name in the gate (an app's, or a generated cell's framework and routes), as the verdict's rows have it. */
+export function readPackageRound(runDir: string, nameOf: (cell: Cell) => string): PackageRound {
   const round = new Map<string, Record<string, number>>();
   for (const sample of readSamples(path.join(runDir, 'samples.jsonl'))) {
     if (!sample.ok || !sample.packages)
       throw new Error(`the attributed count failed in ${path.basename(runDir)}: ${sample.error ?? 'no packages'}`);
-    round.set(sample.cell.framework, sample.packages);
+    round.set(nameOf(sample.cell), sample.packages);
   }
   return round;
 }

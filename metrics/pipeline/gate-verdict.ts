@@ -4,20 +4,26 @@
  * FLOOR_MULTIPLE × the floor), and the markdown a pull request's comment shows (verdict first, the cells that
  * moved, the rest folded). Pure: the rounds themselves are counted by pipeline/gate.ts.
  */
-import { markdownText } from '../core/escape.ts';
-import { INSTRUCTIONS_AS_TIME } from '../analyse/proxy-fit.ts';
+import { markdownCode, markdownText } from '../core/escape.ts';
+import { CYCLES_AS_TIME, INSTRUCTIONS_AS_TIME } from '../analyse/proxy-fit.ts';
+import { instructionFigures } from '../analyse/instructions.ts';
+import type { InstructionMarks } from '../core/samples.ts';
 
 /** A cell's threshold is at least this many times its measured noise floor. */
 export const FLOOR_MULTIPLE = 3;
-/** The phases of a counted app, cut at the preload's marks (start, listen, firstResponse). */
-export const GATE_PHASES = ['boot', 'startup', 'firstRequest', 'total'] as const;
+/**
+ * The phases of a counted sample, cut at its marks: an app's are boot, startup (start → listen: the app preload
+ * marks nothing between), first request and total; a generated cell's split its start-up into import, route
+ * registration and listen (analyse/instructions.ts); a Lambda handler's end its start-up at INIT.
+ */
+export const GATE_PHASES = ['boot', 'startup', 'import', 'registration', 'listen', 'init', 'firstRequest', 'total'] as const;
 export type GatePhase = (typeof GATE_PHASES)[number];
 
-/** One counted sample's cumulative counts at the marks, as samples.jsonl records them. */
-export function phasesOf(counts: Record<string, number | undefined>): Record<GatePhase, number> | undefined {
-  const { start, listen, firstResponse } = counts;
-  if (start === undefined || listen === undefined || firstResponse === undefined) return undefined;
-  return { boot: start, startup: listen - start, firstRequest: firstResponse - listen, total: firstResponse };
+/** One counted sample's phases from its cumulative counts at the marks, or undefined when it lacks one it needs. */
+export function phasesOf(counts: InstructionMarks): Partial<Record<GatePhase, number>> | undefined {
+  if (counts.start === undefined || counts.firstResponse === undefined || (counts.listen ?? counts.init) === undefined) return undefined;
+  const { ready, ...figures } = instructionFigures(counts);
+  return { ...(ready === undefined ? {} : { startup: ready }), ...figures };
 }
 
 export function median(values: readonly number[]): number {
@@ -38,6 +44,8 @@ export interface GateCell {
   readonly phase: GatePhase;
   readonly base: readonly number[];
   readonly head: readonly number[];
+  /** --cache-sim: the same phase's estimated cycles, each side's rounds (reported beside the counts; the verdict is on instructions) */
+  readonly cycles?: { readonly base: readonly number[]; readonly head: readonly number[] };
 }
 
 export interface JudgedCell extends GateCell {
@@ -87,38 +95,60 @@ export interface GateReport {
   /** a suspected regression was counted again once on both sides before this verdict */
   readonly confirmed: boolean;
   readonly thresholdOption: number;
+  /** --framework-from: the package, its folder in the repository, and the version each side installed it at */
+  readonly framework?: { readonly package: string; readonly from: string; readonly base: string; readonly head: string };
 }
 
 const pct = (share: number, digits = 2) => `${(share * 100).toFixed(digits)} %`;
 const signed = (share: number) => `${share >= 0 ? '+' : '−'}${pct(Math.abs(share))}`;
 const millions = (n: number) => (n / 1e6).toFixed(3);
 
-/** A change in instructions as the ms it stands for by the published fit (≈: a model of one machine, not a measurement). */
-export function modelledMs(instructions: number): string {
-  const ms = (instructions / 1e6) * INSTRUCTIONS_AS_TIME.msPerMillion;
+type TimeFit = typeof INSTRUCTIONS_AS_TIME | typeof CYCLES_AS_TIME;
+
+/** A change in a count as the ms it stands for by a published fit (≈: a model of one machine, not a measurement). */
+export function modelledMs(count: number, fit: TimeFit = INSTRUCTIONS_AS_TIME): string {
+  const ms = (count / 1e6) * fit.msPerMillion;
   return `${ms >= 0 ? '+' : '−'}${Math.abs(ms).toFixed(1)}`;
+}
+
+/** The ≈ ms of a cell: from its estimated cycles when it has them (the closer fit), else from its instructions. */
+function cellMs(cell: JudgedCell): string {
+  if (!cell.cycles) return modelledMs(cell.headMedian - cell.baseMedian);
+  return modelledMs(median(cell.cycles.head) - median(cell.cycles.base), CYCLES_AS_TIME);
+}
+
+function cyclesColumns(cell: JudgedCell): string {
+  if (!cell.cycles) return '';
+  const [base, head] = [median(cell.cycles.base), median(cell.cycles.head)];
+  return ` ${millions(base)} | ${millions(head)} | ${signed(base === 0 ? 0 : head / base - 1)} |`;
 }
 
 function row(cell: JudgedCell): string {
   const mark = cell.regressed ? 'regression' : cell.improved ? 'improvement' : 'within';
   return (
     `| ${markdownText(cell.app)} | ${cell.phase} | ${millions(cell.baseMedian)} | ${millions(cell.headMedian)} | ` +
-    `${signed(cell.change)} | ${modelledMs(cell.headMedian - cell.baseMedian)} | ${pct(cell.floor, 3)} | ${pct(cell.threshold)} | ${mark} |`
+    `${signed(cell.change)} |${cyclesColumns(cell)} ${cellMs(cell)} | ${pct(cell.floor, 3)} | ${pct(cell.threshold)} | ${mark} |`
   );
 }
 
-const HEADER = [
-  '| app | phase | base (M instr.) | head (M instr.) | change | ≈ ms ✱ | noise floor | threshold | verdict |',
-  '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
-];
+function header(cycles: boolean): string[] {
+  const counted = cycles ? ' base (M cycles) | head (M cycles) | cycles change |' : '';
+  return [
+    `| cell | phase | base (M instr.) | head (M instr.) | change |${counted} ≈ ms ✱ | noise floor | threshold | verdict |`,
+    `| --- | --- | ---: | ---: | ---: |${cycles ? ' ---: | ---: | ---: |' : ''} ---: | ---: | ---: | --- |`,
+  ];
+}
 
-/** What the ≈ ms column is, under the tables. */
-export const MS_NOTE =
-  `✱ ≈ ms: the change in instructions × ${INSTRUCTIONS_AS_TIME.msPerMillion} ms per million, the fit of instructions to ` +
-  `quiet CPU time over ${INSTRUCTIONS_AS_TIME.cells} published cells on a ${INSTRUCTIONS_AS_TIME.machine} ` +
-  `(median error ${INSTRUCTIONS_AS_TIME.medianErrorPct} %, worst ${INSTRUCTIONS_AS_TIME.worst.cell} ` +
-  `+${INSTRUCTIONS_AS_TIME.worst.errorPct} %; ${INSTRUCTIONS_AS_TIME.finding}, ${INSTRUCTIONS_AS_TIME.date}): a model of ` +
-  'that machine, not a measurement of yours; the verdict is on the counts.';
+/** What the ≈ ms column is, under the tables: the fit of the count it is taken from. */
+export function msNote(fit: TimeFit = INSTRUCTIONS_AS_TIME): string {
+  const count = fit.count === 'cycles' ? 'estimated cycles' : 'instructions';
+  return (
+    `✱ ≈ ms: the change in ${count} × ${fit.msPerMillion} ms per million, the fit of ${count} to ` +
+    `quiet CPU time over ${fit.cells} published cells on a ${fit.machine} ` +
+    `(median error ${fit.medianErrorPct} %, worst ${fit.worst.cell} +${fit.worst.errorPct} %; ${fit.finding}, ${fit.date}): ` +
+    'a model of that machine, not a measurement of yours; the verdict is on the instructions.'
+  );
+}
 
 export function regressionsOf(report: GateReport): JudgedCell[] {
   return report.cells.filter((cell) => cell.regressed);
@@ -129,12 +159,29 @@ export function noiseFloorOf(report: GateReport): number {
   return Math.max(0, ...report.cells.map((cell) => cell.floor));
 }
 
+/** Where the generated cells' framework came from (--framework-from), and the versions when the sides differ in them. */
+function frameworkLine(framework: NonNullable<GateReport['framework']>): string {
+  const at = (value: string) => markdownCode(value);
+  const lengths =
+    framework.base.length === framework.head.length
+      ? ''
+      : ": the versions' lengths differ, and with them the installed paths' (a few instructions of each file's resolution)";
+  const versions =
+    framework.base === framework.head
+      ? `at ${at(framework.base)} on both sides`
+      : `at ${at(framework.base)} (base) and ${at(framework.head)} (head)${lengths}`;
+  return `Generated cells with ${markdownCode(framework.package)} packed from ${markdownCode(framework.from)} of each commit, ${versions}.`;
+}
+
+const CACHE_SIM_TEXT = ', with its cache simulation: estimated cycles = instructions + 10 × L1 misses + 100 × last-level misses';
+
 /** The PR comment: verdict first, then the cells that moved, then the rest folded in <details>. */
 export function gateMarkdown(report: GateReport): string {
   const regressions = regressionsOf(report);
   const moved = report.cells.filter((cell) => cell.regressed || cell.improved);
   const rest = report.cells.filter((cell) => !cell.regressed && !cell.improved);
   const ref = markdownText(report.baseRef);
+  const cycles = report.cells.some((cell) => cell.cycles);
   const verdict = regressions.length
     ? `**FAIL**: ${regressions.length} regression(s) in instructions: ` +
       regressions.map((cell) => `${markdownText(cell.app)} ${cell.phase} ${signed(cell.change)}`).join(', ')
@@ -143,12 +190,15 @@ export function gateMarkdown(report: GateReport): string {
     `## Cold-start gate: ${verdict}`,
     '',
     `Base ${ref} (${report.baseCommit.slice(0, 12)}) against head ${report.headCommit.slice(0, 12)}, counted in instructions ` +
-      `(valgrind), ${report.rounds} interleaved round(s) per side. Noise floor (largest A/A spread of a side): ` +
+      `(valgrind${cycles ? CACHE_SIM_TEXT : ''}), ${report.rounds} interleaved round(s) per side. ` +
+      'Noise floor (largest A/A spread of a side): ' +
       `${pct(noiseFloorOf(report), 3)}; a cell's threshold is the larger of --threshold ${pct(report.thresholdOption)} and ` +
       `${FLOOR_MULTIPLE} × its floor.` +
       (report.confirmed ? ' A suspected regression was counted again once on both sides before this verdict.' : ''),
     '',
+    ...(report.framework ? [frameworkLine(report.framework), ''] : []),
   ];
+  const HEADER = header(cycles);
   if (moved.length) lines.push('### Cells that moved', '', ...HEADER, ...moved.map(row), '');
   lines.push(
     '<details><summary>' + (moved.length ? 'The other cells' : 'All cells') + ` (${rest.length})</summary>`,
@@ -158,7 +208,7 @@ export function gateMarkdown(report: GateReport): string {
     '',
     '</details>',
     '',
-    MS_NOTE,
+    msNote(cycles ? CYCLES_AS_TIME : INSTRUCTIONS_AS_TIME),
     '',
   );
   return lines.join('\n');

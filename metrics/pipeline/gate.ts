@@ -33,7 +33,17 @@ import { exitCodeOfSignal, INTERRUPT_SIGNALS } from '../measure/children.ts';
 import { ownedDir, ownedPath, writeAll, writeOwnedFile } from '../store/files.ts';
 import { checkOwnFolder, makeWritableDir, type FolderKind } from '../store/out-dir.ts';
 import { RUN_FOLDER } from '../store/meta-file.ts';
+import { APP_SOURCE, type Cell } from '../core/cell.ts';
+import { storedValue } from '../core/dimensions.ts';
 import { readSamples } from '../store/samples-file.ts';
+import {
+  checkFrameworkFrom,
+  frameworkRunArgs,
+  installFrameworkSide,
+  type FrameworkFrom,
+  type FrameworkPackage,
+  type GateChild,
+} from './gate-framework.ts';
 import {
   GATE_PHASES,
   gateMarkdown,
@@ -43,6 +53,7 @@ import {
   phasesOf,
   regressionsOf,
   type GateCell,
+  type GatePhase,
   type GateReport,
 } from './gate-verdict.ts';
 import {
@@ -69,20 +80,17 @@ const live = new Set<ChildProcess>();
 
 /**
  * `command args` in `cwd` as a child the gate tracks (stopped by a signal to the gate, and with SIGTERM at
- * its deadline, SIGKILL 5 s later); resolves with its exit code and the tail of its stderr.
+ * its deadline, SIGKILL 5 s later); resolves with its exit code and the tails of its stdout and stderr.
  */
-function runChild(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  what: string,
-  deadlineMs: number,
-): Promise<{ code: number | null; stderr: string }> {
+const runChild: GateChild = (command, args, cwd, what, deadlineMs, env) => {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     live.add(child);
+    let stdout = '';
     let stderr = '';
     let late = false;
+    // both bounded: what the gate reads of them is a last line, or npm pack's short JSON
+    child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-64_000)));
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
     const timer = setTimeout(() => {
       late = true;
@@ -98,10 +106,10 @@ function runChild(
       clearTimeout(timer);
       live.delete(child);
       if (late) reject(new Error(`${what} did not end within its ${Math.round(deadlineMs / 1000)} s deadline and was stopped`));
-      else resolve({ code, stderr });
+      else resolve({ code, stdout, stderr });
     });
   });
-}
+};
 
 const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? '';
 
@@ -111,6 +119,8 @@ export interface GateOptions {
   readonly entries: readonly string[];
   readonly handlers: readonly string[];
   readonly names?: string;
+  /** generated cells with the framework's package taken from each side's checkout, instead of an app */
+  readonly framework?: FrameworkFrom;
   readonly rounds: number;
   readonly threshold: number;
   readonly out: string;
@@ -118,10 +128,14 @@ export interface GateOptions {
   readonly work?: string;
   /** extra `measure` options, passed as given (--request, --expect-status …) */
   readonly measureArgs: readonly string[];
+  /** count with valgrind's cache simulation as well: estimated cycles beside the instructions, the ≈ ms from them */
+  readonly cacheSim?: boolean;
   readonly log: (line: string) => void;
   /** the folder the gate is run from (inside the repository), node to run measure with, the CI's files */
   readonly cwd: string;
   readonly nodePath: string;
+  /** the environment of the children (the CLI's own) */
+  readonly env: NodeJS.ProcessEnv;
   readonly stepSummary?: string;
   readonly githubOutput?: string;
   /** one more counted round per side cut at each npm package's loading (pipeline/gate-attribute.ts) */
@@ -191,27 +205,39 @@ async function installSide(dir: string, log: (line: string) => void): Promise<vo
   renameSync(staging, cached);
 }
 
-/** One counted round of one side: `measure` in a child (the same node, the tool's bin, run from the side's folder). */
-async function countSide(side: string, runDir: string, options: GateOptions, relEntries: string[], relHandlers: string[]): Promise<void> {
-  const args = [
-    path.join(PROJECT_ROOT, 'bin', 'coldstart.js'),
-    'measure',
-    ...relEntries.flatMap((entry) => ['--entry', path.join(side, entry)]),
-    ...relHandlers.flatMap((handler) => ['--handler', path.join(side, handler)]),
-    ...(options.names ? ['--name', options.names] : []),
-    '--measure',
-    'instructions',
-    '--samples',
-    '1',
-    ...options.measureArgs,
-    '--out',
-    runDir,
-  ];
-  const what = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
-  const result = await runChild(options.nodePath, args, side, what, GATE_DEADLINES_MS.count);
+/** What one side's rounds count: the app's entries and handlers, or the generated cells at the side's version. */
+interface SideCount {
+  readonly relEntries: readonly string[];
+  readonly relHandlers: readonly string[];
+  /** --framework-from: the side's versions folder and the version installed there */
+  readonly framework?: { readonly root: string; readonly value: string };
+}
+
+/**
+ * One counted round of one side in a child (the same node, the tool's bin, run from the side's folder): `measure` of
+ * the app, or `run` of the generated cells at the side's version (its versions folder in COLDSTART_VERSIONS_DIR).
+ */
+async function countSide(side: string, runDir: string, options: GateOptions, count: SideCount): Promise<void> {
+  const what = count.framework
+    ? frameworkRunArgs(options.framework!, count.framework.value)
+    : [
+        'measure',
+        ...count.relEntries.flatMap((entry) => ['--entry', path.join(side, entry)]),
+        ...count.relHandlers.flatMap((handler) => ['--handler', path.join(side, handler)]),
+        ...(options.names ? ['--name', options.names] : []),
+        '--measure',
+        'instructions',
+        '--samples',
+        '1',
+      ];
+  const cacheSim = options.cacheSim ? ['--cache-sim'] : [];
+  const args = [path.join(PROJECT_ROOT, 'bin', 'coldstart.js'), ...what, ...cacheSim, ...options.measureArgs, '--out', runDir];
+  const env = count.framework ? { ...options.env, COLDSTART_VERSIONS_DIR: count.framework.root } : options.env;
+  const name = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
+  const result = await runChild(options.nodePath, args, side, name, GATE_DEADLINES_MS.count, env);
   if (result.code === 2) throw new UsageError(lastLine(result.stderr) || 'measure exited 2');
   // the app could not be counted (its sample failed): the sample's own reason, not a bug of the gate
-  if (result.code === EXIT_FAILED_SAMPLES) throw new ExitCodeError(`${what} failed: ${failedReason(runDir)}`, EXIT_FAILED_SAMPLES);
+  if (result.code === EXIT_FAILED_SAMPLES) throw new ExitCodeError(`${name} failed: ${failedReason(runDir)}`, EXIT_FAILED_SAMPLES);
   if (result.code !== 0) throw new Error(`measure of ${path.basename(side)} exited ${result.code}: ${lastLine(result.stderr)}`);
 }
 
@@ -225,13 +251,24 @@ function failedReason(runDir: string): string {
   }
 }
 
-/** Counts per app and phase of one side's round. */
-function readRound(runDir: string): Map<string, Record<string, number>> {
-  const counts = new Map<string, Record<string, number>>();
+type Phases = Partial<Record<GatePhase, number>>;
+/** One side's round: per cell, its phases in instructions and, under --cache-sim, in estimated cycles. */
+type RoundCounts = Map<string, { instructions: Phases; cycles?: Phases }>;
+
+/** A counted cell's name in the gate: an app's name, or a generated cell's framework and routes (its version aside). */
+function gateCellName(cell: Cell): string {
+  if (cell.source === APP_SOURCE) return cell.framework;
+  return `${cell.framework} ${cell.routes}${cell.target === storedValue('target') ? '' : ` ${cell.target}`}`;
+}
+
+/** Counts per cell and phase of one side's round. */
+function readRound(runDir: string): RoundCounts {
+  const counts: RoundCounts = new Map();
   for (const sample of readSamples(path.join(runDir, 'samples.jsonl'))) {
     const phases = sample.ok && sample.instructions ? phasesOf(sample.instructions) : undefined;
     if (!phases) throw new Error(`a counted sample failed in ${path.basename(runDir)}: ${sample.error ?? 'no counts'}`);
-    counts.set(sample.cell.framework, phases);
+    const cycles = sample.cycles ? phasesOf(sample.cycles) : undefined;
+    counts.set(gateCellName(sample.cell), { instructions: phases, ...(cycles ? { cycles } : {}) });
   }
   return counts;
 }
@@ -293,7 +330,7 @@ function roundDir(out: string, name: string): string {
 }
 
 /** What the gate checks before it exports anything: the refs, the entries, --out and the CI's files. */
-function preflight(options: GateOptions) {
+async function preflight(options: GateOptions) {
   if (options.base.startsWith('-')) throw new UsageError(`--base ${options.base}: a commit, branch or tag, not an option`);
   if (!findCountTools()) throw new UsageError('gate: valgrind (and vgdb) not on PATH: apt-get install valgrind');
   checkCiFile('GITHUB_STEP_SUMMARY', options.stepSummary);
@@ -308,34 +345,68 @@ function preflight(options: GateOptions) {
   const headCommit = git(repoTop, ['rev-parse', '--verify', 'HEAD^{commit}']);
   const relEntries = options.entries.map((entry) => relativeEntry(repoTop, options.cwd, entry));
   const relHandlers = options.handlers.map((handler) => relativeEntry(repoTop, options.cwd, handler));
+  const pkg = options.framework ? await checkFrameworkFrom(options.framework, repoTop, options.cwd) : undefined;
   // --out is new, empty or a gate folder (its gate.json); nothing in it is written through a link
   makeWritableDir(options.out, '--out', GATE_FOLDER);
   for (const own of [GATE_FILE, 'gate.md']) ownedPath(options.out, own);
   writeOwnedFile(options.out, GATE_FILE, `${JSON.stringify({ gate: 'running', baseCommit, headCommit }, null, 2)}\n`);
-  return { repoTop, baseCommit, headCommit, relEntries, relHandlers };
+  return { repoTop, baseCommit, headCommit, relEntries, relHandlers, pkg };
+}
+
+/** A side made ready to count: its own lockfile installed (an app), or the package at its commit installed (--framework-from). */
+async function prepareSide(side: string, root: string, pkg: FrameworkPackage | undefined, options: GateOptions) {
+  if (!pkg) {
+    await installSide(side, options.log);
+    return undefined;
+  }
+  return { root, value: await installFrameworkSide(side, pkg, root, runChild, GATE_DEADLINES_MS, options.log) };
+}
+
+/** The report's record of --framework-from: the package, its folder, each side's version. */
+function frameworkOf(pkg: FrameworkPackage | undefined, count: Record<'base' | 'head', SideCount>): Pick<GateReport, 'framework'> {
+  const [base, head] = [count.base.framework, count.head.framework];
+  return pkg && base && head ? { framework: { package: pkg.name, from: pkg.rel || '.', base: base.value, head: head.value } } : {};
+}
+
+/** Every cell and phase the base's first round counted, judged over all rounds of both sides. */
+function judgeRounds(counts: Record<'base' | 'head', RoundCounts[]>, threshold: number): GateReport['cells'] {
+  const cells: GateCell[] = [];
+  const of = (rounds: RoundCounts[], app: string, phase: GatePhase, count: 'instructions' | 'cycles') =>
+    rounds.map((r) => r.get(app)?.[count]?.[phase] ?? Number.NaN);
+  for (const [app, first] of counts.base[0]!)
+    for (const phase of GATE_PHASES.filter((p) => first.instructions[p] !== undefined))
+      cells.push({
+        app,
+        phase,
+        base: of(counts.base, app, phase, 'instructions'),
+        head: of(counts.head, app, phase, 'instructions'),
+        ...(first.cycles ? { cycles: { base: of(counts.base, app, phase, 'cycles'), head: of(counts.head, app, phase, 'cycles') } } : {}),
+      });
+  const totals = new Map(cells.filter((c) => c.phase === 'total').map((c) => [c.app, median(c.base)]));
+  return cells.map((cell) => judge(cell, threshold, totals.get(cell.app)));
 }
 
 /** `--attribute`'s round: each side counted once more under `measure --count-packages`, and what it says per package. */
 async function attributedRound(
   sides: { base: string; head: string },
   options: GateOptions,
-  relEntries: string[],
-  relHandlers: string[],
+  count: Record<'base' | 'head', SideCount>,
   cells: GateReport['cells'],
 ): Promise<GateAttribution> {
   options.log('gate: --attribute: counting base and head once more, cut at each package a require enters');
   const dirs = { base: roundDir(options.out, 'base-attribute'), head: roundDir(options.out, 'head-attribute') };
-  const cut = { ...options, measureArgs: [...options.measureArgs, COUNT_PACKAGES_OPTION] };
+  // instructions only: the cache simulation would slow the round and say nothing of who grew
+  const cut = { ...options, cacheSim: false, measureArgs: [...options.measureArgs, COUNT_PACKAGES_OPTION] };
   const totals = cells.filter((c) => c.phase === 'total').map((c) => ({ app: c.app, totalBase: c.baseMedian, threshold: c.threshold }));
   try {
     // both sides end before the gate goes on (one that failed does not leave the other running)
     const counted = await Promise.allSettled([
-      countSide(sides.base, dirs.base, cut, relEntries, relHandlers),
-      countSide(sides.head, dirs.head, cut, relEntries, relHandlers),
+      countSide(sides.base, dirs.base, cut, count.base),
+      countSide(sides.head, dirs.head, cut, count.head),
     ]);
     const failed = counted.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
-    return packageAttribution(readPackageRound(dirs.base), readPackageRound(dirs.head), totals);
+    return packageAttribution(readPackageRound(dirs.base, gateCellName), readPackageRound(dirs.head, gateCellName), totals);
   } catch (error) {
     // the verdict stands without it: gate.md says why there is no per-package table
     if (options.abort?.aborted) throw error;
@@ -345,7 +416,7 @@ async function attributedRound(
 }
 
 export async function runGate(options: GateOptions): Promise<GateResult> {
-  const { repoTop, baseCommit, headCommit, relEntries, relHandlers } = preflight(options);
+  const { repoTop, baseCommit, headCommit, relEntries, relHandlers, pkg } = await preflight(options);
   const workRoot = options.work ?? os.tmpdir();
   const scratch = mkdtempSync(path.join(workRoot, 'coldstart-gate-'));
   const sides = { base: path.join(scratch, 'a'), head: path.join(scratch, 'b') };
@@ -355,39 +426,28 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
     setTimeout(() => live.forEach((child) => child.kill('SIGKILL')), 5000).unref();
   };
   options.abort?.addEventListener('abort', stop);
-  const counts = { base: [] as Map<string, Record<string, number>>[], head: [] as Map<string, Record<string, number>>[] };
+  const counts = { base: [] as RoundCounts[], head: [] as RoundCounts[] };
+  let count: Record<'base' | 'head', SideCount> | undefined;
   let round = 0;
   const countRound = async () => {
     round++;
     // interleaved: base then head, started together (a count does not depend on the machine's load)
     const dirs = { base: roundDir(options.out, `base-${round}`), head: roundDir(options.out, `head-${round}`) };
     options.log(`gate: round ${round}: counting base and head`);
-    await Promise.all([
-      countSide(sides.base, dirs.base, options, relEntries, relHandlers),
-      countSide(sides.head, dirs.head, options, relEntries, relHandlers),
-    ]);
+    await Promise.all([countSide(sides.base, dirs.base, options, count!.base), countSide(sides.head, dirs.head, options, count!.head)]);
     counts.base.push(readRound(dirs.base));
     counts.head.push(readRound(dirs.head));
   };
-  const judgeAll = (): GateReport['cells'] => {
-    const cells: GateCell[] = [];
-    for (const app of counts.base[0]!.keys())
-      for (const phase of GATE_PHASES)
-        cells.push({
-          app,
-          phase,
-          base: counts.base.map((r) => r.get(app)![phase]!),
-          head: counts.head.map((r) => r.get(app)?.[phase] ?? Number.NaN),
-        });
-    const totals = new Map(cells.filter((c) => c.phase === 'total').map((c) => [c.app, median(c.base)]));
-    return cells.map((cell) => judge(cell, options.threshold, totals.get(cell.app)));
-  };
+  const judgeAll = () => judgeRounds(counts, options.threshold);
   try {
     options.log(`gate: exporting base ${baseCommit.slice(0, 12)} and head ${headCommit.slice(0, 12)}`);
     await exportSide(repoTop, baseCommit, sides.base);
     await exportSide(repoTop, headCommit, sides.head);
-    await installSide(sides.base, options.log);
-    await installSide(sides.head, options.log);
+    const app = { relEntries, relHandlers };
+    count = {
+      base: { ...app, framework: await prepareSide(sides.base, path.join(scratch, 'va'), pkg, options) },
+      head: { ...app, framework: await prepareSide(sides.head, path.join(scratch, 'vb'), pkg, options) },
+    };
     for (let i = 0; i < options.rounds; i++) await countRound();
     let cells = judgeAll();
     let confirmed = false;
@@ -398,7 +458,7 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       confirmed = true;
     }
     // --attribute: one more round of each side under measure --count-packages, after the verdict's own
-    const packages = options.attribute ? await attributedRound(sides, options, relEntries, relHandlers, cells) : undefined;
+    const packages = options.attribute ? await attributedRound(sides, options, count, cells) : undefined;
     const report: GateReport = {
       baseRef: options.base,
       baseCommit,
@@ -407,6 +467,7 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       rounds: round,
       confirmed,
       thresholdOption: options.threshold,
+      ...frameworkOf(pkg, count),
     };
     const markdown = withPackages(gateMarkdown(report), packages, regressionsOf(report).length > 0);
     writeOwnedFile(options.out, 'gate.md', markdown);

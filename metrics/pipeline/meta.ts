@@ -12,7 +12,16 @@ import { cellLabel } from '../core/cell.ts';
 import { cpuSpeedsOf } from '../calibration/lambda-cpu-reference.ts';
 import type { LocalCpuSpeed } from '../core/meta.ts';
 import type { LoadSummary } from '../core/load.ts';
-import { META_VERSION, type CalibrationMeta, type LambdaMeta, type RunMeta, type ShippedCode, type VersionMeta } from '../core/meta.ts';
+import {
+  META_VERSION,
+  type CalibrationMeta,
+  type LambdaMeta,
+  type RunMeta,
+  type ShippedCode,
+  type TimeEstimateMeta,
+  type VersionMeta,
+} from '../core/meta.ts';
+import { CYCLES_AS_TIME, INSTRUCTIONS_AS_TIME } from '../analyse/proxy-fit.ts';
 import { machine, runnerInfo, toolVersion } from '../store/meta-file.ts';
 import { metaCellsOfTable, type MetaCells, type MetaLimits, type MetaSampling, type MetaSource, type MetaSpec } from '../core/meta-spec.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
@@ -274,6 +283,14 @@ export function startMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFa
   return recordedPaths(startFacts(spec, prepared, facts), pathRecorder(roots));
 }
 
+/**
+ * The published fit a counted run's estimated ms use, recorded so its report says the same later: estimated cycles
+ * under --cache-sim (the closer fit, which the finding says to quote), else instructions.
+ */
+function timeEstimateOf(spec: RunSpec): TimeEstimateMeta {
+  return structuredClone(spec.sampling.cacheSim ? CYCLES_AS_TIME : INSTRUCTIONS_AS_TIME);
+}
+
 function startFacts(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): RunMeta {
   const compileCached = prepared.cells.some((c) => c.cell.compileCache !== 'off');
   const lambda = lambdaMeta(prepared, facts.cpuSpeed);
@@ -293,6 +310,7 @@ function startFacts(spec: RunSpec, prepared: PreparedCells, facts: StartFacts): 
     ...(lambda ? { lambda } : {}),
     ...(facts.shipped ? { shipped: { code: facts.shipped } } : {}),
     ...(facts.calibration ? { calibration: facts.calibration } : {}),
+    ...(hasCounted(spec) ? { timeEstimate: timeEstimateOf(spec) } : {}),
     environment: {
       passed: [
         ...PASSED_ENV,

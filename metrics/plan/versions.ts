@@ -166,7 +166,6 @@ export function ensureVersion(value: string, log: (line: string) => void, option
 
 /** Install `value` into `dir` of the cache `root` (ensureVersion, once it is not there). */
 function install(value: string, dir: string, root: string, log: (line: string) => void, options: EnsureVersionOptions): VersionOutcome {
-  const { pkg, version } = splitPackageVersion(value);
   const spec = options.from ? tarballIn(options.from, value) : value;
   if (options.from) {
     const refused = tarballRefusal(spec);
@@ -181,7 +180,7 @@ function install(value: string, dir: string, root: string, log: (line: string) =
       const file = path.join(options.app, name);
       if (existsSync(file)) copyFileSync(file, path.join(dir, name));
     }
-  } else writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ private: true, description: `coldstart: ${value}` })}\n`);
+  } else writeFileSync(path.join(dir, 'package.json'), versionPackageJson(value));
   const what = options.app ? `${value} with the dependencies of ${path.basename(options.app)}` : value;
   log(`installing ${what} into ${path.relative(process.cwd(), dir) || dir}…`);
   // in the folder itself: the app's .npmrc (its registry) applies
@@ -190,6 +189,15 @@ function install(value: string, dir: string, root: string, log: (line: string) =
     rmSync(dir, { recursive: true, force: true });
     return { ok: false, reason: npm.reason };
   }
+  return recordInstall(value, dir, root, spec, !options.app);
+}
+
+/**
+ * After npm installed `value` into `dir` of the cache `root` from `spec`: the version npm's lockfile records checked,
+ * the folder's generated/ made (for a package's own folder, not an app's), and the mark of a finished install written.
+ */
+export function recordInstall(value: string, dir: string, root: string, spec: string, generated: boolean): VersionOutcome {
+  const { pkg, version } = splitPackageVersion(value);
   let entry: LockEntry | undefined;
   try {
     const lock = JSON.parse(readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages?: Record<string, LockEntry> };
@@ -202,13 +210,18 @@ function install(value: string, dir: string, root: string, log: (line: string) =
     return { ok: false, reason: entry ? `npm installed ${String(entry.version)} for ${value}` : `npm installed no ${pkg}` };
   }
   const installed = { value, pkg, version, dir, resolved: entry.resolved ?? spec, integrity: entry.integrity ?? 'none' };
-  if (!options.app) {
+  if (generated) {
     mkdirSync(versionGeneratedDir(value, root), { recursive: true });
     // the generated files are CommonJS, as generated/package.json says of generated/
     writeFileSync(path.join(versionGeneratedDir(value, root), 'package.json'), '{ "type": "commonjs" }\n');
   }
   writeFileSync(path.join(dir, DONE), `${JSON.stringify({ value, resolved: installed.resolved, integrity: installed.integrity })}\n`);
   return { ok: true, installed };
+}
+
+/** The package.json of a version's own folder (what npm installs the version into). */
+export function versionPackageJson(value: string): string {
+  return `${JSON.stringify({ private: true, description: `coldstart: ${value}` })}\n`;
 }
 
 /** Why a --from tarball cannot be installed (missing, or not a regular file: npm would wait on a FIFO forever), or undefined. */
@@ -234,7 +247,7 @@ function touch(dir: string): void {
 }
 
 /** Outside the project, the root's node_modules is the project's, so a versioned file finds the packages not at a version there. */
-function linkProjectModules(root: string): void {
+export function linkProjectModules(root: string): void {
   mkdirSync(root, { recursive: true });
   const fromProject = path.relative(PROJECT_ROOT, root);
   if (!fromProject.startsWith('..') && !path.isAbsolute(fromProject)) return;

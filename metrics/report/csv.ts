@@ -2,7 +2,8 @@
  * summary.csv: one row per cell with every headline statistic, written with csv-stringify. The
  * child's CPU times come after the older columns (`cpu_<metric>_…_ms`; absent for runs recorded
  * without them), then the counted cells' instructions, then startup and listen from the child's
- * first statement (`<metric>_from_start_…_ms`), so a reader of the older columns finds each where it was.
+ * first statement (`<metric>_from_start_…_ms`), then the counted cells' estimated cycles, then their estimated ms (runs
+ * that recorded the fit), so a reader of the older columns finds each where it was.
  */
 import { stringify } from 'csv-stringify/sync';
 import { shownDimensions, type Cell } from '../core/cell.ts';
@@ -10,6 +11,8 @@ import { FROM_START_METRICS, type CellSummary, type Stats } from '../analyse/agg
 import { HEADLINE_METRICS } from '../core/samples.ts';
 import { round3 } from '../core/format.ts';
 import type { CsvColumn } from './contract.ts';
+import { estimatedMs } from '../analyse/proxy-fit.ts';
+import type { TimeEstimateMeta } from '../core/meta.ts';
 import { INSTRUCTION_FIGURES, relativeSpread, type InstructionFigure } from '../analyse/instructions.ts';
 
 const STATS = ['median', 'mean', 'stddev', 'min', 'max'] as const;
@@ -93,6 +96,19 @@ function cycleValues(summary: CellSummary, figures: readonly InstructionFigure[]
   });
 }
 
+/**
+ * Counted runs that recorded the fit their estimate uses (meta.json `timeEstimate`; older runs have none, and keep
+ * their columns), last: the CPU time to the first answer the cell's count stands for by that fit, a model, not a
+ * measurement; `…_beyond_fit` is `yes` for a cell beyond the fit's evidence (a count larger than its largest cell's, or
+ * a framework, target or runtime it was not fitted on).
+ */
+export const ESTIMATE_CSV_COLUMNS = ['estimated_cpu_firstResponse_ms', 'estimated_cpu_firstResponse_beyond_fit'];
+
+function estimateValues(summary: CellSummary, fit: TimeEstimateMeta): (number | string)[] {
+  const estimate = estimatedMs(summary, fit);
+  return estimate ? [round3(estimate.ms), estimate.beyond ? 'yes' : 'no'] : ['', ''];
+}
+
 /** measured (some sample answered), failed (none did) or unsupported (the runtime cannot run that cell: no figures, no failure). */
 export function cellStatus(summary: CellSummary): 'measured' | 'failed' | 'unsupported' {
   if (summary.unsupported) return 'unsupported';
@@ -113,6 +129,7 @@ export function summaryCsv(
   fileOf: (s: CellSummary) => string,
   extra: CsvColumn[] = [],
   shown: (cells: readonly Cell[]) => readonly string[] = shownDimensions,
+  timeEstimate?: TimeEstimateMeta,
 ): string {
   // a run recorded without CPU times keeps the columns it always had
   const withCpu = summaries.some((s) => s.cpu && Object.keys(s.cpu).length > 0);
@@ -137,6 +154,7 @@ export function summaryCsv(
     ...(withCounts ? instructionValues(s, figures) : []),
     ...(withFromStart ? FROM_START_METRICS.flatMap((metric) => metricValues(s.fromStart?.[metric])) : []),
     ...(withCycles ? cycleValues(s, figures) : []),
+    ...(timeEstimate ? estimateValues(s, timeEstimate) : []),
   ]);
   return stringify(rows, {
     header: true,
@@ -150,6 +168,7 @@ export function summaryCsv(
       ...(withCounts ? instructionCsvColumns(figures) : []),
       ...(withFromStart ? FROM_START_CSV_COLUMNS : []),
       ...(withCycles ? cycleCsvColumns(figures) : []),
+      ...(timeEstimate ? ESTIMATE_CSV_COLUMNS : []),
     ],
   });
 }

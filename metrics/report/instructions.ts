@@ -10,6 +10,9 @@ import { INSTRUCTION_FIGURE_TEXT, relativeSpread, type InstructionFigure } from 
 import { checkGrowth, fitLinear, MIN_FIT_POINTS, seriesOf } from '../analyse/scaling.ts';
 import { APP_SOURCE, cellKey, cellLabel, makeCell } from '../core/cell.ts';
 import { markdownTable, ms } from '../core/format.ts';
+import { markdownText } from '../core/escape.ts';
+import type { TimeEstimateMeta } from '../core/meta.ts';
+import { estimatedMs } from '../analyse/proxy-fit.ts';
 import { CHART_CONFIG, renderSvg } from './charts.ts';
 import type { MarkdownSection, ReportContext } from './contract.ts';
 
@@ -64,7 +67,30 @@ function cycleCells(s: CellSummary): string[] {
   return [millions(cycles), cycles !== undefined && instructions ? (cycles / instructions).toFixed(2) : '–'];
 }
 
-function countsTable(counted: readonly CellSummary[], timed: readonly CellSummary[]): string {
+/** A cell's estimated CPU ms by the run's recorded fit, `†` when the cell is beyond the fit's evidence. */
+function estimateCell(s: CellSummary, fit: TimeEstimateMeta): string {
+  const estimate = estimatedMs(s, fit);
+  return estimate ? `${ms(estimate.ms)}${estimate.beyond ? ' †' : ''}` : '–';
+}
+
+/** Under the table: what the estimate is, its source, date and error, and what † means (the fit's data are meta.json's: escaped). */
+function estimateNote(fit: TimeEstimateMeta): string {
+  const count = fit.count === 'cycles' ? 'estimated cycles' : 'instructions';
+  const signed = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(1)} %`;
+  const frameworks = fit.dimensions.framework ?? [];
+  return (
+    `✱ **est. CPU ms**: the cell's ${count} to the first answer × ${fit.msPerMillion.toFixed(3)} ms per million, the fit of ` +
+    `${count} to quiet CPU time over ${fit.cells} published cells on a ${markdownText(fit.machine)} ` +
+    `(${markdownText(fit.finding)}, ${markdownText(fit.date)}; median error ${fit.medianErrorPct.toFixed(1)} %, worst ` +
+    `${markdownText(fit.worst.cell)} ${signed(fit.worst.errorPct)}): a model of that machine, not a measurement, and no ` +
+    "interval is given. † beyond the fit's evidence: a count larger than its largest cell's " +
+    `(${millions(fit.largestCount)} M), or a cell unlike its cells (they were ` +
+    `${frameworks.map(markdownText).join(', ')} on ${markdownText(fit.runtimeVersions.join(', '))}); there the figure ` +
+    'extends the model where it was not checked.'
+  );
+}
+
+function countsTable(counted: readonly CellSummary[], timed: readonly CellSummary[], fit: TimeEstimateMeta | undefined): string {
   const has = (figure: InstructionFigure) => counted.some((s) => s.instructions?.[figure]);
   // an app server's start-up is one phase (its preload marks no import or registration): with only
   // app servers, the generated cells' phases would be empty columns
@@ -92,6 +118,7 @@ function countsTable(counted: readonly CellSummary[], timed: readonly CellSummar
       ...figures.map((f) => millions(s.instructions?.[f]?.median)),
       spreadText(s),
       cpu === undefined ? '–' : ms(cpu),
+      ...(fit ? [estimateCell(s, fit)] : []),
       wall === undefined ? '–' : ms(wall),
       total !== undefined && cpu ? (total / cpu / 1e6).toFixed(2) : '–',
       counted !== undefined && wall ? `${Math.round(counted / wall)}×` : '–',
@@ -104,6 +131,7 @@ function countsTable(counted: readonly CellSummary[], timed: readonly CellSummar
     ...figures.map((f) => `${f === 'firstRequest' ? 'first request' : f === 'ready' ? 'app start-up' : f} (M)`),
     'spread (n)',
     'timed CPU (ms)',
+    ...(fit ? ['est. CPU ms ✱'] : []),
     'timed wall (ms)',
     'M instr / CPU ms',
     'valgrind slowdown',
@@ -151,6 +179,8 @@ export function instructionsSection(context: ReportContext): MarkdownSection | u
   const failures = failureLines(context.counted);
   const app = counted.some((s) => s.instructions?.ready);
   const generated = counted.filter((s) => s.cell.source !== APP_SOURCE);
+  // runs that recorded the fit (meta.json `timeEstimate`) have the estimated ms; older runs report as they did
+  const fit = context.meta?.timeEstimate;
   const body = [
     `Counted cells ran under valgrind (callgrind) with \`node ${flags}\`: every figure is the number of instructions the ` +
       'process executed (all threads), in millions, median over the samples of the cell. The phases are cut at the ' +
@@ -179,8 +209,9 @@ export function instructionsSection(context: ReportContext): MarkdownSection | u
           'summary.csv has every phase).'
         : ''),
     '',
-    countsTable(counted, context.summaries),
+    countsTable(counted, context.summaries, fit),
     '',
+    ...(fit ? [estimateNote(fit), ''] : []),
     `![phases in instructions](${INSTRUCTIONS_CHART})`,
     // an app has one route count: only generated cells have a fit
     ...(generated.length

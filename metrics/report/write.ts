@@ -10,7 +10,7 @@ import { calibrate, type Calibration } from '../analyse/calibration.ts';
 import { shippedCodeLoading, termModel, withFittedCoefficient } from '../analyse/code-loading.ts';
 import { resolveCost, storedCost } from '../analyse/cost.ts';
 import { MIN_FIT_POINTS, pickPhaseRoutes } from '../analyse/scaling.ts';
-import { cellLabel } from '../core/cell.ts';
+import { cellLabel, shownDimensions } from '../core/cell.ts';
 import { UsageError } from '../core/errors.ts';
 import { targetKind } from '../core/kinds.ts';
 import { ms } from '../core/format.ts';
@@ -265,7 +265,13 @@ export async function writeReport(dir: string, settings: ReportSettings = {}): P
   writeOwnedFile(
     dir,
     'summary.csv',
-    summaryCsv([...context.summaries, ...context.counted], (s) => cellLabel(s.cell), csvColumns),
+    summaryCsv(
+      [...context.summaries, ...context.counted],
+      (s) => cellLabel(s.cell),
+      csvColumns,
+      shownDimensions,
+      context.meta?.timeEstimate,
+    ),
   );
   const written: string[] = ['summary.csv'];
   const sections: MarkdownSection[] = [];

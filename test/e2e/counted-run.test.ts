@@ -15,6 +15,7 @@ import { SyntaxValidator } from 'fast-xml-validator';
 import { contractOf } from '../../generators/contract.ts';
 import { makeCell } from '../../metrics/core/cell.ts';
 import { INSTRUCTION_MARKS } from '../../metrics/core/samples.ts';
+import { readMeta } from '../../metrics/store/meta-file.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
 import { countHooks, findCountTools } from '../../metrics/measure/counting.ts';
 import { childEnvironment } from '../../metrics/measure/environment.ts';
@@ -95,7 +96,7 @@ describe('a counted run of node-http', { skip }, () => {
 });
 
 describe('a counted run under the cache simulation (--cache-sim)', { skip }, () => {
-  it('records estimated cycles at every mark beside the instructions, above them, in summary.csv, summary.md and meta.json', () => {
+  it('records estimated cycles at every mark, above the instructions, in summary.csv (with their ms), summary.md, meta.json', () => {
     const dir = path.join(tempDir('coldstart-cache-sim-'), 'run');
     const args = ['run', '-f', 'node-http', '-r', '1', '--measure', 'instructions', '--cache-sim', '--samples', '1', '--out', dir];
     const result = runCli(args, { timeoutMs: 300_000 });
@@ -110,6 +111,11 @@ describe('a counted run under the cache simulation (--cache-sim)', { skip }, () 
     const columns = header!.split(',');
     const total = Number(row!.split(',')[columns.indexOf('cycles_total_median')]);
     assert.equal(total, s.cycles!.firstResponse);
+    // the estimated ms: the cycles fit (the finding's to quote) recorded in meta.json, × the cell's estimated cycles
+    const fit = readMeta(dir)!.timeEstimate!;
+    assert.equal(fit.count, 'cycles');
+    const estimate = Number(row!.split(',')[columns.indexOf('estimated_cpu_firstResponse_ms')]);
+    assert.equal(estimate, Math.round((s.cycles!.firstResponse! / 1e6) * fit.msPerMillion * 1000) / 1000);
     assert.match(readFileSync(path.join(dir, 'summary.md'), 'utf8'), /est\. cycles \(M\) \| cycles \/ instr/);
     const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { spec: { sampling: { cacheSim?: boolean } } };
     assert.equal(meta.spec.sampling.cacheSim, true);

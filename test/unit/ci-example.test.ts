@@ -48,12 +48,13 @@ describe("the counting guide's GitHub Actions example", () => {
   });
 });
 
-/** The gate guide's workflow: the first ```yaml block of docs/guide/gate.md. */
-function gateWorkflow(): string {
-  const match = /```yaml\n([\s\S]*?)```/.exec(readFileSync(path.join(ROOT, 'docs', 'guide', 'gate.md'), 'utf8'));
-  assert.ok(match, 'docs/guide/gate.md has a yaml block');
-  return match[1]!;
+/** The gate guide's workflows: its ```yaml blocks (docs/guide/gate.md), the app's first, the framework repository's second. */
+function gateWorkflows(): string[] {
+  const blocks = [...readFileSync(path.join(ROOT, 'docs', 'guide', 'gate.md'), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)];
+  assert.equal(blocks.length, 2, 'docs/guide/gate.md has two yaml blocks');
+  return blocks.map((block) => block[1]!);
 }
+const gateWorkflow = () => gateWorkflows()[0]!;
 
 function actionErrors(content: string): string[] {
   const parsed = parseAction({ name: 'action.yml', content }, new NoOperationTraceWriter());
@@ -67,9 +68,13 @@ describe("the gate's action and its documented workflow", () => {
     assert.deepEqual(actionErrors(action), []);
     assert.match(action, /using: composite/);
     assert.match(action, /apt-get install -y -q valgrind/);
-    assert.match(action, /bin\/coldstart\.js" gate --base "\$BASE" --entry "\$ENTRY"/);
+    assert.match(action, /args=\(--base "\$BASE" --threshold "\$THRESHOLD" --rounds "\$ROUNDS" --out "\$OUT"\)/);
+    assert.match(action, /args\+=\(--entry "\$ENTRY"\)/);
+    assert.match(action, /args\+=\(--frameworks "\$FRAMEWORKS" --framework-from "\$FRAMEWORK_FROM"\)/);
+    assert.match(action, /bin\/coldstart\.js" gate "\$\{args\[@\]\}"/);
     assert.match(action, /uses: actions\/upload-artifact@v4/);
-    for (const input of ['base', 'entry', 'threshold']) assert.match(action, new RegExp(`^  ${input}:$`, 'm'));
+    for (const input of ['base', 'entry', 'frameworks', 'routes', 'framework-from', 'threshold'])
+      assert.match(action, new RegExp(`^  ${input}:$`, 'm'));
   });
 
   it('the ten-line workflow for an app is valid and uses the action', async () => {
@@ -78,6 +83,15 @@ describe("the gate's action and its documented workflow", () => {
     assert.equal(workflow.trim().split('\n').length, 10);
     assert.match(workflow, /uses: your-org\/coldstart@main/);
     assert.match(workflow, /fetch-depth: 0/);
+  });
+
+  it("the ten-line workflow for a framework's repository is valid and gates its generated cells", async () => {
+    const workflow = gateWorkflows()[1]!;
+    assert.deepEqual(await errorsOf(workflow), []);
+    assert.equal(workflow.trim().split('\n').length, 10);
+    assert.match(workflow, /uses: your-org\/coldstart@main/);
+    assert.match(workflow, /frameworks: fastify/);
+    assert.match(workflow, /framework-from: \./);
   });
 
   it('the check can fail: a misspelt key of the action or of the workflow is an error', async () => {

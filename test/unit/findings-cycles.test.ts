@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { INSTRUCTIONS_AS_TIME, proxyFit, type ProxyPoint } from '../../metrics/analyse/proxy-fit.ts';
+import { CYCLES_AS_TIME, INSTRUCTIONS_AS_TIME, proxyFit, type ProxyPoint } from '../../metrics/analyse/proxy-fit.ts';
+import { readSamples } from '../../metrics/store/samples-file.ts';
 import { ROOT } from '../support/in-process.ts';
 
 const FINDING = path.join(ROOT, 'docs', 'findings', '2026-12-05-cycles-vs-cpu.md');
@@ -47,13 +48,28 @@ test("the finding's fit table is the fit of its two runs", () => {
       `${fit.worst.label} (${signed(fit.worst.errorPct)})`,
     ];
     assert.ok(text.includes(`| ${row.join(' | ')} |`), `the finding's row for ${name}: | ${row.join(' | ')} |`);
-    // the gate's ≈ ms column quotes the instructions' fit: the constant is this fit, rounded as the finding rounds
-    if (column === 'instructions_total_median') {
-      assert.equal(INSTRUCTIONS_AS_TIME.msPerMillion.toFixed(3), fit.msPerMillion.toFixed(3));
-      assert.equal(INSTRUCTIONS_AS_TIME.medianErrorPct.toFixed(1), fit.medianAbsErrorPct.toFixed(1));
-      assert.equal(`${INSTRUCTIONS_AS_TIME.worst.cell} (+${INSTRUCTIONS_AS_TIME.worst.errorPct.toFixed(1)} %)`, row[5]);
-      assert.equal(INSTRUCTIONS_AS_TIME.cells, fit.n);
-    }
+    // the gate's ≈ ms column and a counted run's estimated ms quote these fits: each constant is its fit, rounded as
+    // the finding rounds, and its evidence is the fit's cells (the largest count, the cells' dimensions and runtime)
+    const constant = column === 'instructions_total_median' ? INSTRUCTIONS_AS_TIME : CYCLES_AS_TIME;
+    assert.equal(constant.msPerMillion.toFixed(3), fit.msPerMillion.toFixed(3));
+    assert.equal(constant.medianErrorPct.toFixed(1), fit.medianAbsErrorPct.toFixed(1));
+    assert.equal(`${constant.worst.cell} (${signed(constant.worst.errorPct)})`, row[5]);
+    assert.equal(constant.cells, fit.n);
+    assert.equal(constant.largestCount, Math.max(...points.map((p) => p.count)));
+    const labels = new Set(points.map((p) => p.label));
+    const samples = readSamples(path.join(ROOT, 'results', 'published', '2026-12-05-cycles', 'samples.jsonl')).filter((s) =>
+      labels.has(`${s.cell.framework} ${s.cell.routes}`),
+    );
+    const values = new Map<string, Set<string>>();
+    for (const s of samples)
+      for (const [dimension, value] of Object.entries(s.cell))
+        if (dimension !== 'routes' && dimension !== 'measure')
+          values.set(dimension, (values.get(dimension) ?? new Set()).add(String(value)));
+    assert.deepEqual(
+      Object.fromEntries([...values].map(([d, v]) => [d, [...v].sort()])),
+      Object.fromEntries(Object.entries(constant.dimensions).map(([d, v]) => [d, [...v].sort()])),
+    );
+    assert.deepEqual([...new Set(samples.map((s) => s.runtimeVersion))], [...constant.runtimeVersions]);
   }
 });
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { CYCLES_AS_TIME } from '../../metrics/analyse/proxy-fit.ts';
 import {
   FLOOR_MULTIPLE,
   gateMarkdown,
@@ -20,6 +21,15 @@ describe('gate verdict', () => {
   it('cuts the phases at the marks', () => {
     assert.deepEqual(phasesOf({ start: 100, listen: 250, firstResponse: 300 }), { boot: 100, startup: 150, firstRequest: 50, total: 300 });
     assert.equal(phasesOf({ start: 100 }), undefined);
+    // a generated cell's marks split its start-up in three
+    assert.deepEqual(phasesOf({ start: 100, imported: 160, startup: 200, listen: 250, firstResponse: 300 }), {
+      boot: 100,
+      import: 60,
+      registration: 40,
+      listen: 50,
+      firstRequest: 50,
+      total: 300,
+    });
   });
 
   it('holds a cell to the larger of the threshold and the stated multiple of its floor', () => {
@@ -78,6 +88,33 @@ describe('gate verdict', () => {
     const pass = gateMarkdown(report(1001, 'main'));
     assert.match(pass.split('\n')[0]!, /\*\*PASS\*\*/);
     assert.doesNotMatch(pass, /Cells that moved|counted again/);
+  });
+
+  it('under --cache-sim, shows estimated cycles beside the counts and takes the ≈ ms from them, by the cycles fit', () => {
+    const cycles = { base: [1.2e6, 1.2e6], head: [1.225e6, 1.225e6] };
+    const counted: GateReport = {
+      ...report(1010, 'main'),
+      cells: [judge({ app: 'app', phase: 'startup', base: [1e6, 1e6], head: [1.01e6, 1.01e6], cycles }, 0.002)],
+    };
+    const markdown = gateMarkdown(counted);
+    assert.match(markdown, /\| base \(M cycles\) \| head \(M cycles\) \| cycles change \| ≈ ms ✱ \|/);
+    // 25,000 more cycles × 0.120 ms per million: +0.003 ms, shown to one decimal; the cycles' change +2.08 %
+    assert.match(markdown, /\| app \| startup \| 1\.000 \| 1\.010 \| \+1\.00 % \| 1\.200 \| 1\.225 \| \+2\.08 % \| \+0\.0 \|/);
+    assert.equal(modelledMs(25e6, CYCLES_AS_TIME), '+3.0');
+    assert.match(markdown, /✱ ≈ ms: the change in estimated cycles × 0\.12 ms per million, .*median error 2\.3 %/);
+    assert.match(markdown, /with its cache simulation: estimated cycles = instructions \+ 10 × L1 misses \+ 100 × last-level misses/);
+    // without cycles, neither the columns nor the cycles' note
+    assert.doesNotMatch(gateMarkdown(report(1010, 'main')), /M cycles|estimated cycles/);
+  });
+
+  it("names the framework's package and each side's version; the paths' lengths only when the versions' differ", () => {
+    const framework = (base: string, head: string) =>
+      gateMarkdown({ ...report(1001, 'main'), framework: { package: 'fastify', from: '.', base, head } });
+    assert.match(framework('fastify@5.12.8', 'fastify@5.12.8'), /packed from `\.` of each commit, at `fastify@5\.12\.8` on both sides\./);
+    const patch = framework('fastify@5.12.0', 'fastify@5.12.1');
+    assert.match(patch, /at `fastify@5\.12\.0` \(base\) and `fastify@5\.12\.1` \(head\)\./);
+    assert.doesNotMatch(patch, /lengths differ/);
+    assert.match(framework('fastify@5.9.9', 'fastify@5.10.0'), /\(head\): the versions' lengths differ/);
   });
 
   it('gives the key figures for $GITHUB_OUTPUT', () => {

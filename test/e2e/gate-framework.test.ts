@@ -1,0 +1,241 @@
+/**
+ * `coldstart gate -f fastify --framework-from .` end to end, for real (valgrind; skipped with the reason when it is
+ * absent): the gate of a framework's own repository. A test writes a git repository holding a small package named
+ * `fastify` (a wrapper of the installed fastify, as a fork would be; no dependencies, so no registry), then two
+ * commits on its base: one that only edits a comment, one whose factory does about 0.5 % more work (route
+ * registration's phase). Each gate packs the package at each side and installs it as a version, then counts the
+ * generated fastify cell at 1 route: the added work fails (exit 1) naming `registration`, after a confirmation round
+ * (run as action.yml's gate step, with $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT set to files); the comment passes; the
+ * same commit on both sides passes with a noise floor reported (counted under --cache-sim: estimated cycles too).
+ * The clones are unchanged (hashed before and after). A package that the named framework's cells do not load, -f
+ * without --framework-from, and a folder outside the repository are refused in one line, exit 2, before anything is exported.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { findCountTools } from '../../metrics/measure/counting.ts';
+import type { GateReport } from '../../metrics/pipeline/gate-verdict.ts';
+import { ROOT, tempDir } from '../support/helpers.ts';
+
+const skip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; gate tests skipped';
+const TIMEOUT_MS = 900_000;
+const FASTIFY = path.join(ROOT, 'node_modules', 'fastify');
+
+/** The package: the installed fastify under its own folder, its factory doing `work` rounds of arithmetic first. */
+const wrapper = (work: number, comment: string) => `'use strict';
+// ${comment}
+const real = require(${JSON.stringify(FASTIFY)});
+function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003; return x; }
+function Fastify(options) {
+  globalThis.__spun = spin(${work});
+  return real(options);
+}
+module.exports = Object.assign(Fastify, real, { default: Fastify, fastify: Fastify });
+`;
+
+function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  return result.stdout.trim();
+}
+
+/** Every file under dir (its .git included), hashed with its relative path. */
+function hashTree(dir: string): string {
+  const hash = createHash('sha256');
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
+      const full = path.join(at, entry.name);
+      hash.update(path.relative(dir, full) + '\0');
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) hash.update(readFileSync(full));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex');
+}
+
+interface Gate {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  report: GateReport;
+  ms: number;
+}
+
+/** The gate step of action.yml: its `run:` line, run by bash as the runner runs it, its env from the inputs. */
+function actionGateCommand(): string {
+  const action = parseYaml(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: { id?: string; run?: string }[] } };
+  const step = action.runs.steps.find((s) => s.id === 'gate');
+  assert.ok(step?.run, 'action.yml has a gate step');
+  return step.run;
+}
+
+function gate(cwd: string, out: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Gate> {
+  const started = Date.now();
+  const [command, argv] = env.GITHUB_OUTPUT
+    ? ['bash', ['-e', '-c', actionGateCommand()]]
+    : [process.execPath, [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', ...args, '--out', out]];
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GITHUB_STEP_SUMMARY: '', GITHUB_OUTPUT: '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      let report = undefined as unknown as GateReport;
+      try {
+        report = JSON.parse(readFileSync(path.join(out, 'gate.json'), 'utf8')) as GateReport;
+      } catch {
+        // asserted below through the status and stderr
+      }
+      resolve({ status, stdout, stderr, report, ms: Date.now() - started });
+    });
+  });
+}
+
+describe("coldstart gate --framework-from: a framework's own repository", { skip, timeout: TIMEOUT_MS }, () => {
+  const gates: Record<string, Gate> = {};
+  const hashes: Record<string, [string, string]> = {};
+  const dirs: Record<string, string> = {};
+  let root = '';
+  let summaryFile = '';
+  let outputFile = '';
+  const out = (name: string) => path.join(root, 'out', name);
+  const cells = ['-f', 'fastify', '-r', '1', '--framework-from', '.'];
+
+  before(async () => {
+    root = tempDir('coldstart-gate-framework-');
+    const origin = path.join(root, 'origin');
+    mkdirSync(origin);
+    git(origin, 'init', '-q', '-b', 'main');
+    const version = (JSON.parse(readFileSync(path.join(FASTIFY, 'package.json'), 'utf8')) as { version: string }).version;
+    writeFileSync(path.join(origin, 'package.json'), `${JSON.stringify({ name: 'fastify', version, main: 'index.js', license: 'MIT' })}\n`);
+    writeFileSync(path.join(origin, 'index.js'), wrapper(0, 'the package'));
+    git(origin, 'add', '.');
+    git(origin, 'commit', '-qm', 'base');
+    git(origin, 'branch', 'base');
+    writeFileSync(path.join(origin, 'index.js'), wrapper(0, 'the package, its comment edited'));
+    git(origin, 'commit', '-qam', 'comment');
+    git(origin, 'branch', 'comment');
+    git(origin, 'checkout', '-q', '--detach', 'base');
+    // about 0.5 % more instructions to the first answer of fastify at 1 route, all of it in the factory's call
+    writeFileSync(path.join(origin, 'index.js'), wrapper(40_000, 'the package'));
+    git(origin, 'commit', '-qam', 'more');
+    git(origin, 'branch', 'more');
+    const clone = (name: string, branch: string) => {
+      const dir = path.join(root, name);
+      git(root, 'clone', '-q', '-b', branch, origin, dir);
+      if (branch !== 'base') git(dir, 'branch', '-q', 'base', 'origin/base');
+      return dir;
+    };
+    Object.assign(dirs, { more: clone('more', 'more'), comment: clone('comment', 'comment'), same: clone('same', 'base') });
+    summaryFile = path.join(root, 'step-summary.md');
+    outputFile = path.join(root, 'github-output');
+    for (const [name, dir] of Object.entries(dirs)) hashes[name] = [hashTree(dir), ''];
+    // the action's inputs, as the runner passes them to its gate step (its defaults for threshold, rounds, framework-from)
+    const action = {
+      GITHUB_ACTION_PATH: ROOT,
+      BASE: 'base',
+      ENTRY: '',
+      FRAMEWORKS: 'fastify',
+      ROUTES: '1',
+      FRAMEWORK_FROM: '.',
+      THRESHOLD: '0.2%',
+      ROUNDS: '2',
+      OUT: out('more'),
+      GITHUB_STEP_SUMMARY: summaryFile,
+      GITHUB_OUTPUT: outputFile,
+    };
+    [gates.more, gates.comment] = await Promise.all([
+      gate(dirs.more!, out('more'), [], action),
+      gate(dirs.comment!, out('comment'), ['--base', 'base', ...cells]),
+    ]);
+    gates.same = await gate(dirs.same!, out('same'), ['--base', 'HEAD', ...cells, '--cache-sim']);
+    for (const [name, dir] of Object.entries(dirs)) hashes[name]![1] = hashTree(dir);
+  });
+
+  it('fails a commit whose factory does about 0.5 % more work, naming registration, after counting it again', (t) => {
+    const { status, stdout, stderr, report, ms } = gates.more!;
+    t.diagnostic(`gate of the added work: ${Math.round(ms / 1000)} s wall, two gates at a time`);
+    assert.equal(status, 1, stderr);
+    assert.match(
+      stdout.split('\n')[0]!,
+      /^## Cold-start gate: \*\*FAIL\*\*: \d regression\(s\) in instructions: fastify 1 registration \+\d\.\d\d %/,
+    );
+    assert.match(stdout, /counted again once on both sides/);
+    assert.match(stdout, /Generated cells with `fastify` packed from `\.` of each commit, at `fastify@\d+\.\d+\.\d+` on both sides\./);
+    assert.equal(report.rounds, 3);
+    assert.deepEqual(
+      report.cells.map((cell) => cell.phase),
+      ['boot', 'import', 'registration', 'listen', 'firstRequest', 'total'],
+    );
+    const byPhase = Object.fromEntries(report.cells.map((cell) => [cell.phase, cell]));
+    t.diagnostic(`total ${byPhase.total!.baseMedian} → ${byPhase.total!.headMedian} (${(byPhase.total!.change * 100).toFixed(3)} %)`);
+    assert.ok(byPhase.total!.change > 0.003 && byPhase.total!.change < 0.008, `about 0.5 %: ${byPhase.total!.change}`);
+    assert.equal(byPhase.registration!.regressed, true);
+    // the work is in the factory's call, not in the package's import
+    assert.equal(byPhase.import!.regressed, false);
+  });
+
+  it("run as action.yml's gate step with the framework inputs, writes $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT", () => {
+    assert.equal(readFileSync(summaryFile, 'utf8'), gates.more!.stdout);
+    assert.match(
+      readFileSync(outputFile, 'utf8'),
+      /^verdict=fail\nregressions=\d\nnoise-floor=0\.\d{6}\nworst-change=0\.\d{6}\nconfirmed=true\n$/,
+    );
+  });
+
+  it('passes a commit that only edits a comment', () => {
+    const { status, stdout, stderr } = gates.comment!;
+    assert.equal(status, 0, stderr);
+    assert.match(stdout, /^## Cold-start gate: \*\*PASS\*\*/);
+    assert.doesNotMatch(stdout, /counted again/);
+  });
+
+  it('passes the same commit as base and head, with a noise floor reported; under --cache-sim, with estimated cycles', () => {
+    const { status, stdout, stderr, report } = gates.same!;
+    assert.equal(status, 0, stderr);
+    assert.match(stdout, /Noise floor \(largest A\/A spread of a side\): \d+\.\d{3} %/);
+    assert.equal(report.rounds, 2);
+    for (const cell of report.cells) {
+      assert.equal(cell.base.length, 2, 'two counts per side: a spread');
+      // estimated cycles exceed the instructions they are made of (each miss adds 10 or 100)
+      assert.ok(cell.cycles && cell.cycles.base.every((cycles, i) => cycles > cell.base[i]!), `${cell.phase}: cycles above instructions`);
+    }
+    assert.match(stdout, /\| base \(M cycles\) \| head \(M cycles\) \| cycles change \|/);
+    assert.match(stdout, /✱ ≈ ms: the change in estimated cycles × 0\.12 ms per million/);
+  });
+
+  it('leaves the working folders unchanged (files and .git hashed before and after)', () => {
+    for (const [name, [before, after]] of Object.entries(hashes)) assert.equal(after, before, name);
+  });
+
+  it('refuses, in one line and exit 2, a package the cells do not load, -f alone, -f with --entry, a folder outside', async () => {
+    const refusals: [string[], RegExp][] = [
+      [['-f', 'express', '--framework-from', '.'], /^coldstart: --framework-from: express's cells do not load fastify \(they load express/],
+      [['-f', 'fastify'], /^coldstart: gate: -f needs --framework-from/],
+      [
+        ['-f', 'fastify', '--framework-from', '.', '--entry', 'index.js'],
+        /^coldstart: gate: an app \(--entry, --handler\) or generated cells/,
+      ],
+      [['-f', 'fastify', '--framework-from', '..'], /^coldstart: --framework-from \.\. is outside the repository\n$/],
+      [['-f', 'all', '--framework-from', '.'], /^coldstart: gate: -f all: name the frameworks/],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = await gate(dirs.same!, out('refused'), ['--base', 'base', ...args]);
+      assert.equal(refused.status, 2, `${args.join(' ')}: ${refused.stderr}`);
+      assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+      assert.match(refused.stderr, message);
+    }
+  });
+});
