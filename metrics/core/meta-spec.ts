@@ -115,6 +115,8 @@ export interface MetaSampling {
   countSamples?: number;
   /** with counted cells under the cache simulation (--cache-sim): true */
   cacheSim?: boolean;
+  /** with counted cells cut at each npm package's CommonJS loading (--count-packages): true; the cuts add their own work */
+  countPackages?: boolean;
   /** runs in flight at once, when more than one */
   jobs?: number;
   /** `i/n`: the part of the cells this run measured */
@@ -288,6 +290,7 @@ function parseSampling(v: Json): MetaSampling | undefined {
     firstHits: num(v.firstHits) ?? 0,
     countSamples: num(v.countSamples),
     cacheSim: v.cacheSim === true ? true : undefined,
+    countPackages: v.countPackages === true ? true : undefined,
     jobs: num(v.jobs),
     shard: str(v.shard),
   });

@@ -159,6 +159,16 @@ export function noiseFloorOf(report: GateReport): number {
   return Math.max(0, ...report.cells.map((cell) => cell.floor));
 }
 
+/** The largest floor, and where it is when a small phase's floor is above every total's (a total's floor named too). */
+function floorText(report: GateReport): string {
+  const largest = report.cells.reduce<JudgedCell | undefined>((a, c) => (a && a.floor >= c.floor ? a : c), undefined);
+  const totals = report.cells.filter((cell) => cell.phase === 'total');
+  const totalFloor = Math.max(0, ...totals.map((cell) => cell.floor));
+  if (!largest || largest.phase === 'total' || largest.floor <= totalFloor) return pct(noiseFloorOf(report), 3);
+  const of = `of the total${totals.length > 1 ? 's' : ''}: ${pct(totalFloor, 3)}`;
+  return `${pct(largest.floor, 3)}, in ${markdownText(largest.app)} ${largest.phase} (${of})`;
+}
+
 /** Where the generated cells' framework came from (--framework-from), and the versions when the sides differ in them. */
 function frameworkLine(framework: NonNullable<GateReport['framework']>): string {
   const at = (value: string) => markdownCode(value);
@@ -192,7 +202,7 @@ export function gateMarkdown(report: GateReport): string {
     `Base ${ref} (${report.baseCommit.slice(0, 12)}) against head ${report.headCommit.slice(0, 12)}, counted in instructions ` +
       `(valgrind${cycles ? CACHE_SIM_TEXT : ''}), ${report.rounds} interleaved round(s) per side. ` +
       'Noise floor (largest A/A spread of a side): ' +
-      `${pct(noiseFloorOf(report), 3)}; a cell's threshold is the larger of --threshold ${pct(report.thresholdOption)} and ` +
+      `${floorText(report)}; a cell's threshold is the larger of --threshold ${pct(report.thresholdOption)} and ` +
       `${FLOOR_MULTIPLE} × its floor.` +
       (report.confirmed ? ' A suspected regression was counted again once on both sides before this verdict.' : ''),
     '',

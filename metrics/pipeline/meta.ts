@@ -207,7 +207,7 @@ function sourceMeta({ source }: RunSpec, prepared: PreparedCells): MetaSource {
 
 /** How the samples are taken: counts, precision, order, first hits; counted cells' own count; jobs and shard. */
 function samplingMeta(spec: RunSpec, { precision, jobs }: StartFacts): MetaSampling {
-  const { samples, warmup, timeoutMs, order, seed, countSamples, cacheSim, shard } = spec.sampling;
+  const { samples, warmup, timeoutMs, order, seed, countSamples, cacheSim, countPackages, shard } = spec.sampling;
   return {
     samples,
     ...(samples === 'auto'
@@ -227,6 +227,7 @@ function samplingMeta(spec: RunSpec, { precision, jobs }: StartFacts): MetaSampl
     firstHits: firstHitsOf(spec),
     ...(hasCounted(spec) ? { countSamples } : {}),
     ...(hasCounted(spec) && cacheSim ? { cacheSim: true } : {}),
+    ...(hasCounted(spec) && countPackages ? { countPackages: true } : {}),
     ...(jobs > 1 ? { jobs } : {}),
     ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
   };

@@ -150,6 +150,12 @@ describe('coldstart gate --attribute: which package grew', { skip, timeout: TIME
       assert.equal(sum, sample!.instructions!.firstResponse, side);
       const [plain] = readSamples(path.join(out, `${side}-1`, 'samples.jsonl'));
       assert.equal(plain!.packages, undefined);
+      // the attributed round's meta.json says its counts carry the cuts' own work; the plain rounds' do not
+      const sampling = (dir: string) =>
+        (JSON.parse(readFileSync(path.join(out, dir, 'meta.json'), 'utf8')) as { spec: { sampling: { countPackages?: boolean } } }).spec
+          .sampling;
+      assert.equal(sampling(`${side}-attribute`).countPackages, true);
+      assert.equal(sampling(`${side}-1`).countPackages, undefined);
       const cost = sample!.instructions!.firstResponse! - plain!.instructions!.firstResponse!;
       t.diagnostic(
         `${side}: attributed ${sample!.instructions!.firstResponse} (${sample!.durationMs} ms) vs plain ` +

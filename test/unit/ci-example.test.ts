@@ -72,8 +72,10 @@ describe("the gate's action and its documented workflow", () => {
     assert.match(action, /args\+=\(--entry "\$ENTRY"\)/);
     assert.match(action, /args\+=\(--frameworks "\$FRAMEWORKS" --framework-from "\$FRAMEWORK_FROM"\)/);
     assert.match(action, /bin\/coldstart\.js" gate "\$\{args\[@\]\}"/);
+    assert.match(action, /if \[ "\$CACHE_SIM" = true \]; then args\+=\(--cache-sim\); fi/);
+    assert.match(action, /if \[ "\$ATTRIBUTE" = true \]; then args\+=\(--attribute\); fi/);
     assert.match(action, /uses: actions\/upload-artifact@v4/);
-    for (const input of ['base', 'entry', 'frameworks', 'routes', 'framework-from', 'threshold'])
+    for (const input of ['base', 'entry', 'frameworks', 'routes', 'framework-from', 'threshold', 'cache-sim', 'attribute'])
       assert.match(action, new RegExp(`^  ${input}:$`, 'm'));
   });
 

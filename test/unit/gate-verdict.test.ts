@@ -117,6 +117,21 @@ describe('gate verdict', () => {
     assert.match(framework('fastify@5.9.9', 'fastify@5.10.0'), /\(head\): the versions' lengths differ/);
   });
 
+  it("names the phase of the largest floor when a small phase's is above the total's, and the total's floor", () => {
+    const noisy: GateReport = {
+      ...report(1001, 'main'),
+      cells: [
+        judge({ app: 'fastify 1000', phase: 'firstRequest', base: [49e6, 35e6], head: [49e6, 35e6] }, 0.002, 6e9),
+        judge({ app: 'fastify 1000', phase: 'total', base: [6.05e9, 6.08e9], head: [6.05e9, 6.056e9] }, 0.002),
+      ],
+    };
+    assert.match(
+      gateMarkdown(noisy),
+      /Noise floor \(largest A\/A spread of a side\): 33\.333 %, in fastify 1000 firstRequest \(of the total: 0\.495 %\);/,
+    );
+    assert.match(gateMarkdown(report(1001, 'main')), /Noise floor \(largest A\/A spread of a side\): 0\.000 %;/);
+  });
+
   it('gives the key figures for $GITHUB_OUTPUT', () => {
     assert.equal(
       gateOutputs(report(1010, 'main')),

@@ -220,6 +220,9 @@ const OTHERS: Readonly<Record<string, { args: readonly string[]; values?: Record
       '--out': [path.join(dir, 'gate-out')],
       '--work': [dir],
       '--measure-arg': ['--samples=3'],
+      '--frameworks': ['fastify'],
+      '--routes': ['1'],
+      '--framework-from': ['.'],
     },
   },
   bisect: {
