@@ -58,6 +58,8 @@ export async function checkFrameworkFrom(spec: FrameworkFrom, repoTop: string, c
     maxBuffer: PACKAGE_JSON_BYTES,
     timeout: 60_000,
   });
+  if (shown.error && 'code' in shown.error && shown.error.code === 'ENOBUFS')
+    throw new UsageError(`--framework-from ${spec.from}: its package.json at HEAD is over ${PACKAGE_JSON_BYTES} bytes`);
   if (shown.status !== 0 || shown.error) throw new UsageError(`--framework-from ${spec.from}: HEAD has no package.json there`);
   let name: unknown;
   try {
@@ -73,7 +75,8 @@ export async function checkFrameworkFrom(spec: FrameworkFrom, repoTop: string, c
       throw new UsageError(`-f ${framework}: not a framework coldstart generates (${generators.map((g) => g.name).join(', ')})`);
     if (!generator.packages.includes(name))
       throw new UsageError(
-        `--framework-from: ${framework}'s cells do not load ${name} (they load ${generator.packages.join(', ') || 'no package'})`,
+        `--framework-from: ${framework}'s cells do not load ${oneLine(name).slice(0, 214)} ` +
+          `(they load ${generator.packages.join(', ') || 'no package'})`,
       );
   }
   return { rel, name };
