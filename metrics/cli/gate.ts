@@ -6,12 +6,15 @@ import { parseFrameworks, parseInteger, parsePercentShare, parseRoutes } from '.
 import type { FrameworkFrom } from '../pipeline/gate-framework.ts';
 import { FLOOR_MULTIPLE } from '../pipeline/gate-verdict.ts';
 import { GATE_SIGNALS, GateAborted, runGate, type GateOptions } from '../pipeline/gate.ts';
-import { addTypedCommand } from './groups/common.ts';
+import { addTypedCommand, dimensionOption } from './groups/common.ts';
+import { DIMENSIONS } from '../core/dimensions.ts';
 import { terminalText } from './shared.ts';
 
 const DEFAULT_GATE_THRESHOLD = 0.002;
 
 const DEFAULT_GATE_ROUTES = [1, 1000];
+/** The gate's generated cells: servers, the framework's package from each side. */
+const GATE_CELLS = { what: 'cell', lambda: false } as const;
 
 /** What the gate counts: an app (--entry, --handler), or generated cells of a framework from its checkout (-f, --framework-from). */
 function frameworkFromOptions(
@@ -64,12 +67,9 @@ export function registerGateCommand(program: PlainCommand): void {
     .option('--entry <file>', 'a server entry (path in the repository) and its arguments, as measure takes it; repeat for several', collect)
     .option('--handler <file.export>', 'a Lambda handler module and its export, as measure takes it; repeat for several', collect)
     .option('--name <list>', 'names for the apps (as measure)')
-    .option(
-      '-f, --frameworks <list>',
-      "generated cells of these frameworks instead of an app, their package taken from each side's checkout (with --framework-from)",
-      parseFrameworks,
-    )
-    .option('-r, --routes <list>', `the generated cells' route counts (with -f; default ${DEFAULT_GATE_ROUTES.join(',')})`, parseRoutes)
+    // the table's own flags (core/dimensions.ts): generated cells instead of an app, with --framework-from
+    .addOption(dimensionOption(DIMENSIONS.framework, '--frameworks', parseFrameworks, GATE_CELLS, 'none: the app of --entry'))
+    .addOption(dimensionOption(DIMENSIONS.routes, '--routes', parseRoutes, GATE_CELLS, DEFAULT_GATE_ROUTES.join(',')))
     .option(
       '--framework-from <dir>',
       "the folder of the framework's package in this repository (`.` for its root): packed and installed from each side " +
