@@ -73,11 +73,11 @@ function actionGateCommand(): string {
   return step.run;
 }
 
-function gate(cwd: string, out: string, base: string, env: NodeJS.ProcessEnv = {}): Promise<Gate> {
+function gate(cwd: string, out: string, base: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Promise<Gate> {
   const started = Date.now();
   const [command, args] = env.GITHUB_OUTPUT
     ? ['bash', ['-e', '-c', actionGateCommand()]]
-    : [process.execPath, [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', base, '--entry', 'app.js', '--out', out]];
+    : [process.execPath, [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', base, '--entry', 'app.js', ...extra, '--out', out]];
   // the action's inputs, as the runner passes them to the step (its defaults for threshold and rounds)
   const inputs = { GITHUB_ACTION_PATH: ROOT, BASE: base, ENTRY: 'app.js', THRESHOLD: '0.2%', ROUNDS: '2', OUT: out };
   return new Promise((resolve) => {
@@ -152,7 +152,10 @@ describe('coldstart gate: base against head of a repository', { skip, timeout: T
       gate(dirs.more, out('more'), 'base', env),
       gate(dirs.comment, out('comment'), 'base'),
     ]);
-    [gates.same, gates.far] = await Promise.all([gate(dirs.same, out('same'), 'HEAD'), gate(dirs.far, out('far'), 'base')]);
+    [gates.same, gates.far] = await Promise.all([
+      gate(dirs.same, out('same'), 'HEAD', {}, ['--cache-sim']),
+      gate(dirs.far, out('far'), 'base'),
+    ]);
     for (const [name, dir] of Object.entries(dirs)) hashes[name]![1] = hashTree(dir);
   });
 
@@ -175,12 +178,18 @@ describe('coldstart gate: base against head of a repository', { skip, timeout: T
     assert.doesNotMatch(stdout, /counted again/);
   });
 
-  it('passes the same commit as base and head, with a noise floor reported', () => {
+  it('passes the same commit as base and head, with a noise floor reported; under --cache-sim, with estimated cycles', () => {
     const { status, stdout, stderr, report } = gates.same!;
     assert.equal(status, 0, stderr);
     assert.match(stdout, /Noise floor \(largest A\/A spread of a side\): \d+\.\d{3} %/);
     assert.equal(report.rounds, 2);
-    for (const cell of report.cells) assert.equal(cell.base.length, 2, 'two counts per side: a spread');
+    for (const cell of report.cells) {
+      assert.equal(cell.base.length, 2, 'two counts per side: a spread');
+      // estimated cycles exceed the instructions they are made of (each miss adds 10 or 100)
+      assert.ok(cell.cycles && cell.cycles.base.every((cycles, i) => cycles > cell.base[i]!), `${cell.phase}: cycles above instructions`);
+    }
+    assert.match(stdout, /\| base \(M cycles\) \| head \(M cycles\) \| cycles change \|/);
+    assert.match(stdout, /✱ ≈ ms: the change in estimated cycles × 0\.12 ms per million/);
   });
 
   it('gives the same verdict from a folder at another path length, counts within the floor', () => {
