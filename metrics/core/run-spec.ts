@@ -112,6 +112,8 @@ export interface SamplingSpec {
   cacheSim: boolean;
   /** counted cells also cut at each npm package's CommonJS loading: each package's own instructions (measure/package-cuts.ts) */
   countPackages: boolean;
+  /** counted children with V8's major GC atomic, not incremental (measure/counting.ts ATOMIC_GC_FLAGS) */
+  atomicGc: boolean;
   timeoutMs: number;
   order: Order;
   seed: string;
@@ -222,6 +224,7 @@ export const DEFAULT_SPEC: Readonly<RunSpec> = {
     countSamples: 1,
     cacheSim: false,
     countPackages: false,
+    atomicGc: false,
     timeoutMs: 120_000,
     order: RUN_DIMENSIONS.order.cli[0],
     seed: 'coldstart',
@@ -343,7 +346,7 @@ export const OPTION_RULES: readonly OptionRule[] = [
     without: 'a timed cell (--measure time) when --count-samples gives the counted cells theirs (and counted cells take no auto)',
   },
   {
-    flags: ['--count-samples', '--cache-sim', '--count-packages'],
+    flags: ['--count-samples', '--cache-sim', '--count-packages', '--atomic-gc'],
     applies: hasCounted,
     without: 'a counted cell (--measure instructions)',
   },

@@ -34,6 +34,19 @@ export const CUT_FUNCTION = 'getrusage';
  */
 export const COUNT_V8_FLAGS = ['--predictable', '--hash-seed=1', '--random-seed=1'] as const;
 
+/**
+ * `--atomic-gc`: V8's major GC marks in one pause instead of in steps between the program's work. Incremental
+ * marking's steps are sized and scheduled by the clock, so how much the program executes while marking is on (its
+ * write barriers) moves with the speed of the run, and counts of one large cell with it spread where counts without it
+ * agree (docs/findings/2026-12-05-atomic-gc.md). The gate counts this way; a plain counted run does not unless asked.
+ */
+export const ATOMIC_GC_FLAGS = ['--no-incremental-marking'] as const;
+
+/** The V8 flags of a counted child: COUNT_V8_FLAGS, and ATOMIC_GC_FLAGS under --atomic-gc (meta.json records them). */
+export function countV8Flags(atomicGc: boolean | undefined): string[] {
+  return [...COUNT_V8_FLAGS, ...(atomicGc ? ATOMIC_GC_FLAGS : [])];
+}
+
 /** How much longer a counted sample may take than a timed one (valgrind slows node 27–108×, callgrind a bit more). */
 export const COUNT_SLOWDOWN = 10;
 
@@ -212,6 +225,8 @@ export function countHooks(options: {
   shape: CountShape;
   cacheSim?: boolean;
   packages?: boolean;
+  /** --atomic-gc: V8's major GC without incremental marking */
+  atomicGc?: boolean;
 }): SampleHooks {
   const dir = mkdtempSync(path.join(options.scratch, 'count-'));
   const prefix = path.join(dir, 'vgdb');
@@ -236,7 +251,7 @@ export function countHooks(options: {
         `--vgdb-prefix=${prefix}`,
         ...(options.cacheSim ? CACHE_SIM_ARGS : []),
         launch.command,
-        ...COUNT_V8_FLAGS,
+        ...countV8Flags(options.atomicGc),
         ...cuts,
         ...launch.args,
       ],

@@ -69,6 +69,8 @@ export interface RunContext {
   cacheSim?: boolean;
   /** counted cells also cut at each npm package's CommonJS loading (--count-packages) */
   countPackages?: boolean;
+  /** counted children with V8's major GC atomic (--atomic-gc) */
+  atomicGc?: boolean;
   /** the cells' file lists, when some cell runs from a cold file cache */
   files?: SampleFileCache;
   /** told the runner's clock at each sample's spawn (the profiled run places INIT's end on the profile's clock) */
@@ -125,6 +127,7 @@ export function measurePlannedRun(run: PlannedRun, context: RunContext): Promise
         shape,
         ...(context.cacheSim ? { cacheSim: true } : {}),
         ...(context.countPackages ? { packages: true } : {}),
+        ...(context.atomicGc ? { atomicGc: true } : {}),
       });
     } else if (limits && (run.cell.memory > 0 || caps)) {
       try {

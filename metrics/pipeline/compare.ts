@@ -14,6 +14,7 @@ import { estimateVsRealMarkdown } from '../report/estimate-vs-real-md.ts';
 import type { ReportContext } from '../report/contract.ts';
 import { targetKind } from '../core/kinds.ts';
 import { EXIT_OK, EXIT_VERDICT } from '../core/exit-codes.ts';
+import { markdownCode } from '../core/escape.ts';
 
 export { DEFAULT_COMPARE_METRIC, METRIC_NAMES, parseMetricName, type MetricName } from '../analyse/compare.ts';
 export { DEFAULT_INSTRUCTION_THRESHOLD } from '../analyse/instructions.ts';
@@ -58,6 +59,20 @@ function estimateSection(local: ReportContext, real: ReportContext): { rows: Est
   return { rows, markdown: estimateVsRealMarkdown(rows, chosen.architecture, local.reference?.source ?? 'none') };
 }
 
+/**
+ * When both runs were counted and with different V8 flags (meta.json spec.countFlags: --atomic-gc, or a run made
+ * before a flag changed), a note under the table: their counts differ by the flags too, not only by the change.
+ */
+function countFlagsNote(a: ReportContext, b: ReportContext): string {
+  const [flagsA, flagsB] = [a.meta?.spec.countFlags, b.meta?.spec.countFlags];
+  if (!flagsA || !flagsB || flagsA.join(' ') === flagsB.join(' ')) return '';
+  const shown = (flags: readonly string[]) => markdownCode(flags.join(' '));
+  return (
+    `\n> **Counted with different V8 flags**: A with ${shown(flagsA)}, B with ${shown(flagsB)}. Their counts differ by the ` +
+    'flags as well as by any change (`--atomic-gc` lowers a large cell by up to a few %: docs/guide/counting-instructions.md).\n'
+  );
+}
+
 export function runCompare(options: CompareOptions): CompareResult {
   if (options.out) {
     // writable before the runs are read, as every output file is: one line and exit 2, not exit 4 at the end
@@ -78,7 +93,7 @@ export function runCompare(options: CompareOptions): CompareResult {
   const empty = emptyGate(comparison);
   if (empty && !estimates) throw new UsageError(empty);
   const markdown =
-    (empty ? '' : compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b })) +
+    (empty ? '' : compareMarkdown(comparison, { ...a, dir: options.a }, { ...b, dir: options.b }) + countFlagsNote(a, b)) +
     (estimates ? `\n${estimates.markdown}` : '');
   if (options.out) {
     try {

@@ -26,7 +26,7 @@ import { machine, runnerInfo, toolVersion } from '../store/meta-file.ts';
 import { metaCellsOfTable, type MetaCells, type MetaLimits, type MetaSampling, type MetaSource, type MetaSpec } from '../core/meta-spec.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
 import { pathRecorder, recordedPaths } from '../core/recorded-paths.ts';
-import { COUNT_V8_FLAGS } from '../measure/counting.ts';
+import { countV8Flags } from '../measure/counting.ts';
 import { CHILD_NODE_ENV, PASSED_ENV } from '../measure/environment.ts';
 import { FILE_CACHE_META } from '../measure/file-cache-run.ts';
 import type { SampleFileCache } from '../measure/file-cache.ts';
@@ -260,7 +260,7 @@ export function specMeta(spec: RunSpec, prepared: PreparedCells, facts: StartFac
       ...(cost.webRates ? { webRates: cost.webRates } : {}),
     },
     ...(spec.output.attribute ? { attribute: true as const } : {}),
-    ...(hasCounted(spec) ? { countFlags: [...COUNT_V8_FLAGS] } : {}),
+    ...(hasCounted(spec) ? { countFlags: countV8Flags(spec.sampling.atomicGc) } : {}),
     runtimeSources: runtimeSources(prepared.levers),
   };
 }

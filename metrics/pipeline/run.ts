@@ -185,6 +185,7 @@ async function openRun(spec: RunSpec, source: CellSource, deps: Deps, log: (line
       ...(counting ? { counting } : {}),
       ...(counting && spec.sampling.cacheSim ? { cacheSim: true } : {}),
       ...(counting && spec.sampling.countPackages ? { countPackages: true } : {}),
+      ...(counting && spec.sampling.atomicGc ? { atomicGc: true } : {}),
     };
     return { session, prepared: prepared.prepared, jobs, environment, context, precision, start };
   } catch (error) {

@@ -208,6 +208,11 @@ describe("coldstart gate --framework-from: a framework's own repository", { skip
     assert.match(stdout, /Noise floor \(largest A\/A spread of a side\): \d+\.\d{3} %/);
     assert.equal(report.rounds, 2);
     for (const cell of report.cells) assert.equal(cell.base.length, 2, 'two counts per side: a spread');
+    // both sides counted with V8's major GC in one pause (--atomic-gc), as each round's meta.json records
+    for (const round of ['base-1', 'head-2']) {
+      const meta = JSON.parse(readFileSync(path.join(out('same'), round, 'meta.json'), 'utf8')) as { spec: { countFlags: string[] } };
+      assert.ok(meta.spec.countFlags.includes('--no-incremental-marking'), `${round}: ${meta.spec.countFlags.join(' ')}`);
+    }
   });
 
   it('leaves the working folders unchanged (files and .git hashed before and after)', () => {

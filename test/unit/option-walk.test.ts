@@ -102,6 +102,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '--levers': [],
   '--no-snapshot': [],
   '--cache-sim': [],
+  '--atomic-gc': [],
   '--count-packages': [],
 };
 
