@@ -9,18 +9,14 @@
  * why there is no per-package table.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { findCountTools } from '../../metrics/measure/counting.ts';
 import type { GateReport } from '../../metrics/pipeline/gate-verdict.ts';
 import type { GateAttribution } from '../../metrics/pipeline/gate-attribute.ts';
 import { readSamples } from '../../metrics/store/samples-file.ts';
-import { ROOT, tempDir } from '../support/helpers.ts';
-
-const skip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; gate tests skipped';
-const TIMEOUT_MS = 900_000;
+import { tempDir } from '../support/helpers.ts';
+import { GATE_SKIP as skip, GATE_TIMEOUT_MS as TIMEOUT_MS, git, runGateChild, type GateRun } from '../support/gate.ts';
 
 const APP = `const http = require('node:http');
 const alpha = require('alpha');
@@ -35,12 +31,6 @@ for (let i = 0; i < ${rounds}; i++) digest = createHash('sha256').update(digest 
 module.exports = ${requires};
 `;
 
-function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  return result.stdout.trim();
-}
-
 function writePackage(repo: string, name: string, index: string): void {
   const dir = path.join(repo, 'node_modules', ...name.split('/'));
   mkdirSync(dir, { recursive: true });
@@ -48,46 +38,10 @@ function writePackage(repo: string, name: string, index: string): void {
   writeFileSync(path.join(dir, 'index.js'), index);
 }
 
-interface Gate {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  out: string;
-  report: GateReport & { packages: GateAttribution };
-}
+type Gate = GateRun<GateReport & { packages: GateAttribution }>;
 
-function gate(cwd: string, out: string, extra: string[] = []): Promise<Gate> {
-  const args = [
-    path.join(ROOT, 'bin', 'coldstart.js'),
-    'gate',
-    '--base',
-    'base',
-    '--entry',
-    'app.js',
-    '--attribute',
-    ...extra,
-    '--out',
-    out,
-  ];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      let report = undefined as unknown as Gate['report'];
-      try {
-        report = JSON.parse(readFileSync(path.join(out, 'gate.json'), 'utf8')) as Gate['report'];
-      } catch {
-        // asserted below through the status and stderr
-      }
-      resolve({ status, stdout, stderr, out, report });
-    });
-  });
-}
+const gate = (cwd: string, out: string, extra: string[] = []): Promise<Gate> =>
+  runGateChild(cwd, out, ['--base', 'base', '--entry', 'app.js', '--attribute', ...extra]);
 
 describe('coldstart gate --attribute: which package grew', { skip, timeout: TIMEOUT_MS }, () => {
   let status: number | null = null;

@@ -6,18 +6,13 @@
  * is one line, a UsageError, with the name cut and made printable.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { UsageError } from '../../metrics/core/errors.ts';
 import { checkFrameworkFrom } from '../../metrics/pipeline/gate-framework.ts';
 import { tempDir } from '../support/helpers.ts';
-
-function git(cwd: string, ...args: string[]): void {
-  const result = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-}
+import { git } from '../support/gate.ts';
 
 describe('gate --framework-from: the package checked at HEAD', () => {
   let repo = '';

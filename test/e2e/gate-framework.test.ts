@@ -11,18 +11,21 @@
  * repository are refused in one line, exit 2, before anything is exported.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { parse as parseYaml } from 'yaml';
-import { findCountTools } from '../../metrics/measure/counting.ts';
-import type { GateReport } from '../../metrics/pipeline/gate-verdict.ts';
 import { ROOT, tempDir } from '../support/helpers.ts';
-
-const skip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; gate tests skipped';
-const TIMEOUT_MS = 900_000;
+import {
+  assertCommentPasses,
+  assertSamePasses,
+  cloneBranch,
+  GATE_SKIP as skip,
+  GATE_TIMEOUT_MS as TIMEOUT_MS,
+  hashTree,
+  runGateChild,
+  writeGateRepo,
+  type GateRun,
+} from '../support/gate.ts';
 const FASTIFY = path.join(ROOT, 'node_modules', 'fastify');
 
 /** The package: the installed fastify under its own folder, its factory doing `work` rounds of arithmetic first. */
@@ -37,71 +40,8 @@ function Fastify(options) {
 module.exports = Object.assign(Fastify, real, { default: Fastify, fastify: Fastify });
 `;
 
-function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  return result.stdout.trim();
-}
-
-/** Every file under dir (its .git included), hashed with its relative path. */
-function hashTree(dir: string): string {
-  const hash = createHash('sha256');
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
-      const full = path.join(at, entry.name);
-      hash.update(path.relative(dir, full) + '\0');
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) hash.update(readFileSync(full));
-    }
-  };
-  walk(dir);
-  return hash.digest('hex');
-}
-
-interface Gate {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  report: GateReport;
-  ms: number;
-}
-
-/** The gate step of action.yml: its `run:` line, run by bash as the runner runs it, its env from the inputs. */
-function actionGateCommand(): string {
-  const action = parseYaml(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: { id?: string; run?: string }[] } };
-  const step = action.runs.steps.find((s) => s.id === 'gate');
-  assert.ok(step?.run, 'action.yml has a gate step');
-  return step.run;
-}
-
-function gate(cwd: string, out: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Gate> {
-  const started = Date.now();
-  const [command, argv] = env.GITHUB_OUTPUT
-    ? ['bash', ['-e', '-c', actionGateCommand()]]
-    : [process.execPath, [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', ...args, '--out', out]];
-  return new Promise((resolve) => {
-    const child = spawn(command, argv, {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GITHUB_STEP_SUMMARY: '', GITHUB_OUTPUT: '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      let report = undefined as unknown as GateReport;
-      try {
-        report = JSON.parse(readFileSync(path.join(out, 'gate.json'), 'utf8')) as GateReport;
-      } catch {
-        // asserted below through the status and stderr
-      }
-      resolve({ status, stdout, stderr, report, ms: Date.now() - started });
-    });
-  });
-}
+type Gate = GateRun;
+const gate = (cwd: string, out: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Gate> => runGateChild(cwd, out, args, env);
 
 describe("coldstart gate --framework-from: a framework's own repository", { skip, timeout: TIMEOUT_MS }, () => {
   const gates: Record<string, Gate> = {};
@@ -116,28 +56,16 @@ describe("coldstart gate --framework-from: a framework's own repository", { skip
   before(async () => {
     root = tempDir('coldstart-gate-framework-');
     const origin = path.join(root, 'origin');
-    mkdirSync(origin);
-    git(origin, 'init', '-q', '-b', 'main');
     const version = (JSON.parse(readFileSync(path.join(FASTIFY, 'package.json'), 'utf8')) as { version: string }).version;
-    writeFileSync(path.join(origin, 'package.json'), `${JSON.stringify({ name: 'fastify', version, main: 'index.js', license: 'MIT' })}\n`);
-    writeFileSync(path.join(origin, 'index.js'), wrapper(0, 'the package'));
-    git(origin, 'add', '.');
-    git(origin, 'commit', '-qm', 'base');
-    git(origin, 'branch', 'base');
-    writeFileSync(path.join(origin, 'index.js'), wrapper(0, 'the package, its comment edited'));
-    git(origin, 'commit', '-qam', 'comment');
-    git(origin, 'branch', 'comment');
-    git(origin, 'checkout', '-q', '--detach', 'base');
-    // about 0.5 % more instructions to the first answer of fastify at 1 route, all of it in the factory's call
-    writeFileSync(path.join(origin, 'index.js'), wrapper(40_000, 'the package'));
-    git(origin, 'commit', '-qam', 'more');
-    git(origin, 'branch', 'more');
-    const clone = (name: string, branch: string) => {
-      const dir = path.join(root, name);
-      git(root, 'clone', '-q', '-b', branch, origin, dir);
-      if (branch !== 'base') git(dir, 'branch', '-q', 'base', 'origin/base');
-      return dir;
+    const manifest = `${JSON.stringify({ name: 'fastify', version, main: 'index.js', license: 'MIT' })}\n`;
+    // more: about 0.5 % more instructions to the first answer of fastify at 1 route, all of it in the factory's call
+    const texts = {
+      base: wrapper(0, 'the package'),
+      comment: wrapper(0, 'the package, its comment edited'),
+      more: wrapper(40_000, 'the package'),
     };
+    writeGateRepo(origin, 'index.js', texts, { 'package.json': manifest });
+    const clone = (name: string, branch: string) => cloneBranch(root, origin, name, branch);
     Object.assign(dirs, { more: clone('more', 'more'), comment: clone('comment', 'comment'), same: clone('same', 'base') });
     summaryFile = path.join(root, 'step-summary.md');
     outputFile = path.join(root, 'github-output');
@@ -195,19 +123,10 @@ describe("coldstart gate --framework-from: a framework's own repository", { skip
     );
   });
 
-  it('passes a commit that only edits a comment', () => {
-    const { status, stdout, stderr } = gates.comment!;
-    assert.equal(status, 0, stderr);
-    assert.match(stdout, /^## Cold-start gate: \*\*PASS\*\*/);
-    assert.doesNotMatch(stdout, /counted again/);
-  });
+  it('passes a commit that only edits a comment', () => assertCommentPasses(gates.comment!));
 
   it('passes the same commit as base and head, with a noise floor reported', () => {
-    const { status, stdout, stderr, report } = gates.same!;
-    assert.equal(status, 0, stderr);
-    assert.match(stdout, /Noise floor \(largest A\/A spread of a side\): \d+\.\d{3} %/);
-    assert.equal(report.rounds, 2);
-    for (const cell of report.cells) assert.equal(cell.base.length, 2, 'two counts per side: a spread');
+    assertSamePasses(gates.same!);
     // both sides counted with V8's major GC in one pause (--atomic-gc), as each round's meta.json records
     for (const round of ['base-1', 'head-2']) {
       const meta = JSON.parse(readFileSync(path.join(out('same'), round, 'meta.json'), 'utf8')) as { spec: { countFlags: string[] } };

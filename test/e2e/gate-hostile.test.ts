@@ -10,19 +10,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { findCountTools } from '../../metrics/measure/counting.ts';
 import { ROOT, tempDir } from '../support/helpers.ts';
-
-const skip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; gate tests skipped';
+import { GATE_SKIP as skip, git } from '../support/gate.ts';
 
 const APP = `const http = require('node:http');
 http.createServer((req, res) => res.end('ok')).listen(Number(process.env.PORT || 3000));
 `;
-
-function git(cwd: string, ...args: string[]): void {
-  const result = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-}
 
 interface Ended {
   status: number | null;

@@ -10,18 +10,21 @@
  * $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { parse as parseYaml } from 'yaml';
-import { findCountTools } from '../../metrics/measure/counting.ts';
-import type { GateReport } from '../../metrics/pipeline/gate-verdict.ts';
 import { ROOT, tempDir } from '../support/helpers.ts';
-
-const skip = findCountTools() ? false : 'valgrind (and vgdb) not on PATH: apt-get install valgrind; gate tests skipped';
-const TIMEOUT_MS = 900_000;
+import {
+  assertCommentPasses,
+  assertSamePasses,
+  cloneBranch,
+  GATE_SKIP as skip,
+  GATE_TIMEOUT_MS as TIMEOUT_MS,
+  hashTree,
+  runGateChild,
+  writeGateRepo,
+  type GateRun,
+} from '../support/gate.ts';
 
 const app = (rounds: number, comment: string) => `const http = require('node:http');
 const { createHash } = require('node:crypto');
@@ -36,72 +39,12 @@ http
   .listen(Number(process.env.PORT || 3000));
 `;
 
-function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  return result.stdout.trim();
-}
-
-/** Every file under dir (its .git and node_modules included), hashed with its relative path. */
-function hashTree(dir: string): string {
-  const hash = createHash('sha256');
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
-      const full = path.join(at, entry.name);
-      hash.update(path.relative(dir, full) + '\0');
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) hash.update(readFileSync(full));
-    }
-  };
-  walk(dir);
-  return hash.digest('hex');
-}
-
-interface Gate {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  report: GateReport;
-  ms: number;
-}
-
-/** The gate step of action.yml: its `run:` line, run by bash as the runner runs it, with its env from the inputs. */
-function actionGateCommand(): string {
-  const action = parseYaml(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: { id?: string; run?: string }[] } };
-  const step = action.runs.steps.find((s) => s.id === 'gate');
-  assert.ok(step?.run, 'action.yml has a gate step');
-  return step.run;
-}
+type Gate = GateRun;
 
 function gate(cwd: string, out: string, base: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Promise<Gate> {
-  const started = Date.now();
-  const [command, args] = env.GITHUB_OUTPUT
-    ? ['bash', ['-e', '-c', actionGateCommand()]]
-    : [process.execPath, [path.join(ROOT, 'bin', 'coldstart.js'), 'gate', '--base', base, '--entry', 'app.js', ...extra, '--out', out]];
   // the action's inputs, as the runner passes them to the step (its defaults for threshold and rounds)
   const inputs = { GITHUB_ACTION_PATH: ROOT, BASE: base, ENTRY: 'app.js', THRESHOLD: '0.2%', ROUNDS: '2', OUT: out };
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GITHUB_STEP_SUMMARY: '', GITHUB_OUTPUT: '', ...inputs, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      let report = undefined as unknown as GateReport;
-      try {
-        report = JSON.parse(readFileSync(path.join(out, 'gate.json'), 'utf8')) as GateReport;
-      } catch {
-        // asserted below through the status and stderr
-      }
-      resolve({ status, stdout, stderr, report, ms: Date.now() - started });
-    });
-  });
+  return runGateChild(cwd, out, ['--base', base, '--entry', 'app.js', ...extra], { ...inputs, ...env });
 }
 
 describe('coldstart gate: base against head of a repository', { skip, timeout: TIMEOUT_MS }, () => {
@@ -113,25 +56,11 @@ describe('coldstart gate: base against head of a repository', { skip, timeout: T
   before(async () => {
     const root = tempDir('coldstart-gate-');
     const origin = path.join(root, 'origin');
-    mkdirSync(origin);
-    git(origin, 'init', '-q', '-b', 'main');
-    writeFileSync(path.join(origin, 'app.js'), app(2000, 'the app'));
-    writeFileSync(path.join(origin, '.gitignore'), 'node_modules/\n');
-    git(origin, 'add', '.');
-    git(origin, 'commit', '-qm', 'base');
-    git(origin, 'branch', 'base');
-    writeFileSync(path.join(origin, 'app.js'), app(2000, 'the app, its comment edited'));
-    git(origin, 'commit', '-qam', 'comment');
-    git(origin, 'branch', 'comment');
-    git(origin, 'checkout', '-q', '--detach', 'base');
-    // about 0.5 % more instructions to the first answer, all of it start-up work
-    writeFileSync(path.join(origin, 'app.js'), app(2120, 'the app'));
-    git(origin, 'commit', '-qam', 'more');
-    git(origin, 'branch', 'more');
+    // more: about 0.5 % more instructions to the first answer, all of it start-up work
+    const texts = { base: app(2000, 'the app'), comment: app(2000, 'the app, its comment edited'), more: app(2120, 'the app') };
+    writeGateRepo(origin, 'app.js', texts, { '.gitignore': 'node_modules/\n' });
     const clone = (name: string, branch: string) => {
-      const dir = path.join(root, name);
-      git(root, 'clone', '-q', '-b', branch, origin, dir);
-      if (branch !== 'base') git(dir, 'branch', '-q', 'base', 'origin/base');
+      const dir = cloneBranch(root, origin, name, branch);
       // a node_modules of the user's, which the gate must leave alone
       mkdirSync(path.join(dir, 'node_modules', 'dep'), { recursive: true });
       writeFileSync(path.join(dir, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
@@ -171,20 +100,12 @@ describe('coldstart gate: base against head of a repository', { skip, timeout: T
     assert.ok(total.change > 0.003 && total.change < 0.008, `about 0.5 %: ${total.change}`);
   });
 
-  it('passes a commit that only edits a comment', () => {
-    const { status, stdout, stderr } = gates.comment!;
-    assert.equal(status, 0, stderr);
-    assert.match(stdout, /^## Cold-start gate: \*\*PASS\*\*/);
-    assert.doesNotMatch(stdout, /counted again/);
-  });
+  it('passes a commit that only edits a comment', () => assertCommentPasses(gates.comment!));
 
   it('passes the same commit as base and head, with a noise floor reported; under --cache-sim, with estimated cycles', () => {
-    const { status, stdout, stderr, report } = gates.same!;
-    assert.equal(status, 0, stderr);
-    assert.match(stdout, /Noise floor \(largest A\/A spread of a side\): \d+\.\d{3} %/);
-    assert.equal(report.rounds, 2);
+    assertSamePasses(gates.same!);
+    const { stdout, report } = gates.same!;
     for (const cell of report.cells) {
-      assert.equal(cell.base.length, 2, 'two counts per side: a spread');
       // estimated cycles exceed the instructions they are made of (each miss adds 10 or 100)
       assert.ok(cell.cycles && cell.cycles.base.every((cycles, i) => cycles > cell.base[i]!), `${cell.phase}: cycles above instructions`);
     }

@@ -64,7 +64,9 @@ async function interruptBuild(how: 'SIGTERM to the process' | 'Ctrl-C to its gro
     if (how === 'SIGTERM to the process') process.kill(child.pid!, 'SIGTERM');
     else process.kill(-child.pid!, 'SIGINT');
     await exited;
-    const clean = await waitFor(() => processesWith(marker).length === 0 && !existsSync(partial), BOUND_MS);
+    // the supervisor renames the partial folder to `.removing` before it removes it: on a Ctrl-C the process that started
+    // it may exit first (it gets the SIGINT too), so nothing-left is waited for, within the same bound, not read at once
+    const clean = await waitFor(() => processesWith(marker).length === 0 && readdirSync(dir).length === 0, BOUND_MS);
     const left = processesWith(marker);
     assert.ok(
       clean,
