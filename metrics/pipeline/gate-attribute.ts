@@ -12,6 +12,7 @@ import { markdownText, oneLine } from '../core/escape.ts';
 import type { Cell } from '../core/cell.ts';
 import { OWNER } from '../core/packages.ts';
 import { readSamples } from '../store/samples-file.ts';
+import { millions } from './gate-verdict.ts';
 
 /** The measure option the attributed round adds. */
 export const COUNT_PACKAGES_OPTION = '--count-packages';
@@ -97,7 +98,6 @@ export function grewMost(attribution: GateAttribution): PackageChange | undefine
   return attribution.packages.filter((p) => p.verdict === 'grew').sort((x, y) => y.change - x.change)[0];
 }
 
-const millions = (n: number) => (n / 1e6).toFixed(3);
 const signed = (n: number) => `${n >= 0 ? '+' : '−'}${millions(Math.abs(n))}`;
 const relative = (p: PackageChange) =>
   p.base === 0 ? 'new' : p.head === 0 ? 'gone' : `${p.change >= 0 ? '+' : '−'}${((Math.abs(p.change) / p.base) * 100).toFixed(2)} %`;

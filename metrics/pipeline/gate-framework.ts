@@ -144,7 +144,8 @@ function packedVersion(stdout: string): string | undefined {
   }
 }
 
-const sideName = (side: string) => (path.basename(side) === 'a' ? 'base' : 'head');
+/** Which side a side's folder is: gate.ts exports base into `<scratch>/a` and head into `<scratch>/b`. */
+export const sideName = (side: string) => (path.basename(side) === 'a' ? 'base' : 'head');
 
 /** The arguments of one counted round of a side's generated cells (`coldstart run`), before --out. */
 export function frameworkRunArgs(spec: FrameworkFrom, value: string): string[] {

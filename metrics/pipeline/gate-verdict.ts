@@ -101,7 +101,8 @@ export interface GateReport {
 
 const pct = (share: number, digits = 2) => `${(share * 100).toFixed(digits)} %`;
 const signed = (share: number) => `${share >= 0 ? '+' : '−'}${pct(Math.abs(share))}`;
-const millions = (n: number) => (n / 1e6).toFixed(3);
+/** A count in millions, as gate.md's tables show it. */
+export const millions = (n: number) => (n / 1e6).toFixed(3);
 
 type TimeFit = typeof INSTRUCTIONS_AS_TIME | typeof CYCLES_AS_TIME;
 

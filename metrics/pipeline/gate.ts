@@ -40,6 +40,7 @@ import {
   checkFrameworkFrom,
   frameworkRunArgs,
   installFrameworkSide,
+  sideName,
   type FrameworkFrom,
   type FrameworkPackage,
   type GateChild,
@@ -234,7 +235,7 @@ async function countSide(side: string, runDir: string, options: GateOptions, cou
   const counting = ['--atomic-gc', ...(options.cacheSim ? ['--cache-sim'] : [])];
   const args = [path.join(PROJECT_ROOT, 'bin', 'coldstart.js'), ...what, ...counting, ...options.measureArgs, '--out', runDir];
   const env = count.framework ? { ...options.env, COLDSTART_VERSIONS_DIR: count.framework.root } : options.env;
-  const name = `the count of ${path.basename(side) === 'a' ? 'base' : 'head'}`;
+  const name = `the count of ${sideName(side)}`;
   const result = await runChild(options.nodePath, args, side, name, GATE_DEADLINES_MS.count, env);
   if (result.code === 2) throw new UsageError(lastLine(result.stderr) || 'measure exited 2');
   // the app could not be counted (its sample failed): the sample's own reason, not a bug of the gate
